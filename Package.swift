@@ -1,0 +1,32 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Layers: C module maps and shims → Libretro (no SDL, no Lua) → Media → Host → retrolua CLI.
+let package = Package(
+    name: "Retrolua",
+    products: [
+        .executable(name: "retrolua", targets: ["retrolua"]),
+    ],
+    targets: [
+        // System libraries, all from Debian packages (see README "Dependencies").
+        .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
+        .systemLibrary(name: "CSDL2", pkgConfig: "sdl2", providers: [.apt(["libsdl2-dev"])]),
+        .systemLibrary(name: "CSampleRate", pkgConfig: "samplerate", providers: [.apt(["libsamplerate0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CLibretro", providers: [.apt(["retroarch-dev"])]),
+
+        // C glue Swift cannot express: the variadic libretro log callback.
+        .target(name: "CRetroShim", dependencies: ["CLibretro"]),
+
+        .target(name: "Libretro", dependencies: ["CLibretro", "CRetroShim", "CZlib", "CCrypto"]),
+        .target(name: "Media", dependencies: ["Libretro", "CPNG"]),
+        .target(name: "Host", dependencies: ["Libretro", "Media"]),
+        .executableTarget(name: "retrolua", dependencies: ["Host", "Libretro", "Media"]),
+
+        .testTarget(name: "LibretroTests", dependencies: ["Libretro", "Media"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Libretro", "Media"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,1 @@
+#include <libretro-common/libretro.h>

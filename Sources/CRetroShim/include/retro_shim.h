@@ -1,0 +1,18 @@
+#ifndef RETRO_SHIM_H
+#define RETRO_SHIM_H
+
+#include <libretro-common/libretro.h>
+
+/// Receives one formatted log line from a core. `level` is a `enum retro_log_level`.
+typedef void (*rs_log_sink_t)(int level, const char *message);
+
+/// Sets where formatted core log lines go (Swift cannot implement a variadic callback).
+void rs_set_log_sink(rs_log_sink_t sink);
+
+/// The `retro_log_printf_t` handed to cores through RETRO_ENVIRONMENT_GET_LOG_INTERFACE.
+void rs_log_printf(enum retro_log_level level, const char *fmt, ...);
+
+/// `rs_log_printf` as a value: Swift cannot name a variadic C function.
+retro_log_printf_t rs_log_printf_pointer(void);
+
+#endif

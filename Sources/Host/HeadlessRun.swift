@@ -1,0 +1,38 @@
+import Foundation
+import Libretro
+
+/// The outcome of running frames without presenting them.
+public struct RunReport: Sendable {
+    public var frames: Int
+    public var seconds: Double
+    public var lagFrames: Int
+    /// The last frame, copied from the core; nil if the core never produced one.
+    public var lastFrame: VideoFrame?
+
+    public var framesPerSecond: Double { seconds > 0 ? Double(frames) / seconds : 0 }
+
+    /// SHA-1 of the last frame's size, format and pixels: equal hashes mean equal pictures.
+    public var frameHash: String? {
+        guard let frame = lastFrame else { return nil }
+        var bytes = [UInt8]("\(frame.width)x\(frame.height) \(frame.format)\n".utf8)
+        bytes += frame.pixels
+        return Hashing.sha1(bytes)
+    }
+}
+
+extension Session {
+    /// Runs `frames` frames as fast as the core goes. Only the last frame is copied out,
+    /// so the loop costs no more than the core itself.
+    public func runHeadless(frames: Int, beforeFrame: ((Session) -> Void)? = nil) -> RunReport {
+        let lagBefore = lagCount
+        let start = DispatchTime.now().uptimeNanoseconds
+        for index in 0..<frames {
+            if index == frames - 1 { core.captureFrames = true }
+            beforeFrame?(self)
+            runFrame()
+        }
+        core.captureFrames = false
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return RunReport(frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.capturedFrame)
+    }
+}

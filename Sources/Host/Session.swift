@@ -1,0 +1,94 @@
+import Foundation
+import Libretro
+
+/// What to run: content, core and the user's settings.
+public struct SessionConfig: Sendable {
+    public var contentPath: String?
+    /// A core name (`nestopia`) or path; chosen from the content's extension when nil.
+    public var coreSpec: String?
+    /// `--option key=value` pairs, applied over the per-core and per-game option files.
+    public var options: [(key: String, value: String)] = []
+    public var paths = HostPaths()
+    public var locator = CoreLocator()
+
+    public init(contentPath: String? = nil, coreSpec: String? = nil) {
+        self.contentPath = contentPath
+        self.coreSpec = coreSpec
+    }
+}
+
+/// A core with its content loaded: the frame loop's counters, save RAM, and an orderly shutdown.
+public final class Session {
+    public let core: Core
+    public let content: Content?
+    /// The core's short name (`nestopia`), used for option files.
+    public let coreName: String
+    public private(set) var frameCount = 0
+    public private(set) var lagCount = 0
+    /// True when the core did not poll input during the last frame.
+    public private(set) var lastFrameLagged = false
+    private let saveRAM: SaveRAMFile?
+    private var closed = false
+
+    /// Loads the core and content; warnings (bad option values, a rejected save file) go to `warn`.
+    public init(_ config: SessionConfig, warn: @escaping (String) -> Void = Session.printWarning) throws(RetroError) {
+        let content = try config.contentPath.map { path throws(RetroError) in try Content(path: path) }
+        let corePath: String
+        if let spec = config.coreSpec {
+            corePath = try config.locator.resolve(spec)
+        } else if let content {
+            corePath = try config.locator.core(for: content.path).path
+        } else {
+            throw .contentRequired(core: "(none chosen)")
+        }
+        let fileName = (corePath as NSString).lastPathComponent
+        coreName = fileName.hasSuffix("_libretro.so") ? String(fileName.dropLast("_libretro.so".count))
+                                                       : (fileName as NSString).deletingPathExtension
+        let paths = config.paths
+        for folder in [paths.saves, paths.system] {
+            try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        let directories = CoreDirectories(system: paths.system, save: paths.saves,
+                                          coreAssets: content.map { ($0.path as NSString).deletingLastPathComponent } ?? paths.system)
+        core = try Core(path: corePath, directories: directories)
+        core.options.onWarning = warn
+        for file in paths.optionFiles(core: coreName, game: content?.baseName) { core.options.load(file: file) }
+        for (key, value) in config.options {
+            if let problem = core.options.set(key, value) { warn(problem) }
+        }
+        self.content = content
+        do {
+            try core.load(content: content)
+        } catch {
+            core.close()
+            throw error
+        }
+        let declared = Set(core.options.definitions.map(\.key))
+        for (key, _) in config.options where !declared.contains(key) {
+            warn("core '\(coreName)' has no option '\(key)' (see its options with --verbose)")
+        }
+        saveRAM = content.map { SaveRAMFile(folder: paths.saves, game: $0.baseName, warn: warn) }
+        saveRAM?.load(into: core)
+    }
+
+    /// Runs one frame and updates the frame and lag counters.
+    @inline(__always)
+    public func runFrame() {
+        core.run()
+        frameCount += 1
+        lastFrameLagged = !core.polledInput
+        if lastFrameLagged { lagCount += 1 }
+    }
+
+    /// Writes save RAM and unloads the core. Safe to call twice.
+    public func close() throws(RetroError) {
+        guard !closed else { return }
+        closed = true
+        defer { core.close() }
+        try saveRAM?.save(from: core)
+    }
+
+    public static func printWarning(_ message: String) {
+        FileHandle.standardError.write(Data("retrolua: warning: \(message)\n".utf8))
+    }
+}

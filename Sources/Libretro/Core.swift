@@ -1,0 +1,247 @@
+import CLibretro
+import CRetroShim
+import Glibc
+
+/// Folders a core may ask for through the environment.
+public struct CoreDirectories: Sendable {
+    public var system: String
+    public var save: String
+    public var coreAssets: String
+
+    public init(system: String, save: String, coreAssets: String) {
+        self.system = system
+        self.save = save
+        self.coreAssets = coreAssets
+    }
+}
+
+public enum LogLevel: Int, Sendable, Comparable {
+    case debug = 0, info, warn, error
+    public static func < (a: LogLevel, b: LogLevel) -> Bool { a.rawValue < b.rawValue }
+}
+
+/// One loaded libretro core: its lifecycle, the frame it runs, its memory and its savestates.
+///
+/// libretro callbacks carry no context, so one `Core` at a time is the process's current core.
+/// All calls happen on the emulation thread.
+public final class Core {
+    public let path: String
+    public let systemInfo: SystemInfo
+    public let directories: CoreDirectories
+    public let options = CoreOptions()
+    let symbols: CoreSymbols
+    private var handle: UnsafeMutableRawPointer?
+    let strings = CStringStore()
+
+    // What the core told us through the environment.
+    public internal(set) var avInfo: AVInfo?
+    public internal(set) var pixelFormat: PixelFormat = .xrgb1555
+    public internal(set) var memoryDescriptors: [MemoryDescriptor] = []
+    public internal(set) var inputDescriptors: [InputDescriptor] = []
+    public internal(set) var controllerTypes: [[ControllerType]] = []
+    public internal(set) var serializationQuirks: UInt64 = 0
+    public internal(set) var supportsNoGame = false
+    public internal(set) var supportsAchievements = false
+    public internal(set) var rotation = 0
+    public internal(set) var shutdownRequested = false
+    var frameTimeCallback: retro_frame_time_callback?
+    var keyboardCallback: retro_keyboard_event_t?
+
+    // What the frontend tells the core.
+    public var input = InputState()
+    /// GET_AUDIO_VIDEO_ENABLE: a frontend running frames it will not show (run-ahead) clears these.
+    public var videoEnabled = true
+    public var audioEnabled = true
+    /// GET_THROTTLE_STATE / GET_FASTFORWARDING.
+    public var throttleMode = UInt32(RETRO_THROTTLE_NONE)
+    public var throttleRate: Float = 0
+
+    // Per frame.
+    public private(set) var polledInput = false
+    public private(set) var frameWidth = 0
+    public private(set) var frameHeight = 0
+    public private(set) var framePitch = 0
+    private var lastFrameData: UnsafeRawPointer?
+    /// When set, each presented frame is copied into `capturedFrame` (costs a copy; off for fast headless runs).
+    public var captureFrames = false
+    public private(set) var capturedFrame: VideoFrame?
+    public private(set) var dupedFrames = 0
+    /// Called for every video refresh with the core's buffer (nil = duplicate of the last frame).
+    public var onVideo: ((UnsafeRawPointer?, Int, Int, Int) -> Void)?
+    /// Called with interleaved stereo int16 samples and the number of stereo frames.
+    public var onAudio: ((UnsafePointer<Int16>, Int) -> Void)?
+    /// Called when the core polls input, before it reads any button.
+    public var onInputPoll: (() -> Void)?
+    public var onLog: ((LogLevel, String) -> Void)?
+    public var onMessage: ((String) -> Void)?
+    private var singleSamples: [Int16] = []
+
+    /// Loads the core library, checks it speaks libretro v1, and initialises it.
+    public init(path: String, directories: CoreDirectories) throws(RetroError) {
+        guard Core.current == nil else { fatalError("Core: only one core may be loaded at a time") }
+        self.path = path
+        self.directories = directories
+        guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
+            throw .notALibrary(path: path, reason: dlerror().map { String(cString: $0) } ?? "unknown error")
+        }
+        do {
+            symbols = try CoreSymbols(handle: handle)
+        } catch {
+            dlclose(handle)
+            throw .notALibretroCore(path: path, missingSymbol: error.missing)
+        }
+        let version = symbols.apiVersion()
+        guard version == UInt32(RETRO_API_VERSION) else {
+            dlclose(handle)
+            throw .wrongAPIVersion(path: path, version: version)
+        }
+        var info = retro_system_info()
+        symbols.getSystemInfo(&info)
+        systemInfo = SystemInfo(info)
+        self.handle = handle
+        options.onWarning = { [unowned self] in self.log(.warn, $0) }
+
+        Core.current = self
+        installCallbacks()
+        symbols.initialize()
+    }
+
+    /// Loads content (or none, for cores that support running without it).
+    public func load(content: Content?) throws(RetroError) {
+        if content == nil && !supportsNoGame { throw .contentRequired(core: systemInfo.libraryName) }
+        var loaded = false
+        if let content {
+            if !systemInfo.validExtensions.isEmpty && !systemInfo.validExtensions.contains(content.fileExtension) {
+                throw .wrongSystem(path: content.path, core: systemInfo.libraryName, extensions: systemInfo.validExtensions)
+            }
+            loaded = content.path.withCString { cPath in
+                content.bytes.withUnsafeBytes { bytes in
+                    var game = retro_game_info(path: cPath,
+                                               data: systemInfo.needFullpath ? nil : bytes.baseAddress,
+                                               size: systemInfo.needFullpath ? 0 : bytes.count,
+                                               meta: nil)
+                    return symbols.loadGame(&game)
+                }
+            }
+            if !loaded { throw .loadGameFailed(path: content.path, core: systemInfo.libraryName) }
+        } else {
+            loaded = symbols.loadGame(nil)
+            if !loaded { throw .loadGameFailed(path: "(no content)", core: systemInfo.libraryName) }
+        }
+        var av = retro_system_av_info()
+        symbols.getSystemAVInfo(&av)
+        avInfo = AVInfo(av)
+        // Frontends plug a RetroPad into the first ports after loading; some cores wait for it.
+        for port in 0..<2 { symbols.setControllerPortDevice(UInt32(port), UInt32(RETRO_DEVICE_JOYPAD)) }
+    }
+
+    /// Runs one frame of emulation.
+    @inline(__always)
+    public func run() {
+        polledInput = false
+        if let callback = frameTimeCallback?.callback, let fps = avInfo?.fps, fps > 0 {
+            // A fixed frame time, not the wall clock, keeps runs deterministic.
+            callback(retro_usec_t(1_000_000 / fps))
+        }
+        symbols.run()
+        if !singleSamples.isEmpty { flushSingleSamples() }
+    }
+
+    public func reset() { symbols.reset() }
+
+    /// The core's savestate, or an error when it cannot make one now.
+    public func serialize() throws(RetroError) -> [UInt8] {
+        let size = symbols.serializeSize()
+        guard size > 0 else { throw .stateUnsupported(core: systemInfo.libraryName) }
+        var bytes = [UInt8](repeating: 0, count: size)
+        let ok = bytes.withUnsafeMutableBytes { symbols.serialize($0.baseAddress, size) }
+        guard ok else { throw .stateRejected(reason: "\(systemInfo.libraryName) could not serialize its state now") }
+        return bytes
+    }
+
+    /// Restores a savestate made by `serialize`.
+    public func unserialize(_ bytes: [UInt8]) throws(RetroError) {
+        guard !bytes.isEmpty else { throw .stateRejected(reason: "the state is empty") }
+        let ok = bytes.withUnsafeBytes { symbols.unserialize($0.baseAddress, bytes.count) }
+        guard ok else { throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes; corrupt, or made by another core or game?)") }
+    }
+
+    /// Unloads the game and the core. The `Core` is unusable afterwards.
+    public func close() {
+        guard let handle else { return }
+        symbols.unloadGame()
+        symbols.deinitialize()
+        Core.current = nil
+        dlclose(handle)
+        self.handle = nil
+    }
+
+    deinit { close() }
+
+    func log(_ level: LogLevel, _ message: String) {
+        if let onLog { onLog(level, message) } else if level >= .warn {
+            FileHandleStderr.write("[\(systemInfo.libraryName)] \(message)\n")
+        }
+    }
+
+    // MARK: Callbacks from the core
+
+    @inline(__always)
+    func videoRefresh(_ data: UnsafeRawPointer?, _ width: Int, _ height: Int, _ pitch: Int) {
+        if let data {
+            lastFrameData = data
+            frameWidth = width
+            frameHeight = height
+            framePitch = pitch
+        } else {
+            dupedFrames += 1
+        }
+        if captureFrames, let source = data ?? lastFrameData, frameWidth > 0, frameHeight > 0 {
+            capturedFrame = VideoFrame(copying: source, width: frameWidth, height: frameHeight, pitch: framePitch, format: pixelFormat)
+        }
+        onVideo?(data, width, height, pitch)
+    }
+
+    @inline(__always)
+    func audioBatch(_ samples: UnsafePointer<Int16>, _ frames: Int) {
+        if audioEnabled { onAudio?(samples, frames) }
+    }
+
+    func audioSample(_ left: Int16, _ right: Int16) {
+        singleSamples.append(left)
+        singleSamples.append(right)
+    }
+
+    private func flushSingleSamples() {
+        singleSamples.withUnsafeBufferPointer { audioBatch($0.baseAddress!, $0.count / 2) }
+        singleSamples.removeAll(keepingCapacity: true)
+    }
+
+    @inline(__always)
+    func inputPoll() {
+        polledInput = true
+        onInputPoll?()
+    }
+}
+
+/// One entry of SET_INPUT_DESCRIPTORS: what a button does in this game.
+public struct InputDescriptor: Sendable, Equatable {
+    public let port: Int
+    public let device: Int
+    public let index: Int
+    public let id: Int
+    public let description: String
+}
+
+/// One entry of SET_CONTROLLER_INFO: a device a port accepts.
+public struct ControllerType: Sendable, Equatable {
+    public let description: String
+    public let id: UInt32
+}
+
+enum FileHandleStderr {
+    static func write(_ text: String) {
+        var text = text
+        text.withUTF8 { _ = Glibc.write(2, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,118 @@
+import CLibretro
+import Foundation
+import Glibc
+
+/// An installed core as found on disk, described without initialising it.
+public struct InstalledCore: Sendable, Equatable {
+    /// The short name users type: `nestopia` for `nestopia_libretro.so`.
+    public let name: String
+    public let path: String
+    public let displayName: String
+    public let systems: [String]
+    public let extensions: [String]
+}
+
+/// Finds cores by name, by path, or by the content they take.
+///
+/// Search order: `$RETROLUA_CORE_PATH` (colon-separated folders), RetroArch's user core folder,
+/// Debian's libretro folder. Extensions come from the core itself (`retro_get_system_info`);
+/// display names and systems from `.info` (RetroArch) or `.libretro` (Debian) files beside it.
+public struct CoreLocator: Sendable {
+    public let searchFolders: [String]
+
+    public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
+        var folders: [String] = []
+        if let custom = environment["RETROLUA_CORE_PATH"] {
+            folders += custom.split(separator: ":").map(String.init)
+        }
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let config = environment["XDG_CONFIG_HOME"] ?? home + "/.config"
+        folders.append(config + "/retroarch/cores")
+        folders += ["/usr/lib/x86_64-linux-gnu/libretro", "/usr/lib/aarch64-linux-gnu/libretro", "/usr/lib/libretro"]
+        searchFolders = folders
+    }
+
+    /// Every core file in the search folders; the first folder wins when a name repeats.
+    public func installed() -> [InstalledCore] {
+        var seen = Set<String>()
+        var cores: [InstalledCore] = []
+        for folder in searchFolders {
+            guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
+            for file in files.sorted() where file.hasSuffix("_libretro.so") {
+                let name = String(file.dropLast("_libretro.so".count))
+                guard seen.insert(name).inserted else { continue }
+                cores.append(describe(path: folder + "/" + file, name: name))
+            }
+        }
+        return cores
+    }
+
+    /// Resolves `--core`: a path (contains `/` or ends in `.so`) or a short name.
+    public func resolve(_ spec: String) throws(RetroError) -> String {
+        if spec.contains("/") || spec.hasSuffix(".so") {
+            guard FileManager.default.fileExists(atPath: spec) else {
+                throw .notALibrary(path: spec, reason: "no such file")
+            }
+            return spec
+        }
+        let name = spec.hasSuffix("_libretro") ? String(spec.dropLast("_libretro".count)) : spec
+        for folder in searchFolders {
+            let path = folder + "/" + name + "_libretro.so"
+            if FileManager.default.fileExists(atPath: path) { return path }
+        }
+        throw .coreNotFound(name: spec, installed: installed().map(\.name))
+    }
+
+    /// The first installed core (in name order, preferring well-known defaults) that takes the file's extension.
+    public func core(for contentPath: String) throws(RetroError) -> InstalledCore {
+        let ext = (contentPath as NSString).pathExtension.lowercased()
+        let cores = installed()
+        let preferred = ["nestopia", "gambatte", "mgba", "snes9x", "genesis_plus_gx"]
+        let ranked = cores.sorted { (preferred.firstIndex(of: $0.name) ?? 99) < (preferred.firstIndex(of: $1.name) ?? 99) }
+        if let match = ranked.first(where: { $0.extensions.contains(ext) }) { return match }
+        throw .noCoreForContent(path: contentPath, installed: cores.map(\.name))
+    }
+
+    /// Reads a core's description: extensions from the library, names from its info file.
+    public func describe(path: String, name: String) -> InstalledCore {
+        let probe = CoreLocator.probe(path: path)
+        let info = CoreLocator.infoFile(for: path, name: name)
+        let extensions = info.extensions.isEmpty ? (probe?.validExtensions ?? []) : info.extensions
+        return InstalledCore(name: name, path: path,
+                             displayName: info.displayName ?? probe?.libraryName ?? name,
+                             systems: info.systems, extensions: extensions)
+    }
+
+    /// `retro_get_system_info` without `retro_init` (the API allows it), then the library is closed again.
+    static func probe(path: String) -> SystemInfo? {
+        guard let handle = dlopen(path, RTLD_LAZY | RTLD_LOCAL) else { return nil }
+        defer { dlclose(handle) }
+        guard let symbol = dlsym(handle, "retro_get_system_info") else { return nil }
+        typealias GetInfo = @convention(c) (UnsafeMutablePointer<retro_system_info>?) -> Void
+        var raw = retro_system_info()
+        unsafeBitCast(symbol, to: GetInfo.self)(&raw)
+        return SystemInfo(raw)
+    }
+
+    /// Names, systems and extensions from RetroArch `.info` files or Debian `.libretro` files.
+    static func infoFile(for corePath: String, name: String) -> (displayName: String?, systems: [String], extensions: [String]) {
+        let folder = (corePath as NSString).deletingLastPathComponent
+        let candidates = [folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info"]
+        for candidate in candidates {
+            guard let text = try? String(contentsOfFile: candidate, encoding: .utf8) else { continue }
+            let fields = Dictionary(CoreOptions.parse(text), uniquingKeysWith: { first, _ in first })
+            return (fields["display_name"], fields["systemname"].map { [$0] } ?? [],
+                    fields["supported_extensions"].map { $0.split(separator: "|").map { $0.lowercased() } } ?? [])
+        }
+        guard let text = try? String(contentsOfFile: folder + "/" + name + ".libretro", encoding: .utf8) else {
+            return (nil, [], [])
+        }
+        var displayName: String?
+        var systems: [String] = []
+        for line in text.split(whereSeparator: \.isNewline) {
+            if line.hasPrefix("Name=") { displayName = String(line.dropFirst(5)) }
+            if line.hasPrefix("[Platform:") { systems.append(String(line.dropFirst(10).dropLast())) }
+        }
+        return (displayName, systems, [])
+    }
+}

@@ -1,0 +1,218 @@
+import CLibretro
+import CRetroShim
+
+extension Core {
+    /// Answers `retro_environment_t`. Unknown or unimplemented commands get `false`, never a crash.
+    /// GET_VARIABLE_UPDATE arrives every frame, so the common path stays a couple of compares.
+    func environment(_ command: UInt32, _ data: UnsafeMutableRawPointer?) -> Bool {
+        let cmd = Int32(bitPattern: command)
+        if cmd == RETRO_ENVIRONMENT_GET_VARIABLE_UPDATE {
+            guard let data else { return false }
+            data.assumingMemoryBound(to: Bool.self).pointee = options.changed
+            options.changed = false
+            return true
+        }
+        switch cmd {
+        // Video.
+        case RETRO_ENVIRONMENT_SET_PIXEL_FORMAT:
+            guard let raw = data?.load(as: UInt32.self), let format = PixelFormat(rawValue: raw) else { return false }
+            pixelFormat = format
+            return true
+        case RETRO_ENVIRONMENT_SET_GEOMETRY:
+            guard let data, avInfo != nil else { return false }
+            avInfo!.apply(geometry: data.load(as: retro_game_geometry.self))
+            return true
+        case RETRO_ENVIRONMENT_SET_SYSTEM_AV_INFO:
+            guard let data else { return false }
+            avInfo = AVInfo(data.load(as: retro_system_av_info.self))
+            return true
+        case RETRO_ENVIRONMENT_SET_ROTATION:
+            guard let data else { return false }
+            rotation = Int(data.load(as: UInt32.self) % 4) * 90
+            return true
+        case RETRO_ENVIRONMENT_GET_CAN_DUPE:
+            return answer(data, true)
+        case RETRO_ENVIRONMENT_GET_OVERSCAN:
+            return answer(data, false)
+        case RETRO_ENVIRONMENT_GET_AUDIO_VIDEO_ENABLE:
+            guard let data else { return false }
+            data.storeBytes(of: Int32((videoEnabled ? 1 : 0) | (audioEnabled ? 2 : 0)), as: Int32.self)
+            return true
+        case RETRO_ENVIRONMENT_GET_TARGET_REFRESH_RATE:
+            guard let data, let fps = avInfo?.fps else { return false }
+            data.storeBytes(of: Float(fps), as: Float.self)
+            return true
+        case RETRO_ENVIRONMENT_GET_FASTFORWARDING:
+            return answer(data, throttleMode == UInt32(RETRO_THROTTLE_FAST_FORWARD))
+        case RETRO_ENVIRONMENT_GET_THROTTLE_STATE:
+            guard let data else { return false }
+            data.storeBytes(of: retro_throttle_state(mode: throttleMode, rate: throttleRate), as: retro_throttle_state.self)
+            return true
+
+        // Folders and identity.
+        case RETRO_ENVIRONMENT_GET_SYSTEM_DIRECTORY:
+            return answer(data, string: directories.system)
+        case RETRO_ENVIRONMENT_GET_SAVE_DIRECTORY:
+            return answer(data, string: directories.save)
+        case RETRO_ENVIRONMENT_GET_CORE_ASSETS_DIRECTORY:
+            return answer(data, string: directories.coreAssets)
+        case RETRO_ENVIRONMENT_GET_LIBRETRO_PATH:
+            return answer(data, string: path)
+        case RETRO_ENVIRONMENT_GET_USERNAME:
+            return answer(data, string: "retrolua")
+        case RETRO_ENVIRONMENT_GET_LANGUAGE:
+            guard let data else { return false }
+            data.storeBytes(of: UInt32(RETRO_LANGUAGE_ENGLISH.rawValue), as: UInt32.self)
+            return true
+
+        // Logging and messages.
+        case RETRO_ENVIRONMENT_GET_LOG_INTERFACE:
+            guard let data else { return false }
+            data.storeBytes(of: retro_log_callback(log: rs_log_printf_pointer()), as: retro_log_callback.self)
+            return true
+        case RETRO_ENVIRONMENT_SET_MESSAGE:
+            guard let message = data?.load(as: retro_message.self).msg else { return false }
+            show(message: String(cString: message))
+            return true
+        case RETRO_ENVIRONMENT_GET_MESSAGE_INTERFACE_VERSION:
+            guard let data else { return false }
+            data.storeBytes(of: UInt32(1), as: UInt32.self)
+            return true
+        case RETRO_ENVIRONMENT_SET_MESSAGE_EXT:
+            guard let message = data?.load(as: retro_message_ext.self), let text = message.msg else { return false }
+            if message.target == RETRO_MESSAGE_TARGET_LOG {
+                log(LogLevel(rawValue: Int(message.level.rawValue)) ?? .info, String(cString: text))
+            } else {
+                show(message: String(cString: text))
+            }
+            return true
+
+        // Core options.
+        case RETRO_ENVIRONMENT_GET_VARIABLE:
+            guard let variable = data?.assumingMemoryBound(to: retro_variable.self), let key = variable.pointee.key else { return false }
+            variable.pointee.value = options.answer(String(cString: key))
+            return variable.pointee.value != nil
+        case RETRO_ENVIRONMENT_SET_VARIABLES:
+            guard let data else { return false }
+            options.declareVariables(data.assumingMemoryBound(to: retro_variable.self))
+            return true
+        case RETRO_ENVIRONMENT_GET_CORE_OPTIONS_VERSION:
+            guard let data else { return false }
+            data.storeBytes(of: UInt32(2), as: UInt32.self)
+            return true
+        case RETRO_ENVIRONMENT_SET_CORE_OPTIONS:
+            guard let data else { return false }
+            options.declareV1(data.assumingMemoryBound(to: retro_core_option_definition.self))
+            return true
+        case RETRO_ENVIRONMENT_SET_CORE_OPTIONS_INTL:
+            guard let us = data?.load(as: retro_core_options_intl.self).us else { return false }
+            options.declareV1(us)
+            return true
+        case RETRO_ENVIRONMENT_SET_CORE_OPTIONS_V2:
+            guard let data else { return false }
+            options.declareV2(data.assumingMemoryBound(to: retro_core_options_v2.self))
+            return true
+        case RETRO_ENVIRONMENT_SET_CORE_OPTIONS_V2_INTL:
+            guard let us = data?.load(as: retro_core_options_v2_intl.self).us else { return false }
+            options.declareV2(us)
+            return true
+        case RETRO_ENVIRONMENT_SET_CORE_OPTIONS_DISPLAY, RETRO_ENVIRONMENT_SET_CORE_OPTIONS_UPDATE_DISPLAY_CALLBACK:
+            return true  // Visibility only matters to a menu; accepting keeps cores on their normal path.
+        case RETRO_ENVIRONMENT_SET_VARIABLE:
+            guard let variable = data?.load(as: retro_variable.self), let key = variable.key, let value = variable.value else {
+                return data == nil  // A NULL query asks whether the call is supported.
+            }
+            return options.set(String(cString: key), String(cString: value)) == nil
+
+        // Input.
+        case RETRO_ENVIRONMENT_GET_INPUT_BITMASKS:
+            return true
+        case RETRO_ENVIRONMENT_GET_INPUT_DEVICE_CAPABILITIES:
+            guard let data else { return false }
+            let devices = [RETRO_DEVICE_JOYPAD, RETRO_DEVICE_ANALOG]
+            data.storeBytes(of: devices.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) }, as: UInt64.self)
+            return true
+        case RETRO_ENVIRONMENT_GET_INPUT_MAX_USERS:
+            guard let data else { return false }
+            data.storeBytes(of: UInt32(InputState.maxPorts), as: UInt32.self)
+            return true
+        case RETRO_ENVIRONMENT_SET_INPUT_DESCRIPTORS:
+            guard let data else { return false }
+            var item = data.assumingMemoryBound(to: retro_input_descriptor.self)
+            var list: [InputDescriptor] = []
+            while let description = item.pointee.description {
+                list.append(InputDescriptor(port: Int(item.pointee.port), device: Int(item.pointee.device),
+                                            index: Int(item.pointee.index), id: Int(item.pointee.id),
+                                            description: String(cString: description)))
+                item += 1
+            }
+            inputDescriptors = list
+            return true
+        case RETRO_ENVIRONMENT_SET_CONTROLLER_INFO:
+            guard let data else { return false }
+            var item = data.assumingMemoryBound(to: retro_controller_info.self)
+            var ports: [[ControllerType]] = []
+            while let types = item.pointee.types {
+                ports.append((0..<Int(item.pointee.num_types)).map {
+                    ControllerType(description: types[$0].desc.map { String(cString: $0) } ?? "", id: types[$0].id)
+                })
+                item += 1
+            }
+            controllerTypes = ports
+            return true
+        case RETRO_ENVIRONMENT_SET_KEYBOARD_CALLBACK:
+            guard let data else { return false }
+            keyboardCallback = data.load(as: retro_keyboard_callback.self).callback
+            return true
+
+        // Memory, states and the rest of the core's self-description.
+        case RETRO_ENVIRONMENT_SET_MEMORY_MAPS:
+            guard let map = data?.load(as: retro_memory_map.self), let descriptors = map.descriptors else { return false }
+            memoryDescriptors = (0..<Int(map.num_descriptors)).map { MemoryDescriptor(descriptors[$0]) }
+            return true
+        case RETRO_ENVIRONMENT_SET_SERIALIZATION_QUIRKS:
+            guard let data else { return false }
+            serializationQuirks = data.load(as: UInt64.self)
+            return true
+        case RETRO_ENVIRONMENT_GET_SAVESTATE_CONTEXT:
+            guard let data else { return false }
+            data.storeBytes(of: Int32(RETRO_SAVESTATE_CONTEXT_NORMAL.rawValue), as: Int32.self)
+            return true
+        case RETRO_ENVIRONMENT_SET_SUPPORT_NO_GAME:
+            supportsNoGame = data?.load(as: Bool.self) ?? false
+            return true
+        case RETRO_ENVIRONMENT_SET_SUPPORT_ACHIEVEMENTS:
+            supportsAchievements = data?.load(as: Bool.self) ?? false
+            return true
+        case RETRO_ENVIRONMENT_SET_FRAME_TIME_CALLBACK:
+            guard let data else { return false }
+            frameTimeCallback = data.load(as: retro_frame_time_callback.self)
+            return true
+        case RETRO_ENVIRONMENT_SHUTDOWN:
+            shutdownRequested = true
+            return true
+        case RETRO_ENVIRONMENT_SET_PERFORMANCE_LEVEL, RETRO_ENVIRONMENT_SET_SUBSYSTEM_INFO,
+             RETRO_ENVIRONMENT_SET_MINIMUM_AUDIO_LATENCY, RETRO_ENVIRONMENT_SET_CONTENT_INFO_OVERRIDE:
+            return true  // Hints this frontend has no use for; accepting them is harmless.
+        default:
+            // HW rendering, disk control, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
+            return false
+        }
+    }
+
+    private func answer(_ data: UnsafeMutableRawPointer?, _ value: Bool) -> Bool {
+        guard let data else { return false }
+        data.storeBytes(of: value, as: Bool.self)
+        return true
+    }
+
+    private func answer(_ data: UnsafeMutableRawPointer?, string: String) -> Bool {
+        guard let data else { return false }
+        data.storeBytes(of: strings.keep(string), as: UnsafePointer<CChar>.self)
+        return true
+    }
+
+    private func show(message: String) {
+        if let onMessage { onMessage(message) } else { log(.info, message) }
+    }
+}

@@ -1,0 +1,48 @@
+/// Everything that can go wrong between the host and a core, worded for the user.
+public enum RetroError: Error, CustomStringConvertible, Equatable {
+    case coreNotFound(name: String, installed: [String])
+    case notALibrary(path: String, reason: String)
+    case notALibretroCore(path: String, missingSymbol: String)
+    case wrongAPIVersion(path: String, version: UInt32)
+    case contentUnreadable(path: String, reason: String)
+    case contentEmpty(path: String)
+    case wrongSystem(path: String, core: String, extensions: [String])
+    case noCoreForContent(path: String, installed: [String])
+    case loadGameFailed(path: String, core: String)
+    case contentRequired(core: String)
+    case stateUnsupported(core: String)
+    case stateRejected(reason: String)
+    case fileWrite(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .coreNotFound(name, installed):
+            let list = installed.isEmpty ? "none found (install e.g. libretro-nestopia)" : installed.joined(separator: ", ")
+            return "no core named '\(name)'; installed cores: \(list)"
+        case let .notALibrary(path, reason):
+            return "\(path): cannot load as a shared library: \(reason)"
+        case let .notALibretroCore(path, symbol):
+            return "\(path): not a libretro core (it has no \(symbol))"
+        case let .wrongAPIVersion(path, version):
+            return "\(path): libretro API version \(version), but Retrolua speaks version 1"
+        case let .contentUnreadable(path, reason):
+            return "\(path): cannot read content: \(reason)"
+        case let .contentEmpty(path):
+            return "\(path): content file is empty"
+        case let .wrongSystem(path, core, extensions):
+            return "\(path): core '\(core)' does not take this kind of file (it takes \(extensions.map { "." + $0 }.joined(separator: " ")))"
+        case let .noCoreForContent(path, installed):
+            return "\(path): no installed core takes this file's extension (installed: \(installed.joined(separator: ", ")))"
+        case let .loadGameFailed(path, core):
+            return "\(path): core '\(core)' refused the content (retro_load_game returned false); is it a valid ROM for this system?"
+        case let .contentRequired(core):
+            return "core '\(core)' needs content to run (give a ROM path)"
+        case let .stateUnsupported(core):
+            return "core '\(core)' does not support savestates"
+        case let .stateRejected(reason):
+            return "savestate rejected: \(reason)"
+        case let .fileWrite(path, reason):
+            return "\(path): cannot write: \(reason)"
+        }
+    }
+}

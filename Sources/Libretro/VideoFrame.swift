@@ -1,0 +1,95 @@
+/// The pixel formats a software-rendering core may choose with SET_PIXEL_FORMAT.
+public enum PixelFormat: UInt32, Sendable, CustomStringConvertible {
+    case xrgb1555 = 0  // RETRO_PIXEL_FORMAT_0RGB1555, the libretro default
+    case xrgb8888 = 1
+    case rgb565 = 2
+
+    public var bytesPerPixel: Int { self == .xrgb8888 ? 4 : 2 }
+
+    public var description: String {
+        switch self {
+        case .xrgb1555: return "0RGB1555"
+        case .xrgb8888: return "XRGB8888"
+        case .rgb565: return "RGB565"
+        }
+    }
+}
+
+/// A copy of one video frame in the core's own pixel format, rows packed without pitch padding.
+public struct VideoFrame: Sendable, Equatable {
+    public var width: Int
+    public var height: Int
+    public var format: PixelFormat
+    /// `width * height * format.bytesPerPixel` bytes.
+    public var pixels: [UInt8]
+
+    public init(width: Int, height: Int, format: PixelFormat, pixels: [UInt8]) {
+        self.width = width
+        self.height = height
+        self.format = format
+        self.pixels = pixels
+    }
+
+    /// Copies `height` rows of `width` pixels from a buffer whose rows are `pitch` bytes apart.
+    public init(copying data: UnsafeRawPointer, width: Int, height: Int, pitch: Int, format: PixelFormat) {
+        let rowBytes = width * format.bytesPerPixel
+        var pixels = [UInt8](repeating: 0, count: rowBytes * height)
+        pixels.withUnsafeMutableBytes { destination in
+            for row in 0..<height {
+                (destination.baseAddress! + row * rowBytes).copyMemory(from: data + row * pitch, byteCount: rowBytes)
+            }
+        }
+        self.init(width: width, height: height, format: format, pixels: pixels)
+    }
+
+    /// The frame as 8-bit RGBA (alpha 255), expanding 5- and 6-bit channels to the full 0…255 range.
+    public func rgba() -> [UInt8] {
+        var out = [UInt8](repeating: 255, count: width * height * 4)
+        let count = width * height
+        pixels.withUnsafeBytes { source in
+            out.withUnsafeMutableBufferPointer { destination in
+                switch format {
+                case .xrgb8888:
+                    for i in 0..<count {
+                        let pixel = source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self).littleEndian
+                        destination[i * 4] = UInt8(truncatingIfNeeded: pixel >> 16)
+                        destination[i * 4 + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
+                        destination[i * 4 + 2] = UInt8(truncatingIfNeeded: pixel)
+                    }
+                case .rgb565:
+                    for i in 0..<count {
+                        let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
+                        destination[i * 4] = expand5(pixel >> 11)
+                        destination[i * 4 + 1] = expand6(pixel >> 5)
+                        destination[i * 4 + 2] = expand5(pixel)
+                    }
+                case .xrgb1555:
+                    for i in 0..<count {
+                        let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
+                        destination[i * 4] = expand5(pixel >> 10)
+                        destination[i * 4 + 1] = expand5(pixel >> 5)
+                        destination[i * 4 + 2] = expand5(pixel)
+                    }
+                }
+            }
+        }
+        return out
+    }
+
+    /// The colour at (x, y) as 0xRRGGBB.
+    public func rgb(x: Int, y: Int) -> UInt32 {
+        let rgba = VideoFrame(width: 1, height: 1, format: format,
+                              pixels: Array(pixels[(y * width + x) * format.bytesPerPixel..<(y * width + x + 1) * format.bytesPerPixel])).rgba()
+        return UInt32(rgba[0]) << 16 | UInt32(rgba[1]) << 8 | UInt32(rgba[2])
+    }
+}
+
+@inline(__always) private func expand5(_ value: UInt32) -> UInt8 {
+    let v = value & 0x1F
+    return UInt8((v << 3) | (v >> 2))
+}
+
+@inline(__always) private func expand6(_ value: UInt32) -> UInt8 {
+    let v = value & 0x3F
+    return UInt8((v << 2) | (v >> 4))
+}

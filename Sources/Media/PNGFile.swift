@@ -1,0 +1,58 @@
+import CPNG
+import Foundation
+import Libretro
+
+/// PNG files through Debian's libpng (its simplified API, which reports errors without longjmp).
+public enum PNGFile {
+    /// PNG_FORMAT_RGBA (colour + alpha flags), a macro expression Swift does not import.
+    private static let formatRGBA = UInt32(PNG_FORMAT_FLAG_COLOR | PNG_FORMAT_FLAG_ALPHA)
+
+    /// Writes 8-bit RGBA pixels durably (temporary file, fsync, rename).
+    public static func write(rgba: [UInt8], width: Int, height: Int, to path: String) throws(RetroError) {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        image.width = UInt32(width)
+        image.height = UInt32(height)
+        image.format = formatRGBA
+        var size: png_alloc_size_t = 0
+        // First call measures, second call encodes into our buffer.
+        guard png_image_write_to_memory(&image, nil, &size, 0, rgba, Int32(width * 4), nil) != 0 else {
+            throw .fileWrite(path: path, reason: "PNG encoding failed: \(message(image))")
+        }
+        var encoded = [UInt8](repeating: 0, count: Int(size))
+        guard png_image_write_to_memory(&image, &encoded, &size, 0, rgba, Int32(width * 4), nil) != 0 else {
+            throw .fileWrite(path: path, reason: "PNG encoding failed: \(message(image))")
+        }
+        try DurableFile.write(encoded.prefix(Int(size)), to: path)
+    }
+
+    public static func write(_ frame: VideoFrame, to path: String) throws(RetroError) {
+        try write(rgba: frame.rgba(), width: frame.width, height: frame.height, to: path)
+    }
+
+    /// Reads any PNG as 8-bit RGBA.
+    public static func read(_ path: String) throws(RetroError) -> (rgba: [UInt8], width: Int, height: Int) {
+        var image = png_image()
+        image.version = UInt32(PNG_IMAGE_VERSION)
+        guard png_image_begin_read_from_file(&image, path) != 0 else {
+            throw .contentUnreadable(path: path, reason: "not a readable PNG: \(message(image))")
+        }
+        image.format = formatRGBA
+        let width = Int(image.width), height = Int(image.height)
+        guard width > 0, height > 0, width * height <= 64 << 20 else {
+            png_image_free(&image)
+            throw .contentUnreadable(path: path, reason: "PNG size \(width)x\(height) out of range")
+        }
+        var pixels = [UInt8](repeating: 0, count: width * height * 4)
+        guard png_image_finish_read(&image, nil, &pixels, Int32(width * 4), nil) != 0 else {
+            throw .contentUnreadable(path: path, reason: "corrupt PNG: \(message(image))")
+        }
+        return (pixels, width, height)
+    }
+
+    private static func message(_ image: png_image) -> String {
+        withUnsafeBytes(of: image.message) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+    }
+}

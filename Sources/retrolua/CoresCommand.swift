@@ -1,0 +1,72 @@
+import Foundation
+import Host
+import Libretro
+
+enum CoresCommand {
+    static let help = """
+        usage: retrolua cores
+
+        Lists installed libretro cores: short name (for --core), display name, systems, extensions.
+        Searched: $RETROLUA_CORE_PATH, ~/.config/retroarch/cores, Debian's libretro folder.
+        """
+
+    static func main(_ raw: [String]) {
+        if raw.contains("--help") { print(help); exit(0) }
+        guard raw.isEmpty else { fail("cores: takes no arguments\n\n\(help)", code: Exit.usage) }
+        let locator = CoreLocator()
+        let cores = locator.installed()
+        if cores.isEmpty {
+            fail("no libretro cores found in \(locator.searchFolders.joined(separator: ", ")); install e.g. libretro-nestopia")
+        }
+        for core in cores {
+            print("\(core.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(core.displayName)")
+            print("    systems:    \(core.systems.isEmpty ? "-" : core.systems.joined(separator: ", "))")
+            print("    extensions: \(core.extensions.map { "." + $0 }.joined(separator: " "))")
+            print("    path:       \(core.path)")
+        }
+    }
+}
+
+enum InfoCommand {
+    static let help = """
+        usage: retrolua info ROM [--core NAME|PATH]
+
+        Shows the core Retrolua picks for ROM (or the one given), its systems, and the ROM's size, CRC32 and SHA-1.
+        """
+
+    static func main(_ raw: [String]) {
+        let args: Arguments
+        do { args = try Arguments(raw, valued: ["core"], flags: ["help"]) } catch {
+            fail("info: \(error)\n\n\(help)", code: Exit.usage)
+        }
+        if args.flag("help") { print(help); exit(0) }
+        guard args.positionals.count == 1, let path = args.positionals.first else {
+            fail("info: expected one ROM\n\n\(help)", code: Exit.usage)
+        }
+        do {
+            let content = try Content(path: path)
+            let locator = CoreLocator()
+            let core: InstalledCore
+            if let spec = args.value("core") {
+                let corePath = try locator.resolve(spec)
+                let name = (corePath as NSString).lastPathComponent.replacingOccurrences(of: "_libretro.so", with: "")
+                core = locator.describe(path: corePath, name: name)
+                if !core.extensions.isEmpty && !core.extensions.contains(content.fileExtension) {
+                    throw RetroError.wrongSystem(path: content.path, core: core.name, extensions: core.extensions)
+                }
+            } else {
+                core = try locator.core(for: content.path)
+            }
+            print("content  \(content.path)")
+            print("size     \(content.bytes.count) bytes")
+            print("crc32    \(content.crc32)")
+            print("sha1     \(content.sha1)")
+            print("core     \(core.name) (\(core.displayName)) at \(core.path)")
+            print("system   \(core.systems.isEmpty ? "-" : core.systems.joined(separator: ", "))")
+        } catch let error as RetroError {
+            fail(error.description)
+        } catch {
+            fail("\(error)")
+        }
+    }
+}
