@@ -160,10 +160,23 @@ public final class Core {
     }
 
     /// Restores a savestate made by `serialize`.
-    public func unserialize(_ bytes: [UInt8]) throws(RetroError) {
+    ///
+    /// With `protecting` (for states from disk or scripts' bytes) a refused state cannot leave the core
+    /// half-loaded: the current state is kept and put back when the core says no. States this process
+    /// made itself can skip that cost.
+    public func unserialize(_ bytes: [UInt8], protecting: Bool = true) throws(RetroError) {
         guard !bytes.isEmpty else { throw .stateRejected(reason: "the state is empty") }
+        let expected = symbols.serializeSize()
+        let variableSize = serializationQuirks & UInt64(RETRO_SERIALIZATION_QUIRK_CORE_VARIABLE_SIZE) != 0
+        if bytes.count > expected || (!variableSize && bytes.count != expected) {
+            throw .stateRejected(reason: "\(bytes.count) bytes, but \(systemInfo.libraryName) states for this game are \(expected) bytes (made by another core or game, or truncated?)")
+        }
+        let backup = protecting ? try? serialize() : nil
         let ok = bytes.withUnsafeBytes { symbols.unserialize($0.baseAddress, bytes.count) }
-        guard ok else { throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes; corrupt, or made by another core or game?)") }
+        guard ok else {
+            if let backup { _ = backup.withUnsafeBytes { symbols.unserialize($0.baseAddress, backup.count) } }
+            throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes; corrupt?)")
+        }
     }
 
     /// Unloads the game and the core. The `Core` is unusable afterwards.

@@ -1,0 +1,89 @@
+import Foundation
+import XCTest
+@testable import Host
+import Libretro
+
+/// Paths to the project's built ROMs and binary, and fresh folders per test.
+enum Fixtures {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let nesROM = root + "/build/roms/demo.nes"
+    static let gbROM = root + "/build/roms/demo.gb"
+
+    /// The `retrolua` binary built next to the test bundle.
+    static var binary: String {
+        let folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for candidate in [folder, folder.deletingLastPathComponent()] {
+            let path = candidate.appendingPathComponent("retrolua").path
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return root + "/.build/debug/retrolua"
+    }
+
+    static func requireROMs() throws {
+        for rom in [nesROM, gbROM] where !FileManager.default.fileExists(atPath: rom) {
+            XCTFail("\(rom) is missing: run scripts/setup (it builds the test ROMs)")
+            throw XCTSkip("ROMs not built")
+        }
+    }
+
+    static func temporaryFolder() -> String {
+        let path = NSTemporaryDirectory() + "retrolua-test-\(UUID().uuidString)"
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// A session whose saves and system files go to a fresh folder.
+    static func session(rom: String = nesROM, core: String? = nil, folder: String = temporaryFolder(),
+                        options: [(key: String, value: String)] = [], warn: @escaping (String) -> Void = { _ in }) throws -> Session {
+        var config = SessionConfig(contentPath: rom, coreSpec: core)
+        config.paths.saves = folder + "/saves"
+        config.paths.system = folder + "/system"
+        config.paths.config = folder + "/config"
+        config.options = options
+        return try Session(config, warn: warn)
+    }
+
+    struct Result {
+        let status: Int32
+        let stdout: String
+        let stderr: String
+    }
+
+    /// Runs the CLI with HOME pointed at a fresh folder so no user files are touched.
+    @discardableResult
+    static func cli(_ arguments: [String], home: String = temporaryFolder(), environment extra: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home
+        environment["XDG_DATA_HOME"] = nil
+        environment["XDG_CONFIG_HOME"] = nil
+        environment.merge(extra) { _, new in new }
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+                      stderr: String(decoding: errData, as: UTF8.self))
+    }
+}
+
+extension Session {
+    func systemRAM() -> [UInt8] {
+        let region = core.memoryRegion(.systemRAM)!
+        return Array(UnsafeRawBufferPointer(start: region.pointer, count: region.size))
+    }
+
+    /// Runs `frames` frames holding `buttons` on port 1.
+    func run(_ frames: Int, holding buttons: [RetroPadButton] = []) {
+        core.input.buttons[0] = 0
+        for button in buttons { core.input.set(button, true) }
+        for _ in 0..<frames { runFrame() }
+        core.input.buttons[0] = 0
+    }
+}
