@@ -48,7 +48,7 @@ public final class Core {
     var keyboardCallback: retro_keyboard_event_t?
 
     // What the frontend tells the core.
-    public var input = InputState()
+    @exclusivity(unchecked) public var input = InputState()
     /// GET_AUDIO_VIDEO_ENABLE: a frontend running frames it will not show (run-ahead) clears these.
     public var videoEnabled = true
     public var audioEnabled = true
@@ -57,7 +57,7 @@ public final class Core {
     public var throttleRate: Float = 0
 
     // Per frame.
-    public private(set) var polledInput = false
+    @exclusivity(unchecked) public private(set) var polledInput = false
     public private(set) var frameWidth = 0
     public private(set) var frameHeight = 0
     public private(set) var framePitch = 0

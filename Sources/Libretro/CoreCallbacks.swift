@@ -2,8 +2,8 @@ import CLibretro
 import CRetroShim
 
 // libretro callbacks carry no user pointer: they reach the one loaded core through this reference,
-// which is only touched on the emulation thread.
-nonisolated(unsafe) private var currentCore: Core?
+// which is only touched on the emulation thread (so exclusivity checks, hot in input_state, are skipped).
+@exclusivity(unchecked) nonisolated(unsafe) private var currentCore: Core?
 
 extension Core {
     static var current: Core? {

@@ -194,6 +194,13 @@ TONE_PERIOD = 253       ; f = 1789773 / (16 * (253 + 1)) ~= 440.4 Hz
     lda #>TONE_PERIOD   ; high 3 bits of the period, length index 0
     sta SQ1_HI
 
+    ; Upload the shadow OAM once now, so the very first rendered frame
+    ; already shows the sprite (and no power-on OAM garbage).
+    lda #0
+    sta OAMADDR
+    lda #>oam
+    sta OAMDMA
+
     ; Wait for the start of a vblank, then turn on rendering and NMI.
     ; The read of PPUSTATUS that sees the flag also clears it, so enabling
     ; NMI here does not cause an immediate NMI: the first NMI is the next

@@ -1,0 +1,61 @@
+/* The baseline for scripts/bench: a bare libretro loop with trivial callbacks, so the benchmark
+ * can print the host's frames/s as a ratio of what the core alone costs.
+ * usage: bare_loop CORE.so ROM FRAMES  → prints "fps <value>" */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <libretro-common/libretro.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static bool environment(unsigned cmd, void *data) {
+    if (cmd == RETRO_ENVIRONMENT_SET_PIXEL_FORMAT) return true;
+    if (cmd == RETRO_ENVIRONMENT_GET_CAN_DUPE) { *(bool *)data = true; return true; }
+    /* Some cores (nestopia) refuse content when they get no system folder. */
+    if (cmd == RETRO_ENVIRONMENT_GET_SYSTEM_DIRECTORY || cmd == RETRO_ENVIRONMENT_GET_SAVE_DIRECTORY) {
+        *(const char **)data = "/tmp";
+        return true;
+    }
+    return false;
+}
+static void video(const void *data, unsigned w, unsigned h, size_t pitch) { (void)data; (void)w; (void)h; (void)pitch; }
+static void sample(int16_t l, int16_t r) { (void)l; (void)r; }
+static size_t batch(const int16_t *data, size_t frames) { (void)data; return frames; }
+static void poll(void) {}
+static int16_t state(unsigned port, unsigned device, unsigned index, unsigned id) { (void)port; (void)device; (void)index; (void)id; return 0; }
+
+#define SYM(name) void *name##_ptr = dlsym(core, #name); if (!name##_ptr) { fprintf(stderr, "missing %s\n", #name); return 1; }
+
+int main(int argc, char **argv) {
+    if (argc != 4) { fprintf(stderr, "usage: bare_loop CORE ROM FRAMES\n"); return 2; }
+    void *core = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
+    if (!core) { fprintf(stderr, "%s\n", dlerror()); return 1; }
+    SYM(retro_set_environment) SYM(retro_set_video_refresh) SYM(retro_set_audio_sample)
+    SYM(retro_set_audio_sample_batch) SYM(retro_set_input_poll) SYM(retro_set_input_state)
+    SYM(retro_init) SYM(retro_load_game) SYM(retro_run)
+    ((void (*)(retro_environment_t))retro_set_environment_ptr)(environment);
+    ((void (*)(retro_video_refresh_t))retro_set_video_refresh_ptr)(video);
+    ((void (*)(retro_audio_sample_t))retro_set_audio_sample_ptr)(sample);
+    ((void (*)(retro_audio_sample_batch_t))retro_set_audio_sample_batch_ptr)(batch);
+    ((void (*)(retro_input_poll_t))retro_set_input_poll_ptr)(poll);
+    ((void (*)(retro_input_state_t))retro_set_input_state_ptr)(state);
+    ((void (*)(void))retro_init_ptr)();
+
+    FILE *file = fopen(argv[2], "rb");
+    if (!file) { perror(argv[2]); return 1; }
+    static unsigned char rom[8 << 20];
+    size_t size = fread(rom, 1, sizeof rom, file);
+    fclose(file);
+    struct retro_game_info game = { argv[2], rom, size, NULL };
+    if (!((bool (*)(const struct retro_game_info *))retro_load_game_ptr)(&game)) { fprintf(stderr, "load failed\n"); return 1; }
+
+    long frames = atol(argv[3]);
+    void (*run)(void) = (void (*)(void))retro_run_ptr;
+    struct timespec start, end;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (long i = 0; i < frames; i++) run();
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    double seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
+    printf("fps %.1f\n", (double)frames / seconds);
+    return 0;
+}
