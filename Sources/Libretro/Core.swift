@@ -103,7 +103,7 @@ public final class Core {
 
         Core.current = self
         installCallbacks()
-        symbols.initialize()
+        Core.withStdoutOnStderr { symbols.initialize() }
     }
 
     /// Loads content (or none, for cores that support running without it).
@@ -120,12 +120,12 @@ public final class Core {
                                                data: systemInfo.needFullpath ? nil : bytes.baseAddress,
                                                size: systemInfo.needFullpath ? 0 : bytes.count,
                                                meta: nil)
-                    return symbols.loadGame(&game)
+                    return Core.withStdoutOnStderr { symbols.loadGame(&game) }
                 }
             }
             if !loaded { throw .loadGameFailed(path: content.path, core: systemInfo.libraryName) }
         } else {
-            loaded = symbols.loadGame(nil)
+            loaded = Core.withStdoutOnStderr { symbols.loadGame(nil) }
             if !loaded { throw .loadGameFailed(path: "(no content)", core: systemInfo.libraryName) }
         }
         var av = retro_system_av_info()
@@ -250,6 +250,22 @@ public struct InputDescriptor: Sendable, Equatable {
 public struct ControllerType: Sendable, Equatable {
     public let description: String
     public let id: UInt32
+}
+
+extension Core {
+    /// Some cores printf their chatter; sending it to stderr keeps our stdout machine-readable.
+    static func withStdoutOnStderr<T>(_ body: () -> T) -> T {
+        fflush(nil)
+        let saved = dup(1)
+        guard saved >= 0 else { return body() }
+        dup2(2, 1)
+        defer {
+            fflush(nil)
+            dup2(saved, 1)
+            Glibc.close(saved)
+        }
+        return body()
+    }
 }
 
 enum FileHandleStderr {

@@ -86,11 +86,13 @@ TONE_PERIOD = 253       ; f = 1789773 / (16 * (253 + 1)) ~= 440.4 Hz
 ; ---------------------------------------------------------------------------
 ; iNES header
 ; ---------------------------------------------------------------------------
+boot_count = $6000      ; battery-backed: power-on/reset count (u8)
+
 .segment "HEADER"
     .byte "NES", $1A
     .byte 1             ; PRG-ROM size in 16 KB units
     .byte 1             ; CHR-ROM size in 8 KB units
-    .byte %00000001     ; mapper 0 (low nibble), vertical mirroring
+    .byte %00000011     ; mapper 0 (low nibble), battery-backed PRG-RAM, vertical mirroring
     .byte %00000000     ; mapper 0 (high nibble), plain iNES
     .byte 0, 0, 0, 0, 0, 0, 0, 0
 
@@ -136,6 +138,10 @@ TONE_PERIOD = 253       ; f = 1789773 / (16 * (253 + 1)) ~= 440.4 Hz
     sta oam, x
     inx
     bne @clear_oam
+
+    ; Count power-ons and resets in battery-backed PRG-RAM ($6000, offset 0 of
+    ; the core's save RAM), so a test can see save RAM survive a restart.
+    inc boot_count
 
 @vblank2:
     bit PPUSTATUS
