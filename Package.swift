@@ -19,14 +19,18 @@ let package = Package(
 
         // C glue Swift cannot express: the variadic libretro log callback.
         .target(name: "CRetroShim", dependencies: ["CLibretro"]),
+        // C glue for Lua: macro wrappers, the raising trampoline, pcall with traceback, limits.
+        .target(name: "CLuaShim", dependencies: ["CLua"]),
 
         .target(name: "Libretro", dependencies: ["CLibretro", "CRetroShim", "CZlib", "CCrypto"]),
         .target(name: "Media", dependencies: ["Libretro", "CPNG"]),
-        .target(name: "Host", dependencies: ["Libretro", "Media"]),
+        .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
+        .target(name: "Host", dependencies: ["Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
         .executableTarget(name: "retrolua", dependencies: ["Host", "Libretro", "Media"]),
 
         .testTarget(name: "LibretroTests", dependencies: ["Libretro", "Media"]),
         .testTarget(name: "HostTests", dependencies: ["Host", "Libretro", "Media"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,16 +23,29 @@ public struct RunReport: Sendable {
 extension Session {
     /// Runs `frames` frames as fast as the core goes. Only the last frame is copied out,
     /// so the loop costs no more than the core itself.
-    public func runHeadless(frames: Int, beforeFrame: ((Session) -> Void)? = nil) -> RunReport {
+    public func runHeadless(frames: Int) -> RunReport {
         let lagBefore = lagCount
         let start = DispatchTime.now().uptimeNanoseconds
-        for index in 0..<frames {
-            if index == frames - 1 { core.captureFrames = true }
-            beforeFrame?(self)
-            runFrame()
-        }
-        core.captureFrames = false
+        for _ in 0..<frames { runFrame() }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return RunReport(frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.capturedFrame)
+        return RunReport(frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
+    }
+}
+
+extension ScriptHost {
+    /// Runs frames with scripts: up to `frameLimit`, or (without one) until no script has anything
+    /// left to do; either way `emu.exit` ends the run early.
+    public func run(frameLimit: Int?) -> RunReport {
+        let lagBefore = session.lagCount
+        let start = DispatchTime.now().uptimeNanoseconds
+        var frames = 0
+        while exitCode == nil {
+            if let frameLimit, frames >= frameLimit { break }
+            if frameLimit == nil && !hasActiveScripts { break }
+            runFrame()
+            frames += 1
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return RunReport(frames: frames, seconds: seconds, lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
     }
 }

@@ -10,6 +10,8 @@ public struct HostPaths: Sendable {
     public var system: String
     /// Savestate slots.
     public var states: String
+    /// Scripts' own files (the sandbox lets scripts write here).
+    public var data: String
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"] ?? NSHomeDirectory()
@@ -18,6 +20,7 @@ public struct HostPaths: Sendable {
         saves = data + "/saves"
         system = data + "/system"
         states = data + "/states"
+        self.data = data + "/data"
     }
 
     /// Per-core option file, then per-game (later files override earlier ones).
@@ -28,8 +31,17 @@ public struct HostPaths: Sendable {
     }
 
     /// The homebrew ROM `retrolua run` plays when given none: `build/roms/demo.nes` in the source tree.
-    public static func defaultContent(executable: String = CommandLine.arguments[0], source: String = #filePath) -> String? {
-        if let chosen = ProcessInfo.processInfo.environment["RETROLUA_DEFAULT_ROM"] { return chosen }
+    public static func defaultContent() -> String? {
+        ProcessInfo.processInfo.environment["RETROLUA_DEFAULT_ROM"] ?? projectFile("build/roms/demo.nes")
+    }
+
+    /// The project's `lua/` folder (library modules and the default frontend).
+    public static func luaFolder() -> String? {
+        ProcessInfo.processInfo.environment["RETROLUA_LUA_DIR"] ?? projectFile("lua")
+    }
+
+    /// A file of the source tree, looked for above the executable and then beside these sources.
+    static func projectFile(_ relative: String, executable: String = CommandLine.arguments[0], source: String = #filePath) -> String? {
         var folders: [URL] = []
         var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
@@ -39,7 +51,7 @@ public struct HostPaths: Sendable {
         // Sources/Host/HostPaths.swift → the project root.
         folders.append(URL(fileURLWithPath: source).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
         for root in folders {
-            let candidate = root.appendingPathComponent("build/roms/demo.nes").path
+            let candidate = root.appendingPathComponent(relative).path
             if FileManager.default.fileExists(atPath: candidate) { return candidate }
         }
         return nil

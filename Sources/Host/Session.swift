@@ -23,6 +23,10 @@ public final class Session {
     public let content: Content?
     /// The core's short name (`nestopia`), used for option files.
     public let coreName: String
+    /// The system the core emulates, from its info file (`Nintendo Entertainment System`), when known.
+    public let systemName: String?
+    /// Where this session's user files live.
+    public let paths: HostPaths
     public private(set) var frameCount = 0
     public private(set) var lagCount = 0
     /// True when the core did not poll input during the last frame.
@@ -44,7 +48,9 @@ public final class Session {
         let fileName = (corePath as NSString).lastPathComponent
         coreName = fileName.hasSuffix("_libretro.so") ? String(fileName.dropLast("_libretro.so".count))
                                                        : (fileName as NSString).deletingPathExtension
+        systemName = CoreLocator.infoFile(for: corePath, name: coreName).systems.first
         let paths = config.paths
+        self.paths = paths
         for folder in [paths.saves, paths.system] {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
@@ -78,6 +84,12 @@ public final class Session {
         frameCount += 1
         lastFrameLagged = !core.polledInput
         if lastFrameLagged { lagCount += 1 }
+    }
+
+    /// Puts the counters back to where a loaded savestate was made.
+    public func restoreCounters(frame: Int, lag: Int) {
+        frameCount = frame
+        lagCount = lag
     }
 
     /// Writes save RAM and unloads the core. Safe to call twice.

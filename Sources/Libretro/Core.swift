@@ -62,9 +62,6 @@ public final class Core {
     public private(set) var frameHeight = 0
     public private(set) var framePitch = 0
     private var lastFrameData: UnsafeRawPointer?
-    /// When set, each presented frame is copied into `capturedFrame` (costs a copy; off for fast headless runs).
-    public var captureFrames = false
-    public private(set) var capturedFrame: VideoFrame?
     public private(set) var dupedFrames = 0
     /// Called for every video refresh with the core's buffer (nil = duplicate of the last frame).
     public var onVideo: ((UnsafeRawPointer?, Int, Int, Int) -> Void)?
@@ -165,6 +162,16 @@ public final class Core {
     /// half-loaded: the current state is kept and put back when the core says no. States this process
     /// made itself can skip that cost.
     public func unserialize(_ bytes: [UInt8], protecting: Bool = true) throws(RetroError) {
+        do {
+            try bytes.withUnsafeBytes { try unserialize($0, protecting: protecting) }
+        } catch let error as RetroError {
+            throw error
+        } catch {
+            fatalError("unreachable: \(error)")
+        }
+    }
+
+    public func unserialize(_ bytes: UnsafeRawBufferPointer, protecting: Bool = true) throws(RetroError) {
         guard !bytes.isEmpty else { throw .stateRejected(reason: "the state is empty") }
         let expected = symbols.serializeSize()
         let variableSize = serializationQuirks & UInt64(RETRO_SERIALIZATION_QUIRK_CORE_VARIABLE_SIZE) != 0
@@ -172,10 +179,19 @@ public final class Core {
             throw .stateRejected(reason: "\(bytes.count) bytes, but \(systemInfo.libraryName) states for this game are \(expected) bytes (made by another core or game, or truncated?)")
         }
         let backup = protecting ? try? serialize() : nil
-        let ok = bytes.withUnsafeBytes { symbols.unserialize($0.baseAddress, bytes.count) }
-        guard ok else {
+        guard symbols.unserialize(bytes.baseAddress, bytes.count) else {
             if let backup { _ = backup.withUnsafeBytes { symbols.unserialize($0.baseAddress, backup.count) } }
             throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes; corrupt?)")
+        }
+    }
+
+    /// The size `serialize` needs now.
+    public var serializeSize: Int { symbols.serializeSize() }
+
+    /// Serializes straight into caller-owned memory of at least `serializeSize` bytes.
+    public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RetroError) {
+        guard buffer.count > 0, symbols.serialize(buffer.baseAddress, buffer.count) else {
+            throw .stateRejected(reason: "\(systemInfo.libraryName) could not serialize its state now")
         }
     }
 
@@ -209,10 +225,14 @@ public final class Core {
         } else {
             dupedFrames += 1
         }
-        if captureFrames, let source = data ?? lastFrameData, frameWidth > 0, frameHeight > 0 {
-            capturedFrame = VideoFrame(copying: source, width: frameWidth, height: frameHeight, pitch: framePitch, format: pixelFormat)
-        }
         onVideo?(data, width, height, pitch)
+    }
+
+    /// A copy of the last frame the core presented. The core's buffer stays valid until its next
+    /// frame (frontends rely on this to redraw while paused), so nothing is copied per frame.
+    public func currentFrame() -> VideoFrame? {
+        guard let data = lastFrameData, frameWidth > 0, frameHeight > 0 else { return nil }
+        return VideoFrame(copying: data, width: frameWidth, height: frameHeight, pitch: framePitch, format: pixelFormat)
     }
 
     @inline(__always)

@@ -95,7 +95,7 @@ public struct CoreLocator: Sendable {
     }
 
     /// Names, systems and extensions from RetroArch `.info` files or Debian `.libretro` files.
-    static func infoFile(for corePath: String, name: String) -> (displayName: String?, systems: [String], extensions: [String]) {
+    public static func infoFile(for corePath: String, name: String) -> (displayName: String?, systems: [String], extensions: [String]) {
         let folder = (corePath as NSString).deletingLastPathComponent
         let candidates = [folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info"]
         for candidate in candidates {

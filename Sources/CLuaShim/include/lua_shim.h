@@ -1,0 +1,67 @@
+#ifndef LUA_SHIM_H
+#define LUA_SHIM_H
+
+#include <lua.h>
+#include <lauxlib.h>
+#include <lualib.h>
+#include <stddef.h>
+
+/* Swift cannot import Lua's function-like macros, and must never be unwound by a Lua error.
+ * Everything here is a prefixed (lh_) function with a one-line reason. */
+
+/// A Swift binding. Returns the number of results pushed, `LH_RAISE` after pushing an error message
+/// (the trampoline raises it once the Swift frame has returned), or `LH_YIELD` to yield the coroutine.
+typedef int (*lh_binding)(lua_State *L, void *context);
+#define LH_RAISE (-1)
+#define LH_YIELD (-2)
+
+/// Per-script limits, shared by all coroutines of a state through the allocator's userdata.
+typedef struct lh_limits {
+    size_t memory_used;
+    size_t memory_limit;          /* 0 = unlimited */
+    int over_memory_limit;        /* set when an allocation was refused or deferred */
+    int in_binding;               /* >0 while a Swift binding runs: allocations may not fail there */
+    long long instructions_left;  /* refilled by the host before every entry into Lua */
+    long long instruction_budget; /* 0 = unlimited */
+    int over_instruction_budget;
+} lh_limits;
+
+/// A new state whose allocator enforces `limits` (which must outlive the state), with the count hook installed.
+lua_State *lh_newstate(lh_limits *limits);
+
+/// Refills the instruction budget before the host enters Lua.
+void lh_refill_budget(lh_limits *limits);
+
+/// Pushes a closure that calls `fn(L, context)` through the raising trampoline.
+void lh_push_binding(lua_State *L, lh_binding fn, void *context);
+
+/// Like lh_push_binding, with an integer tag as a third upvalue (one Swift body serving many functions).
+void lh_push_tagged_binding(lua_State *L, lh_binding fn, void *context, lua_Integer tag);
+
+/// The tag of the running tagged binding.
+lua_Integer lh_binding_tag(lua_State *L);
+
+/// lua_pcall (a macro) with a message handler that appends debug.traceback; returns the status.
+int lh_pcall_traceback(lua_State *L, int nargs, int nresults);
+
+/// lua_resume of a coroutine; on error replaces the message with message + traceback of `co`.
+int lh_resume_traceback(lua_State *co, lua_State *from, int nargs, int *nresults);
+
+/// Macros, as functions.
+void lh_pop(lua_State *L, int n);
+void lh_newtable(lua_State *L);
+int lh_upvalueindex(int i);
+int lh_registryindex(void);
+const char *lh_tostring(lua_State *L, int index);
+int lh_isnoneornil(lua_State *L, int index);
+int lh_isyieldable(lua_State *L);
+void lh_gc_collect(lua_State *L);         /* lua_gc is variadic */
+int lh_gc_count_kb(lua_State *L);
+
+/// luaL_loadbufferx with a chunk name; never raises (syntax errors come back as a status).
+int lh_loadbuffer(lua_State *L, const char *buffer, size_t size, const char *chunkname);
+
+/// Opens the standard libraries in protected mode (opening them allocates, which may raise).
+int lh_openlibs(lua_State *L);
+
+#endif

@@ -1,0 +1,39 @@
+import CLua
+import CLuaShim
+import LuaRuntime
+
+/// Every Lua module the host gives scripts, one file per module beside this one.
+enum Bindings {
+    static let modules: [LuaModule] = [emu, memory, joypad, input, savestate, gui, event, console]
+
+    /// The API reference's introduction.
+    static let preface = """
+        Every script gets these global modules. Ports are numbered from 1, addresses are integers,
+        byte ranges are Lua strings, colours are `0xAARRGGBB` integers or `"#rrggbb"`/`"#rrggbbaa"` strings
+        or names (`"red"`, `"white"`, …). A programmer mistake raises an error naming the function and
+        argument (`memory.read_u8: bad argument #1 'address' (integer expected, got string)`); an expected
+        failure returns `nil, message`.
+
+        A frame runs in this order: `frame_start` callbacks → the core runs (it polls input → `input`
+        callbacks → `joypad.set` overrides apply) → memory watches → `frame_end` callbacks → main chunks
+        waiting in `emu.frameadvance()` resume → `draw` callbacks. Scripts run in command-line order.
+        """
+}
+
+extension LuaCall {
+    /// Refuses calls that cannot run inside the core's `retro_run` (state load, reset, running a frame).
+    func refuseDuringInputPoll(_ host: ScriptHost) throws(LuaCallError) {
+        if host.phase == .inputPoll {
+            throw error("not allowed during the core's input poll (the input event); call it from the main chunk or a frame_start, frame_end or draw callback")
+        }
+    }
+
+    /// Runs `body` with `L` recorded as the script's running thread, so events fired from inside a
+    /// binding (state_loaded, reset) reach this script on the thread that is executing.
+    func nested<T>(_ script: Script, _ body: () throws -> T) rethrows -> T {
+        let previous = script.activeThread
+        script.activeThread = L
+        defer { script.activeThread = previous }
+        return try body()
+    }
+}

@@ -1,0 +1,163 @@
+import CLua
+import CLuaShim
+import Foundation
+import Libretro
+import LuaRuntime
+
+extension Bindings {
+    static let emu = LuaModule("emu", doc: "The emulator: frames, pacing, reset, the running core and content, core options, ending the run.", functions: [
+        LuaFunction("frameadvance", doc: "Waits until the next frame has run (main chunk only: it yields the script's coroutine). Callbacks run every frame already and cannot wait.") { L, context in
+            LuaCall.run(L, "emu.frameadvance") { call in
+                let script = Script.from(context)
+                guard lh_isyieldable(L) != 0, L == script.thread else {
+                    throw call.error("only the main chunk can wait for frames; callbacks already run once per frame")
+                }
+                try call.refuseDuringInputPoll(script.host)
+                return LH_YIELD
+            }
+        },
+        LuaFunction("framecount", returns: "integer", doc: "Frames run since the content was loaded.") { L, context in
+            LuaCall.run(L, "emu.framecount") { call in
+                call.push(Script.from(context).host.session.frameCount)
+                return 1
+            }
+        },
+        LuaFunction("lagcount", returns: "integer", doc: "Frames in which the core never polled input (lag frames).") { L, context in
+            LuaCall.run(L, "emu.lagcount") { call in
+                call.push(Script.from(context).host.session.lagCount)
+                return 1
+            }
+        },
+        LuaFunction("islagged", returns: "boolean", doc: "Whether the last frame was a lag frame.") { L, context in
+            LuaCall.run(L, "emu.islagged") { call in
+                call.push(Script.from(context).host.session.lastFrameLagged)
+                return 1
+            }
+        },
+        LuaFunction("pause", doc: "Pauses emulation in a windowed run (frame advance still works). Headless runs are never paced or paused.") { L, context in
+            LuaCall.run(L, "emu.pause") { _ in
+                Script.from(context).host.paused = true
+                return 0
+            }
+        },
+        LuaFunction("unpause", doc: "Resumes emulation.") { L, context in
+            LuaCall.run(L, "emu.unpause") { _ in
+                Script.from(context).host.paused = false
+                return 0
+            }
+        },
+        LuaFunction("paused", returns: "boolean", doc: "Whether emulation is paused.") { L, context in
+            LuaCall.run(L, "emu.paused") { call in
+                call.push(Script.from(context).host.paused)
+                return 1
+            }
+        },
+        LuaFunction("speed", "factor?: number", returns: "number", doc: "Gets or sets the pacing: 1.0 is real time, 2.0 double speed, 0 unthrottled. Changes pacing only, never emulation. Returns the speed in effect.") { L, context in
+            LuaCall.run(L, "emu.speed") { call in
+                let host = Script.from(context).host
+                if let factor = try call.optionalNumber(1, "factor") {
+                    guard factor >= 0, factor.isFinite else { throw call.badArgument(1, "factor", "must be 0 or more") }
+                    host.speed = factor
+                }
+                call.push(host.speed)
+                return 1
+            }
+        },
+        LuaFunction("reset", doc: "Soft-resets the core (like the console's reset button) and fires the reset event. Not allowed during the input poll.") { L, context in
+            LuaCall.run(L, "emu.reset") { call in
+                let script = Script.from(context)
+                try call.refuseDuringInputPoll(script.host)
+                script.host.session.core.reset()
+                call.nested(script) { script.host.dispatch(.reset) }
+                return 0
+            }
+        },
+        LuaFunction("info", returns: "table", doc: "The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.") { L, context in
+            LuaCall.run(L, "emu.info") { call in
+                let session = Script.from(context).host.session
+                let core = session.core
+                call.newTable(fields: 16)
+                call.set("core", session.coreName)
+                call.set("core_name", core.systemInfo.libraryName)
+                call.set("core_version", core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces))
+                call.set("core_path", core.path)
+                call.set("extensions", core.systemInfo.validExtensions.joined(separator: "|"))
+                if let av = core.avInfo {
+                    call.set("fps", av.fps)
+                    call.set("sample_rate", av.sampleRate)
+                    call.set("max_width", av.maxWidth)
+                    call.set("max_height", av.maxHeight)
+                    call.set("aspect", av.aspectRatio)
+                    call.set("width", core.frameWidth > 0 ? core.frameWidth : av.baseWidth)
+                    call.set("height", core.frameHeight > 0 ? core.frameHeight : av.baseHeight)
+                }
+                call.set("pixel_format", core.pixelFormat.description)
+                if let system = session.systemName { call.set("system", system) }
+                if let content = session.content {
+                    call.newTable(fields: 5)
+                    call.set("path", content.path)
+                    call.set("name", content.baseName)
+                    call.set("size", content.bytes.count)
+                    call.set("sha1", content.sha1)
+                    call.set("crc32", content.crc32)
+                    lua_setfield(L, -2, "rom")
+                }
+                return 1
+            }
+        },
+        LuaFunction("option", "key: string, value?: string", returns: "string?, string?", doc: "Gets a core option's value, or sets it (the core sees the change at its next check). Returns the value in effect, or `nil, message` for an unknown key or a value the core does not offer.") { L, context in
+            LuaCall.run(L, "emu.option") { call in
+                let options = Script.from(context).host.session.core.options
+                let key = try call.string(1, "key")
+                guard options.definitions.contains(where: { $0.key == key }) else {
+                    return call.failure("the core has no option '\(key)'")
+                }
+                if let value = try call.optionalString(2, "value"), let problem = options.set(key, value) {
+                    return call.failure(problem)
+                }
+                call.push(options.value(key) ?? "")
+                return 1
+            }
+        },
+        LuaFunction("options", returns: "table", doc: "Every core option: a list of `{key=, description=, values={…}, default=, value=}`.") { L, context in
+            LuaCall.run(L, "emu.options") { call in
+                let options = Script.from(context).host.session.core.options
+                call.newTable(array: options.definitions.count)
+                for (index, definition) in options.definitions.enumerated() {
+                    call.newTable(fields: 5)
+                    call.set("key", definition.key)
+                    call.set("description", definition.description)
+                    call.set("default", definition.defaultValue)
+                    call.set("value", options.value(definition.key) ?? definition.defaultValue)
+                    call.newTable(array: definition.values.count)
+                    for (position, value) in definition.values.enumerated() {
+                        call.push(value)
+                        lua_rawseti(L, -2, lua_Integer(position + 1))
+                    }
+                    lua_setfield(L, -2, "values")
+                    lua_rawseti(L, -2, lua_Integer(index + 1))
+                }
+                return 1
+            }
+        },
+        LuaFunction("message", "text: string", doc: "Shows a short message to the player (on-screen in a window; printed to stderr headless).") { L, context in
+            LuaCall.run(L, "emu.message") { call in
+                let text = try call.string(1, "text")
+                let host = Script.from(context).host
+                if let show = host.onMessage { show(text) } else {
+                    FileHandle.standardError.write(Data("[\(Script.from(context).name)] \(text)\n".utf8))
+                }
+                return 0
+            }
+        },
+        LuaFunction("exit", "code?: integer", doc: "Ends the run at the end of the current frame; the process exits with `code` (default 0). `exit` callbacks run first.") { L, context in
+            LuaCall.run(L, "emu.exit") { call in
+                let code = try call.optionalInteger(1, "code") ?? 0
+                guard (0...255).contains(code) else { throw call.badArgument(1, "code", "must be 0…255") }
+                let host = Script.from(context).host
+                if host.exitCode == nil { host.exitCode = Int32(code) }
+                return 0
+            }
+        },
+    ])
+}

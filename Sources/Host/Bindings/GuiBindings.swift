@@ -1,0 +1,227 @@
+import CLua
+import CLuaShim
+import Foundation
+import LuaRuntime
+import Media
+
+extension Bindings {
+    static let imageMetatable = "retrolua.image"
+
+    private static let namedColors: [String: UInt32] = [
+        "white": 0xFFFF_FFFF, "black": 0xFF00_0000, "red": 0xFFFF_0000, "green": 0xFF00_FF00, "blue": 0xFF00_00FF,
+        "yellow": 0xFFFF_FF00, "cyan": 0xFF00_FFFF, "magenta": 0xFFFF_00FF, "gray": 0xFF80_8080, "grey": 0xFF80_8080,
+        "orange": 0xFFFF_A500, "purple": 0xFF80_0080, "transparent": 0x0000_0000,
+    ]
+
+    /// A colour from `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name; the problem when it is none.
+    static func color(_ call: LuaCall, at index: Int32) -> Result<UInt32, ColorProblem> {
+        if call.type(index) == LUA_TNUMBER {
+            var isInteger: Int32 = 0
+            let value = lua_tointegerx(call.L, index, &isInteger)
+            guard isInteger != 0, (0...0xFFFF_FFFF).contains(value) else { return .failure(ColorProblem("a colour number must be an integer 0xAARRGGBB")) }
+            return .success(UInt32(value))
+        }
+        guard call.type(index) == LUA_TSTRING, let raw = lua_tolstring(call.L, index, nil) else {
+            return .failure(ColorProblem("colour expected (0xAARRGGBB, \"#rrggbb[aa]\" or a name), got \(call.typeName(index))"))
+        }
+        let text = String(cString: raw).lowercased()
+        if let named = namedColors[text] { return .success(named) }
+        if text.hasPrefix("#"), text.count == 7 || text.count == 9, let value = UInt32(text.dropFirst(), radix: 16) {
+            return .success(text.count == 7 ? 0xFF00_0000 | value : (value >> 8) | (value & 0xFF) << 24)
+        }
+        return .failure(ColorProblem("'\(text)' is not a colour (0xAARRGGBB, \"#rrggbb[aa]\" or one of \(namedColors.keys.sorted().joined(separator: ", ")))"))
+    }
+
+    struct ColorProblem: Error {
+        let text: String
+        init(_ text: String) { self.text = text }
+    }
+
+    /// The drawing options in the trailing table at `index`: `color`, `fill`/`bg`, `surface`.
+    private struct DrawOptions {
+        var color: UInt32
+        var fill: UInt32?
+        var canvas: Canvas
+    }
+
+    private static func options(_ call: LuaCall, _ index: Int32, host: ScriptHost, defaultColor: UInt32 = 0xFFFF_FFFF,
+                                fillKey: String = "fill") throws(LuaCallError) -> DrawOptions {
+        var options = DrawOptions(color: defaultColor, fill: nil, canvas: host.emuCanvas)
+        guard try call.optionalTable(index, "options") else { return options }
+        for key in ["color", fillKey] {
+            let type = call.pushField(index, key)
+            defer { lh_pop(call.L, 1) }
+            if type == LUA_TNIL { continue }
+            let value: UInt32
+            switch color(call, at: -1) {
+            case .success(let parsed): value = parsed
+            case .failure(let problem): throw call.badField(index, key, problem.text)
+            }
+            if key == "color" { options.color = value } else { options.fill = value }
+        }
+        if let surface = try call.stringField(index, "surface", argument: index) {
+            options.canvas = try canvas(call, surface, argument: index, host: host)
+        }
+        return options
+    }
+
+    private static func canvas(_ call: LuaCall, _ name: String, argument: Int32, host: ScriptHost) throws(LuaCallError) -> Canvas {
+        switch name {
+        case "emu": return host.emuCanvas
+        case "hud": return host.hudCanvas
+        default: throw call.badArgument(argument, "surface", "\"emu\" or \"hud\" expected, got \"\(name)\"")
+        }
+    }
+
+    /// The image argument: a path (loaded once per script) or an image object.
+    private static func image(_ call: LuaCall, _ index: Int32, script: Script) throws(LuaCallError) -> Script.Image {
+        if let memory = luaL_testudata(call.L, index, imageMetatable) {
+            guard let image = script.images[memory.load(as: Int.self)] else { throw call.error("the image was freed") }
+            return image
+        }
+        let path = try call.string(index, "image")
+        if let cached = script.imageCache[path] { return cached }
+        let loaded: (rgba: [UInt8], width: Int, height: Int)
+        do { loaded = try PNGFile.read(path) } catch { throw call.error("\(error)") }
+        let image = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
+        script.imageCache[path] = image
+        return image
+    }
+
+    static let gui = LuaModule("gui", doc: """
+        Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
+        """, functions: [
+        LuaFunction("text", "x: integer, y: integer, text: string, options?: table", returns: "integer, integer", doc: "Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, `surface`. Returns the text's width and height in pixels.") { L, context in
+            LuaCall.run(L, "gui.text") { call in
+                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                let text = try call.string(3, "text")
+                let options = try options(call, 4, host: Script.from(context).host, fillKey: "bg")
+                let size = options.canvas.text(x: x, y: y, text, color: options.color, background: options.fill)
+                call.push(size.width)
+                call.push(size.height)
+                return 2
+            }
+        },
+        LuaFunction("text_size", "text: string", returns: "integer, integer", doc: "The width and height `gui.text` would draw.") { L, context in
+            LuaCall.run(L, "gui.text_size") { call in
+                let size = Canvas.textSize(try call.string(1, "text"))
+                call.push(size.width)
+                call.push(size.height)
+                return 2
+            }
+        },
+        LuaFunction("pixel", "x: integer, y: integer, options?: table", doc: "Sets one pixel (option `color`).") { L, context in
+            LuaCall.run(L, "gui.pixel") { call in
+                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                let options = try options(call, 3, host: Script.from(context).host)
+                options.canvas.pixel(x: x, y: y, color: options.color)
+                return 0
+            }
+        },
+        LuaFunction("line", "x1: integer, y1: integer, x2: integer, y2: integer, options?: table", doc: "Draws a line, both ends included.") { L, context in
+            LuaCall.run(L, "gui.line") { call in
+                let x1 = try call.integer(1, "x1"), y1 = try call.integer(2, "y1")
+                let x2 = try call.integer(3, "x2"), y2 = try call.integer(4, "y2")
+                let options = try options(call, 5, host: Script.from(context).host)
+                options.canvas.line(x1: x1, y1: y1, x2: x2, y2: y2, color: options.color)
+                return 0
+            }
+        },
+        LuaFunction("rect", "x: integer, y: integer, width: integer, height: integer, options?: table", doc: "Draws a rectangle: outline in `color`, inside filled with `fill` when given.") { L, context in
+            LuaCall.run(L, "gui.rect") { call in
+                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                let width = try call.integer(3, "width"), height = try call.integer(4, "height")
+                let options = try options(call, 5, host: Script.from(context).host)
+                options.canvas.rect(x: x, y: y, width: width, height: height, color: options.color, fill: options.fill)
+                return 0
+            }
+        },
+        LuaFunction("circle", "x: integer, y: integer, radius: integer, options?: table", doc: "Draws a circle around (x, y): outline in `color`, filled with `fill` when given.") { L, context in
+            LuaCall.run(L, "gui.circle") { call in
+                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                let radius = try call.integer(3, "radius")
+                guard radius >= 0 else { throw call.badArgument(3, "radius", "must be 0 or more") }
+                let options = try options(call, 4, host: Script.from(context).host)
+                options.canvas.circle(cx: x, cy: y, radius: radius, color: options.color, fill: options.fill)
+                return 0
+            }
+        },
+        LuaFunction("image", "x: integer, y: integer, image: string|image, options?: table", doc: "Draws a PNG (by path, read once and cached) or an image from `gui.load_image`, blending its alpha; option `surface`.") { L, context in
+            LuaCall.run(L, "gui.image") { call in
+                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                let script = Script.from(context)
+                let image = try image(call, 3, script: script)
+                let options = try options(call, 4, host: script.host)
+                options.canvas.image(x: x, y: y, rgba: image.rgba, width: image.width, height: image.height)
+                return 0
+            }
+        },
+        LuaFunction("load_image", "path: string", returns: "image?, string?", doc: "Reads a PNG into an image object (`image:width()`, `image:height()`); `nil, message` if it cannot be read.") { L, context in
+            LuaCall.run(L, "gui.load_image") { call in
+                let path = try call.string(1, "path")
+                let script = Script.from(context)
+                let loaded: (rgba: [UInt8], width: Int, height: Int)
+                do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
+                let id = script.takeID()
+                script.images[id] = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
+                let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
+                memory.storeBytes(of: id, as: Int.self)
+                luaL_setmetatable(L, imageMetatable)
+                return 1
+            }
+        },
+        LuaFunction("clear", "surface?: string", doc: "Erases a surface (`\"emu\"` by default) now.") { L, context in
+            LuaCall.run(L, "gui.clear") { call in
+                let host = Script.from(context).host
+                try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host).clear()
+                return 0
+            }
+        },
+        LuaFunction("surface_size", "surface?: string", returns: "integer, integer", doc: "The width and height of a surface.") { L, context in
+            LuaCall.run(L, "gui.surface_size") { call in
+                let host = Script.from(context).host
+                let canvas = try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host)
+                call.push(canvas.width)
+                call.push(canvas.height)
+                return 2
+            }
+        },
+        LuaFunction("screenshot", "path: string", returns: "boolean?, string?", doc: "Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). Returns `true`, or `nil, message`.") { L, context in
+            LuaCall.run(L, "gui.screenshot") { call in
+                let path = try call.string(1, "path")
+                guard let frame = Script.from(context).host.frameWithOverlay() else { return call.failure("no frame yet: run a frame first") }
+                do { try PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: path) } catch {
+                    return call.failure("\(error)")
+                }
+                call.push(true)
+                return 1
+            }
+        },
+    ])
+
+    /// Methods of image objects (the `retrolua.image` metatable).
+    static let imageMethods: [LuaFunction] = [
+        LuaFunction("width", returns: "integer", doc: "Width in pixels.") { L, context in
+            LuaCall.run(L, "image:width") { call in
+                guard let memory = luaL_testudata(L, 1, imageMetatable), let image = Script.from(context).images[memory.load(as: Int.self)] else {
+                    throw call.badArgument(1, "self", "image expected, got \(call.typeName(1))")
+                }
+                call.push(image.width)
+                return 1
+            }
+        },
+        LuaFunction("height", returns: "integer", doc: "Height in pixels.") { L, context in
+            LuaCall.run(L, "image:height") { call in
+                guard let memory = luaL_testudata(L, 1, imageMetatable), let image = Script.from(context).images[memory.load(as: Int.self)] else {
+                    throw call.badArgument(1, "self", "image expected, got \(call.typeName(1))")
+                }
+                call.push(image.height)
+                return 1
+            }
+        },
+        LuaFunction("__gc", doc: "Frees the pixels when the image object is collected.") { L, context in
+            if let memory = luaL_testudata(L, 1, imageMetatable) { Script.from(context).images[memory.load(as: Int.self)] = nil }
+            return 0
+        },
+    ]
+}

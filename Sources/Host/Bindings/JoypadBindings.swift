@@ -1,0 +1,80 @@
+import CLua
+import Libretro
+import LuaRuntime
+
+extension Bindings {
+    private static func port(_ call: LuaCall, _ index: Int32) throws(LuaCallError) -> Int {
+        let port = try call.optionalInteger(index, "port") ?? 1
+        guard (1...InputState.maxPorts).contains(port) else {
+            throw call.badArgument(index, "port", "must be 1…\(InputState.maxPorts)")
+        }
+        return port - 1
+    }
+
+    private static let buttonNames = RetroPadButton.allCases.map(\.name).joined(separator: ", ")
+
+    static let joypad = LuaModule("joypad", doc: """
+        The emulated controllers (RetroPads). Buttons: `up`, `down`, `left`, `right`, `a`, `b`, `x`, `y`, `l`, `r`, `l2`, `r2`, `l3`, `r3`, `select`, `start`. Overrides set with `joypad.set` apply to the next frame only (or to the current one when set in an `input` callback), on top of the player's input.
+        """, functions: [
+        LuaFunction("get", "port?: integer", returns: "table", doc: "The buttons as the core saw them at its last input poll: `{a=false, b=true, …}`.") { L, context in
+            LuaCall.run(L, "joypad.get") { call in
+                let port = try port(call, 1)
+                let input = Script.from(context).host.seenInput
+                call.newTable(fields: RetroPadButton.allCases.count)
+                for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
+                return 1
+            }
+        },
+        LuaFunction("set", "port: integer, buttons: table", doc: "Forces buttons for the next frame: `true` presses, `false` releases, absent or `nil` leaves the player's input. Several calls in one frame combine.") { L, context in
+            LuaCall.run(L, "joypad.set") { call in
+                let port = try port(call, 1)
+                try call.table(2, "buttons")
+                let host = Script.from(context).host
+                var changes: [(Int, Bool)] = []
+                lua_pushnil(L)
+                while lua_next(L, 2) != 0 {
+                    defer { lua_settop(L, 3) }
+                    guard lua_type(L, -2) == LUA_TSTRING, let name = lua_tolstring(L, -2, nil).map({ String(cString: $0) }) else {
+                        throw call.badArgument(2, "buttons", "keys must be button names")
+                    }
+                    guard let button = RetroPadButton.named(name) else {
+                        throw call.badArgument(2, "buttons", "unknown button '\(name)'; buttons are \(buttonNames)")
+                    }
+                    guard lua_type(L, -1) == LUA_TBOOLEAN else {
+                        throw call.badArgument(2, "buttons", "'\(name)' must be a boolean, got \(call.typeName(-1))")
+                    }
+                    changes.append((button.rawValue, lua_toboolean(L, -1) != 0))
+                }
+                for (id, pressed) in changes { host.buttonOverrides[port][id] = pressed }
+                host.overridesChanged()
+                return 0
+            }
+        },
+        LuaFunction("set_analog", "port: integer, stick: string, x: integer, y: integer", doc: "Forces an analog stick (`\"left\"` or `\"right\"`) for the next frame; axes run −32768…32767.") { L, context in
+            LuaCall.run(L, "joypad.set_analog") { call in
+                let port = try port(call, 1)
+                let stick = try call.string(2, "stick")
+                guard stick == "left" || stick == "right" else { throw call.badArgument(2, "stick", "\"left\" or \"right\" expected, got \"\(stick)\"") }
+                let x = try call.integer(3, "x"), y = try call.integer(4, "y")
+                for (index, value) in [(3, x), (4, y)] where !(-32768...32767).contains(value) {
+                    throw call.badArgument(Int32(index), index == 3 ? "x" : "y", "must be −32768…32767")
+                }
+                let host = Script.from(context).host
+                let base = stick == "left" ? 0 : 2
+                host.analogOverrides[port][base] = Int16(x)
+                host.analogOverrides[port][base + 1] = Int16(y)
+                host.overridesChanged()
+                return 0
+            }
+        },
+        LuaFunction("get_analog", "port?: integer", returns: "table", doc: "The analog axes the core saw: `{left_x=, left_y=, right_x=, right_y=}`.") { L, context in
+            LuaCall.run(L, "joypad.get_analog") { call in
+                let port = try port(call, 1)
+                let axes = Script.from(context).host.seenInput.analog[port]
+                call.newTable(fields: 4)
+                for (index, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() { call.set(name, Int(axes[index])) }
+                return 1
+            }
+        },
+    ])
+}

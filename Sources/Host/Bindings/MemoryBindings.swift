@@ -1,0 +1,182 @@
+import CLua
+import CLuaShim
+import Libretro
+import LuaRuntime
+
+/// One typed access: width in bytes, signedness, byte order (nil: the domain's), float.
+private struct Access {
+    let suffix: String
+    let width: Int
+    let signed: Bool
+    let bigEndian: Bool?
+    let float: Bool
+
+    static let all: [Access] = {
+        var list: [Access] = [Access(suffix: "u8", width: 1, signed: false, bigEndian: false, float: false),
+                              Access(suffix: "s8", width: 1, signed: true, bigEndian: false, float: false)]
+        for (width, bits) in [(2, 16), (3, 24), (4, 32)] {
+            for signed in [false, true] {
+                for (order, big) in [("", nil), ("_le", false), ("_be", true)] as [(String, Bool?)] {
+                    list.append(Access(suffix: "\(signed ? "s" : "u")\(bits)\(order)", width: width, signed: signed, bigEndian: big, float: false))
+                }
+            }
+        }
+        for (width, bits) in [(4, 32), (8, 64)] {
+            for (order, big) in [("", nil), ("_le", false), ("_be", true)] as [(String, Bool?)] {
+                list.append(Access(suffix: "f\(bits)\(order)", width: width, signed: true, bigEndian: big, float: true))
+            }
+        }
+        return list
+    }()
+
+    var typeName: String { float ? "number" : "integer" }
+
+    var orderText: String {
+        switch bigEndian {
+        case .none: return width == 1 ? "" : " in the domain's byte order"
+        case .some(false): return " little-endian"
+        case .some(true): return " big-endian"
+        }
+    }
+
+    var range: ClosedRange<Int> {
+        let bits = width * 8
+        // Writes take both the signed and the unsigned range (-1 and 0xFF are the same byte).
+        return -(1 << (bits - 1))...((1 << bits) - 1)
+    }
+}
+
+@inline(__always)
+private func load(_ pointer: UnsafeMutableRawPointer, _ width: Int, bigEndian: Bool) -> UInt64 {
+    var value: UInt64 = 0
+    if bigEndian {
+        for i in 0..<width { value = value << 8 | UInt64(pointer.load(fromByteOffset: i, as: UInt8.self)) }
+    } else {
+        for i in stride(from: width - 1, through: 0, by: -1) { value = value << 8 | UInt64(pointer.load(fromByteOffset: i, as: UInt8.self)) }
+    }
+    return value
+}
+
+@inline(__always)
+private func store(_ value: UInt64, _ pointer: UnsafeMutableRawPointer, _ width: Int, bigEndian: Bool) {
+    for i in 0..<width {
+        let byte = UInt8(truncatingIfNeeded: value >> (8 * (bigEndian ? width - 1 - i : i)))
+        pointer.storeBytes(of: byte, toByteOffset: i, as: UInt8.self)
+    }
+}
+
+extension Bindings {
+    private static let readBody: lh_binding = { L, context in
+        let access = Access.all[Int(lh_binding_tag(L))]
+        return LuaCall.run(L, "memory.read_" + access.suffix) { call in
+            let address = try call.integer(1, "address")
+            let domain = try Script.from(context).host.memory.domain(call, argument: 2)
+            let pointer = try domain.pointer(call, address: address, width: access.width)
+            // Byte 0 first: a u8 read is the hot path of most bots.
+            if access.width == 1 {
+                let byte = pointer.load(as: UInt8.self)
+                call.push(access.signed ? Int(Int8(bitPattern: byte)) : Int(byte))
+                return 1
+            }
+            let raw = load(pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
+            if access.float {
+                call.push(access.width == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw))
+            } else if access.signed {
+                let shift = UInt64(64 - access.width * 8)
+                call.push(Int(Int64(bitPattern: raw << shift) >> Int64(shift)))
+            } else {
+                call.push(Int(raw))
+            }
+            return 1
+        }
+    }
+
+    private static let writeBody: lh_binding = { L, context in
+        let access = Access.all[Int(lh_binding_tag(L))]
+        return LuaCall.run(L, "memory.write_" + access.suffix) { call in
+            let address = try call.integer(1, "address")
+            let raw: UInt64
+            if access.float {
+                let value = try call.number(2, "value")
+                raw = access.width == 4 ? UInt64(Float(value).bitPattern) : value.bitPattern
+            } else {
+                let value = try call.integer(2, "value")
+                guard access.range.contains(value) else {
+                    throw call.badArgument(2, "value", "\(value) does not fit in \(access.width * 8) bits")
+                }
+                raw = UInt64(bitPattern: Int64(value))
+            }
+            let domain = try Script.from(context).host.memory.domain(call, argument: 3)
+            guard domain.writable else { throw call.error("domain '\(domain.name)' is read-only") }
+            let pointer = try domain.pointer(call, address: address, width: access.width)
+            store(raw, pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
+            return 0
+        }
+    }
+
+    static let memory = LuaModule("memory", doc: """
+        The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`, or the memory map's system RAM when the core has no `system_ram` region. Addresses outside a domain raise an error naming the address and domain.
+        """, functions: domainFunctions + Access.all.enumerated().map { index, access in
+            LuaFunction("read_" + access.suffix, "address: integer, domain?: string", returns: access.typeName,
+                        doc: "Reads a\(access.float ? "" : access.signed ? " signed" : "n unsigned") \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText).",
+                        tag: index, readBody)
+        } + Access.all.enumerated().map { index, access in
+            LuaFunction("write_" + access.suffix, "address: integer, value: \(access.typeName), domain?: string",
+                        doc: "Writes a \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText)\(access.float ? "" : "; the value may be given signed or unsigned").",
+                        tag: index, writeBody)
+        })
+
+    private static let domainFunctions: [LuaFunction] = [
+        LuaFunction("domains", returns: "table", doc: "The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`.") { L, context in
+            LuaCall.run(L, "memory.domains") { call in
+                let memory = Script.from(context).host.memory
+                call.newTable(array: memory.domains.count)
+                for (index, domain) in memory.domains.enumerated() {
+                    call.newTable(fields: 5)
+                    call.set("name", domain.name)
+                    call.set("size", domain.size)
+                    call.set("big_endian", domain.bigEndian)
+                    call.set("writable", domain.writable)
+                    call.set("default", index == memory.defaultIndex)
+                    lua_rawseti(L, -2, lua_Integer(index + 1))
+                }
+                return 1
+            }
+        },
+        LuaFunction("read_bytes", "address: integer, length: integer, domain?: string", returns: "string", doc: "Reads `length` bytes as a Lua string.") { L, context in
+            LuaCall.run(L, "memory.read_bytes") { call in
+                let address = try call.integer(1, "address")
+                let length = try call.integer(2, "length")
+                guard length >= 0 else { throw call.badArgument(2, "length", "must be 0 or more") }
+                let domain = try Script.from(context).host.memory.domain(call, argument: 3)
+                if length == 0 { call.push(""); return 1 }
+                let pointer = try domain.pointer(call, address: address, width: length)
+                call.push(bytes: UnsafeRawBufferPointer(start: pointer, count: length))
+                return 1
+            }
+        },
+        LuaFunction("write_bytes", "address: integer, bytes: string, domain?: string", doc: "Writes the bytes of a Lua string.") { L, context in
+            LuaCall.run(L, "memory.write_bytes") { call in
+                let address = try call.integer(1, "address")
+                let bytes = try call.bytes(2, "bytes")
+                let domain = try Script.from(context).host.memory.domain(call, argument: 3)
+                guard domain.writable else { throw call.error("domain '\(domain.name)' is read-only") }
+                if bytes.isEmpty { return 0 }
+                let pointer = try domain.pointer(call, address: address, width: bytes.count)
+                pointer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                return 0
+            }
+        },
+        LuaFunction("hash", "domain?: string, address?: integer, length?: integer", returns: "string", doc: "SHA-1 (hex) of a region: the whole domain by default.") { L, context in
+            LuaCall.run(L, "memory.hash") { call in
+                let domain = try Script.from(context).host.memory.domain(call, argument: 1)
+                let address = try call.optionalInteger(2, "address") ?? 0
+                let length = try call.optionalInteger(3, "length") ?? (domain.size - address)
+                guard length > 0 else { throw call.badArgument(3, "length", "must be positive") }
+                let pointer = try domain.pointer(call, address: address, width: length)
+                call.push(Hashing.sha1(UnsafeRawBufferPointer(start: pointer, count: length)))
+                return 1
+            }
+        },
+    ]
+}

@@ -1,0 +1,146 @@
+import CLua
+import CLuaShim
+import Foundation
+import Libretro
+import LuaRuntime
+
+extension Bindings {
+    /// A slot number or a file path, as `savestate.save`/`load` take them.
+    private static func target(_ call: LuaCall, _ host: ScriptHost) throws(LuaCallError) -> (path: String, push: (OpaquePointer) -> Int32) {
+        if call.type(1) == LUA_TNUMBER {
+            let slot = try call.integer(1, "slot")
+            guard (0...999).contains(slot) else { throw call.badArgument(1, "slot", "must be 0…999") }
+            return (host.slotPath(slot), { L in lua_pushinteger(L, lua_Integer(slot)); return 1 })
+        }
+        guard call.type(1) == LUA_TSTRING else {
+            throw call.badArgument(1, "slot_or_path", "integer or string expected, got \(call.typeName(1))")
+        }
+        let path = try call.string(1, "path")
+        return (path, { L in lua_pushstring(L, path); return 1 })
+    }
+
+    static let savestate = LuaModule("savestate", doc: """
+        Savestates: numbered slots (`~/.local/share/retrolua/states/GAME/slotN.state`), files, and in-memory state objects for bots. Every state carries the frame and lag counters and the scripts' `savestate.data`, restored on load. States from another core or other content are refused with a message. Saving and loading are not allowed during the input poll.
+        """, functions: [
+        LuaFunction("save", "slot_or_path: integer|string", returns: "boolean?, string?", doc: "Saves to a slot or a file (written durably: a failed write keeps the old file). Fires `state_saved(slot_or_path)`. Returns `true`, or `nil, message`.") { L, context in
+            LuaCall.run(L, "savestate.save") { call in
+                let script = Script.from(context)
+                let host = script.host
+                try call.refuseDuringInputPoll(host)
+                let target = try target(call, host)
+                do {
+                    try DurableFile.write(try host.encodeState(), to: target.path)
+                } catch {
+                    return call.failure("\(error)")
+                }
+                call.nested(script) { host.dispatch(.stateSaved, pushArguments: target.push) }
+                call.push(true)
+                return 1
+            }
+        },
+        LuaFunction("load", "slot_or_path: integer|string", returns: "boolean?, string?", doc: "Loads a slot or a file (Retrolua states, or a bare state of the same core). Fires `state_loaded(slot_or_path)`. Returns `true`, or `nil, message` (missing file, wrong core or content, corrupt state: the game is left as it was).") { L, context in
+            LuaCall.run(L, "savestate.load") { call in
+                let script = Script.from(context)
+                let host = script.host
+                try call.refuseDuringInputPoll(host)
+                let target = try target(call, host)
+                guard let data = FileManager.default.contents(atPath: target.path) else {
+                    return call.failure("\(target.path): no such savestate")
+                }
+                let problem = data.withUnsafeBytes { host.loadState($0, trusted: false) }
+                if let problem { return call.failure("\(target.path): \(problem)") }
+                call.nested(script) { host.dispatch(.stateLoaded, pushArguments: target.push) }
+                call.push(true)
+                return 1
+            }
+        },
+        LuaFunction("create", returns: "state", doc: "Captures the current state in memory and returns a state object: `state:load()`, `state:bytes()`, `state:size()`, `state:frame()`.") { L, context in
+            LuaCall.run(L, "savestate.create") { call in
+                let host = Script.from(context).host
+                try call.refuseDuringInputPoll(host)
+                do { try host.pushNewState(L!) } catch { throw call.error("\(error)") }
+                return 1
+            }
+        },
+        LuaFunction("from_bytes", "bytes: string", returns: "state?, string?", doc: "A state object from `state:bytes()` or a state file's contents; `nil, message` when they are not a state.") { L, context in
+            LuaCall.run(L, "savestate.from_bytes") { call in
+                let bytes = try call.bytes(1, "bytes")
+                do { try Script.from(context).host.pushState(L!, copying: bytes) } catch { return call.failure("not a savestate: \(error)") }
+                return 1
+            }
+        },
+        LuaFunction("data", "key: string, value?: any", returns: "any", doc: "Script data stored with every savestate: with a value (nil, boolean, number, string or table of those) stores it; without, returns what is stored (after a state load: what was stored when that state was made). Shared by all scripts: prefix your keys.") { L, context in
+            LuaCall.run(L, "savestate.data") { call in
+                let host = Script.from(context).host
+                let key = try call.string(1, "key")
+                if call.count >= 2 {
+                    if call.isNoneOrNil(2) {
+                        host.scriptData[key] = nil
+                    } else {
+                        do { host.scriptData[key] = try LuaSerializer.encode(L!, 2) } catch {
+                            throw call.badArgument(2, "value", "\(error)")
+                        }
+                    }
+                    return 0
+                }
+                guard let stored = host.scriptData[key], LuaSerializer.push(L!, stored) else {
+                    call.pushNil()
+                    return 1
+                }
+                return 1
+            }
+        },
+    ])
+
+    /// Methods of state objects (the `retrolua.state` metatable).
+    static let stateMethods: [LuaFunction] = [
+        LuaFunction("load", returns: "boolean?, string?", doc: "Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)`.") { L, context in
+            LuaCall.run(L, "state:load") { call in
+                let script = Script.from(context)
+                let host = script.host
+                try call.refuseDuringInputPoll(host)
+                guard let state = host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                if let problem = host.loadState(state.bytes, trusted: state.trusted) { return call.failure(problem) }
+                call.nested(script) { host.dispatch(.stateLoaded) { L in lua_pushnil(L); return 1 } }
+                call.push(true)
+                return 1
+            }
+        },
+        LuaFunction("bytes", returns: "string", doc: "The state as a string (the same bytes as a state file).") { L, context in
+            LuaCall.run(L, "state:bytes") { call in
+                guard let state = Script.from(context).host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                call.push(bytes: state.bytes)
+                return 1
+            }
+        },
+        LuaFunction("size", returns: "integer", doc: "The state's size in bytes.") { L, context in
+            LuaCall.run(L, "state:size") { call in
+                guard let state = Script.from(context).host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                call.push(state.bytes.count)
+                return 1
+            }
+        },
+        LuaFunction("frame", returns: "integer?", doc: "The frame count when the state was made (nil for a bare core state).") { L, context in
+            LuaCall.run(L, "state:frame") { call in
+                guard let state = Script.from(context).host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                guard let container = try? StateContainer.decode(state.bytes), !container.isBare else { call.pushNil(); return 1 }
+                call.push(container.frame)
+                return 1
+            }
+        },
+    ]
+
+    /// Metatables for the host's userdata, created before any script code runs.
+    static func installMetatables(_ L: OpaquePointer, context: UnsafeMutableRawPointer) {
+        for (name, methods) in [(ScriptHost.stateMetatable, stateMethods), (imageMetatable, imageMethods)] {
+            luaL_newmetatable(L, name)
+            lua_createtable(L, 0, Int32(methods.count))
+            for method in methods {
+                lh_push_binding(L, method.body, context)
+                lua_setfield(L, -2, method.name)
+            }
+            lua_setfield(L, -2, "__index")
+            lh_pop(L, 1)
+        }
+    }
+}

@@ -1,0 +1,193 @@
+import CLua
+import CLuaShim
+import Foundation
+import LuaRuntime
+import Media
+
+/// One user script: its own Lua state, its main chunk as a coroutine, its callbacks and watches.
+final class Script {
+    let path: String
+    /// The file name, used in messages.
+    let name: String
+    let lua: LuaState
+    unowned let host: ScriptHost
+    /// The main chunk's coroutine while it is alive (anchored in the registry).
+    private(set) var thread: OpaquePointer?
+    private var threadReference: Int32 = LUA_NOREF
+    /// The thread running this script's Lua right now, so nested event dispatch uses it.
+    var activeThread: OpaquePointer?
+    private(set) var callbacks: [(id: Int, event: ScriptEvent, reference: Int32)] = []
+    var watches: [MemoryWatch] = []
+    private var nextID = 1
+    private(set) var failed = false
+    /// Images loaded by path for `gui.image`, so drawing one every frame does not reread the file.
+    var imageCache: [String: Image] = [:]
+    /// Pixels of image objects from `gui.load_image`, by the id stored in the userdata.
+    var images: [Int: Image] = [:]
+    private(set) var modified: Date?
+
+    struct Image {
+        let rgba: [UInt8]
+        let width: Int
+        let height: Int
+    }
+
+    /// Reads and compiles the script; the main chunk has not run yet.
+    init(path: String, host: ScriptHost) throws(ScriptError) {
+        self.path = URL(fileURLWithPath: path).standardizedFileURL.path
+        name = (path as NSString).lastPathComponent
+        self.host = host
+        modified = Script.modificationDate(path)
+        guard let source = try? String(contentsOfFile: path, encoding: .utf8) else {
+            throw ScriptError(script: name, message: "\(path): cannot read script")
+        }
+        lua = LuaState(memoryLimit: host.options.memoryLimit, instructionBudget: host.options.instructionBudget)
+        let context = Unmanaged.passUnretained(self).toOpaque()
+        for module in Bindings.modules { module.register(in: lua.L, context: context) }
+        Bindings.installMetatables(lua.L, context: context)
+        do {
+            try installEnvironment()
+            try lua.load(source, name: path)
+        } catch {
+            throw ScriptError(script: name, message: error.message)
+        }
+        // The main chunk becomes a coroutine so emu.frameadvance() can yield it.
+        let co = lua_newthread(lua.L)!
+        threadReference = luaL_ref(lua.L, lh_registryindex())
+        lua_xmove(lua.L, co, 1)
+        thread = co
+    }
+
+    /// Remembers a file version that failed to load, so it is not retried until saved again.
+    func markSeen(_ date: Date) { modified = date }
+
+    /// The script a binding was registered for.
+    @inline(__always)
+    static func from(_ context: UnsafeMutableRawPointer?) -> Script {
+        Unmanaged<Script>.fromOpaque(context!).takeUnretainedValue()
+    }
+
+    static func modificationDate(_ path: String) -> Date? {
+        (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
+    }
+
+    /// Security profile and module path, set before any script code runs.
+    private func installEnvironment() throws(LuaError) {
+        try lua.load(Script.prelude, name: "retrolua/prelude")
+        lua_pushboolean(lua.L, host.options.trust ? 1 : 0)
+        lua_pushboolean(lua.L, host.options.sandbox ? 1 : 0)
+        let folder = (path as NSString).deletingLastPathComponent
+        var searchPath = folder + "/?.lua;" + folder + "/?/init.lua"
+        if let luaFolder = host.options.luaFolder {
+            searchPath += ";" + luaFolder + "/?.lua;" + luaFolder + "/?/init.lua"
+        }
+        lua_pushstring(lua.L, searchPath)
+        lh_push_binding(lua.L, Script.allowPath, Unmanaged.passUnretained(self).toOpaque())
+        try lua.call(nargs: 4, nresults: 0)
+        try lua.load(Bindings.consolePrelude, name: "retrolua/console")
+        try lua.call(nargs: 0, nresults: 0)
+    }
+
+    /// Folders a sandboxed script may touch: its own folder and the data folder.
+    var sandboxRoots: [String] {
+        [(path as NSString).deletingLastPathComponent, host.options.dataFolder].map {
+            URL(fileURLWithPath: $0).resolvingSymlinksInPath().path
+        }
+    }
+
+    // MARK: Running
+
+    /// Resumes the main chunk; returns false once it has finished (or failed).
+    func resume() {
+        guard let thread, !failed else { return }
+        activeThread = thread
+        defer { activeThread = nil }
+        do {
+            if try !lua.resume(thread) { finishMainChunk() }
+        } catch {
+            fail(error.message)
+        }
+    }
+
+    var isWaitingForFrame: Bool { thread != nil && !failed }
+
+    /// True while the script still has something to do (a waiting main chunk or any callback).
+    var isActive: Bool { !failed && (thread != nil || !callbacks.isEmpty || !watches.isEmpty) }
+
+    private func finishMainChunk() {
+        luaL_unref(lua.L, lh_registryindex(), threadReference)
+        threadReference = LUA_NOREF
+        thread = nil
+    }
+
+    func addCallback(_ event: ScriptEvent, functionAt index: Int32, in L: OpaquePointer) -> Int {
+        lua_pushvalue(L, index)
+        let reference = luaL_ref(L, lh_registryindex())
+        let id = takeID()
+        callbacks.append((id, event, reference))
+        return id
+    }
+
+    func takeID() -> Int {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    /// Removes a callback or watch by id; false when there is none.
+    func remove(id: Int) -> Bool {
+        if let index = callbacks.firstIndex(where: { $0.id == id }) {
+            luaL_unref(lua.L, lh_registryindex(), callbacks[index].reference)
+            callbacks.remove(at: index)
+            return true
+        }
+        if let index = watches.firstIndex(where: { $0.id == id }) {
+            luaL_unref(lua.L, lh_registryindex(), watches[index].reference)
+            watches.remove(at: index)
+            return true
+        }
+        return false
+    }
+
+    func hasCallbacks(for event: ScriptEvent) -> Bool { callbacks.contains { $0.event == event } }
+
+    /// Calls every callback for `event` in registration order, with arguments pushed by `pushArguments`.
+    func dispatch(_ event: ScriptEvent, pushArguments: ((OpaquePointer) -> Int32)? = nil) {
+        for callback in callbacks where callback.event == event {
+            guard !failed else { return }
+            call(reference: callback.reference, pushArguments: pushArguments)
+        }
+    }
+
+    /// Calls the function stored at `reference`; a Lua error fails the script.
+    func call(reference: Int32, pushArguments: ((OpaquePointer) -> Int32)?) {
+        let L = activeThread ?? lua.L
+        lua_rawgeti(L, lh_registryindex(), lua_Integer(reference))
+        let count = pushArguments?(L) ?? 0
+        do {
+            try lua.call(nargs: count, nresults: 0, on: L)
+        } catch {
+            fail(error.message)
+        }
+    }
+
+    /// Marks the script failed; the host reports it and unloads it at the next safe point.
+    func fail(_ message: String) {
+        guard !failed else { return }
+        failed = true
+        host.report(failure: ScriptError(script: name, message: message))
+    }
+
+    /// Removes everything this script registered (used by hot reload and unloading).
+    func detach() {
+        callbacks.removeAll()
+        watches.removeAll()
+        failed = true
+    }
+}
+
+/// A script that could not be loaded or that failed while running.
+public struct ScriptError: Error, CustomStringConvertible, Sendable {
+    public let script: String
+    public let message: String
+    public var description: String { "script \(script) failed: \(message)" }
+}

@@ -1,0 +1,33 @@
+/// The events a script can subscribe to with `event.on`, in the order they happen in a frame.
+public enum ScriptEvent: String, CaseIterable, Sendable {
+    /// Before the core runs the frame.
+    case frameStart = "frame_start"
+    /// Inside the core's input poll: set the joypad here for this very frame.
+    case input
+    /// After the core ran the frame (after memory watches fired).
+    case frameEnd = "frame_end"
+    /// After coroutine scripts resumed: draw overlays here.
+    case draw
+    case stateSaved = "state_saved"
+    case stateLoaded = "state_loaded"
+    case reset
+    /// When the run ends, for whatever reason.
+    case exit
+}
+
+/// Where the host is in the frame; some calls are legal only in some phases.
+public enum FramePhase: Sendable, Equatable {
+    /// Between frames: loading scripts, coroutines, frame_end, draw.
+    case between
+    case frameStart
+    /// Inside `retro_run`, during the core's input poll.
+    case inputPoll
+
+    var name: String {
+        switch self {
+        case .between: return "between frames"
+        case .frameStart: return "frame_start"
+        case .inputPoll: return "the core's input poll (the input event)"
+        }
+    }
+}

@@ -1,0 +1,246 @@
+import CLua
+import Foundation
+import Libretro
+import LuaRuntime
+import Media
+
+/// How scripts run: security profile, limits, reloading.
+public struct ScriptOptions: Sendable {
+    /// Allow process spawning, native modules and bytecode.
+    public var trust = false
+    /// Confine file access to the script's folder and `dataFolder`.
+    public var sandbox = false
+    /// A failing script ends the run (exit status 1) instead of being unloaded.
+    public var strict = false
+    /// Reload a script when its file changes.
+    public var watch = false
+    /// Per-script memory cap in bytes.
+    public var memoryLimit = 256 << 20
+    /// VM instructions a script may run before returning to the emulator (about a second of Lua).
+    public var instructionBudget = 200_000_000
+    /// Where sandboxed scripts may also read and write.
+    public var dataFolder: String
+    /// The project's `lua/` folder, for `require("retrolua.…")`.
+    public var luaFolder: String?
+
+    public init(dataFolder: String, luaFolder: String? = HostPaths.luaFolder()) {
+        self.dataFolder = dataFolder
+        self.luaFolder = luaFolder
+    }
+}
+
+/// Runs scripts around the core, one frame at a time, in a fixed order:
+/// frame_start → core (input poll → `input` callbacks → joypad overrides) → memory watches →
+/// frame_end → coroutines resume → draw. Scripts run in the order they were loaded.
+public final class ScriptHost {
+    public let session: Session
+    public let options: ScriptOptions
+    var scripts: [Script] = []
+    public private(set) var phase: FramePhase = .between
+    /// Every script failure so far, in order.
+    public private(set) var failures: [ScriptError] = []
+    /// Called once per failure (the CLI prints it).
+    public var onFailure: (ScriptError) -> Void = { error in
+        FileHandle.standardError.write(Data("retrolua: \(error)\n".utf8))
+    }
+    /// Set by `emu.exit(code)` (or a failure under --strict): the run ends after this frame.
+    public internal(set) var exitCode: Int32?
+
+    /// The player's input before scripts change it (from host devices, once a frontend maps them).
+    public var playerInput = InputState()
+    /// Per port, RetroPad button id → forced state, for the next frame (`joypad.set`).
+    var buttonOverrides = [[Int: Bool]](repeating: [:], count: InputState.maxPorts)
+    /// Per port, axis index → forced value.
+    var analogOverrides = [[Int: Int16]](repeating: [:], count: InputState.maxPorts)
+    /// The input the core saw at its last poll.
+    public private(set) var seenInput = InputState()
+    private var inputEventFired = false
+    /// Host keyboard, mouse and gamepads as scripts see them.
+    public var devices = HostDevices()
+
+    /// Overlays: `emu` at the core's resolution (in screenshots), `hud` at window resolution (not).
+    public let emuCanvas = Canvas(width: 1, height: 1)
+    public let hudCanvas = Canvas(width: 1, height: 1)
+    /// The window's size for the hud surface; headless, the core's frame size.
+    public var windowSize: (width: Int, height: Int)?
+
+    /// `savestate.data` values, saved with every state and replaced on load.
+    var scriptData: [String: [UInt8]] = [:]
+    public var paused = false
+    public var speed = 1.0
+    /// The memory domains scripts see.
+    lazy var memory = ScriptMemory(core: session.core)
+    /// Where `--log` copies script output and failures.
+    public var logFile: FileHandle?
+    /// Messages the frontend may show (OSD); headless they are printed.
+    public var onMessage: ((String) -> Void)?
+    private var lastReloadCheck = 0
+
+    public init(session: Session, options: ScriptOptions) {
+        self.session = session
+        self.options = options
+        session.core.onInputPoll = { [unowned self] in self.inputPolled() }
+        resizeCanvases()
+    }
+
+    /// Loads a script and runs its main chunk up to its first `emu.frameadvance()`.
+    public func load(scriptAt path: String) throws(ScriptError) {
+        let script = try Script(path: path, host: self)
+        scripts.append(script)
+        script.resume()
+        reap()
+    }
+
+    public var scriptCount: Int { scripts.count }
+
+    /// True while some script still waits for frames or has callbacks.
+    public var hasActiveScripts: Bool { scripts.contains { $0.isActive } }
+
+    /// Runs one frame with every script hook in its place.
+    public func runFrame() {
+        if options.watch { reloadChangedScripts() }
+        resizeCanvases()
+        emuCanvas.clear()
+        hudCanvas.clear()
+        phase = .frameStart
+        dispatch(.frameStart)
+        phase = .inputPoll
+        inputEventFired = false
+        session.runFrame()
+        phase = .between
+        for port in 0..<InputState.maxPorts {
+            buttonOverrides[port].removeAll(keepingCapacity: true)
+            analogOverrides[port].removeAll(keepingCapacity: true)
+        }
+        fireWatches()
+        dispatch(.frameEnd)
+        for script in scripts where script.isWaitingForFrame { script.resume() }
+        dispatch(.draw)
+        reap()
+    }
+
+    /// Fires `exit` for every script, then unloads them all.
+    public func shutdown() {
+        dispatch(.exit)
+        for script in scripts { script.detach() }
+        scripts.removeAll()
+    }
+
+    // MARK: Input
+
+    private func inputPolled() {
+        if !inputEventFired {
+            inputEventFired = true
+            session.core.input = effectiveInput()
+            dispatch(.input)
+        }
+        let input = effectiveInput()
+        session.core.input = input
+        seenInput = input
+    }
+
+    /// The player's input with this frame's script overrides on top.
+    func effectiveInput() -> InputState {
+        var input = playerInput
+        for port in 0..<InputState.maxPorts {
+            for (id, pressed) in buttonOverrides[port] {
+                if let button = RetroPadButton(rawValue: id) { input.set(button, pressed, port: port) }
+            }
+            for (axis, value) in analogOverrides[port] { input.analog[port][axis] = value }
+        }
+        return input
+    }
+
+    /// `joypad.set` inside the input event applies to this poll at once.
+    func overridesChanged() {
+        if phase == .inputPoll { session.core.input = effectiveInput() }
+    }
+
+    // MARK: Events and failures
+
+    func dispatch(_ event: ScriptEvent, pushArguments: ((OpaquePointer) -> Int32)? = nil) {
+        for script in scripts where !script.failed && script.hasCallbacks(for: event) {
+            script.dispatch(event, pushArguments: pushArguments)
+        }
+    }
+
+    /// Script output: to stdout or stderr, and to the log file.
+    func write(_ text: String, error: Bool) {
+        let data = Data(text.utf8)
+        (error ? FileHandle.standardError : FileHandle.standardOutput).write(data)
+        logFile?.write(data)
+    }
+
+    func report(failure: ScriptError) {
+        failures.append(failure)
+        onFailure(failure)
+        logFile?.write(Data("\(failure)\n".utf8))
+        if options.strict && exitCode == nil { exitCode = 1 }
+    }
+
+    /// Unloads failed scripts; called only where no script's Lua is on the stack.
+    private func reap() {
+        scripts.removeAll { $0.failed }
+    }
+
+    private func fireWatches() {
+        for script in scripts where !script.watches.isEmpty && !script.failed {
+            for index in script.watches.indices {
+                guard index < script.watches.count, !script.failed else { break }
+                if let change = script.watches[index].poll() {
+                    script.call(reference: script.watches[index].reference) { L in
+                        change.new.push(L)
+                        change.old.push(L)
+                        return 2
+                    }
+                }
+            }
+        }
+    }
+
+    // MARK: Surfaces
+
+    private func resizeCanvases() {
+        let core = session.core
+        let width = core.frameWidth > 0 ? core.frameWidth : core.avInfo?.baseWidth ?? 1
+        let height = core.frameHeight > 0 ? core.frameHeight : core.avInfo?.baseHeight ?? 1
+        if emuCanvas.width != width || emuCanvas.height != height { emuCanvas.resize(width: width, height: height) }
+        let window = windowSize ?? (width, height)
+        if hudCanvas.width != window.width || hudCanvas.height != window.height {
+            hudCanvas.resize(width: window.width, height: window.height)
+        }
+    }
+
+    /// The current frame with the emu overlay composited, as RGBA (screenshots, also headless).
+    public func frameWithOverlay() -> (rgba: [UInt8], width: Int, height: Int)? {
+        guard let frame = session.core.currentFrame() else { return nil }
+        var rgba = frame.rgba()
+        if emuCanvas.width == frame.width && emuCanvas.height == frame.height {
+            emuCanvas.composite(onto: &rgba, width: frame.width, height: frame.height)
+        }
+        return (rgba, frame.width, frame.height)
+    }
+
+    // MARK: Hot reload
+
+    private func reloadChangedScripts() {
+        guard session.frameCount - lastReloadCheck >= 15 else { return }
+        lastReloadCheck = session.frameCount
+        for (index, script) in scripts.enumerated() {
+            guard let date = Script.modificationDate(script.path), date != script.modified else { continue }
+            do {
+                let fresh = try Script(path: script.path, host: self)
+                script.detach()
+                scripts[index] = fresh
+                onMessage?("reloaded \(fresh.name)")
+                FileHandle.standardError.write(Data("retrolua: reloaded \(fresh.name)\n".utf8))
+                fresh.resume()
+            } catch {
+                // Keep the running version; try again after the next save.
+                script.markSeen(date)
+                report(failure: error)
+            }
+        }
+        reap()
+    }
+}
