@@ -13,6 +13,8 @@ public struct LuaFunction: Sendable {
     public let body: lh_binding
     /// Passed to `body` through `lh_binding_tag`, when one body serves several functions.
     public let tag: Int?
+    /// False for functions defined in Lua by the host's prelude: documented here, not registered.
+    public let native: Bool
 
     public init(_ name: String, _ parameters: String = "", returns: String = "", doc: String, tag: Int? = nil, _ body: lh_binding) {
         self.name = name
@@ -21,6 +23,18 @@ public struct LuaFunction: Sendable {
         self.doc = doc
         self.tag = tag
         self.body = body
+        native = true
+    }
+
+    /// Documents a function the host defines in Lua.
+    public init(lua name: String, _ parameters: String = "", returns: String = "", doc: String) {
+        self.name = name
+        self.parameters = parameters
+        self.returns = returns
+        self.doc = doc
+        tag = nil
+        body = { _, _ in 0 }
+        native = false
     }
 }
 
@@ -29,10 +43,13 @@ public struct LuaModule: Sendable {
     public let name: String
     public let doc: String
     public let functions: [LuaFunction]
+    /// A userdata type whose functions are methods (`state:load()`), not a global table.
+    public let isClass: Bool
 
-    public init(_ name: String, doc: String, functions: [LuaFunction]) {
+    public init(_ name: String, doc: String, isClass: Bool = false, functions: [LuaFunction]) {
         self.name = name
         self.doc = doc
+        self.isClass = isClass
         self.functions = functions
     }
 
@@ -44,7 +61,7 @@ public struct LuaModule: Sendable {
             lh_pop(L, 1)
             lua_createtable(L, 0, Int32(functions.count))
         }
-        for function in functions {
+        for function in functions where function.native {
             if let tag = function.tag {
                 lh_push_tagged_binding(L, function.body, context, lua_Integer(tag))
             } else {

@@ -39,6 +39,8 @@ enum Fixtures {
         config.paths.saves = folder + "/saves"
         config.paths.system = folder + "/system"
         config.paths.config = folder + "/config"
+        config.paths.states = folder + "/states"
+        config.paths.data = folder + "/data"
         config.options = options
         return try Session(config, warn: warn)
     }

@@ -6,6 +6,12 @@ import LuaRuntime
 enum Bindings {
     static let modules: [LuaModule] = [emu, memory, joypad, input, savestate, gui, event, console]
 
+    /// Userdata types, documented with their methods (registered through `installMetatables`).
+    static let classes: [LuaModule] = [
+        LuaModule("state", doc: "An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.", isClass: true, functions: stateMethods),
+        LuaModule("image", doc: "A decoded PNG from `gui.load_image()`.", isClass: true, functions: imageMethods),
+    ]
+
     /// The API reference's introduction.
     static let preface = """
         Every script gets these global modules. Ports are numbered from 1, addresses are integers,
@@ -36,4 +42,23 @@ extension LuaCall {
         defer { script.activeThread = previous }
         return try body()
     }
+}
+
+/// The API reference and LuaLS stubs, generated from the doc strings registered with each binding.
+public enum APIReference {
+    public static var markdown: String {
+        LuaDocs.markdown(Bindings.modules + Bindings.classes, title: "Retrolua Lua API", preface: Bindings.preface)
+    }
+
+    public static var luaLSStubs: String {
+        LuaDocs.luaLSStubs(Bindings.modules + Bindings.classes) + """
+
+            --- Writes its arguments (through tostring, tab-separated) to stdout.
+            ---@param ... any
+            function print(...) end
+            """
+    }
+
+    /// The global names scripts get (for the luacheck configuration).
+    public static var globals: [String] { Bindings.modules.map(\.name) }
 }

@@ -19,6 +19,9 @@ extension Bindings {
                 return 0
             }
         },
+        LuaFunction(lua: "log", "...: any", doc: "Same as `print`: the arguments through `tostring`, tab-separated, to stdout."),
+        LuaFunction(lua: "warn", "...: any", doc: "Writes `warning: …` to stderr, prefixed with the script's name."),
+        LuaFunction(lua: "error", "...: any", doc: "Writes `error: …` to stderr, prefixed with the script's name (it does not raise)."),
     ])
 
     /// Lua-side print and console helpers (they need `tostring`, which may run metamethods).

@@ -164,11 +164,14 @@ public final class ScriptHost {
         }
     }
 
-    /// Script output: to stdout or stderr, and to the log file.
+    /// Where script output goes (`print` → error false, `console.warn`/`error` → true).
+    public var output: (String, Bool) -> Void = { text, error in
+        (error ? FileHandle.standardError : FileHandle.standardOutput).write(Data(text.utf8))
+    }
+
     func write(_ text: String, error: Bool) {
-        let data = Data(text.utf8)
-        (error ? FileHandle.standardError : FileHandle.standardOutput).write(data)
-        logFile?.write(data)
+        output(text, error)
+        logFile?.write(Data(text.utf8))
     }
 
     func report(failure: ScriptError) {
