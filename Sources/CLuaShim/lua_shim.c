@@ -40,8 +40,12 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     limits->instructions_left -= HOOK_INTERVAL;
     if (limits->instructions_left <= 0) {
         limits->over_instruction_budget = 1;
-        luaL_error(L, "script ran %lld instructions without returning to the emulator (runaway loop?)",
-                   limits->instruction_budget);
+        /* Level 0 is the running Lua function (a hook is not a call level), so name its line. */
+        luaL_where(L, 0);
+        lua_pushfstring(L, "script ran %I instructions without returning to the emulator (runaway loop?)",
+                        (lua_Integer)limits->instruction_budget);
+        lua_concat(L, 2);
+        lua_error(L);
     }
 }
 
@@ -96,7 +100,7 @@ void lh_push_tagged_binding(lua_State *L, lh_binding fn, void *context, lua_Inte
 
 lua_Integer lh_binding_tag(lua_State *L) { return lua_tointegerx(L, lua_upvalueindex(3), NULL); }
 
-static int traceback_handler(lua_State *L) {
+static int traceback_message(lua_State *L) {
     const char *message = lua_tostring(L, 1);
     if (!message) {
         if (luaL_callmeta(L, 1, "__tostring") && lua_type(L, -1) == LUA_TSTRING) return 1;
@@ -104,6 +108,16 @@ static int traceback_handler(lua_State *L) {
     }
     luaL_traceback(L, L, message, 1);
     return 1;
+}
+
+static int traceback_handler(lua_State *L) {
+    /* The error may be the memory cap itself: lift it while the message is built. */
+    lh_limits *limits = limits_of(L);
+    size_t limit = limits->memory_limit;
+    limits->memory_limit = 0;
+    int results = traceback_message(L);
+    limits->memory_limit = limit;
+    return results;
 }
 
 int lh_pcall_traceback(lua_State *L, int nargs, int nresults) {
@@ -118,9 +132,14 @@ int lh_pcall_traceback(lua_State *L, int nargs, int nresults) {
 int lh_resume_traceback(lua_State *co, lua_State *from, int nargs, int *nresults) {
     int status = lua_resume(co, from, nargs, nresults);
     if (status != LUA_OK && status != LUA_YIELD) {
+        /* Outside any protected call here: lift the memory cap so building the message cannot fail. */
+        lh_limits *limits = limits_of(co);
+        size_t limit = limits->memory_limit;
+        limits->memory_limit = 0;
         const char *message = lua_tostring(co, -1);
         luaL_traceback(co, co, message ? message : "(error object is not a string)", 0);
         lua_remove(co, -2);
+        limits->memory_limit = limit;
     }
     return status;
 }
