@@ -47,7 +47,7 @@ final class Script {
         Bindings.installMetatables(lua.L, context: context)
         do {
             try installEnvironment()
-            try lua.load(source, name: path)
+            try lua.load(source, name: path)  // As the user gave it: messages read `examples/x.lua:12:`.
         } catch {
             throw ScriptError(script: name, message: error.message)
         }
