@@ -2,8 +2,9 @@ import CCrypto
 import CZlib
 import Foundation
 
-/// A content file (ROM) read into memory, with the hashes scripts and movies identify it by.
-public struct Content: Sendable {
+/// A content file (ROM) read into memory, with the hashes scripts and movies identify it by
+/// (computed once, on first use).
+public final class Content {
     public let path: String
     public let bytes: [UInt8]
 
@@ -30,8 +31,8 @@ public struct Content: Sendable {
         self.bytes = [UInt8](data)
     }
 
-    public var crc32: String { Hashing.crc32(bytes) }
-    public var sha1: String { Hashing.sha1(bytes) }
+    public private(set) lazy var crc32: String = Hashing.crc32(bytes)
+    public private(set) lazy var sha1: String = Hashing.sha1(bytes)
 }
 
 /// Checksums through Debian's zlib (CRC-32) and OpenSSL (SHA-1), not hand-written code.
@@ -40,7 +41,7 @@ public enum Hashing {
         let value = bytes.withUnsafeBytes { raw in
             CZlib.crc32(0, raw.bindMemory(to: Bytef.self).baseAddress, uInt(raw.count))
         }
-        return String(format: "%08x", UInt32(value))
+        return hex(withUnsafeBytes(of: UInt32(value).bigEndian) { Array($0) })
     }
 
     public static func sha1(_ bytes: some ContiguousBytes) -> String {
@@ -49,6 +50,17 @@ public enum Hashing {
         bytes.withUnsafeBytes { raw in
             _ = EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha1(), nil)
         }
-        return digest.prefix(Int(length)).map { String(format: "%02x", $0) }.joined()
+        return hex(digest.prefix(Int(length)))
+    }
+
+    static func hex(_ bytes: some Collection<UInt8>) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -72,6 +72,7 @@ public final class Core {
     public var onLog: ((LogLevel, String) -> Void)?
     public var onMessage: ((String) -> Void)?
     private var singleSamples: [Int16] = []
+    private var cachedSerializeSize: Int?
 
     /// Loads the core library, checks it speaks libretro v1, and initialises it.
     public init(path: String, directories: CoreDirectories) throws(RetroError) {
@@ -136,6 +137,7 @@ public final class Core {
     @inline(__always)
     public func run() {
         polledInput = false
+        cachedSerializeSize = nil
         if let callback = frameTimeCallback?.callback, let fps = avInfo?.fps, fps > 0 {
             // A fixed frame time, not the wall clock, keeps runs deterministic.
             callback(retro_usec_t(1_000_000 / fps))
@@ -144,11 +146,14 @@ public final class Core {
         if !singleSamples.isEmpty { flushSingleSamples() }
     }
 
-    public func reset() { symbols.reset() }
+    public func reset() {
+        cachedSerializeSize = nil
+        symbols.reset()
+    }
 
     /// The core's savestate, or an error when it cannot make one now.
     public func serialize() throws(RetroError) -> [UInt8] {
-        let size = symbols.serializeSize()
+        let size = serializeSize
         guard size > 0 else { throw .stateUnsupported(core: systemInfo.libraryName) }
         var bytes = [UInt8](repeating: 0, count: size)
         let ok = bytes.withUnsafeMutableBytes { symbols.serialize($0.baseAddress, size) }
@@ -173,20 +178,27 @@ public final class Core {
 
     public func unserialize(_ bytes: UnsafeRawBufferPointer, protecting: Bool = true) throws(RetroError) {
         guard !bytes.isEmpty else { throw .stateRejected(reason: "the state is empty") }
-        let expected = symbols.serializeSize()
+        let expected = serializeSize
         let variableSize = serializationQuirks & UInt64(RETRO_SERIALIZATION_QUIRK_CORE_VARIABLE_SIZE) != 0
         if bytes.count > expected || (!variableSize && bytes.count != expected) {
             throw .stateRejected(reason: "\(bytes.count) bytes, but \(systemInfo.libraryName) states for this game are \(expected) bytes (made by another core or game, or truncated?)")
         }
         let backup = protecting ? try? serialize() : nil
+        if variableSize { cachedSerializeSize = nil }
         guard symbols.unserialize(bytes.baseAddress, bytes.count) else {
             if let backup { _ = backup.withUnsafeBytes { symbols.unserialize($0.baseAddress, backup.count) } }
             throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes; corrupt?)")
         }
     }
 
-    /// The size `serialize` needs now.
-    public var serializeSize: Int { symbols.serializeSize() }
+    /// The size `serialize` needs now. Some cores serialize just to measure, so the answer is
+    /// cached until the next frame or reset (or load, for cores whose state size varies).
+    public var serializeSize: Int {
+        if let cachedSerializeSize { return cachedSerializeSize }
+        let size = symbols.serializeSize()
+        cachedSerializeSize = size
+        return size
+    }
 
     /// Serializes straight into caller-owned memory of at least `serializeSize` bytes.
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RetroError) {

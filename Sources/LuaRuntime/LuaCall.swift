@@ -1,5 +1,6 @@
 import CLua
 import CLuaShim
+import Foundation
 
 /// A programmer mistake in a call from Lua, worded the way Lua's own library words them.
 public struct LuaCallError: Error, CustomStringConvertible {
@@ -14,25 +15,27 @@ public struct LuaCallError: Error, CustomStringConvertible {
 /// frames are gone (the C trampoline raises), so a bad argument never longjmps over Swift.
 public struct LuaCall {
     public let L: OpaquePointer
-    /// `module.function`, for messages.
-    public let function: String
 
-    public init(_ L: OpaquePointer, _ function: String) {
+    /// Stands for `module.function` in messages until `run` fills in the name, so a call that
+    /// succeeds never builds its own name.
+    public var function: String { "\u{1}" }
+
+    public init(_ L: OpaquePointer) {
         self.L = L
-        self.function = function
     }
 
-    /// Runs a binding body: its return value is the number of results, thrown errors become Lua errors.
+    /// Runs a binding body: its return value is the number of results, thrown errors become Lua errors
+    /// naming `function` (evaluated only then).
     @inline(__always)
-    public static func run(_ L: OpaquePointer?, _ function: String, _ body: (LuaCall) throws -> Int32) -> Int32 {
-        let call = LuaCall(L!, function)
+    public static func run(_ L: OpaquePointer?, _ function: @autoclosure () -> String, _ body: (LuaCall) throws -> Int32) -> Int32 {
+        let call = LuaCall(L!)
         do {
             return try body(call)
         } catch let error as LuaCallError {
-            lua_pushstring(L, error.message)
+            lua_pushstring(L, error.message.replacingOccurrences(of: call.function, with: function()))
             return LH_RAISE
         } catch {
-            lua_pushstring(L, "\(function): \(error)")
+            lua_pushstring(L, "\(function()): \(error)")
             return LH_RAISE
         }
     }

@@ -72,3 +72,13 @@ public struct LuaModule: Sendable {
         lua_setglobal(L, name)
     }
 }
+
+/// A metatable name as a C string that lives forever: passing a Swift `String` to
+/// `luaL_testudata` would build a temporary C string on every call.
+public struct LuaTypeName: @unchecked Sendable {
+    public let cString: UnsafePointer<CChar>
+
+    public init(_ name: StaticString) {
+        cString = UnsafeRawPointer(name.utf8Start).assumingMemoryBound(to: CChar.self)
+    }
+}

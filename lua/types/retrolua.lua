@@ -468,7 +468,7 @@ function savestate.save(slot_or_path) end
 ---@return string?
 function savestate.load(slot_or_path) end
 
---- Captures the current state in memory and returns a state object: `state:load()`, `state:bytes()`, `state:size()`, `state:frame()`.
+--- Captures the current state in memory and returns a state object: `state:load()`, `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.
 ---@return state
 function savestate.create() end
 
@@ -610,6 +610,11 @@ local state = {}
 ---@return boolean?
 ---@return string?
 function state:load() end
+
+--- Captures the current state into this object again, reusing its memory (for bots that branch every frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with `savestate.create()`).
+---@return boolean?
+---@return string?
+function state:save() end
 
 --- The state as a string (the same bytes as a state file).
 ---@return string

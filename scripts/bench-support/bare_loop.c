@@ -1,6 +1,8 @@
 /* The baseline for scripts/bench: a bare libretro loop with trivial callbacks, so the benchmark
  * can print the host's frames/s as a ratio of what the core alone costs.
- * usage: bare_loop CORE.so ROM FRAMES  → prints "fps <value>" */
+ * usage: bare_loop CORE.so ROM FRAMES           → prints "fps <value>"
+ *        bare_loop CORE.so ROM FRAMES states N  → after FRAMES, N serialize+unserialize round trips:
+ *                                                  prints "us_per_roundtrip <value>" */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <libretro-common/libretro.h>
@@ -27,12 +29,13 @@ static int16_t state(unsigned port, unsigned device, unsigned index, unsigned id
 #define SYM(name) void *name##_ptr = dlsym(core, #name); if (!name##_ptr) { fprintf(stderr, "missing %s\n", #name); return 1; }
 
 int main(int argc, char **argv) {
-    if (argc != 4) { fprintf(stderr, "usage: bare_loop CORE ROM FRAMES\n"); return 2; }
+    if (argc != 4 && argc != 6) { fprintf(stderr, "usage: bare_loop CORE ROM FRAMES [states N]\n"); return 2; }
     void *core = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (!core) { fprintf(stderr, "%s\n", dlerror()); return 1; }
     SYM(retro_set_environment) SYM(retro_set_video_refresh) SYM(retro_set_audio_sample)
     SYM(retro_set_audio_sample_batch) SYM(retro_set_input_poll) SYM(retro_set_input_state)
     SYM(retro_init) SYM(retro_load_game) SYM(retro_run)
+    SYM(retro_serialize_size) SYM(retro_serialize) SYM(retro_unserialize)
     ((void (*)(retro_environment_t))retro_set_environment_ptr)(environment);
     ((void (*)(retro_video_refresh_t))retro_set_video_refresh_ptr)(video);
     ((void (*)(retro_audio_sample_t))retro_set_audio_sample_ptr)(sample);
@@ -56,6 +59,21 @@ int main(int argc, char **argv) {
     for (long i = 0; i < frames; i++) run();
     clock_gettime(CLOCK_MONOTONIC, &end);
     double seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
-    printf("fps %.1f\n", (double)frames / seconds);
+    if (argc == 4) {
+        printf("fps %.1f\n", (double)frames / seconds);
+        return 0;
+    }
+    long rounds = atol(argv[5]);
+    size_t state_size = ((size_t (*)(void))retro_serialize_size_ptr)();
+    void *state = malloc(state_size);
+    bool (*save)(void *, size_t) = (bool (*)(void *, size_t))retro_serialize_ptr;
+    bool (*load)(const void *, size_t) = (bool (*)(const void *, size_t))retro_unserialize_ptr;
+    clock_gettime(CLOCK_MONOTONIC, &start);
+    for (long i = 0; i < rounds; i++) {
+        if (!save(state, state_size) || !load(state, state_size)) { fprintf(stderr, "state round trip failed\n"); return 1; }
+    }
+    clock_gettime(CLOCK_MONOTONIC, &end);
+    seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
+    printf("us_per_roundtrip %.3f (state %zu bytes)\n", seconds * 1e6 / (double)rounds, state_size);
     return 0;
 }

@@ -5,7 +5,7 @@ import LuaRuntime
 import Media
 
 extension Bindings {
-    static let imageMetatable = "retrolua.image"
+    static let imageMetatable = LuaTypeName("retrolua.image")
 
     private static let namedColors: [String: UInt32] = [
         "white": 0xFFFF_FFFF, "black": 0xFF00_0000, "red": 0xFFFF_0000, "green": 0xFF00_FF00, "blue": 0xFF00_00FF,
@@ -75,7 +75,7 @@ extension Bindings {
 
     /// The image argument: a path (loaded once per script) or an image object.
     private static func image(_ call: LuaCall, _ index: Int32, script: Script) throws(LuaCallError) -> Script.Image {
-        if let memory = luaL_testudata(call.L, index, imageMetatable) {
+        if let memory = luaL_testudata(call.L, index, imageMetatable.cString) {
             guard let image = script.images[memory.load(as: Int.self)] else { throw call.error("the image was freed") }
             return image
         }
@@ -166,7 +166,7 @@ extension Bindings {
                 script.images[id] = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
                 let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
                 memory.storeBytes(of: id, as: Int.self)
-                luaL_setmetatable(L, imageMetatable)
+                luaL_setmetatable(L, imageMetatable.cString)
                 return 1
             }
         },
@@ -203,7 +203,7 @@ extension Bindings {
     static let imageMethods: [LuaFunction] = [
         LuaFunction("width", returns: "integer", doc: "Width in pixels.") { L, context in
             LuaCall.run(L, "image:width") { call in
-                guard let memory = luaL_testudata(L, 1, imageMetatable), let image = Script.from(context).images[memory.load(as: Int.self)] else {
+                guard let memory = luaL_testudata(L, 1, imageMetatable.cString), let image = Script.from(context).images[memory.load(as: Int.self)] else {
                     throw call.badArgument(1, "self", "image expected, got \(call.typeName(1))")
                 }
                 call.push(image.width)
@@ -212,7 +212,7 @@ extension Bindings {
         },
         LuaFunction("height", returns: "integer", doc: "Height in pixels.") { L, context in
             LuaCall.run(L, "image:height") { call in
-                guard let memory = luaL_testudata(L, 1, imageMetatable), let image = Script.from(context).images[memory.load(as: Int.self)] else {
+                guard let memory = luaL_testudata(L, 1, imageMetatable.cString), let image = Script.from(context).images[memory.load(as: Int.self)] else {
                     throw call.badArgument(1, "self", "image expected, got \(call.typeName(1))")
                 }
                 call.push(image.height)
@@ -220,7 +220,7 @@ extension Bindings {
             }
         },
         LuaFunction("__gc", doc: "Frees the pixels when the image object is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, imageMetatable) { Script.from(context).images[memory.load(as: Int.self)] = nil }
+            if let memory = luaL_testudata(L, 1, imageMetatable.cString) { Script.from(context).images[memory.load(as: Int.self)] = nil }
             return 0
         },
     ]

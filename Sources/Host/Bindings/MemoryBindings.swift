@@ -4,27 +4,47 @@ import Libretro
 import LuaRuntime
 
 /// One typed access: width in bytes, signedness, byte order (nil: the domain's), float.
+/// It travels as the binding's tag, so a call decodes it from an integer: no tables, no refcounts.
 private struct Access {
-    let suffix: String
     let width: Int
     let signed: Bool
     let bigEndian: Bool?
     let float: Bool
 
+    init(width: Int, signed: Bool, bigEndian: Bool?, float: Bool) {
+        self.width = width
+        self.signed = signed
+        self.bigEndian = bigEndian
+        self.float = float
+    }
+
+    @inline(__always)
+    init(tag: Int) {
+        width = tag & 15
+        signed = tag & 16 != 0
+        float = tag & 32 != 0
+        bigEndian = tag & 64 != 0 ? false : tag & 128 != 0 ? true : nil
+    }
+
+    var tag: Int {
+        width | (signed ? 16 : 0) | (float ? 32 : 0) | (bigEndian == false ? 64 : 0) | (bigEndian == true ? 128 : 0)
+    }
+
+    var suffix: String {
+        let order = bigEndian.map { $0 ? "_be" : "_le" } ?? ""
+        return (float ? "f" : signed ? "s" : "u") + String(width * 8) + (width == 1 ? "" : order)
+    }
+
     static let all: [Access] = {
-        var list: [Access] = [Access(suffix: "u8", width: 1, signed: false, bigEndian: false, float: false),
-                              Access(suffix: "s8", width: 1, signed: true, bigEndian: false, float: false)]
-        for (width, bits) in [(2, 16), (3, 24), (4, 32)] {
+        var list = [Access(width: 1, signed: false, bigEndian: false, float: false),
+                    Access(width: 1, signed: true, bigEndian: false, float: false)]
+        for width in [2, 3, 4] {
             for signed in [false, true] {
-                for (order, big) in [("", nil), ("_le", false), ("_be", true)] as [(String, Bool?)] {
-                    list.append(Access(suffix: "\(signed ? "s" : "u")\(bits)\(order)", width: width, signed: signed, bigEndian: big, float: false))
-                }
+                for big in [nil, false, true] as [Bool?] { list.append(Access(width: width, signed: signed, bigEndian: big, float: false)) }
             }
         }
-        for (width, bits) in [(4, 32), (8, 64)] {
-            for (order, big) in [("", nil), ("_le", false), ("_be", true)] as [(String, Bool?)] {
-                list.append(Access(suffix: "f\(bits)\(order)", width: width, signed: true, bigEndian: big, float: true))
-            }
+        for width in [4, 8] {
+            for big in [nil, false, true] as [Bool?] { list.append(Access(width: width, signed: true, bigEndian: big, float: true)) }
         }
         return list
     }()
@@ -67,11 +87,12 @@ private func store(_ value: UInt64, _ pointer: UnsafeMutableRawPointer, _ width:
 
 extension Bindings {
     private static let readBody: lh_binding = { L, context in
-        let access = Access.all[Int(lh_binding_tag(L))]
+        let access = Access(tag: Int(lh_binding_tag(L)))
         return LuaCall.run(L, "memory.read_" + access.suffix) { call in
             let address = try call.integer(1, "address")
-            let domain = try Script.from(context).host.memory.domain(call, argument: 2)
-            let pointer = try domain.pointer(call, address: address, width: access.width)
+            let memory = Script.from(context).host.memory
+            let domain = try memory.domain(call, argument: 2)
+            let pointer = try memory.pointer(call, domain, address: address, width: access.width)
             // Byte 0 first: a u8 read is the hot path of most bots.
             if access.width == 1 {
                 let byte = pointer.load(as: UInt8.self)
@@ -92,7 +113,7 @@ extension Bindings {
     }
 
     private static let writeBody: lh_binding = { L, context in
-        let access = Access.all[Int(lh_binding_tag(L))]
+        let access = Access(tag: Int(lh_binding_tag(L)))
         return LuaCall.run(L, "memory.write_" + access.suffix) { call in
             let address = try call.integer(1, "address")
             let raw: UInt64
@@ -106,9 +127,10 @@ extension Bindings {
                 }
                 raw = UInt64(bitPattern: Int64(value))
             }
-            let domain = try Script.from(context).host.memory.domain(call, argument: 3)
-            guard domain.writable else { throw call.error("domain '\(domain.name)' is read-only") }
-            let pointer = try domain.pointer(call, address: address, width: access.width)
+            let memory = Script.from(context).host.memory
+            let domain = try memory.domain(call, argument: 3)
+            guard domain.writable else { throw call.error("domain '\(memory.name(domain))' is read-only") }
+            let pointer = try memory.pointer(call, domain, address: address, width: access.width)
             store(raw, pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
             return 0
         }
@@ -116,14 +138,14 @@ extension Bindings {
 
     static let memory = LuaModule("memory", doc: """
         The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`, or the memory map's system RAM when the core has no `system_ram` region. Addresses outside a domain raise an error naming the address and domain.
-        """, functions: domainFunctions + Access.all.enumerated().map { index, access in
+        """, functions: domainFunctions + Access.all.map { access in
             LuaFunction("read_" + access.suffix, "address: integer, domain?: string", returns: access.typeName,
                         doc: "Reads a\(access.float ? "" : access.signed ? " signed" : "n unsigned") \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText).",
-                        tag: index, readBody)
-        } + Access.all.enumerated().map { index, access in
+                        tag: access.tag, readBody)
+        } + Access.all.map { access in
             LuaFunction("write_" + access.suffix, "address: integer, value: \(access.typeName), domain?: string",
                         doc: "Writes a \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText)\(access.float ? "" : "; the value may be given signed or unsigned").",
-                        tag: index, writeBody)
+                        tag: access.tag, writeBody)
         })
 
     private static let domainFunctions: [LuaFunction] = [
@@ -133,7 +155,7 @@ extension Bindings {
                 call.newTable(array: memory.domains.count)
                 for (index, domain) in memory.domains.enumerated() {
                     call.newTable(fields: 5)
-                    call.set("name", domain.name)
+                    call.set("name", memory.name(domain))
                     call.set("size", domain.size)
                     call.set("big_endian", domain.bigEndian)
                     call.set("writable", domain.writable)
@@ -148,9 +170,10 @@ extension Bindings {
                 let address = try call.integer(1, "address")
                 let length = try call.integer(2, "length")
                 guard length >= 0 else { throw call.badArgument(2, "length", "must be 0 or more") }
-                let domain = try Script.from(context).host.memory.domain(call, argument: 3)
+                let memory = Script.from(context).host.memory
+            let domain = try memory.domain(call, argument: 3)
                 if length == 0 { call.push(""); return 1 }
-                let pointer = try domain.pointer(call, address: address, width: length)
+                let pointer = try memory.pointer(call, domain, address: address, width: length)
                 call.push(bytes: UnsafeRawBufferPointer(start: pointer, count: length))
                 return 1
             }
@@ -159,21 +182,23 @@ extension Bindings {
             LuaCall.run(L, "memory.write_bytes") { call in
                 let address = try call.integer(1, "address")
                 let bytes = try call.bytes(2, "bytes")
-                let domain = try Script.from(context).host.memory.domain(call, argument: 3)
-                guard domain.writable else { throw call.error("domain '\(domain.name)' is read-only") }
+                let memory = Script.from(context).host.memory
+            let domain = try memory.domain(call, argument: 3)
+                guard domain.writable else { throw call.error("domain '\(memory.name(domain))' is read-only") }
                 if bytes.isEmpty { return 0 }
-                let pointer = try domain.pointer(call, address: address, width: bytes.count)
+                let pointer = try memory.pointer(call, domain, address: address, width: bytes.count)
                 pointer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
                 return 0
             }
         },
         LuaFunction("hash", "domain?: string, address?: integer, length?: integer", returns: "string", doc: "SHA-1 (hex) of a region: the whole domain by default.") { L, context in
             LuaCall.run(L, "memory.hash") { call in
-                let domain = try Script.from(context).host.memory.domain(call, argument: 1)
+                let memory = Script.from(context).host.memory
+            let domain = try memory.domain(call, argument: 1)
                 let address = try call.optionalInteger(2, "address") ?? 0
                 let length = try call.optionalInteger(3, "length") ?? (domain.size - address)
                 guard length > 0 else { throw call.badArgument(3, "length", "must be positive") }
-                let pointer = try domain.pointer(call, address: address, width: length)
+                let pointer = try memory.pointer(call, domain, address: address, width: length)
                 call.push(Hashing.sha1(UnsafeRawBufferPointer(start: pointer, count: length)))
                 return 1
             }

@@ -54,7 +54,7 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("create", returns: "state", doc: "Captures the current state in memory and returns a state object: `state:load()`, `state:bytes()`, `state:size()`, `state:frame()`.") { L, context in
+        LuaFunction("create", returns: "state", doc: "Captures the current state in memory and returns a state object: `state:load()`, `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.") { L, context in
             LuaCall.run(L, "savestate.create") { call in
                 let host = Script.from(context).host
                 try call.refuseDuringInputPoll(host)
@@ -106,6 +106,20 @@ extension Bindings {
                 return 1
             }
         },
+        LuaFunction("save", returns: "boolean?, string?", doc: "Captures the current state into this object again, reusing its memory (for bots that branch every frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with `savestate.create()`).") { L, context in
+            LuaCall.run(L, "state:save") { call in
+                let host = Script.from(context).host
+                try call.refuseDuringInputPoll(host)
+                guard luaL_testudata(L, 1, ScriptHost.stateMetatable.cString) != nil else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                do {
+                    guard try host.resave(L!, 1) else { return call.failure("the state's size changed; use savestate.create()") }
+                } catch {
+                    return call.failure("\(error)")
+                }
+                call.push(true)
+                return 1
+            }
+        },
         LuaFunction("bytes", returns: "string", doc: "The state as a string (the same bytes as a state file).") { L, context in
             LuaCall.run(L, "state:bytes") { call in
                 guard let state = Script.from(context).host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
@@ -133,7 +147,7 @@ extension Bindings {
     /// Metatables for the host's userdata, created before any script code runs.
     static func installMetatables(_ L: OpaquePointer, context: UnsafeMutableRawPointer) {
         for (name, methods) in [(ScriptHost.stateMetatable, stateMethods), (imageMetatable, imageMethods)] {
-            luaL_newmetatable(L, name)
+            luaL_newmetatable(L, name.cString)
             lua_createtable(L, 0, Int32(methods.count))
             for method in methods {
                 lh_push_binding(L, method.body, context)

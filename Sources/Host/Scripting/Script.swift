@@ -10,7 +10,8 @@ final class Script {
     /// The file name, used in messages.
     let name: String
     let lua: LuaState
-    unowned let host: ScriptHost
+    /// The host outlives its scripts; unowned(unsafe) keeps reference counting off the binding path.
+    unowned(unsafe) let host: ScriptHost
     /// The main chunk's coroutine while it is alive (anchored in the registry).
     private(set) var thread: OpaquePointer?
     private var threadReference: Int32 = LUA_NOREF

@@ -66,10 +66,13 @@ public final class ScriptHost {
 
     /// `savestate.data` values, saved with every state and replaced on load.
     var scriptData: [String: [UInt8]] = [:]
+    /// The start of every savestate this session makes (core name and content never change).
+    lazy var statePrefix = StateContainer.prefix(coreName: session.core.systemInfo.libraryName,
+                                                 contentSHA1: session.content?.sha1 ?? "")
     public var paused = false
     public var speed = 1.0
     /// The memory domains scripts see.
-    lazy var memory = ScriptMemory(core: session.core)
+    let memory: ScriptMemory
     /// Where `--log` copies script output and failures.
     public var logFile: FileHandle?
     /// Messages the frontend may show (OSD); headless they are printed.
@@ -79,6 +82,7 @@ public final class ScriptHost {
     public init(session: Session, options: ScriptOptions) {
         self.session = session
         self.options = options
+        memory = ScriptMemory(core: session.core)
         session.core.onInputPoll = { [unowned self] in self.inputPolled() }
         resizeCanvases()
     }

@@ -6,7 +6,7 @@ import LuaRuntime
 
 /// Savestates as scripts make them: containers with script data, in files, slots or Lua userdata.
 extension ScriptHost {
-    static let stateMetatable = "retrolua.state"
+    static let stateMetatable = LuaTypeName("retrolua.state")
     /// Bytes before the container inside a state userdata: a flag saying whether this process made it.
     static let stateUserdataHeader = 8
 
@@ -15,35 +15,54 @@ extension ScriptHost {
         session.paths.states + "/" + (session.content?.baseName ?? session.coreName) + "/slot\(slot).state"
     }
 
-    private func header(stateSize: Int) -> [UInt8] {
-        StateContainer.header(coreName: session.core.systemInfo.libraryName, contentSHA1: session.content?.sha1 ?? "",
-                              frame: session.frameCount, lag: session.lagCount, stateSize: stateSize)
+    /// The container's bytes up to the core state.
+    private var headerSize: Int { statePrefix.count + StateContainer.countersSize }
+
+    /// Writes header, core state and trailer into `container` (exactly `headerSize + size + tail.count` bytes).
+    private func fill(_ container: UnsafeMutableRawPointer, stateSize size: Int, tail: [UInt8]) throws(RetroError) {
+        try session.core.serialize(into: UnsafeMutableRawBufferPointer(start: container + headerSize, count: size))
+        statePrefix.withUnsafeBytes { container.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        StateContainer.writeCounters(frame: session.frameCount, lag: session.lagCount, stateSize: size, to: container + statePrefix.count)
+        tail.withUnsafeBytes { (container + headerSize + size).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
     }
 
     /// A complete container, for files.
     func encodeState() throws(RetroError) -> [UInt8] {
-        let core = try session.core.serialize()
-        return header(stateSize: core.count) + core + StateContainer.trailer(scriptData)
+        let size = session.core.serializeSize
+        guard size > 0 else { throw .stateUnsupported(core: session.core.systemInfo.libraryName) }
+        let tail = StateContainer.trailer(scriptData)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: headerSize + size + tail.count, alignment: 16)
+        defer { buffer.deallocate() }
+        try fill(buffer.baseAddress!, stateSize: size, tail: tail)
+        return Array(buffer)
     }
 
     /// Pushes a new state userdata, serializing the core straight into it (no intermediate copy).
     func pushNewState(_ L: OpaquePointer) throws(RetroError) {
         let size = session.core.serializeSize
         guard size > 0 else { throw .stateUnsupported(core: session.core.systemInfo.libraryName) }
-        let head = header(stateSize: size), tail = StateContainer.trailer(scriptData)
-        let total = ScriptHost.stateUserdataHeader + head.count + size + tail.count
-        let memory = lua_newuserdatauv(L, total, 0)!
+        let tail = StateContainer.trailer(scriptData)
+        let memory = lua_newuserdatauv(L, ScriptHost.stateUserdataHeader + headerSize + size + tail.count, 0)!
         memory.storeBytes(of: UInt64(1), as: UInt64.self)  // made here: loading it needs no safety copy
-        let container = memory + ScriptHost.stateUserdataHeader
-        head.withUnsafeBytes { container.copyMemory(from: $0.baseAddress!, byteCount: head.count) }
         do {
-            try session.core.serialize(into: UnsafeMutableRawBufferPointer(start: container + head.count, count: size))
+            try fill(memory + ScriptHost.stateUserdataHeader, stateSize: size, tail: tail)
         } catch {
             lh_pop(L, 1)
             throw error
         }
-        tail.withUnsafeBytes { (container + head.count + size).copyMemory(from: $0.baseAddress!, byteCount: tail.count) }
-        luaL_setmetatable(L, ScriptHost.stateMetatable)
+        luaL_setmetatable(L, ScriptHost.stateMetatable.cString)
+    }
+
+    /// Re-captures the current state into an existing state userdata (no allocation: bots that
+    /// branch every frame reuse one object). False when the core's state no longer fits.
+    func resave(_ L: OpaquePointer, _ index: Int32) throws(RetroError) -> Bool {
+        guard let memory = luaL_testudata(L, index, ScriptHost.stateMetatable.cString) else { return false }
+        let size = session.core.serializeSize
+        let tail = StateContainer.trailer(scriptData)
+        guard Int(lua_rawlen(L, index)) == ScriptHost.stateUserdataHeader + headerSize + size + tail.count else { return false }
+        try fill(memory + ScriptHost.stateUserdataHeader, stateSize: size, tail: tail)
+        memory.storeBytes(of: UInt64(1), as: UInt64.self)
+        return true
     }
 
     /// Pushes a state userdata holding a copy of `bytes` (validated first).
@@ -52,12 +71,12 @@ extension ScriptHost {
         let memory = lua_newuserdatauv(L, ScriptHost.stateUserdataHeader + bytes.count, 0)!
         memory.storeBytes(of: UInt64(0), as: UInt64.self)
         if !bytes.isEmpty { (memory + ScriptHost.stateUserdataHeader).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
-        luaL_setmetatable(L, ScriptHost.stateMetatable)
+        luaL_setmetatable(L, ScriptHost.stateMetatable.cString)
     }
 
     /// The container bytes of the state userdata at `index`, and whether this process made it.
     func stateBytes(_ L: OpaquePointer, _ index: Int32) -> (bytes: UnsafeRawBufferPointer, trusted: Bool)? {
-        guard let memory = luaL_testudata(L, index, ScriptHost.stateMetatable) else { return nil }
+        guard let memory = luaL_testudata(L, index, ScriptHost.stateMetatable.cString) else { return nil }
         let size = Int(lua_rawlen(L, index)) - ScriptHost.stateUserdataHeader
         return (UnsafeRawBufferPointer(start: memory + ScriptHost.stateUserdataHeader, count: size),
                 memory.load(as: UInt64.self) == 1)
@@ -69,12 +88,14 @@ extension ScriptHost {
         let container: StateContainer
         do { container = try StateContainer.decode(bytes) } catch { return "not a savestate: \(error.message)" }
         let core = session.core
-        if !container.isBare {
-            if container.coreName != core.systemInfo.libraryName {
-                return "the state was made by \(container.coreName), not \(core.systemInfo.libraryName)"
+        // States this process made carry this session's own prefix; others are checked.
+        if !container.isBare && !trusted {
+            let coreName = container.coreName(in: bytes), sha1 = container.contentSHA1(in: bytes)
+            if coreName != core.systemInfo.libraryName {
+                return "the state was made by \(coreName), not \(core.systemInfo.libraryName)"
             }
-            if let sha1 = session.content?.sha1, !container.contentSHA1.isEmpty, container.contentSHA1 != sha1 {
-                return "the state was made with other content (SHA-1 \(container.contentSHA1.prefix(12))…, this is \(sha1.prefix(12))…)"
+            if let ours = session.content?.sha1, !sha1.isEmpty, sha1 != ours {
+                return "the state was made with other content (SHA-1 \(sha1.prefix(12))…, this is \(ours.prefix(12))…)"
             }
         }
         do {

@@ -10,27 +10,37 @@ import Libretro
 struct StateContainer {
     static let magic: [UInt8] = Array("RLST".utf8)
 
-    var coreName: String
-    var contentSHA1: String
+    /// Where the core name, content SHA-1 and core state sit inside the container's bytes
+    /// (ranges, so decoding a state allocates nothing unless scripts stored data with it).
+    var coreNameRange: Range<Int>
+    var contentSHA1Range: Range<Int>
     var frame: Int
     var lag: Int
-    /// Where the core's state sits inside the container's bytes.
     var coreState: Range<Int>
     var scriptData: [String: [UInt8]]
 
-    /// Header bytes up to (and including) the core state's length field.
-    static func header(coreName: String, contentSHA1: String, frame: Int, lag: Int, stateSize: Int) -> [UInt8] {
+    /// Magic, version, core name and content SHA-1: the same for every state of a session.
+    static func prefix(coreName: String, contentSHA1: String) -> [UInt8] {
         var out = magic
         put(UInt16(1), &out)
         putString16(coreName, &out)
         putString16(contentSHA1, &out)
-        put(UInt64(frame), &out)
-        put(UInt64(lag), &out)
-        put(UInt32(stateSize), &out)
         return out
     }
 
+    /// Bytes between the prefix and the core state: frame, lag, state size.
+    static let countersSize = 20
+
+    static func writeCounters(frame: Int, lag: Int, stateSize: Int, to pointer: UnsafeMutableRawPointer) {
+        pointer.storeBytes(of: UInt64(frame).littleEndian, as: UInt64.self)
+        (pointer + 8).storeBytes(of: UInt64(lag).littleEndian, as: UInt64.self)
+        (pointer + 16).storeBytes(of: UInt32(stateSize).littleEndian, as: UInt32.self)
+    }
+
+    private static let emptyTrailer: [UInt8] = [0, 0, 0, 0]
+
     static func trailer(_ data: [String: [UInt8]]) -> [UInt8] {
+        if data.isEmpty { return emptyTrailer }
         var out: [UInt8] = []
         put(UInt32(data.count), &out)
         for (key, value) in data.sorted(by: { $0.key < $1.key }) {
@@ -43,12 +53,12 @@ struct StateContainer {
 
     /// Parses a container; throws a message naming what is wrong.
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) -> StateContainer {
-        guard bytes.count >= 4, Array(bytes[0..<4]) == magic else {
-            return StateContainer(coreName: "", contentSHA1: "", frame: -1, lag: -1, coreState: 0..<bytes.count, scriptData: [:])
+        guard bytes.count >= 4, bytes.loadUnaligned(as: UInt32.self) == magic.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self) }) else {
+            return StateContainer(coreNameRange: 0..<0, contentSHA1Range: 0..<0, frame: -1, lag: -1, coreState: 0..<bytes.count, scriptData: [:])
         }
         var reader = Reader(bytes: bytes, offset: 4)
         guard let version: UInt16 = reader.read(), version == 1 else { throw StateFormatError("unsupported state version") }
-        guard let core = reader.string16(), let sha1 = reader.string16(), let frame: UInt64 = reader.read(),
+        guard let core = reader.skipString16(), let sha1 = reader.skipString16(), let frame: UInt64 = reader.read(),
               let lag: UInt64 = reader.read(), let size: UInt32 = reader.read(), reader.remaining >= Int(size) else {
             throw StateFormatError("truncated state header")
         }
@@ -57,18 +67,21 @@ struct StateContainer {
         guard let count: UInt32 = reader.read() else { throw StateFormatError("truncated state (script data missing)") }
         var data: [String: [UInt8]] = [:]
         for _ in 0..<count {
-            guard let key = reader.string16(), let length: UInt32 = reader.read(), reader.remaining >= Int(length) else {
+            guard let key = reader.skipString16(), let length: UInt32 = reader.read(), reader.remaining >= Int(length) else {
                 throw StateFormatError("truncated script data")
             }
-            data[key] = Array(bytes[reader.offset..<reader.offset + Int(length)])
+            data[String(decoding: bytes[key], as: UTF8.self)] = Array(bytes[reader.offset..<reader.offset + Int(length)])
             reader.offset += Int(length)
         }
         guard reader.remaining == 0 else { throw StateFormatError("\(reader.remaining) unexpected bytes after the state") }
-        return StateContainer(coreName: core, contentSHA1: sha1, frame: Int(frame), lag: Int(lag),
+        return StateContainer(coreNameRange: core, contentSHA1Range: sha1, frame: Int(frame), lag: Int(lag),
                               coreState: start..<start + Int(size), scriptData: data)
     }
 
     var isBare: Bool { frame < 0 }
+
+    func coreName(in bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes[coreNameRange], as: UTF8.self) }
+    func contentSHA1(in bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes[contentSHA1Range], as: UTF8.self) }
 
     private static func put<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }
@@ -91,10 +104,11 @@ struct StateContainer {
             return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
 
-        mutating func string16() -> String? {
+        /// The range of a u16-length-prefixed string, moving past it.
+        mutating func skipString16() -> Range<Int>? {
             guard let length: UInt16 = read(), remaining >= Int(length) else { return nil }
             defer { offset += Int(length) }
-            return String(decoding: bytes[offset..<offset + Int(length)], as: UTF8.self)
+            return offset..<offset + Int(length)
         }
     }
 }
