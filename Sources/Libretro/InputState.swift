@@ -4,21 +4,30 @@ import CLibretro
 public enum RetroPadButton: Int, CaseIterable, Sendable {
     case b = 0, y, select, start, up, down, left, right, a, x, l, r, l2, r2, l3, r3
 
-    public var name: String { String(describing: self) }
+    /// The Lua name (`"a"`, `"select"`, `"l2"`), from a table: reflection is too slow for every frame.
+    public var name: String { RetroPadButton.names[rawValue] }
 
-    public static func named(_ name: String) -> RetroPadButton? {
-        allCases.first { $0.name == name }
-    }
+    public static func named(_ name: String) -> RetroPadButton? { byName[name] }
+
+    private static let names = ["b", "y", "select", "start", "up", "down", "left", "right",
+                                "a", "x", "l", "r", "l2", "r2", "l3", "r3"]
+    private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { (names[$0.rawValue], $0) })
 }
 
 /// What the frontend tells the core its controllers are doing this frame.
 public struct InputState: Sendable {
     public static let maxPorts = 8
 
-    /// One RetroPad button bitmask per port (bit n = button with id n).
-    public var buttons = [UInt16](repeating: 0, count: maxPorts)
-    /// Analog axes per port: left x, left y, right x, right y.
-    public var analog = [[Int16]](repeating: [0, 0, 0, 0], count: maxPorts)
+    /// One RetroPad button bitmask per port (bit n = button with id n). Inline storage: copying an
+    /// input state, which the frame loop does at every poll, allocates nothing.
+    public var buttons = InlineArray<8, UInt16>(repeating: 0)
+    /// Analog axes, four per port: left x, left y, right x, right y.
+    private var axes = InlineArray<32, Int16>(repeating: 0)
+
+    /// Axis 0…3 (left x, left y, right x, right y) of `port`.
+    public func analog(port: Int, axis: Int) -> Int16 { axes[port * 4 + axis] }
+
+    public mutating func setAnalog(port: Int, axis: Int, _ value: Int16) { axes[port * 4 + axis] = value }
 
     public init() {}
 
@@ -45,7 +54,7 @@ public struct InputState: Sendable {
                 return id < 16 && buttons[port] & (UInt16(1) << UInt16(id)) != 0 ? Int16.max : 0
             }
             let axis = Int(index) * 2 + Int(id)
-            return axis < 4 ? analog[port][axis] : 0
+            return axis < 4 ? axes[port * 4 + axis] : 0
         default:
             return 0
         }

@@ -30,7 +30,7 @@ extension Bindings {
                 let port = try port(call, 1)
                 try call.table(2, "buttons")
                 let host = Script.from(context).host
-                var changes: [(Int, Bool)] = []
+                var changes = host.overrides
                 lua_pushnil(L)
                 while lua_next(L, 2) != 0 {
                     defer { lua_settop(L, 3) }
@@ -43,9 +43,9 @@ extension Bindings {
                     guard lua_type(L, -1) == LUA_TBOOLEAN else {
                         throw call.badArgument(2, "buttons", "'\(name)' must be a boolean, got \(call.typeName(-1))")
                     }
-                    changes.append((button.rawValue, lua_toboolean(L, -1) != 0))
+                    changes.set(button, lua_toboolean(L, -1) != 0, port: port)
                 }
-                for (id, pressed) in changes { host.buttonOverrides[port][id] = pressed }
+                host.overrides = changes  // All or nothing: a bad entry changes no button.
                 host.overridesChanged()
                 return 0
             }
@@ -61,8 +61,8 @@ extension Bindings {
                 }
                 let host = Script.from(context).host
                 let base = stick == "left" ? 0 : 2
-                host.analogOverrides[port][base] = Int16(x)
-                host.analogOverrides[port][base + 1] = Int16(y)
+                host.overrides.setAxis(base, Int16(x), port: port)
+                host.overrides.setAxis(base + 1, Int16(y), port: port)
                 host.overridesChanged()
                 return 0
             }
@@ -70,9 +70,11 @@ extension Bindings {
         LuaFunction("get_analog", "port?: integer", returns: "table", doc: "The analog axes the core saw: `{left_x=, left_y=, right_x=, right_y=}`.") { L, context in
             LuaCall.run(L, "joypad.get_analog") { call in
                 let port = try port(call, 1)
-                let axes = Script.from(context).host.seenInput.analog[port]
+                let input = Script.from(context).host.seenInput
                 call.newTable(fields: 4)
-                for (index, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() { call.set(name, Int(axes[index])) }
+                for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
+                    call.set(name, Int(input.analog(port: port, axis: axis)))
+                }
                 return 1
             }
         },

@@ -48,10 +48,8 @@ public final class ScriptHost {
 
     /// The player's input before scripts change it (from host devices, once a frontend maps them).
     public var playerInput = InputState()
-    /// Per port, RetroPad button id → forced state, for the next frame (`joypad.set`).
-    var buttonOverrides = [[Int: Bool]](repeating: [:], count: InputState.maxPorts)
-    /// Per port, axis index → forced value.
-    var analogOverrides = [[Int: Int16]](repeating: [:], count: InputState.maxPorts)
+    /// Buttons and axes scripts force for the next frame (`joypad.set`).
+    var overrides = InputOverrides()
     /// The input the core saw at its last poll.
     public private(set) var seenInput = InputState()
     private var inputEventFired = false
@@ -112,10 +110,7 @@ public final class ScriptHost {
         inputEventFired = false
         session.runFrame()
         phase = .between
-        for port in 0..<InputState.maxPorts {
-            buttonOverrides[port].removeAll(keepingCapacity: true)
-            analogOverrides[port].removeAll(keepingCapacity: true)
-        }
+        overrides.clear()
         fireWatches()
         dispatch(.frameEnd)
         for script in scripts where script.isWaitingForFrame { script.resume() }
@@ -146,12 +141,7 @@ public final class ScriptHost {
     /// The player's input with this frame's script overrides on top.
     func effectiveInput() -> InputState {
         var input = playerInput
-        for port in 0..<InputState.maxPorts {
-            for (id, pressed) in buttonOverrides[port] {
-                if let button = RetroPadButton(rawValue: id) { input.set(button, pressed, port: port) }
-            }
-            for (axis, value) in analogOverrides[port] { input.analog[port][axis] = value }
-        }
+        overrides.apply(to: &input)
         return input
     }
 
