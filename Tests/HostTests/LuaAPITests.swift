@@ -253,6 +253,51 @@ final class LuaAPITests: XCTestCase {
         XCTAssertEqual(try errorOf("gui.image(0, 0, '/nonexistent.png')"), "gui.image: /nonexistent.png: cannot read content: not a readable PNG: No such file or directory")
     }
 
+    func testImagesFromPNGFilesBlendOntoTheFrame() throws {
+        let folder = Fixtures.temporaryFolder()
+        // 2x1: opaque green, then half-transparent red.
+        try PNGFile.write(rgba: [0, 255, 0, 255, 255, 0, 0, 128], width: 2, height: 1, to: folder + "/tiny.png")
+        let harness = try lua("""
+            for _ = 1, 5 do emu.frameadvance() end
+            local image = assert(gui.load_image(FOLDER .. "/tiny.png"))
+            assert(image:width() == 2 and image:height() == 1)
+            gui.image(10, 10, image)
+            gui.image(20, 20, FOLDER .. "/tiny.png")
+            local missing, message = gui.load_image(FOLDER .. "/none.png")
+            assert(missing == nil and message:find("none.png"), message)
+            assert(gui.screenshot(FOLDER .. "/shot.png"))
+            print("ok")
+            """.replacingOccurrences(of: "FOLDER", with: "\"\(folder)\""), frames: 5)
+        XCTAssertEqual(harness.lines, ["ok"])
+        harness.close()
+        let shot = try PNGRead.rgb(folder + "/shot.png")
+        XCTAssertEqual(shot.pixel(10, 10), 0x00FF00)
+        XCTAssertEqual(shot.pixel(20, 20), 0x00FF00)
+        // Half red over the blue background.
+        let blended = shot.pixel(11, 10)
+        XCTAssertEqual(blended >> 16, 0x8A, accuracy: 2)
+        XCTAssertEqual(blended & 0xFF, 0x7E, accuracy: 2)
+    }
+
+    func testMemoryMapDomainsOnACoreWithoutSystemRAM() throws {
+        // Debian's mGBA exposes Game Boy WRAM only through its memory map.
+        let harness = try ScriptHarness(rom: Fixtures.gbROM, core: "mgba")
+        try harness.load("""
+            for _ = 1, 10 do emu.frameadvance() end
+            local names = {}
+            for _, d in ipairs(memory.domains()) do names[#names + 1] = d.name .. (d.default and "*" or "") end
+            print(table.concat(names, " "))
+            print(memory.read_u8(0xC003), memory.read_u8(3, "bus_C000"), memory.read_u8(0xC004, "bus"))
+            print(pcall(memory.read_u8, 0xFEA0, "bus"))
+            """)
+        harness.run(10)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+        XCTAssertTrue(harness.lines[0].hasPrefix("bus_0 bus_4000 bus_8000 bus_C000 "), harness.lines[0])
+        XCTAssertTrue(harness.lines[0].hasSuffix(" bus*"), "the bus is the default domain: \(harness.lines[0])")
+        XCTAssertEqual(harness.lines[1], "80\t80\t72")
+        XCTAssertEqual(harness.lines[2], "false\tmemory.read_u8: address 0xFEA0 (1 byte) is not mapped in 'bus'")
+    }
+
     func testEventAndWatchErrors() throws {
         XCTAssertEqual(try errorOf("event.on('tick', print)"),
                        "event.on: bad argument #1 'name' (unknown event 'tick'; one of frame_start, input, frame_end, draw, state_saved, state_loaded, reset, exit)")

@@ -60,7 +60,7 @@ function emu.message(text) end
 ---@param code? integer
 function emu.exit(code) end
 
---- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`, or the memory map's system RAM when the core has no `system_ram` region. Addresses outside a domain raise an error naming the address and domain.
+--- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
 memory = {}
 
 --- The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`.

@@ -137,7 +137,7 @@ extension Bindings {
     }
 
     static let memory = LuaModule("memory", doc: """
-        The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`, or the memory map's system RAM when the core has no `system_ram` region. Addresses outside a domain raise an error naming the address and domain.
+        The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
         """, functions: domainFunctions + Access.all.map { access in
             LuaFunction("read_" + access.suffix, "address: integer, domain?: string", returns: access.typeName,
                         doc: "Reads a\(access.float ? "" : access.signed ? " signed" : "n unsigned") \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText).",

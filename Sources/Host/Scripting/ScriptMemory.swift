@@ -42,11 +42,12 @@ final class ScriptMemory {
             names.append("bus")
         }
         byName = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
-        // system_ram, else the memory map's system RAM (RETRO_MEMDESC_SYSTEM_RAM), else the first.
+        // system_ram, else the memory map's region flagged system RAM (RETRO_MEMDESC_SYSTEM_RAM), else
+        // the bus (game documentation gives bus addresses), else the first.
         let systemRAMMap = regions.firstIndex { region in
             region.busAddress != nil && busDescriptors.contains { $0.start == region.busAddress && $0.flags & 4 != 0 }
         }
-        defaultIndex = byName["system_ram"] ?? systemRAMMap ?? 0
+        defaultIndex = byName["system_ram"] ?? systemRAMMap ?? byName["bus"] ?? 0
     }
 
     func name(_ domain: Domain) -> String { names[domain.index] }
