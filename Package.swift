@@ -23,7 +23,7 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
         .target(name: "Libretro", dependencies: ["CLibretro", "CRetroShim", "CZlib", "CCrypto"]),
-        .target(name: "Media", dependencies: ["Libretro", "CPNG"]),
+        .target(name: "Media", dependencies: ["Libretro", "CPNG", "CSDL2", "CSampleRate"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         .target(name: "Host", dependencies: ["Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
         .executableTarget(name: "retrolua", dependencies: ["Host", "Libretro", "Media"]),

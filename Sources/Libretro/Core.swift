@@ -240,6 +240,12 @@ public final class Core {
         onVideo?(data, width, height, pitch)
     }
 
+    /// The core's last frame, in place (valid until its next frame): for presenting without a copy.
+    public var lastFrameBuffer: (data: UnsafeRawPointer, width: Int, height: Int, pitch: Int)? {
+        guard let lastFrameData, frameWidth > 0, frameHeight > 0 else { return nil }
+        return (lastFrameData, frameWidth, frameHeight, framePitch)
+    }
+
     /// A copy of the last frame the core presented. The core's buffer stays valid until its next
     /// frame (frontends rely on this to redraw while paused), so nothing is copied per frame.
     public func currentFrame() -> VideoFrame? {

@@ -8,17 +8,38 @@ enum RunCommand {
         usage: retrolua run [ROM] [options]
 
         Runs ROM on a libretro core. Without ROM, plays the built-in homebrew demo (build/roms/demo.nes)
-        on nestopia. Headless runs are unpaced and print a summary with a hash of the last frame.
+        on nestopia. With a display it opens a window (keys: arrows, z x a s q w, return, right shift;
+        p pause, n frame advance, tab fast-forward, f11 fullscreen, escape quit); without one, or with
+        --headless, it runs unpaced. Either way it ends with a summary and a hash of the last frame.
 
           --core NAME|PATH      core to use (default: chosen from the ROM's extension; see `retrolua cores`)
-          --frames N            frames to run (default 600; with scripts: until they finish or call emu.exit)
-          --headless            run without a window (the only mode until the SDL frontend lands)
+          --frames N            frames to run (default: until the window closes; headless 600; with
+                                scripts, until they finish or call emu.exit)
+          --headless            no window, no sound, no pacing
           --screenshot FILE     write the last frame, with the scripts' emu overlay, as PNG
           --option KEY=VALUE    set a core option (repeatable; overrides the option files)
           --save-dir DIR        battery saves folder (default ~/.local/share/retrolua/saves)
           --system-dir DIR      BIOS/system folder (default ~/.local/share/retrolua/system)
           --quiet               print nothing but errors and script output
           --verbose             show the core's own log messages
+
+        window, sound and dumps:
+          --scale N             initial window size as a multiple of the game's (default 3)
+          --integer-scale       scale by whole multiples only
+          --fullscreen          start fullscreen (f11 toggles)
+          --no-vsync            do not wait for the display's vertical blank
+          --smooth              bilinear filtering instead of sharp pixels
+          --square-pixels       show pixels square instead of at the core's display aspect ratio
+          --sync MODE           pacing: audio (default with sound), vsync (display ≈ core fps), clock
+          --no-audio            no sound (pacing falls back to the clock)
+          --audio-quality Q     resampler: sinc-fastest (default), sinc-medium, sinc-best, linear, zoh
+          --audio-latency MS    target audio queue (default 64)
+          --rate-delta D        dynamic rate control strength (default 0.005)
+          --wav FILE            also write the resampled audio as a WAV file
+          --video FILE          encode video and audio with ffmpeg (e.g. out.mkv)
+          --stats               per-frame times (core, scripts, audio, present), drops and underruns on
+                                screen and as a summary at exit (also emu.stats() in Lua)
+          --window-capture FILE at exit, write the window's game area as drawn (for checking the output)
 
         scripts (Lua 5.4; API reference: lua/API.md):
           --script FILE         run a script (repeatable; scripts run in this order every frame)
@@ -36,8 +57,10 @@ enum RunCommand {
         let args: Arguments
         do {
             args = try Arguments(raw, valued: ["core", "frames", "screenshot", "option", "save-dir", "system-dir", "script",
-                                               "data-dir", "script-memory", "script-budget", "log"],
-                                 flags: ["headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox"])
+                                               "data-dir", "script-memory", "script-budget", "log", "scale", "sync",
+                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture"],
+                                 flags: ["headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox",
+                                         "integer-scale", "fullscreen", "no-vsync", "smooth", "no-audio", "stats", "square-pixels"])
         } catch {
             fail("run: \(error)\n\n\(help)", code: Exit.usage)
         }
@@ -69,6 +92,8 @@ enum RunCommand {
         } catch {
             fail("run: \(error)", code: Exit.usage)
         }
+        let frontendOptions: FrontendOptions
+        do { frontendOptions = try parseFrontend(args, frameLimit: frameLimit) } catch { fail("run: \(error)", code: Exit.usage) }
         scriptOptions.strict = args.flag("strict")
         scriptOptions.watch = args.flag("watch")
         scriptOptions.trust = args.flag("trust")
@@ -93,7 +118,10 @@ enum RunCommand {
         var status: Int32 = 0
         let report: RunReport
         var overlayFrame: (rgba: [UInt8], width: Int, height: Int)?
-        if scripts.isEmpty {
+        let plainHeadless = scripts.isEmpty && !frontendOptions.window && frontendOptions.wavPath == nil
+            && frontendOptions.videoPath == nil && !frontendOptions.showStats
+        if plainHeadless {
+            // Nothing but the core: the leanest loop (the benchmark's baseline).
             report = session.runHeadless(frames: frameLimit ?? 600)
         } else {
             try? FileManager.default.createDirectory(atPath: scriptOptions.dataFolder, withIntermediateDirectories: true)
@@ -104,16 +132,27 @@ enum RunCommand {
                 _ = try? host.logFile?.seekToEnd()
                 if host.logFile == nil { fail("run: --log \(log): cannot open for writing") }
             }
+            StopSignals.install()
+            let frontend = Frontend(host: host, options: frontendOptions)
+            do { try frontend.open() } catch { fail(error.description) }
+            // Headless without scripts has no natural end: the default length.
+            if !frontend.isWindowed && frameLimit == nil && scripts.isEmpty { frontend.frameLimit = 600 }
             for script in scripts {
                 do { try host.load(scriptAt: script) } catch {
                     host.onFailure(error)
                     if scriptOptions.strict { status = Exit.failure }
                 }
             }
-            report = host.run(frameLimit: status == 0 ? frameLimit : 0)
+            if status != 0 { frontend.frameLimit = 0 }
+            report = frontend.run()
             overlayFrame = host.frameWithOverlay()
+            for problem in frontend.close() {
+                FileHandle.standardError.write(Data("retrolua: \(problem)\n".utf8))
+                status = Exit.failure
+            }
             host.shutdown()
             if let code = host.exitCode { status = code }
+            if frontendOptions.showStats && !args.flag("quiet") { print(host.stats.summary) }
         }
 
         if let path = args.value("screenshot") {
@@ -134,6 +173,49 @@ enum RunCommand {
         }
         if !args.flag("quiet") { printSummary(session: session, report: report) }
         exit(status)
+    }
+
+    static func parseFrontend(_ args: Arguments, frameLimit: Int?) throws -> FrontendOptions {
+        var options = FrontendOptions()
+        options.window = !args.flag("headless")
+        options.frameLimit = frameLimit
+        if let scale = try args.integer("scale") {
+            guard (1...16).contains(scale) else { throw Arguments.UsageError(description: "--scale expects 1…16, got \(scale)") }
+            options.video.scale = scale
+        }
+        options.video.integerScale = args.flag("integer-scale")
+        options.video.fullscreen = args.flag("fullscreen")
+        options.video.vsync = !args.flag("no-vsync")
+        options.video.smooth = args.flag("smooth")
+        options.squarePixels = args.flag("square-pixels")
+        options.audio = !args.flag("no-audio")
+        if let sync = args.value("sync") {
+            guard let mode = FrontendOptions.Sync(rawValue: sync) else {
+                throw Arguments.UsageError(description: "--sync expects audio, vsync or clock, got '\(sync)'")
+            }
+            options.sync = mode
+        }
+        if let quality = args.value("audio-quality") {
+            guard let value = ResamplerQuality(rawValue: quality) else {
+                throw Arguments.UsageError(description: "--audio-quality expects \(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", ")), got '\(quality)'")
+            }
+            options.audioQuality = value
+        }
+        if let latency = try args.integer("audio-latency") {
+            guard (8...1000).contains(latency) else { throw Arguments.UsageError(description: "--audio-latency expects 8…1000 ms") }
+            options.latency = Double(latency) / 1000
+        }
+        if let delta = args.value("rate-delta") {
+            guard let value = Double(delta), (0...0.1).contains(value) else {
+                throw Arguments.UsageError(description: "--rate-delta expects a number 0…0.1, got '\(delta)'")
+            }
+            options.rateControlDelta = value
+        }
+        options.wavPath = args.value("wav")
+        options.videoPath = args.value("video")
+        options.showStats = args.flag("stats")
+        options.windowCapturePath = args.value("window-capture")
+        return options
     }
 
     static func printSummary(session: Session, report: RunReport) {

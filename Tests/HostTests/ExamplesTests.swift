@@ -19,7 +19,7 @@ final class ExamplesTests: XCTestCase {
     func testFrameAdvanceScriptWithTheInputDisplay() throws {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
         let result = try Fixtures.cli(["run", "--script", example("scripts/frame_advance.lua"),
-                                       "--script", example("overlays/input_display.lua"), "--screenshot", shot, "--quiet"])
+                                       "--script", example("overlays/input_display.lua"), "--screenshot", shot, "--quiet", "--headless"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stderr, "")
         XCTAssertEqual(result.stdout.split(separator: "\n").last, "done at frame 75: x=160 y=142")

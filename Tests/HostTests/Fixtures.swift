@@ -61,6 +61,9 @@ enum Fixtures {
         environment["HOME"] = home
         environment["XDG_DATA_HOME"] = nil
         environment["XDG_CONFIG_HOME"] = nil
+        // Headless unless a test brings its own display.
+        environment["DISPLAY"] = nil
+        environment["WAYLAND_DISPLAY"] = nil
         environment.merge(extra) { _, new in new }
         process.environment = environment
         let out = Pipe(), err = Pipe()

@@ -150,6 +150,21 @@ extension Bindings {
                 return 0
             }
         },
+        LuaFunction("stats", returns: "table", doc: "Where frame time goes: `{frames=, dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.") { L, context in
+            LuaCall.run(L, "emu.stats") { call in
+                let stats = Script.from(context).host.stats
+                call.newTable(fields: 9)
+                call.set("frames", stats.frames)
+                call.set("dropped", stats.dropped)
+                call.set("duplicated", stats.duplicated)
+                call.set("underruns", stats.underruns)
+                for phase in FrameStats.Phase.allCases { call.set(phase.name + "_ms", stats.average(phase)) }
+                call.newTable(fields: 4)
+                for phase in FrameStats.Phase.allCases { call.set(phase.name + "_ms", stats.last[phase.rawValue] * 1000) }
+                lua_setfield(L, -2, "last")
+                return 1
+            }
+        },
         LuaFunction("exit", "code?: integer", doc: "Ends the run at the end of the current frame; the process exits with `code` (default 0). `exit` callbacks run first.") { L, context in
             LuaCall.run(L, "emu.exit") { call in
                 let code = try call.optionalInteger(1, "code") ?? 0

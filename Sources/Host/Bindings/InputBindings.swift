@@ -1,5 +1,6 @@
 import CLua
 import LuaRuntime
+import Media
 
 extension Bindings {
     static let input = LuaModule("input", doc: """

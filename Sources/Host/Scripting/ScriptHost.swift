@@ -98,8 +98,13 @@ public final class ScriptHost {
     /// True while some script still waits for frames or has callbacks.
     public var hasActiveScripts: Bool { scripts.contains { $0.isActive } }
 
+    /// Per-phase timings and frame counters (`--stats`, `emu.stats()`); the frontend adds its own phases.
+    public var stats = FrameStats()
+
     /// Runs one frame with every script hook in its place.
     public func runFrame() {
+        let start = now()
+        stats.beginFrame()
         if options.watch { reloadChangedScripts() }
         resizeCanvases()
         emuCanvas.clear()
@@ -108,7 +113,13 @@ public final class ScriptHost {
         dispatch(.frameStart)
         phase = .inputPoll
         inputEventFired = false
+        let dupesBefore = session.core.dupedFrames
+        let coreStart = now()
         session.runFrame()
+        let coreSeconds = seconds(since: coreStart) - inputEventSeconds
+        inputEventSeconds = 0
+        stats.duplicated += session.core.dupedFrames - dupesBefore
+        stats.endFrame()
         phase = .between
         overrides.clear()
         fireWatches()
@@ -116,7 +127,12 @@ public final class ScriptHost {
         for script in scripts where script.isWaitingForFrame { script.resume() }
         dispatch(.draw)
         reap()
+        stats.add(.core, seconds: coreSeconds)
+        stats.add(.scripts, seconds: seconds(since: start) - coreSeconds)
     }
+
+    /// Time spent in `input` callbacks during the core's frame (counted as scripts, not core).
+    private var inputEventSeconds = 0.0
 
     /// Fires `exit` for every script, then unloads them all.
     public func shutdown() {
@@ -131,7 +147,9 @@ public final class ScriptHost {
         if !inputEventFired {
             inputEventFired = true
             session.core.input = effectiveInput()
+            let start = now()
             dispatch(.input)
+            inputEventSeconds += seconds(since: start)
         }
         let input = effectiveInput()
         session.core.input = input

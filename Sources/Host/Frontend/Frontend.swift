@@ -1,0 +1,278 @@
+import CSDL2
+import Foundation
+import Libretro
+import Media
+
+/// How a windowed (or headless-with-dumps) run presents, sounds and paces.
+public struct FrontendOptions: Sendable {
+    public enum Sync: String, Sendable {
+        /// Wait for the audio queue to drain to its target (the default with a sound device).
+        case audio
+        /// Let vsync pace presentation (only when the display's refresh is within 1% of the core's fps).
+        case vsync
+        /// A clock at the core's fps × speed (the default without audio).
+        case clock
+    }
+
+    public var window = true
+    public var video = VideoOptions()
+    public var audio = true
+    public var audioQuality = ResamplerQuality.sincFastest
+    public var rateControlDelta = 0.005
+    public var latency = 0.064
+    public var sync = Sync.audio
+    public var wavPath: String?
+    public var videoPath: String?
+    public var showStats = false
+    /// Show the core's pixels square instead of at its display aspect ratio.
+    public var squarePixels = false
+    public var frameLimit: Int?
+    /// Writes the window's game area (as drawn, with the emu overlay) as PNG at the end: tests compare
+    /// it with the headless frame.
+    public var windowCapturePath: String?
+
+    public init() {}
+}
+
+/// The interactive frontend: SDL window and devices, audio through libsamplerate, pacing, dumps and
+/// stats, around a `ScriptHost` that runs the frames. Every device degrades: no display → headless,
+/// no sound card → silent, each with a message.
+public final class Frontend {
+    let host: ScriptHost
+    var options: FrontendOptions
+    private var video: SDLVideo?
+    private var input: SDLInput?
+    private var audio: AudioPipeline?
+    private var wav: WAVFileOutput?
+    private var dump: VideoDump?
+    private var pacer: Pacer
+    private var fastForward = false
+    private var advanceOneFrame = false
+    private var quitRequested = false
+    private var lastPresent: UInt64 = 0
+    public var onNotice: (String) -> Void = { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) }
+
+    public init(host: ScriptHost, options: FrontendOptions) {
+        self.host = host
+        self.options = options
+        pacer = Pacer(fps: host.session.core.avInfo?.fps ?? 60)
+    }
+
+    /// Opens what is available; never fails: a missing display or sound card becomes a message.
+    public func open() throws(RetroError) {
+        let core = host.session.core
+        let av = core.avInfo
+        if options.window {
+            if ProcessInfo.processInfo.environment["DISPLAY"] == nil && ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] == nil {
+                onNotice("no display (DISPLAY is not set): running headless")
+            } else {
+                do {
+                    video = try SDLVideo(title: "Retrolua — \(host.session.content?.fileName ?? host.session.coreName)",
+                                         options: options.video, baseWidth: av?.baseWidth ?? 256, baseHeight: av?.baseHeight ?? 224,
+                                         aspect: aspect)
+                    input = SDLInput()
+                } catch {
+                    onNotice("no display (\(error)): running headless")
+                }
+            }
+        }
+        let rate = av?.sampleRate ?? 48000
+        var outputs: [AudioOutput] = []
+        if options.audio && video != nil {
+            do { outputs.append(try SDLAudioOutput()) } catch { onNotice("no audio device (\(error)): running silent") }
+        }
+        if let path = options.wavPath ?? options.videoPath.map({ $0 + ".audio.wav" }) {
+            do { wav = try WAVFileOutput(path: path, sampleRate: outputs.first?.sampleRate ?? 48000) } catch {
+                throw .fileWrite(path: path, reason: "\(error)")
+            }
+            outputs.append(wav!)
+        }
+        if !outputs.isEmpty {
+            let output: AudioOutput = outputs.count == 1 ? outputs[0] : TeeAudioOutput(outputs[0], outputs[1])
+            let pipeline = AudioPipeline(inputRate: rate, output: output, quality: options.audioQuality,
+                                         delta: options.rateControlDelta, latency: options.latency)
+            audio = pipeline
+            core.onAudio = { samples, frames in pipeline.push(samples, frames: frames) }
+        }
+        if options.sync == .audio && (audio == nil || outputs.first is WAVFileOutput) { options.sync = .clock }
+        if let path = options.videoPath, VideoDump.ffmpeg() == nil {
+            throw .fileWrite(path: path, reason: "--video needs ffmpeg, which is not installed (apt-get install ffmpeg)")
+        }
+    }
+
+    public var isWindowed: Bool { video != nil }
+
+    /// The display aspect ratio to draw at; 0 means square pixels.
+    private var aspect: Double { options.squarePixels ? 0 : host.session.core.avInfo?.aspectRatio ?? 0 }
+
+    /// Frames to run; nil runs until the window closes, `emu.exit`, or (headless) scripts finish.
+    public var frameLimit: Int? {
+        get { options.frameLimit }
+        set { options.frameLimit = newValue }
+    }
+
+    /// Runs until the frame limit, `emu.exit`, or the window closes.
+    public func run() -> RunReport {
+        let session = host.session
+        let lagBefore = session.lagCount
+        let start = now()
+        var frames = 0
+        while host.exitCode == nil && !quitRequested && !StopSignals.isRequested {
+            if let limit = options.frameLimit, frames >= limit { break }
+            if options.frameLimit == nil && video == nil && !host.hasActiveScripts && host.scriptCount > 0 { break }
+            handleEvents()
+            if quitRequested { break }
+            if host.paused && !advanceOneFrame {
+                present(force: true)
+                pacer.idle()
+                continue
+            }
+            advanceOneFrame = false
+            host.runFrame()
+            frames += 1
+            mixAudio()
+            present(force: false)
+            pace()
+        }
+        let report = RunReport(frames: frames, seconds: seconds(since: start), lagFrames: session.lagCount - lagBefore,
+                               lastFrame: session.core.currentFrame())
+        return report
+    }
+
+    /// Writes the window capture, closes dumps; returns problems to report.
+    public func close() -> [String] {
+        var problems: [String] = []
+        if let path = options.windowCapturePath {
+            if let capture = video?.capture() {
+                do { try PNGFile.write(rgba: capture.rgba, width: capture.width, height: capture.height, to: path) } catch {
+                    problems.append("\(error)")
+                }
+            } else {
+                problems.append("\(path): no window to capture")
+            }
+        }
+        do { try wav?.close() } catch { problems.append("\(error)") }
+        if let failure = dump?.finish() { problems.append(failure) }
+        video = nil
+        input = nil
+        return problems
+    }
+
+    // MARK: Frame parts
+
+    private func handleEvents() {
+        guard let input else { return }
+        for event in input.poll() {
+            switch event {
+            case .quit: quitRequested = true
+            case .keyDown("escape", _): quitRequested = true
+            case .keyDown("f11", false): video?.setFullscreen(!(video?.isFullscreen ?? false))
+            case .keyDown("p", false): host.paused.toggle()
+            case .keyDown("n", _): advanceOneFrame = true
+            case .keyDown("tab", false): fastForward = true
+            case .keyUp("tab"): fastForward = false
+            case .gamepadAdded(let name): onNotice("gamepad connected: \(name)")
+            case .gamepadRemoved(let name): onNotice("gamepad disconnected: \(name)")
+            default: break
+            }
+        }
+        host.devices = input.devices
+        host.playerInput = DefaultInputMap.map(input.devices)
+        host.windowSize = video?.windowSize
+    }
+
+    /// The effective speed: fast-forward hotkey, else `emu.speed`.
+    private var speed: Double { fastForward ? 0 : host.speed }
+
+    private func mixAudio() {
+        guard let audio else { return }
+        let start = now()
+        // Fast-forward and slow motion drop the sound cleanly rather than pitch it; file dumps keep it.
+        audio.muted = speed != 1 && wav == nil
+        audio.endFrame()
+        host.stats.underruns = audio.stats.underruns
+        host.stats.add(.audio, seconds: seconds(since: start))
+    }
+
+    private func present(force: Bool) {
+        let core = host.session.core
+        if let path = options.videoPath, let frame = host.frameWithOverlay() {
+            // The first frame fixes the encode's size (later geometry changes are letterboxed into it).
+            if dump == nil, let fps = core.avInfo?.fps {
+                do { dump = try VideoDump(path: path, width: frame.width, height: frame.height, fps: fps) } catch {
+                    options.videoPath = nil
+                    onNotice("\(error)")
+                }
+            }
+            dump?.write(rgba: frame.rgba, width: frame.width, height: frame.height)
+        }
+        guard let video else { return }
+        // Unthrottled, show at most one frame per 1/120 s: the rest are dropped, not drawn.
+        if !force && speed != 1 && now() - lastPresent < 8_000_000 {
+            host.stats.dropped += 1
+            return
+        }
+        let start = now()
+        if options.showStats {
+            for (index, line) in host.stats.osdLines.enumerated() {
+                host.hudCanvas.text(x: 4, y: 4 + index * 9, line, color: 0xFFFF_FF00, background: 0xA000_0000)
+            }
+        }
+        let buffer = core.lastFrameBuffer
+        video.present(frame: buffer?.data, width: buffer?.width ?? 0, height: buffer?.height ?? 0, pitch: buffer?.pitch ?? 0,
+                      format: core.pixelFormat, aspect: aspect,
+                      emu: host.emuCanvas, hud: host.hudCanvas)
+        lastPresent = now()
+        host.stats.add(.present, seconds: seconds(since: start))
+    }
+
+    private func pace() {
+        guard video != nil else { return }  // Headless runs are never paced.
+        pacer.fps = host.session.core.avInfo?.fps ?? pacer.fps
+        switch options.sync {
+        case .audio where speed == 1:
+            // Wait until the audio queue is back at its target: the sound card's clock paces the game.
+            guard let audio else { return }
+            var waited = 0
+            while audio.framesAboveTarget() > 0 && waited < 200 {
+                usleep(500)
+                waited += 1
+            }
+            pacer.reset()
+        case .vsync where speed == 1:
+            pacer.reset()  // present() blocked on vsync already.
+        default:
+            pacer.wait(speed: speed)
+        }
+    }
+}
+
+/// A clock-based pacer for runs without audio pacing and for slow motion / fast-forward:
+/// deadlines advance by 1/(fps × speed), never a hard-coded 1/60.
+struct Pacer {
+    var fps: Double
+    private var deadline: UInt64 = 0
+
+    init(fps: Double) { self.fps = fps > 0 ? fps : 60 }
+
+    mutating func reset() { deadline = 0 }
+
+    /// Sleeps until this frame's deadline; speed 0 is unthrottled.
+    mutating func wait(speed: Double) {
+        guard speed > 0 else { deadline = 0; return }
+        let period = UInt64(1e9 / (fps * speed))
+        let current = now()
+        if deadline == 0 || current > deadline + 4 * period {
+            deadline = current + period  // Start, or too far behind: resynchronise instead of racing.
+            return
+        }
+        if deadline > current { usleep(UInt32((deadline - current) / 1000)) }
+        deadline += period
+    }
+
+    /// While paused: wake about once per frame to keep the window responsive.
+    mutating func idle() {
+        usleep(UInt32(1e6 / fps))
+        deadline = 0
+    }
+}

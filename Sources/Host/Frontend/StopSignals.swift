@@ -1,0 +1,23 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// SIGINT and SIGTERM end the run like closing the window: the frame loop stops at the next frame and
+/// save RAM, dumps and scripts' exit callbacks are written and run as usual.
+public enum StopSignals {
+    private static let requested = Atomic<Bool>(false)
+    nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+
+    public static func install() {
+        guard sources.isEmpty else { return }
+        for number in [SIGINT, SIGTERM] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler { requested.store(true, ordering: .relaxed) }
+            source.resume()
+            sources.append(source)
+        }
+    }
+
+    public static var isRequested: Bool { requested.load(ordering: .relaxed) }
+}

@@ -1,0 +1,298 @@
+import CSDL2
+import Libretro
+
+/// An SDL call failed; `message` is SDL_GetError's text, prefixed with what was being attempted, so the
+/// caller can say why it fell back to headless.
+public struct SDLDeviceError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
+
+    /// Captures SDL_GetError now, before another SDL call overwrites it.
+    init(_ what: String) {
+        let reason = String(cString: SDL_GetError())
+        message = reason.isEmpty ? what : "\(what): \(reason)"
+    }
+
+    init(noDisplay message: String) { self.message = message }
+}
+
+/// How the window presents frames; the user's settings, as opposed to the core's geometry.
+public struct VideoOptions: Sendable, Equatable {
+    /// The initial window is the core's base size (at its aspect ratio) times this.
+    public var scale = 3
+    /// Draw at the largest whole multiple of the base size that fits, so every source pixel becomes the
+    /// same number of screen pixels.
+    public var integerScale = false
+    public var vsync = true
+    public var fullscreen = false
+    /// Linear filtering when scaling; nearest (sharp pixels) otherwise.
+    public var smooth = false
+
+    public init(scale: Int = 3, integerScale: Bool = false, vsync: Bool = true, fullscreen: Bool = false,
+                smooth: Bool = false) {
+        self.scale = scale
+        self.integerScale = integerScale
+        self.vsync = vsync
+        self.fullscreen = fullscreen
+        self.smooth = smooth
+    }
+}
+
+/// A rectangle in renderer output pixels.
+public struct VideoRect: Sendable, Equatable, CustomStringConvertible {
+    public var x, y, width, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) {
+        self.x = x
+        self.y = y
+        self.width = width
+        self.height = height
+    }
+    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
+    var sdl: SDL_Rect { SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(width), h: Int32(height)) }
+}
+
+/// The SDL window: the core's frame, scaled and letterboxed, with the script overlays on top.
+///
+/// Frames go to the GPU in the core's own pixel format through a streaming texture (SDL converts in C
+/// where the renderer lacks the format), so presenting costs no per-pixel Swift work. Layers, bottom to
+/// top: the game; the `emu` canvas, drawn with the game's destination rectangle so it scales with the
+/// game and appears in screenshots; the `hud` canvas at window resolution, drawn 1:1.
+///
+/// Use from one thread (the emulation thread), like all of SDL's video API.
+public final class SDLVideo {
+    private let window: OpaquePointer
+    private let renderer: OpaquePointer
+    private let options: VideoOptions
+    /// SDL's name for the renderer in use ("opengl", "software", …), for diagnostics.
+    public let rendererName: String
+    /// Whether the renderer actually syncs presents to the display; when false the caller must pace.
+    public let vsyncActive: Bool
+
+    private var game = Layer()
+    private var gameFormat: UInt32 = 0
+    private var emu = Layer()
+    private var hud = Layer()
+    /// Whether the last present drew the emu layer (capture must redraw exactly what was shown).
+    private var emuShown = false
+    /// The core's display aspect ratio at the last present.
+    private var lastAspect = 0.0
+
+    /// One streaming texture and its size.
+    private struct Layer {
+        var texture: OpaquePointer?
+        var width = 0, height = 0
+    }
+
+    /// Opens the window at `baseWidth`×`baseHeight` (shown at `aspect`, 0 meaning square pixels) times
+    /// `options.scale`, reduced if it would not fit the desktop. Throws when SDL has no usable video
+    /// driver or cannot create a window or renderer.
+    public init(title: String, options: VideoOptions, baseWidth: Int = 256, baseHeight: Int = 224,
+                aspect: Double = 0) throws {
+        guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw SDLDeviceError("SDL video") }
+        // With no display SDL quietly falls back to a driver nobody can see; that is "no window" unless
+        // the user asked for it by name (SDL_VIDEODRIVER=offscreen works for tests without X).
+        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        if ["offscreen", "dummy", "evdev"].contains(driver), SDL_getenv("SDL_VIDEODRIVER") == nil {
+            SDL_QuitSubSystem(SDL_INIT_VIDEO)
+            throw SDLDeviceError(noDisplay: "no display (SDL found only its \(driver) video driver)")
+        }
+        self.options = options
+        let base = Self.baseSize(width: baseWidth, height: baseHeight, aspect: aspect)
+        var scale = max(1, options.scale)
+        var mode = SDL_DisplayMode()
+        if SDL_GetDesktopDisplayMode(0, &mode) == 0 {
+            while scale > 1 && (base.width * scale > Int(mode.w) || base.height * scale > Int(mode.h)) { scale -= 1 }
+        }
+        var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
+        if options.fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
+        let centered = Int32(0x2FFF_0000)  // SDL_WINDOWPOS_CENTERED, a function-like macro Swift cannot import
+        guard let window = SDL_CreateWindow(title, centered, centered, Int32(base.width * scale),
+                                            Int32(base.height * scale), flags) else {
+            let error = SDLDeviceError("SDL window")
+            SDL_QuitSubSystem(SDL_INIT_VIDEO)
+            throw error
+        }
+        let vsyncFlag = options.vsync ? SDL_RENDERER_PRESENTVSYNC.rawValue : 0
+        // A GPU renderer when there is one; the software renderer still works on any X server.
+        guard let renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | vsyncFlag)
+            ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue | vsyncFlag) else {
+            let error = SDLDeviceError("SDL renderer")
+            SDL_DestroyWindow(window)
+            SDL_QuitSubSystem(SDL_INIT_VIDEO)
+            throw error
+        }
+        self.window = window
+        self.renderer = renderer
+        var info = SDL_RendererInfo()
+        SDL_GetRendererInfo(renderer, &info)
+        rendererName = info.name.map { String(cString: $0) } ?? "unknown"
+        vsyncActive = info.flags & SDL_RENDERER_PRESENTVSYNC.rawValue != 0
+        SDL_SetRenderDrawColor(renderer, 0, 0, 0, 255)
+    }
+
+    deinit {
+        for texture in [game.texture, emu.texture, hud.texture] { if let texture { SDL_DestroyTexture(texture) } }
+        SDL_DestroyRenderer(renderer)
+        SDL_DestroyWindow(window)
+        SDL_QuitSubSystem(SDL_INIT_VIDEO)
+    }
+
+    // MARK: - Presenting
+
+    /// Shows one frame. `frame` has `height` rows of `width` pixels, `pitch` bytes apart, in `format`;
+    /// nil means the core duplicated the last frame, whose texture is redrawn unchanged. `aspect` is the
+    /// core's display aspect ratio (≤ 0: square pixels). `emu` (the frame's size) and `hud` (the window's
+    /// size) are RGBA canvases; empty ones cost nothing.
+    public func present(frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
+                        aspect: Double, emu emuCanvas: Canvas?, hud hudCanvas: Canvas?) {
+        if let frame, width > 0, height > 0 {
+            let sdlFormat = Self.sdlFormat(format)
+            if game.width != width || game.height != height || gameFormat != sdlFormat {
+                gameFormat = sdlFormat
+                replace(&game, width: width, height: height, format: sdlFormat, blend: SDL_BLENDMODE_NONE)
+            }
+            if let texture = game.texture {
+                var rect = SDL_Rect(x: 0, y: 0, w: Int32(width), h: Int32(height))
+                SDL_UpdateTexture(texture, &rect, frame, Int32(pitch))
+            }
+        }
+        lastAspect = aspect
+        emuShown = false
+        if let emuCanvas, !emuCanvas.isEmpty {
+            emuShown = upload(emuCanvas, into: &emu)
+        }
+        drawScene()
+        if let hudCanvas, !hudCanvas.isEmpty, upload(hudCanvas, into: &hud), let texture = hud.texture {
+            var rect = SDL_Rect(x: 0, y: 0, w: Int32(hud.width), h: Int32(hud.height))
+            SDL_RenderCopy(renderer, texture, nil, &rect)
+        }
+        SDL_RenderPresent(renderer)
+    }
+
+    /// The game area as the last `present` showed it: the game and the emu overlay, without the hud, as
+    /// RGBA, at the size of the destination rectangle (the frame's own size at scale 1).
+    ///
+    /// After SDL_RenderPresent the back buffer's contents are undefined, so this redraws the game and emu
+    /// layers from their textures into the back buffer and reads that, without presenting: the window
+    /// keeps showing the last presented picture (with its hud), and the next `present` clears and redraws
+    /// the whole back buffer anyway. Nil before the first frame or when the window has no area.
+    public func capture() -> (rgba: [UInt8], width: Int, height: Int)? {
+        guard let dest = drawScene() else { return nil }
+        var rect = dest.sdl
+        var rgba = [UInt8](repeating: 0, count: dest.width * dest.height * 4)
+        // ABGR8888 is a packed 32-bit format; on a little-endian host its bytes are R, G, B, A.
+        let status = rgba.withUnsafeMutableBytes {
+            SDL_RenderReadPixels(renderer, &rect, SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, Int32(dest.width * 4))
+        }
+        return status == 0 ? (rgba, dest.width, dest.height) : nil
+    }
+
+    /// Clears the back buffer and draws the game and (if shown last time) emu layers; returns where.
+    @discardableResult
+    private func drawScene() -> VideoRect? {
+        SDL_RenderClear(renderer)
+        guard let texture = game.texture else { return nil }
+        let size = windowSize
+        let dest = Self.destinationRect(frameWidth: game.width, frameHeight: game.height, aspect: lastAspect,
+                                        outputWidth: size.width, outputHeight: size.height,
+                                        integerScale: options.integerScale)
+        guard dest.width > 0, dest.height > 0 else { return nil }
+        var rect = dest.sdl
+        SDL_RenderCopy(renderer, texture, nil, &rect)
+        if emuShown, let overlay = emu.texture { SDL_RenderCopy(renderer, overlay, nil, &rect) }
+        return dest
+    }
+
+    /// Copies a canvas into its layer's texture (made or remade at the canvas's size); false if SDL
+    /// could not make the texture.
+    private func upload(_ canvas: Canvas, into layer: inout Layer) -> Bool {
+        if layer.width != canvas.width || layer.height != canvas.height || layer.texture == nil {
+            // Straight alpha, as Canvas stores it: SDL_BLENDMODE_BLEND is dst = src·a + dst·(1 − a).
+            replace(&layer, width: canvas.width, height: canvas.height,
+                    format: SDL_PIXELFORMAT_ABGR8888.rawValue, blend: SDL_BLENDMODE_BLEND)
+        }
+        guard let texture = layer.texture else { return false }
+        let pitch = Int32(canvas.width * 4)
+        canvas.pixels.withUnsafeBytes { _ = SDL_UpdateTexture(texture, nil, $0.baseAddress, pitch) }
+        return true
+    }
+
+    private func replace(_ layer: inout Layer, width: Int, height: Int, format: UInt32, blend: SDL_BlendMode) {
+        if let old = layer.texture { SDL_DestroyTexture(old) }
+        layer = Layer()
+        guard width > 0, height > 0,
+              let texture = SDL_CreateTexture(renderer, format, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+                                              Int32(width), Int32(height)) else { return }
+        SDL_SetTextureBlendMode(texture, blend)
+        SDL_SetTextureScaleMode(texture, options.smooth ? SDL_ScaleModeLinear : SDL_ScaleModeNearest)
+        layer = Layer(texture: texture, width: width, height: height)
+    }
+
+    /// The SDL format with the same memory layout as the libretro one: libretro's XRGB8888 is SDL's
+    /// RGB888 (a 32-bit word with the top byte unused) and 0RGB1555 is SDL's RGB555.
+    static func sdlFormat(_ format: PixelFormat) -> UInt32 {
+        switch format {
+        case .xrgb8888: return SDL_PIXELFORMAT_RGB888.rawValue
+        case .rgb565: return SDL_PIXELFORMAT_RGB565.rawValue
+        case .xrgb1555: return SDL_PIXELFORMAT_RGB555.rawValue
+        }
+    }
+
+    // MARK: - Window
+
+    /// The renderer's output size in pixels (what the hud canvas should measure).
+    public var windowSize: (width: Int, height: Int) {
+        var w: Int32 = 0, h: Int32 = 0
+        SDL_GetRendererOutputSize(renderer, &w, &h)
+        return (Int(w), Int(h))
+    }
+
+    /// Fullscreen at the desktop's resolution (no video mode change, so switching is instant).
+    public func setFullscreen(_ on: Bool) {
+        SDL_SetWindowFullscreen(window, on ? SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue : 0)
+    }
+
+    public var isFullscreen: Bool {
+        SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN.rawValue != 0
+    }
+
+    /// Resizes the window (in window coordinates), e.g. to follow a geometry change.
+    public func setWindowSize(width: Int, height: Int) {
+        SDL_SetWindowSize(window, Int32(max(1, width)), Int32(max(1, height)))
+    }
+
+    // MARK: - Layout
+
+    /// The base size at the display aspect ratio: the height is kept and the width follows the aspect,
+    /// as RetroArch does, so integer scaling multiplies whole rows.
+    public static func baseSize(width: Int, height: Int, aspect: Double) -> (width: Int, height: Int) {
+        let h = max(1, height)
+        guard aspect.isFinite, aspect > 0 else { return (max(1, width), h) }
+        return (max(1, Int((Double(h) * aspect).rounded())), h)
+    }
+
+    /// Where a `frameWidth`×`frameHeight` frame with display aspect `aspect` (≤ 0 or not finite: square
+    /// pixels) goes in an output of the given size, centred. Fitting keeps the aspect and fills one
+    /// dimension. Integer scaling uses the largest whole multiple n of the base size (see `baseSize`)
+    /// that fits; when even n = 1 does not fit, it falls back to fitting.
+    public static func destinationRect(frameWidth: Int, frameHeight: Int, aspect: Double,
+                                       outputWidth: Int, outputHeight: Int, integerScale: Bool) -> VideoRect {
+        guard frameWidth > 0, frameHeight > 0, outputWidth > 0, outputHeight > 0 else {
+            return VideoRect(x: 0, y: 0, width: 0, height: 0)
+        }
+        let ratio = aspect.isFinite && aspect > 0 ? aspect : Double(frameWidth) / Double(frameHeight)
+        var w: Int, h: Int
+        let base = baseSize(width: frameWidth, height: frameHeight, aspect: ratio)
+        let n = min(outputWidth / base.width, outputHeight / base.height)
+        if integerScale && n >= 1 {
+            (w, h) = (base.width * n, base.height * n)
+        } else if Double(outputWidth) / Double(outputHeight) > ratio {
+            h = outputHeight
+            w = min(outputWidth, max(1, Int((Double(outputHeight) * ratio).rounded())))
+        } else {
+            w = outputWidth
+            h = min(outputHeight, max(1, Int((Double(outputWidth) / ratio).rounded())))
+        }
+        return VideoRect(x: (outputWidth - w) / 2, y: (outputHeight - h) / 2, width: w, height: h)
+    }
+}
