@@ -31,6 +31,7 @@ enum RunCommand {
           --smooth              bilinear filtering instead of sharp pixels
           --square-pixels       show pixels square instead of at the core's display aspect ratio
           --sync MODE           pacing: audio (default with sound), vsync (display ≈ core fps), clock
+          --speed X             start at X times real time (0 = unthrottled; scripts: emu.speed)
           --no-audio            no sound (pacing falls back to the clock)
           --audio-quality Q     resampler: sinc-fastest (default), sinc-medium, sinc-best, linear, zoh
           --audio-latency MS    target audio queue (default 64)
@@ -58,7 +59,7 @@ enum RunCommand {
         do {
             args = try Arguments(raw, valued: ["core", "frames", "screenshot", "option", "save-dir", "system-dir", "script",
                                                "data-dir", "script-memory", "script-budget", "log", "scale", "sync",
-                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture"],
+                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed"],
                                  flags: ["headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox",
                                          "integer-scale", "fullscreen", "no-vsync", "smooth", "no-audio", "stats", "square-pixels"])
         } catch {
@@ -133,6 +134,7 @@ enum RunCommand {
                 if host.logFile == nil { fail("run: --log \(log): cannot open for writing") }
             }
             StopSignals.install()
+            host.speed = frontendOptions.speed
             let frontend = Frontend(host: host, options: frontendOptions)
             do { try frontend.open() } catch { fail(error.description) }
             // Headless without scripts has no natural end: the default length.
@@ -210,6 +212,12 @@ enum RunCommand {
                 throw Arguments.UsageError(description: "--rate-delta expects a number 0…0.1, got '\(delta)'")
             }
             options.rateControlDelta = value
+        }
+        if let speed = args.value("speed") {
+            guard let value = Double(speed), value >= 0, value <= 100 else {
+                throw Arguments.UsageError(description: "--speed expects a number 0…100, got '\(speed)'")
+            }
+            options.speed = value
         }
         options.wavPath = args.value("wav")
         options.videoPath = args.value("video")

@@ -70,6 +70,10 @@ enum Fixtures {
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        // A run that hangs fails its test instead of the whole suite.
+        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [process] in
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -183,13 +183,17 @@ final class FrontendTests: XCTestCase {
         let display = try XDisplay.name()
         let closerProcess = Process()
         closerProcess.executableURL = URL(fileURLWithPath: folder + "/close")
-        closerProcess.environment = ["DISPLAY": display]
+        var closerEnvironment = ProcessInfo.processInfo.environment
+        closerEnvironment["DISPLAY"] = display  // XAUTHORITY comes along (xvfb-run sets one).
+        closerProcess.environment = closerEnvironment
         try closerProcess.run()
-        let result = try windowed(["--no-audio", "--save-dir", folder + "/saves"])  // No frame limit: only the close ends it.
+        // Only the close should end the run; the frame limit (50 s) just keeps a failure from hanging the suite.
+        let result = try windowed(["--no-audio", "--save-dir", folder + "/saves", "--frames", "3000"])
         closerProcess.waitUntilExit()
         XCTAssertEqual(closerProcess.terminationStatus, 0)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("frames   "), result.stdout)
+        XCTAssertFalse(result.stdout.contains("frames   3000 in"), "ended by the close, not the frame limit")
         let sram = try XCTUnwrap(FileManager.default.contents(atPath: folder + "/saves/demo.srm"))
         XCTAssertEqual(sram.first, 1, "save RAM written on the way out")
     }
@@ -199,7 +203,11 @@ final class FrontendTests: XCTestCase {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Fixtures.binary)
         process.arguments = ["run", "--save-dir", folder, "--no-audio", "--quiet"]
-        process.environment = ["HOME": folder, "DISPLAY": try XDisplay.name(), "PATH": "/usr/bin:/bin"]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = folder
+        environment["DISPLAY"] = try XDisplay.name()
+        environment["SDL_AUDIODRIVER"] = "dummy"
+        process.environment = environment
         try process.run()
         usleep(1_500_000)
         process.terminate()

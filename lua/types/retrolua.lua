@@ -56,6 +56,10 @@ function emu.options() end
 ---@param text string
 function emu.message(text) end
 
+--- Where frame time goes: `{frames=, dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.
+---@return table
+function emu.stats() end
+
 --- Ends the run at the end of the current frame; the process exits with `code` (default 0). `exit` callbacks run first.
 ---@param code? integer
 function emu.exit(code) end

@@ -68,6 +68,7 @@ extension Bindings {
                 let script = Script.from(context)
                 try call.refuseDuringInputPoll(script.host)
                 script.host.session.core.reset()
+                script.host.onTimeJump?()
                 call.nested(script) { script.host.dispatch(.reset) }
                 return 0
             }

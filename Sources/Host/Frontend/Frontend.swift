@@ -27,6 +27,8 @@ public struct FrontendOptions: Sendable {
     /// Show the core's pixels square instead of at its display aspect ratio.
     public var squarePixels = false
     public var frameLimit: Int?
+    /// The starting speed (1 = real time, 0 = unthrottled); scripts change it with `emu.speed`.
+    public var speed = 1.0
     /// Writes the window's game area (as drawn, with the emu overlay) as PNG at the end: tests compare
     /// it with the headless frame.
     public var windowCapturePath: String?
@@ -50,6 +52,7 @@ public final class Frontend {
     private var advanceOneFrame = false
     private var quitRequested = false
     private var lastPresent: UInt64 = 0
+    private var wasPaused = false
     public var onNotice: (String) -> Void = { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) }
 
     public init(host: ScriptHost, options: FrontendOptions) {
@@ -93,8 +96,24 @@ public final class Frontend {
                                          delta: options.rateControlDelta, latency: options.latency)
             audio = pipeline
             core.onAudio = { samples, frames in pipeline.push(samples, frames: frames) }
+            // A state load or reset jumps in time: stale queued sound would play out of place.
+            host.onTimeJump = { pipeline.clear() }
         }
-        if options.sync == .audio && (audio == nil || outputs.first is WAVFileOutput) { options.sync = .clock }
+        // Audio pacing needs a sound card; vsync pacing needs vsync at (within 1% of) the core's rate.
+        let cardPaces = outputs.first?.isRealTime == true
+        if options.sync == .audio && !cardPaces { options.sync = .clock }
+        if options.sync == .vsync {
+            var mode = SDL_DisplayMode()
+            let refresh = video != nil && SDL_GetCurrentDisplayMode(0, &mode) == 0 ? Double(mode.refresh_rate) : 0
+            let fps = av?.fps ?? 60
+            if video?.vsyncActive != true || refresh <= 0 || abs(refresh - fps) / fps > 0.01 {
+                onNotice(String(format: "--sync vsync: the display runs at %.2f Hz, the core at %.4f fps; pacing by %@ instead",
+                                refresh, fps, cardPaces ? "audio" : "the clock"))
+                options.sync = cardPaces ? .audio : .clock
+            }
+        }
+        // Paced by anything but the sound card, the resampler must learn the card's clock drift itself.
+        audio?.learnsClockDrift = options.sync != .audio
         if let path = options.videoPath, VideoDump.ffmpeg() == nil {
             throw .fileWrite(path: path, reason: "--video needs ffmpeg, which is not installed (apt-get install ffmpeg)")
         }
@@ -123,11 +142,14 @@ public final class Frontend {
             handleEvents()
             if quitRequested { break }
             if host.paused && !advanceOneFrame {
+                if !wasPaused { audio?.clear() }
+                wasPaused = true
                 present(force: true)
                 pacer.idle()
                 continue
             }
             advanceOneFrame = false
+            wasPaused = false
             host.runFrame()
             frames += 1
             mixAudio()

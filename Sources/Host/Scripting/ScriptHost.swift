@@ -73,6 +73,8 @@ public final class ScriptHost {
     let memory: ScriptMemory
     /// Where `--log` copies script output and failures.
     public var logFile: FileHandle?
+    /// Called after a state load or reset (the frontend drops queued audio).
+    public var onTimeJump: (() -> Void)?
     /// Messages the frontend may show (OSD); headless they are printed.
     public var onMessage: ((String) -> Void)?
     private var lastReloadCheck = 0

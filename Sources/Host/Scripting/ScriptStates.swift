@@ -107,6 +107,7 @@ extension ScriptHost {
             session.restoreCounters(frame: container.frame, lag: container.lag)
             scriptData = container.scriptData
         }
+        onTimeJump?()
         return nil
     }
 }
