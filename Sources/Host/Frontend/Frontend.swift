@@ -53,6 +53,8 @@ public final class Frontend {
     private var quitRequested = false
     private var lastPresent: UInt64 = 0
     private var wasPaused = false
+    /// The display's refresh period in nanoseconds (60 Hz when SDL cannot tell).
+    private var displayPeriod: UInt64 = 16_666_667
     public var onNotice: (String) -> Void = { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) }
 
     public init(host: ScriptHost, options: FrontendOptions) {
@@ -98,6 +100,10 @@ public final class Frontend {
             core.onAudio = { samples, frames in pipeline.push(samples, frames: frames) }
             // A state load or reset jumps in time: stale queued sound would play out of place.
             host.onTimeJump = { pipeline.clear() }
+        }
+        var displayMode = SDL_DisplayMode()
+        if video != nil, SDL_GetCurrentDisplayMode(0, &displayMode) == 0, displayMode.refresh_rate > 0 {
+            displayPeriod = UInt64(1e9 / Double(displayMode.refresh_rate))
         }
         // Audio pacing needs a sound card; vsync pacing needs vsync at (within 1% of) the core's rate.
         let cardPaces = outputs.first?.isRealTime == true
@@ -229,8 +235,8 @@ public final class Frontend {
             dump?.write(rgba: frame.rgba, width: frame.width, height: frame.height)
         }
         guard let video else { return }
-        // Unthrottled, show at most one frame per 1/120 s: the rest are dropped, not drawn.
-        if !force && speed != 1 && now() - lastPresent < 8_000_000 {
+        // Off real time, show at most one frame per display refresh: the rest are dropped, not drawn.
+        if !force && speed != 1 && now() - lastPresent < displayPeriod {
             host.stats.dropped += 1
             return
         }
