@@ -333,43 +333,6 @@ public final class Canvas {
         }
     }
 
-    /// Blends the canvas over a 32-bit XRGB8888 buffer (native-endian 0x00RRGGBB words, `pitch` bytes
-    /// per row), treated as opaque; the X byte is left as it was. Does nothing when the canvas is empty.
-    public func composite(ontoXRGB8888 pointer: UnsafeMutableRawPointer, width: Int, height: Int, pitch: Int) {
-        guard dirty, width > 0, height > 0, width <= pitch / 4 else { return }
-        let y0 = dirtyMinY, y1 = min(dirtyMaxY, height - 1)
-        guard y0 <= y1 else { return }
-        let w = self.width
-        storage.withUnsafeBufferPointer { src in
-            let sbase = src.baseAddress!
-            for y in y0...y1 {
-                let x0 = Int(spanMin[y]), x1 = min(Int(spanMax[y]), width - 1)
-                guard x0 <= x1 else { continue }
-                var s = sbase + (y * w + x0) * 4
-                var offset = y * pitch + x0 * 4
-                for _ in x0...x1 {
-                    let a = UInt32(s[3])
-                    if a != 0 {
-                        let word = pointer.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-                        var out: UInt32
-                        if a == 255 {
-                            out = (word & 0xFF00_0000) | UInt32(s[0]) << 16 | UInt32(s[1]) << 8 | UInt32(s[2])
-                        } else {
-                            let ia = 255 &- a
-                            let r = (UInt32(s[0]) &* a &+ ((word >> 16) & 0xFF) &* ia &+ 127) / 255
-                            let g = (UInt32(s[1]) &* a &+ ((word >> 8) & 0xFF) &* ia &+ 127) / 255
-                            let b = (UInt32(s[2]) &* a &+ (word & 0xFF) &* ia &+ 127) / 255
-                            out = (word & 0xFF00_0000) | r << 16 | g << 8 | b
-                        }
-                        pointer.storeBytes(of: out, toByteOffset: offset, as: UInt32.self)
-                    }
-                    s += 4
-                    offset += 4
-                }
-            }
-        }
-    }
-
     // MARK: - Internals
 
     /// A colour split into components; `nil` for alpha 0, which draws nothing.

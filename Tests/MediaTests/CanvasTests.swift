@@ -417,35 +417,6 @@ final class CanvasTests: XCTestCase {
         canvas.clear()
         XCTAssertEqual(canvas.pixels, [UInt8](repeating: 0, count: 40 * 30 * 4))
     }
-
-    func testCompositeOntoXRGB8888() {
-        let canvas = Canvas(width: 3, height: 2)
-        canvas.pixel(x: 0, y: 0, color: 0xFFFF_0000)
-        canvas.pixel(x: 1, y: 1, color: 0x80FF_0000)
-        let pitch = 16   // 3 pixels of 4 bytes, and 4 bytes of padding per row
-        var buffer = [UInt32](repeating: 0x0000_00FF, count: 8)
-        buffer[3] = 0xDEAD_BEEF
-        buffer[7] = 0xDEAD_BEEF
-        buffer.withUnsafeMutableBytes { raw in
-            canvas.composite(ontoXRGB8888: raw.baseAddress!, width: 3, height: 2, pitch: pitch)
-        }
-        XCTAssertEqual(buffer[0], 0x00FF_0000)
-        let blended = buffer[4 + 1]
-        XCTAssertEqual(Int((blended >> 16) & 0xFF), 128, accuracy: 1)
-        XCTAssertEqual(Int((blended >> 8) & 0xFF), 0)
-        XCTAssertEqual(Int(blended & 0xFF), 127, accuracy: 1)
-        XCTAssertEqual(buffer[1], 0x0000_00FF)
-        XCTAssertEqual(buffer[3], 0xDEAD_BEEF, "row padding is untouched")
-        XCTAssertEqual(buffer[7], 0xDEAD_BEEF)
-
-        let empty = Canvas(width: 3, height: 2)
-        let before = buffer
-        buffer.withUnsafeMutableBytes { raw in
-            empty.composite(ontoXRGB8888: raw.baseAddress!, width: 3, height: 2, pitch: pitch)
-        }
-        XCTAssertEqual(buffer, before)
-    }
-
     func testTwoTextLinesAndCompositeAreCheap() {
         let canvas = Canvas(width: 256, height: 240)
         var frame = [UInt8](repeating: 255, count: 256 * 240 * 4)
