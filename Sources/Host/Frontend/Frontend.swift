@@ -144,7 +144,8 @@ public final class Frontend {
         var frames = 0
         while host.exitCode == nil && !quitRequested && !StopSignals.isRequested {
             if let limit = options.frameLimit, frames >= limit { break }
-            if options.frameLimit == nil && video == nil && !host.hasActiveScripts && host.scriptCount > 0 { break }
+            // Headless with no limit: done once no script has anything left to do.
+            if options.frameLimit == nil && video == nil && !host.hasActiveScripts { break }
             handleEvents()
             if quitRequested { break }
             if host.paused && !advanceOneFrame {
@@ -224,7 +225,8 @@ public final class Frontend {
 
     private func present(force: Bool) {
         let core = host.session.core
-        if let path = options.videoPath, let frame = host.frameWithOverlay() {
+        // Paused redraws (force) are not new frames: the encode gets each emulated frame once.
+        if !force, let path = options.videoPath, let frame = host.frameWithOverlay() {
             // The first frame fixes the encode's size (later geometry changes are letterboxed into it).
             if dump == nil, let fps = core.avInfo?.fps {
                 do { dump = try VideoDump(path: path, width: frame.width, height: frame.height, fps: fps) } catch {
