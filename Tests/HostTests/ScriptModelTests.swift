@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 @testable import Host
 import Libretro
+import Media
 
 /// The script model: ordering within a frame, isolation of failures, limits, security, reloading.
 final class ScriptModelTests: XCTestCase {
@@ -28,6 +29,20 @@ final class ScriptModelTests: XCTestCase {
             "A frame_start 1", "B frame_start 1", "A input 1", "B input 1", "A frame_end 2", "B frame_end 2",
             "A resumed 2", "B resumed 2", "A draw 2", "B draw 2",
         ])
+    }
+
+    func testHostDeviceEventsReachScriptsBeforeTheFrame() throws {
+        let harness = try ScriptHarness()
+        try harness.load("""
+            event.on("key_down", function(key, is_repeat) print("down " .. key .. " " .. tostring(is_repeat) .. " " .. emu.framecount()) end)
+            event.on("key_up", function(key) print("up " .. key) end)
+            event.on("gamepad", function(name, connected) print("pad " .. name .. " " .. tostring(connected)) end)
+            event.on("frame_start", function() print("frame_start " .. emu.framecount()) end)
+            """)
+        harness.host.deliver([.keyDown("a", repeat: false), .keyDown("a", repeat: true), .gamepadAdded("Pad"), .quit])
+        harness.run(1)
+        harness.host.deliver([.keyUp("a"), .gamepadRemoved("Pad")])
+        XCTAssertEqual(harness.lines, ["down a false 0", "down a true 0", "pad Pad true", "frame_start 0", "up a", "pad Pad false"])
     }
 
     func testAFailingScriptIsUnloadedWithItsTracebackAndTheOthersGoOn() throws {

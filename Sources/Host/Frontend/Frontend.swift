@@ -191,7 +191,8 @@ public final class Frontend {
 
     private func handleEvents() {
         guard let input else { return }
-        for event in input.poll() {
+        let events = input.poll()
+        for event in events {
             switch event {
             case .quit: quitRequested = true
             case .keyDown("escape", _): quitRequested = true
@@ -208,6 +209,7 @@ public final class Frontend {
         host.devices = input.devices
         host.playerInput = DefaultInputMap.map(input.devices)
         host.windowSize = video?.windowSize
+        host.deliver(events)
     }
 
     /// The effective speed: fast-forward hotkey, else `emu.speed`.

@@ -13,6 +13,11 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     case reset
     /// When the run ends, for whatever reason.
     case exit
+    /// Host devices, delivered before `frame_start` of the frame in which they happened:
+    /// `key_down(name, repeat)`, `key_up(name)`, `gamepad(name, connected)`.
+    case keyDown = "key_down"
+    case keyUp = "key_up"
+    case gamepad
 }
 
 /// Where the host is in the frame; some calls are legal only in some phases.

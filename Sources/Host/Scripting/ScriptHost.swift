@@ -145,6 +145,24 @@ public final class ScriptHost {
 
     // MARK: Input
 
+    /// Delivers the host's device events of this frame to scripts (before the frame runs).
+    public func deliver(_ events: [HostEvent]) {
+        for event in events {
+            switch event {
+            case .keyDown(let key, let isRepeat):
+                dispatch(.keyDown) { L in lua_pushstring(L, key); lua_pushboolean(L, isRepeat ? 1 : 0); return 2 }
+            case .keyUp(let key):
+                dispatch(.keyUp) { L in lua_pushstring(L, key); return 1 }
+            case .gamepadAdded(let name), .gamepadRemoved(let name):
+                let connected: Int32 = if case .gamepadAdded = event { 1 } else { 0 }
+                dispatch(.gamepad) { L in lua_pushstring(L, name); lua_pushboolean(L, connected); return 2 }
+            default:
+                break
+            }
+        }
+        reap()
+    }
+
     private func inputPolled() {
         if !inputEventFired {
             inputEventFired = true
