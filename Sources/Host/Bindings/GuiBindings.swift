@@ -199,23 +199,25 @@ extension Bindings {
         },
     ])
 
+    /// The image object a method was called on.
+    private static func selfImage(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> Script.Image {
+        guard let memory = luaL_testudata(call.L, 1, imageMetatable.cString), let image = script.images[memory.load(as: Int.self)] else {
+            throw call.badArgument(1, "self", "image expected, got \(call.typeName(1))")
+        }
+        return image
+    }
+
     /// Methods of image objects (the `retrolua.image` metatable).
     static let imageMethods: [LuaFunction] = [
         LuaFunction("width", returns: "integer", doc: "Width in pixels.") { L, context in
             LuaCall.run(L, "image:width") { call in
-                guard let memory = luaL_testudata(L, 1, imageMetatable.cString), let image = Script.from(context).images[memory.load(as: Int.self)] else {
-                    throw call.badArgument(1, "self", "image expected, got \(call.typeName(1))")
-                }
-                call.push(image.width)
+                call.push(try selfImage(call, Script.from(context)).width)
                 return 1
             }
         },
         LuaFunction("height", returns: "integer", doc: "Height in pixels.") { L, context in
             LuaCall.run(L, "image:height") { call in
-                guard let memory = luaL_testudata(L, 1, imageMetatable.cString), let image = Script.from(context).images[memory.load(as: Int.self)] else {
-                    throw call.badArgument(1, "self", "image expected, got \(call.typeName(1))")
-                }
-                call.push(image.height)
+                call.push(try selfImage(call, Script.from(context)).height)
                 return 1
             }
         },

@@ -77,7 +77,7 @@ public final class ScriptHost {
     public var onTimeJump: (() -> Void)?
     /// Messages the frontend may show (OSD); headless they are printed.
     public var onMessage: ((String) -> Void)?
-    private var lastReloadCheck = 0
+    private var framesSinceReloadCheck = 0
 
     public init(session: Session, options: ScriptOptions) {
         self.session = session
@@ -259,8 +259,10 @@ public final class ScriptHost {
     // MARK: Hot reload
 
     private func reloadChangedScripts() {
-        guard session.frameCount - lastReloadCheck >= 15 else { return }
-        lastReloadCheck = session.frameCount
+        // Counted in frames run, not emu.framecount(): a state load moves that backwards.
+        framesSinceReloadCheck += 1
+        guard framesSinceReloadCheck >= 15 else { return }
+        framesSinceReloadCheck = 0
         for (index, script) in scripts.enumerated() {
             guard let date = Script.modificationDate(script.path), date != script.modified else { continue }
             do {
