@@ -119,6 +119,10 @@ final class FrontendTests: XCTestCase {
             probe.waitUntilExit()
             let streams = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             XCTAssertEqual(streams, "stream|codec_name=h264|width=256|height=224\nstream|codec_name=flac|sample_rate=48000\n")
+            // With --wav as well, the same recording feeds both and the WAV stays.
+            let both = try Fixtures.cli(["run", "--headless", "--frames", "30", "--video", folder + "/two.mkv", "--wav", folder + "/two.wav", "--quiet"])
+            XCTAssertEqual(both.status, 0, both.stderr)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/two.mkv") && FileManager.default.fileExists(atPath: folder + "/two.wav"))
         } else {
             XCTAssertEqual(result.status, 1)
             XCTAssertTrue(result.stderr.contains("--video needs ffmpeg, which is not installed"), result.stderr)

@@ -86,7 +86,7 @@ public final class Frontend {
         if options.audio && video != nil {
             do { outputs.append(try SDLAudioOutput()) } catch { onNotice("no audio device (\(error)): running silent") }
         }
-        if let path = options.wavPath ?? options.videoPath.map({ $0 + ".audio.wav" }) {
+        if let path = audioRecordingPath {
             do { wav = try WAVFileOutput(path: path, sampleRate: outputs.first?.sampleRate ?? 48000) } catch {
                 throw .fileWrite(path: path, reason: "\(error)")
             }
@@ -109,8 +109,7 @@ public final class Frontend {
         let cardPaces = outputs.first?.isRealTime == true
         if options.sync == .audio && !cardPaces { options.sync = .clock }
         if options.sync == .vsync {
-            var mode = SDL_DisplayMode()
-            let refresh = video != nil && SDL_GetCurrentDisplayMode(0, &mode) == 0 ? Double(mode.refresh_rate) : 0
+            let refresh = video != nil ? Double(displayMode.refresh_rate) : 0
             let fps = av?.fps ?? 60
             if video?.vsyncActive != true || refresh <= 0 || abs(refresh - fps) / fps > 0.01 {
                 onNotice(String(format: "--sync vsync: the display runs at %.2f Hz, the core at %.4f fps; pacing by %@ instead",
@@ -126,6 +125,9 @@ public final class Frontend {
     }
 
     public var isWindowed: Bool { video != nil }
+
+    /// Where the resampled sound is recorded: `--wav`, or beside a `--video` dump for muxing.
+    private var audioRecordingPath: String? { options.wavPath ?? options.videoPath.map { $0 + ".audio.wav" } }
 
     /// The display aspect ratio to draw at; 0 means square pixels.
     private var aspect: Double { options.squarePixels ? 0 : host.session.core.avInfo?.aspectRatio ?? 0 }
@@ -231,7 +233,10 @@ public final class Frontend {
         if !force, let path = options.videoPath, let frame = host.frameWithOverlay() {
             // The first frame fixes the encode's size (later geometry changes are letterboxed into it).
             if dump == nil, let fps = core.avInfo?.fps {
-                do { dump = try VideoDump(path: path, width: frame.width, height: frame.height, fps: fps) } catch {
+                do {
+                    dump = try VideoDump(path: path, audioPath: audioRecordingPath!, keepAudio: options.wavPath != nil,
+                                         width: frame.width, height: frame.height, fps: fps)
+                } catch {
                     options.videoPath = nil
                     onNotice("\(error)")
                 }

@@ -2,11 +2,13 @@ import Foundation
 import Libretro
 import Media
 
-/// `--video out.mkv`: frames piped to Debian's ffmpeg as raw video; the resampled audio is written to a
-/// WAV beside it and muxed in when the run ends.
+/// `--video out.mkv`: frames piped to Debian's ffmpeg as raw video; the resampled audio (recorded to a
+/// WAV: the `--wav` file, or a temporary one beside the dump) is muxed in when the run ends.
 final class VideoDump {
     let path: String
     let audioPath: String
+    /// The user asked for the WAV too (`--wav`): keep it after muxing.
+    private let keepAudio: Bool
     private let process: Process
     private let pipe: Pipe
     private let width: Int
@@ -24,12 +26,13 @@ final class VideoDump {
     }
 
     /// Starts ffmpeg for frames of `width`×`height` at `fps` (frames of other sizes are letterboxed).
-    init(path: String, width: Int, height: Int, fps: Double) throws(RetroError) {
+    init(path: String, audioPath: String, keepAudio: Bool, width: Int, height: Int, fps: Double) throws(RetroError) {
         guard let ffmpeg = VideoDump.ffmpeg() else {
             throw .fileWrite(path: path, reason: "--video needs ffmpeg, which is not installed (apt-get install ffmpeg)")
         }
         self.path = path
-        audioPath = path + ".audio.wav"
+        self.audioPath = audioPath
+        self.keepAudio = keepAudio
         self.width = width
         self.height = height
         frame = [UInt8](repeating: 0, count: width * height * 4)
@@ -72,7 +75,7 @@ final class VideoDump {
         do { try mux.run() } catch { return "cannot start ffmpeg: \(error)" }
         mux.waitUntilExit()
         try? FileManager.default.removeItem(atPath: path + ".video.mkv")
-        try? FileManager.default.removeItem(atPath: audioPath)
+        if !keepAudio { try? FileManager.default.removeItem(atPath: audioPath) }
         return mux.terminationStatus == 0 ? nil : "ffmpeg failed muxing \(path)"
     }
 }
