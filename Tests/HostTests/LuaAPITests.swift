@@ -221,6 +221,31 @@ final class LuaAPITests: XCTestCase {
         XCTAssertEqual(try errorOf("savestate.data('k', print)"), "savestate.data: bad argument #2 'value' (a function cannot be stored (only nil, booleans, numbers, strings and tables))")
     }
 
+    func testRewindReturnsToTheExactRAMOfEarlierFrames() throws {
+        let harness = try lua("""
+            local ring = rewind.new{memory_mb = 4}
+            for _ = 1, 5 do emu.frameadvance() end
+            local history = {}
+            for i = 1, 120 do
+              ring:push()
+              history[i] = memory.hash()
+              joypad.set(1, {right = i % 3 ~= 0, a = i % 2 == 0})
+              emu.frameadvance()
+            end
+            assert(ring:count() == 120 and ring:memory() < 200000, ring:memory())
+            for i = 120, 1, -1 do
+              assert(ring:step())
+              assert(memory.hash() == history[i], "frame " .. i)
+              assert(emu.framecount() == 4 + i, emu.framecount())
+            end
+            assert(ring:step() == false and ring:count() == 0)
+            print("ok")
+            """, frames: 130)
+        XCTAssertEqual(harness.lines, ["ok"])
+        harness.close()
+        XCTAssertEqual(try errorOf("rewind.new{memory_mb = 0}"), "rewind.new: bad field 'memory_mb' in argument #1 (must be more than 0 and at most 4096)")
+    }
+
     func testGuiDrawsOnTheEmuSurfaceOnly() throws {
         let harness = try lua("""
             for _ = 1, 5 do emu.frameadvance() end

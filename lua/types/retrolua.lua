@@ -488,6 +488,14 @@ function savestate.from_bytes(bytes) end
 ---@return any
 function savestate.data(key, value) end
 
+--- Rewind history, native and compact: each entry is a savestate stored as the zlib-compressed XOR against the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores the core and the frame/lag counters (not `savestate.data`) and fires no event.
+rewind = {}
+
+--- A rewind buffer holding at most `memory_mb` megabytes (default 64); the oldest entries are forgotten first.
+---@param options? table
+---@return rewind_buffer
+function rewind.new(options) end
+
 --- Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
 gui = {}
 
@@ -643,6 +651,28 @@ function image:width() end
 --- Height in pixels.
 ---@return integer
 function image:height() end
+
+--- A rewind history from `rewind.new()`.
+---@class rewind_buffer
+local rewind_buffer = {}
+
+--- Records the current state as the newest entry. Not allowed during the input poll.
+function rewind_buffer:push() end
+
+--- Restores the newest entry and removes it, so repeated calls walk back in time; `false` when the history is empty. Not allowed during the input poll.
+---@return boolean
+function rewind_buffer:step() end
+
+--- Entries `step` can return to.
+---@return integer
+function rewind_buffer:count() end
+
+--- Bytes the history holds.
+---@return integer
+function rewind_buffer:memory() end
+
+--- Forgets the whole history.
+function rewind_buffer:clear() end
 
 --- Writes its arguments (through tostring, tab-separated) to stdout.
 ---@param ... any

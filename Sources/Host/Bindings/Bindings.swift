@@ -4,12 +4,13 @@ import LuaRuntime
 
 /// Every Lua module the host gives scripts, one file per module beside this one.
 enum Bindings {
-    static let modules: [LuaModule] = [emu, memory, joypad, input, savestate, gui, event, console]
+    static let modules: [LuaModule] = [emu, memory, joypad, input, savestate, rewind, gui, event, console]
 
     /// Userdata types, documented with their methods (registered through `installMetatables`).
     static let classes: [LuaModule] = [
         LuaModule("state", doc: "An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.", isClass: true, functions: stateMethods),
         LuaModule("image", doc: "A decoded PNG from `gui.load_image()`.", isClass: true, functions: imageMethods),
+        LuaModule("rewind_buffer", doc: "A rewind history from `rewind.new()`.", isClass: true, functions: rewindMethods),
     ]
 
     /// The API reference's introduction.

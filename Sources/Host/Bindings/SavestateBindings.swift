@@ -146,7 +146,7 @@ extension Bindings {
 
     /// Metatables for the host's userdata, created before any script code runs.
     static func installMetatables(_ L: OpaquePointer, context: UnsafeMutableRawPointer) {
-        for (name, methods) in [(ScriptHost.stateMetatable, stateMethods), (imageMetatable, imageMethods)] {
+        for (name, methods) in [(ScriptHost.stateMetatable, stateMethods), (imageMetatable, imageMethods), (rewindMetatable, rewindMethods)] {
             luaL_newmetatable(L, name.cString)
             lua_createtable(L, 0, Int32(methods.count))
             for method in methods {

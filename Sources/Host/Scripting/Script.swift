@@ -2,6 +2,7 @@ import CLua
 import CLuaShim
 import Foundation
 import LuaRuntime
+import Libretro
 import Media
 
 /// One user script: its own Lua state, its main chunk as a coroutine, its callbacks and watches.
@@ -25,6 +26,8 @@ final class Script {
     var imageCache: [String: Image] = [:]
     /// Pixels of image objects from `gui.load_image`, by the id stored in the userdata.
     var images: [Int: Image] = [:]
+    /// Rewind histories from `rewind.new`, by the id stored in the userdata.
+    var rewindBuffers: [Int: RewindBuffer] = [:]
     private(set) var modified: Date?
 
     struct Image {

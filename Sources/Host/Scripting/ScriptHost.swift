@@ -64,6 +64,8 @@ public final class ScriptHost {
 
     /// `savestate.data` values, saved with every state and replaced on load.
     var scriptData: [String: [UInt8]] = [:]
+    /// Reused by `rewind_buffer:push` so recording every frame allocates nothing but the delta.
+    var rewindScratch: [UInt8] = []
     /// The start of every savestate this session makes (core name and content never change).
     lazy var statePrefix = StateContainer.prefix(coreName: session.core.systemInfo.libraryName,
                                                  contentSHA1: session.content?.sha1 ?? "")

@@ -1,0 +1,110 @@
+import CLua
+import CLuaShim
+import Libretro
+import LuaRuntime
+
+extension Bindings {
+    static let rewindMetatable = LuaTypeName("retrolua.rewind")
+    /// Frame and lag counters ride along after the core's state in each entry.
+    private static let counterBytes = 16
+
+    private static func selfBuffer(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> RewindBuffer {
+        guard let memory = luaL_testudata(call.L, 1, rewindMetatable.cString), let buffer = script.rewindBuffers[memory.load(as: Int.self)] else {
+            throw call.badArgument(1, "self", "rewind buffer expected, got \(call.typeName(1))")
+        }
+        return buffer
+    }
+
+    static let rewind = LuaModule("rewind", doc: """
+        Rewind history, native and compact: each entry is a savestate stored as the zlib-compressed XOR against the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores the core and the frame/lag counters (not `savestate.data`) and fires no event.
+        """, functions: [
+        LuaFunction("new", "options?: table", returns: "rewind_buffer", doc: "A rewind buffer holding at most `memory_mb` megabytes (default 64); the oldest entries are forgotten first.") { L, context in
+            LuaCall.run(L, "rewind.new") { call in
+                let script = Script.from(context)
+                var megabytes = 64.0
+                if try call.optionalTable(1, "options"), let value = try call.numberField(1, "memory_mb", argument: 1) {
+                    guard value > 0, value <= 4096 else { throw call.badField(1, "memory_mb", "must be more than 0 and at most 4096") }
+                    megabytes = value
+                }
+                let id = script.takeID()
+                script.rewindBuffers[id] = RewindBuffer(memoryLimit: Int(megabytes * 1_048_576))
+                let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
+                memory.storeBytes(of: id, as: Int.self)
+                luaL_setmetatable(L, rewindMetatable.cString)
+                return 1
+            }
+        },
+    ])
+
+    static let rewindMethods: [LuaFunction] = [
+        LuaFunction("push", doc: "Records the current state as the newest entry. Not allowed during the input poll.") { L, context in
+            LuaCall.run(L, "rewind_buffer:push") { call in
+                let script = Script.from(context)
+                let buffer = try selfBuffer(call, script)
+                let host = script.host
+                try call.refuseDuringInputPoll(host)
+                let size = host.session.core.serializeSize
+                guard size > 0 else { throw call.error("the core does not support savestates") }
+                if host.rewindScratch.count != size + counterBytes { host.rewindScratch = [UInt8](repeating: 0, count: size + counterBytes) }
+                var problem: String?
+                host.rewindScratch.withUnsafeMutableBytes { raw in
+                    do {
+                        try host.session.core.serialize(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<size]))
+                    } catch {
+                        problem = "\(error)"
+                    }
+                    raw.storeBytes(of: UInt64(host.session.frameCount), toByteOffset: size, as: UInt64.self)
+                    raw.storeBytes(of: UInt64(host.session.lagCount), toByteOffset: size + 8, as: UInt64.self)
+                }
+                if let problem { throw call.error(problem) }
+                host.rewindScratch.withUnsafeBytes { buffer.push($0) }
+                return 0
+            }
+        },
+        LuaFunction("step", returns: "boolean", doc: "Restores the newest entry and removes it, so repeated calls walk back in time; `false` when the history is empty. Not allowed during the input poll.") { L, context in
+            LuaCall.run(L, "rewind_buffer:step") { call in
+                let script = Script.from(context)
+                let buffer = try selfBuffer(call, script)
+                let host = script.host
+                try call.refuseDuringInputPoll(host)
+                var problem: String?
+                let stepped = buffer.step { bytes in
+                    let size = bytes.count - counterBytes
+                    do {
+                        try host.session.core.unserialize(UnsafeRawBufferPointer(rebasing: bytes[0..<size]), protecting: false)
+                        host.session.restoreCounters(frame: Int(bytes.loadUnaligned(fromByteOffset: size, as: UInt64.self)),
+                                                     lag: Int(bytes.loadUnaligned(fromByteOffset: size + 8, as: UInt64.self)))
+                    } catch {
+                        problem = "\(error)"
+                    }
+                }
+                if let problem { throw call.error(problem) }
+                if stepped { host.onTimeJump?() }
+                call.push(stepped)
+                return 1
+            }
+        },
+        LuaFunction("count", returns: "integer", doc: "Entries `step` can return to.") { L, context in
+            LuaCall.run(L, "rewind_buffer:count") { call in
+                call.push(try selfBuffer(call, Script.from(context)).count)
+                return 1
+            }
+        },
+        LuaFunction("memory", returns: "integer", doc: "Bytes the history holds.") { L, context in
+            LuaCall.run(L, "rewind_buffer:memory") { call in
+                call.push(try selfBuffer(call, Script.from(context)).memoryUsed)
+                return 1
+            }
+        },
+        LuaFunction("clear", doc: "Forgets the whole history.") { L, context in
+            LuaCall.run(L, "rewind_buffer:clear") { call in
+                try selfBuffer(call, Script.from(context)).clear()
+                return 0
+            }
+        },
+        LuaFunction("__gc", doc: "Frees the history when the buffer is collected.") { L, context in
+            if let memory = luaL_testudata(L, 1, rewindMetatable.cString) { Script.from(context).rewindBuffers[memory.load(as: Int.self)] = nil }
+            return 0
+        },
+    ]
+}
