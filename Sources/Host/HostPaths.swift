@@ -12,6 +12,8 @@ public struct HostPaths: Sendable {
     public var states: String
     /// Scripts' own files (the sandbox lets scripts write here).
     public var data: String
+    /// Screenshots taken with the default hotkey.
+    public var screenshots: String
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let home = environment["HOME"] ?? NSHomeDirectory()
@@ -21,6 +23,7 @@ public struct HostPaths: Sendable {
         system = data + "/system"
         states = data + "/states"
         self.data = data + "/data"
+        screenshots = data + "/screenshots"
     }
 
     /// Per-core option file, then per-game (later files override earlier ones).

@@ -52,6 +52,11 @@ enum RunCommand {
           --script-memory MB    memory cap per script (default 256)
           --script-budget N     instructions (millions) a script may run before returning (default 200)
           --log FILE            also append script output and failures to FILE
+
+        the default frontend (Lua in lua/defaults/, loaded before --script files in a window):
+          --no-default NAME     leave out one default (osd, hotkeys) or all of them (repeatable)
+          --with-defaults       load the defaults in headless runs too
+          A same-named file in ~/.config/retrolua/scripts/ replaces the shipped one.
         """
 
     static func main(_ raw: [String]) {
@@ -59,9 +64,10 @@ enum RunCommand {
         do {
             args = try Arguments(raw, valued: ["core", "frames", "screenshot", "option", "save-dir", "system-dir", "script",
                                                "data-dir", "script-memory", "script-budget", "log", "scale", "sync",
-                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed"],
+                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed", "no-default"],
                                  flags: ["headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox",
-                                         "integer-scale", "fullscreen", "no-vsync", "smooth", "no-audio", "stats", "square-pixels"])
+                                         "integer-scale", "fullscreen", "no-vsync", "smooth", "no-audio", "stats", "square-pixels",
+                                         "with-defaults"])
         } catch {
             fail("run: \(error)\n\n\(help)", code: Exit.usage)
         }
@@ -119,7 +125,11 @@ enum RunCommand {
         var status: Int32 = 0
         let report: RunReport
         var overlayFrame: (rgba: [UInt8], width: Int, height: Int)?
-        let plainHeadless = scripts.isEmpty && !frontendOptions.window && frontendOptions.wavPath == nil
+        let disabledDefaults = Set(args.all("no-default"))
+        for name in disabledDefaults where name != "all" && !DefaultFrontend.names.contains(name) {
+            fail("run: --no-default: no default named '\(name)' (defaults: \(DefaultFrontend.names.joined(separator: ", ")), all)", code: Exit.usage)
+        }
+        let plainHeadless = scripts.isEmpty && !frontendOptions.window && !args.flag("with-defaults") && frontendOptions.wavPath == nil
             && frontendOptions.videoPath == nil && !frontendOptions.showStats
         if plainHeadless {
             // Nothing but the core: the leanest loop (the benchmark's baseline).
@@ -139,7 +149,11 @@ enum RunCommand {
             do { try frontend.open() } catch { fail(error.description) }
             // Headless without scripts has no natural end: the default length.
             if !frontend.isWindowed && frameLimit == nil && scripts.isEmpty { frontend.frameLimit = 600 }
-            for script in scripts {
+            var toLoad = scripts
+            if frontend.isWindowed || args.flag("with-defaults") {
+                toLoad = DefaultFrontend.scripts(excluding: disabledDefaults, paths: config.paths) + scripts
+            }
+            for script in toLoad {
                 do { try host.load(scriptAt: script) } catch {
                     host.onFailure(error)
                     if scriptOptions.strict { status = Exit.failure }

@@ -41,6 +41,7 @@ enum Fixtures {
         config.paths.config = folder + "/config"
         config.paths.states = folder + "/states"
         config.paths.data = folder + "/data"
+        config.paths.screenshots = folder + "/screenshots"
         config.options = options
         return try Session(config, warn: warn)
     }

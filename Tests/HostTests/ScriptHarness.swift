@@ -43,6 +43,11 @@ final class ScriptHarness {
         return path
     }
 
+    /// Loads a script file as it is (the shipped defaults).
+    func load(file path: String) throws {
+        try host.load(scriptAt: path)
+    }
+
     func run(_ frames: Int) {
         for _ in 0..<frames where host.exitCode == nil { host.runFrame() }
     }

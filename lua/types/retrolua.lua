@@ -52,9 +52,16 @@ function emu.option(key, value) end
 ---@return table
 function emu.options() end
 
---- Shows a short message to the player (on-screen in a window; printed to stderr headless).
+--- Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens.
 ---@param text string
 function emu.message(text) end
+
+--- While paused, runs exactly one more frame (frame advance); no effect when running.
+function emu.step() end
+
+--- The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`.
+---@return table
+function emu.paths() end
 
 --- Where frame time goes: `{frames=, dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.
 ---@return table
@@ -566,13 +573,18 @@ function gui.clear(surface) end
 ---@return integer
 function gui.surface_size(surface) end
 
+--- Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no effect headless). Returns the state in effect.
+---@param on? boolean
+---@return boolean
+function gui.fullscreen(on) end
+
 --- Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). Returns `true`, or `nil, message`.
 ---@param path string
 ---@return boolean?
 ---@return string?
 function gui.screenshot(path) end
 
---- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`. Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
+--- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
 event = {}
 
 --- Calls `fn` on every `name` event; returns an id for `event.off`.

@@ -141,14 +141,31 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("message", "text: string", doc: "Shows a short message to the player (on-screen in a window; printed to stderr headless).") { L, context in
+        LuaFunction("message", "text: string", doc: "Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens.") { L, context in
             LuaCall.run(L, "emu.message") { call in
                 let text = try call.string(1, "text")
-                let host = Script.from(context).host
-                if let show = host.onMessage { show(text) } else {
-                    FileHandle.standardError.write(Data("[\(Script.from(context).name)] \(text)\n".utf8))
-                }
+                let script = Script.from(context)
+                call.nested(script) { script.host.show(message: text, from: script.name) }
                 return 0
+            }
+        },
+        LuaFunction("step", doc: "While paused, runs exactly one more frame (frame advance); no effect when running.") { L, context in
+            LuaCall.run(L, "emu.step") { _ in
+                Script.from(context).host.stepRequested = true
+                return 0
+            }
+        },
+        LuaFunction("paths", returns: "table", doc: "The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`.") { L, context in
+            LuaCall.run(L, "emu.paths") { call in
+                let paths = Script.from(context).host.session.paths
+                call.newTable(fields: 6)
+                call.set("config", paths.config)
+                call.set("data", paths.data)
+                call.set("saves", paths.saves)
+                call.set("states", paths.states)
+                call.set("screenshots", paths.screenshots)
+                call.set("system", paths.system)
+                return 1
             }
         },
         LuaFunction("stats", returns: "table", doc: "Where frame time goes: `{frames=, dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.") { L, context in

@@ -4,7 +4,7 @@ import LuaRuntime
 
 extension Bindings {
     static let event = LuaModule("event", doc: """
-        Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`. Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
+        Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
         """, functions: [
         LuaFunction("on", "name: string, fn: function", returns: "integer", doc: "Calls `fn` on every `name` event; returns an id for `event.off`.") { L, context in
             LuaCall.run(L, "event.on") { call in

@@ -186,6 +186,14 @@ extension Bindings {
                 return 2
             }
         },
+        LuaFunction("fullscreen", "on?: boolean", returns: "boolean", doc: "Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no effect headless). Returns the state in effect.") { L, context in
+            LuaCall.run(L, "gui.fullscreen") { call in
+                let host = Script.from(context).host
+                if let on = try call.optionalBoolean(1, "on") { host.fullscreenRequest = on }
+                call.push(host.fullscreenRequest ?? host.isFullscreen)
+                return 1
+            }
+        },
         LuaFunction("screenshot", "path: string", returns: "boolean?, string?", doc: "Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). Returns `true`, or `nil, message`.") { L, context in
             LuaCall.run(L, "gui.screenshot") { call in
                 let path = try call.string(1, "path")

@@ -48,7 +48,6 @@ public final class Frontend {
     private var wav: WAVFileOutput?
     private var dump: VideoDump?
     private var pacer: Pacer
-    private var fastForward = false
     private var advanceOneFrame = false
     private var quitRequested = false
     private var lastPresent: UInt64 = 0
@@ -197,12 +196,6 @@ public final class Frontend {
         for event in events {
             switch event {
             case .quit: quitRequested = true
-            case .keyDown("escape", _): quitRequested = true
-            case .keyDown("f11", false): video?.setFullscreen(!(video?.isFullscreen ?? false))
-            case .keyDown("p", false): host.paused.toggle()
-            case .keyDown("n", _): advanceOneFrame = true
-            case .keyDown("tab", false): fastForward = true
-            case .keyUp("tab"): fastForward = false
             case .gamepadAdded(let name): onNotice("gamepad connected: \(name)")
             case .gamepadRemoved(let name): onNotice("gamepad disconnected: \(name)")
             default: break
@@ -211,11 +204,20 @@ public final class Frontend {
         host.devices = input.devices
         host.playerInput = DefaultInputMap.map(input.devices)
         host.windowSize = video?.windowSize
+        // Hotkeys are Lua (lua/defaults/hotkeys.lua): it answers these events with emu/gui calls.
         host.deliver(events)
+        if let on = host.fullscreenRequest {
+            video?.setFullscreen(on)
+            host.fullscreenRequest = nil
+        }
+        host.isFullscreen = video?.isFullscreen ?? false
+        if host.stepRequested {
+            advanceOneFrame = true
+            host.stepRequested = false
+        }
     }
 
-    /// The effective speed: fast-forward hotkey, else `emu.speed`.
-    private var speed: Double { fastForward ? 0 : host.speed }
+    private var speed: Double { host.speed }
 
     private func mixAudio() {
         guard let audio else { return }

@@ -18,6 +18,9 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     case keyDown = "key_down"
     case keyUp = "key_up"
     case gamepad
+    /// `message(text)`: a script or the core asked to show a message (`emu.message`); an on-screen
+    /// display shows it. With no script listening, messages are printed.
+    case message
 }
 
 /// Where the host is in the frame; some calls are legal only in some phases.

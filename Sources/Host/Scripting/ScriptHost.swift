@@ -71,14 +71,17 @@ public final class ScriptHost {
                                                  contentSHA1: session.content?.sha1 ?? "")
     public var paused = false
     public var speed = 1.0
+    /// Set by `emu.step()`: run one frame although paused (the frontend clears it).
+    public var stepRequested = false
+    /// Set by `gui.fullscreen(on)`; the frontend applies it and reports `isFullscreen`.
+    public var fullscreenRequest: Bool?
+    public var isFullscreen = false
     /// The memory domains scripts see.
     let memory: ScriptMemory
     /// Where `--log` copies script output and failures.
     public var logFile: FileHandle?
     /// Called after a state load or reset (the frontend drops queued audio).
     public var onTimeJump: (() -> Void)?
-    /// Messages the frontend may show (OSD); headless they are printed.
-    public var onMessage: ((String) -> Void)?
     private var framesSinceReloadCheck = 0
 
     public init(session: Session, options: ScriptOptions) {
@@ -208,6 +211,15 @@ public final class ScriptHost {
         logFile?.write(Data(text.utf8))
     }
 
+    /// `emu.message`: to the scripts listening for `message` (the OSD), else printed.
+    public func show(message text: String, from source: String) {
+        if scripts.contains(where: { !$0.failed && $0.hasCallbacks(for: .message) }) {
+            dispatch(.message) { L in lua_pushstring(L, text); return 1 }
+        } else {
+            write("[\(source)] \(text)\n", error: true)
+        }
+    }
+
     func report(failure: ScriptError) {
         failures.append(failure)
         onFailure(failure)
@@ -271,7 +283,7 @@ public final class ScriptHost {
                 let fresh = try Script(path: script.path, host: self)
                 script.detach()
                 scripts[index] = fresh
-                onMessage?("reloaded \(fresh.name)")
+                show(message: "reloaded \(fresh.name)", from: "retrolua")
                 FileHandle.standardError.write(Data("retrolua: reloaded \(fresh.name)\n".utf8))
                 fresh.resume()
             } catch {

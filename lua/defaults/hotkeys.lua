@@ -1,0 +1,92 @@
+-- Default hotkeys, part of Retrolua's replaceable Lua frontend.
+--
+-- Each action is bound to an SDL key name. Override bindings in ~/.config/retrolua/hotkeys.lua, a
+-- file returning a table such as `return { save_state = "f5", quit = false }` (false unbinds), or
+-- replace this whole file with ~/.config/retrolua/scripts/hotkeys.lua, or turn it off with
+-- `--no-default hotkeys`.
+
+local bindings = {
+  quit = "escape",
+  fullscreen = "f11",
+  pause = "p",
+  frame_advance = "n",
+  fast_forward_hold = "tab",
+  fast_forward_toggle = "`",
+  slow_motion_hold = "\\",
+  save_state = "f2",
+  load_state = "f4",
+  slot_down = "f6",
+  slot_up = "f7",
+  screenshot = "f8",
+  reset = "h",
+}
+
+local paths = emu.paths()
+local user = loadfile(paths.config .. "/hotkeys.lua")
+if user then
+  for action, key in pairs(user()) do bindings[action] = key end
+end
+
+local SLOW_MOTION = 0.25
+local slot = 0
+local fast_forward = false
+
+local function restore_speed()
+  emu.speed(fast_forward and 0 or 1)
+end
+
+local pressed = {
+  quit = function() emu.exit(0) end,
+  fullscreen = function() gui.fullscreen(not gui.fullscreen()) end,
+  pause = function()
+    if emu.paused() then emu.unpause(); emu.message("resumed") else emu.pause(); emu.message("paused") end
+  end,
+  frame_advance = function()
+    if not emu.paused() then emu.pause() end
+    emu.step()
+  end,
+  fast_forward_hold = function() emu.speed(0) end,
+  fast_forward_toggle = function()
+    fast_forward = not fast_forward
+    restore_speed()
+    emu.message(fast_forward and "fast-forward" or "normal speed")
+  end,
+  slow_motion_hold = function() emu.speed(SLOW_MOTION) end,
+  save_state = function()
+    local ok, problem = savestate.save(slot)
+    emu.message(ok and ("saved slot " .. slot) or problem)
+  end,
+  load_state = function()
+    local ok, problem = savestate.load(slot)
+    emu.message(ok and ("loaded slot " .. slot) or problem)
+  end,
+  slot_down = function() slot = (slot + 9) % 10; emu.message("slot " .. slot) end,
+  slot_up = function() slot = (slot + 1) % 10; emu.message("slot " .. slot) end,
+  screenshot = function()
+    local path = string.format("%s/%s-%06d.png", paths.screenshots, emu.info().rom.name or "screenshot", emu.framecount())
+    local ok, problem = gui.screenshot(path)
+    emu.message(ok and ("screenshot " .. path) or problem)
+  end,
+  reset = function() emu.reset(); emu.message("reset") end,
+}
+
+local released = {
+  fast_forward_hold = restore_speed,
+  slow_motion_hold = restore_speed,
+}
+
+local function action_for(key)
+  for action, bound in pairs(bindings) do
+    if bound == key then return action end
+  end
+end
+
+event.on("key_down", function(key, is_repeat)
+  local action = action_for(key)
+  if action and not is_repeat and pressed[action] then pressed[action]() end
+end)
+
+event.on("key_up", function(key)
+  local action = action_for(key)
+  if action and released[action] then released[action]() end
+end)
