@@ -15,6 +15,7 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CLibretro", providers: [.apt(["retroarch-dev"])]),
 
         // C glue Swift cannot express: the variadic libretro log callback.
@@ -22,7 +23,7 @@ let package = Package(
         // C glue for Lua: macro wrappers, the raising trampoline, pcall with traceback, limits.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
-        .target(name: "Libretro", dependencies: ["CLibretro", "CRetroShim", "CZlib", "CCrypto"]),
+        .target(name: "Libretro", dependencies: ["CLibretro", "CRetroShim", "CZlib", "CCrypto", "CZstd"]),
         .target(name: "Media", dependencies: ["Libretro", "CPNG", "CSDL2", "CSampleRate"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         .target(name: "Host", dependencies: ["Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),

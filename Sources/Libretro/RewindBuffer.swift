@@ -1,7 +1,7 @@
-import CZlib
+import CZstd
 
 /// A history of savestates for rewinding, kept small with reverse deltas: the newest state is stored
-/// whole, and each older one as the zlib-compressed XOR against the state after it (consecutive frames
+/// whole, and each older one as the zstd-compressed XOR against the state after it (consecutive frames
 /// differ in few bytes, so the XOR is mostly zeros). Stepping back costs one inflate and one XOR.
 /// When the history outgrows its memory budget, the oldest steps are forgotten.
 public final class RewindBuffer {
@@ -15,9 +15,17 @@ public final class RewindBuffer {
     /// Reused scratch buffers, so pushing and stepping allocate only the compressed delta.
     private var scratch: [UInt8] = []
     private var compressed: [UInt8] = []
+    /// zstd contexts, reused. Level −3 (a fast level): a mostly-zero XOR still shrinks ~50×, at a few µs.
+    private let compressor = ZSTD_createCCtx()
+    private let decompressor = ZSTD_createDCtx()
 
     public init(memoryLimit: Int) {
         self.memoryLimit = memoryLimit
+    }
+
+    deinit {
+        ZSTD_freeCCtx(compressor)
+        ZSTD_freeDCtx(decompressor)
     }
 
     /// States that `step()` can return to.
@@ -88,22 +96,20 @@ public final class RewindBuffer {
     }
 
     private func deflate(_ input: [UInt8]) -> [UInt8] {
-        let bound = Int(compressBound(uLong(input.count)))
+        let bound = ZSTD_compressBound(input.count)
         if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
-        var length = uLongf(bound)
-        let status = compressed.withUnsafeMutableBufferPointer { out in
-            input.withUnsafeBufferPointer { compress2(out.baseAddress, &length, $0.baseAddress, uLong(input.count), 1) }
+        let length = compressed.withUnsafeMutableBytes { out in
+            input.withUnsafeBytes { ZSTD_compressCCtx(compressor, out.baseAddress, bound, $0.baseAddress, input.count, -3) }
         }
-        precondition(status == Z_OK, "RewindBuffer: zlib compress2 failed (\(status))")  // Only on out-of-memory.
-        return Array(compressed[0..<Int(length)])
+        precondition(ZSTD_isError(length) == 0, "RewindBuffer: zstd compression failed")  // Only on out-of-memory.
+        return Array(compressed[0..<length])
     }
 
     private func inflate(_ input: [UInt8], count: Int) {
         if scratch.count != count { scratch = [UInt8](repeating: 0, count: count) }
-        var length = uLongf(count)
-        let status = scratch.withUnsafeMutableBufferPointer { out in
-            input.withUnsafeBufferPointer { uncompress(out.baseAddress, &length, $0.baseAddress, uLong(input.count)) }
+        let length = scratch.withUnsafeMutableBytes { out in
+            input.withUnsafeBytes { ZSTD_decompressDCtx(decompressor, out.baseAddress, count, $0.baseAddress, input.count) }
         }
-        precondition(status == Z_OK && Int(length) == count, "RewindBuffer: a delta does not inflate (\(status))")  // We wrote it.
+        precondition(ZSTD_isError(length) == 0 && length == count, "RewindBuffer: a delta does not decompress")  // We wrote it.
     }
 }

@@ -25,9 +25,9 @@ final class DefaultFrontendTests: XCTestCase {
         press(harness, "f7")  // slot 1
         harness.host.deliver([.keyDown("f2", repeat: false)])
         let saved = harness.session.systemRAM()
-        harness.host.playerInput.set(.right, true)
+        harness.host.devices.keys = ["right"]
         harness.run(15)
-        harness.host.playerInput = .init()
+        harness.host.devices.keys = []
         XCTAssertNotEqual(harness.session.systemRAM()[3], saved[3])
         harness.host.deliver([.keyDown("f4", repeat: false)])
         XCTAssertTrue(harness.session.systemRAM() == saved, "slot 1 restored exactly")
@@ -80,6 +80,60 @@ final class DefaultFrontendTests: XCTestCase {
         harness.host.deliver([.keyDown("space", repeat: false)])
         XCTAssertTrue(harness.host.paused)
         _ = folder
+    }
+
+    func testKeyboardGamepadTurboAndRemapsReachTheGame() throws {
+        let harness = try ScriptHarness()
+        try FileManager.default.createDirectory(atPath: harness.folder + "/config/input/nestopia", withIntermediateDirectories: true)
+        try "return { keyboard = { up = 'i' } }".write(toFile: harness.folder + "/config/input.lua", atomically: true, encoding: .utf8)
+        try "return { keyboard = { left = 'j' } }".write(toFile: harness.folder + "/config/input/nestopia/demo.lua", atomically: true, encoding: .utf8)
+        try harness.load(file: Fixtures.root + "/lua/defaults/input.lua")
+        harness.run(5)
+        let ram = { harness.session.systemRAM() }
+        let x0 = Int(ram()[3]), y0 = Int(ram()[4])
+        harness.host.devices.keys = ["right"]
+        harness.run(10)
+        XCTAssertEqual(Int(ram()[3]), x0 + 10, "arrow keys drive the d-pad")
+        harness.host.devices.keys = ["i"]
+        harness.run(3)
+        XCTAssertEqual(Int(ram()[4]), y0 - 3, "the user's remap (i = up)")
+        harness.host.devices.keys = ["j"]
+        harness.run(2)
+        XCTAssertEqual(Int(ram()[3]), x0 + 8, "the per-game remap (j = left)")
+        harness.host.devices.keys = []
+        var pad = HostDevices.Gamepad(name: "Pad")
+        pad.buttons = ["b"]  // SDL's right face button = RetroPad A.
+        harness.host.devices.gamepads = [pad]
+        harness.run(1)
+        XCTAssertEqual(ram()[2], 0x80, "gamepad b → RetroPad A → NES A")
+        harness.host.devices.gamepads = []
+        harness.run(1)
+        let presses = ram()[5]
+        harness.host.devices.keys = ["c"]  // Turbo A: 2 frames on, 2 off.
+        harness.run(8)
+        harness.host.devices.keys = []
+        harness.run(1)
+        XCTAssertEqual(Int(ram()[5]) - Int(presses), 2, "turbo pressed A twice in 8 frames")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testRewindReturnsToTheExactRAMOfEarlierFrames() throws {
+        let harness = try harness(["rewind"])
+        var history: [[UInt8]] = []
+        for frame in 1...60 {
+            harness.host.playerInput = .init()
+            harness.host.playerInput.set(frame % 3 == 0 ? .left : .right, true)
+            harness.host.playerInput.set(.a, frame % 2 == 0)
+            harness.run(1)
+            history.append(harness.session.systemRAM())
+        }
+        harness.host.playerInput = .init()
+        harness.host.deliver([.keyDown("backspace", repeat: false)])
+        harness.run(20)
+        harness.host.deliver([.keyUp("backspace")])
+        XCTAssertEqual(harness.session.frameCount, 40)
+        XCTAssertTrue(harness.session.systemRAM() == history[39], "the RAM of frame 40, exactly")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
     func testOSDShowsMessagesOnTheHudOnly() throws {

@@ -423,6 +423,11 @@ function joypad.get(port) end
 ---@param buttons table
 function joypad.set(port, buttons) end
 
+--- Sets the player's own input on a port — the layer under `joypad.set` overrides, kept until changed. The input default (lua/defaults/input.lua) maps the host's devices here every frame. `state` holds every button as a boolean (absent = released) and optionally `left_x`, `left_y`, `right_x`, `right_y` (−32768…32767).
+---@param port integer
+---@param state table
+function joypad.set_player(port, state) end
+
 --- Forces an analog stick (`"left"` or `"right"`) for the next frame; axes run −32768…32767.
 ---@param port integer
 ---@param stick string
@@ -495,7 +500,7 @@ function savestate.from_bytes(bytes) end
 ---@return any
 function savestate.data(key, value) end
 
---- Rewind history, native and compact: each entry is a savestate stored as the zlib-compressed XOR against the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores the core and the frame/lag counters (not `savestate.data`) and fires no event.
+--- Rewind history, native and compact: each entry is a savestate stored as the zstd-compressed XOR against the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores the core and the frame/lag counters (not `savestate.data`) and fires no event.
 rewind = {}
 
 --- A rewind buffer holding at most `memory_mb` megabytes (default 64); the oldest entries are forgotten first.

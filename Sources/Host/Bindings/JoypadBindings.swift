@@ -50,6 +50,24 @@ extension Bindings {
                 return 0
             }
         },
+        LuaFunction("set_player", "port: integer, state: table", doc: "Sets the player's own input on a port — the layer under `joypad.set` overrides, kept until changed. The input default (lua/defaults/input.lua) maps the host's devices here every frame. `state` holds every button as a boolean (absent = released) and optionally `left_x`, `left_y`, `right_x`, `right_y` (−32768…32767).") { L, context in
+            LuaCall.run(L, "joypad.set_player") { call in
+                let port = try port(call, 1)
+                try call.table(2, "state")
+                let host = Script.from(context).host
+                var input = host.playerInput
+                for button in RetroPadButton.allCases {
+                    input.set(button, try call.booleanField(2, button.name, argument: 2) ?? false, port: port)
+                }
+                for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
+                    let value = try call.integerField(2, name, argument: 2) ?? 0
+                    guard (-32768...32767).contains(value) else { throw call.badField(2, name, "must be −32768…32767") }
+                    input.setAnalog(port: port, axis: axis, Int16(value))
+                }
+                host.playerInput = input
+                return 0
+            }
+        },
         LuaFunction("set_analog", "port: integer, stick: string, x: integer, y: integer", doc: "Forces an analog stick (`\"left\"` or `\"right\"`) for the next frame; axes run −32768…32767.") { L, context in
             LuaCall.run(L, "joypad.set_analog") { call in
                 let port = try port(call, 1)

@@ -16,7 +16,7 @@ extension Bindings {
     }
 
     static let rewind = LuaModule("rewind", doc: """
-        Rewind history, native and compact: each entry is a savestate stored as the zlib-compressed XOR against the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores the core and the frame/lag counters (not `savestate.data`) and fires no event.
+        Rewind history, native and compact: each entry is a savestate stored as the zstd-compressed XOR against the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores the core and the frame/lag counters (not `savestate.data`) and fires no event.
         """, functions: [
         LuaFunction("new", "options?: table", returns: "rewind_buffer", doc: "A rewind buffer holding at most `memory_mb` megabytes (default 64); the oldest entries are forgotten first.") { L, context in
             LuaCall.run(L, "rewind.new") { call in

@@ -202,7 +202,6 @@ public final class Frontend {
             }
         }
         host.devices = input.devices
-        host.playerInput = DefaultInputMap.map(input.devices)
         host.windowSize = video?.windowSize
         // Hotkeys are Lua (lua/defaults/hotkeys.lua): it answers these events with emu/gui calls.
         host.deliver(events)

@@ -1,0 +1,83 @@
+-- Default input mapping, part of Retrolua's replaceable Lua frontend: host keyboard and gamepads →
+-- RetroPads on ports 1–4, with analog sticks and turbo buttons, through joypad.set_player (the
+-- player's layer, under any script's joypad.set overrides).
+--
+-- Remaps merge in, later files winning: ~/.config/retrolua/input.lua, then
+-- ~/.config/retrolua/input/CORE.lua, then ~/.config/retrolua/input/CORE/GAME.lua, each returning a
+-- partial table like `return { keyboard = { a = "k", b = "j" }, turbo = { { key = "c", button = "a" } } }`.
+
+local settings = {
+  -- Keyboard → RetroPad button on `keyboard_port` (SDL key names).
+  keyboard_port = 1,
+  keyboard = {
+    up = "up", down = "down", left = "left", right = "right",
+    b = "z", a = "x", y = "a", x = "s", l = "q", r = "w", l2 = "1", r2 = "2",
+    start = "return", select = "right shift",
+  },
+  -- SDL GameController buttons (by position) → RetroPad buttons (by position: bottom face is B).
+  gamepad = {
+    a = "b", b = "a", x = "y", y = "x", leftshoulder = "l", rightshoulder = "r",
+    back = "select", start = "start", leftstick = "l3", rightstick = "r3",
+    dpup = "up", dpdown = "down", dpleft = "left", dpright = "right",
+  },
+  -- Gamepad n drives port gamepad_ports[n].
+  gamepad_ports = { 1, 2, 3, 4 },
+  trigger_threshold = 16384,
+  -- Turbo: while `key` (or gamepad button `pad_button`) is held, `button` is pressed `period` frames
+  -- out of every 2 × `period`.
+  turbo = { { key = "c", pad_button = "lefttrigger_unused", button = "a", period = 2 } },
+}
+
+local function merge(into, from)
+  for key, value in pairs(from) do
+    if type(value) == "table" and type(into[key]) == "table" and #value == 0 then merge(into[key], value)
+    else into[key] = value end
+  end
+end
+
+local config_dir = emu.paths().config
+local info = emu.info()
+for _, path in ipairs({ "/input.lua", "/input/" .. info.core .. ".lua",
+                        "/input/" .. info.core .. "/" .. ((info.rom and info.rom.name) or "") .. ".lua" }) do
+  local chunk = loadfile(config_dir .. path)
+  if chunk then merge(settings, chunk()) end
+end
+
+local function empty()
+  return { left_x = 0, left_y = 0, right_x = 0, right_y = 0 }
+end
+
+event.on("frame_start", function()
+  local ports = { empty(), empty(), empty(), empty() }
+  local keys = input.keys()
+  local keyboard = ports[settings.keyboard_port]
+  if keyboard then
+    for button, key in pairs(settings.keyboard) do
+      if key and keys[key] then keyboard[button] = true end
+    end
+  end
+  for index, pad in ipairs(input.gamepads()) do
+    local state = ports[settings.gamepad_ports[index] or 0]
+    if state then
+      for name in pairs(pad.buttons) do
+        local button = settings.gamepad[name]
+        if button then state[button] = true end
+      end
+      local axes = pad.axes
+      if (axes.lefttrigger or 0) > settings.trigger_threshold then state.l2 = true end
+      if (axes.righttrigger or 0) > settings.trigger_threshold then state.r2 = true end
+      state.left_x, state.left_y = axes.leftx or 0, axes.lefty or 0
+      state.right_x, state.right_y = axes.rightx or 0, axes.righty or 0
+    end
+  end
+  local frame = emu.framecount()
+  for _, turbo in ipairs(settings.turbo) do
+    local held = keys[turbo.key]
+    if not held then
+      for _, pad in ipairs(input.gamepads()) do held = held or pad.buttons[turbo.pad_button] end
+    end
+    local period = turbo.period or 2
+    if held and keyboard and frame % (2 * period) < period then keyboard[turbo.button] = true end
+  end
+  for port = 1, 4 do joypad.set_player(port, ports[port]) end
+end)

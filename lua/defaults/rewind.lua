@@ -1,0 +1,33 @@
+-- Default rewind, part of Retrolua's replaceable Lua frontend: records the game into a native,
+-- compressed history (the rewind module) and walks back through it while the rewind key is held.
+-- Settings in ~/.config/retrolua/rewind.lua, e.g. `return { key = "r", granularity = 2, memory_mb = 128 }`.
+
+local settings = { key = "backspace", granularity = 1, memory_mb = 64 }
+local user = loadfile(emu.paths().config .. "/rewind.lua")
+if user then
+  for key, value in pairs(user()) do settings[key] = value end
+end
+
+local history = rewind.new({ memory_mb = settings.memory_mb })
+local held, rewinding = false, false
+
+event.on("key_down", function(key) if key == settings.key then held = true end end)
+event.on("key_up", function(key) if key == settings.key then held, rewinding = false, false end end)
+
+-- Everything happens after a frame has run: recording keeps the state that frame produced, and
+-- rewinding puts an older one back (the frame that just ran is discarded), so the game's memory is
+-- exactly that of the recorded frame; the picture catches up one frame later.
+event.on("frame_end", function()
+  if not held then
+    if emu.framecount() % settings.granularity == 0 then history:push() end
+    return
+  end
+  if not rewinding then
+    rewinding = true
+    history:step()  -- The newest entry is the frame shown just before rewinding started.
+  end
+  if not history:step() and rewinding ~= "ended" then
+    rewinding = "ended"
+    emu.message("rewind: reached the oldest recorded frame")
+  end
+end)
