@@ -1,6 +1,7 @@
 import Foundation
 import XCTest
 @testable import Host
+import Libretro
 import Media
 
 /// The Lua default frontend in lua/defaults/, driven by synthetic host events.
@@ -134,6 +135,57 @@ final class DefaultFrontendTests: XCTestCase {
         XCTAssertEqual(harness.session.frameCount, 40)
         XCTAssertTrue(harness.session.systemRAM() == history[39], "the RAM of frame 40, exactly")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testRunAheadShowsThePlainRunsFramesAheadAndKeepsTheGameInStep() throws {
+        // The plain run: the picture and RAM after each frame, holding right.
+        func record(runAhead: Int) throws -> (pictures: [String], ram: [String]) {
+            let harness = try ScriptHarness()
+            if runAhead > 0 {
+                try FileManager.default.createDirectory(atPath: harness.folder + "/config", withIntermediateDirectories: true)
+                try "return { frames = \(runAhead) }".write(toFile: harness.folder + "/config/runahead.lua", atomically: true, encoding: .utf8)
+                try harness.load(file: Fixtures.root + "/lua/defaults/runahead.lua")
+            }
+            var pictures: [String] = [], ram: [String] = []
+            for frame in 0..<40 {
+                harness.host.playerInput = .init()
+                harness.host.playerInput.set(frame < 20 ? .right : .down, true)
+                harness.run(1)
+                pictures.append(harness.host.frameWithOverlay().map { Hashing.sha1($0.rgba) } ?? "")
+                ram.append(Hashing.sha1(harness.session.systemRAM()))
+            }
+            XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+            harness.close()
+            return (pictures, ram)
+        }
+        let plain = try record(runAhead: 0)
+        for ahead in [1, 2] {
+            let run = try record(runAhead: ahead)
+            XCTAssertEqual(run.ram, plain.ram, "run-ahead \(ahead) never changes the game itself")
+            // While the input does not change, the shown picture is the plain run's `ahead` frames later.
+            for frame in 5..<(20 - ahead) {
+                XCTAssertEqual(run.pictures[frame], plain.pictures[frame + ahead], "run-ahead \(ahead), frame \(frame)")
+            }
+        }
+    }
+
+    func testOSDCountersAndSlotIndicator() throws {
+        let osd = try ScriptHarness()
+        try FileManager.default.createDirectory(atPath: osd.folder + "/config", withIntermediateDirectories: true)
+        try "return { fps = true, counters = true, input = true }".write(toFile: osd.folder + "/config/osd.lua", atomically: true, encoding: .utf8)
+        try osd.load(file: Fixtures.root + "/lua/defaults/osd.lua")
+        osd.run(3)
+        XCTAssertFalse(osd.host.hudCanvas.isEmpty, "fps, counters and input drawn")
+        XCTAssertTrue(osd.failures.isEmpty, "\(osd.failures)")
+        osd.close()
+
+        let keys = try harness(["hotkeys"])
+        keys.run(2)
+        XCTAssertTrue(keys.host.hudCanvas.isEmpty)
+        keys.host.deliver([.keyDown("f7", repeat: false)])
+        keys.run(1)
+        XCTAssertFalse(keys.host.hudCanvas.isEmpty, "the slot indicator shows after a slot change")
+        XCTAssertTrue(keys.failures.isEmpty, "\(keys.failures)")
     }
 
     func testOSDShowsMessagesOnTheHudOnly() throws {

@@ -28,7 +28,9 @@ if user then
 end
 
 local SLOW_MOTION = 0.25
+local SLOT_SHOWN_FRAMES = 180
 local slot = 0
+local slot_shown = 0
 local fast_forward = false
 
 local function restore_speed()
@@ -60,8 +62,8 @@ local pressed = {
     local ok, problem = savestate.load(slot)
     emu.message(ok and ("loaded slot " .. slot) or problem)
   end,
-  slot_down = function() slot = (slot + 9) % 10; emu.message("slot " .. slot) end,
-  slot_up = function() slot = (slot + 1) % 10; emu.message("slot " .. slot) end,
+  slot_down = function() slot = (slot + 9) % 10; slot_shown = SLOT_SHOWN_FRAMES end,
+  slot_up = function() slot = (slot + 1) % 10; slot_shown = SLOT_SHOWN_FRAMES end,
   screenshot = function()
     local path = string.format("%s/%s-%06d.png", paths.screenshots, emu.info().rom.name or "screenshot", emu.framecount())
     local ok, problem = gui.screenshot(path)
@@ -84,6 +86,15 @@ end
 event.on("key_down", function(key, is_repeat)
   local action = action_for(key)
   if action and not is_repeat and pressed[action] then pressed[action]() end
+end)
+
+-- The state-slot indicator, top right, for a few seconds after the slot changes.
+event.on("draw", function()
+  if slot_shown <= 0 then return end
+  slot_shown = slot_shown - 1
+  local width = gui.surface_size("hud")
+  local text = "slot " .. slot
+  gui.text(width - gui.text_size(text) - 4, 4, text, { surface = "hud", color = "yellow", bg = "#000000a0" })
 end)
 
 event.on("key_up", function(key)

@@ -59,11 +59,15 @@ function emu.message(text) end
 --- While paused, runs exactly one more frame (frame advance); no effect when running.
 function emu.step() end
 
+--- Runs the core one frame right now, outside the frame loop — for run-ahead: no events, counters unchanged, the player's input as held; options `video`, `audio` (booleans, default true) tell the core whether its picture and sound are wanted (suppressed sound is discarded). Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.
+---@param options? table
+function emu.run_frame(options) end
+
 --- The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`.
 ---@return table
 function emu.paths() end
 
---- Where frame time goes: `{frames=, dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.
+--- Where frame time goes: `{frames=, seconds= (wall time since the start), dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.
 ---@return table
 function emu.stats() end
 
@@ -635,10 +639,11 @@ function console.error(...) end
 ---@class state
 local state = {}
 
---- Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)`.
+--- Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)` — unless `{quiet = true}`, which also keeps queued sound (run-ahead's undo).
+---@param options? table
 ---@return boolean?
 ---@return string?
-function state:load() end
+function state:load(options) end
 
 --- Captures the current state into this object again, reusing its memory (for bots that branch every frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with `savestate.create()`).
 ---@return boolean?

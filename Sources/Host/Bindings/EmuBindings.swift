@@ -155,6 +155,29 @@ extension Bindings {
                 return 0
             }
         },
+        LuaFunction("run_frame", "options?: table", doc: "Runs the core one frame right now, outside the frame loop — for run-ahead: no events, counters unchanged, the player's input as held; options `video`, `audio` (booleans, default true) tell the core whether its picture and sound are wanted (suppressed sound is discarded). Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.") { L, context in
+            LuaCall.run(L, "emu.run_frame") { call in
+                let host = Script.from(context).host
+                guard host.phase == .between else {
+                    throw call.error("only between frames (frame_end, draw or the main chunk), not in \(host.phase.name)")
+                }
+                var video = true, audio = true
+                if try call.optionalTable(1, "options") {
+                    video = try call.booleanField(1, "video", argument: 1) ?? true
+                    audio = try call.booleanField(1, "audio", argument: 1) ?? true
+                }
+                let core = host.session.core
+                let (wasVideo, wasAudio) = (core.videoEnabled, core.audioEnabled)
+                core.videoEnabled = video
+                core.audioEnabled = audio
+                host.phase = .inputPoll  // Nothing inside may load states or run frames.
+                core.run()
+                host.phase = .between
+                core.videoEnabled = wasVideo
+                core.audioEnabled = wasAudio
+                return 0
+            }
+        },
         LuaFunction("paths", returns: "table", doc: "The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`.") { L, context in
             LuaCall.run(L, "emu.paths") { call in
                 let paths = Script.from(context).host.session.paths
@@ -168,11 +191,12 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("stats", returns: "table", doc: "Where frame time goes: `{frames=, dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.") { L, context in
+        LuaFunction("stats", returns: "table", doc: "Where frame time goes: `{frames=, seconds= (wall time since the start), dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.") { L, context in
             LuaCall.run(L, "emu.stats") { call in
                 let stats = Script.from(context).host.stats
-                call.newTable(fields: 9)
+                call.newTable(fields: 10)
                 call.set("frames", stats.frames)
+                call.set("seconds", stats.wallSeconds)
                 call.set("dropped", stats.dropped)
                 call.set("duplicated", stats.duplicated)
                 call.set("underruns", stats.underruns)

@@ -94,13 +94,15 @@ extension Bindings {
 
     /// Methods of state objects (the `retrolua.state` metatable).
     static let stateMethods: [LuaFunction] = [
-        LuaFunction("load", returns: "boolean?, string?", doc: "Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)`.") { L, context in
+        LuaFunction("load", "options?: table", returns: "boolean?, string?", doc: "Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)` — unless `{quiet = true}`, which also keeps queued sound (run-ahead's undo).") { L, context in
             LuaCall.run(L, "state:load") { call in
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
                 guard let state = host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
-                if let problem = host.loadState(state.bytes, trusted: state.trusted) { return call.failure(problem) }
+                let quiet = try call.optionalTable(2, "options") ? try call.booleanField(2, "quiet", argument: 2) ?? false : false
+                if let problem = host.loadState(state.bytes, trusted: state.trusted, quiet: quiet) { return call.failure(problem) }
+                if quiet { call.push(true); return 1 }
                 call.nested(script) { host.dispatch(.stateLoaded) { L in lua_pushnil(L); return 1 } }
                 call.push(true)
                 return 1

@@ -36,7 +36,7 @@ public final class ScriptHost {
     public let session: Session
     public let options: ScriptOptions
     var scripts: [Script] = []
-    public private(set) var phase: FramePhase = .between
+    public internal(set) var phase: FramePhase = .between
     /// Every script failure so far, in order.
     public private(set) var failures: [ScriptError] = []
     /// Called once per failure (the CLI prints it).

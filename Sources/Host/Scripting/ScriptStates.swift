@@ -84,7 +84,7 @@ extension ScriptHost {
 
     /// Restores a container (or a bare core state): core, counters, script data. Returns an error
     /// message for an expected failure; the running game is untouched then.
-    func loadState(_ bytes: UnsafeRawBufferPointer, trusted: Bool) -> String? {
+    func loadState(_ bytes: UnsafeRawBufferPointer, trusted: Bool, quiet: Bool = false) -> String? {
         let container: StateContainer
         do { container = try StateContainer.decode(bytes) } catch { return "not a savestate: \(error.message)" }
         let core = session.core
@@ -107,7 +107,7 @@ extension ScriptHost {
             session.restoreCounters(frame: container.frame, lag: container.lag)
             scriptData = container.scriptData
         }
-        onTimeJump?()
+        if !quiet { onTimeJump?() }
         return nil
     }
 }
