@@ -119,7 +119,10 @@ final class DefaultFrontendTests: XCTestCase {
     }
 
     func testRewindReturnsToTheExactRAMOfEarlierFrames() throws {
-        let harness = try harness(["rewind"])
+        let harness = try ScriptHarness()
+        try FileManager.default.createDirectory(atPath: harness.folder + "/config", withIntermediateDirectories: true)
+        try "return { granularity = 1 }".write(toFile: harness.folder + "/config/rewind.lua", atomically: true, encoding: .utf8)
+        try harness.load(file: Fixtures.root + "/lua/defaults/rewind.lua")
         var history: [[UInt8]] = []
         for frame in 1...60 {
             harness.host.playerInput = .init()

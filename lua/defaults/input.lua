@@ -43,12 +43,32 @@ for _, path in ipairs({ "/input.lua", "/input/" .. info.core .. ".lua",
   if chunk then merge(settings, chunk()) end
 end
 
-local function empty()
-  return { left_x = 0, left_y = 0, right_x = 0, right_y = 0 }
+local BUTTONS = { "b", "y", "select", "start", "up", "down", "left", "right",
+                  "a", "x", "l", "r", "l2", "r2", "l3", "r3", "left_x", "left_y", "right_x", "right_y" }
+local ports, sent = {}, {}
+for port = 1, 4 do ports[port], sent[port] = {}, {} end
+
+local function changed(a, b)
+  for _, key in ipairs(BUTTONS) do
+    if a[key] ~= b[key] then return true end
+  end
+  return false
 end
 
+-- Builds the state of each port with a device (the keyboard's, the gamepads') and hands
+-- joypad.set_player only what changed; a port whose device went away is released once.
+local active = {}
 event.on("frame_start", function()
-  local ports = { empty(), empty(), empty(), empty() }
+  local pads = input.gamepads()
+  for port = 1, 4 do active[port] = false end
+  active[settings.keyboard_port] = true
+  for index in ipairs(pads) do active[settings.gamepad_ports[index] or 0] = true end
+  for port = 1, 4 do
+    if active[port] or next(sent[port]) ~= nil then
+      local state = ports[port]
+      for _, key in ipairs(BUTTONS) do state[key] = nil end
+    end
+  end
   local keys = input.keys()
   local keyboard = ports[settings.keyboard_port]
   if keyboard then
@@ -56,7 +76,7 @@ event.on("frame_start", function()
       if key and keys[key] then keyboard[button] = true end
     end
   end
-  for index, pad in ipairs(input.gamepads()) do
+  for index, pad in ipairs(pads) do
     local state = ports[settings.gamepad_ports[index] or 0]
     if state then
       for name in pairs(pad.buttons) do
@@ -66,18 +86,21 @@ event.on("frame_start", function()
       local axes = pad.axes
       if (axes.lefttrigger or 0) > settings.trigger_threshold then state.l2 = true end
       if (axes.righttrigger or 0) > settings.trigger_threshold then state.r2 = true end
-      state.left_x, state.left_y = axes.leftx or 0, axes.lefty or 0
-      state.right_x, state.right_y = axes.rightx or 0, axes.righty or 0
+      state.left_x, state.left_y = axes.leftx, axes.lefty
+      state.right_x, state.right_y = axes.rightx, axes.righty
     end
   end
   local frame = emu.framecount()
   for _, turbo in ipairs(settings.turbo) do
     local held = keys[turbo.key]
-    if not held then
-      for _, pad in ipairs(input.gamepads()) do held = held or pad.buttons[turbo.pad_button] end
-    end
+    for _, pad in ipairs(pads) do held = held or pad.buttons[turbo.pad_button] end
     local period = turbo.period or 2
     if held and keyboard and frame % (2 * period) < period then keyboard[turbo.button] = true end
   end
-  for port = 1, 4 do joypad.set_player(port, ports[port]) end
+  for port = 1, 4 do
+    if (active[port] or next(sent[port]) ~= nil) and changed(ports[port], sent[port]) then
+      joypad.set_player(port, ports[port])
+      for _, key in ipairs(BUTTONS) do sent[port][key] = ports[port][key] end
+    end
+  end
 end)

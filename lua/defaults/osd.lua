@@ -23,9 +23,11 @@ event.on("message", function(text)
   if #messages > 4 then table.remove(messages, 1) end
 end)
 
+local style = { surface = "hud", color = settings.color, bg = settings.background }
+
 event.on("draw", function()
+  if #messages == 0 and not (settings.fps or settings.counters or settings.input) then return end
   local _, height = gui.surface_size("hud")
-  local style = { surface = "hud", color = settings.color, bg = settings.background }
   local line = 4
   if settings.fps then
     local stats = emu.stats()
