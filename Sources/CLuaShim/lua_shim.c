@@ -145,14 +145,10 @@ int lh_resume_traceback(lua_State *co, lua_State *from, int nargs, int *nresults
 }
 
 void lh_pop(lua_State *L, int n) { lua_pop(L, n); }
-void lh_newtable(lua_State *L) { lua_newtable(L); }
-int lh_upvalueindex(int i) { return lua_upvalueindex(i); }
 int lh_registryindex(void) { return LUA_REGISTRYINDEX; }
 const char *lh_tostring(lua_State *L, int index) { return lua_tostring(L, index); }
-int lh_isnoneornil(lua_State *L, int index) { return lua_isnoneornil(L, index); }
 int lh_isyieldable(lua_State *L) { return lua_isyieldable(L); }
 void lh_gc_collect(lua_State *L) { lua_gc(L, LUA_GCCOLLECT, 0); }
-int lh_gc_count_kb(lua_State *L) { return lua_gc(L, LUA_GCCOUNT, 0); }
 
 int lh_loadbuffer(lua_State *L, const char *buffer, size_t size, const char *chunkname) {
     return luaL_loadbufferx(L, buffer, size, chunkname, "t");

@@ -31,21 +31,3 @@ extension Session {
         return RunReport(frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
     }
 }
-
-extension ScriptHost {
-    /// Runs frames with scripts: up to `frameLimit`, or (without one) until no script has anything
-    /// left to do; either way `emu.exit` ends the run early.
-    public func run(frameLimit: Int?) -> RunReport {
-        let lagBefore = session.lagCount
-        let start = DispatchTime.now().uptimeNanoseconds
-        var frames = 0
-        while exitCode == nil {
-            if let frameLimit, frames >= frameLimit { break }
-            if frameLimit == nil && !hasActiveScripts { break }
-            runFrame()
-            frames += 1
-        }
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return RunReport(frames: frames, seconds: seconds, lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
-    }
-}

@@ -122,6 +122,14 @@ public struct LuaCall {
         }
     }
 
+    /// The userdata of `type` at `index` (a method's `self`), or a bad-argument error naming `expected`.
+    public func userdata(_ index: Int32, _ type: LuaTypeName, _ name: String, expected: String) throws(LuaCallError) -> UnsafeMutableRawPointer {
+        guard let memory = luaL_testudata(L, index, type.cString) else {
+            throw badArgument(index, name, "\(expected) expected, got \(typeName(index))")
+        }
+        return memory
+    }
+
     // MARK: Optional arguments (nil or absent → nil)
 
     public func optionalInteger(_ index: Int32, _ name: String) throws(LuaCallError) -> Int? {

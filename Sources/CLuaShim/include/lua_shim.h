@@ -49,14 +49,10 @@ int lh_resume_traceback(lua_State *co, lua_State *from, int nargs, int *nresults
 
 /// Macros, as functions.
 void lh_pop(lua_State *L, int n);
-void lh_newtable(lua_State *L);
-int lh_upvalueindex(int i);
 int lh_registryindex(void);
 const char *lh_tostring(lua_State *L, int index);
-int lh_isnoneornil(lua_State *L, int index);
 int lh_isyieldable(lua_State *L);
 void lh_gc_collect(lua_State *L);         /* lua_gc is variadic */
-int lh_gc_count_kb(lua_State *L);
 
 /// luaL_loadbufferx with a chunk name; never raises (syntax errors come back as a status).
 int lh_loadbuffer(lua_State *L, const char *buffer, size_t size, const char *chunkname);

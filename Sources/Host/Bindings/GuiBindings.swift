@@ -209,9 +209,8 @@ extension Bindings {
 
     /// The image object a method was called on.
     private static func selfImage(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> Script.Image {
-        guard let memory = luaL_testudata(call.L, 1, imageMetatable.cString), let image = script.images[memory.load(as: Int.self)] else {
-            throw call.badArgument(1, "self", "image expected, got \(call.typeName(1))")
-        }
+        let memory = try call.userdata(1, imageMetatable, "self", expected: "image")
+        guard let image = script.images[memory.load(as: Int.self)] else { throw call.error("the image was freed") }
         return image
     }
 

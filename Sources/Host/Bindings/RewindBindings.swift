@@ -9,9 +9,8 @@ extension Bindings {
     private static let counterBytes = 16
 
     private static func selfBuffer(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> RewindBuffer {
-        guard let memory = luaL_testudata(call.L, 1, rewindMetatable.cString), let buffer = script.rewindBuffers[memory.load(as: Int.self)] else {
-            throw call.badArgument(1, "self", "rewind buffer expected, got \(call.typeName(1))")
-        }
+        let memory = try call.userdata(1, rewindMetatable, "self", expected: "rewind buffer")
+        guard let buffer = script.rewindBuffers[memory.load(as: Int.self)] else { throw call.error("the rewind buffer was freed") }
         return buffer
     }
 

@@ -99,7 +99,7 @@ extension Bindings {
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
-                guard let state = host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                let state = try host.stateBytes(call)
                 let quiet = try call.optionalTable(2, "options") ? try call.booleanField(2, "quiet", argument: 2) ?? false : false
                 if let problem = host.loadState(state.bytes, trusted: state.trusted, quiet: quiet) { return call.failure(problem) }
                 if quiet { call.push(true); return 1 }
@@ -112,7 +112,7 @@ extension Bindings {
             LuaCall.run(L, "state:save") { call in
                 let host = Script.from(context).host
                 try call.refuseDuringInputPoll(host)
-                guard luaL_testudata(L, 1, ScriptHost.stateMetatable.cString) != nil else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                _ = try host.stateBytes(call)
                 do {
                     guard try host.resave(L!, 1) else { return call.failure("the state's size changed; use savestate.create()") }
                 } catch {
@@ -124,21 +124,21 @@ extension Bindings {
         },
         LuaFunction("bytes", returns: "string", doc: "The state as a string (the same bytes as a state file).") { L, context in
             LuaCall.run(L, "state:bytes") { call in
-                guard let state = Script.from(context).host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                let state = try Script.from(context).host.stateBytes(call)
                 call.push(bytes: state.bytes)
                 return 1
             }
         },
         LuaFunction("size", returns: "integer", doc: "The state's size in bytes.") { L, context in
             LuaCall.run(L, "state:size") { call in
-                guard let state = Script.from(context).host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                let state = try Script.from(context).host.stateBytes(call)
                 call.push(state.bytes.count)
                 return 1
             }
         },
         LuaFunction("frame", returns: "integer?", doc: "The frame count when the state was made (nil for a bare core state).") { L, context in
             LuaCall.run(L, "state:frame") { call in
-                guard let state = Script.from(context).host.stateBytes(L!, 1) else { throw call.badArgument(1, "self", "state expected, got \(call.typeName(1))") }
+                let state = try Script.from(context).host.stateBytes(call)
                 guard let container = try? StateContainer.decode(state.bytes), !container.isBare else { call.pushNil(); return 1 }
                 call.push(container.frame)
                 return 1

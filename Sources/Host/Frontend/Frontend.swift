@@ -62,7 +62,8 @@ public final class Frontend {
         pacer = Pacer(fps: host.session.core.avInfo?.fps ?? 60)
     }
 
-    /// Opens what is available; never fails: a missing display or sound card becomes a message.
+    /// Opens what is available: a missing display or sound card becomes a notice; only a dump that
+    /// cannot be written (or --video without ffmpeg) is an error.
     public func open() throws(RetroError) {
         let core = host.session.core
         let av = core.avInfo

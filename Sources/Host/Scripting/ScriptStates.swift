@@ -74,10 +74,10 @@ extension ScriptHost {
         luaL_setmetatable(L, ScriptHost.stateMetatable.cString)
     }
 
-    /// The container bytes of the state userdata at `index`, and whether this process made it.
-    func stateBytes(_ L: OpaquePointer, _ index: Int32) -> (bytes: UnsafeRawBufferPointer, trusted: Bool)? {
-        guard let memory = luaL_testudata(L, index, ScriptHost.stateMetatable.cString) else { return nil }
-        let size = Int(lua_rawlen(L, index)) - ScriptHost.stateUserdataHeader
+    /// The container bytes of a state object (a method's `self`), and whether this process made it.
+    func stateBytes(_ call: LuaCall) throws(LuaCallError) -> (bytes: UnsafeRawBufferPointer, trusted: Bool) {
+        let memory = try call.userdata(1, ScriptHost.stateMetatable, "self", expected: "state")
+        let size = Int(lua_rawlen(call.L, 1)) - ScriptHost.stateUserdataHeader
         return (UnsafeRawBufferPointer(start: memory + ScriptHost.stateUserdataHeader, count: size),
                 memory.load(as: UInt64.self) == 1)
     }
