@@ -16,6 +16,7 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
+        .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CLibretro", providers: [.apt(["retroarch-dev"])]),
 
         // C glue Swift cannot express: the variadic libretro log callback.
@@ -26,7 +27,7 @@ let package = Package(
         .target(name: "Libretro", dependencies: ["CLibretro", "CRetroShim", "CZlib", "CCrypto", "CZstd"]),
         .target(name: "Media", dependencies: ["Libretro", "CPNG", "CSDL2", "CSampleRate"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
-        .target(name: "Host", dependencies: ["Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
+        .target(name: "Host", dependencies: ["Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim", "CZip", "CZstd"]),
         .executableTarget(name: "retrolua", dependencies: ["Host", "Libretro", "Media"]),
 
         .testTarget(name: "LibretroTests", dependencies: ["Libretro", "Media"]),

@@ -33,6 +33,13 @@ public final class Session {
     public private(set) var lastFrameLagged = false
     private let saveRAM: SaveRAMFile?
     private var closed = false
+    private let warn: (String) -> Void
+    /// The core right after loading the game, before the player's battery save went in: power-on
+    /// for `powerCycle` and movies (nil when the core cannot serialize before its first frame).
+    private let powerOnState: [UInt8]?
+    private let powerOnSaveRAM: [UInt8]?
+    /// Why save RAM will not be written back at close (a movie replaced the player's save in the core).
+    public private(set) var saveRAMDetachedReason: String?
 
     /// Loads the core and content; warnings (bad option values, a rejected save file) go to `warn`.
     public init(_ config: SessionConfig, warn: @escaping (String) -> Void = Session.printWarning) throws(RetroError) {
@@ -73,8 +80,30 @@ public final class Session {
         for (key, _) in config.options where !declared.contains(key) {
             warn("core '\(coreName)' has no option '\(key)' (see its options with --verbose)")
         }
+        self.warn = warn
+        powerOnState = try? core.serialize()
+        powerOnSaveRAM = core.memoryRegion(.saveRAM).map { Array(UnsafeRawBufferPointer(start: $0.pointer, count: $0.size)) }
         saveRAM = content.map { SaveRAMFile(folder: paths.saves, game: $0.baseName, warn: warn) }
         saveRAM?.load(into: core)
+    }
+
+    /// Turns the console off and on: the game restarts from power-on. Battery save RAM survives, as on
+    /// the real console, unless `clearSaveRAM` (movies from power-on start without the player's save).
+    public func powerCycle(clearSaveRAM: Bool = false) throws(RetroError) {
+        guard let powerOnState else {
+            throw .stateRejected(reason: "\(core.systemInfo.libraryName) could not save its power-on state, so it cannot be power-cycled (record from a savestate instead)")
+        }
+        let region = core.memoryRegion(.saveRAM)
+        let kept = clearSaveRAM ? powerOnSaveRAM : region.map { Array(UnsafeRawBufferPointer(start: $0.pointer, count: $0.size)) }
+        try core.unserialize(powerOnState, protecting: false)
+        if let region, let kept, kept.count == region.size {
+            kept.withUnsafeBytes { region.pointer.copyMemory(from: $0.baseAddress!, byteCount: kept.count) }
+        }
+    }
+
+    /// Keeps the battery save on disk as it is at close (the core's save RAM now belongs to a movie).
+    public func detachSaveRAM(because reason: String) {
+        if saveRAMDetachedReason == nil && saveRAM != nil { saveRAMDetachedReason = reason }
     }
 
     /// Runs one frame and updates the frame and lag counters.
@@ -97,6 +126,10 @@ public final class Session {
         guard !closed else { return }
         closed = true
         defer { core.close() }
+        if let reason = saveRAMDetachedReason {
+            if let path = saveRAM?.path, core.memoryRegion(.saveRAM) != nil { warn("\(path) not written: \(reason)") }
+            return
+        }
         try saveRAM?.save(from: core)
     }
 

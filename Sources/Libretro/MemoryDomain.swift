@@ -65,6 +65,16 @@ extension Core {
         return domains
     }
 
+    /// The game's work RAM, for hashing it: `system_ram`, else the memory map's regions flagged as
+    /// system RAM (cores such as mGBA expose Game Boy WRAM only there).
+    public func systemRAM() -> [UnsafeRawBufferPointer] {
+        if let region = memoryRegion(.systemRAM) { return [UnsafeRawBufferPointer(start: region.pointer, count: region.size)] }
+        return memoryDescriptors.compactMap { descriptor in
+            guard descriptor.flags & UInt64(RETRO_MEMDESC_SYSTEM_RAM) != 0, let base = descriptor.pointer, descriptor.length > 0 else { return nil }
+            return UnsafeRawBufferPointer(start: base + descriptor.offset, count: descriptor.length)
+        }
+    }
+
     /// `retro_get_memory_data`/`size` for one region id, or nil when the core has none.
     public func memoryRegion(_ id: MemoryRegionID) -> (pointer: UnsafeMutableRawPointer, size: Int)? {
         guard let pointer = symbols.getMemoryData(id.rawValue) else { return nil }

@@ -57,17 +57,18 @@ enum RunCommand {
           --no-default NAME     leave out one default (osd, input, hotkeys, rewind, runahead) or all (repeatable)
           --with-defaults       load the defaults in headless runs too
           A same-named file in ~/.config/retrolua/scripts/ replaces the shipped one.
-        """
+
+        """ + MovieRun.help
 
     static func main(_ raw: [String]) {
         let args: Arguments
         do {
-            args = try Arguments(raw, valued: ["core", "frames", "screenshot", "option", "save-dir", "system-dir", "script",
+            args = try Arguments(raw, valued: (["core", "frames", "screenshot", "option", "save-dir", "system-dir", "script",
                                                "data-dir", "script-memory", "script-budget", "log", "scale", "sync",
-                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed", "no-default"],
-                                 flags: ["headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox",
+                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed", "no-default"] as Set<String>).union(MovieRun.valued),
+                                 flags: (["headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox",
                                          "integer-scale", "fullscreen", "no-vsync", "smooth", "no-audio", "stats", "square-pixels",
-                                         "with-defaults"])
+                                         "with-defaults"] as Set<String>).union(MovieRun.flags))
         } catch {
             fail("run: \(error)\n\n\(help)", code: Exit.usage)
         }
@@ -82,12 +83,15 @@ enum RunCommand {
             config.contentPath = demo
             config.coreSpec = config.coreSpec ?? "nestopia"
         }
+        var movieRun: MovieRun
+        do { movieRun = try MovieRun(args) } catch { fail("run: \(error)", code: Exit.usage) }
         for pair in args.all("option") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 fail("run: --option expects KEY=VALUE, got '\(pair)'", code: Exit.usage)
             }
             config.options.append((String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
         }
+        movieRun.prepare(&config)
         if let folder = args.value("save-dir") { config.paths.saves = folder }
         if let folder = args.value("system-dir") { config.paths.system = folder }
         let frameLimit: Int?
@@ -130,7 +134,7 @@ enum RunCommand {
             fail("run: --no-default: no default named '\(name)' (defaults: \(DefaultFrontend.names.joined(separator: ", ")), all)", code: Exit.usage)
         }
         let plainHeadless = scripts.isEmpty && !frontendOptions.window && !args.flag("with-defaults") && frontendOptions.wavPath == nil
-            && frontendOptions.videoPath == nil && !frontendOptions.showStats
+            && frontendOptions.videoPath == nil && !frontendOptions.showStats && !movieRun.isActive
         if plainHeadless {
             // Nothing but the core: the leanest loop (the benchmark's baseline).
             report = session.runHeadless(frames: frameLimit ?? 600)
@@ -147,8 +151,11 @@ enum RunCommand {
             host.speed = frontendOptions.speed
             let frontend = Frontend(host: host, options: frontendOptions)
             do { try frontend.open() } catch { fail(error.description) }
-            // Headless without scripts has no natural end: the default length.
-            if !frontend.isWindowed && frameLimit == nil && scripts.isEmpty { frontend.frameLimit = 600 }
+            let movieLength = movieRun.start(host, quiet: args.flag("quiet"))
+            // Headless without scripts has no natural end: the default length (a played movie's own).
+            if !frontend.isWindowed && frameLimit == nil && (scripts.isEmpty || movieLength != nil) {
+                frontend.frameLimit = movieLength ?? 600
+            }
             var toLoad = scripts
             if frontend.isWindowed || args.flag("with-defaults") {
                 toLoad = DefaultFrontend.scripts(excluding: disabledDefaults, paths: config.paths) + scripts
@@ -166,6 +173,8 @@ enum RunCommand {
                 FileHandle.standardError.write(Data("retrolua: \(problem)\n".utf8))
                 status = Exit.failure
             }
+            let movieStatus = movieRun.finish(host, quiet: args.flag("quiet"))
+            if movieStatus != 0 { status = movieStatus }
             host.shutdown()
             if let code = host.exitCode { status = code }
             if frontendOptions.showStats && !args.flag("quiet") { print(host.stats.summary) }
@@ -234,7 +243,7 @@ enum RunCommand {
             options.speed = value
         }
         options.wavPath = args.value("wav")
-        options.videoPath = args.value("video")
+        options.videoPath = args.value("video") ?? args.value("dump")
         options.showStats = args.flag("stats")
         options.windowCapturePath = args.value("window-capture")
         return options

@@ -20,6 +20,7 @@ let usage = """
       run [ROM]     run content on a core (the built-in homebrew demo when no ROM is given)
       cores         list installed cores with their systems and file extensions
       info ROM      show the core Retrolua would pick for ROM, and the ROM's hashes
+      movie SUB     TAS movies: record, play, verify, convert, info (`retrolua movie --help`)
       docs          regenerate the Lua API reference and LuaLS stubs (lua/API.md, lua/types/)
 
     `retrolua COMMAND --help` describes each command's options.
@@ -33,6 +34,7 @@ switch command {
 case "run": RunCommand.main(arguments)
 case "cores": CoresCommand.main(arguments)
 case "info": InfoCommand.main(arguments)
+case "movie": MovieCommand.main(arguments)
 case "docs": DocsCommand.main(arguments)
 case "--help", "-h", "help": print(usage)
 default: fail("unknown command '\(command)'\n\(usage)", code: Exit.usage)

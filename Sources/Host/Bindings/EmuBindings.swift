@@ -63,14 +63,34 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("reset", doc: "Soft-resets the core (like the console's reset button) and fires the reset event. Not allowed during the input poll.") { L, context in
+        LuaFunction("reset", returns: "boolean?, string?", doc: "Soft-resets the core (like the console's reset button) and fires the reset event. While a movie records, the reset is logged; while one plays, resets come from the movie and this returns `nil, message`. Not allowed during the input poll.") { L, context in
             LuaCall.run(L, "emu.reset") { call in
                 let script = Script.from(context)
-                try call.refuseDuringInputPoll(script.host)
-                script.host.session.core.reset()
-                script.host.onTimeJump?()
-                call.nested(script) { script.host.dispatch(.reset) }
-                return 0
+                let host = script.host
+                try call.refuseDuringInputPoll(host)
+                if host.movie.mode == .play { return call.failure("a movie is playing: its resets are part of its input") }
+                host.session.core.reset()
+                host.movie.noteCommand(.reset)
+                host.onTimeJump?()
+                call.nested(script) { host.dispatch(.reset) }
+                call.push(true)
+                return 1
+            }
+        },
+        LuaFunction("power", returns: "boolean?, string?", doc: "Power-cycles the console: the game restarts from power-on (the state right after loading, battery save RAM kept). Fires the reset event; logged by a recording movie. `nil, message` while a movie plays or when the core could not save its power-on state. Not allowed during the input poll.") { L, context in
+            LuaCall.run(L, "emu.power") { call in
+                let script = Script.from(context)
+                let host = script.host
+                try call.refuseDuringInputPoll(host)
+                if host.movie.mode == .play { return call.failure("a movie is playing: its power cycles are part of its input") }
+                let counters = (host.session.frameCount, host.session.lagCount)
+                do { try host.session.powerCycle() } catch { return call.failure("\(error)") }
+                host.session.restoreCounters(frame: counters.0, lag: counters.1)
+                host.movie.noteCommand(.power)
+                host.onTimeJump?()
+                call.nested(script) { host.dispatch(.reset) }
+                call.push(true)
+                return 1
             }
         },
         LuaFunction("info", returns: "table", doc: "The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.") { L, context in

@@ -21,6 +21,12 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     /// `message(text)`: a script or the core asked to show a message (`emu.message`); an on-screen
     /// display shows it. With no script listening, messages are printed.
     case message
+    /// A movie started recording or playing: `movie_start(mode)` (`"record"` or `"play"`).
+    case movieStart = "movie_start"
+    /// A movie's playback reached its end, or the movie was stopped: `movie_end()`.
+    case movieEnd = "movie_end"
+    /// Playback's RAM (or lag) differed from the movie's verification log: `movie_desync(frame)`, once.
+    case movieDesync = "movie_desync"
 }
 
 /// Where the host is in the frame; some calls are legal only in some phases.

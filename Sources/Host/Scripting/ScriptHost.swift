@@ -50,6 +50,8 @@ public final class ScriptHost {
     public var playerInput = InputState()
     /// Buttons and axes scripts force for the next frame (`joypad.set`).
     var overrides = InputOverrides()
+    /// This frame's input from the playing movie (it replaces the player's and scripts' input).
+    private var movieInput: InputState?
     /// The input the core saw at its last poll.
     public private(set) var seenInput = InputState()
     private var inputEventFired = false
@@ -83,6 +85,8 @@ public final class ScriptHost {
     /// Called after a state load or reset (the frontend drops queued audio).
     public var onTimeJump: (() -> Void)?
     private var framesSinceReloadCheck = 0
+    /// The TAS movie being recorded or played (idle when none).
+    public private(set) lazy var movie = MovieEngine(host: self)
 
     public init(session: Session, options: ScriptOptions) {
         self.session = session
@@ -118,17 +122,20 @@ public final class ScriptHost {
         hudCanvas.clear()
         phase = .frameStart
         dispatch(.frameStart)
+        movieInput = movie.beginFrame()
         phase = .inputPoll
         inputEventFired = false
         let dupesBefore = session.core.dupedFrames
         let coreStart = now()
         session.runFrame()
+        if movie.isActive { movie.endFrame(seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged) }
         let coreSeconds = seconds(since: coreStart) - inputEventSeconds
         inputEventSeconds = 0
         stats.duplicated += session.core.dupedFrames - dupesBefore
         stats.endFrame()
         phase = .between
         overrides.clear()
+        if !movie.pendingEvents.isEmpty { dispatchMovieEvents() }
         fireWatches()
         dispatch(.frameEnd)
         for script in scripts where script.isWaitingForFrame { script.resume() }
@@ -181,8 +188,9 @@ public final class ScriptHost {
         seenInput = input
     }
 
-    /// The player's input with this frame's script overrides on top.
+    /// The player's input with this frame's script overrides on top (a playing movie's input instead).
     func effectiveInput() -> InputState {
+        if let movieInput { return movieInput }
         var input = playerInput
         overrides.apply(to: &input)
         return input
@@ -194,6 +202,24 @@ public final class ScriptHost {
     }
 
     // MARK: Events and failures
+
+    /// Sends the movie's queued events (`movie_start`, `movie_end`, `movie_desync`) to scripts.
+    func dispatchMovieEvents() {
+        let events = movie.pendingEvents
+        movie.pendingEvents.removeAll()
+        for event in events {
+            switch event {
+            case .movieStart:
+                let mode = movie.mode.rawValue
+                dispatch(event) { L in lua_pushstring(L, mode); return 1 }
+            case .movieDesync:
+                let frame = movie.firstDesync?.frame ?? 0
+                dispatch(event) { L in lua_pushinteger(L, lua_Integer(frame)); return 1 }
+            default:
+                dispatch(event)
+            }
+        }
+    }
 
     func dispatch(_ event: ScriptEvent, pushArguments: ((OpaquePointer) -> Int32)? = nil) {
         for script in scripts where !script.failed && script.hasCallbacks(for: event) {

@@ -7,8 +7,9 @@ import LuaRuntime
 /// Savestates as scripts make them: containers with script data, in files, slots or Lua userdata.
 extension ScriptHost {
     static let stateMetatable = LuaTypeName("retrolua.state")
-    /// Bytes before the container inside a state userdata: a flag saying whether this process made it.
-    static let stateUserdataHeader = 8
+    /// Bytes before the container inside a state userdata: a flag saying whether this process made it,
+    /// and the container's length (the userdata may be larger: room for a growing movie log).
+    static let stateUserdataHeader = 16
 
     /// `~/.local/share/retrolua/states/GAME/slotN.state`.
     func slotPath(_ slot: Int) -> String {
@@ -26,11 +27,14 @@ extension ScriptHost {
         tail.withUnsafeBytes { (container + headerSize + size).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
     }
 
+    /// Script data and, during a movie, its input up to now.
+    private func stateTrailer() -> [UInt8] { StateContainer.trailer(scriptData, movieBlock: movie.stateBlock()) }
+
     /// A complete container, for files.
     func encodeState() throws(RetroError) -> [UInt8] {
         let size = session.core.serializeSize
         guard size > 0 else { throw .stateUnsupported(core: session.core.systemInfo.libraryName) }
-        let tail = StateContainer.trailer(scriptData)
+        let tail = stateTrailer()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: headerSize + size + tail.count, alignment: 16)
         defer { buffer.deallocate() }
         try fill(buffer.baseAddress!, stateSize: size, tail: tail)
@@ -41,9 +45,13 @@ extension ScriptHost {
     func pushNewState(_ L: OpaquePointer) throws(RetroError) {
         let size = session.core.serializeSize
         guard size > 0 else { throw .stateUnsupported(core: session.core.systemInfo.libraryName) }
-        let tail = StateContainer.trailer(scriptData)
-        let memory = lua_newuserdatauv(L, ScriptHost.stateUserdataHeader + headerSize + size + tail.count, 0)!
+        let tail = stateTrailer()
+        let length = headerSize + size + tail.count
+        // During a movie the log grows every frame: leave room so `state:save()` can reuse the object.
+        let room = movie.isActive ? max(4096, tail.count / 4) : 0
+        let memory = lua_newuserdatauv(L, ScriptHost.stateUserdataHeader + length + room, 0)!
         memory.storeBytes(of: UInt64(1), as: UInt64.self)  // made here: loading it needs no safety copy
+        (memory + 8).storeBytes(of: UInt64(length), as: UInt64.self)
         do {
             try fill(memory + ScriptHost.stateUserdataHeader, stateSize: size, tail: tail)
         } catch {
@@ -58,10 +66,12 @@ extension ScriptHost {
     func resave(_ L: OpaquePointer, _ index: Int32) throws(RetroError) -> Bool {
         guard let memory = luaL_testudata(L, index, ScriptHost.stateMetatable.cString) else { return false }
         let size = session.core.serializeSize
-        let tail = StateContainer.trailer(scriptData)
-        guard Int(lua_rawlen(L, index)) == ScriptHost.stateUserdataHeader + headerSize + size + tail.count else { return false }
+        let tail = stateTrailer()
+        let length = headerSize + size + tail.count
+        guard Int(lua_rawlen(L, index)) >= ScriptHost.stateUserdataHeader + length else { return false }
         try fill(memory + ScriptHost.stateUserdataHeader, stateSize: size, tail: tail)
         memory.storeBytes(of: UInt64(1), as: UInt64.self)
+        (memory + 8).storeBytes(of: UInt64(length), as: UInt64.self)
         return true
     }
 
@@ -70,6 +80,7 @@ extension ScriptHost {
         _ = try StateContainer.decode(bytes)
         let memory = lua_newuserdatauv(L, ScriptHost.stateUserdataHeader + bytes.count, 0)!
         memory.storeBytes(of: UInt64(0), as: UInt64.self)
+        (memory + 8).storeBytes(of: UInt64(bytes.count), as: UInt64.self)
         if !bytes.isEmpty { (memory + ScriptHost.stateUserdataHeader).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
         luaL_setmetatable(L, ScriptHost.stateMetatable.cString)
     }
@@ -77,16 +88,33 @@ extension ScriptHost {
     /// The container bytes of a state object (a method's `self`), and whether this process made it.
     func stateBytes(_ call: LuaCall) throws(LuaCallError) -> (bytes: UnsafeRawBufferPointer, trusted: Bool) {
         let memory = try call.userdata(1, ScriptHost.stateMetatable, "self", expected: "state")
-        let size = Int(lua_rawlen(call.L, 1)) - ScriptHost.stateUserdataHeader
+        let size = Int((memory + 8).load(as: UInt64.self))
         return (UnsafeRawBufferPointer(start: memory + ScriptHost.stateUserdataHeader, count: size),
                 memory.load(as: UInt64.self) == 1)
     }
 
+    /// Loads a state file's bytes as `savestate.load` does; a message when it cannot.
+    public func loadState(bytes: [UInt8]) -> String? {
+        bytes.withUnsafeBytes { loadState($0, trusted: false) }
+    }
+
     /// Restores a container (or a bare core state): core, counters, script data. Returns an error
-    /// message for an expected failure; the running game is untouched then.
-    func loadState(_ bytes: UnsafeRawBufferPointer, trusted: Bool, quiet: Bool = false) -> String? {
+    /// message for an expected failure; the running game is untouched then. During a movie the
+    /// state must suit it (`MovieEngine.checkLoad`); quiet loads (run-ahead's undo) skip that.
+    func loadState(_ bytes: UnsafeRawBufferPointer, trusted: Bool, quiet: Bool = false, checkMovie: Bool = true) -> String? {
         let container: StateContainer
         do { container = try StateContainer.decode(bytes) } catch { return "not a savestate: \(error.message)" }
+        var block: MovieStateBlock?
+        let movieRules = checkMovie && !quiet && movie.isActive
+        if movieRules {
+            if let range = container.movieBlock {
+                guard let decoded = MovieStateBlock.decode(UnsafeRawBufferPointer(rebasing: bytes[range])) else {
+                    return "the state's movie input is corrupt"
+                }
+                block = decoded
+            }
+            if let problem = movie.checkLoad(block) { return problem }
+        }
         let core = session.core
         // States this process made carry this session's own prefix; others are checked.
         if !container.isBare && !trusted {
@@ -107,6 +135,7 @@ extension ScriptHost {
             session.restoreCounters(frame: container.frame, lag: container.lag)
             scriptData = container.scriptData
         }
+        if movieRules { movie.didLoad(block) }
         if !quiet { onTimeJump?() }
         return nil
     }

@@ -3,9 +3,11 @@ import Libretro
 
 /// Retrolua's savestate file: the core's own state plus what identifies it and the scripts' data.
 ///
-/// Layout (little-endian): `RLST`, u16 version (1), u16+bytes core name, u16+bytes content SHA-1 (hex),
+/// Layout (little-endian): `RLST`, u16 version (2), u16+bytes core name, u16+bytes content SHA-1 (hex),
 /// u64 frame count, u64 lag count, u32+bytes core state, u32 entry count, then per entry
-/// u16+bytes key and u32+bytes value (`savestate.data`, encoded by LuaSerializer).
+/// u16+bytes key and u32+bytes value (`savestate.data`, encoded by LuaSerializer), then u32+bytes
+/// movie block (the active movie's input up to this frame, `MovieStateBlock`; empty without a movie).
+/// Version 1 states (no movie block) still load.
 /// A file without the magic is taken as a bare core state (as other frontends write them).
 struct StateContainer {
     static let magic: [UInt8] = Array("RLST".utf8)
@@ -18,11 +20,13 @@ struct StateContainer {
     var lag: Int
     var coreState: Range<Int>
     var scriptData: [String: [UInt8]]
+    /// Where the movie block sits (nil: none).
+    var movieBlock: Range<Int>?
 
     /// Magic, version, core name and content SHA-1: the same for every state of a session.
     static func prefix(coreName: String, contentSHA1: String) -> [UInt8] {
         var out = magic
-        put(UInt16(1), &out)
+        put(UInt16(2), &out)
         putString16(coreName, &out)
         putString16(contentSHA1, &out)
         return out
@@ -37,10 +41,11 @@ struct StateContainer {
         (pointer + 16).storeBytes(of: UInt32(stateSize).littleEndian, as: UInt32.self)
     }
 
-    private static let emptyTrailer: [UInt8] = [0, 0, 0, 0]
+    private static let emptyTrailer: [UInt8] = [0, 0, 0, 0, 0, 0, 0, 0]
 
-    static func trailer(_ data: [String: [UInt8]]) -> [UInt8] {
-        if data.isEmpty { return emptyTrailer }
+    /// Script data and the movie block, after the core state.
+    static func trailer(_ data: [String: [UInt8]], movieBlock: [UInt8]? = nil) -> [UInt8] {
+        if data.isEmpty && movieBlock == nil { return emptyTrailer }
         var out: [UInt8] = []
         put(UInt32(data.count), &out)
         for (key, value) in data.sorted(by: { $0.key < $1.key }) {
@@ -48,6 +53,8 @@ struct StateContainer {
             put(UInt32(value.count), &out)
             out += value
         }
+        put(UInt32(movieBlock?.count ?? 0), &out)
+        if let movieBlock { out += movieBlock }
         return out
     }
 
@@ -57,7 +64,7 @@ struct StateContainer {
             return StateContainer(coreNameRange: 0..<0, contentSHA1Range: 0..<0, frame: -1, lag: -1, coreState: 0..<bytes.count, scriptData: [:])
         }
         var reader = Reader(bytes: bytes, offset: 4)
-        guard let version: UInt16 = reader.read(), version == 1 else { throw StateFormatError("unsupported state version") }
+        guard let version: UInt16 = reader.read(), version == 1 || version == 2 else { throw StateFormatError("unsupported state version") }
         guard let core = reader.skipString16(), let sha1 = reader.skipString16(), let frame: UInt64 = reader.read(),
               let lag: UInt64 = reader.read(), let size: UInt32 = reader.read(), reader.remaining >= Int(size) else {
             throw StateFormatError("truncated state header")
@@ -73,9 +80,15 @@ struct StateContainer {
             data[String(decoding: bytes[key], as: UTF8.self)] = Array(bytes[reader.offset..<reader.offset + Int(length)])
             reader.offset += Int(length)
         }
+        var movieBlock: Range<Int>?
+        if version >= 2 {
+            guard let length: UInt32 = reader.read(), reader.remaining >= Int(length) else { throw StateFormatError("truncated movie input") }
+            if length > 0 { movieBlock = reader.offset..<reader.offset + Int(length) }
+            reader.offset += Int(length)
+        }
         guard reader.remaining == 0 else { throw StateFormatError("\(reader.remaining) unexpected bytes after the state") }
         return StateContainer(coreNameRange: core, contentSHA1Range: sha1, frame: Int(frame), lag: Int(lag),
-                              coreState: start..<start + Int(size), scriptData: data)
+                              coreState: start..<start + Int(size), scriptData: data, movieBlock: movieBlock)
     }
 
     var isBare: Bool { frame < 0 }

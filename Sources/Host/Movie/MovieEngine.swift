@@ -1,0 +1,363 @@
+import CZlib
+import Foundation
+import Libretro
+
+/// Records and plays a movie around the script host's frame loop: input in, input out, commands,
+/// verification hashes, rerecords, and what savestates loaded during a movie mean for it.
+///
+/// Modes follow BizHawk and FCEUX: `record` logs the player's (and scripts') input each frame;
+/// `play` feeds the log to the core; in read-only mode a state load must stay on the movie's
+/// timeline, in read-write mode it replaces the input from that frame on and records from there.
+public final class MovieEngine {
+    public enum Mode: String, Sendable { case idle, record, play, finished }
+    public enum Start: Sendable { case power, now }
+
+    public struct Desync: Sendable, Equatable {
+        public let frame: Int
+        public let expected: UInt32
+        public let actual: UInt32
+        public let what: String
+    }
+
+    unowned let host: ScriptHost
+    private var session: Session { host.session }
+    public private(set) var movie: Movie?
+    /// Where the movie is saved (recordings: written at stop and exit; played movies: only by `save`).
+    public private(set) var path: String?
+    public private(set) var mode: Mode = .idle
+    public private(set) var readOnly = true
+    public var countsRerecords = true
+    /// Frame count (`emu.framecount()`) at movie frame 0.
+    private var startFrame = 0
+    /// The first frame whose RAM (or lag) differed from the movie's verification log.
+    public private(set) var firstDesync: Desync?
+    public private(set) var hasUnsavedChanges = false
+    /// A recording made by `record` is saved to its path when stopped; a played movie only when asked.
+    private var savesOnStop = false
+    private var pendingCommands: MovieFrameFlags = []
+    /// Events for scripts, dispatched by the host where no Lua is running (`movie_start`, `movie_end`).
+    var pendingEvents: [ScriptEvent] = []
+
+    init(host: ScriptHost) { self.host = host }
+
+    public var isActive: Bool { mode != .idle }
+
+    /// The movie frame about to run (0 = the first frame of the movie).
+    public var frame: Int { mode == .idle ? 0 : session.frameCount - startFrame }
+
+    // MARK: Starting and stopping
+
+    public struct RecordOptions: Sendable {
+        public var start: Start = .power
+        public var author = ""
+        public var verify = false
+        public var overwrite = false
+        public var ports = 2
+        public init() {}
+    }
+
+    /// Starts recording a new movie to `path` (never over an existing file unless `overwrite`).
+    public func record(to path: String, options: RecordOptions) throws(MovieError) {
+        if !options.overwrite && FileManager.default.fileExists(atPath: path) {
+            throw MovieError("\(path) exists; movies are never overwritten (choose another name, or pass overwrite)")
+        }
+        guard (1...InputState.maxPorts).contains(options.ports) else { throw MovieError("ports must be 1…\(InputState.maxPorts)") }
+        try stop()
+        var movie = Movie(ports: options.ports, analog: false)
+        let core = session.core
+        movie.coreName = session.coreName
+        movie.coreLibrary = core.systemInfo.libraryName
+        movie.coreVersion = core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces)
+        movie.system = session.systemName ?? ""
+        movie.contentName = session.content?.fileName ?? ""
+        movie.contentSHA1 = session.content?.sha1 ?? ""
+        movie.options = core.options.definitions.compactMap { definition in core.options.value(definition.key).map { (definition.key, $0) } }
+        movie.author = options.author
+        movie.buttons = loggedButtons()
+        switch options.start {
+        case .power:
+            do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }
+            session.restoreCounters(frame: 0, lag: 0)
+            session.detachSaveRAM(because: "a movie started from power-on replaced the game's save RAM")
+            host.onTimeJump?()
+        case .now:
+            do { movie.startState = try host.encodeState() } catch { throw MovieError("cannot record from now: \(error)") }
+        }
+        startFrame = session.frameCount
+        if options.verify { movie.ramHashes.reserveCapacity(4096) }
+        self.movie = movie
+        self.path = path
+        verifyWhileRecording = options.verify
+        mode = .record
+        readOnly = false
+        savesOnStop = true
+        hasUnsavedChanges = true
+        firstDesync = nil
+        pendingCommands = []
+        pendingEvents.append(.movieStart)
+    }
+
+    /// Whether new frames get verification hashes while recording.
+    private var verifyWhileRecording = false
+
+    public struct PlayOptions: Sendable {
+        public var readOnly = true
+        /// Play against another core or content anyway (the problems become warnings).
+        public var force = false
+        public init() {}
+    }
+
+    /// Starts playing `movie` (read from `path`, which `save` writes back to). Returns warnings.
+    @discardableResult
+    public func play(_ movie: Movie, path: String?, options: PlayOptions) throws(MovieError) -> [String] {
+        var problems: [String] = []
+        let core = session.core
+        if !movie.coreLibrary.isEmpty && movie.coreLibrary != core.systemInfo.libraryName {
+            problems.append("the movie was recorded with \(movie.coreLibrary), this is \(core.systemInfo.libraryName)")
+        }
+        if let sha1 = session.content?.sha1, !movie.contentSHA1.isEmpty, movie.contentSHA1 != sha1 {
+            problems.append("the movie was recorded with other content (\(movie.contentName), SHA-1 \(movie.contentSHA1.prefix(12))…), this is \(session.content?.fileName ?? "?") (SHA-1 \(sha1.prefix(12))…)")
+        }
+        if !problems.isEmpty && !options.force {
+            throw MovieError(problems.joined(separator: "; ") + " (force to try anyway)")
+        }
+        var warnings = problems
+        let version = core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces)
+        if !movie.coreVersion.isEmpty && movie.coreLibrary == core.systemInfo.libraryName && movie.coreVersion != version {
+            warnings.append("the movie was recorded with \(movie.coreLibrary) \(movie.coreVersion), this is \(version): it may desync")
+        }
+        for (key, value) in movie.options where core.options.value(key) != value {
+            if let problem = core.options.set(key, value) { warnings.append(problem) } else {
+                warnings.append("core option \(key) set to the movie's '\(value)'")
+            }
+        }
+        try stop()
+        if let state = movie.startState {
+            let problem = state.withUnsafeBytes { host.loadState($0, trusted: false, quiet: false, checkMovie: false) }
+            if let problem { throw MovieError("the movie's start state: \(problem)") }
+        } else {
+            do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }
+            session.restoreCounters(frame: 0, lag: 0)
+            host.onTimeJump?()
+        }
+        session.detachSaveRAM(because: "a movie was played, which replaced the game's save RAM")
+        startFrame = session.frameCount
+        self.movie = movie
+        self.path = path
+        readOnly = options.readOnly
+        verifyWhileRecording = movie.hasVerification
+        mode = movie.length > 0 ? .play : (readOnly ? .finished : .record)
+        savesOnStop = false
+        hasUnsavedChanges = false
+        firstDesync = nil
+        pendingCommands = []
+        pendingEvents.append(.movieStart)
+        return warnings
+    }
+
+    /// Ends the movie; a recording is saved to its path first. The game runs on from where it is.
+    public func stop() throws(MovieError) {
+        guard mode != .idle else { return }
+        if savesOnStop && hasUnsavedChanges, let path { try save(to: path) }
+        mode = .idle
+        movie = nil
+        path = nil
+        pendingEvents.append(.movieEnd)
+    }
+
+    /// Writes the movie durably (to `path`, or where it came from); the file becomes the movie's path.
+    public func save(to target: String? = nil) throws(MovieError) {
+        guard var movie else { throw MovieError("no movie is active") }
+        guard let destination = target ?? path else { throw MovieError("the movie has no file yet: give a path") }
+        movie.buttons = coveredButtons(movie)
+        try MovieText.write(movie, to: destination)
+        self.movie = movie
+        path = destination
+        hasUnsavedChanges = false
+    }
+
+    /// Read-only: playback stays on the movie; read-write: state loads and the movie's end record.
+    public func setReadOnly(_ on: Bool) {
+        readOnly = on
+        guard let movie else { return }
+        if on && mode == .record { mode = frame < movie.length ? .play : .finished }
+        if !on && mode == .finished { mode = .record }
+    }
+
+    // MARK: Frames
+
+    /// Before the core runs a frame: the movie's input for it (nil: the player's), after its commands.
+    @inline(__always)
+    func beginFrame() -> InputState? {
+        guard mode == .play, let movie else { return nil }
+        let index = frame
+        guard index >= 0, index < movie.length else { return nil }
+        let flags = movie.log.flags(at: index)
+        if !flags.intersection(.commands).isEmpty { perform(flags) }
+        return movie.log.input(at: index)
+    }
+
+    private func perform(_ flags: MovieFrameFlags) {
+        if flags.contains(.power) {
+            let counters = (session.frameCount, session.lagCount)
+            try? session.powerCycle()
+            session.restoreCounters(frame: counters.0, lag: counters.1)
+        } else if flags.contains(.reset) {
+            session.core.reset()
+        }
+    }
+
+    /// After the frame: log it (recording), or check it against the verification log (playing).
+    @inline(__always)
+    func endFrame(seen input: InputState, lagged: Bool) {
+        guard mode == .record || mode == .play else { return }
+        let index = session.frameCount - 1 - startFrame
+        guard index >= 0 else { return }
+        if mode == .record {
+            recordFrame(index, input: input, lagged: lagged)
+        } else if let movie {
+            if index < movie.ramHashes.count { check(index, lagged: lagged, movie: movie) }
+            if index + 1 >= movie.length {
+                mode = readOnly ? .finished : .record
+                pendingEvents.append(.movieEnd)
+            }
+        }
+    }
+
+    private func recordFrame(_ index: Int, input: InputState, lagged: Bool) {
+        guard movie != nil else { return }
+        var flags = pendingCommands
+        pendingCommands = []
+        if lagged { flags.insert(.lag) }
+        movie!.truncate(to: index)
+        while movie!.log.count < index { movie!.log.set(movie!.log.count, input: InputState(), flags: []) }
+        movie!.log.set(index, input: input, flags: flags)
+        if verifyWhileRecording {
+            if movie!.ramHashes.count == index { movie!.ramHashes.append(ramHash()) } else {
+                verifyWhileRecording = false
+                movie!.ramHashes = []
+                host.show(message: "movie: verification log dropped (frames before \(index) have no RAM hashes)", from: "movie")
+            }
+        }
+        hasUnsavedChanges = true
+    }
+
+    private func check(_ index: Int, lagged: Bool, movie: Movie) {
+        guard firstDesync == nil else { return }
+        let actual = ramHash(), expected = movie.ramHashes[index]
+        let wasLag = movie.log.flags(at: index).contains(.lag)
+        if actual != expected {
+            firstDesync = Desync(frame: index, expected: expected, actual: actual, what: "RAM differs")
+        } else if wasLag != lagged {
+            firstDesync = Desync(frame: index, expected: expected, actual: actual,
+                                 what: wasLag ? "the recording lagged here, the replay did not" : "the replay lagged here, the recording did not")
+        } else {
+            return
+        }
+        host.show(message: "movie desync at frame \(index): \(firstDesync!.what)", from: "movie")
+        pendingEvents.append(.movieDesync)
+    }
+
+    /// CRC-32 of the game's work RAM (system_ram, else the memory map's system RAM regions).
+    public func ramHash() -> UInt32 {
+        var crc: uLong = 0
+        for region in session.core.systemRAM() {
+            crc = CZlib.crc32(crc, region.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(region.count))
+        }
+        return UInt32(truncatingIfNeeded: crc)
+    }
+
+    /// `emu.reset()`/`emu.power()` while recording: logged on the next frame.
+    func noteCommand(_ command: MovieFrameFlags) {
+        if mode == .record { pendingCommands.formUnion(command) }
+    }
+
+    // MARK: Editing
+
+    public func input(at frame: Int) -> (InputState, MovieFrameFlags)? {
+        guard let movie, frame >= 0, frame < movie.length else { return nil }
+        return (movie.log.input(at: frame), movie.log.flags(at: frame))
+    }
+
+    /// Changes one frame's input (one past the end appends). Frames from there on lose their
+    /// verification hashes, which no longer describe them.
+    public func setInput(_ frame: Int, _ input: InputState, flags: MovieFrameFlags) throws(MovieError) {
+        guard movie != nil else { throw MovieError("no movie is active") }
+        guard frame >= 0, frame <= movie!.length else { throw MovieError("frame \(frame) is outside the movie (0…\(movie!.length))") }
+        let lag = frame < movie!.length ? movie!.log.flags(at: frame).intersection(.lag) : []
+        movie!.log.set(frame, input: input, flags: flags.intersection(.commands).union(lag))
+        if movie!.ramHashes.count > frame { movie!.ramHashes.removeSubrange(frame...) }
+        hasUnsavedChanges = true
+        if mode == .finished && frame >= self.frame - 1 { mode = .play }
+    }
+
+    public func setRerecords(_ count: Int) {
+        movie?.rerecords = count
+        hasUnsavedChanges = true
+    }
+
+    // MARK: Savestates
+
+    /// The movie block for a savestate made now (nil without a movie).
+    func stateBlock() -> [UInt8]? {
+        guard let movie, mode != .idle else { return nil }
+        return MovieStateBlock.encode(guid: movie.guid, frame: max(0, frame), log: movie.log, ramHashes: movie.ramHashes)
+    }
+
+    /// Whether a state may be loaded now; a message when the movie forbids it.
+    func checkLoad(_ block: MovieStateBlock?) -> String? {
+        guard let movie, mode != .idle else { return nil }
+        guard let block else {
+            return "the state was not made during this movie (it carries no movie input); stop the movie to load it"
+        }
+        guard block.guid == movie.guid else { return "the state belongs to another movie" }
+        if readOnly, !movie.log.hasPrefix(block.log.bytes[...]) {
+            let differs = (0..<block.log.count).first { $0 >= movie.length || !movie.log.sameInput($0, as: block.log, $0) } ?? 0
+            return "read-only: the state is on another timeline (its input differs from the movie's at frame \(differs)); switch to read-write to load it and record from there"
+        }
+        return nil
+    }
+
+    /// After a state passed `checkLoad` and the core took it.
+    func didLoad(_ block: MovieStateBlock?) {
+        guard let block, let movie, mode != .idle else { return }
+        if readOnly {
+            startFrame = session.frameCount - block.frame
+            mode = block.frame < movie.length ? .play : .finished
+        } else {
+            adopt(block)
+        }
+    }
+
+    /// Takes a state's (or branch's) input as the movie's own: a rerecord.
+    func adopt(_ block: MovieStateBlock) {
+        guard movie != nil else { return }
+        startFrame = session.frameCount - block.frame
+        movie!.log = block.log
+        movie!.ramHashes = block.ramHashes
+        verifyWhileRecording = !block.ramHashes.isEmpty && block.ramHashes.count == block.log.count
+        if countsRerecords { movie!.rerecords += 1 }
+        mode = !readOnly ? .record : block.frame < movie!.length ? .play : .finished
+        hasUnsavedChanges = true
+    }
+
+    // MARK: Helpers
+
+    /// The buttons the game declares for port 1 (input descriptors), in movie column order.
+    private func loggedButtons() -> [RetroPadButton] {
+        let declared = Set(session.core.inputDescriptors.filter { $0.device == 1 && $0.index == 0 }.compactMap { RetroPadButton(rawValue: $0.id) })
+        let ordered = RetroPadButton.standardOrder.filter(declared.contains)
+        return ordered.count >= 4 ? ordered : RetroPadButton.standardOrder
+    }
+
+    /// The logged buttons plus any button the log presses that they miss.
+    private func coveredButtons(_ movie: Movie) -> [RetroPadButton] {
+        var used: UInt16 = 0
+        for index in 0..<movie.length {
+            let input = movie.log.input(at: index)
+            for port in 0..<movie.log.ports { used |= input.buttons[port] }
+        }
+        let listed = Set(movie.buttons)
+        return RetroPadButton.standardOrder.filter { listed.contains($0) || used & (1 << UInt16($0.rawValue)) != 0 }
+    }
+}
