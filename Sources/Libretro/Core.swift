@@ -179,15 +179,15 @@ public final class Core {
     public func unserialize(_ bytes: UnsafeRawBufferPointer, protecting: Bool = true) throws(RetroError) {
         guard !bytes.isEmpty else { throw .stateRejected(reason: "the state is empty") }
         let expected = serializeSize
-        let variableSize = serializationQuirks & UInt64(RETRO_SERIALIZATION_QUIRK_CORE_VARIABLE_SIZE) != 0
-        if bytes.count > expected || (!variableSize && bytes.count != expected) {
-            throw .stateRejected(reason: "\(bytes.count) bytes, but \(systemInfo.libraryName) states for this game are \(expected) bytes (made by another core or game, or truncated?)")
-        }
-        let backup = protecting ? try? serialize() : nil
-        if variableSize { cachedSerializeSize = nil }
+        // Sizes may differ legitimately (nestopia's state before the first frame is smaller than after
+        // it, without declaring a variable size), so the core judges; a refusal is rolled back.
+        let sizeDiffers = bytes.count != expected
+        let backup = protecting || sizeDiffers ? try? serialize() : nil
+        cachedSerializeSize = nil
         guard symbols.unserialize(bytes.baseAddress, bytes.count) else {
             if let backup { _ = backup.withUnsafeBytes { symbols.unserialize($0.baseAddress, backup.count) } }
-            throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes; corrupt?)")
+            let sizes = sizeDiffers ? "; its states for this game are \(expected) bytes: made by another core or game, or truncated?" : "; corrupt?"
+            throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes\(sizes))")
         }
     }
 

@@ -325,7 +325,7 @@ final class LuaAPITests: XCTestCase {
 
     func testEventAndWatchErrors() throws {
         XCTAssertEqual(try errorOf("event.on('tick', print)"),
-                       "event.on: bad argument #1 'name' (unknown event 'tick'; one of frame_start, input, frame_end, draw, state_saved, state_loaded, reset, exit, key_down, key_up, gamepad, message)")
+                       "event.on: bad argument #1 'name' (unknown event 'tick'; one of frame_start, input, frame_end, draw, state_saved, state_loaded, reset, exit, key_down, key_up, gamepad, message, movie_start, movie_end, movie_desync)")
         XCTAssertEqual(try errorOf("event.on('draw', 3)"), "event.on: bad argument #2 'fn' (function expected, got number)")
         XCTAssertEqual(try errorOf("event.watch(nil, 0x7FF, 2, print)"), "event.watch: address 0x7FF (2 bytes) is outside 'system_ram' (size 0x800)")
         XCTAssertEqual(try errorOf("event.watch(nil, 0, 0, print)"), "event.watch: bad argument #3 'size' (must be 1…4096)")

@@ -34,8 +34,15 @@ function emu.paused() end
 ---@return number
 function emu.speed(factor) end
 
---- Soft-resets the core (like the console's reset button) and fires the reset event. Not allowed during the input poll.
+--- Soft-resets the core (like the console's reset button) and fires the reset event. While a movie records, the reset is logged; while one plays, resets come from the movie and this returns `nil, message`. Not allowed during the input poll.
+---@return boolean?
+---@return string?
 function emu.reset() end
+
+--- Power-cycles the console: the game restarts from power-on (the state right after loading, battery save RAM kept). Fires the reset event; logged by a recording movie. `nil, message` while a movie plays or when the core could not save its power-on state. Not allowed during the input poll.
+---@return boolean?
+---@return string?
+function emu.power() end
 
 --- The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.
 ---@return table
@@ -511,6 +518,105 @@ rewind = {}
 ---@param options? table
 ---@return rewind_buffer
 function rewind.new(options) end
+
+--- TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
+movie = {}
+
+--- Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `"power"` (default: power-cycle, with the game's save RAM as the core creates it) or `"now"` (start from the current state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.
+---@param path string
+---@param options? table
+---@return boolean?
+---@return string?
+function movie.record(path, options) end
+
+--- Plays a movie file from its start (power-on or its start state). Options: `readonly` (default true), `force` (play against another core or content, with a warning). A movie made with other content or another core is refused with `nil, message`; core options are set to the movie's. Warnings are shown as messages.
+---@param path string
+---@param options? table
+---@return boolean?
+---@return string?
+function movie.play(path, options) end
+
+--- Ends the movie (a recording is saved first; `nil, message` if that fails, and the movie stays active). The game runs on.
+---@return boolean?
+---@return string?
+function movie.stop() end
+
+--- Writes the movie now (durably), to `path` or its own file; a played movie is only ever written by this call.
+---@param path? string
+---@return boolean?
+---@return string?
+function movie.save(path) end
+
+--- `"idle"`, `"record"`, `"play"` or `"finished"` (played to the end in read-only mode; the player has control).
+---@return string
+function movie.mode() end
+
+--- The movie frame about to run (frames played or recorded so far); 0 without a movie.
+---@return integer
+function movie.frame() end
+
+--- Frames in the movie; 0 without one.
+---@return integer
+function movie.length() end
+
+--- The buttons logged for `frame` on `port` (default 1) as `{a=true, …}`, plus the frame's command (`"reset"`, `"power"` or nil) as a second value; `nil, message` outside the movie.
+---@param frame integer
+---@param port? integer
+---@return table?
+---@return string?
+function movie.input(frame, port) end
+
+--- Rewrites the input of `frame` on `port` (`buttons` as `{a=true, …}`: absent = released; `frame` = `movie.length()` appends). `command` `"reset"` or `"power"` puts that command on the frame. Verification hashes from `frame` on are dropped. Returns `true`, or `nil, message`.
+---@param frame integer
+---@param port integer
+---@param buttons table
+---@param command? string
+function movie.set_input(frame, port, buttons, command) end
+
+--- The movie's rerecord count; with `count`, sets it. 0 without a movie.
+---@param count? integer
+---@return integer
+function movie.rerecords(count) end
+
+--- Whether state loads in read-write mode count as rerecords (on by default; bots that load states thousands of times turn it off).
+---@param on boolean
+function movie.set_rerecord_counting(on) end
+
+--- Read-only mode: with an argument, sets it (turning it on while recording switches to playback; off at the end of a played movie resumes recording). Returns the mode.
+---@param on? boolean
+---@return boolean
+function movie.readonly(on) end
+
+--- The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, author=, rerecords=, length=, start= ("power" or "state"), guid=, verify= (boolean), unsaved= (boolean), readonly=}`; nil without a movie.
+---@return table?
+function movie.info() end
+
+--- The first frame where playback's RAM (or lag) differed from the movie's verification log: `{frame=, what=}`; nil while in sync.
+---@return table?
+function movie.desync() end
+
+--- Saves a named branch: the current state with the movie's input up to now, and a thumbnail (in `MOVIE.branches/`). Not allowed during the input poll.
+---@param name string
+---@return boolean?
+---@return string?
+function movie.branch_save(name) end
+
+--- Loads a branch: its state, and its input replaces the movie's (a rerecord). In read-only mode the movie then plays to the branch's end. Not allowed during the input poll.
+---@param name string
+---@return boolean?
+---@return string?
+function movie.branch_load(name) end
+
+--- Deletes a branch and its thumbnail.
+---@param name string
+---@return boolean?
+---@return string?
+function movie.branch_delete(name) end
+
+--- The movie's branches, by name: a list of `{name=, frame=, thumbnail= (PNG path or nil)}`; `nil, message` without a movie file.
+---@return table?
+---@return string?
+function movie.branches() end
 
 --- Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
 gui = {}

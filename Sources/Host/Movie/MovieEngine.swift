@@ -335,7 +335,9 @@ public final class MovieEngine {
         startFrame = session.frameCount - block.frame
         movie!.log = block.log
         movie!.ramHashes = block.ramHashes
-        verifyWhileRecording = !block.ramHashes.isEmpty && block.ramHashes.count == block.log.count
+        // Verification goes on when the state's hashes cover its input (a state of frame 0 has none).
+        verifyWhileRecording = verifyWhileRecording && block.ramHashes.count == block.log.count
+        if !verifyWhileRecording { movie!.ramHashes = [] }
         if countsRerecords { movie!.rerecords += 1 }
         mode = !readOnly ? .record : block.frame < movie!.length ? .play : .finished
         hasUnsavedChanges = true

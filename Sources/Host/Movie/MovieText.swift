@@ -67,6 +67,9 @@ public enum MovieText {
         guard let first = lines.next(), String(decoding: first, as: UTF8.self) == magic else {
             throw MovieError("\(name): not a Retrolua movie (the first line should be '\(magic)')")
         }
+        if bytes.last != UInt8(ascii: "\n") && !bytes.suffix(5).elementsEqual("[end]".utf8) {
+            throw MovieError("\(name): truncated movie: the file ends in the middle of a line (no [end] line)")
+        }
         var fields: [(key: String, value: String)] = []
         var sawInput = false
         while let line = lines.next() {
