@@ -69,6 +69,25 @@ final class DefaultFrontendTests: XCTestCase {
         XCTAssertEqual(harness.session.core.memoryRegion(.saveRAM)!.pointer.load(as: UInt8.self), 2, "reset runs the reset code again")
     }
 
+    func testMovieHotkeysAndOSD() throws {
+        let harness = try harness(["hotkeys", "osd"])
+        try harness.host.movie.record(to: harness.folder + "/m.rlm", options: .init())
+        harness.run(20)
+        harness.host.deliver([.keyDown("f9", repeat: false)])  // branch "slot0" at frame 20
+        harness.run(20)
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the movie line and input display are drawn")
+        harness.host.deliver([.keyDown("f10", repeat: false)])
+        XCTAssertEqual(harness.host.movie.frame, 20)
+        XCTAssertEqual(harness.host.movie.movie?.length, 20)
+        XCTAssertEqual(harness.host.movie.movie?.rerecords, 1)
+        harness.host.deliver([.keyDown("q", repeat: false)])
+        XCTAssertTrue(harness.host.movie.readOnly)
+        XCTAssertEqual(harness.host.movie.mode, .finished)
+        harness.host.deliver([.keyDown("h", repeat: false)])
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+        XCTAssertTrue(harness.errors.isEmpty, "messages go to the OSD: \(harness.errors)")
+    }
+
     func testUserBindingsOverrideTheDefaults() throws {
         let folder = Fixtures.temporaryFolder()
         let harness = try ScriptHarness()

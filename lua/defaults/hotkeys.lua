@@ -19,6 +19,9 @@ local bindings = {
   slot_up = "f7",
   screenshot = "f8",
   reset = "h",
+  movie_readonly = "q",
+  movie_branch_save = "f9",
+  movie_branch_load = "f10",
 }
 
 local paths = emu.paths()
@@ -69,7 +72,23 @@ local pressed = {
     local ok, problem = gui.screenshot(path)
     emu.message(ok and ("screenshot " .. path) or problem)
   end,
-  reset = function() emu.reset(); emu.message("reset") end,
+  reset = function()
+    local ok, problem = emu.reset()
+    emu.message(ok and "reset" or problem)
+  end,
+  -- Movies (retrolua movie record/play): read-only toggle, and one quick branch per slot number.
+  movie_readonly = function()
+    if movie.mode() == "idle" then return emu.message("no movie") end
+    emu.message(movie.readonly(not movie.readonly()) and "movie read-only" or "movie read-write")
+  end,
+  movie_branch_save = function()
+    local ok, problem = movie.branch_save("slot" .. slot)
+    emu.message(ok and ("saved branch slot" .. slot .. " at frame " .. movie.frame()) or problem)
+  end,
+  movie_branch_load = function()
+    local ok, problem = movie.branch_load("slot" .. slot)
+    emu.message(ok and ("loaded branch slot" .. slot .. " (" .. movie.length() .. " frames)") or problem)
+  end,
 }
 
 local released = {
