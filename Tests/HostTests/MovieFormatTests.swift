@@ -1,0 +1,386 @@
+import Foundation
+import XCTest
+@testable import Host
+import Libretro
+
+/// Importing and exporting FCEUX (.fm2) and BizHawk (.bk2) movies, from fixtures written by hand
+/// after the documented formats, and the Retrolua text format's decode errors.
+final class MovieFormatTests: XCTestCase {
+    // MARK: Fixtures
+
+    static let fm2Header = """
+        version 3
+        emuVersion 22020
+        rerecordCount 42
+        palFlag 0
+        romFilename Demo Game
+        romChecksum base64:AAECAwQFBgcICQoLDA0ODw==
+        guid 452DE2C3-EF43-2FA9-77AC-0677FC51543B
+        fourscore 0
+        microphone 0
+        port0 1
+        port1 1
+        port2 0
+        FDS 0
+        NewPPU 0
+        comment author Tester
+        comment first try
+        subtitle 10 Hello there
+        """
+    static let fm2Frames = [
+        "|0|........|........||",
+        "|0|R......A|........||",
+        "|1|........|........||",
+        "|0|...UT...|.L....B.||",
+        "|2|RLDUTSBA|RLDUTSBA||",
+    ]
+    static var fm2: String { fm2Header + "\n" + fm2Frames.joined(separator: "\n") + "\n" }
+
+    static let nesLogKey = "#Reset|Power|#P1 Up|P1 Down|P1 Left|P1 Right|P1 Start|P1 Select|P1 B|P1 A|"
+        + "#P2 Up|P2 Down|P2 Left|P2 Right|P2 Start|P2 Select|P2 B|P2 A|"
+    static let bk2Header = """
+        MovieVersion BizHawk v2.0.0
+        Author Tester
+        emuVersion Version 2.9.1
+        OriginalEmuVersion Version 2.8
+        Platform NES
+        GameName Demo Game
+        SHA1 0123456789ABCDEF0123456789ABCDEF01234567
+        Core NesHawk
+        rerecordCount 17
+        BoardName NROM
+        StartsFromSavestate False
+        StartsFromSaveRam False
+
+
+        """
+    static let bk2Log = """
+        [Input]
+        LogKey:\(nesLogKey)
+        |..|........|........|
+        |..|...R...A|........|
+        |r.|........|........|
+        |..|U...S...|..L...B.|
+        |.P|UDLRSsBA|UDLRSsBA|
+        [/Input]
+
+        """
+    static let gameBoyLog = """
+        [Input]
+        LogKey:#Up|Down|Left|Right|Start|Select|B|A|Power|
+        |.........|
+        |U.....B..|
+        |........P|
+        |....Ss.A.|
+        [/Input]
+
+        """
+
+    func bk2(header: String = bk2Header, log: String? = bk2Log, more: [(String, String)] = []) throws -> [UInt8] {
+        var members = [(name: "Header.txt", bytes: Array(header.utf8))] + more.map { (name: $0.0, bytes: Array($0.1.utf8)) }
+        if let log { members.append((name: "Input Log.txt", bytes: Array(log.utf8))) }
+        return try ZipArchive.write(members)
+    }
+
+    func member(_ zip: [UInt8], _ name: String) throws -> String {
+        String(decoding: try ZipArchive(bytes: zip, name: "export.bk2").require(name, limit: 1 << 20), as: UTF8.self)
+    }
+
+    func inputLines(_ bytes: [UInt8]) -> [String] {
+        String(decoding: bytes, as: UTF8.self).split(separator: "\n").filter { $0.hasPrefix("|") }.map(String.init)
+    }
+
+    /// Non-empty "key value" lines, sorted: the same fields, whatever their order.
+    func headerFields(_ text: String, fm2: Bool = false) -> [String] {
+        text.split(whereSeparator: \.isNewline).filter { !$0.isEmpty && !$0.hasPrefix("|") }.map(String.init).sorted()
+    }
+
+    func assertError(_ parts: [String], file: StaticString = #filePath, line: UInt = #line, _ body: () throws -> Void) {
+        do {
+            try body()
+            XCTFail("expected an error mentioning \(parts)", file: file, line: line)
+        } catch let error as MovieError {
+            for part in parts {
+                XCTAssertTrue(error.description.contains(part), "'\(error.description)' does not mention '\(part)'", file: file, line: line)
+            }
+        } catch {
+            XCTFail("unexpected error \(error)", file: file, line: line)
+        }
+    }
+
+    func pressed(_ movie: Movie, _ frame: Int, port: Int = 0) -> Set<RetroPadButton> {
+        let input = movie.log.input(at: frame)
+        return Set(RetroPadButton.allCases.filter { input.isPressed($0, port: port) })
+    }
+
+    // MARK: FM2
+
+    func testFM2Import() throws {
+        let movie = try FM2.decode(Array(Self.fm2.utf8), name: "demo.fm2")
+        XCTAssertEqual(movie.length, 5)
+        XCTAssertEqual(movie.log.ports, 2)
+        XCTAssertEqual(movie.rerecords, 42)
+        XCTAssertEqual(movie.contentName, "Demo Game")
+        XCTAssertEqual(movie.guid, "452DE2C3-EF43-2FA9-77AC-0677FC51543B")
+        XCTAssertEqual(movie.author, "Tester")
+        XCTAssertEqual(movie.comments, ["first try"])
+        XCTAssertEqual(movie.system, "Nintendo Entertainment System")
+        XCTAssertEqual(movie.buttons, [.up, .down, .left, .right, .start, .select, .b, .a])
+        XCTAssertEqual(movie.extras.map(\.key), ["fm2.emuVersion", "fm2.palFlag", "fm2.romChecksum", "fm2.microphone",
+                                                 "fm2.FDS", "fm2.NewPPU", "fm2.subtitle"])
+        XCTAssertEqual(movie.extra("fm2.subtitle"), "10 Hello there")
+        XCTAssertEqual(pressed(movie, 1), [.right, .a])
+        XCTAssertEqual(movie.log.flags(at: 2), .reset)
+        XCTAssertEqual(pressed(movie, 3), [.up, .start])
+        XCTAssertEqual(pressed(movie, 3, port: 1), [.left, .b])
+        XCTAssertEqual(movie.log.flags(at: 4), .power)
+        XCTAssertEqual(pressed(movie, 4, port: 1), Set(FM2.nesButtons))
+    }
+
+    func testFM2RoundTripKeepsInputAndHeader() throws {
+        let bytes = Array(Self.fm2.utf8)
+        let exported = try FM2.encode(try FM2.decode(bytes, name: "demo.fm2"))
+        XCTAssertEqual(inputLines(exported), Self.fm2Frames)
+        XCTAssertEqual(headerFields(String(decoding: exported, as: UTF8.self)), headerFields(Self.fm2Header))
+        XCTAssertTrue(String(decoding: exported, as: UTF8.self).hasPrefix("version 3\n"))
+    }
+
+    func testFM2ThroughRetroluaTextKeepsInputByteExact() throws {
+        let imported = try FM2.decode(Array(Self.fm2.utf8), name: "demo.fm2")
+        let text = MovieText.encode(imported)
+        let back = try MovieText.decode(text, name: "demo.rlm")
+        XCTAssertEqual(back.log, imported.log)
+        let exported = try FM2.encode(back)
+        XCTAssertEqual(inputLines(exported), Self.fm2Frames)
+        XCTAssertEqual(headerFields(String(decoding: exported, as: UTF8.self)), headerFields(Self.fm2Header))
+    }
+
+    func testFM2FourScore() throws {
+        let frames = ["|0|R.......|.L......|..D.....|...U....||", "|0|........|........|........|.......A||"]
+        let text = "version 3\nemuVersion 22020\nfourscore 1\nport2 0\n" + frames.joined(separator: "\n") + "\n"
+        let movie = try FM2.decode(Array(text.utf8), name: "four.fm2")
+        XCTAssertEqual(movie.log.ports, 4)
+        XCTAssertEqual(pressed(movie, 0, port: 2), [.down])
+        XCTAssertEqual(pressed(movie, 1, port: 3), [.a])
+        XCTAssertEqual(inputLines(try FM2.encode(movie)), frames)
+    }
+
+    func testFM2ExportDropsLagAndRefusesWhatTheNESLacks() throws {
+        var movie = Movie(ports: 2)
+        movie.system = "Nintendo Entertainment System"
+        var input = InputState()
+        input.set(.a, true)
+        movie.log.set(0, input: input, flags: [.lag, .reset])
+        XCTAssertEqual(inputLines(try FM2.encode(movie)), ["|1|.......A|........||"])
+
+        input.set(.x, true)
+        movie.log.set(1, input: input, flags: [])
+        assertError(["frame 2", "'x'", "port 1"]) { _ = try FM2.encode(movie) }
+        var gameBoy = Movie(ports: 1)
+        gameBoy.system = "Game Boy"
+        assertError(["not the NES"]) { _ = try FM2.encode(gameBoy) }
+        var eight = Movie(ports: 8)
+        eight.coreName = "nestopia"
+        assertError(["8 ports"]) { _ = try FM2.encode(eight) }
+    }
+
+    func testFM2BadInput() {
+        func decode(_ text: String) throws { _ = try FM2.decode(Array(text.utf8), name: "bad.fm2") }
+        let header = "version 3\nemuVersion 22020\nport0 1\nport1 1\nport2 0\n"
+        assertError(["bad.fm2:1:", "version 3"]) { try decode("version 2\n|0|........|........||\n") }
+        assertError(["bad.fm2:1:", "version 3"]) { try decode("\u{7F}ELF garbage\n") }
+        assertError(["bad.fm2", "no 'version 3'"]) { try decode("") }
+        assertError(["bad.fm2:2:", "binary"]) { try decode("version 3\nbinary 1\n|\u{0}\u{1}") }
+        assertError(["bad.fm2:3:", "Zapper"]) { try decode("version 3\nport0 1\nport1 2\n|0|........|0 0 0 0 0||\n") }
+        assertError(["bad.fm2:7:", "8 characters"]) { try decode(header + "|0|........|........||\n|0|....|........||\n") }
+        assertError(["bad.fm2:6:", "2 controller fields"]) { try decode(header + "|0|........|........\n") }
+        assertError(["bad.fm2:6:", "FDS disk insert"]) { try decode(header + "|4|........|........||\n") }
+        assertError(["bad.fm2:6:", "unknown command bits 32"]) { try decode(header + "|33|........|........||\n") }
+        assertError(["bad.fm2:6:", "should be a number"]) { try decode(header + "|x|........|........||\n") }
+        assertError(["bad.fm2:2:", "FCEUX savestate"]) { try decode("version 3\nsavestate base64:AAAA\n|0|........|........||\n") }
+        assertError(["bad.fm2", "length 3", "has 1 frames"]) { try decode(header + "length 3\n|0|........|........||\n") }
+    }
+
+    // MARK: BK2
+
+    func testBK2Import() throws {
+        let movie = try BK2.decode(zip: try bk2(more: [("Comments.txt", "Nice run\nSecond line\n")]), name: "demo.bk2")
+        XCTAssertEqual(movie.length, 5)
+        XCTAssertEqual(movie.log.ports, 2)
+        XCTAssertEqual(movie.rerecords, 17)
+        XCTAssertEqual(movie.author, "Tester")
+        XCTAssertEqual(movie.contentName, "Demo Game")
+        XCTAssertEqual(movie.system, "Nintendo Entertainment System")
+        XCTAssertEqual(movie.comments, ["Nice run", "Second line"])
+        XCTAssertEqual(movie.buttons, [.up, .down, .left, .right, .start, .select, .b, .a])
+        XCTAssertEqual(movie.extra("bk2.Core"), "NesHawk")
+        XCTAssertEqual(movie.extra("bk2.logkey"), Self.nesLogKey)
+        XCTAssertEqual(pressed(movie, 1), [.right, .a])
+        XCTAssertEqual(movie.log.flags(at: 2), .reset)
+        XCTAssertEqual(pressed(movie, 3), [.up, .start])
+        XCTAssertEqual(pressed(movie, 3, port: 1), [.left, .b])
+        XCTAssertEqual(movie.log.flags(at: 4), .power)
+        XCTAssertEqual(pressed(movie, 4, port: 1), Set(FM2.nesButtons))
+    }
+
+    func testBK2RoundTripKeepsInputLogAndHeader() throws {
+        let files = [("Comments.txt", "Nice run\r\n"), ("Subtitles.txt", "subtitle 0 0 0 60 FFFFFFFF Hello\\world\n"),
+                     ("SyncSettings.json", "{\"o\":{\"$type\":\"x\"}}\n")]
+        let original = try bk2(more: files)
+        let movie = try BK2.decode(zip: original, name: "demo.bk2")
+        let exported = try BK2.encode(movie)
+        XCTAssertEqual(try member(exported, "Input Log.txt"), Self.bk2Log)
+        XCTAssertEqual(headerFields(try member(exported, "Header.txt")), headerFields(Self.bk2Header))
+        for (name, text) in files { XCTAssertEqual(try member(exported, name), text, name) }
+
+        // Through Retrolua's own text format too: the kept extras are single lines that survive it.
+        let text = try MovieText.decode(MovieText.encode(movie), name: "demo.rlm")
+        let again = try BK2.encode(text)
+        XCTAssertEqual(try member(again, "Input Log.txt"), Self.bk2Log)
+        for (name, text) in files { XCTAssertEqual(try member(again, name), text, name) }
+    }
+
+    func testBK2GameBoyAndLineEndings() throws {
+        let crlf = Self.gameBoyLog.replacingOccurrences(of: "\n", with: "\r\n")
+        let header = "Platform GBC\r\nCore Gambatte\r\nrerecordCount 3\r\n"
+        let movie = try BK2.decode(zip: try bk2(header: header, log: crlf), name: "gb.bk2")
+        XCTAssertEqual(movie.system, "Game Boy Color")
+        XCTAssertEqual(movie.log.ports, 1)
+        XCTAssertEqual(pressed(movie, 1), [.up, .b])
+        XCTAssertEqual(movie.log.flags(at: 2), .power)
+        XCTAssertEqual(pressed(movie, 3), [.start, .select, .a])
+        XCTAssertEqual(try member(try BK2.encode(movie), "Input Log.txt"), crlf)
+    }
+
+    func testBK2ExportChoosesALogKeyBySystem() throws {
+        var input = InputState()
+        input.set(.a, true)
+        input.set(.up, true)
+        func movie(_ system: String, ports: Int) -> Movie {
+            var movie = Movie(ports: ports)
+            movie.system = system
+            movie.log.set(0, input: input, flags: [.lag])
+            movie.log.set(1, input: InputState(), flags: [.power])
+            return movie
+        }
+        for (system, ports, key) in [("Nintendo Entertainment System", 2, Self.nesLogKey),
+                                     ("Game Boy/Game Boy Color", 1, BK2.gameBoyLogKey),
+                                     ("Super Nintendo Entertainment System", 1, "#Reset|Power|#P1 Up|P1 Down|P1 Left|P1 Right|"
+                                        + "P1 Start|P1 Select|P1 Y|P1 B|P1 X|P1 A|P1 L|P1 R|P1 L2|P1 R2|P1 L3|P1 R3|")] {
+            let original = movie(system, ports: ports)
+            let exported = try BK2.encode(original)
+            XCTAssertTrue(try member(exported, "Input Log.txt").contains("LogKey:\(key)\n"), system)
+            let back = try BK2.decode(zip: exported, name: "export.bk2")
+            XCTAssertEqual(back.system, system == "Game Boy/Game Boy Color" ? "Game Boy" : system)
+            XCTAssertEqual(pressed(back, 0), [.up, .a], system)
+            XCTAssertEqual(back.log.flags(at: 0), [], "the lag flag is not exported")
+            XCTAssertEqual(back.log.flags(at: 1), .power, system)
+        }
+        var reset = movie("Game Boy", ports: 1)
+        reset.log.setFlags(1, .reset)
+        assertError(["frame 2", "no Reset column"]) { _ = try BK2.encode(reset) }
+        var secondPlayer = movie("Game Boy", ports: 2)
+        var player2 = InputState()
+        player2.set(.up, true, port: 1)
+        secondPlayer.log.set(1, input: player2, flags: [])
+        assertError(["frame 2", "'up'", "port 2"]) { _ = try BK2.encode(secondPlayer) }
+    }
+
+    func testBK2BadInput() throws {
+        func decode(_ zip: [UInt8]) throws { _ = try BK2.decode(zip: zip, name: "bad.bk2") }
+        assertError(["bad.bk2", "not a zip archive"]) { try decode(Array("LogKey:#P1 Up|\n|U|\n".utf8)) }
+        assertError(["bad.bk2", "not a zip archive"]) { try decode([]) }
+        assertError(["bad.bk2", "missing member 'Input Log.txt'"]) { try decode(try self.bk2(log: nil)) }
+        assertError(["bad.bk2", "missing member 'Header.txt'"]) { try decode(try ZipArchive.write([("Input Log.txt", [])])) }
+        let unknown = Self.bk2Log.replacingOccurrences(of: "P2 B|", with: "P2 Turbo|")
+        assertError(["bad.bk2", "Input Log.txt:2:", "unknown button 'P2 Turbo'"]) { try decode(try self.bk2(log: unknown)) }
+        let zapper = "[Input]\nLogKey:#P1 Zapper X|P1 Zapper Y|P1 Fire|\n|  128,  120,.|\n[/Input]\n"
+        assertError(["bad.bk2", "analog input 'P1 Zapper X' is not supported"]) { try decode(try self.bk2(log: zapper)) }
+        let short = Self.bk2Log.replacingOccurrences(of: "|r.|........|", with: "|r.|.....|")
+        assertError(["bad.bk2", "Input Log.txt:5:", "expected a line like"]) { try decode(try self.bk2(log: short)) }
+        let noKey = "[Input]\n|..|........|\n[/Input]\n"
+        assertError(["bad.bk2", "before the LogKey"]) { try decode(try self.bk2(log: noKey)) }
+        let savestate = Self.bk2Header.replacingOccurrences(of: "StartsFromSavestate False", with: "StartsFromSavestate True")
+        assertError(["bad.bk2", "BizHawk savestate", "cannot be loaded"]) { try decode(try self.bk2(header: savestate)) }
+        let saveRAM = Self.bk2Header.replacingOccurrences(of: "StartsFromSaveRam False", with: "StartsFromSaveRam True")
+        assertError(["bad.bk2", "save RAM"]) { try decode(try self.bk2(header: saveRAM)) }
+        assertError(["bad.bk2", "rerecordCount"]) { try decode(try self.bk2(header: "rerecordCount many\n")) }
+        let crowd = (0...ZipArchive.maxMembers).map { (name: "f\($0).txt", bytes: [UInt8]()) }
+        assertError(["bad.bk2", "1001 members"]) { try decode(try ZipArchive.write(crowd)) }
+        assertError(["missing.bk2", "no such movie"]) { _ = try BK2.read(path: NSTemporaryDirectory() + "missing.bk2") }
+    }
+
+    /// 80 MB of zeros deflate to ~80 KB: the declared size is refused before inflating anything, and
+    /// a header lying about the size is caught once the limit is passed, not after inflating it all.
+    func testBK2ZipBombsAreRefused() throws {
+        let zeros = [UInt8](repeating: 0, count: 80 << 20)
+        let bomb = try ZipArchive.write([("Header.txt", Array("Platform NES\n".utf8)), ("Input Log.txt", zeros)], level: 1)
+        XCTAssertLessThan(bomb.count, 1 << 20)
+        let start = Date()
+        assertError(["bomb.bk2", "member 'Input Log.txt' is larger than 64 MB"]) { _ = try BK2.decode(zip: bomb, name: "bomb.bk2") }
+        XCTAssertLessThan(Date().timeIntervalSince(start), 0.1, "refused from the declared size")
+
+        // Rewrite the member's declared size (local header offset 22, central directory offset 24) to 100 bytes.
+        var liar = try ZipArchive.write([("Header.txt", Array("Platform NES\n".utf8)), ("Input Log.txt", Array(zeros[..<(2 << 20)]))])
+        var patched = 0
+        for offset in 0..<(liar.count - 46) {
+            let signature = Array(liar[offset..<offset + 4])
+            let nameOffset = signature == [0x50, 0x4B, 0x03, 0x04] ? 30 : signature == [0x50, 0x4B, 0x01, 0x02] ? 46 : 0
+            guard nameOffset > 0, liar.count > offset + nameOffset + 13,
+                  Array(liar[offset + nameOffset..<offset + nameOffset + 13]) == Array("Input Log.txt".utf8) else { continue }
+            let field = offset + (nameOffset == 30 ? 22 : 24)
+            liar.replaceSubrange(field..<field + 4, with: [100, 0, 0, 0])
+            patched += 1
+        }
+        XCTAssertEqual(patched, 2)
+        let archive = try ZipArchive(bytes: liar, name: "liar.bk2")
+        assertError(["liar.bk2", "member 'Input Log.txt' is larger than 1 MB"]) { _ = try archive.read("Input Log.txt", limit: 1 << 20) }
+        XCTAssertEqual(try archive.read("Header.txt", limit: 100), Array("Platform NES\n".utf8))
+        assertError(["liar.bk2", "larger than 5 bytes"]) { _ = try archive.read("Header.txt", limit: 5) }
+    }
+
+    // MARK: Retrolua text format
+
+    func sampleMovie() -> Movie {
+        var movie = Movie(ports: 2)
+        movie.coreName = "nestopia"
+        movie.system = "Nintendo Entertainment System"
+        var generator = SystemRandomNumberGenerator()
+        for frame in 0..<200 {
+            var input = InputState()
+            input.buttons[0] = UInt16.random(in: 0...UInt16.max, using: &generator)
+            input.buttons[1] = UInt16.random(in: 0...UInt16.max, using: &generator)
+            let flags: MovieFrameFlags = frame == 50 ? .reset : frame == 120 ? [.power, .lag] : frame % 7 == 0 ? .lag : []
+            movie.log.set(frame, input: input, flags: flags)
+        }
+        return movie
+    }
+
+    func testRetroluaTextRoundTrip() throws {
+        let movie = sampleMovie()
+        let back = try MovieText.decode(MovieText.encode(movie), name: "sample.rlm")
+        XCTAssertEqual(back.log, movie.log)
+        XCTAssertEqual(back.buttons, movie.buttons)
+        XCTAssertEqual(back.guid, movie.guid)
+    }
+
+    func testRetroluaTextBadInput() {
+        let text = String(decoding: MovieText.encode(sampleMovie()), as: UTF8.self)
+        func decode(_ text: String) throws { _ = try MovieText.decode(Array(text.utf8), name: "bad.rlm") }
+        assertError(["bad.rlm", "truncated", "no [end]"]) { try decode(String(text.dropLast("[end]\n".count))) }
+        assertError(["bad.rlm", "truncated", "200 frames", "ends after 3"]) {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let first = lines.firstIndex(of: "[input]")! + 1
+            try decode(lines[..<(first + 3)].joined(separator: "\n") + "\n")
+        }
+        assertError(["bad.rlm", "unknown button 'jump'"]) { try decode(text.replacingOccurrences(of: "buttons up down", with: "buttons up jump")) }
+        assertError(["bad.rlm", "200 frames", "has 199"]) {
+            let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
+            let frame = lines.firstIndex { $0.hasSuffix("|") }!
+            try decode(lines.enumerated().filter { $0.offset != frame }.map(\.element).joined(separator: "\n"))
+        }
+        assertError(["bad.rlm", "more input lines than the header's 'frames 199'"]) {
+            try decode(text.replacingOccurrences(of: "frames 200", with: "frames 199"))
+        }
+    }
+}
