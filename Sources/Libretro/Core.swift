@@ -146,6 +146,14 @@ public final class Core {
         if !singleSamples.isEmpty { flushSingleSamples() }
     }
 
+    /// Forgets every cheat code handed to the core (`retro_cheat_reset`).
+    public func resetCheats() { symbols.cheatReset() }
+
+    /// Hands one code to the core (`retro_cheat_set`); the core decides what it accepts.
+    public func setCheat(index: UInt32, code: String) {
+        code.withCString { symbols.cheatSet(index, true, $0) }
+    }
+
     public func reset() {
         cachedSerializeSize = nil
         symbols.reset()

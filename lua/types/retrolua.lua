@@ -34,6 +34,11 @@ function emu.paused() end
 ---@return number
 function emu.speed(factor) end
 
+--- RetroAchievements hardcore mode: with an argument, turns it on or off, and returns whether it is on. While on, state loads, rewind, slow motion, cheats, script memory writes, joypad overrides and movie playback are refused with `nil, message`. Turning it on disables every cheat, stops a playing movie, returns to normal speed and resets the game (as RetroArch does).
+---@param on? boolean
+---@return boolean
+function emu.hardcore(on) end
+
 --- Soft-resets the core (like the console's reset button) and fires the reset event. While a movie records, the reset is logged; while one plays, resets come from the movie and this returns `nil, message`. Not allowed during the input poll.
 ---@return boolean?
 ---@return string?
@@ -617,6 +622,74 @@ function movie.branch_delete(name) end
 ---@return table?
 ---@return string?
 function movie.branches() end
+
+--- Cheats with RetroArch's semantics: codes the core applies (`retro_cheat_set`: Game Genie, Pro Action Replay, GameShark… whatever the core accepts) and RAM cheats Retrolua applies after every frame (set, increase, decrease, and conditions that run the next cheat; 1–32 bits, masks, big-endian, repeats). `.cht` files load and save. RAM search finds addresses by snapshot and compare. All refused in hardcore mode (see `emu.hardcore`). The default `cheats` script keeps each game's cheats in `~/.config/retrolua/cheats/GAME.cht`.
+cheats = {}
+
+--- Adds a core cheat code (`{description=, enabled= (default true)}`); returns its id. The core decides what it accepts (nestopia: Game Genie and Pro Action Rocky; gambatte: Game Genie and GameShark).
+---@param code string
+---@param options? table
+---@return integer?
+---@return string?
+function cheats.add_code(code, options) end
+
+--- Adds a RAM cheat: `{address=, value=, size= (1, 2, 4, 8, 16 or 32 bits; default 8), type= ("set" default, "increase", "decrease", "if_equal", "if_not_equal", "if_less", "if_greater"), mask= (sub-byte sizes: which bits, default all), big_endian=, repeat_count=, repeat_value_step=, repeat_address_step= (in values, default 1), domain=, description=, enabled= (default true)}`. A condition that fails skips the next enabled RAM cheat; as in RetroArch, `if_less` runs it when `value` < memory and `if_greater` when `value` > memory. Returns the id.
+---@param cheat table
+---@return integer?
+---@return string?
+function cheats.add_ram(cheat) end
+
+--- Every cheat in order: `{id=, description=, enabled=, code=}` or, for RAM cheats, the fields of `add_ram`.
+---@return table
+function cheats.list() end
+
+--- Turns a cheat on or off; `false` when there is no such id (`nil, message` for turning one on in hardcore mode).
+---@param id integer
+---@param on boolean
+---@return boolean?
+---@return string?
+function cheats.enable(id, on) end
+
+--- Removes a cheat; `false` when there is no such id.
+---@param id integer
+---@return boolean
+function cheats.remove(id) end
+
+--- Removes every cheat.
+function cheats.clear() end
+
+--- Loads a RetroArch `.cht` file, replacing the list (`{append = true}` adds to it). Returns the number of cheats read, or `nil, message` (the list is unchanged then).
+---@param path string
+---@param options? table
+---@return integer?
+---@return string?
+function cheats.load(path, options) end
+
+--- Writes the list as a RetroArch `.cht` file, durably.
+---@param path string
+---@return boolean?
+---@return string?
+function cheats.save(path) end
+
+--- Starts a RAM search: snapshots a domain (`{domain=, size= (8, 16 or 32 bits, default 8), big_endian=}`); every address is a candidate. Returns the number of candidates.
+---@param options? table
+---@return integer
+function cheats.search_start(options) end
+
+--- Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`). The memory now becomes the snapshot. Returns the candidates left.
+---@param comparison string
+---@param value? integer
+---@return integer
+function cheats.search(comparison, value) end
+
+--- The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=}`.
+---@param limit? integer
+---@return table
+function cheats.search_results(limit) end
+
+--- Candidates left in the current search (0 without one).
+---@return integer
+function cheats.search_count() end
 
 --- Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
 gui = {}

@@ -4,7 +4,7 @@ import LuaRuntime
 
 /// Every Lua module the host gives scripts, one file per module beside this one.
 enum Bindings {
-    static let modules: [LuaModule] = [emu, memory, joypad, input, savestate, rewind, movie, gui, event, console]
+    static let modules: [LuaModule] = [emu, memory, joypad, input, savestate, rewind, movie, cheats, gui, event, console]
 
     /// Userdata types, documented with their methods (registered through `installMetatables`).
     static let classes: [LuaModule] = [

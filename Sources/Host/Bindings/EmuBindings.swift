@@ -57,9 +57,36 @@ extension Bindings {
                 let host = Script.from(context).host
                 if let factor = try call.optionalNumber(1, "factor") {
                     guard factor >= 0, factor.isFinite else { throw call.badArgument(1, "factor", "must be 0 or more") }
+                    if factor > 0 && factor < 1, let refused = call.hardcoreRefusal(host, "slow motion is") { return refused }
                     host.speed = factor
                 }
                 call.push(host.speed)
+                return 1
+            }
+        },
+        LuaFunction("hardcore", "on?: boolean", returns: "boolean", doc: "RetroAchievements hardcore mode: with an argument, turns it on or off, and returns whether it is on. While on, state loads, rewind, slow motion, cheats, script memory writes, joypad overrides and movie playback are refused with `nil, message`. Turning it on disables every cheat, stops a playing movie, returns to normal speed and resets the game (as RetroArch does).") { L, context in
+            LuaCall.run(L, "emu.hardcore") { call in
+                let script = Script.from(context)
+                let host = script.host
+                if let on = try call.optionalBoolean(1, "on"), on != host.hardcore {
+                    if on {
+                        try call.refuseDuringInputPoll(host)
+                        for cheat in host.cheats.cheats where cheat.enabled { _ = host.cheats.setEnabled(cheat.id, false) }
+                        if host.movie.mode == .play { try? host.movie.stop() }
+                        if host.speed > 0 && host.speed < 1 { host.speed = 1 }
+                        host.hardcore = true
+                        host.session.core.reset()
+                        host.movie.noteCommand(.reset)
+                        host.onTimeJump?()
+                        call.nested(script) {
+                            host.dispatchMovieEvents()
+                            host.dispatch(.reset)
+                        }
+                    } else {
+                        host.hardcore = false
+                    }
+                }
+                call.push(host.hardcore)
                 return 1
             }
         },

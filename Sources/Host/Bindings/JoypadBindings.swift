@@ -30,6 +30,7 @@ extension Bindings {
                 let port = try port(call, 1)
                 try call.table(2, "buttons")
                 let host = Script.from(context).host
+                if let refused = call.hardcoreRefusal(host, "joypad overrides are") { return refused }
                 var changes = host.overrides
                 lua_pushnil(L)
                 while lua_next(L, 2) != 0 {
@@ -78,6 +79,7 @@ extension Bindings {
                     throw call.badArgument(Int32(index), index == 3 ? "x" : "y", "must be −32768…32767")
                 }
                 let host = Script.from(context).host
+                if let refused = call.hardcoreRefusal(host, "joypad overrides are") { return refused }
                 let base = stick == "left" ? 0 : 2
                 host.overrides.setAxis(base, Int16(x), port: port)
                 host.overrides.setAxis(base + 1, Int16(y), port: port)

@@ -127,7 +127,9 @@ extension Bindings {
                 }
                 raw = UInt64(bitPattern: Int64(value))
             }
-            let memory = Script.from(context).host.memory
+            let host = Script.from(context).host
+            if let refused = call.hardcoreRefusal(host, "memory writes are") { return refused }
+            let memory = host.memory
             let domain = try memory.domain(call, argument: 3)
             guard domain.writable else { throw call.error("domain '\(memory.name(domain))' is read-only") }
             let pointer = try memory.pointer(call, domain, address: address, width: access.width)
@@ -182,8 +184,10 @@ extension Bindings {
             LuaCall.run(L, "memory.write_bytes") { call in
                 let address = try call.integer(1, "address")
                 let bytes = try call.bytes(2, "bytes")
-                let memory = Script.from(context).host.memory
-            let domain = try memory.domain(call, argument: 3)
+                let host = Script.from(context).host
+                if let refused = call.hardcoreRefusal(host, "memory writes are") { return refused }
+                let memory = host.memory
+                let domain = try memory.domain(call, argument: 3)
                 guard domain.writable else { throw call.error("domain '\(memory.name(domain))' is read-only") }
                 if bytes.isEmpty { return 0 }
                 let pointer = try memory.pointer(call, domain, address: address, width: bytes.count)

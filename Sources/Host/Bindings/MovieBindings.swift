@@ -47,6 +47,7 @@ extension Bindings {
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
+                if let refused = call.hardcoreRefusal(host, "movie playback is") { return refused }
                 let path = try call.string(1, "path")
                 var options = MovieEngine.PlayOptions()
                 if try call.optionalTable(2, "options") {

@@ -66,6 +66,7 @@ extension Bindings {
                 let buffer = try selfBuffer(call, script)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
+                if let refused = call.hardcoreRefusal(host, "rewind is") { return refused }
                 var problem: String?
                 let stepped = buffer.step { bytes in
                     let size = bytes.count - counterBytes

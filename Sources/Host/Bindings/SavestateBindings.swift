@@ -43,6 +43,7 @@ extension Bindings {
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
+                if let refused = call.hardcoreRefusal(host, "state loads are") { return refused }
                 let target = try target(call, host)
                 guard let data = FileManager.default.contents(atPath: target.path) else {
                     return call.failure("\(target.path): no such savestate")
@@ -99,6 +100,7 @@ extension Bindings {
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
+                if let refused = call.hardcoreRefusal(host, "state loads are") { return refused }
                 let state = try host.stateBytes(call)
                 let quiet = try call.optionalTable(2, "options") ? try call.booleanField(2, "quiet", argument: 2) ?? false : false
                 if let problem = host.loadState(state.bytes, trusted: state.trusted, quiet: quiet) { return call.failure(problem) }

@@ -87,6 +87,12 @@ public final class ScriptHost {
     private var framesSinceReloadCheck = 0
     /// The TAS movie being recorded or played (idle when none).
     public private(set) lazy var movie = MovieEngine(host: self)
+    /// Cheat codes and RAM cheats (`cheats` module), and the RAM search in progress.
+    private(set) lazy var cheats = CheatList(core: session.core, memory: memory)
+    var ramSearch: RAMSearch?
+    /// RetroAchievements hardcore mode: state loads, cheats, rewind, slow motion, memory writes and
+    /// joypad overrides are refused while it is on.
+    public internal(set) var hardcore = false
 
     public init(session: Session, options: ScriptOptions) {
         self.session = session
@@ -129,6 +135,7 @@ public final class ScriptHost {
         let coreStart = now()
         session.runFrame()
         if movie.isActive { movie.endFrame(seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged) }
+        cheats.apply()
         let coreSeconds = seconds(since: coreStart) - inputEventSeconds
         inputEventSeconds = 0
         stats.duplicated += session.core.dupedFrames - dupesBefore

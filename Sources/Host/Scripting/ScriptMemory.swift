@@ -69,14 +69,28 @@ final class ScriptMemory {
     /// The host pointer for `width` bytes at `address`, or a clear error.
     @inline(__always)
     func pointer(_ call: LuaCall, _ domain: Domain, address: Int, width: Int) throws(LuaCallError) -> UnsafeMutableRawPointer {
+        guard let pointer = resolve(domain, address: address, width: width) else { throw outside(call, domain, address, width) }
+        return pointer
+    }
+
+    /// The host pointer for `width` bytes at `address`, or nil outside the domain.
+    @inline(__always)
+    func resolve(_ domain: Domain, address: Int, width: Int) -> UnsafeMutableRawPointer? {
         if let base = domain.base {
-            guard address >= 0, address <= domain.size - width else { throw outside(call, domain, address, width) }
+            guard address >= 0, address <= domain.size - width else { return nil }
             return base + address
         }
         for descriptor in busDescriptors where address >= descriptor.start && address + width <= descriptor.start + descriptor.length {
             return descriptor.pointer! + descriptor.offset + (address - descriptor.start)
         }
-        throw outside(call, domain, address, width)
+        return nil
+    }
+
+    /// A domain by name (nil: the default), for code outside a Lua call.
+    func domain(named name: String?) -> Domain? {
+        guard !domains.isEmpty else { return nil }
+        guard let name else { return domains[defaultIndex] }
+        return byName[name].map { domains[$0] }
     }
 
     private func outside(_ call: LuaCall, _ domain: Domain, _ address: Int, _ width: Int) -> LuaCallError {

@@ -1,0 +1,97 @@
+import Foundation
+
+/// RAM search (a cheat finder): snapshot a domain, then narrow the candidate addresses by comparing
+/// the memory now against a value or against the previous snapshot, as often as needed.
+final class RAMSearch {
+    enum Comparison: String, CaseIterable {
+        case equal, notEqual = "not_equal", less, greater, lessEqual = "less_equal", greaterEqual = "greater_equal"
+        case changed, unchanged, increased, decreased
+        case increasedBy = "increased_by", decreasedBy = "decreased_by"
+
+        /// Compares with a given value rather than with the previous snapshot.
+        var needsValue: Bool {
+            switch self {
+            case .equal, .notEqual, .less, .greater, .lessEqual, .greaterEqual, .increasedBy, .decreasedBy: true
+            default: false
+            }
+        }
+
+        var usesPrevious: Bool {
+            switch self {
+            case .changed, .unchanged, .increased, .decreased, .increasedBy, .decreasedBy: true
+            default: false
+            }
+        }
+    }
+
+    let domain: ScriptMemory.Domain
+    let domainName: String
+    /// 1, 2 or 4 bytes per value.
+    let width: Int
+    let bigEndian: Bool
+    /// Memory at the last snapshot (start or search).
+    private var previous: [UInt8]
+    /// Addresses still in the running, ascending.
+    private(set) var candidates: [Int]
+
+    init?(memory: ScriptMemory, domain: ScriptMemory.Domain, width: Int, bigEndian: Bool) {
+        self.domain = domain
+        domainName = memory.name(domain)
+        self.width = width
+        self.bigEndian = bigEndian
+        guard let bytes = RAMSearch.snapshot(memory, domain) else { return nil }
+        previous = bytes
+        candidates = Array(stride(from: 0, through: bytes.count - width, by: 1))
+    }
+
+    /// The domain's bytes (the bus: every mapped byte up to its size; unmapped bytes read 0).
+    static func snapshot(_ memory: ScriptMemory, _ domain: ScriptMemory.Domain) -> [UInt8]? {
+        if let base = domain.base { return Array(UnsafeRawBufferPointer(start: base, count: domain.size)) }
+        guard domain.size <= 64 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: domain.size)
+        for address in 0..<domain.size {
+            if let pointer = memory.resolve(domain, address: address, width: 1) { bytes[address] = pointer.load(as: UInt8.self) }
+        }
+        return bytes
+    }
+
+    func value(in bytes: [UInt8], at address: Int) -> UInt32 {
+        var value: UInt32 = 0
+        for index in 0..<width {
+            let byte = UInt32(bytes[address + index])
+            value |= bigEndian ? byte << UInt32(8 * (width - 1 - index)) : byte << UInt32(8 * index)
+        }
+        return value
+    }
+
+    /// Keeps the candidates that pass; returns how many remain. The snapshot becomes the memory now.
+    func filter(_ comparison: Comparison, _ operand: UInt32, memory: ScriptMemory) -> Int {
+        guard let now = RAMSearch.snapshot(memory, domain) else { return candidates.count }
+        candidates.removeAll { address in
+            let current = value(in: now, at: address), before = value(in: previous, at: address)
+            let keep: Bool = switch comparison {
+            case .equal: current == operand
+            case .notEqual: current != operand
+            case .less: current < operand
+            case .greater: current > operand
+            case .lessEqual: current <= operand
+            case .greaterEqual: current >= operand
+            case .changed: current != before
+            case .unchanged: current == before
+            case .increased: current > before
+            case .decreased: current < before
+            case .increasedBy: current &- before == operand
+            case .decreasedBy: before &- current == operand
+            }
+            return !keep
+        }
+        previous = now
+        return candidates.count
+    }
+
+    /// The first `limit` candidates with their value now and at the last snapshot.
+    func results(limit: Int, memory: ScriptMemory) -> [(address: Int, value: UInt32, previous: UInt32)] {
+        guard let now = RAMSearch.snapshot(memory, domain) else { return [] }
+        return candidates.prefix(limit).map { ($0, value(in: now, at: $0), value(in: previous, at: $0)) }
+    }
+}
