@@ -80,12 +80,45 @@ final class DefaultFrontendTests: XCTestCase {
         XCTAssertEqual(harness.host.movie.frame, 20)
         XCTAssertEqual(harness.host.movie.movie?.length, 20)
         XCTAssertEqual(harness.host.movie.movie?.rerecords, 1)
-        harness.host.deliver([.keyDown("q", repeat: false)])
+        harness.host.deliver([.keyDown("m", repeat: false)])
         XCTAssertTrue(harness.host.movie.readOnly)
         XCTAssertEqual(harness.host.movie.mode, .finished)
         harness.host.deliver([.keyDown("h", repeat: false)])
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
         XCTAssertTrue(harness.errors.isEmpty, "messages go to the OSD: \(harness.errors)")
+    }
+
+    func testCheatsPerGameAndTheRAMSearchPanel() throws {
+        let harness = try ScriptHarness()
+        try FileManager.default.createDirectory(atPath: harness.folder + "/config/cheats", withIntermediateDirectories: true)
+        try "cheats = 1\ncheat0_desc = zero\ncheat0_code = AAAAAA\ncheat0_enable = false\n"
+            .write(toFile: harness.folder + "/config/cheats/demo.cht", atomically: true, encoding: .utf8)
+        try harness.load(file: Fixtures.root + "/lua/defaults/osd.lua")
+        try harness.load(file: Fixtures.root + "/lua/defaults/cheats.lua")
+        XCTAssertEqual(harness.host.cheats.cheats.count, 1, "the game's cheats are loaded")
+        harness.run(5)
+        press(harness, "f12")  // open the panel: a search of every address
+        for _ in 0..<3 {
+            harness.playerInput(a: true)
+            harness.run(2)
+            harness.playerInput(a: false)
+            press(harness, "i")
+            harness.run(6)
+            press(harness, "u")
+        }
+        XCTAssertTrue(harness.host.ramSearch!.candidates.contains(5), "the A counter survives")
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the panel is drawn")
+        harness.host.ramSearch = try XCTUnwrap(harness.host.ramSearch)
+        while harness.host.ramSearch!.candidates.first != 5 { harness.host.ramSearch!.dropFirstCandidate() }
+        press(harness, "f")  // freeze the A counter
+        XCTAssertEqual(harness.host.cheats.cheats.count, 2)
+        harness.playerInput(a: true)
+        harness.run(2)
+        XCTAssertEqual(harness.session.systemRAM()[5], 3, "frozen at 3")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+        harness.close()
+        let saved = try String(contentsOfFile: harness.folder + "/config/cheats/demo.cht", encoding: .utf8)
+        XCTAssertTrue(saved.contains("cheats = \"2\"") && saved.contains("freeze system_ram 0x5"), saved)
     }
 
     func testUserBindingsOverrideTheDefaults() throws {

@@ -54,3 +54,10 @@ final class ScriptHarness {
 
     var lines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
 }
+
+extension ScriptHarness {
+    /// Holds or releases A on the player's controller (port 1).
+    func playerInput(a: Bool) {
+        host.playerInput.set(.a, a)
+    }
+}

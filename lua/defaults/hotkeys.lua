@@ -19,7 +19,7 @@ local bindings = {
   slot_up = "f7",
   screenshot = "f8",
   reset = "h",
-  movie_readonly = "q",
+  movie_readonly = "m",
   movie_branch_save = "f9",
   movie_branch_load = "f10",
 }

@@ -89,6 +89,9 @@ final class RAMSearch {
         return candidates.count
     }
 
+    /// Drops the lowest candidate (tests narrowing a search by hand).
+    func dropFirstCandidate() { if !candidates.isEmpty { candidates.removeFirst() } }
+
     /// The first `limit` candidates with their value now and at the last snapshot.
     func results(limit: Int, memory: ScriptMemory) -> [(address: Int, value: UInt32, previous: UInt32)] {
         guard let now = RAMSearch.snapshot(memory, domain) else { return [] }
