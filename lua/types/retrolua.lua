@@ -79,6 +79,19 @@ function emu.run_frame(options) end
 ---@return table
 function emu.paths() end
 
+--- Writes `contents` durably (temporary file, fsync, rename: a crash never leaves half a file) as `name` in the data folder (`emu.paths().data`) — for a script's own saves, such as achievement progress. `name` is a relative path (folders are created) without `..`.
+---@param name string
+---@param contents string
+---@return boolean?
+---@return string?
+function emu.save_data(name, contents) end
+
+--- Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none.
+---@param name string
+---@return string?
+---@return string?
+function emu.load_data(name) end
+
 --- Where frame time goes: `{frames=, seconds= (wall time since the start), dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.
 ---@return table
 function emu.stats() end

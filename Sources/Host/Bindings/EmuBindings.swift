@@ -5,6 +5,16 @@ import Libretro
 import LuaRuntime
 
 extension Bindings {
+    /// A data-folder path from a script's relative name (no absolute paths, no `..`).
+    private static func dataPath(_ call: LuaCall, _ host: ScriptHost) throws(LuaCallError) -> String {
+        let name = try call.string(1, "name")
+        let parts = name.split(separator: "/", omittingEmptySubsequences: false)
+        guard !name.isEmpty, !name.hasPrefix("/"), !parts.contains(".."), !parts.contains(""), !name.contains("\0") else {
+            throw call.badArgument(1, "name", "a relative path inside the data folder expected, got '\(name)'")
+        }
+        return host.options.dataFolder + "/" + name
+    }
+
     static let emu = LuaModule("emu", doc: "The emulator: frames, pacing, reset, the running core and content, core options, ending the run.", functions: [
         LuaFunction("frameadvance", doc: "Waits until the next frame has run (main chunk only: it yields the script's coroutine). Callbacks run every frame already and cannot wait.") { L, context in
             LuaCall.run(L, "emu.frameadvance") { call in
@@ -235,6 +245,24 @@ extension Bindings {
                 call.set("states", paths.states)
                 call.set("screenshots", paths.screenshots)
                 call.set("system", paths.system)
+                return 1
+            }
+        },
+        LuaFunction("save_data", "name: string, contents: string", returns: "boolean?, string?", doc: "Writes `contents` durably (temporary file, fsync, rename: a crash never leaves half a file) as `name` in the data folder (`emu.paths().data`) — for a script's own saves, such as achievement progress. `name` is a relative path (folders are created) without `..`.") { L, context in
+            LuaCall.run(L, "emu.save_data") { call in
+                let host = Script.from(context).host
+                let path = try dataPath(call, host)
+                let contents = try call.bytes(2, "contents")
+                do { try DurableFile.write(contents, to: path) } catch { return call.failure("\(error)") }
+                call.push(true)
+                return 1
+            }
+        },
+        LuaFunction("load_data", "name: string", returns: "string?, string?", doc: "Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none.") { L, context in
+            LuaCall.run(L, "emu.load_data") { call in
+                let path = try dataPath(call, Script.from(context).host)
+                guard let data = FileManager.default.contents(atPath: path) else { return call.failure("\(path): no such file") }
+                data.withUnsafeBytes { call.push(bytes: $0) }
                 return 1
             }
         },

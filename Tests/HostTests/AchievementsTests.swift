@@ -1,0 +1,116 @@
+import Foundation
+import XCTest
+@testable import Host
+import Libretro
+
+/// RetroAchievements: the pure-Lua engine's own suite under a stock lua5.4, and a set unlocking in the
+/// homebrew NES demo through the default achievements script.
+final class AchievementsTests: XCTestCase {
+    override func setUpWithError() throws { try Fixtures.requireROMs() }
+
+    func testThePureLuaEngineSuitePassesUnderStockLua() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/lua5.4")
+        process.arguments = [Fixtures.root + "/Tests/lua/achievements_test.lua"]
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationStatus, 0, output)
+        XCTAssertTrue(output.contains("ok "), output)
+    }
+
+    /// A harness with the demo's achievement set installed and the default achievements script loaded.
+    private func harness(settings: String? = nil, folder: String? = nil) throws -> ScriptHarness {
+        let harness = try ScriptHarness()
+        let config = harness.folder + "/config"
+        try FileManager.default.createDirectory(atPath: config + "/achievements", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Fixtures.root + "/examples/achievements/demo.json", toPath: config + "/achievements/demo.json")
+        if let settings { try settings.write(toFile: config + "/achievements.lua", atomically: true, encoding: .utf8) }
+        if let folder {
+            try? FileManager.default.createDirectory(atPath: harness.folder + "/data/achievements", withIntermediateDirectories: true)
+            try? FileManager.default.copyItem(atPath: folder + "/data/achievements/demo.txt", toPath: harness.folder + "/data/achievements/demo.txt")
+        }
+        try harness.load(file: Fixtures.root + "/lua/defaults/achievements.lua")
+        return harness
+    }
+
+    /// Plays the demo so that every achievement of examples/achievements/demo.json unlocks.
+    private static let player = """
+        local function hold(buttons, frames) for _ = 1, frames do joypad.set(1, buttons); emu.frameadvance() end end
+        hold({}, 10)
+        hold({a = true}, 1)                 -- first press: achievement 1, the leaderboard starts
+        hold({right = true}, 10)            -- x 120 → 130: the leaderboard submits
+        hold({right = true}, 70)            -- x → 200: achievement 2
+        hold({b = true}, 30)
+        hold({}, 1)                         -- B released: the hit count resets
+        hold({b = true}, 61)                -- 60 frames in a row: achievement 3
+        for _ = 1, 4 do hold({a = true}, 1); hold({}, 1) end  -- A five times: the unofficial one
+        hold({}, 60)
+        print("done", memory.read_u8(3), memory.read_u8(5))
+        """
+
+    func testTheDemoSetUnlocksAndProgressIsKept() throws {
+        let harness = try harness()
+        try harness.load(Self.player)
+        harness.run(300)
+        for failure in harness.failures { XCTFail(failure.message) }
+        XCTAssertEqual(harness.lines, ["done\t200\t5"])
+        let messages = harness.errors
+        for expected in ["Retrolua NES demo: 4 achievements to earn, 1 leaderboards",
+                         "achievements: 'Broken' (5) skipped:",
+                         "Achievement unlocked: First press (1 points)",
+                         "Leaderboard attempt started: Fastest to x=130",
+                         "Achievement unlocked: Far right (5 points)",
+                         "Achievement unlocked: Patience (10 points)",
+                         "Achievement unlocked: Unofficial (0 points) [unofficial]"] {
+            XCTAssertTrue(messages.contains(expected), "missing '\(expected)' in:\n\(messages)")
+        }
+        XCTAssertNotNil(messages.range(of: "Leaderboard Fastest to x=130: "), messages)
+        let first = try XCTUnwrap(messages.range(of: "First press")), far = try XCTUnwrap(messages.range(of: "Far right"))
+        XCTAssertLessThan(first.lowerBound, far.lowerBound, "unlocks in play order")
+        harness.close()
+        let progress = try String(contentsOfFile: harness.folder + "/data/achievements/demo.txt", encoding: .utf8)
+        XCTAssertEqual(progress, "1\n2\n3\n4\n")
+
+        // The next session remembers: nothing left to earn.
+        let again = try self.harness(folder: harness.folder)
+        XCTAssertTrue(again.errors.contains("Retrolua NES demo: 0 achievements to earn"), again.errors)
+        again.close()
+    }
+
+    func testHardcoreFromTheSettings() throws {
+        let harness = try harness(settings: "return { hardcore = true }")
+        try harness.load("""
+            assert(emu.hardcore())
+            local ok, message = savestate.load(1)
+            assert(ok == nil and message:find("hardcore"), message)
+            print("ok")
+            """)
+        XCTAssertEqual(harness.lines, ["ok"])
+        XCTAssertTrue(harness.errors.contains("(hardcore)"), harness.errors)
+        harness.close()
+    }
+
+    func testRetroAchievementsAddressesMapOntoTheCore() throws {
+        let harness = try ScriptHarness()
+        try harness.load("""
+            local ra_memory = require("retrolua.ra_memory")
+            local peek = assert(ra_memory.peek(7, memory))
+            memory.write_u8(0x05, 0x34); memory.write_u8(0x06, 0x12)
+            assert(peek(0x05, 1) == 0x34 and peek(0x05, 2) == 0x1234, "RAM")
+            assert(peek(0x0805, 1) == 0x34 and peek(0x1805, 2) == 0x1234, "mirrors")
+            memory.write_u8(0, 0x99, "save_ram")
+            assert(peek(0x6000, 1) == 0x99, "cartridge RAM")
+            assert(peek(0x5000, 1) == 0 and peek(0x7FFF, 4) == memory.read_u8(0x1FFF, "save_ram"), "outside: 0")
+            local none, why = ra_memory.peek(12, memory)
+            assert(none == nil and why:find("console 12"), why)
+            print("ok")
+            """)
+        XCTAssertEqual(harness.lines, ["ok"])
+        for failure in harness.failures { XCTFail(failure.message) }
+        harness.close()
+    }
+}

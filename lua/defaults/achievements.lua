@@ -1,0 +1,126 @@
+-- Default achievements, part of Retrolua's replaceable Lua frontend: RetroAchievements sets evaluated
+-- locally by retrolua.achievements (rcheevos' trigger semantics in pure Lua).
+--
+-- Put a game's set — RetroAchievements' game data JSON (the "PatchData" object, or a file holding
+-- it): achievements with MemAddr, leaderboards with Mem and Format, RichPresencePatch — at
+-- ~/.config/retrolua/achievements/GAME.json. Unlocks show on the OSD and are kept in
+-- ~/.local/share/retrolua/data/achievements/GAME.txt. Settings in ~/.config/retrolua/achievements.lua,
+-- e.g. `return { hardcore = true, rich_presence = true, unofficial = false }`: hardcore mode refuses
+-- state loads, rewind, slow motion, cheats, memory writes and joypad overrides (see emu.hardcore).
+
+local settings = { hardcore = false, rich_presence = false, unofficial = true }
+local paths = emu.paths()
+local user = loadfile(paths.config .. "/achievements.lua")
+if user then
+  for key, value in pairs(user()) do settings[key] = value end
+end
+
+local rom = emu.info().rom
+local file = rom and (paths.config .. "/achievements/" .. rom.name .. ".json")
+local handle = file and io.open(file, "r")
+if not handle then return end  -- no set for this game: nothing to do
+local text = handle:read("a")
+handle:close()
+
+local ra = require("retrolua.achievements")
+local json = require("retrolua.json")
+local ra_memory = require("retrolua.ra_memory")
+
+local data, problem = json.decode(text)
+if not data then return emu.message("achievements: " .. file .. ": " .. problem) end
+data = data.PatchData or data
+
+-- RetroAchievements console IDs for the systems libretro info files name.
+local CONSOLES = { ["Nintendo Entertainment System"] = 7, ["Game Boy"] = 4, ["Game Boy Color"] = 6,
+                   ["Game Boy Advance"] = 5, ["Super Nintendo Entertainment System"] = 3, ["Sega Genesis"] = 1,
+                   ["Mega Drive"] = 1 }
+local console_id = data.ConsoleID or CONSOLES[emu.info().system or ""]
+local peek, why = ra_memory.peek(console_id, memory)
+if not peek then return emu.message("achievements: " .. why) end
+
+local progress_name = "achievements/" .. rom.name .. ".txt"
+local unlocked = {}
+local saved = emu.load_data(progress_name)
+for id in (saved or ""):gmatch("(%d+)[^\n]*") do unlocked[tonumber(id)] = true end
+
+local function save_progress()
+  local lines = {}
+  for id in pairs(unlocked) do lines[#lines + 1] = tostring(id) end
+  table.sort(lines, function(a, b) return tonumber(a) < tonumber(b) end)
+  local ok, failure = emu.save_data(progress_name, table.concat(lines, "\n") .. "\n")
+  if not ok then console.warn("achievements: " .. failure .. "\n") end
+end
+
+-- Compile everything once; a definition rcheevos would reject is reported and skipped.
+local achievements, leaderboards = {}, {}
+for _, entry in ipairs(data.Achievements or {}) do
+  local official = entry.Flags == nil or entry.Flags == 3
+  if (official or settings.unofficial) and not unlocked[entry.ID] then
+    local trigger, err = ra.trigger(entry.MemAddr or "")
+    if trigger then
+      achievements[#achievements + 1] = { id = entry.ID, title = entry.Title or "?", points = entry.Points or 0,
+                                          trigger = trigger, official = official }
+    else
+      console.warn(string.format("achievements: '%s' (%s) skipped: %s\n", entry.Title, tostring(entry.ID), err))
+    end
+  end
+end
+for _, entry in ipairs(data.Leaderboards or {}) do
+  local board, err = ra.leaderboard(entry.Mem or "")
+  if board then
+    leaderboards[#leaderboards + 1] = { title = entry.Title or "?", format = entry.Format or "VALUE", board = board, state = "inactive" }
+  else
+    console.warn(string.format("achievements: leaderboard '%s' skipped: %s\n", entry.Title, err))
+  end
+end
+local presence = data.RichPresencePatch and data.RichPresencePatch ~= "" and ra.richpresence(data.RichPresencePatch)
+local presence_text = ""
+
+if settings.hardcore then emu.hardcore(true) end
+emu.message(string.format("%s: %d achievements to earn, %d leaderboards%s", data.Title or rom.name, #achievements,
+                          #leaderboards, emu.hardcore() and " (hardcore)" or ""))
+
+local function formatted(value, format)
+  if ra.format then return ra.format(value, format) end
+  return tostring(value)
+end
+
+event.on("frame_end", function()
+  for i = #achievements, 1, -1 do
+    local achievement = achievements[i]
+    if achievement.trigger:update(peek) == "triggered" then
+      unlocked[achievement.id] = true
+      table.remove(achievements, i)
+      emu.message(string.format("Achievement unlocked: %s (%d points)%s", achievement.title, achievement.points,
+                                achievement.official and "" or " [unofficial]"))
+      save_progress()
+    end
+  end
+  for _, entry in ipairs(leaderboards) do
+    local state, value = entry.board:update(peek)
+    if state ~= entry.state then
+      if state == "started" then
+        emu.message("Leaderboard attempt started: " .. entry.title)
+      elseif state == "canceled" then
+        emu.message("Leaderboard attempt canceled: " .. entry.title)
+      elseif state == "triggered" then
+        emu.message(string.format("Leaderboard %s: %s", entry.title, formatted(value, entry.format)))
+      end
+      entry.state = state
+    end
+  end
+  if presence and emu.framecount() % 60 == 0 then presence_text = presence:update(peek) end
+end)
+
+-- rcheevos starts triggers over after the game jumps in time.
+local function restart()
+  for _, achievement in ipairs(achievements) do achievement.trigger:reset() end
+end
+event.on("state_loaded", restart)
+event.on("reset", restart)
+
+if settings.rich_presence and presence then
+  event.on("draw", function()
+    if presence_text ~= "" then gui.text(4, 14, presence_text, { surface = "hud", color = "white", bg = "#00000080" }) end
+  end)
+end
