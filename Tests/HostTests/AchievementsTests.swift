@@ -112,5 +112,19 @@ final class AchievementsTests: XCTestCase {
         XCTAssertEqual(harness.lines, ["ok"])
         for failure in harness.failures { XCTFail(failure.message) }
         harness.close()
+
+        // Game Boy: RetroAchievements addresses are bus addresses (gambatte and mGBA give memory maps).
+        for core in ["gambatte", "mgba"] {
+            let gb = try ScriptHarness(rom: Fixtures.gbROM, core: core)
+            try gb.load("""
+                for _ = 1, 30 do joypad.set(1, {right = true}); emu.frameadvance() end
+                local peek = assert(require("retrolua.ra_memory").peek(4, memory))
+                print(peek(0xC003, 1) == memory.read_u8(0xC003, "bus") and peek(0xC003, 1) > 0, peek(0xFEA0, 1))
+                """)
+            gb.run(40)
+            for failure in gb.failures { XCTFail("\(core): \(failure.message)") }
+            XCTAssertEqual(gb.lines, ["true\t0"], core)
+            gb.close()
+        }
     }
 }
