@@ -23,10 +23,19 @@ public struct RunReport: Sendable {
 extension Session {
     /// Runs `frames` frames as fast as the core goes. Only the last frame is copied out,
     /// so the loop costs no more than the core itself.
-    public func runHeadless(frames: Int) -> RunReport {
+    public func runHeadless(frames: Int, progress showProgress: Bool = false) -> RunReport {
         let lagBefore = lagCount
         let start = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<frames { runFrame() }
+        if showProgress {
+            var progress = ProgressLine()
+            for frame in 1...max(frames, 1) where frame <= frames {
+                runFrame()
+                progress.update(frames: frame, of: frames)
+            }
+            progress.finish()
+        } else {
+            for _ in 0..<frames { runFrame() }
+        }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return RunReport(frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
     }

@@ -87,6 +87,15 @@ struct MovieRun {
         return nil
     }
 
+    /// The movie's part of `--json`.
+    func summary(_ host: ScriptHost) -> [String: Any]? {
+        guard isActive, let movie = host.movie.movie else { return nil }
+        var summary: [String: Any] = ["path": playPath ?? recordPath ?? "", "length": movie.length, "rerecords": movie.rerecords,
+                                      "mode": recordPath != nil ? "record" : "play", "frame": host.movie.frame]
+        if let desync = host.movie.firstDesync { summary["desync_frame"] = desync.frame }
+        return summary
+    }
+
     /// Saves a recording, reports playback; returns the exit status the movie asks for.
     func finish(_ host: ScriptHost, quiet: Bool) -> Int32 {
         let engine = host.movie

@@ -21,6 +21,8 @@ enum RunCommand {
           --save-dir DIR        battery saves folder (default ~/.local/share/retrolua/saves)
           --system-dir DIR      BIOS/system folder (default ~/.local/share/retrolua/system)
           --quiet               print nothing but errors and script output
+          --json                end with one line of JSON (core, content, frames, fps, lag, frame hash, exit code,
+                                the scripts' emu.result values) instead of the summary
           --verbose             show the core's own log messages
 
         window, sound and dumps:
@@ -68,7 +70,7 @@ enum RunCommand {
                                                "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed", "no-default"] as Set<String>).union(MovieRun.valued),
                                  flags: (["headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox",
                                          "integer-scale", "fullscreen", "no-vsync", "smooth", "no-audio", "stats", "square-pixels",
-                                         "with-defaults"] as Set<String>).union(MovieRun.flags))
+                                         "with-defaults", "json"] as Set<String>).union(MovieRun.flags))
         } catch {
             fail("run: \(error)\n\n\(help)", code: Exit.usage)
         }
@@ -127,6 +129,8 @@ enum RunCommand {
         }
 
         var status: Int32 = 0
+        var results: [String: any Sendable] = [:]
+        var movieSummary: [String: Any]?
         let report: RunReport
         var overlayFrame: (rgba: [UInt8], width: Int, height: Int)?
         let disabledDefaults = Set(args.all("no-default"))
@@ -137,7 +141,7 @@ enum RunCommand {
             && frontendOptions.videoPath == nil && !frontendOptions.showStats && !movieRun.isActive
         if plainHeadless {
             // Nothing but the core: the leanest loop (the benchmark's baseline).
-            report = session.runHeadless(frames: frameLimit ?? 600)
+            report = session.runHeadless(frames: frameLimit ?? 600, progress: !args.flag("quiet") && !args.flag("json"))
         } else {
             try? FileManager.default.createDirectory(atPath: scriptOptions.dataFolder, withIntermediateDirectories: true)
             let host = ScriptHost(session: session, options: scriptOptions)
@@ -173,7 +177,9 @@ enum RunCommand {
                 FileHandle.standardError.write(Data("retrolua: \(problem)\n".utf8))
                 status = Exit.failure
             }
-            let movieStatus = movieRun.finish(host, quiet: args.flag("quiet"))
+            results = host.results
+            movieSummary = movieRun.summary(host)
+            let movieStatus = movieRun.finish(host, quiet: args.flag("quiet") || args.flag("json"))
             if movieStatus != 0 { status = movieStatus }
             host.shutdown()
             if let code = host.exitCode { status = code }
@@ -196,7 +202,11 @@ enum RunCommand {
             FileHandle.standardError.write(Data("retrolua: \(error)\n".utf8))
             status = Exit.failure
         }
-        if !args.flag("quiet") { printSummary(session: session, report: report) }
+        if args.flag("json") {
+            printJSON(session: session, report: report, status: status, results: results, movie: movieSummary)
+        } else if !args.flag("quiet") {
+            printSummary(session: session, report: report)
+        }
         exit(status)
     }
 
@@ -246,7 +256,32 @@ enum RunCommand {
         options.videoPath = args.value("video") ?? args.value("dump")
         options.showStats = args.flag("stats")
         options.windowCapturePath = args.value("window-capture")
+        options.progress = !args.flag("quiet") && !args.flag("json")
         return options
+    }
+
+    /// One line of JSON with what the summary says, for programs (`retrolua batch`, bots' harnesses).
+    static func printJSON(session: Session, report: RunReport, status: Int32, results: [String: any Sendable], movie: [String: Any]?) {
+        let info = session.core.systemInfo
+        var object: [String: Any] = [
+            "core": session.coreName, "core_library": info.libraryName,
+            "core_version": info.libraryVersion.trimmingCharacters(in: .whitespaces),
+            "frames": report.frames, "seconds": report.seconds, "fps": report.framesPerSecond,
+            "lag_frames": report.lagFrames, "exit_code": Int(status), "results": results,
+        ]
+        if let content = session.content {
+            object["content"] = content.fileName
+            object["content_sha1"] = content.sha1
+        }
+        if let frame = report.lastFrame, let hash = report.frameHash {
+            object["frame"] = ["width": frame.width, "height": frame.height, "hash": hash]
+        }
+        if let movie { object["movie"] = movie }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            FileHandle.standardError.write(Data("retrolua: --json: a result could not be written as JSON\n".utf8))
+            return
+        }
+        print(String(decoding: data, as: UTF8.self))
     }
 
     static func printSummary(session: Session, report: RunReport) {

@@ -291,5 +291,20 @@ extension Bindings {
                 return 0
             }
         },
+        LuaFunction("result", "key: string, value: number|string|boolean|nil", doc: "Records a result of the run under `key` (nil removes it): `retrolua run --json` prints them under `results`, and `retrolua batch` collects them per job — a bot's score, a search's best frame.") { L, context in
+            LuaCall.run(L, "emu.result") { call in
+                let host = Script.from(context).host
+                let key = try call.string(1, "key")
+                switch call.type(2) {
+                case LUA_TNIL, LUA_TNONE: host.results[key] = nil
+                case LUA_TBOOLEAN: host.results[key] = try call.boolean(2, "value")
+                case LUA_TSTRING: host.results[key] = try call.string(2, "value")
+                case LUA_TNUMBER:
+                    host.results[key] = lua_isinteger(L, 2) != 0 ? try call.integer(2, "value") : try call.number(2, "value")
+                default: throw call.badArgument(2, "value", "number, string, boolean or nil expected, got \(call.typeName(2))")
+                }
+                return 0
+            }
+        },
     ])
 }

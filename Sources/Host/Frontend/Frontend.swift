@@ -32,6 +32,8 @@ public struct FrontendOptions: Sendable {
     /// Writes the window's game area (as drawn, with the emu overlay) as PNG at the end: tests compare
     /// it with the headless frame.
     public var windowCapturePath: String?
+    /// A progress line on stderr in headless runs (when it is a terminal).
+    public var progress = false
 
     public init() {}
 }
@@ -144,6 +146,8 @@ public final class Frontend {
         let lagBefore = session.lagCount
         let start = now()
         var frames = 0
+        var progress = ProgressLine(enabled: options.progress && video == nil && isatty(2) != 0)
+        defer { progress.finish() }
         while host.exitCode == nil && !quitRequested && !StopSignals.isRequested {
             if let limit = options.frameLimit, frames >= limit { break }
             // Headless with no limit: done once no script has anything left to do.
@@ -161,6 +165,7 @@ public final class Frontend {
             wasPaused = false
             host.runFrame()
             frames += 1
+            progress.update(frames: frames, of: options.frameLimit)
             mixAudio()
             present(force: false)
             pace()

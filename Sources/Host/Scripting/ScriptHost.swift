@@ -43,6 +43,8 @@ public final class ScriptHost {
     public var onFailure: (ScriptError) -> Void = { error in
         FileHandle.standardError.write(Data("retrolua: \(error)\n".utf8))
     }
+    /// `emu.result(key, value)`: what the run reports (`--json`, `retrolua batch`).
+    public var results: [String: any Sendable] = [:]
     /// Set by `emu.exit(code)` (or a failure under --strict): the run ends after this frame.
     public internal(set) var exitCode: Int32?
 
