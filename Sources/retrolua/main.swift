@@ -21,6 +21,7 @@ let usage = """
       cores         list installed cores with their systems and file extensions
       info ROM      show the core Retrolua would pick for ROM, and the ROM's hashes
       movie SUB     TAS movies: record, play, verify, convert, info (`retrolua movie --help`)
+      batch JOBS    headless runs from a JSON-lines file, fanned out over processes
       docs          regenerate the Lua API reference and LuaLS stubs (lua/API.md, lua/types/)
 
     `retrolua COMMAND --help` describes each command's options.
@@ -35,6 +36,7 @@ case "run": RunCommand.main(arguments)
 case "cores": CoresCommand.main(arguments)
 case "info": InfoCommand.main(arguments)
 case "movie": MovieCommand.main(arguments)
+case "batch": BatchCommand.main(arguments)
 case "docs": DocsCommand.main(arguments)
 case "--help", "-h", "help": print(usage)
 default: fail("unknown command '\(command)'\n\(usage)", code: Exit.usage)
