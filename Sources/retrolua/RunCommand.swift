@@ -55,6 +55,12 @@ enum RunCommand {
           --script-budget N     instructions (millions) a script may run before returning (default 200)
           --log FILE            also append script output and failures to FILE
 
+        control socket (off by default; see README "Control socket"):
+          --control ADDRESS     serve JSON-line requests on unix:PATH or tcp:127.0.0.1:PORT (loopback only; port 0
+                                picks one). Headless, the emulator runs only when a client steps it
+          --scenario FILE       a Lua script defining reward() and done(), reported with every step
+                                (--trust also allows {"cmd": "eval"})
+
         the default frontend (Lua in lua/defaults/, loaded before --script files in a window):
           --no-default NAME     leave out one default (osd, input, hotkeys, rewind, runahead, cheats, achievements) or all (repeatable)
           --with-defaults       load the defaults in headless runs too
@@ -67,7 +73,7 @@ enum RunCommand {
         do {
             args = try Arguments(raw, valued: (["core", "frames", "screenshot", "option", "save-dir", "system-dir", "script",
                                                "data-dir", "script-memory", "script-budget", "log", "scale", "sync",
-                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed", "no-default"] as Set<String>).union(MovieRun.valued),
+                                               "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed", "no-default", "control", "scenario"] as Set<String>).union(MovieRun.valued),
                                  flags: (["headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox",
                                          "integer-scale", "fullscreen", "no-vsync", "smooth", "no-audio", "stats", "square-pixels",
                                          "with-defaults", "json"] as Set<String>).union(MovieRun.flags))
@@ -87,6 +93,12 @@ enum RunCommand {
         }
         var movieRun: MovieRun
         do { movieRun = try MovieRun(args) } catch { fail("run: \(error)", code: Exit.usage) }
+        var controlAddress: ControlServer.Address?
+        if let control = args.value("control") {
+            do { controlAddress = try ControlServer.Address.parse(control) } catch { fail("run: \(error)", code: Exit.usage) }
+        } else if args.value("scenario") != nil {
+            fail("run: --scenario applies to --control", code: Exit.usage)
+        }
         for pair in args.all("option") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 fail("run: --option expects KEY=VALUE, got '\(pair)'", code: Exit.usage)
@@ -138,7 +150,7 @@ enum RunCommand {
             fail("run: --no-default: no default named '\(name)' (defaults: \(DefaultFrontend.names.joined(separator: ", ")), all)", code: Exit.usage)
         }
         let plainHeadless = scripts.isEmpty && !frontendOptions.window && !args.flag("with-defaults") && frontendOptions.wavPath == nil
-            && frontendOptions.videoPath == nil && !frontendOptions.showStats && !movieRun.isActive
+            && frontendOptions.videoPath == nil && !frontendOptions.showStats && !movieRun.isActive && controlAddress == nil
         if plainHeadless {
             // Nothing but the core: the leanest loop (the benchmark's baseline).
             report = session.runHeadless(frames: frameLimit ?? 600, progress: !args.flag("quiet") && !args.flag("json"))
@@ -171,7 +183,27 @@ enum RunCommand {
                 }
             }
             if status != 0 { frontend.frameLimit = 0 }
-            report = frontend.run()
+            if let address = controlAddress {
+                let server: ControlServer
+                do { server = try ControlServer(address) } catch { fail("run: --control: \(error)") }
+                let control = ControlSession(host: host, allowEval: scriptOptions.trust)
+                if let scenario = args.value("scenario") {
+                    do { try control.loadScenario(scenario) } catch { fail("run: --scenario: \(error)") }
+                }
+                FileHandle.standardError.write(Data("retrolua: control socket listening on \(server.description)\n".utf8))
+                if frontend.isWindowed {
+                    frontend.betweenFrames = {
+                        server.poll(timeout: 0, control.handle)
+                        return !control.quitRequested
+                    }
+                    report = frontend.run()
+                } else {
+                    report = control.serve(server)
+                }
+                server.close()
+            } else {
+                report = frontend.run()
+            }
             overlayFrame = host.frameWithOverlay()
             for problem in frontend.close() {
                 FileHandle.standardError.write(Data("retrolua: \(problem)\n".utf8))

@@ -141,6 +141,9 @@ public final class Frontend {
     }
 
     /// Runs until the frame limit, `emu.exit`, or the window closes.
+    /// Called once per loop turn before the frame (the control socket); returning false ends the run.
+    public var betweenFrames: (() -> Bool)?
+
     public func run() -> RunReport {
         let session = host.session
         let lagBefore = session.lagCount
@@ -153,6 +156,7 @@ public final class Frontend {
             // Headless with no limit: done once no script has anything left to do.
             if options.frameLimit == nil && video == nil && !host.hasActiveScripts { break }
             handleEvents()
+            if let betweenFrames, !betweenFrames() { break }
             if quitRequested { break }
             if host.paused && !advanceOneFrame {
                 if !wasPaused { audio?.clear() }

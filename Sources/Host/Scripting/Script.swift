@@ -37,12 +37,13 @@ final class Script {
     }
 
     /// Reads and compiles the script; the main chunk has not run yet.
-    init(path: String, host: ScriptHost) throws(ScriptError) {
-        self.path = URL(fileURLWithPath: path).standardizedFileURL.path
+    /// `source` given: a script without a file (the control socket's evaluator), named `path`.
+    init(path: String, host: ScriptHost, source given: String? = nil) throws(ScriptError) {
+        self.path = given == nil ? URL(fileURLWithPath: path).standardizedFileURL.path : path
         name = (path as NSString).lastPathComponent
         self.host = host
-        modified = Script.modificationDate(path)
-        guard let source = try? String(contentsOfFile: path, encoding: .utf8) else {
+        modified = given == nil ? Script.modificationDate(path) : nil
+        guard let source = given ?? (try? String(contentsOfFile: path, encoding: .utf8)) else {
             throw ScriptError(script: name, message: "\(path): cannot read script")
         }
         lua = LuaState(memoryLimit: host.options.memoryLimit, instructionBudget: host.options.instructionBudget)

@@ -1,0 +1,215 @@
+import Foundation
+import Libretro
+
+/// The control socket's commands (JSON lines, one reply per request): step with input, memory,
+/// states, the frame and audio, info, reset, quit, and — with --trust — Lua evaluation.
+/// Protocol reference: README "Control socket".
+public final class ControlSession {
+    let host: ScriptHost
+    /// `--scenario`: a script whose global `reward()` and `done()` are reported after each step.
+    var scenario: Script?
+    let allowEval: Bool
+    private var evaluator: Script?
+    /// Sound since the last `audio` request (interleaved stereo int16), at most a minute of it.
+    private var audio: [Int16] = []
+    public private(set) var quitRequested = false
+
+    public init(host: ScriptHost, allowEval: Bool) {
+        self.host = host
+        self.allowEval = allowEval
+        let core = host.session.core
+        let previous = core.onAudio
+        let limit = Int((core.avInfo?.sampleRate ?? 48000) * 60) * 2
+        core.onAudio = { [unowned self] samples, frames in
+            previous?(samples, frames)
+            audio.append(contentsOf: UnsafeBufferPointer(start: samples, count: frames * 2))
+            if audio.count > limit { audio.removeFirst(audio.count - limit) }
+        }
+    }
+
+    /// Headless: serves requests until `quit`, `emu.exit` or a stop signal; the emulator runs only when
+    /// a client steps it. Clients may come and go.
+    public func serve(_ server: ControlServer) -> RunReport {
+        let session = host.session
+        let (framesBefore, lagBefore) = (session.frameCount, session.lagCount)
+        let start = DispatchTime.now().uptimeNanoseconds
+        while !quitRequested && host.exitCode == nil && !StopSignals.isRequested {
+            server.poll(timeout: 0.1, handle)
+        }
+        return RunReport(frames: session.frameCount - framesBefore, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+                         lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
+    }
+
+    /// Loads the scenario script (its main chunk defines `reward()` and `done()`).
+    public func loadScenario(_ path: String) throws(ScriptError) {
+        try host.load(scriptAt: path)
+        scenario = host.scripts.last
+    }
+
+    /// Handles one request line; returns the reply line.
+    public func handle(_ line: String) -> String {
+        let reply: [String: Any]
+        do {
+            guard let request = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
+                throw ControlError("a request is a JSON object, e.g. {\"cmd\": \"info\"}")
+            }
+            guard let command = request["cmd"] as? String else { throw ControlError("the request has no \"cmd\"") }
+            var result = try perform(command, request)
+            result["ok"] = true
+            reply = result
+        } catch let error as ControlError {
+            reply = ["ok": false, "error": error.description]
+        } catch {
+            reply = ["ok": false, "error": "malformed request: not valid JSON"]
+        }
+        let data = (try? JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys]))
+            ?? Data("{\"ok\":false,\"error\":\"the reply could not be encoded\"}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func perform(_ command: String, _ request: [String: Any]) throws(ControlError) -> [String: Any] {
+        let session = host.session
+        switch command {
+        case "step": return try step(request)
+        case "read":
+            let (pointer, length) = try memory(request, defaultLength: 1)
+            return ["data": Data(bytes: pointer, count: length).base64EncodedString()]
+        case "write":
+            if host.hardcore { throw ControlError("memory writes are not allowed in hardcore mode") }
+            guard let text = request["data"] as? String, let bytes = Data(base64Encoded: text) else {
+                throw ControlError("write needs \"data\": base64 bytes")
+            }
+            let (pointer, _) = try memory(request, defaultLength: bytes.count)
+            bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+            return [:]
+        case "save_state":
+            if let slot = request["slot"] {
+                guard let slot = slot as? Int, (0...999).contains(slot) else { throw ControlError("\"slot\" must be 0…999") }
+                do { try DurableFile.write(try host.encodeState(), to: host.slotPath(slot)) } catch { throw ControlError("\(error)") }
+                return ["slot": slot]
+            }
+            do { return ["state": Data(try host.encodeState()).base64EncodedString()] } catch { throw ControlError("\(error)") }
+        case "load_state":
+            if host.hardcore { throw ControlError("state loads are not allowed in hardcore mode") }
+            let bytes: [UInt8]
+            if let slot = request["slot"] as? Int {
+                guard let data = FileManager.default.contents(atPath: host.slotPath(slot)) else { throw ControlError("slot \(slot) is empty") }
+                bytes = [UInt8](data)
+            } else if let text = request["state"] as? String, let data = Data(base64Encoded: text) {
+                bytes = [UInt8](data)
+            } else {
+                throw ControlError("load_state needs \"slot\" or \"state\" (base64)")
+            }
+            if let problem = host.loadState(bytes: bytes) { throw ControlError(problem) }
+            return ["frame": session.frameCount]
+        case "frame":
+            let format = request["format"] as? String ?? "rgb"
+            guard format == "rgb" || format == "rgba" else { throw ControlError("\"format\" is rgb or rgba") }
+            guard let frame = host.frameWithOverlay() else { throw ControlError("the core has not drawn a frame yet") }
+            var pixels = frame.rgba
+            if format == "rgb" {
+                var rgb = [UInt8](repeating: 0, count: frame.width * frame.height * 3)
+                for index in 0..<frame.width * frame.height {
+                    rgb[index * 3] = pixels[index * 4]
+                    rgb[index * 3 + 1] = pixels[index * 4 + 1]
+                    rgb[index * 3 + 2] = pixels[index * 4 + 2]
+                }
+                pixels = rgb
+            }
+            return ["width": frame.width, "height": frame.height, "format": format, "data": Data(pixels).base64EncodedString()]
+        case "audio":
+            let samples = audio
+            audio.removeAll(keepingCapacity: true)
+            let data = samples.withUnsafeBytes { Data($0) }
+            return ["rate": session.core.avInfo?.sampleRate ?? 0, "channels": 2, "frames": samples.count / 2, "data": data.base64EncodedString()]
+        case "info":
+            let core = session.core
+            return ["core": session.coreName, "core_library": core.systemInfo.libraryName,
+                    "core_version": core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces),
+                    "content": session.content?.fileName ?? "", "content_sha1": session.content?.sha1 ?? "",
+                    "fps": core.avInfo?.fps ?? 0, "sample_rate": core.avInfo?.sampleRate ?? 0,
+                    "width": core.frameWidth, "height": core.frameHeight, "frame": session.frameCount, "lag": session.lagCount,
+                    "domains": host.memory.names.enumerated().map { ["name": $1, "size": host.memory.domains[$0].size] },
+                    "buttons": RetroPadButton.allCases.map(\.name), "scenario": scenario != nil]
+        case "reset":
+            session.core.reset()
+            host.movie.noteCommand(.reset)
+            host.onTimeJump?()
+            return ["frame": session.frameCount]
+        case "quit":
+            quitRequested = true
+            return [:]
+        case "eval":
+            guard allowEval else { throw ControlError("eval is only allowed with --trust") }
+            guard let source = request["lua"] as? String else { throw ControlError("eval needs \"lua\": a chunk of Lua") }
+            if evaluator == nil {
+                do { evaluator = try Script(path: "control", host: host, source: "") } catch { throw ControlError(error.message) }
+            }
+            switch evaluator!.evaluate(source) {
+            case .success(let values): return ["values": values]
+            case .failure(let message): throw ControlError(message.description)
+            }
+        default:
+            throw ControlError("unknown command '\(command)' (commands: step, read, write, save_state, load_state, frame, audio, info, reset, quit, eval)")
+        }
+    }
+
+    /// `{"cmd": "step", "frames": N, "input": {"a": true, …} | "inputs": [{…}, {…}]}`: holds the input
+    /// for N frames (the player's layer, under scripts); stops early when the scenario says done.
+    private func step(_ request: [String: Any]) throws(ControlError) -> [String: Any] {
+        let frames = request["frames"] as? Int ?? 1
+        guard (0...1_000_000).contains(frames) else { throw ControlError("\"frames\" must be 0…1000000") }
+        var input = host.playerInput
+        var ports: [[String: Any]] = []
+        if let one = request["input"] {
+            guard let table = one as? [String: Any] else { throw ControlError("\"input\" is an object of buttons, e.g. {\"a\": true}") }
+            ports = [table]
+        } else if let many = request["inputs"] {
+            guard let list = many as? [[String: Any]], list.count <= InputState.maxPorts else { throw ControlError("\"inputs\" is a list of up to 8 button objects") }
+            ports = list
+        }
+        for (port, table) in ports.enumerated() {
+            input.buttons[port] = 0
+            for (name, value) in table {
+                guard let button = RetroPadButton.named(name) else {
+                    throw ControlError("unknown button '\(name)' (buttons: \(RetroPadButton.allCases.map(\.name).joined(separator: ", ")))")
+                }
+                guard let pressed = value as? Bool else { throw ControlError("button '\(name)' must be true or false") }
+                input.set(button, pressed, port: port)
+            }
+        }
+        host.playerInput = input
+        var reward = 0.0, done = false, ran = 0, lagged = 0
+        while ran < frames && !done && host.exitCode == nil {
+            host.runFrame()
+            ran += 1
+            if host.session.lastFrameLagged { lagged += 1 }
+            if let scenario, !scenario.failed {
+                if case .success(let value) = scenario.callGlobal("reward"), let number = value as? Double { reward += number }
+                if case .success(let value) = scenario.callGlobal("done"), let flag = value as? Bool { done = flag }
+            }
+        }
+        var reply: [String: Any] = ["frame": host.session.frameCount, "frames": ran, "lag": lagged]
+        if scenario != nil {
+            reply["reward"] = reward
+            reply["done"] = done
+        }
+        if let failure = scenario?.failed == true ? host.failures.last : nil { reply["scenario_error"] = failure.message }
+        return reply
+    }
+
+    /// The memory a read or write names: `address`, `length`, `domain`.
+    private func memory(_ request: [String: Any], defaultLength: Int) throws(ControlError) -> (UnsafeMutableRawPointer, Int) {
+        guard let address = request["address"] as? Int else { throw ControlError("needs \"address\": an integer") }
+        let length = request["length"] as? Int ?? defaultLength
+        guard (1...(16 << 20)).contains(length) else { throw ControlError("\"length\" must be 1…16777216") }
+        let name = request["domain"] as? String
+        guard let domain = host.memory.domain(named: name) else {
+            throw ControlError(name.map { "no domain '\($0)'; the core has \(host.memory.names.joined(separator: ", "))" } ?? "the core exposes no memory")
+        }
+        guard let pointer = host.memory.resolve(domain, address: address, width: length) else {
+            throw ControlError("address \(address) (\(length) bytes) is outside '\(host.memory.name(domain))'")
+        }
+        return (pointer, length)
+    }
+}
