@@ -130,6 +130,7 @@ public final class ControlSession {
                     "fps": core.avInfo?.fps ?? 0, "sample_rate": core.avInfo?.sampleRate ?? 0,
                     "width": core.frameWidth, "height": core.frameHeight, "frame": session.frameCount, "lag": session.lagCount,
                     "domains": host.memory.names.enumerated().map { ["name": $1, "size": host.memory.domains[$0].size] },
+                    "default_domain": host.memory.domains.isEmpty ? "" : host.memory.names[host.memory.defaultIndex],
                     "buttons": RetroPadButton.allCases.map(\.name), "scenario": scenario != nil]
         case "reset":
             session.core.reset()
@@ -185,7 +186,9 @@ public final class ControlSession {
             ran += 1
             if host.session.lastFrameLagged { lagged += 1 }
             if let scenario, !scenario.failed {
-                if case .success(let value) = scenario.callGlobal("reward"), let number = value as? Double { reward += number }
+                if case .success(let value) = scenario.callGlobal("reward") {
+                    reward += (value as? Double) ?? (value as? Int).map(Double.init) ?? 0
+                }
                 if case .success(let value) = scenario.callGlobal("done"), let flag = value as? Bool { done = flag }
             }
         }

@@ -1,0 +1,107 @@
+"""End-to-end tests of the control socket through the Python client (run by the Swift test suite:
+Tests/HostTests/ControlTests.swift, with RETROLUA pointing at the built binary)."""
+
+import json
+import os
+import socket
+import sys
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+
+from retrolua_client import Retrolua, RetroluaError  # noqa: E402
+from retrolua_env import RetroluaEnv  # noqa: E402
+
+NES = os.path.join(ROOT, "build", "roms", "demo.nes")
+SCENARIO = os.path.join(ROOT, "examples", "python", "demo_scenario.lua")
+
+
+class ControlSocketTests(unittest.TestCase):
+    def test_step_memory_states_frame_audio_info(self):
+        with Retrolua.launch(NES, core="nestopia") as emu:
+            info = emu.info()
+            self.assertEqual(info["core"], "nestopia")
+            self.assertEqual(info["frame"], 0)
+            reply = emu.step(10, {"right": True})
+            self.assertEqual((reply["frame"], reply["frames"], reply["lag"]), (10, 10, 0))
+            x = emu.read(0x03)[0]
+            self.assertEqual(x, 126)  # the demo starts moving the player on its fifth frame
+            state = emu.save_state()
+            emu.step(20, {"left": True})
+            self.assertEqual(emu.read(0x03)[0], x - 20)
+            emu.load_state(state)
+            self.assertEqual(emu.read(0x03)[0], x)
+            emu.write(0x03, [50])
+            self.assertEqual(emu.read(0x03)[0], 50)
+            width, height, rgb = emu.frame()
+            self.assertEqual((width, height, len(rgb)), (256, 224, 256 * 224 * 3))
+            self.assertEqual(rgb[0:3], bytes([0x15, 0x3C, 0xFE]))  # the demo's background colour
+            emu.step(1, {"b": True})
+            rate, samples = emu.audio()
+            self.assertGreater(rate, 0)
+            self.assertGreater(len(samples), 0)
+            emu.save_state(slot=3)
+            emu.step(5, {"right": True})
+            emu.load_state(slot=3)
+            self.assertEqual(emu.read(0x03)[0], 50)
+
+    def test_malformed_requests_get_errors_and_the_connection_lives(self):
+        with Retrolua.launch(NES, core="nestopia") as emu:
+            raw = emu._file
+            for line, expected in [(b"{not json\n", "malformed request"), (b"[1, 2]\n", "JSON object"),
+                                   (b'{"x": 1}\n', 'no "cmd"'), (b'{"cmd": "fly"}\n', "unknown command 'fly'"),
+                                   (b'{"cmd": "step", "input": {"jump": true}}\n', "unknown button 'jump'"),
+                                   (b'{"cmd": "read", "address": 99999999}\n', "outside"),
+                                   (b'{"cmd": "eval", "lua": "return 1"}\n', "only allowed with --trust")]:
+                raw.write(line)
+                raw.flush()
+                reply = json.loads(raw.readline())
+                self.assertFalse(reply["ok"])
+                self.assertIn(expected, reply["error"])
+            self.assertEqual(emu.info()["frame"], 0)
+
+    def test_a_client_that_disconnects_does_not_stop_the_emulator(self):
+        emu = Retrolua.launch(NES, core="nestopia")
+        emu.step(30)
+        path = os.path.join(emu._folder, "control.sock")
+        emu.disconnect()  # gone without a word
+        half = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        half.connect(path)
+        half.sendall(b'{"cmd": "step", "fra')  # and one that leaves mid-request
+        half.close()
+        self.assertIsNone(emu._process.poll(), "the emulator keeps running")
+        again = Retrolua.connect("unix:" + path)
+        self.assertEqual(again.step(1)["frame"], 31)
+        again._process, again._folder = emu._process, emu._folder
+        again.close()
+        self.assertEqual(emu._process.returncode, 0)
+
+    def test_eval_with_trust_and_the_gym_style_environment(self):
+        with Retrolua.launch(NES, core="nestopia", extra_args=["--trust"]) as emu:
+            emu.step(3)
+            self.assertEqual(emu.eval("return emu.framecount(), {1, 2}, 'x'"), [3, [1, 2], "x"])
+            with self.assertRaises(RetroluaError) as caught:
+                emu.eval("error('boom')")
+            self.assertIn("boom", str(caught.exception))
+        env = RetroluaEnv(NES, scenario=SCENARIO, core="nestopia", actions=[{}, {"right": True}], frameskip=4,
+                          warmup_frames=10)
+        try:
+            observation, _ = env.reset()
+            self.assertEqual(len(observation), 2048)
+            total, steps, terminated = 0.0, 0, False
+            while not terminated and steps < 100:
+                observation, reward, terminated, truncated, info = env.step(1)
+                total += reward
+                steps += 1
+            self.assertTrue(terminated)
+            self.assertEqual(observation[0x03], 200)
+            self.assertEqual(total, 200 - 120)
+            observation, _ = env.reset()
+            self.assertEqual(observation[0x03], 120)
+        finally:
+            env.close()
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=1)
