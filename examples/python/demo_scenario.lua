@@ -1,5 +1,6 @@
 -- A scenario for the NES demo (examples/roms/nes): reward for moving right, done at x = 200.
 -- The control socket calls reward() and done() after every frame (see examples/python/retrolua_env.py).
+-- luacheck: globals reward done
 local last_x
 
 local function x() return memory.read_u8(0x03) end
