@@ -100,6 +100,11 @@ function emu.stats() end
 ---@param code? integer
 function emu.exit(code) end
 
+--- Records a result of the run under `key` (nil removes it): `retrolua run --json` prints them under `results`, and `retrolua batch` collects them per job — a bot's score, a search's best frame.
+---@param key string
+---@param value number|string|boolean|nil
+function emu.result(key, value) end
+
 --- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
 memory = {}
 
