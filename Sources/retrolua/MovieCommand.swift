@@ -20,7 +20,8 @@ enum MovieCommand {
                    prints "in sync" (exit 0) or the first frame whose RAM differs (exit 1)
           convert  between formats; --rom fills in the content's name and SHA-1 (imports lack them)
           info     the header, length, lag frames, rerecords and branches
-        Without ROM, the movie's own content is looked for beside the movie and in the working folder.
+        Without ROM, the movie's content is looked for by name beside the movie, in the working folder and
+        among the built example ROMs (build/roms/), and checked by SHA-1.
         `retrolua run --help` lists the run options.
         """
 
@@ -78,7 +79,11 @@ enum MovieCommand {
         if !movie.contentName.isEmpty {
             candidates += [(folder.isEmpty ? "." : folder) + "/" + movie.contentName, movie.contentName]
         }
-        if let demo = HostPaths.defaultContent() { candidates.append(demo) }
+        if let demo = HostPaths.defaultContent() {
+            // The project's built ROMs (build/roms/), where the examples' movies were made.
+            if !movie.contentName.isEmpty { candidates.append((demo as NSString).deletingLastPathComponent + "/" + movie.contentName) }
+            candidates.append(demo)
+        }
         for path in candidates where FileManager.default.isReadableFile(atPath: path) {
             guard !movie.contentSHA1.isEmpty else { return path }
             if let content = try? Content(path: path), content.sha1 == movie.contentSHA1 { return path }

@@ -209,11 +209,11 @@ enum RunCommand {
                 FileHandle.standardError.write(Data("retrolua: \(problem)\n".utf8))
                 status = Exit.failure
             }
-            results = host.results
             movieSummary = movieRun.summary(host)
             let movieStatus = movieRun.finish(host, quiet: args.flag("quiet") || args.flag("json"))
             if movieStatus != 0 { status = movieStatus }
             host.shutdown()
+            results = host.results  // after `exit` callbacks, which may record results
             if let code = host.exitCode { status = code }
             if frontendOptions.showStats && !args.flag("quiet") { print(host.stats.summary) }
         }

@@ -1,0 +1,111 @@
+-- Reactive bot for the "Dodge" NES game (examples/roms/dodge): reads the game's RAM every frame and
+-- picks one of nine d-pad moves (eight directions or none). Each move is scored by holding it for the
+-- next LOOKAHEAD frames while the visible hazards keep falling at their known speeds: a move whose
+-- path touches a hazard (with a safety margin) is penalised, sooner collisions more, and among the
+-- safest moves the one that ends nearest the coin wins. No savestates, no randomness: the same ROM
+-- always gives the same run.
+--
+--   scripts/build-roms
+--   retrolua run build/roms/dodge.nes --headless --script examples/bots/reactive.lua
+--
+-- Prints one line, "won in N frames, score S, lives L" (exit code 0) or "lost at frame N, score S"
+-- (exit code 1, also when MAX_FRAMES pass without a win). N is the game's frame counter ($00-$01), the
+-- number of frames the game has run (its first frame is the 5th frame after power-on).
+-- RAM map: examples/roms/dodge/README.md.
+
+local MAX_FRAMES = 10000
+local LOOKAHEAD = 14          -- frames each candidate move is simulated ahead
+local MARGIN = 3              -- extra pixels kept between the player and a hazard
+local HIT = 7 + MARGIN        -- the game hits at |dx| < 7 and |dy| < 7
+
+local FRAME, STATE, PLAYER_X, PLAYER_Y, LIVES, SCORE = 0x00, 0x05, 0x06, 0x07, 0x08, 0x09
+local COIN_X, COIN_Y = 0x0D, 0x0E
+local HZ_X, HZ_Y, HZ_SPD, HZ_WAIT = 0x20, 0x28, 0x38, 0x40
+local HAZARDS = 6
+local MIN_X, MAX_X, MIN_Y, MAX_Y, SPEED = 8, 240, 40, 208, 2
+local REACH = HIT + SPEED * LOOKAHEAD  -- a hazard further than this on an axis cannot matter
+
+local MOVES = {
+  { dx = 0, dy = 0 }, { dx = 1, dy = 0 }, { dx = -1, dy = 0 }, { dx = 0, dy = 1 }, { dx = 0, dy = -1 },
+  { dx = 1, dy = 1 }, { dx = 1, dy = -1 }, { dx = -1, dy = 1 }, { dx = -1, dy = -1 },
+}
+
+local function clamp(v, lo, hi)
+  if v < lo then return lo elseif v > hi then return hi end
+  return v
+end
+
+-- Falling hazards that could reach the player within LOOKAHEAD frames, as {x, y, v (px/frame)}.
+-- `ram` is the zero page as a string (byte i + 1 is address i).
+local function nearby_hazards(ram, px, py)
+  local list = {}
+  for i = 1, HAZARDS do
+    if ram:byte(HZ_WAIT + i) == 0 then
+      local x, y, v = ram:byte(HZ_X + i), ram:byte(HZ_Y + i), ram:byte(HZ_SPD + i) / 16
+      if math.abs(x - px) < REACH and y < py + REACH and y + v * LOOKAHEAD > py - REACH then
+        list[#list + 1] = { x = x, y = y, v = v }
+      end
+    end
+  end
+  return list
+end
+
+-- Danger of holding a move for LOOKAHEAD frames: sum over predicted overlaps, weighted by how soon.
+local function danger(px, py, move, list)
+  local total = 0
+  for t = 1, LOOKAHEAD do
+    local x = clamp(px + move.dx * SPEED * t, MIN_X, MAX_X)
+    local y = clamp(py + move.dy * SPEED * t, MIN_Y, MAX_Y)
+    for _, h in ipairs(list) do
+      if math.abs(x - h.x) < HIT and math.abs(y - (h.y + h.v * t)) < HIT then
+        total = total + (LOOKAHEAD + 1 - t) ^ 2
+      end
+    end
+  end
+  return total
+end
+
+local function choose()
+  local ram = memory.read_bytes(0, 0x46)
+  local px, py = ram:byte(PLAYER_X + 1), ram:byte(PLAYER_Y + 1)
+  local cx, cy = ram:byte(COIN_X + 1), ram:byte(COIN_Y + 1)
+  local list = nearby_hazards(ram, px, py)
+  local best, best_danger, best_distance
+  for _, move in ipairs(MOVES) do
+    local d = #list > 0 and danger(px, py, move, list) or 0
+    local x = clamp(px + move.dx * SPEED, MIN_X, MAX_X)
+    local y = clamp(py + move.dy * SPEED, MIN_Y, MAX_Y)
+    local distance = math.max(math.abs(x - cx), math.abs(y - cy))
+    if not best or d < best_danger or (d == best_danger and distance < best_distance) then
+      best, best_danger, best_distance = move, d, distance
+    end
+  end
+  return { right = best.dx > 0, left = best.dx < 0, down = best.dy > 0, up = best.dy < 0 }
+end
+
+-- The game clears RAM during the first frames after power-on and handles its first NMI (and first
+-- joypad poll) in the 5th frame; before that the RAM may hold the emulator's power-on garbage.
+for _ = 1, 4 do emu.frameadvance() end
+
+local frames, milestone = 0, 5
+while frames < MAX_FRAMES and memory.read_u8(STATE) == 0 do
+  joypad.set(1, choose())
+  emu.frameadvance()
+  frames = frames + 1
+  -- For comparisons (`--json`): the frame (counted from power-on) each 5 points were reached.
+  if memory.read_u16_le(SCORE) >= milestone then
+    emu.result("frames_to_" .. milestone, emu.framecount())
+    milestone = milestone + 5
+  end
+end
+emu.result("score", memory.read_u16_le(SCORE))
+emu.result("lives", memory.read_u8(LIVES))
+
+local score = memory.read_u16_le(SCORE)
+if memory.read_u8(STATE) == 2 then
+  print(string.format("won in %d frames, score %d, lives %d", memory.read_u16_le(FRAME), score, memory.read_u8(LIVES)))
+  emu.exit(0)
+else
+  print(string.format("lost at frame %d, score %d", memory.read_u16_le(FRAME), score))
+  emu.exit(1)
+end
