@@ -65,20 +65,28 @@ local function danger(px, py, move, list)
   return total
 end
 
+-- Moves in the order of the distance they leave to the coin (ties: the order of MOVES), reused.
+local order, distances = {}, {}
+for i = 1, #MOVES do order[i] = i end
+local function by_distance(a, b) return distances[a] < distances[b] or (distances[a] == distances[b] and a < b) end
+
 local function choose()
   local ram = memory.read_bytes(0, 0x46)
   local px, py = ram:byte(PLAYER_X + 1), ram:byte(PLAYER_Y + 1)
   local cx, cy = ram:byte(COIN_X + 1), ram:byte(COIN_Y + 1)
   local list = nearby_hazards(ram, px, py)
-  local best, best_danger, best_distance
-  for _, move in ipairs(MOVES) do
-    local d = #list > 0 and danger(px, py, move, list) or 0
+  for i, move in ipairs(MOVES) do
     local x = clamp(px + move.dx * SPEED, MIN_X, MAX_X)
     local y = clamp(py + move.dy * SPEED, MIN_Y, MAX_Y)
-    local distance = math.max(math.abs(x - cx), math.abs(y - cy))
-    if not best or d < best_danger or (d == best_danger and distance < best_distance) then
-      best, best_danger, best_distance = move, d, distance
-    end
+    distances[i] = math.max(math.abs(x - cx), math.abs(y - cy))
+  end
+  table.sort(order, by_distance)
+  -- The safest move, nearest to the coin: the first safe one in distance order ends the search.
+  local best, best_danger
+  for _, i in ipairs(order) do
+    local d = #list > 0 and danger(px, py, MOVES[i], list) or 0
+    if not best or d < best_danger then best, best_danger = MOVES[i], d end
+    if d == 0 then break end
   end
   return { right = best.dx > 0, left = best.dx < 0, down = best.dy > 0, up = best.dy < 0 }
 end
