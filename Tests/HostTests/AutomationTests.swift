@@ -41,6 +41,17 @@ final class AutomationTests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: notSocket, encoding: .utf8), "precious")
     }
 
+    func testLongHeadlessRunsShowProgressOnATerminalOnly() throws {
+        // `script` gives the run a pseudo-terminal, as a user's shell would.
+        let command = "'\(Fixtures.binary)' run '\(Fixtures.nesROM)' --headless --frames 4000"
+        let onTTY = try Fixtures.cli([], environment: [:], executable: "/usr/bin/script", arguments: ["-qec", command, "/dev/null"])
+        XCTAssertEqual(onTTY.status, 0, onTTY.stderr)
+        XCTAssertTrue(onTTY.stdout.contains("frames 64/4000") || onTTY.stdout.contains("/4000 ("), onTTY.stdout)
+        XCTAssertTrue(onTTY.stdout.contains("fps  ETA "), onTTY.stdout)
+        let piped = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--frames", "4000"])
+        XCTAssertFalse(piped.stderr.contains("ETA"), "no progress line when stderr is not a terminal")
+    }
+
     func testJSONResultsAndExitCodes() throws {
         let folder = Fixtures.temporaryFolder()
         try """

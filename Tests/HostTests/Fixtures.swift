@@ -54,10 +54,11 @@ enum Fixtures {
 
     /// Runs the CLI with HOME pointed at a fresh folder so no user files are touched.
     @discardableResult
-    static func cli(_ arguments: [String], home: String = temporaryFolder(), environment extra: [String: String] = [:]) throws -> Result {
+    static func cli(_ arguments: [String], home: String = temporaryFolder(), environment extra: [String: String] = [:],
+                    executable: String? = nil, arguments override: [String]? = nil) throws -> Result {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
+        process.executableURL = URL(fileURLWithPath: executable ?? binary)
+        process.arguments = override ?? arguments
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home
         environment["XDG_DATA_HOME"] = nil

@@ -4,6 +4,7 @@ Tests/HostTests/ControlTests.swift, with RETROLUA pointing at the built binary).
 import json
 import os
 import socket
+import subprocess
 import sys
 import unittest
 
@@ -76,6 +77,21 @@ class ControlSocketTests(unittest.TestCase):
         again._process, again._folder = emu._process, emu._folder
         again.close()
         self.assertEqual(emu._process.returncode, 0)
+
+    def test_loopback_tcp(self):
+        binary = os.environ.get("RETROLUA", "retrolua")
+        process = subprocess.Popen([binary, "run", NES, "--headless", "--quiet", "--control", "tcp:127.0.0.1:0"],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        try:
+            line = process.stderr.readline().decode()
+            self.assertIn("control socket listening on tcp:127.0.0.1:", line)
+            emu = Retrolua.connect(line.strip().rsplit(" ", 1)[1])
+            self.assertEqual(emu.step(5, {"right": True})["frame"], 5)
+            emu.close()
+            self.assertEqual(process.wait(timeout=30), 0)
+        finally:
+            if process.poll() is None:
+                process.kill()
 
     def test_eval_with_trust_and_the_gym_style_environment(self):
         with Retrolua.launch(NES, core="nestopia", extra_args=["--trust"]) as emu:
