@@ -9,17 +9,9 @@ final class AchievementsTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
     func testThePureLuaEngineSuitePassesUnderStockLua() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/lua5.4")
-        process.arguments = [Fixtures.root + "/Tests/lua/achievements_test.lua"]
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, output)
-        XCTAssertTrue(output.contains("ok "), output)
+        let result = try Fixtures.cli([], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/achievements_test.lua"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("ok "), result.stdout)
     }
 
     /// A harness with the demo's achievement set installed and the default achievements script loaded.

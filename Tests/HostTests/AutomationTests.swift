@@ -8,22 +8,10 @@ final class AutomationTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
     func testTheControlSocketEndToEndFromPython() throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", Fixtures.root + "/Tests/python/test_control.py"]
-        var environment = ProcessInfo.processInfo.environment
-        environment["RETROLUA"] = Fixtures.binary
-        environment["HOME"] = Fixtures.temporaryFolder()
-        environment["DISPLAY"] = nil
-        process.environment = environment
-        let out = Pipe()
-        process.standardOutput = out
-        process.standardError = out
-        try process.run()
-        let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, output)
-        XCTAssertTrue(output.contains("OK"), output)
+        let result = try Fixtures.cli([], environment: ["RETROLUA": Fixtures.binary], executable: "/usr/bin/env",
+                                      arguments: ["python3", Fixtures.root + "/Tests/python/test_control.py"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stderr.contains("OK"), result.stderr)
     }
 
     func testControlAddressesAreLoopbackOnly() throws {

@@ -85,9 +85,7 @@ extension Bindings {
                         if host.movie.mode == .play { try? host.movie.stop() }
                         if host.speed > 0 && host.speed < 1 { host.speed = 1 }
                         host.hardcore = true
-                        host.session.core.reset()
-                        host.movie.noteCommand(.reset)
-                        host.onTimeJump?()
+                        try? host.resetConsole(.reset)
                         call.nested(script) {
                             host.dispatchMovieEvents()
                             host.dispatch(.reset)
@@ -106,9 +104,7 @@ extension Bindings {
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
                 if host.movie.mode == .play { return call.failure("a movie is playing: its resets are part of its input") }
-                host.session.core.reset()
-                host.movie.noteCommand(.reset)
-                host.onTimeJump?()
+                try? host.resetConsole(.reset)
                 call.nested(script) { host.dispatch(.reset) }
                 call.push(true)
                 return 1
@@ -120,11 +116,7 @@ extension Bindings {
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
                 if host.movie.mode == .play { return call.failure("a movie is playing: its power cycles are part of its input") }
-                let counters = (host.session.frameCount, host.session.lagCount)
-                do { try host.session.powerCycle() } catch { return call.failure("\(error)") }
-                host.session.restoreCounters(frame: counters.0, lag: counters.1)
-                host.movie.noteCommand(.power)
-                host.onTimeJump?()
+                do { try host.resetConsole(.power) } catch { return call.failure("\(error)") }
                 call.nested(script) { host.dispatch(.reset) }
                 call.push(true)
                 return 1

@@ -133,9 +133,7 @@ public final class ControlSession {
                     "default_domain": host.memory.domains.isEmpty ? "" : host.memory.names[host.memory.defaultIndex],
                     "buttons": RetroPadButton.allCases.map(\.name), "scenario": scenario != nil]
         case "reset":
-            session.core.reset()
-            host.movie.noteCommand(.reset)
-            host.onTimeJump?()
+            try? host.resetConsole(.reset)
             return ["frame": session.frameCount]
         case "quit":
             quitRequested = true

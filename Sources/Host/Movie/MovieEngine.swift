@@ -199,9 +199,7 @@ public final class MovieEngine {
 
     private func perform(_ flags: MovieFrameFlags) {
         if flags.contains(.power) {
-            let counters = (session.frameCount, session.lagCount)
             try? session.powerCycle()
-            session.restoreCounters(frame: counters.0, lag: counters.1)
         } else if flags.contains(.reset) {
             session.core.reset()
         }
@@ -267,7 +265,7 @@ public final class MovieEngine {
         return UInt32(truncatingIfNeeded: crc)
     }
 
-    /// `emu.reset()`/`emu.power()` while recording: logged on the next frame.
+    /// A reset or power cycle while recording: logged on the next frame.
     func noteCommand(_ command: MovieFrameFlags) {
         if mode == .record { pendingCommands.formUnion(command) }
     }

@@ -164,6 +164,14 @@ public final class ScriptHost {
         scripts.removeAll()
     }
 
+    /// Presses the console's reset button (or power-cycles it): a recording movie logs it, and the
+    /// frontend drops queued sound. Frame and lag counters go on.
+    func resetConsole(_ command: MovieFrameFlags) throws(RetroError) {
+        if command.contains(.power) { try session.powerCycle() } else { session.core.reset() }
+        movie.noteCommand(command)
+        onTimeJump?()
+    }
+
     // MARK: Input
 
     /// Delivers the host's device events of this frame to scripts (before the frame runs).
