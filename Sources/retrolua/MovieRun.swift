@@ -101,10 +101,12 @@ struct MovieRun {
         let engine = host.movie
         guard engine.isActive, let movie = engine.movie else { return 0 }
         var status: Int32 = 0
-        if recordPath != nil {
+        if engine.savesOnStop {
+            // A recording (from --record-movie or a script's movie.record) is written to its own file.
+            let path = engine.path ?? "?"
             do {
                 try engine.stop()
-                if !quiet { print("movie    recorded \(movie.length) frames to \(recordPath!) (rerecords \(movie.rerecords))") }
+                if !quiet { print("movie    recorded \(movie.length) frames to \(path) (rerecords \(movie.rerecords))") }
             } catch {
                 FileHandle.standardError.write(Data("retrolua: \(error)\n".utf8))
                 status = Exit.failure
@@ -113,13 +115,14 @@ struct MovieRun {
         }
         if engine.hasUnsavedChanges {
             // A read-write session changed the movie; the original stays as it was.
+            let source = engine.path ?? "the movie"
             let folder = host.session.paths.data + "/movies"
-            let name = ((playPath ?? "movie") as NSString).lastPathComponent
+            let name = (source as NSString).lastPathComponent
             let stamp = ISO8601DateFormatter().string(from: Date()).replacingOccurrences(of: ":", with: "-")
             let recovered = folder + "/recovered-\(stamp)-" + (name as NSString).deletingPathExtension + ".rlm"
             do {
                 try MovieText.write(engine.movie!, to: recovered)
-                FileHandle.standardError.write(Data("retrolua: the movie changed in read-write mode; \(playPath!) is untouched, the changes are in \(recovered)\n".utf8))
+                FileHandle.standardError.write(Data("retrolua: the movie changed in read-write mode; \(source) is untouched, the changes are in \(recovered)\n".utf8))
             } catch {
                 FileHandle.standardError.write(Data("retrolua: the movie's changes could not be kept: \(error)\n".utf8))
             }

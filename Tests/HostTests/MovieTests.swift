@@ -238,6 +238,36 @@ final class MovieTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
     }
 
+    func testScriptRecordingsAreSavedAtExitAndReadWriteChangesAreKeptAside() throws {
+        let folder = Fixtures.temporaryFolder(), home = Fixtures.temporaryFolder()
+        try """
+            assert(movie.record("\(folder)/lua.rlm"))
+            for _ = 1, 30 do joypad.set(1, {right = true}); emu.frameadvance() end
+            """.write(toFile: folder + "/record.lua", atomically: true, encoding: .utf8)
+        let recorded = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--script", folder + "/record.lua"], home: home)
+        XCTAssertEqual(recorded.status, 0, recorded.stderr)
+        XCTAssertTrue(recorded.stdout.contains("movie    recorded 30 frames to \(folder)/lua.rlm"), recorded.stdout)
+        let original = try Data(contentsOf: URL(fileURLWithPath: folder + "/lua.rlm"))
+        XCTAssertEqual(try MovieText.read(path: folder + "/lua.rlm").length, 30)
+
+        try """
+            for _ = 1, 10 do emu.frameadvance() end
+            local state = savestate.create()
+            for _ = 1, 10 do emu.frameadvance() end
+            assert(state:load())  -- read-write: the movie now ends at frame 10 and records on
+            for _ = 1, 5 do joypad.set(1, {left = true}); emu.frameadvance() end
+            """.write(toFile: folder + "/rewrite.lua", atomically: true, encoding: .utf8)
+        let rewritten = try Fixtures.cli(["movie", "play", folder + "/lua.rlm", Fixtures.nesROM, "--read-write", "--headless",
+                                          "--frames", "25", "--script", folder + "/rewrite.lua"], home: home)
+        XCTAssertEqual(rewritten.status, 0, rewritten.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: folder + "/lua.rlm")), original, "the played file is untouched")
+        let recovered = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: home + "/.local/share/retrolua/data/movies").first)
+        XCTAssertTrue(rewritten.stderr.contains("is untouched, the changes are in"), rewritten.stderr)
+        let changed = try MovieText.read(path: home + "/.local/share/retrolua/data/movies/" + recovered)
+        XCTAssertEqual(changed.length, 15)
+        XCTAssertEqual(changed.rerecords, 1)
+    }
+
     func testTheExampleTASIsReproducedByItsScriptAndVerifies() throws {
         let folder = Fixtures.temporaryFolder()
         let checkedIn = Fixtures.root + "/examples/tas/demo.rlm"

@@ -33,7 +33,7 @@ public final class MovieEngine {
     public private(set) var firstDesync: Desync?
     public private(set) var hasUnsavedChanges = false
     /// A recording made by `record` is saved to its path when stopped; a played movie only when asked.
-    private var savesOnStop = false
+    public private(set) var savesOnStop = false
     private var pendingCommands: MovieFrameFlags = []
     /// Events for scripts, dispatched by the host where no Lua is running (`movie_start`, `movie_end`).
     var pendingEvents: [ScriptEvent] = []
