@@ -191,7 +191,8 @@ public final class Core {
         // it, without declaring a variable size), so the core judges; a refusal is rolled back.
         let sizeDiffers = bytes.count != expected
         let backup = protecting || sizeDiffers ? try? serialize() : nil
-        cachedSerializeSize = nil
+        // Measuring costs nestopia a whole serialize: keep the cached size unless this state's differs.
+        if sizeDiffers { cachedSerializeSize = nil }
         guard symbols.unserialize(bytes.baseAddress, bytes.count) else {
             if let backup { _ = backup.withUnsafeBytes { symbols.unserialize($0.baseAddress, backup.count) } }
             let sizes = sizeDiffers ? "; its states for this game are \(expected) bytes: made by another core or game, or truncated?" : "; corrupt?"

@@ -35,60 +35,73 @@ local function clamp(v, lo, hi)
   return v
 end
 
--- Falling hazards that could reach the player within LOOKAHEAD frames, as {x, y, v (px/frame)}.
--- `ram` is the zero page as a string (byte i + 1 is address i).
-local function nearby_hazards(ram, px, py)
-  local list = {}
+-- Falling hazards that could reach the player within LOOKAHEAD frames: positions and speeds (px per
+-- frame) in reused arrays — the bot runs every frame, so it allocates nothing.
+local hx, hy, hv, hazard_count = {}, {}, {}, 0
+local function find_hazards(ram, px, py)
+  hazard_count = 0
   for i = 1, HAZARDS do
     if ram:byte(HZ_WAIT + i) == 0 then
       local x, y, v = ram:byte(HZ_X + i), ram:byte(HZ_Y + i), ram:byte(HZ_SPD + i) / 16
       if math.abs(x - px) < REACH and y < py + REACH and y + v * LOOKAHEAD > py - REACH then
-        list[#list + 1] = { x = x, y = y, v = v }
+        hazard_count = hazard_count + 1
+        hx[hazard_count], hy[hazard_count], hv[hazard_count] = x, y, v
       end
     end
   end
-  return list
 end
 
+local abs = math.abs
+
 -- Danger of holding a move for LOOKAHEAD frames: sum over predicted overlaps, weighted by how soon.
-local function danger(px, py, move, list)
+-- Gives up once it reaches `bound` (a move that dangerous cannot be the best).
+local function danger(px, py, move, bound)
   local total = 0
+  local step_x, step_y = move.dx * SPEED, move.dy * SPEED
+  local x, y = px, py
   for t = 1, LOOKAHEAD do
-    local x = clamp(px + move.dx * SPEED * t, MIN_X, MAX_X)
-    local y = clamp(py + move.dy * SPEED * t, MIN_Y, MAX_Y)
-    for _, h in ipairs(list) do
-      if math.abs(x - h.x) < HIT and math.abs(y - (h.y + h.v * t)) < HIT then
+    x, y = x + step_x, y + step_y
+    if x < MIN_X then x = MIN_X elseif x > MAX_X then x = MAX_X end
+    if y < MIN_Y then y = MIN_Y elseif y > MAX_Y then y = MAX_Y end
+    for h = 1, hazard_count do
+      if abs(x - hx[h]) < HIT and abs(y - (hy[h] + hv[h] * t)) < HIT then
         total = total + (LOOKAHEAD + 1 - t) ^ 2
+        if bound and total >= bound then return total end
       end
     end
   end
   return total
 end
 
--- Moves in the order of the distance they leave to the coin (ties: the order of MOVES), reused.
-local order, distances = {}, {}
-for i = 1, #MOVES do order[i] = i end
-local function by_distance(a, b) return distances[a] < distances[b] or (distances[a] == distances[b] and a < b) end
+local distances, tried = {}, {}
+local buttons = {}
 
+-- The safest move, nearest to the coin (ties: the order of MOVES). Moves are tried nearest first,
+-- so the first safe one ends the search — without hazards nearby, that is the first.
 local function choose()
   local ram = memory.read_bytes(0, 0x46)
   local px, py = ram:byte(PLAYER_X + 1), ram:byte(PLAYER_Y + 1)
   local cx, cy = ram:byte(COIN_X + 1), ram:byte(COIN_Y + 1)
-  local list = nearby_hazards(ram, px, py)
+  find_hazards(ram, px, py)
   for i, move in ipairs(MOVES) do
     local x = clamp(px + move.dx * SPEED, MIN_X, MAX_X)
     local y = clamp(py + move.dy * SPEED, MIN_Y, MAX_Y)
     distances[i] = math.max(math.abs(x - cx), math.abs(y - cy))
+    tried[i] = false
   end
-  table.sort(order, by_distance)
-  -- The safest move, nearest to the coin: the first safe one in distance order ends the search.
   local best, best_danger
-  for _, i in ipairs(order) do
-    local d = #list > 0 and danger(px, py, MOVES[i], list) or 0
-    if not best or d < best_danger then best, best_danger = MOVES[i], d end
+  for _ = 1, #MOVES do
+    local next_move
+    for i = 1, #MOVES do
+      if not tried[i] and (not next_move or distances[i] < distances[next_move]) then next_move = i end
+    end
+    tried[next_move] = true
+    local d = hazard_count > 0 and danger(px, py, MOVES[next_move], best_danger) or 0
+    if not best or d < best_danger then best, best_danger = MOVES[next_move], d end
     if d == 0 then break end
   end
-  return { right = best.dx > 0, left = best.dx < 0, down = best.dy > 0, up = best.dy < 0 }
+  buttons.right, buttons.left, buttons.down, buttons.up = best.dx > 0, best.dx < 0, best.dy > 0, best.dy < 0
+  return buttons
 end
 
 -- The game clears RAM during the first frames after power-on and handles its first NMI (and first

@@ -21,7 +21,7 @@ extension Bindings {
     static let movie = LuaModule("movie", doc: """
         TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
         """, functions: [
-        LuaFunction("record", "path: string, options?: table", returns: "boolean?, string?", doc: "Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `\"power\"` (default: power-cycle, with the game's save RAM as the core creates it) or `\"now\"` (start from the current state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.") { L, context in
+        LuaFunction("record", "path: string, options?: table", returns: "boolean?, string?", doc: "Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `\"power\"` (default: power-cycle, with the game's save RAM as the core creates it) or `\"now\"` (also `\"state\"`: start from the current state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.") { L, context in
             LuaCall.run(L, "movie.record") { call in
                 let script = Script.from(context)
                 try call.refuseDuringInputPoll(script.host)
@@ -30,7 +30,7 @@ extension Bindings {
                 if try call.optionalTable(2, "options") {
                     switch try call.stringField(2, "from", argument: 2) ?? "power" {
                     case "power": options.start = .power
-                    case "now": options.start = .now
+                    case "now", "state": options.start = .now
                     case let other: throw call.badField(2, "from", "\"power\" or \"now\" expected, got \"\(other)\"")
                     }
                     options.author = try call.stringField(2, "author", argument: 2) ?? ""
