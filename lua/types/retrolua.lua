@@ -545,7 +545,7 @@ function rewind.new(options) end
 --- TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
 movie = {}
 
---- Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `"power"` (default: power-cycle, with the game's save RAM as the core creates it) or `"now"` (start from the current state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.
+--- Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `"power"` (default: power-cycle, with the game's save RAM as the core creates it) or `"now"` (also `"state"`: start from the current state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.
 ---@param path string
 ---@param options? table
 ---@return boolean?

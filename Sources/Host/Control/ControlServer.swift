@@ -125,8 +125,10 @@ public final class ControlServer {
         }
     }
 
+    /// Reused for every read (allocating 64 KB per request would cost more than the request).
+    private var buffer = [UInt8](repeating: 0, count: 65536)
+
     private func readAndServe(_ client: Client, _ handle: (String) -> String) {
-        var buffer = [UInt8](repeating: 0, count: 65536)
         let count = read(client.fd, &buffer, buffer.count)
         guard count > 0 else {
             drop(client)

@@ -10,7 +10,7 @@ public final class ControlSession {
     var scenario: Script?
     let allowEval: Bool
     private var evaluator: Script?
-    /// Sound since the last `audio` request (interleaved stereo int16), at most a minute of it.
+    /// Sound since the last `audio` request (interleaved stereo int16): the last 30 to 60 seconds of it.
     private var audio: [Int16] = []
     public private(set) var quitRequested = false
 
@@ -23,7 +23,8 @@ public final class ControlSession {
         core.onAudio = { [unowned self] samples, frames in
             previous?(samples, frames)
             audio.append(contentsOf: UnsafeBufferPointer(start: samples, count: frames * 2))
-            if audio.count > limit { audio.removeFirst(audio.count - limit) }
+            // Unclaimed sound is dropped half a minute at a time, so keeping it costs O(1) per frame.
+            if audio.count > limit { audio.removeFirst(audio.count - limit / 2) }
         }
     }
 
