@@ -4,7 +4,7 @@ import LuaRuntime
 
 extension Bindings {
     /// A movie frame argument: 0 is the movie's first frame.
-    private static func movieFrame(_ call: LuaCall, _ index: Int32, _ engine: MovieEngine) throws(LuaCallError) -> Int {
+    private static func movieFrame(_ call: LuaCall, _ index: Int32) throws(LuaCallError) -> Int {
         let frame = try call.integer(index, "frame")
         guard frame >= 0 else { throw call.badArgument(index, "frame", "must be 0 or more") }
         return frame
@@ -96,7 +96,7 @@ extension Bindings {
         LuaFunction("input", "frame: integer, port?: integer", returns: "table?, string?", doc: "The buttons logged for `frame` on `port` (default 1) as `{a=true, …}`, plus the frame's command (`\"reset\"`, `\"power\"` or nil) as a second value; `nil, message` outside the movie.") { L, context in
             LuaCall.run(L, "movie.input") { call in
                 let engine = Script.from(context).host.movie
-                let frame = try movieFrame(call, 1, engine)
+                let frame = try movieFrame(call, 1)
                 let port = try call.optionalInteger(2, "port") ?? 1
                 guard (1...InputState.maxPorts).contains(port) else { throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)") }
                 guard let (input, flags) = engine.input(at: frame) else {
@@ -112,7 +112,7 @@ extension Bindings {
             LuaCall.run(L, "movie.set_input") { call in
                 let script = Script.from(context)
                 let engine = script.host.movie
-                let frame = try movieFrame(call, 1, engine)
+                let frame = try movieFrame(call, 1)
                 let port = try call.integer(2, "port")
                 guard (1...InputState.maxPorts).contains(port) else { throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)") }
                 try call.table(3, "buttons")
