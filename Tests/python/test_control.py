@@ -94,12 +94,16 @@ class ControlSocketTests(unittest.TestCase):
                 process.kill()
 
     def test_eval_with_trust_and_the_gym_style_environment(self):
-        with Retrolua.launch(NES, core="nestopia", extra_args=["--trust"]) as emu:
+        with Retrolua.launch(NES, core="nestopia", extra_args=["--trust", "--script-budget", "5"]) as emu:
             emu.step(3)
             self.assertEqual(emu.eval("return emu.framecount(), {1, 2}, 'x'"), [3, [1, 2], "x"])
             with self.assertRaises(RetroluaError) as caught:
                 emu.eval("error('boom')")
             self.assertIn("boom", str(caught.exception))
+            with self.assertRaises(RetroluaError) as caught:
+                emu.eval("while true do end")
+            self.assertIn("runaway loop", str(caught.exception))
+            self.assertEqual(emu.step(1)["frame"], 4, "the emulator goes on")
         env = RetroluaEnv(NES, scenario=SCENARIO, core="nestopia", actions=[{}, {"right": True}], frameskip=4,
                           warmup_frames=10)
         try:
