@@ -184,9 +184,19 @@ final class CheatTests: XCTestCase {
             cheats.search("equal", 3)
             local results = cheats.search_results()
             assert(cheats.search_count() == #results)
-            for _, r in ipairs(results) do print(string.format("%d %d %d", r.address, r.value, r.previous)) end
-            """, frames: 60)
-        XCTAssertEqual(harness.lines, ["5 3 3"])
+            for _, r in ipairs(results) do print(string.format("%s %d %d %d", r.domain, r.address, r.value, r.previous)) end
+            -- Every domain at once: the counter is found in system_ram (and nowhere else changes this way).
+            for _ = 1, 5 do emu.frameadvance() end
+            print(cheats.search_start({domain = "all"}) > 2048)
+            for round = 1, 3 do
+              press_a()
+              cheats.search("increased_by", 1)
+              for _ = 1, 7 do emu.frameadvance() end
+              cheats.search("unchanged")
+            end
+            for _, r in ipairs(cheats.search_results()) do print(r.domain, r.address) end
+            """, frames: 120)
+        XCTAssertEqual(harness.lines, ["system_ram 5 3 3", "true", "system_ram\t5"])
         harness.close()
     }
 

@@ -106,10 +106,10 @@ final class DefaultFrontendTests: XCTestCase {
             harness.run(6)
             press(harness, "u")
         }
-        XCTAssertTrue(harness.host.ramSearch!.candidates.contains(5), "the A counter survives")
+        XCTAssertTrue(harness.host.ramSearch!.candidates.contains(RAMSearch.Candidate(domain: 0, address: 5)), "the A counter survives")
         XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the panel is drawn")
         harness.host.ramSearch = try XCTUnwrap(harness.host.ramSearch)
-        while harness.host.ramSearch!.candidates.first != 5 { harness.host.ramSearch!.dropFirstCandidate() }
+        while harness.host.ramSearch!.candidates.first?.address != 5 { harness.host.ramSearch!.dropFirstCandidate() }
         press(harness, "f")  // freeze the A counter
         XCTAssertEqual(harness.host.cheats.cheats.count, 2)
         harness.playerInput(a: true)

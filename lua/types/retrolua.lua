@@ -689,7 +689,7 @@ function cheats.load(path, options) end
 ---@return string?
 function cheats.save(path) end
 
---- Starts a RAM search: snapshots a domain (`{domain=, size= (8, 16 or 32 bits, default 8), big_endian=}`); every address is a candidate. Returns the number of candidates.
+--- Starts a RAM search: snapshots a domain (`{domain=, size= (8, 16 or 32 bits, default 8), big_endian=}`; `domain = "all"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.
 ---@param options? table
 ---@return integer
 function cheats.search_start(options) end

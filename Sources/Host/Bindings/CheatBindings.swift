@@ -142,7 +142,7 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("search_start", "options?: table", returns: "integer", doc: "Starts a RAM search: snapshots a domain (`{domain=, size= (8, 16 or 32 bits, default 8), big_endian=}`); every address is a candidate. Returns the number of candidates.") { L, context in
+        LuaFunction("search_start", "options?: table", returns: "integer", doc: "Starts a RAM search: snapshots a domain (`{domain=, size= (8, 16 or 32 bits, default 8), big_endian=}`; `domain = \"all\"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.") { L, context in
             LuaCall.run(L, "cheats.search_start") { call in
                 let host = Script.from(context).host
                 var name: String?, bits = 8, bigEndian = false
@@ -152,10 +152,16 @@ extension Bindings {
                     bigEndian = try call.booleanField(1, "big_endian", argument: 1) ?? false
                 }
                 guard [8, 16, 32].contains(bits) else { throw call.badField(1, "size", "must be 8, 16 or 32 (bits)") }
-                guard let domain = host.memory.domain(named: name) else {
+                let memory = host.memory
+                let domains: [ScriptMemory.Domain]
+                if name == "all" {
+                    domains = memory.domains.filter { memory.name($0) != "bus" }
+                } else if let domain = memory.domain(named: name) {
+                    domains = [domain]
+                } else {
                     throw name == nil ? call.error("the core exposes no memory") : call.badField(1, "domain", "no domain '\(name!)'")
                 }
-                guard let search = RAMSearch(memory: host.memory, domain: domain, width: bits / 8, bigEndian: bigEndian) else {
+                guard let search = RAMSearch(memory: memory, domains: domains, width: bits / 8, bigEndian: bigEndian) else {
                     throw call.error("the domain is too large to search")
                 }
                 host.ramSearch = search
@@ -189,7 +195,7 @@ extension Bindings {
                     call.set("address", result.address)
                     call.set("value", Int(result.value))
                     call.set("previous", Int(result.previous))
-                    call.set("domain", host.ramSearch!.domainName)
+                    call.set("domain", result.domain)
                     lua_rawseti(L, -2, lua_Integer(index + 1))
                 }
                 return 1

@@ -1,7 +1,7 @@
 import Foundation
 
-/// RAM search (a cheat finder): snapshot a domain, then narrow the candidate addresses by comparing
-/// the memory now against a value or against the previous snapshot, as often as needed.
+/// RAM search (a cheat finder): snapshot one domain or several, then narrow the candidate addresses
+/// by comparing the memory now against a value or against the previous snapshot, as often as needed.
 final class RAMSearch {
     enum Comparison: String, CaseIterable {
         case equal, notEqual = "not_equal", less, greater, lessEqual = "less_equal", greaterEqual = "greater_equal"
@@ -15,33 +15,38 @@ final class RAMSearch {
             default: false
             }
         }
-
-        var usesPrevious: Bool {
-            switch self {
-            case .changed, .unchanged, .increased, .decreased, .increasedBy, .decreasedBy: true
-            default: false
-            }
-        }
     }
 
-    let domain: ScriptMemory.Domain
-    let domainName: String
+    /// One address still in the running: which of the searched domains, and where in it.
+    struct Candidate: Equatable {
+        let domain: Int
+        let address: Int
+    }
+
+    let domains: [ScriptMemory.Domain]
+    let domainNames: [String]
     /// 1, 2 or 4 bytes per value.
     let width: Int
     let bigEndian: Bool
-    /// Memory at the last snapshot (start or search).
-    private var previous: [UInt8]
-    /// Addresses still in the running, ascending.
-    private(set) var candidates: [Int]
+    /// Memory at the last snapshot (start or search), per domain.
+    private var previous: [[UInt8]]
+    /// In domain order, addresses ascending.
+    private(set) var candidates: [Candidate]
 
-    init?(memory: ScriptMemory, domain: ScriptMemory.Domain, width: Int, bigEndian: Bool) {
-        self.domain = domain
-        domainName = memory.name(domain)
+    init?(memory: ScriptMemory, domains: [ScriptMemory.Domain], width: Int, bigEndian: Bool) {
+        self.domains = domains
+        domainNames = domains.map(memory.name)
         self.width = width
         self.bigEndian = bigEndian
-        guard let bytes = RAMSearch.snapshot(memory, domain) else { return nil }
-        previous = bytes
-        candidates = Array(stride(from: 0, through: bytes.count - width, by: 1))
+        var snapshots: [[UInt8]] = []
+        for domain in domains {
+            guard let bytes = RAMSearch.snapshot(memory, domain) else { return nil }
+            snapshots.append(bytes)
+        }
+        previous = snapshots
+        candidates = snapshots.enumerated().flatMap { index, bytes in
+            stride(from: 0, through: bytes.count - width, by: 1).map { Candidate(domain: index, address: $0) }
+        }
     }
 
     /// The domain's bytes (the bus: every mapped byte up to its size; unmapped bytes read 0).
@@ -64,11 +69,21 @@ final class RAMSearch {
         return value
     }
 
+    private func snapshots(_ memory: ScriptMemory) -> [[UInt8]]? {
+        var all: [[UInt8]] = []
+        for domain in domains {
+            guard let bytes = RAMSearch.snapshot(memory, domain) else { return nil }
+            all.append(bytes)
+        }
+        return all
+    }
+
     /// Keeps the candidates that pass; returns how many remain. The snapshot becomes the memory now.
     func filter(_ comparison: Comparison, _ operand: UInt32, memory: ScriptMemory) -> Int {
-        guard let now = RAMSearch.snapshot(memory, domain) else { return candidates.count }
-        candidates.removeAll { address in
-            let current = value(in: now, at: address), before = value(in: previous, at: address)
+        guard let now = snapshots(memory) else { return candidates.count }
+        candidates.removeAll { candidate in
+            let current = value(in: now[candidate.domain], at: candidate.address)
+            let before = value(in: previous[candidate.domain], at: candidate.address)
             let keep: Bool = switch comparison {
             case .equal: current == operand
             case .notEqual: current != operand
@@ -89,12 +104,14 @@ final class RAMSearch {
         return candidates.count
     }
 
-    /// Drops the lowest candidate (tests narrowing a search by hand).
+    /// Drops the first candidate (tests narrowing a search by hand).
     func dropFirstCandidate() { if !candidates.isEmpty { candidates.removeFirst() } }
 
-    /// The first `limit` candidates with their value now and at the last snapshot.
-    func results(limit: Int, memory: ScriptMemory) -> [(address: Int, value: UInt32, previous: UInt32)] {
-        guard let now = RAMSearch.snapshot(memory, domain) else { return [] }
-        return candidates.prefix(limit).map { ($0, value(in: now, at: $0), value(in: previous, at: $0)) }
+    /// The first `limit` candidates with their domain and their value now and at the last snapshot.
+    func results(limit: Int, memory: ScriptMemory) -> [(domain: String, address: Int, value: UInt32, previous: UInt32)] {
+        guard let now = snapshots(memory) else { return [] }
+        return candidates.prefix(limit).map {
+            (domainNames[$0.domain], $0.address, value(in: now[$0.domain], at: $0.address), value(in: previous[$0.domain], at: $0.address))
+        }
     }
 }
