@@ -9,7 +9,13 @@ extension Script {
     /// Calls the global function `name` with no arguments; its first result (nil: `NSNull`).
     func callGlobal(_ name: String) -> Result<Any, ScriptError> {
         let L = lua.L
-        guard lua_getglobal(L, name) == LUA_TFUNCTION else {
+        // A raw lookup: a metatable on the globals must not run (and possibly raise) outside a pcall.
+        lua_rawgeti(L, lh_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))
+        lua_pushstring(L, name)
+        let type = lua_rawget(L, -2)
+        lua_rotate(L, -2, 1)
+        lh_pop(L, 1)
+        guard type == LUA_TFUNCTION else {
             lh_pop(L, 1)
             return .failure(ScriptError(script: self.name, message: "\(self.name) defines no function '\(name)'"))
         }
