@@ -61,6 +61,7 @@ public final class ControlServer {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
             }
             guard bound == 0 else { throw closing(ControlError("cannot listen on \(path): \(Self.lastError())")) }
+            chmod(path, 0o600)  // The emulator's memory and input are the user's alone.
             description = "unix:" + path
         case .tcp(let port):
             listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
