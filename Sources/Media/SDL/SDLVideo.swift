@@ -94,7 +94,7 @@ public final class SDLVideo {
         let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
         if ["offscreen", "dummy", "evdev"].contains(driver), SDL_getenv("SDL_VIDEODRIVER") == nil {
             SDL_QuitSubSystem(SDL_INIT_VIDEO)
-            throw SDLDeviceError(noDisplay: "no display (SDL found only its \(driver) video driver)")
+            throw SDLDeviceError(noDisplay: "SDL found only its \(driver) video driver")
         }
         self.options = options
         let base = Self.baseSize(width: baseWidth, height: baseHeight, aspect: aspect)
