@@ -292,6 +292,22 @@ final class MovieTests: XCTestCase {
         XCTAssertEqual(played.stdout.split(separator: "\n").first, "200\t40\t5", played.stderr)
     }
 
+    func testConvertGivesImportsAnIdentityAndAVerificationLog() throws {
+        let folder = Fixtures.temporaryFolder()
+        let original = Fixtures.root + "/examples/tas/demo.rlm"
+        XCTAssertEqual(try Fixtures.cli(["movie", "convert", original, folder + "/tas.fm2"]).status, 0)
+        let imported = try MovieText.read(path: folder + "/tas.fm2")
+        XCTAssertTrue(imported.contentSHA1.isEmpty && !imported.hasVerification, "an fm2 names no SHA-1 and has no RAM log")
+        let converted = try Fixtures.cli(["movie", "convert", folder + "/tas.fm2", folder + "/back.rlm", "--rom", Fixtures.nesROM,
+                                          "--core", "nestopia", "--add-verify"])
+        XCTAssertEqual(converted.status, 0, converted.stderr)
+        let back = try MovieText.read(path: folder + "/back.rlm")
+        let tas = try MovieText.read(path: original)
+        XCTAssertEqual(back.contentSHA1, tas.contentSHA1)
+        XCTAssertEqual(back.ramHashes, tas.ramHashes, "the replay's RAM matches the original recording at every frame")
+        XCTAssertEqual(try Fixtures.cli(["movie", "verify", folder + "/back.rlm"]).status, 0)
+    }
+
     func testIdentityChecksRefuseOtherContentAndCores() throws {
         let folder = Fixtures.temporaryFolder(), home = Fixtures.temporaryFolder()
         let path = folder + "/id.rlm"
