@@ -58,7 +58,7 @@ extension Bindings {
                 let result = movieCall(call, script) { () throws(MovieError) in
                     warnings = try host.movie.play(try MovieText.read(path: path), path: path, options: options)
                 }
-                for warning in warnings { host.show(message: "movie: \(warning)", from: "movie") }
+                call.nested(script) { for warning in warnings { host.show(message: "movie: \(warning)", from: "movie") } }
                 return result
             }
         },
