@@ -57,6 +57,18 @@ final class CheatTests: XCTestCase {
         harness.close()
     }
 
+    func testMoviesWarnWhenCheatsAreOn() throws {
+        let folder = Fixtures.temporaryFolder()
+        let harness = try lua("""
+            cheats.add_ram({address = 0x300, value = 1})
+            assert(movie.record("\(folder)/c.rlm"))
+            emu.frameadvance()
+            assert(movie.stop())
+            """, frames: 3)
+        XCTAssertTrue(harness.errors.contains("movie: 1 cheat is on; the movie replays only with the same cheats"), harness.errors)
+        harness.close()
+    }
+
     func testCheatErrors() throws {
         let harness = try lua("""
             local function message(f) local ok, m = pcall(f); assert(not ok); return m end

@@ -35,8 +35,16 @@ public final class MovieEngine {
     /// A recording made by `record` is saved to its path when stopped; a played movie only when asked.
     public private(set) var savesOnStop = false
     private var pendingCommands: MovieFrameFlags = []
-    /// Events for scripts, dispatched by the host where no Lua is running (`movie_start`, `movie_end`).
+    /// Events for scripts, dispatched by the host where no Lua is running (`movie_start`, `movie_end`),
+    /// and messages for the player that go with them.
     var pendingEvents: [ScriptEvent] = []
+    var pendingMessages: [String] = []
+
+    /// Cheats change the game without being input: a movie made or played with them replays only with them.
+    private func warnAboutCheats() {
+        let count = host.cheats.cheats.filter(\.enabled).count
+        if count > 0 { pendingMessages.append("movie: \(count) cheat\(count == 1 ? " is" : "s are") on; the movie replays only with the same cheats") }
+    }
 
     init(host: ScriptHost) { self.host = host }
 
@@ -95,6 +103,7 @@ public final class MovieEngine {
         firstDesync = nil
         pendingCommands = []
         pendingEvents.append(.movieStart)
+        warnAboutCheats()
     }
 
     /// Whether new frames get verification hashes while recording.
@@ -152,6 +161,7 @@ public final class MovieEngine {
         firstDesync = nil
         pendingCommands = []
         pendingEvents.append(.movieStart)
+        warnAboutCheats()
         return warnings
     }
 

@@ -144,7 +144,7 @@ public final class ScriptHost {
         stats.endFrame()
         phase = .between
         overrides.clear()
-        if !movie.pendingEvents.isEmpty { dispatchMovieEvents() }
+        if !movie.pendingEvents.isEmpty || !movie.pendingMessages.isEmpty { dispatchMovieEvents() }
         fireWatches()
         dispatch(.frameEnd)
         for script in scripts where script.isWaitingForFrame { script.resume() }
@@ -222,8 +222,10 @@ public final class ScriptHost {
 
     /// Sends the movie's queued events (`movie_start`, `movie_end`, `movie_desync`) to scripts.
     func dispatchMovieEvents() {
-        let events = movie.pendingEvents
+        let events = movie.pendingEvents, messages = movie.pendingMessages
         movie.pendingEvents.removeAll()
+        movie.pendingMessages.removeAll()
+        for message in messages { show(message: message, from: "movie") }
         for event in events {
             switch event {
             case .movieStart:
