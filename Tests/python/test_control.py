@@ -1,6 +1,7 @@
 """End-to-end tests of the control socket through the Python client (run by the Swift test suite:
 Tests/HostTests/ControlTests.swift, with RETROLUA pointing at the built binary)."""
 
+import base64
 import json
 import os
 import socket
@@ -38,6 +39,9 @@ class ControlSocketTests(unittest.TestCase):
             width, height, rgb = emu.frame()
             self.assertEqual((width, height, len(rgb)), (256, 224, 256 * 224 * 3))
             self.assertEqual(rgb[0:3], bytes([0x15, 0x3C, 0xFE]))  # the demo's background colour
+            native = emu.request("frame", format="native")
+            self.assertEqual(native["pixel_format"], "XRGB8888")
+            self.assertEqual(base64.b64decode(native["data"])[0:4], bytes([0xFE, 0x3C, 0x15, 0x00]))  # B G R X
             emu.step(1, {"b": True})
             rate, samples = emu.audio()
             self.assertGreater(rate, 0)

@@ -105,7 +105,13 @@ public final class ControlSession {
             return ["frame": session.frameCount]
         case "frame":
             let format = request["format"] as? String ?? "rgb"
-            guard format == "rgb" || format == "rgba" else { throw ControlError("\"format\" is rgb or rgba") }
+            guard ["rgb", "rgba", "native"].contains(format) else { throw ControlError("\"format\" is rgb, rgba or native") }
+            if format == "native" {
+                // The core's own pixels (its pixel format, rows packed), without the overlay: the cheapest.
+                guard let frame = session.core.currentFrame() else { throw ControlError("the core has not drawn a frame yet") }
+                return ["width": frame.width, "height": frame.height, "format": "native", "pixel_format": frame.format.description,
+                        "data": Data(frame.pixels).base64EncodedString()]
+            }
             guard let frame = host.frameWithOverlay() else { throw ControlError("the core has not drawn a frame yet") }
             var pixels = frame.rgba
             if format == "rgb" {
