@@ -88,7 +88,15 @@ end
 event.on("frame_end", function()
   for i = #achievements, 1, -1 do
     local achievement = achievements[i]
-    if achievement.trigger:update(peek) == "triggered" then
+    local state = achievement.trigger:update(peek)
+    -- Progress of measured achievements, as RetroArch pops it up: when the count goes up.
+    local value, target, percent = achievement.trigger:measured()
+    if target > 0 and value > (achievement.progress or 0) and value < target and state ~= "triggered" then
+      emu.message(percent and string.format("%s: %d%%", achievement.title, value * 100 // target)
+                  or string.format("%s: %d/%d", achievement.title, value, target))
+    end
+    achievement.progress = value
+    if state == "triggered" then
       unlocked[achievement.id] = true
       table.remove(achievements, i)
       emu.message(string.format("Achievement unlocked: %s (%d points)%s", achievement.title, achievement.points,
@@ -98,6 +106,7 @@ event.on("frame_end", function()
   end
   for _, entry in ipairs(leaderboards) do
     local state, value = entry.board:update(peek)
+    entry.value = value
     if state ~= entry.state then
       if state == "started" then
         emu.message("Leaderboard attempt started: " .. entry.title)
@@ -119,8 +128,17 @@ end
 event.on("state_loaded", restart)
 event.on("reset", restart)
 
-if settings.rich_presence and presence then
-  event.on("draw", function()
-    if presence_text ~= "" then gui.text(4, 14, presence_text, { surface = "hud", color = "white", bg = "#00000080" }) end
-  end)
-end
+-- Trackers: the running value of every leaderboard attempt, top right; rich presence when asked for.
+local tracker_style = { surface = "hud", color = "white", bg = "#00000080" }
+event.on("draw", function()
+  local width = gui.surface_size("hud")
+  local y = 26
+  for _, entry in ipairs(leaderboards) do
+    if entry.state == "started" then
+      local value = formatted(entry.value or 0, entry.format)
+      gui.text(width - gui.text_size(value) - 4, y, value, tracker_style)
+      y = y + 10
+    end
+  end
+  if settings.rich_presence and presence_text ~= "" then gui.text(4, 14, presence_text, tracker_style) end
+end)
