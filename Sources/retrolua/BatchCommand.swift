@@ -10,7 +10,8 @@ enum BatchCommand {
         cores), each in its own process, and prints one JSON line per job as it finishes:
           {"job": 1, "name": …, "status": 0, "ok": true, "seconds": 0.8, "result": {…the run's --json…}}
         A job line is a JSON object: {"name": "optional", "rom": "game.nes", "core": "nestopia",
-        "script": "bot.lua" (or a list), "frames": 6000, "args": ["--option", "k=v", …]}.
+        "script": "bot.lua" (or a list), "frames": 6000, "args": ["--option", "k=v", …],
+        "env": {"SEED": "7"} (extra environment variables, e.g. for a bot's os.getenv)}.
         Blank lines and lines starting with # are skipped. A job that fails (exit status ≠ 0, a crash,
         a bad line) is reported with its error; the exit status is 1 when any job failed.
         """
@@ -20,6 +21,7 @@ enum BatchCommand {
         let name: String
         let arguments: [String]?
         let problem: String?
+        var environment: [String: String] = [:]
     }
 
     static func main(_ raw: [String]) {
@@ -82,12 +84,20 @@ enum BatchCommand {
                 }
                 arguments += list
             }
-            let unknown = Set(object.keys).subtracting(["name", "rom", "core", "script", "frames", "args"])
+            var environment: [String: String] = [:]
+            if let env = object["env"] {
+                guard let table = env as? [String: Any] else {
+                    jobs.append(Job(number: number, name: name, arguments: nil, problem: "'env' must be an object of strings"))
+                    continue
+                }
+                for (key, value) in table { environment[key] = value as? String ?? "\(value)" }
+            }
+            let unknown = Set(object.keys).subtracting(["name", "rom", "core", "script", "frames", "args", "env"])
             guard unknown.isEmpty else {
                 jobs.append(Job(number: number, name: name, arguments: nil, problem: "unknown field '\(unknown.sorted()[0])'"))
                 continue
             }
-            jobs.append(Job(number: number, name: name, arguments: arguments + ["--json"], problem: nil))
+            jobs.append(Job(number: number, name: name, arguments: arguments + ["--json"], problem: nil, environment: environment))
         }
         return jobs
     }
@@ -104,6 +114,9 @@ enum BatchCommand {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = arguments
+        if !job.environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(job.environment) { _, job in job }
+        }
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err

@@ -61,17 +61,17 @@ final class AutomationTests: XCTestCase {
 
     func testBatchRunsJobsInParallelAndReportsFailuresPerJob() throws {
         let folder = Fixtures.temporaryFolder()
-        for (name, button) in [("right", "right"), ("left", "left")] {
-            try """
-                for _ = 1, 30 do joypad.set(1, {\(button) = true}); emu.frameadvance() end
-                emu.result("x", memory.read_u8(3))
-                """.write(toFile: folder + "/\(name).lua", atomically: true, encoding: .utf8)
-        }
+        // The direction comes from the job's environment, as a bot's seed would.
+        try """
+            local button = os.getenv("DIRECTION")
+            for _ = 1, 30 do joypad.set(1, {[button] = true}); emu.frameadvance() end
+            emu.result("x", memory.read_u8(3))
+            """.write(toFile: folder + "/walk.lua", atomically: true, encoding: .utf8)
         try "error('this bot is broken')".write(toFile: folder + "/broken.lua", atomically: true, encoding: .utf8)
         try """
             # two instances of nestopia at once, a failing script, a missing ROM, a bad line
-            {"name": "right", "rom": "\(Fixtures.nesROM)", "core": "nestopia", "script": "\(folder)/right.lua"}
-            {"name": "left", "rom": "\(Fixtures.nesROM)", "core": "nestopia", "script": "\(folder)/left.lua"}
+            {"name": "right", "rom": "\(Fixtures.nesROM)", "core": "nestopia", "script": "\(folder)/walk.lua", "env": {"DIRECTION": "right"}}
+            {"name": "left", "rom": "\(Fixtures.nesROM)", "core": "nestopia", "script": "\(folder)/walk.lua", "env": {"DIRECTION": "left"}}
             {"name": "broken", "rom": "\(Fixtures.nesROM)", "script": "\(folder)/broken.lua", "args": ["--strict"]}
             {"name": "missing", "rom": "\(folder)/nothing.nes"}
             {"name": "gb", "rom": "\(Fixtures.gbROM)", "core": "gambatte", "frames": 60}
