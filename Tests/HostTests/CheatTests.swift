@@ -207,8 +207,21 @@ final class CheatTests: XCTestCase {
               cheats.search("unchanged")
             end
             for _, r in ipairs(cheats.search_results()) do print(r.domain, r.address) end
-            """, frames: 120)
-        XCTAssertEqual(harness.lines, ["system_ram 5 3 3", "true", "system_ram\t5"])
+            -- 1-bit values: the B flag ($06 is 1 while B is held) in bit 0 of its byte.
+            cheats.search_start({size = 1})
+            joypad.set(1, {b = true}); emu.frameadvance()
+            cheats.search("equal", 1)
+            emu.frameadvance()
+            cheats.search("equal", 0)
+            joypad.set(1, {b = true}); emu.frameadvance()
+            cheats.search("increased_by", 1)
+            local found = false
+            for _, r in ipairs(cheats.search_results(1000)) do
+              if r.address == 6 and r.mask == 1 then found = true end
+            end
+            print("bit", found)
+            """, frames: 140)
+        XCTAssertEqual(harness.lines, ["system_ram 5 3 3", "true", "system_ram\t5", "bit\ttrue"])
         harness.close()
     }
 

@@ -689,7 +689,7 @@ function cheats.load(path, options) end
 ---@return string?
 function cheats.save(path) end
 
---- Starts a RAM search: snapshots a domain (`{domain=, size= (8, 16 or 32 bits, default 8), big_endian=}`; `domain = "all"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.
+--- Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default 8), big_endian=}`; values under 8 bits are searched in every bit group of every byte; `domain = "all"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.
 ---@param options? table
 ---@return integer
 function cheats.search_start(options) end
@@ -700,7 +700,7 @@ function cheats.search_start(options) end
 ---@return integer
 function cheats.search(comparison, value) end
 
---- The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=}`.
+--- The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for `add_ram`; values are then shifted down to bit 0).
 ---@param limit? integer
 ---@return table
 function cheats.search_results(limit) end

@@ -142,7 +142,7 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("search_start", "options?: table", returns: "integer", doc: "Starts a RAM search: snapshots a domain (`{domain=, size= (8, 16 or 32 bits, default 8), big_endian=}`; `domain = \"all\"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.") { L, context in
+        LuaFunction("search_start", "options?: table", returns: "integer", doc: "Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default 8), big_endian=}`; values under 8 bits are searched in every bit group of every byte; `domain = \"all\"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.") { L, context in
             LuaCall.run(L, "cheats.search_start") { call in
                 let host = Script.from(context).host
                 var name: String?, bits = 8, bigEndian = false
@@ -151,7 +151,7 @@ extension Bindings {
                     bits = try call.integerField(1, "size", argument: 1) ?? 8
                     bigEndian = try call.booleanField(1, "big_endian", argument: 1) ?? false
                 }
-                guard [8, 16, 32].contains(bits) else { throw call.badField(1, "size", "must be 8, 16 or 32 (bits)") }
+                guard RAMCheat.sizes.contains(bits) else { throw call.badField(1, "size", "must be 1, 2, 4, 8, 16 or 32 (bits)") }
                 let memory = host.memory
                 let domains: [ScriptMemory.Domain]
                 if name == "all" {
@@ -161,7 +161,7 @@ extension Bindings {
                 } else {
                     throw name == nil ? call.error("the core exposes no memory") : call.badField(1, "domain", "no domain '\(name!)'")
                 }
-                guard let search = RAMSearch(memory: memory, domains: domains, width: bits / 8, bigEndian: bigEndian) else {
+                guard let search = RAMSearch(memory: memory, domains: domains, bits: bits, bigEndian: bigEndian) else {
                     throw call.error("the domain is too large to search")
                 }
                 host.ramSearch = search
@@ -183,7 +183,7 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("search_results", "limit?: integer", returns: "table", doc: "The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=}`.") { L, context in
+        LuaFunction("search_results", "limit?: integer", returns: "table", doc: "The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for `add_ram`; values are then shifted down to bit 0).") { L, context in
             LuaCall.run(L, "cheats.search_results") { call in
                 let host = Script.from(context).host
                 let limit = try call.optionalInteger(1, "limit") ?? 100
@@ -191,7 +191,8 @@ extension Bindings {
                 let results = host.ramSearch?.results(limit: limit, memory: host.memory) ?? []
                 call.newTable(array: results.count)
                 for (index, result) in results.enumerated() {
-                    call.newTable(fields: 4)
+                    call.newTable(fields: 5)
+                    call.set("mask", Int(result.mask))
                     call.set("address", result.address)
                     call.set("value", Int(result.value))
                     call.set("previous", Int(result.previous))

@@ -17,26 +17,31 @@ final class RAMSearch {
         }
     }
 
-    /// One address still in the running: which of the searched domains, and where in it.
+    /// One value still in the running: which of the searched domains, where in it, and for values
+    /// under 8 bits, which bits of the byte (from bit `shift`).
     struct Candidate: Equatable {
         let domain: Int
         let address: Int
+        var shift = 0
     }
 
     let domains: [ScriptMemory.Domain]
     let domainNames: [String]
-    /// 1, 2 or 4 bytes per value.
+    /// 1, 2 or 4 bytes per value (1 for values under 8 bits).
     let width: Int
+    /// 1, 2, 4, 8, 16 or 32.
+    let bits: Int
     let bigEndian: Bool
     /// Memory at the last snapshot (start or search), per domain.
     private var previous: [[UInt8]]
     /// In domain order, addresses ascending.
     private(set) var candidates: [Candidate]
 
-    init?(memory: ScriptMemory, domains: [ScriptMemory.Domain], width: Int, bigEndian: Bool) {
+    init?(memory: ScriptMemory, domains: [ScriptMemory.Domain], bits: Int, bigEndian: Bool) {
         self.domains = domains
         domainNames = domains.map(memory.name)
-        self.width = width
+        self.bits = bits
+        width = max(1, bits / 8)
         self.bigEndian = bigEndian
         var snapshots: [[UInt8]] = []
         for domain in domains {
@@ -44,8 +49,12 @@ final class RAMSearch {
             snapshots.append(bytes)
         }
         previous = snapshots
+        let shifts = bits < 8 ? Array(stride(from: 0, to: 8, by: bits)) : [0]
+        let width = max(1, bits / 8)
         candidates = snapshots.enumerated().flatMap { index, bytes in
-            stride(from: 0, through: bytes.count - width, by: 1).map { Candidate(domain: index, address: $0) }
+            stride(from: 0, through: bytes.count - width, by: 1).flatMap { address in
+                shifts.map { Candidate(domain: index, address: address, shift: $0) }
+            }
         }
     }
 
@@ -60,7 +69,12 @@ final class RAMSearch {
         return bytes
     }
 
-    func value(in bytes: [UInt8], at address: Int) -> UInt32 {
+    /// For values under 8 bits: the bits of the byte the candidate covers (RetroArch's address mask).
+    func mask(_ candidate: Candidate) -> UInt8 { bits < 8 ? UInt8((1 << bits) - 1) << UInt8(candidate.shift) : 0xFF }
+
+    func value(in bytes: [UInt8], at candidate: Candidate) -> UInt32 {
+        if bits < 8 { return UInt32(bytes[candidate.address] >> UInt8(candidate.shift)) & UInt32((1 << bits) - 1) }
+        let address = candidate.address
         var value: UInt32 = 0
         for index in 0..<width {
             let byte = UInt32(bytes[address + index])
@@ -82,8 +96,8 @@ final class RAMSearch {
     func filter(_ comparison: Comparison, _ operand: UInt32, memory: ScriptMemory) -> Int {
         guard let now = snapshots(memory) else { return candidates.count }
         candidates.removeAll { candidate in
-            let current = value(in: now[candidate.domain], at: candidate.address)
-            let before = value(in: previous[candidate.domain], at: candidate.address)
+            let current = value(in: now[candidate.domain], at: candidate)
+            let before = value(in: previous[candidate.domain], at: candidate)
             let keep: Bool = switch comparison {
             case .equal: current == operand
             case .notEqual: current != operand
@@ -108,10 +122,10 @@ final class RAMSearch {
     func dropFirstCandidate() { if !candidates.isEmpty { candidates.removeFirst() } }
 
     /// The first `limit` candidates with their domain and their value now and at the last snapshot.
-    func results(limit: Int, memory: ScriptMemory) -> [(domain: String, address: Int, value: UInt32, previous: UInt32)] {
+    func results(limit: Int, memory: ScriptMemory) -> [(domain: String, address: Int, mask: UInt8, value: UInt32, previous: UInt32)] {
         guard let now = snapshots(memory) else { return [] }
         return candidates.prefix(limit).map {
-            (domainNames[$0.domain], $0.address, value(in: now[$0.domain], at: $0.address), value(in: previous[$0.domain], at: $0.address))
+            (domainNames[$0.domain], $0.address, mask($0), value(in: now[$0.domain], at: $0), value(in: previous[$0.domain], at: $0))
         }
     }
 }
