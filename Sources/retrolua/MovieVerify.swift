@@ -17,7 +17,12 @@ enum Verify {
         if let folder = args.value("system-dir") { config.paths.system = folder }
         let (host, session) = replay(movie, path: moviePath, config: config, force: args.flag("force"))
         let start = Date()
-        while host.movie.mode == .play && host.movie.firstDesync == nil { host.runFrame() }
+        var progress = ProgressLine()
+        while host.movie.mode == .play && host.movie.firstDesync == nil {
+            host.runFrame()
+            progress.update(frames: host.movie.frame, of: movie.length)
+        }
+        progress.finish()
         let seconds = Date().timeIntervalSince(start)
         let status: Int32
         if let desync = host.movie.firstDesync {
