@@ -35,8 +35,9 @@ local CONSOLES = { ["Nintendo Entertainment System"] = 7, ["Game Boy"] = 4, ["Ga
                    ["Game Boy Advance"] = 5, ["Super Nintendo Entertainment System"] = 3, ["Sega Genesis"] = 1,
                    ["Mega Drive"] = 1 }
 local console_id = data.ConsoleID or CONSOLES[emu.info().system or ""]
-local peek, why = ra_memory.peek(console_id, memory)
-if not peek then return emu.message("achievements: " .. why) end
+-- Snapshots: the core's regions copied once per frame, so hundreds of conditions cost no host calls.
+local peek, refresh = ra_memory.peek(console_id, memory, { snapshot = true })
+if not peek then return emu.message("achievements: " .. refresh) end
 
 local progress_name = "achievements/" .. rom.name .. ".txt"
 local unlocked = {}
@@ -86,6 +87,7 @@ local function formatted(value, format)
 end
 
 event.on("frame_end", function()
+  refresh()
   for i = #achievements, 1, -1 do
     local achievement = achievements[i]
     local state = achievement.trigger:update(peek)

@@ -5,8 +5,11 @@
 --
 --   local ra_memory = require("retrolua.ra_memory")
 --   local peek, err = ra_memory.peek(console_id, memory)   -- memory: Retrolua's `memory` module
+--   local peek, refresh = ra_memory.peek(console_id, memory, { snapshot = true })
 --
--- peek returns the little-endian value of 1, 2 or 4 bytes, 0 outside mapped memory.
+-- peek returns the little-endian value of 1, 2 or 4 bytes, 0 outside mapped memory. With `snapshot`,
+-- peek reads copies of the core's regions taken by `refresh()` (call it once per frame before
+-- evaluating): one host call per region instead of one per condition (bus regions stay live).
 
 local ra_memory = {}
 
@@ -39,9 +42,9 @@ ra_memory.consoles = {
   } },
 }
 
---- Builds the peek function for `console_id` over `memory`; `nil, message` when the core exposes
---- none of the console's memory.
-function ra_memory.peek(console_id, memory)
+--- Builds the peek function for `console_id` over `memory` (and, with `options.snapshot`, the refresh
+--- function that copies the regions); `nil, message` when the core exposes none of the console's memory.
+function ra_memory.peek(console_id, memory, options)
   local console = ra_memory.consoles[console_id]
   if not console then return nil, "no memory map for RetroAchievements console " .. tostring(console_id) end
   local sizes = {}
@@ -84,6 +87,8 @@ function ra_memory.peek(console_id, memory)
     return 0
   end
 
+  if options and options.snapshot then return ra_memory.snapshot_peek(ranges, sizes, memory, byte) end
+
   return function(address, size)
     -- The common case: the whole value inside one range, read natively in one call.
     for i = 1, #ranges do
@@ -99,6 +104,50 @@ function ra_memory.peek(console_id, memory)
     for i = 0, size - 1 do value = value | (byte(address + i) << (8 * i)) end
     return value
   end
+end
+
+-- Snapshot mode: whole regions copied once per frame (`refresh`), values unpacked from the copies.
+function ra_memory.snapshot_peek(ranges, sizes, memory, live_byte)
+  local copies = {}  -- domain name -> its bytes as a string, for every region-backed range
+  local unpack, byte = string.unpack, string.byte
+  local function refresh()
+    for _, range in ipairs(ranges) do
+      if range.domain ~= "bus" then copies[range.domain] = memory.read_bytes(0, sizes[range.domain], range.domain) end
+    end
+  end
+  refresh()
+
+  local function one(address)
+    for i = 1, #ranges do
+      local range = ranges[i]
+      if address >= range.first and address <= range.last then
+        local copy = copies[range.domain]
+        if not copy then return live_byte(address) end
+        local offset = address - range.first
+        if range.mirror then offset = offset % range.mirror end
+        return byte(copy, range.base + offset + 1) or 0
+      end
+    end
+    return 0
+  end
+
+  local function peek(address, size)
+    for i = 1, #ranges do
+      local range = ranges[i]
+      if address >= range.first and address + size - 1 <= range.last and not range.mirror then
+        local copy = copies[range.domain]
+        if not copy then break end
+        local at = range.base + address - range.first + 1
+        if size == 1 then return byte(copy, at) or 0 end
+        if at + size - 1 <= #copy then return (unpack(size == 2 and "<I2" or "<I4", copy, at)) end
+        break
+      end
+    end
+    local value = 0
+    for i = 0, size - 1 do value = value | (one(address + i) << (8 * i)) end
+    return value
+  end
+  return peek, refresh
 end
 
 return ra_memory
