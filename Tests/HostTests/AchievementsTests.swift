@@ -102,6 +102,13 @@ final class AchievementsTests: XCTestCase {
             assert(peek(0x5000, 1) == 0 and peek(0x7FFF, 4) == memory.read_u8(0x1FFF, "save_ram"), "outside: 0")
             local none, why = ra_memory.peek(12, memory)
             assert(none == nil and why:find("console 12"), why)
+            -- Snapshot mode reads the copies refresh() takes, mirrors and all.
+            local snap, refresh = ra_memory.peek(7, memory, {snapshot = true})
+            assert(snap(0x05, 2) == 0x1234 and snap(0x1805, 1) == 0x34 and snap(0x6000, 1) == 0x99, "snapshot")
+            memory.write_u8(0x05, 0x77)
+            assert(snap(0x05, 1) == 0x34, "the copy until refreshed")
+            refresh()
+            assert(snap(0x05, 1) == 0x77 and snap(0x0805, 1) == 0x77 and snap(0x07FF, 4) == peek(0x07FF, 4), "refreshed")
             print("ok")
             """)
         XCTAssertEqual(harness.lines, ["ok"])
