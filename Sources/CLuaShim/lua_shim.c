@@ -1,8 +1,14 @@
 #include "lua_shim.h"
 
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 /* The count hook runs every HOOK_INTERVAL VM instructions: cheap, and fine-grained enough to stop
  * a runaway loop promptly. */
@@ -49,6 +55,133 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
     }
 }
 
+/* The watchdog. While any count hook is set, Lua 5.4 traces every VM instruction, which made hosted
+ * Lua about twice as slow as a stock interpreter. So the threads the host enters run without a hook,
+ * and a watchdog thread arms the count hook only on an entry that has run for ARM_AFTER_NS: from then
+ * on the instruction budget counts as before. Arming happens in a signal handler on the Lua thread
+ * itself (as lua.c stops scripts on SIGINT), never from another thread. Coroutines that scripts
+ * create always carry the hook (see hooked_create), since the watchdog only knows the host's entries. */
+#define ARM_AFTER_NS 20000000ull
+#define WATCH_DEPTH 64
+#define WATCH_SIGNAL SIGURG
+
+typedef struct { lua_State *thread; uint64_t started; int armed; } watch_entry;
+static watch_entry entries[WATCH_DEPTH];
+static atomic_int depth;                 /* entries in use; written by the Lua thread only */
+static _Atomic uint64_t innermost_started; /* start of the innermost entry, 0 when none */
+static _Atomic pthread_t lua_thread;
+static pthread_once_t watchdog_once = PTHREAD_ONCE_INIT;
+
+static void count_hook(lua_State *L, lua_Debug *ar);
+
+static uint64_t now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* On the Lua thread: arm the innermost entry if it is overdue. */
+static void arm_overdue(int signal) {
+    (void)signal;
+    int d = atomic_load(&depth);
+    if (d <= 0 || d > WATCH_DEPTH) return;
+    watch_entry *entry = &entries[d - 1];
+    if (entry->armed || !entry->thread || now_ns() - entry->started < ARM_AFTER_NS) return;
+    entry->armed = 1;
+    lua_sethook(entry->thread, count_hook, LUA_MASKCOUNT, HOOK_INTERVAL);
+}
+
+static void *watchdog(void *unused) {
+    (void)unused;
+    for (;;) {
+        struct timespec pause = {0, 10000000};  /* 10 ms */
+        nanosleep(&pause, NULL);
+        uint64_t started = atomic_load(&innermost_started);
+        if (started && now_ns() - started >= ARM_AFTER_NS) pthread_kill(atomic_load(&lua_thread), WATCH_SIGNAL);
+    }
+    return NULL;
+}
+
+static void start_watchdog(void) {
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = arm_overdue;
+    action.sa_flags = SA_RESTART;
+    sigemptyset(&action.sa_mask);
+    sigaction(WATCH_SIGNAL, &action, NULL);
+    pthread_t thread;
+    pthread_attr_t attributes;
+    pthread_attr_init(&attributes);
+    pthread_attr_setdetachstate(&attributes, PTHREAD_CREATE_DETACHED);
+    pthread_create(&thread, &attributes, watchdog, NULL);
+    pthread_attr_destroy(&attributes);
+}
+
+static void watch_enter(lua_State *thread) {
+    pthread_once(&watchdog_once, start_watchdog);
+    int d = atomic_load(&depth);
+    if (d >= WATCH_DEPTH) { atomic_store(&depth, d + 1); return; }  /* too deep to watch: counted only */
+    entries[d].thread = thread;
+    entries[d].armed = 0;
+    entries[d].started = now_ns();
+    atomic_store(&lua_thread, pthread_self());
+    atomic_store(&depth, d + 1);
+    atomic_store(&innermost_started, entries[d].started);
+}
+
+static void watch_leave(void) {
+    int d = atomic_load(&depth) - 1;
+    atomic_store(&depth, d);  /* from here on the handler cannot touch the entry */
+    if (d < WATCH_DEPTH) {
+        watch_entry *entry = &entries[d];
+        if (entry->armed) {
+            int outer_armed = 0;  /* the same thread entered again further out keeps its hook */
+            for (int i = 0; i < d; i++) if (entries[i].thread == entry->thread && entries[i].armed) outer_armed = 1;
+            if (!outer_armed) lua_sethook(entry->thread, NULL, 0, 0);
+        }
+        entry->thread = NULL;
+        entry->armed = 0;
+    }
+    atomic_store(&innermost_started, d > 0 && d <= WATCH_DEPTH ? entries[d - 1].started : 0);
+}
+
+/* coroutine.create and coroutine.wrap with the count hook set on the new thread. */
+static int hooked_create(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, LUA_MULTRET);
+    lua_State *co = lua_tothread(L, -1);
+    if (co) lua_sethook(co, count_hook, LUA_MASKCOUNT, HOOK_INTERVAL);
+    return lua_gettop(L);
+}
+
+static int hooked_wrap(lua_State *L) {
+    int n = lua_gettop(L);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, n, 1);
+    /* The wrapper is a C closure whose first upvalue is its coroutine. */
+    if (lua_getupvalue(L, -1, 1)) {
+        lua_State *co = lua_tothread(L, -1);
+        if (co) lua_sethook(co, count_hook, LUA_MASKCOUNT, HOOK_INTERVAL);
+        lua_pop(L, 1);
+    }
+    return 1;
+}
+
+static void hook_coroutine_library(lua_State *L) {
+    if (lua_getglobal(L, "coroutine") == LUA_TTABLE) {
+        lua_getfield(L, -1, "create");
+        lua_pushcclosure(L, hooked_create, 1);
+        lua_setfield(L, -2, "create");
+        lua_getfield(L, -1, "wrap");
+        lua_pushcclosure(L, hooked_wrap, 1);
+        lua_setfield(L, -2, "wrap");
+    }
+    lua_pop(L, 1);
+}
+
 static int on_panic(lua_State *L) {
     /* Only reachable for errors outside any protected call, which the host never makes. */
     const char *message = lua_tostring(L, -1);
@@ -60,7 +193,6 @@ lua_State *lh_newstate(lh_limits *limits) {
     lua_State *L = lua_newstate(limited_alloc, limits);
     if (!L) return NULL;
     lua_atpanic(L, on_panic);
-    lua_sethook(L, count_hook, LUA_MASKCOUNT, HOOK_INTERVAL);
     return L;
 }
 
@@ -124,13 +256,17 @@ int lh_pcall_traceback(lua_State *L, int nargs, int nresults) {
     int base = lua_gettop(L) - nargs;
     lua_pushcfunction(L, traceback_handler);
     lua_insert(L, base);
+    watch_enter(L);
     int status = lua_pcall(L, nargs, nresults, base);
+    watch_leave();
     lua_remove(L, base);
     return status;
 }
 
 int lh_resume_traceback(lua_State *co, lua_State *from, int nargs, int *nresults) {
+    watch_enter(co);
     int status = lua_resume(co, from, nargs, nresults);
+    watch_leave();
     if (status != LUA_OK && status != LUA_YIELD) {
         /* Outside any protected call here: lift the memory cap so building the message cannot fail. */
         lh_limits *limits = limits_of(co);
@@ -156,6 +292,7 @@ int lh_loadbuffer(lua_State *L, const char *buffer, size_t size, const char *chu
 
 static int open_libs(lua_State *L) {
     luaL_openlibs(L);
+    hook_coroutine_library(L);
     return 0;
 }
 

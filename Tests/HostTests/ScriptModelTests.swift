@@ -153,6 +153,46 @@ final class ScriptModelTests: XCTestCase {
         XCTAssertTrue(failure.message.contains("stack traceback"), failure.message)
     }
 
+    func testTheWatchdogCatchesRunawaysInScriptCoroutinesAndLeavesShortEntriesUnhooked() throws {
+        let harness = try ScriptHarness { $0.instructionBudget = 5_000_000 }
+        try harness.load("""
+            local wrapped = coroutine.wrap(function() while true do end end)
+            local created = coroutine.create(function() while true do end end)
+            event.on("frame_end", function()
+              local frame = emu.framecount()
+              if frame == 1 then print("resume", select(2, coroutine.resume(created)):match("runaway loop") ~= nil) end
+              if frame == 2 then print("wrap", select(2, pcall(wrapped)):match("runaway loop") ~= nil) end
+              if frame == 3 then local n = 0 for i = 1, 2000000 do n = n + i end end  -- some work, short in time
+              if frame == 4 then print("hook after", tostring(debug.gethook())) end
+              print("coroutines hooked", debug.gethook(coroutine.create(print)) ~= nil)
+            end)
+            """, name: "co.lua")
+        harness.run(4)
+        for failure in harness.failures { XCTFail(failure.message) }
+        XCTAssertEqual(harness.lines, ["resume\ttrue", "coroutines hooked\ttrue", "wrap\ttrue", "coroutines hooked\ttrue",
+                                       "coroutines hooked\ttrue", "hook after\tnil", "coroutines hooked\ttrue"],
+                       "runaway coroutines are stopped; the host's own entries run without a hook")
+        harness.close()
+
+        // An entry long enough to be armed, but within its budget, finishes; the next runs unhooked again.
+        let long = try ScriptHarness()
+        try long.load("""
+            event.on("frame_end", function()
+              if emu.framecount() == 1 then
+                local started, n = os.clock(), 0
+                while os.clock() - started < 0.08 do n = n + 1 end
+                print("armed", debug.gethook() ~= nil)
+              else
+                print("later", debug.gethook() ~= nil)
+              end
+            end)
+            """)
+        long.run(2)
+        for failure in long.failures { XCTFail(failure.message) }
+        XCTAssertEqual(long.lines, ["armed\ttrue", "later\tfalse"])
+        long.close()
+    }
+
     func testTheBudgetIsPerEntryNotPerScriptLifetime() throws {
         let harness = try ScriptHarness { $0.instructionBudget = 5_000_000 }
         try harness.load("for _ = 1, 100 do for _ = 1, 100000 do end emu.frameadvance() end print('done')")

@@ -26,7 +26,8 @@ typedef struct lh_limits {
     int over_instruction_budget;
 } lh_limits;
 
-/// A new state whose allocator enforces `limits` (which must outlive the state), with the count hook installed.
+/// A new state whose allocator enforces `limits` (which must outlive the state). Its instruction budget is
+/// enforced by a count hook that a watchdog arms on entries running longer than 20 ms (see lua_shim.c).
 lua_State *lh_newstate(lh_limits *limits);
 
 /// Refills the instruction budget before the host enters Lua.
