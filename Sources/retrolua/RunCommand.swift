@@ -52,7 +52,8 @@ enum RunCommand {
           --sandbox             confine file access to the script's folder and the data folder
           --data-dir DIR        the data folder (default ~/.local/share/retrolua/data)
           --script-memory MB    memory cap per script (default 256)
-          --script-budget N     instructions (millions) a script may run before returning (default 200)
+          --script-budget N     instructions (millions) a script may run before returning (default 200; counted
+                                once an entry has run 20 ms)
           --log FILE            also append script output and failures to FILE
 
         control socket (off by default; see README "Control socket"):
