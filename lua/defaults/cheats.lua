@@ -42,14 +42,27 @@ event.on("exit", function()
 end)
 
 -- The RAM search panel.
-local open = false
+local open, panel = false, nil
 local STEPS = { v = "changed", u = "unchanged", i = "increased", d = "decreased" }
+
+local style = { surface = "hud", color = "white", bg = "#000000c0" }
+local function draw_panel()
+  local width = gui.surface_size("hud")
+  local x = width - 130
+  gui.text(x, 40, string.format("RAM search: %d", cheats.search_count()), style)
+  for i, result in ipairs(cheats.search_results(settings.shown)) do
+    gui.text(x, 40 + i * 10, string.format("%04X %3d (%d)", result.address, result.value, result.previous), style)
+  end
+  gui.text(x, 50 + settings.shown * 10, "v u i d r f  f12", style)
+end
 
 event.on("key_down", function(key, is_repeat)
   if is_repeat then return end
   if key == settings.panel_key then
     open = not open
     if open and cheats.search_count() == 0 then cheats.search_start() end
+    -- The panel draws only while open: a closed panel costs nothing per frame.
+    if open then panel = event.on("draw", draw_panel) elseif panel then event.off(panel) end
     return
   end
   if not open then return end
@@ -64,16 +77,4 @@ event.on("key_down", function(key, is_repeat)
                                          description = string.format("freeze %s 0x%X", first.domain, first.address) })
     emu.message(id and string.format("froze 0x%X at %d", first.address, first.value) or problem)
   end
-end)
-
-local style = { surface = "hud", color = "white", bg = "#000000c0" }
-event.on("draw", function()
-  if not open then return end
-  local width = gui.surface_size("hud")
-  local x = width - 130
-  gui.text(x, 40, string.format("RAM search: %d", cheats.search_count()), style)
-  for i, result in ipairs(cheats.search_results(settings.shown)) do
-    gui.text(x, 40 + i * 10, string.format("%04X %3d (%d)", result.address, result.value, result.previous), style)
-  end
-  gui.text(x, 50 + settings.shown * 10, "v u i d r f  f12", style)
 end)
