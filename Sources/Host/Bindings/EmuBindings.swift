@@ -5,6 +5,20 @@ import Libretro
 import LuaRuntime
 
 extension Bindings {
+    /// `emu.reset` and `emu.power`: refused while a movie plays (its commands are its input), else done,
+    /// logged by a recording movie, and announced with the reset event.
+    private static func pressConsoleButton(_ command: MovieFrameFlags, _ call: LuaCall, _ script: Script) throws(LuaCallError) -> Int32 {
+        let host = script.host
+        try call.refuseDuringInputPoll(host)
+        if host.movie.mode == .play {
+            return call.failure("a movie is playing: its \(command == .power ? "power cycles" : "resets") are part of its input")
+        }
+        do { try host.resetConsole(command) } catch { return call.failure("\(error)") }
+        call.nested(script) { host.dispatch(.reset) }
+        call.push(true)
+        return 1
+    }
+
     /// A data-folder path from a script's relative name (no absolute paths, no `..`).
     private static func dataPath(_ call: LuaCall, _ host: ScriptHost) throws(LuaCallError) -> String {
         let name = try call.string(1, "name")
@@ -99,28 +113,10 @@ extension Bindings {
             }
         },
         LuaFunction("reset", returns: "boolean?, string?", doc: "Soft-resets the core (like the console's reset button) and fires the reset event. While a movie records, the reset is logged; while one plays, resets come from the movie and this returns `nil, message`. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L, "emu.reset") { call in
-                let script = Script.from(context)
-                let host = script.host
-                try call.refuseDuringInputPoll(host)
-                if host.movie.mode == .play { return call.failure("a movie is playing: its resets are part of its input") }
-                try? host.resetConsole(.reset)
-                call.nested(script) { host.dispatch(.reset) }
-                call.push(true)
-                return 1
-            }
+            LuaCall.run(L, "emu.reset") { call in try pressConsoleButton(.reset, call, Script.from(context)) }
         },
         LuaFunction("power", returns: "boolean?, string?", doc: "Power-cycles the console: the game restarts from power-on (the state right after loading, battery save RAM kept). Fires the reset event; logged by a recording movie. `nil, message` while a movie plays or when the core could not save its power-on state. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L, "emu.power") { call in
-                let script = Script.from(context)
-                let host = script.host
-                try call.refuseDuringInputPoll(host)
-                if host.movie.mode == .play { return call.failure("a movie is playing: its power cycles are part of its input") }
-                do { try host.resetConsole(.power) } catch { return call.failure("\(error)") }
-                call.nested(script) { host.dispatch(.reset) }
-                call.push(true)
-                return 1
-            }
+            LuaCall.run(L, "emu.power") { call in try pressConsoleButton(.power, call, Script.from(context)) }
         },
         LuaFunction("info", returns: "table", doc: "The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.") { L, context in
             LuaCall.run(L, "emu.info") { call in

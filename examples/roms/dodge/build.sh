@@ -10,11 +10,4 @@ if [ "$#" -ne 1 ]; then
 fi
 
 src_dir="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-out_dir="$1"
-mkdir -p "$out_dir"
-
-obj="$(mktemp "${TMPDIR:-/tmp}/retrolua-nes-dodge.XXXXXX.o")"
-trap 'rm -f "$obj"' EXIT
-
-ca65 -o "$obj" "$src_dir/dodge.s"
-ld65 -C "$src_dir/nrom.cfg" -o "$out_dir/dodge.nes" "$obj"
+"$src_dir/../nrom/build-nrom.sh" "$src_dir/dodge.s" "$1/dodge.nes"
