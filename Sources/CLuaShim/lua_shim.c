@@ -217,20 +217,24 @@ static int trampoline(lua_State *L) {
     return results;
 }
 
-void lh_push_binding(lua_State *L, lh_binding fn, void *context) {
+void lh_push_binding(lua_State *L, lh_binding fn, void *context, const char *name) {
     lua_pushlightuserdata(L, (void *)(uintptr_t)fn);
     lua_pushlightuserdata(L, context);
-    lua_pushcclosure(L, trampoline, 2);
-}
-
-void lh_push_tagged_binding(lua_State *L, lh_binding fn, void *context, lua_Integer tag) {
-    lua_pushlightuserdata(L, (void *)(uintptr_t)fn);
-    lua_pushlightuserdata(L, context);
-    lua_pushinteger(L, tag);
+    lua_pushstring(L, name);
     lua_pushcclosure(L, trampoline, 3);
 }
 
-lua_Integer lh_binding_tag(lua_State *L) { return lua_tointegerx(L, lua_upvalueindex(3), NULL); }
+void lh_push_tagged_binding(lua_State *L, lh_binding fn, void *context, const char *name, lua_Integer tag) {
+    lua_pushlightuserdata(L, (void *)(uintptr_t)fn);
+    lua_pushlightuserdata(L, context);
+    lua_pushstring(L, name);
+    lua_pushinteger(L, tag);
+    lua_pushcclosure(L, trampoline, 4);
+}
+
+const char *lh_binding_name(lua_State *L) { return lua_tostring(L, lua_upvalueindex(3)); }
+
+lua_Integer lh_binding_tag(lua_State *L) { return lua_tointegerx(L, lua_upvalueindex(4), NULL); }
 
 static int traceback_message(lua_State *L) {
     const char *message = lua_tostring(L, 1);

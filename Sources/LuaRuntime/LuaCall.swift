@@ -25,20 +25,23 @@ public struct LuaCall {
     }
 
     /// Runs a binding body: its return value is the number of results, thrown errors become Lua errors
-    /// naming `function` (evaluated only then).
+    /// naming the function it was registered as (looked up only then).
     @inline(__always)
-    public static func run(_ L: OpaquePointer?, _ function: @autoclosure () -> String, _ body: (LuaCall) throws -> Int32) -> Int32 {
+    public static func run(_ L: OpaquePointer?, _ body: (LuaCall) throws -> Int32) -> Int32 {
         let call = LuaCall(L!)
         do {
             return try body(call)
         } catch let error as LuaCallError {
-            lua_pushstring(L, error.message.replacingOccurrences(of: call.function, with: function()))
+            lua_pushstring(L, error.message.replacingOccurrences(of: call.function, with: call.registeredName))
             return LH_RAISE
         } catch {
-            lua_pushstring(L, "\(function()): \(error)")
+            lua_pushstring(L, "\(call.registeredName): \(error)")
             return LH_RAISE
         }
     }
+
+    /// The name the running binding was registered under (`memory.read_u8`, `state:load`).
+    public var registeredName: String { lh_binding_name(L).map { String(cString: $0) } ?? "?" }
 
     public var count: Int32 { lua_gettop(L) }
 

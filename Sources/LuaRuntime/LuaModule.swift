@@ -38,38 +38,64 @@ public struct LuaFunction: Sendable {
     }
 }
 
-/// A Lua module (a global table of functions) with its documentation.
+/// A Lua module (a global table of functions) or a class (a userdata metatable), with its documentation.
 public struct LuaModule: Sendable {
     public let name: String
     public let doc: String
     public let functions: [LuaFunction]
-    /// A userdata type whose functions are methods (`state:load()`), not a global table.
-    public let isClass: Bool
+    /// For a class: the registry name of its metatable. Its functions are methods (`state:load()`).
+    public let metatable: LuaTypeName?
+    public var isClass: Bool { metatable != nil }
 
-    public init(_ name: String, doc: String, isClass: Bool = false, functions: [LuaFunction]) {
+    public init(_ name: String, doc: String, functions: [LuaFunction]) {
         self.name = name
         self.doc = doc
-        self.isClass = isClass
+        self.metatable = nil
         self.functions = functions
     }
 
-    /// Sets the global `name` to a table of the functions, each called with `context`.
+    /// A userdata type: `__`-named functions are its metamethods, the others its methods.
+    public init(class name: String, metatable: LuaTypeName, doc: String, functions: [LuaFunction]) {
+        self.name = name
+        self.doc = doc
+        self.metatable = metatable
+        self.functions = functions
+    }
+
+    /// A module sets the global `name` to a table of its functions; a class creates its metatable with
+    /// the metamethods on it and the methods in `__index`. Each is called with `context`.
     /// Runs before any script code, on a fresh state.
     public func register(in L: OpaquePointer, context: UnsafeMutableRawPointer) {
+        if let metatable {
+            luaL_newmetatable(L, metatable.cString)
+            let methods = functions.filter { $0.native && !$0.name.hasPrefix("__") }
+            lua_createtable(L, 0, Int32(methods.count))
+            for method in methods { push(method, separator: ":", in: L, context: context) }
+            lua_setfield(L, -2, "__index")
+            for metamethod in functions where metamethod.native && metamethod.name.hasPrefix("__") {
+                push(metamethod, separator: ":", in: L, context: context)
+            }
+            lh_pop(L, 1)
+            return
+        }
         lua_getglobal(L, name)
         if lua_type(L, -1) != LUA_TTABLE {
             lh_pop(L, 1)
             lua_createtable(L, 0, Int32(functions.count))
         }
-        for function in functions where function.native {
-            if let tag = function.tag {
-                lh_push_tagged_binding(L, function.body, context, lua_Integer(tag))
-            } else {
-                lh_push_binding(L, function.body, context)
-            }
-            lua_setfield(L, -2, function.name)
-        }
+        for function in functions where function.native { push(function, separator: ".", in: L, context: context) }
         lua_setglobal(L, name)
+    }
+
+    /// Sets `table[function.name]` (the table on top of the stack) to the function's binding.
+    private func push(_ function: LuaFunction, separator: String, in L: OpaquePointer, context: UnsafeMutableRawPointer) {
+        let qualified = name + separator + function.name
+        if let tag = function.tag {
+            lh_push_tagged_binding(L, function.body, context, qualified, lua_Integer(tag))
+        } else {
+            lh_push_binding(L, function.body, context, qualified)
+        }
+        lua_setfield(L, -2, function.name)
     }
 }
 

@@ -286,6 +286,11 @@ final class LuaAPITests: XCTestCase {
             for _ = 1, 5 do emu.frameadvance() end
             local image = assert(gui.load_image(FOLDER .. "/tiny.png"))
             assert(image:width() == 2 and image:height() == 1)
+            -- Metamethods live on the metatable (where Lua looks for them), methods in __index.
+            local meta = getmetatable(image)
+            assert(type(meta.__gc) == "function" and meta.__index.__gc == nil and type(meta.__index.width) == "function")
+            local ok, problem = pcall(image.width, 42)
+            assert(not ok and problem:find("image:width: bad argument #1 'self'", 1, true), problem)
             gui.image(10, 10, image)
             gui.image(20, 20, FOLDER .. "/tiny.png")
             local missing, message = gui.load_image(FOLDER .. "/none.png")

@@ -33,11 +33,15 @@ lua_State *lh_newstate(lh_limits *limits);
 /// Refills the instruction budget before the host enters Lua.
 void lh_refill_budget(lh_limits *limits);
 
-/// Pushes a closure that calls `fn(L, context)` through the raising trampoline.
-void lh_push_binding(lua_State *L, lh_binding fn, void *context);
+/// Pushes a closure that calls `fn(L, context)` through the raising trampoline; `name` (`memory.read_u8`)
+/// is kept with it so error messages name the function without the body spelling it again.
+void lh_push_binding(lua_State *L, lh_binding fn, void *context, const char *name);
 
-/// Like lh_push_binding, with an integer tag as a third upvalue (one Swift body serving many functions).
-void lh_push_tagged_binding(lua_State *L, lh_binding fn, void *context, lua_Integer tag);
+/// Like lh_push_binding, with an integer tag as a fourth upvalue (one Swift body serving many functions).
+void lh_push_tagged_binding(lua_State *L, lh_binding fn, void *context, const char *name, lua_Integer tag);
+
+/// The name the running binding was registered under.
+const char *lh_binding_name(lua_State *L);
 
 /// The tag of the running tagged binding.
 lua_Integer lh_binding_tag(lua_State *L);

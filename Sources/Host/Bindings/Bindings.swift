@@ -6,11 +6,13 @@ import LuaRuntime
 enum Bindings {
     static let modules: [LuaModule] = [emu, memory, joypad, input, savestate, rewind, movie, cheats, gui, event, console]
 
-    /// Userdata types, documented with their methods (registered through `installMetatables`).
+    /// Userdata types: their metatables, metamethods and methods, registered like the modules.
     static let classes: [LuaModule] = [
-        LuaModule("state", doc: "An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.", isClass: true, functions: stateMethods),
-        LuaModule("image", doc: "A decoded PNG from `gui.load_image()`.", isClass: true, functions: imageMethods),
-        LuaModule("rewind_buffer", doc: "A rewind history from `rewind.new()`.", isClass: true, functions: rewindMethods),
+        LuaModule(class: "state", metatable: ScriptHost.stateMetatable,
+                  doc: "An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.", functions: stateMethods),
+        LuaModule(class: "image", metatable: imageMetatable, doc: "A decoded PNG from `gui.load_image()`.", functions: imageMethods),
+        LuaModule(class: "rewind_buffer", metatable: rewindMetatable, doc: "A rewind history from `rewind.new()`.",
+                  functions: rewindMethods),
     ]
 
     /// The API reference's introduction.

@@ -35,7 +35,7 @@ extension Bindings {
         Cheats with RetroArch's semantics: codes the core applies (`retro_cheat_set`: Game Genie, Pro Action Replay, GameShark… whatever the core accepts) and RAM cheats Retrolua applies after every frame (set, increase, decrease, and conditions that run the next cheat; 1–32 bits, masks, big-endian, repeats). `.cht` files load and save. RAM search finds addresses by snapshot and compare. All refused in hardcore mode (see `emu.hardcore`). The default `cheats` script keeps each game's cheats in `~/.config/retrolua/cheats/GAME.cht`.
         """, functions: [
         LuaFunction("add_code", "code: string, options?: table", returns: "integer?, string?", doc: "Adds a core cheat code (`{description=, enabled= (default true)}`); returns its id. The core decides what it accepts (nestopia: Game Genie and Pro Action Rocky; gambatte: Game Genie and GameShark).") { L, context in
-            LuaCall.run(L, "cheats.add_code") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 if let refused = call.hardcoreRefusal(host, "cheats are") { return refused }
                 let code = try call.string(1, "code")
@@ -50,7 +50,7 @@ extension Bindings {
             }
         },
         LuaFunction("add_ram", "cheat: table", returns: "integer?, string?", doc: "Adds a RAM cheat: `{address=, value=, size= (1, 2, 4, 8, 16 or 32 bits; default 8), type= (\"set\" default, \"increase\", \"decrease\", \"if_equal\", \"if_not_equal\", \"if_less\", \"if_greater\"), mask= (sub-byte sizes: which bits, default all), big_endian=, repeat_count=, repeat_value_step=, repeat_address_step= (in values, default 1), domain=, description=, enabled= (default true)}`. A condition that fails skips the next enabled RAM cheat; as in RetroArch, `if_less` runs it when `value` < memory and `if_greater` when `value` > memory. Returns the id.") { L, context in
-            LuaCall.run(L, "cheats.add_ram") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 if let refused = call.hardcoreRefusal(host, "cheats are") { return refused }
                 try call.table(1, "cheat")
@@ -85,7 +85,7 @@ extension Bindings {
             }
         },
         LuaFunction("list", returns: "table", doc: "Every cheat in order: `{id=, description=, enabled=, code=}` or, for RAM cheats, the fields of `add_ram`.") { L, context in
-            LuaCall.run(L, "cheats.list") { call in
+            LuaCall.run(L) { call in
                 let list = Script.from(context).host.cheats.cheats
                 call.newTable(array: list.count)
                 for (index, cheat) in list.enumerated() {
@@ -96,7 +96,7 @@ extension Bindings {
             }
         },
         LuaFunction("enable", "id: integer, on: boolean", returns: "boolean?, string?", doc: "Turns a cheat on or off; `false` when there is no such id (`nil, message` for turning one on in hardcore mode).") { L, context in
-            LuaCall.run(L, "cheats.enable") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 let id = try cheatID(call)
                 let on = try call.boolean(2, "on")
@@ -106,19 +106,19 @@ extension Bindings {
             }
         },
         LuaFunction("remove", "id: integer", returns: "boolean", doc: "Removes a cheat; `false` when there is no such id.") { L, context in
-            LuaCall.run(L, "cheats.remove") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.cheats.remove(try cheatID(call)))
                 return 1
             }
         },
         LuaFunction("clear", doc: "Removes every cheat.") { L, context in
-            LuaCall.run(L, "cheats.clear") { _ in
+            LuaCall.run(L) { _ in
                 Script.from(context).host.cheats.removeAll()
                 return 0
             }
         },
         LuaFunction("load", "path: string, options?: table", returns: "integer?, string?", doc: "Loads a RetroArch `.cht` file, replacing the list (`{append = true}` adds to it). Returns the number of cheats read, or `nil, message` (the list is unchanged then).") { L, context in
-            LuaCall.run(L, "cheats.load") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 if let refused = call.hardcoreRefusal(host, "cheats are") { return refused }
                 let path = try call.string(1, "path")
@@ -134,7 +134,7 @@ extension Bindings {
             }
         },
         LuaFunction("save", "path: string", returns: "boolean?, string?", doc: "Writes the list as a RetroArch `.cht` file, durably.") { L, context in
-            LuaCall.run(L, "cheats.save") { call in
+            LuaCall.run(L) { call in
                 let path = try call.string(1, "path")
                 let text = CheatFile.encode(Script.from(context).host.cheats.cheats)
                 do { try DurableFile.write(Array(text.utf8), to: path) } catch { return call.failure("\(error)") }
@@ -143,7 +143,7 @@ extension Bindings {
             }
         },
         LuaFunction("search_start", "options?: table", returns: "integer", doc: "Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default 8), big_endian=}`; values under 8 bits are searched in every bit group of every byte; `domain = \"all\"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.") { L, context in
-            LuaCall.run(L, "cheats.search_start") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 var name: String?, bits = 8, bigEndian = false
                 if try call.optionalTable(1, "options") {
@@ -170,7 +170,7 @@ extension Bindings {
             }
         },
         LuaFunction("search", "comparison: string, value?: integer", returns: "integer", doc: "Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`). The memory now becomes the snapshot. Returns the candidates left.") { L, context in
-            LuaCall.run(L, "cheats.search") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 let name = try call.string(1, "comparison")
                 guard let comparison = RAMSearch.Comparison(rawValue: name) else {
@@ -184,7 +184,7 @@ extension Bindings {
             }
         },
         LuaFunction("search_results", "limit?: integer", returns: "table", doc: "The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for `add_ram`; values are then shifted down to bit 0).") { L, context in
-            LuaCall.run(L, "cheats.search_results") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 let limit = try call.optionalInteger(1, "limit") ?? 100
                 guard limit >= 0 else { throw call.badArgument(1, "limit", "must be 0 or more") }
@@ -203,7 +203,7 @@ extension Bindings {
             }
         },
         LuaFunction("search_count", returns: "integer", doc: "Candidates left in the current search (0 without one).") { L, context in
-            LuaCall.run(L, "cheats.search_count") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.ramSearch?.candidates.count ?? 0)
                 return 1
             }

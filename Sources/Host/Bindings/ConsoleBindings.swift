@@ -7,7 +7,7 @@ extension Bindings {
         Output to the terminal (and the `--log` file). The global `print(...)` and `console.log(...)` write their arguments, converted with `tostring` and separated by tabs, to stdout; `console.warn(...)` and `console.error(...)` write to stderr prefixed with the script's name. All four are defined in Lua over `console.write`.
         """, functions: [
         LuaFunction("write", "text: string, stream?: string", doc: "Writes `text` and a newline to `\"out\"` (stdout, the default) or `\"err\"` (stderr, prefixed with the script name).") { L, context in
-            LuaCall.run(L, "console.write") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let text = try call.string(1, "text")
                 let stream = try call.optionalString(2, "stream") ?? "out"

@@ -31,7 +31,7 @@ extension Bindings {
 
     static let emu = LuaModule("emu", doc: "The emulator: frames, pacing, reset, the running core and content, core options, ending the run.", functions: [
         LuaFunction("frameadvance", doc: "Waits until the next frame has run (main chunk only: it yields the script's coroutine). Callbacks run every frame already and cannot wait.") { L, context in
-            LuaCall.run(L, "emu.frameadvance") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 guard lh_isyieldable(L) != 0, L == script.thread else {
                     throw call.error("only the main chunk can wait for frames; callbacks already run once per frame")
@@ -41,43 +41,43 @@ extension Bindings {
             }
         },
         LuaFunction("framecount", returns: "integer", doc: "Frames run since the content was loaded.") { L, context in
-            LuaCall.run(L, "emu.framecount") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.session.frameCount)
                 return 1
             }
         },
         LuaFunction("lagcount", returns: "integer", doc: "Frames in which the core never polled input (lag frames).") { L, context in
-            LuaCall.run(L, "emu.lagcount") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.session.lagCount)
                 return 1
             }
         },
         LuaFunction("islagged", returns: "boolean", doc: "Whether the last frame was a lag frame.") { L, context in
-            LuaCall.run(L, "emu.islagged") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.session.lastFrameLagged)
                 return 1
             }
         },
         LuaFunction("pause", doc: "Pauses emulation in a windowed run (frame advance still works). Headless runs are never paced or paused.") { L, context in
-            LuaCall.run(L, "emu.pause") { _ in
+            LuaCall.run(L) { _ in
                 Script.from(context).host.paused = true
                 return 0
             }
         },
         LuaFunction("unpause", doc: "Resumes emulation.") { L, context in
-            LuaCall.run(L, "emu.unpause") { _ in
+            LuaCall.run(L) { _ in
                 Script.from(context).host.paused = false
                 return 0
             }
         },
         LuaFunction("paused", returns: "boolean", doc: "Whether emulation is paused.") { L, context in
-            LuaCall.run(L, "emu.paused") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.paused)
                 return 1
             }
         },
         LuaFunction("speed", "factor?: number", returns: "number", doc: "Gets or sets the pacing: 1.0 is real time, 2.0 double speed, 0 unthrottled. Changes pacing only, never emulation. Returns the speed in effect.") { L, context in
-            LuaCall.run(L, "emu.speed") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 if let factor = try call.optionalNumber(1, "factor") {
                     guard factor >= 0, factor.isFinite else { throw call.badArgument(1, "factor", "must be 0 or more") }
@@ -89,7 +89,7 @@ extension Bindings {
             }
         },
         LuaFunction("hardcore", "on?: boolean", returns: "boolean", doc: "RetroAchievements hardcore mode: with an argument, turns it on or off, and returns whether it is on. While on, state loads, rewind, slow motion, cheats, script memory writes, joypad overrides and movie playback are refused with `nil, message`. Turning it on disables every cheat, stops a playing movie, returns to normal speed and resets the game (as RetroArch does).") { L, context in
-            LuaCall.run(L, "emu.hardcore") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let host = script.host
                 if let on = try call.optionalBoolean(1, "on"), on != host.hardcore {
@@ -113,13 +113,13 @@ extension Bindings {
             }
         },
         LuaFunction("reset", returns: "boolean?, string?", doc: "Soft-resets the core (like the console's reset button) and fires the reset event. While a movie records, the reset is logged; while one plays, resets come from the movie and this returns `nil, message`. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L, "emu.reset") { call in try pressConsoleButton(.reset, call, Script.from(context)) }
+            LuaCall.run(L) { call in try pressConsoleButton(.reset, call, Script.from(context)) }
         },
         LuaFunction("power", returns: "boolean?, string?", doc: "Power-cycles the console: the game restarts from power-on (the state right after loading, battery save RAM kept). Fires the reset event; logged by a recording movie. `nil, message` while a movie plays or when the core could not save its power-on state. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L, "emu.power") { call in try pressConsoleButton(.power, call, Script.from(context)) }
+            LuaCall.run(L) { call in try pressConsoleButton(.power, call, Script.from(context)) }
         },
         LuaFunction("info", returns: "table", doc: "The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.") { L, context in
-            LuaCall.run(L, "emu.info") { call in
+            LuaCall.run(L) { call in
                 let session = Script.from(context).host.session
                 let core = session.core
                 call.newTable(fields: 16)
@@ -152,7 +152,7 @@ extension Bindings {
             }
         },
         LuaFunction("option", "key: string, value?: string", returns: "string?, string?", doc: "Gets a core option's value, or sets it (the core sees the change at its next check). Returns the value in effect, or `nil, message` for an unknown key or a value the core does not offer.") { L, context in
-            LuaCall.run(L, "emu.option") { call in
+            LuaCall.run(L) { call in
                 let options = Script.from(context).host.session.core.options
                 let key = try call.string(1, "key")
                 guard options.definitions.contains(where: { $0.key == key }) else {
@@ -166,7 +166,7 @@ extension Bindings {
             }
         },
         LuaFunction("options", returns: "table", doc: "Every core option: a list of `{key=, description=, values={…}, default=, value=}`.") { L, context in
-            LuaCall.run(L, "emu.options") { call in
+            LuaCall.run(L) { call in
                 let options = Script.from(context).host.session.core.options
                 call.newTable(array: options.definitions.count)
                 for (index, definition) in options.definitions.enumerated() {
@@ -187,7 +187,7 @@ extension Bindings {
             }
         },
         LuaFunction("message", "text: string", doc: "Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens.") { L, context in
-            LuaCall.run(L, "emu.message") { call in
+            LuaCall.run(L) { call in
                 let text = try call.string(1, "text")
                 let script = Script.from(context)
                 call.nested(script) { script.host.show(message: text, from: script.name) }
@@ -195,13 +195,13 @@ extension Bindings {
             }
         },
         LuaFunction("step", doc: "While paused, runs exactly one more frame (frame advance); no effect when running.") { L, context in
-            LuaCall.run(L, "emu.step") { _ in
+            LuaCall.run(L) { _ in
                 Script.from(context).host.stepRequested = true
                 return 0
             }
         },
         LuaFunction("run_frame", "options?: table", doc: "Runs the core one frame right now, outside the frame loop — for run-ahead: no events, counters unchanged, the player's input as held; options `video`, `audio` (booleans, default true) tell the core whether its picture and sound are wanted (suppressed sound is discarded). Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.") { L, context in
-            LuaCall.run(L, "emu.run_frame") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 guard host.phase == .between else {
                     throw call.error("only between frames (frame_end, draw or the main chunk), not in \(host.phase.name)")
@@ -224,7 +224,7 @@ extension Bindings {
             }
         },
         LuaFunction("paths", returns: "table", doc: "The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`.") { L, context in
-            LuaCall.run(L, "emu.paths") { call in
+            LuaCall.run(L) { call in
                 let paths = Script.from(context).host.session.paths
                 call.newTable(fields: 6)
                 call.set("config", paths.config)
@@ -237,7 +237,7 @@ extension Bindings {
             }
         },
         LuaFunction("save_data", "name: string, contents: string", returns: "boolean?, string?", doc: "Writes `contents` durably (temporary file, fsync, rename: a crash never leaves half a file) as `name` in the data folder (`emu.paths().data`) — for a script's own saves, such as achievement progress. `name` is a relative path (folders are created) without `..`.") { L, context in
-            LuaCall.run(L, "emu.save_data") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 let path = try dataPath(call, host)
                 let contents = try call.bytes(2, "contents")
@@ -247,7 +247,7 @@ extension Bindings {
             }
         },
         LuaFunction("load_data", "name: string", returns: "string?, string?", doc: "Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none.") { L, context in
-            LuaCall.run(L, "emu.load_data") { call in
+            LuaCall.run(L) { call in
                 let path = try dataPath(call, Script.from(context).host)
                 guard let data = FileManager.default.contents(atPath: path) else { return call.failure("\(path): no such file") }
                 data.withUnsafeBytes { call.push(bytes: $0) }
@@ -255,7 +255,7 @@ extension Bindings {
             }
         },
         LuaFunction("stats", returns: "table", doc: "Where frame time goes: `{frames=, seconds= (wall time since the start), dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.") { L, context in
-            LuaCall.run(L, "emu.stats") { call in
+            LuaCall.run(L) { call in
                 let stats = Script.from(context).host.stats
                 call.newTable(fields: 10)
                 call.set("frames", stats.frames)
@@ -271,7 +271,7 @@ extension Bindings {
             }
         },
         LuaFunction("exit", "code?: integer", doc: "Ends the run at the end of the current frame; the process exits with `code` (default 0). `exit` callbacks run first.") { L, context in
-            LuaCall.run(L, "emu.exit") { call in
+            LuaCall.run(L) { call in
                 let code = try call.optionalInteger(1, "code") ?? 0
                 guard (0...255).contains(code) else { throw call.badArgument(1, "code", "must be 0…255") }
                 let host = Script.from(context).host
@@ -280,7 +280,7 @@ extension Bindings {
             }
         },
         LuaFunction("result", "key: string, value: number|string|boolean|nil", doc: "Records a result of the run under `key` (nil removes it): `retrolua run --json` prints them under `results`, and `retrolua batch` collects them per job — a bot's score, a search's best frame.") { L, context in
-            LuaCall.run(L, "emu.result") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 let key = try call.string(1, "key")
                 switch call.type(2) {

@@ -7,7 +7,7 @@ extension Bindings {
         Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
         """, functions: [
         LuaFunction("on", "name: string, fn: function", returns: "integer", doc: "Calls `fn` on every `name` event; returns an id for `event.off`.") { L, context in
-            LuaCall.run(L, "event.on") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let name = try call.string(1, "name")
                 guard let event = ScriptEvent(rawValue: name) else {
@@ -19,13 +19,13 @@ extension Bindings {
             }
         },
         LuaFunction("off", "id: integer", returns: "boolean", doc: "Removes a callback or watch; returns whether it existed.") { L, context in
-            LuaCall.run(L, "event.off") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).remove(id: try call.integer(1, "id")))
                 return 1
             }
         },
         LuaFunction("watch", "domain: string?, address: integer, size: integer, fn: function", returns: "integer", doc: "Calls `fn(new, old)` when `size` bytes at `address` changed during a frame. Checked natively after each frame, so idle watches cost almost nothing. Values of 1–4 bytes are integers in the domain's byte order; longer ones are strings. `domain` nil means the default domain. Returns an id for `event.off`.") { L, context in
-            LuaCall.run(L, "event.watch") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let memory = script.host.memory
                 let domain = try memory.domain(call, argument: 1)

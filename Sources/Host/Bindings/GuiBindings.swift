@@ -92,7 +92,7 @@ extension Bindings {
         Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
         """, functions: [
         LuaFunction("text", "x: integer, y: integer, text: string, options?: table", returns: "integer, integer", doc: "Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, `surface`. Returns the text's width and height in pixels.") { L, context in
-            LuaCall.run(L, "gui.text") { call in
+            LuaCall.run(L) { call in
                 let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                 let text = try call.string(3, "text")
                 let options = try options(call, 4, host: Script.from(context).host, fillKey: "bg")
@@ -103,7 +103,7 @@ extension Bindings {
             }
         },
         LuaFunction("text_size", "text: string", returns: "integer, integer", doc: "The width and height `gui.text` would draw.") { L, context in
-            LuaCall.run(L, "gui.text_size") { call in
+            LuaCall.run(L) { call in
                 let size = Canvas.textSize(try call.string(1, "text"))
                 call.push(size.width)
                 call.push(size.height)
@@ -111,7 +111,7 @@ extension Bindings {
             }
         },
         LuaFunction("pixel", "x: integer, y: integer, options?: table", doc: "Sets one pixel (option `color`).") { L, context in
-            LuaCall.run(L, "gui.pixel") { call in
+            LuaCall.run(L) { call in
                 let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                 let options = try options(call, 3, host: Script.from(context).host)
                 options.canvas.pixel(x: x, y: y, color: options.color)
@@ -119,7 +119,7 @@ extension Bindings {
             }
         },
         LuaFunction("line", "x1: integer, y1: integer, x2: integer, y2: integer, options?: table", doc: "Draws a line, both ends included.") { L, context in
-            LuaCall.run(L, "gui.line") { call in
+            LuaCall.run(L) { call in
                 let x1 = try call.integer(1, "x1"), y1 = try call.integer(2, "y1")
                 let x2 = try call.integer(3, "x2"), y2 = try call.integer(4, "y2")
                 let options = try options(call, 5, host: Script.from(context).host)
@@ -128,7 +128,7 @@ extension Bindings {
             }
         },
         LuaFunction("rect", "x: integer, y: integer, width: integer, height: integer, options?: table", doc: "Draws a rectangle: outline in `color`, inside filled with `fill` when given.") { L, context in
-            LuaCall.run(L, "gui.rect") { call in
+            LuaCall.run(L) { call in
                 let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                 let width = try call.integer(3, "width"), height = try call.integer(4, "height")
                 let options = try options(call, 5, host: Script.from(context).host)
@@ -137,7 +137,7 @@ extension Bindings {
             }
         },
         LuaFunction("circle", "x: integer, y: integer, radius: integer, options?: table", doc: "Draws a circle around (x, y): outline in `color`, filled with `fill` when given.") { L, context in
-            LuaCall.run(L, "gui.circle") { call in
+            LuaCall.run(L) { call in
                 let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                 let radius = try call.integer(3, "radius")
                 guard radius >= 0 else { throw call.badArgument(3, "radius", "must be 0 or more") }
@@ -147,7 +147,7 @@ extension Bindings {
             }
         },
         LuaFunction("image", "x: integer, y: integer, image: string|image, options?: table", doc: "Draws a PNG (by path, read once and cached) or an image from `gui.load_image`, blending its alpha; option `surface`.") { L, context in
-            LuaCall.run(L, "gui.image") { call in
+            LuaCall.run(L) { call in
                 let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                 let script = Script.from(context)
                 let image = try image(call, 3, script: script)
@@ -157,7 +157,7 @@ extension Bindings {
             }
         },
         LuaFunction("load_image", "path: string", returns: "image?, string?", doc: "Reads a PNG into an image object (`image:width()`, `image:height()`); `nil, message` if it cannot be read.") { L, context in
-            LuaCall.run(L, "gui.load_image") { call in
+            LuaCall.run(L) { call in
                 let path = try call.string(1, "path")
                 let script = Script.from(context)
                 let loaded: (rgba: [UInt8], width: Int, height: Int)
@@ -171,14 +171,14 @@ extension Bindings {
             }
         },
         LuaFunction("clear", "surface?: string", doc: "Erases a surface (`\"emu\"` by default) now.") { L, context in
-            LuaCall.run(L, "gui.clear") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host).clear()
                 return 0
             }
         },
         LuaFunction("surface_size", "surface?: string", returns: "integer, integer", doc: "The width and height of a surface.") { L, context in
-            LuaCall.run(L, "gui.surface_size") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 let canvas = try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host)
                 call.push(canvas.width)
@@ -187,7 +187,7 @@ extension Bindings {
             }
         },
         LuaFunction("fullscreen", "on?: boolean", returns: "boolean", doc: "Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no effect headless). Returns the state in effect.") { L, context in
-            LuaCall.run(L, "gui.fullscreen") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 if let on = try call.optionalBoolean(1, "on") { host.fullscreenRequest = on }
                 call.push(host.fullscreenRequest ?? host.isFullscreen)
@@ -195,7 +195,7 @@ extension Bindings {
             }
         },
         LuaFunction("screenshot", "path: string", returns: "boolean?, string?", doc: "Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). Returns `true`, or `nil, message`.") { L, context in
-            LuaCall.run(L, "gui.screenshot") { call in
+            LuaCall.run(L) { call in
                 let path = try call.string(1, "path")
                 guard let frame = Script.from(context).host.frameWithOverlay() else { return call.failure("no frame yet: run a frame first") }
                 do { try PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: path) } catch {
@@ -217,13 +217,13 @@ extension Bindings {
     /// Methods of image objects (the `retrolua.image` metatable).
     static let imageMethods: [LuaFunction] = [
         LuaFunction("width", returns: "integer", doc: "Width in pixels.") { L, context in
-            LuaCall.run(L, "image:width") { call in
+            LuaCall.run(L) { call in
                 call.push(try selfImage(call, Script.from(context)).width)
                 return 1
             }
         },
         LuaFunction("height", returns: "integer", doc: "Height in pixels.") { L, context in
-            LuaCall.run(L, "image:height") { call in
+            LuaCall.run(L) { call in
                 call.push(try selfImage(call, Script.from(context)).height)
                 return 1
             }

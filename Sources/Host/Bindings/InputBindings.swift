@@ -7,7 +7,7 @@ extension Bindings {
         The host's devices: keyboard, mouse and gamepads (not the emulated controllers: see `joypad`). Key names are SDL's, lower-case (`"a"`, `"left"`, `"return"`, `"space"`, `"f1"`); gamepad buttons and axes use SDL GameController names. The `set_*` functions simulate devices for headless runs and tests; in a window, real events overwrite them each frame.
         """, functions: [
         LuaFunction("keys", returns: "table", doc: "The keys held now: `{left=true, a=true}`.") { L, context in
-            LuaCall.run(L, "input.keys") { call in
+            LuaCall.run(L) { call in
                 let keys = Script.from(context).host.devices.keys
                 call.newTable(fields: keys.count)
                 for key in keys.sorted() { call.set(key, true) }
@@ -15,7 +15,7 @@ extension Bindings {
             }
         },
         LuaFunction("mouse", returns: "table", doc: "`{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates.") { L, context in
-            LuaCall.run(L, "input.mouse") { call in
+            LuaCall.run(L) { call in
                 let mouse = Script.from(context).host.devices.mouse
                 call.newTable(fields: 8)
                 call.set("x", mouse.x)
@@ -26,7 +26,7 @@ extension Bindings {
             }
         },
         LuaFunction("gamepads", returns: "table", doc: "Connected gamepads: a list of `{name=, buttons={a=true, …}, axes={leftx=0, …}}`.") { L, context in
-            LuaCall.run(L, "input.gamepads") { call in
+            LuaCall.run(L) { call in
                 let pads = Script.from(context).host.devices.gamepads
                 call.newTable(array: pads.count)
                 for (index, pad) in pads.enumerated() {
@@ -44,7 +44,7 @@ extension Bindings {
             }
         },
         LuaFunction("set_key", "key: string, pressed: boolean", doc: "Simulates a key being held or released.") { L, context in
-            LuaCall.run(L, "input.set_key") { call in
+            LuaCall.run(L) { call in
                 let key = try call.string(1, "key").lowercased()
                 let pressed = try call.boolean(2, "pressed")
                 let host = Script.from(context).host
@@ -53,7 +53,7 @@ extension Bindings {
             }
         },
         LuaFunction("set_mouse", "state: table", doc: "Simulates the mouse: any of `x`, `y`, `wheel` (integers) and `left`, `middle`, `right`, `x1`, `x2` (booleans).") { L, context in
-            LuaCall.run(L, "input.set_mouse") { call in
+            LuaCall.run(L) { call in
                 try call.table(1, "state")
                 let host = Script.from(context).host
                 var mouse = host.devices.mouse
@@ -70,7 +70,7 @@ extension Bindings {
             }
         },
         LuaFunction("set_gamepad", "index: integer, state: table|nil", doc: "Simulates gamepad `index` (1-based; created if needed): `{name=, buttons={a=true}, axes={leftx=1000}}`; `nil` unplugs it.") { L, context in
-            LuaCall.run(L, "input.set_gamepad") { call in
+            LuaCall.run(L) { call in
                 let index = try call.integer(1, "index")
                 guard (1...16).contains(index) else { throw call.badArgument(1, "index", "must be 1…16") }
                 let host = Script.from(context).host

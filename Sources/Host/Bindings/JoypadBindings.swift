@@ -17,7 +17,7 @@ extension Bindings {
         The emulated controllers (RetroPads). Buttons: `up`, `down`, `left`, `right`, `a`, `b`, `x`, `y`, `l`, `r`, `l2`, `r2`, `l3`, `r3`, `select`, `start`. Overrides set with `joypad.set` apply to the next frame only (or to the current one when set in an `input` callback), on top of the player's input.
         """, functions: [
         LuaFunction("get", "port?: integer", returns: "table", doc: "The buttons as the core saw them at its last input poll: `{a=false, b=true, …}`.") { L, context in
-            LuaCall.run(L, "joypad.get") { call in
+            LuaCall.run(L) { call in
                 let port = try port(call, 1)
                 let input = Script.from(context).host.seenInput
                 call.newTable(fields: RetroPadButton.allCases.count)
@@ -26,7 +26,7 @@ extension Bindings {
             }
         },
         LuaFunction("set", "port: integer, buttons: table", doc: "Forces buttons for the next frame: `true` presses, `false` releases, absent or `nil` leaves the player's input. Several calls in one frame combine.") { L, context in
-            LuaCall.run(L, "joypad.set") { call in
+            LuaCall.run(L) { call in
                 let port = try port(call, 1)
                 try call.table(2, "buttons")
                 let host = Script.from(context).host
@@ -52,7 +52,7 @@ extension Bindings {
             }
         },
         LuaFunction("set_player", "port: integer, state: table", doc: "Sets the player's own input on a port — the layer under `joypad.set` overrides, kept until changed. The input default (lua/defaults/input.lua) maps the host's devices here every frame. `state` holds every button as a boolean (absent = released) and optionally `left_x`, `left_y`, `right_x`, `right_y` (−32768…32767).") { L, context in
-            LuaCall.run(L, "joypad.set_player") { call in
+            LuaCall.run(L) { call in
                 let port = try port(call, 1)
                 try call.table(2, "state")
                 let host = Script.from(context).host
@@ -70,7 +70,7 @@ extension Bindings {
             }
         },
         LuaFunction("set_analog", "port: integer, stick: string, x: integer, y: integer", doc: "Forces an analog stick (`\"left\"` or `\"right\"`) for the next frame; axes run −32768…32767.") { L, context in
-            LuaCall.run(L, "joypad.set_analog") { call in
+            LuaCall.run(L) { call in
                 let port = try port(call, 1)
                 let stick = try call.string(2, "stick")
                 guard stick == "left" || stick == "right" else { throw call.badArgument(2, "stick", "\"left\" or \"right\" expected, got \"\(stick)\"") }
@@ -88,7 +88,7 @@ extension Bindings {
             }
         },
         LuaFunction("get_analog", "port?: integer", returns: "table", doc: "The analog axes the core saw: `{left_x=, left_y=, right_x=, right_y=}`.") { L, context in
-            LuaCall.run(L, "joypad.get_analog") { call in
+            LuaCall.run(L) { call in
                 let port = try port(call, 1)
                 let input = Script.from(context).host.seenInput
                 call.newTable(fields: 4)

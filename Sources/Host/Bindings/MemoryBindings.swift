@@ -88,7 +88,7 @@ private func store(_ value: UInt64, _ pointer: UnsafeMutableRawPointer, _ width:
 extension Bindings {
     private static let readBody: lh_binding = { L, context in
         let access = Access(tag: Int(lh_binding_tag(L)))
-        return LuaCall.run(L, "memory.read_" + access.suffix) { call in
+        return LuaCall.run(L) { call in
             let address = try call.integer(1, "address")
             let memory = Script.from(context).host.memory
             let domain = try memory.domain(call, argument: 2)
@@ -114,7 +114,7 @@ extension Bindings {
 
     private static let writeBody: lh_binding = { L, context in
         let access = Access(tag: Int(lh_binding_tag(L)))
-        return LuaCall.run(L, "memory.write_" + access.suffix) { call in
+        return LuaCall.run(L) { call in
             let address = try call.integer(1, "address")
             let raw: UInt64
             if access.float {
@@ -152,7 +152,7 @@ extension Bindings {
 
     private static let domainFunctions: [LuaFunction] = [
         LuaFunction("domains", returns: "table", doc: "The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`.") { L, context in
-            LuaCall.run(L, "memory.domains") { call in
+            LuaCall.run(L) { call in
                 let memory = Script.from(context).host.memory
                 call.newTable(array: memory.domains.count)
                 for (index, domain) in memory.domains.enumerated() {
@@ -168,7 +168,7 @@ extension Bindings {
             }
         },
         LuaFunction("read_bytes", "address: integer, length: integer, domain?: string", returns: "string", doc: "Reads `length` bytes as a Lua string.") { L, context in
-            LuaCall.run(L, "memory.read_bytes") { call in
+            LuaCall.run(L) { call in
                 let address = try call.integer(1, "address")
                 let length = try call.integer(2, "length")
                 guard length >= 0 else { throw call.badArgument(2, "length", "must be 0 or more") }
@@ -181,7 +181,7 @@ extension Bindings {
             }
         },
         LuaFunction("write_bytes", "address: integer, bytes: string, domain?: string", doc: "Writes the bytes of a Lua string.") { L, context in
-            LuaCall.run(L, "memory.write_bytes") { call in
+            LuaCall.run(L) { call in
                 let address = try call.integer(1, "address")
                 let bytes = try call.bytes(2, "bytes")
                 let host = Script.from(context).host
@@ -196,7 +196,7 @@ extension Bindings {
             }
         },
         LuaFunction("hash", "domain?: string, address?: integer, length?: integer", returns: "string", doc: "SHA-1 (hex) of a region: the whole domain by default.") { L, context in
-            LuaCall.run(L, "memory.hash") { call in
+            LuaCall.run(L) { call in
                 let memory = Script.from(context).host.memory
             let domain = try memory.domain(call, argument: 1)
                 let address = try call.optionalInteger(2, "address") ?? 0

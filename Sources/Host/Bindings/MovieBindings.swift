@@ -22,7 +22,7 @@ extension Bindings {
         TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
         """, functions: [
         LuaFunction("record", "path: string, options?: table", returns: "boolean?, string?", doc: "Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `\"power\"` (default: power-cycle, with the game's save RAM as the core creates it) or `\"now\"` (also `\"state\"`: start from the current state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.") { L, context in
-            LuaCall.run(L, "movie.record") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 try call.refuseDuringInputPoll(script.host)
                 let path = try call.string(1, "path")
@@ -43,7 +43,7 @@ extension Bindings {
             }
         },
         LuaFunction("play", "path: string, options?: table", returns: "boolean?, string?", doc: "Plays a movie file from its start (power-on or its start state). Options: `readonly` (default true), `force` (play against another core or content, with a warning). A movie made with other content or another core is refused with `nil, message`; core options are set to the movie's. Warnings are shown as messages.") { L, context in
-            LuaCall.run(L, "movie.play") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
@@ -63,38 +63,38 @@ extension Bindings {
             }
         },
         LuaFunction("stop", returns: "boolean?, string?", doc: "Ends the movie (a recording is saved first; `nil, message` if that fails, and the movie stays active). The game runs on.") { L, context in
-            LuaCall.run(L, "movie.stop") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 return movieCall(call, script) { () throws(MovieError) in try script.host.movie.stop() }
             }
         },
         LuaFunction("save", "path?: string", returns: "boolean?, string?", doc: "Writes the movie now (durably), to `path` or its own file; a played movie is only ever written by this call.") { L, context in
-            LuaCall.run(L, "movie.save") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let path = try call.optionalString(1, "path")
                 return movieCall(call, script) { () throws(MovieError) in try script.host.movie.save(to: path) }
             }
         },
         LuaFunction("mode", returns: "string", doc: "`\"idle\"`, `\"record\"`, `\"play\"` or `\"finished\"` (played to the end in read-only mode; the player has control).") { L, context in
-            LuaCall.run(L, "movie.mode") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.movie.mode.rawValue)
                 return 1
             }
         },
         LuaFunction("frame", returns: "integer", doc: "The movie frame about to run (frames played or recorded so far); 0 without a movie.") { L, context in
-            LuaCall.run(L, "movie.frame") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.movie.frame)
                 return 1
             }
         },
         LuaFunction("length", returns: "integer", doc: "Frames in the movie; 0 without one.") { L, context in
-            LuaCall.run(L, "movie.length") { call in
+            LuaCall.run(L) { call in
                 call.push(Script.from(context).host.movie.movie?.length ?? 0)
                 return 1
             }
         },
         LuaFunction("input", "frame: integer, port?: integer", returns: "table?, string?", doc: "The buttons logged for `frame` on `port` (default 1) as `{a=true, …}`, plus the frame's command (`\"reset\"`, `\"power\"` or nil) as a second value; `nil, message` outside the movie.") { L, context in
-            LuaCall.run(L, "movie.input") { call in
+            LuaCall.run(L) { call in
                 let engine = Script.from(context).host.movie
                 let frame = try movieFrame(call, 1)
                 let port = try call.optionalInteger(2, "port") ?? 1
@@ -109,7 +109,7 @@ extension Bindings {
             }
         },
         LuaFunction("set_input", "frame: integer, port: integer, buttons: table, command?: string", doc: "Rewrites the input of `frame` on `port` (`buttons` as `{a=true, …}`: absent = released; `frame` = `movie.length()` appends). `command` `\"reset\"` or `\"power\"` puts that command on the frame. Verification hashes from `frame` on are dropped. Returns `true`, or `nil, message`.") { L, context in
-            LuaCall.run(L, "movie.set_input") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let engine = script.host.movie
                 let frame = try movieFrame(call, 1)
@@ -134,7 +134,7 @@ extension Bindings {
             }
         },
         LuaFunction("rerecords", "count?: integer", returns: "integer", doc: "The movie's rerecord count; with `count`, sets it. 0 without a movie.") { L, context in
-            LuaCall.run(L, "movie.rerecords") { call in
+            LuaCall.run(L) { call in
                 let engine = Script.from(context).host.movie
                 if let count = try call.optionalInteger(1, "count") {
                     guard count >= 0 else { throw call.badArgument(1, "count", "must be 0 or more") }
@@ -145,13 +145,13 @@ extension Bindings {
             }
         },
         LuaFunction("set_rerecord_counting", "on: boolean", doc: "Whether state loads in read-write mode count as rerecords (on by default; bots that load states thousands of times turn it off).") { L, context in
-            LuaCall.run(L, "movie.set_rerecord_counting") { call in
+            LuaCall.run(L) { call in
                 Script.from(context).host.movie.countsRerecords = try call.boolean(1, "on")
                 return 0
             }
         },
         LuaFunction("readonly", "on?: boolean", returns: "boolean", doc: "Read-only mode: with an argument, sets it (turning it on while recording switches to playback; off at the end of a played movie resumes recording). Returns the mode.") { L, context in
-            LuaCall.run(L, "movie.readonly") { call in
+            LuaCall.run(L) { call in
                 let engine = Script.from(context).host.movie
                 if let on = try call.optionalBoolean(1, "on") { engine.setReadOnly(on) }
                 call.push(engine.readOnly)
@@ -159,7 +159,7 @@ extension Bindings {
             }
         },
         LuaFunction("info", returns: "table?", doc: "The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, author=, rerecords=, length=, start= (\"power\" or \"state\"), guid=, verify= (boolean), unsaved= (boolean), readonly=}`; nil without a movie.") { L, context in
-            LuaCall.run(L, "movie.info") { call in
+            LuaCall.run(L) { call in
                 let engine = Script.from(context).host.movie
                 guard let movie = engine.movie else { call.pushNil(); return 1 }
                 call.newTable(fields: 14)
@@ -181,7 +181,7 @@ extension Bindings {
             }
         },
         LuaFunction("desync", returns: "table?", doc: "The first frame where playback's RAM (or lag) differed from the movie's verification log: `{frame=, what=}`; nil while in sync.") { L, context in
-            LuaCall.run(L, "movie.desync") { call in
+            LuaCall.run(L) { call in
                 guard let desync = Script.from(context).host.movie.firstDesync else { call.pushNil(); return 1 }
                 call.newTable(fields: 2)
                 call.set("frame", desync.frame)
@@ -190,7 +190,7 @@ extension Bindings {
             }
         },
         LuaFunction("branch_save", "name: string", returns: "boolean?, string?", doc: "Saves a named branch: the current state with the movie's input up to now, and a thumbnail (in `MOVIE.branches/`). Not allowed during the input poll.") { L, context in
-            LuaCall.run(L, "movie.branch_save") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 try call.refuseDuringInputPoll(script.host)
                 let name = try call.string(1, "name")
@@ -198,7 +198,7 @@ extension Bindings {
             }
         },
         LuaFunction("branch_load", "name: string", returns: "boolean?, string?", doc: "Loads a branch: its state, and its input replaces the movie's (a rerecord). In read-only mode the movie then plays to the branch's end. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L, "movie.branch_load") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 try call.refuseDuringInputPoll(script.host)
                 let name = try call.string(1, "name")
@@ -206,14 +206,14 @@ extension Bindings {
             }
         },
         LuaFunction("branch_delete", "name: string", returns: "boolean?, string?", doc: "Deletes a branch and its thumbnail.") { L, context in
-            LuaCall.run(L, "movie.branch_delete") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let name = try call.string(1, "name")
                 return movieCall(call, script) { () throws(MovieError) in try script.host.movie.deleteBranch(name) }
             }
         },
         LuaFunction("branches", returns: "table?, string?", doc: "The movie's branches, by name: a list of `{name=, frame=, thumbnail= (PNG path or nil)}`; `nil, message` without a movie file.") { L, context in
-            LuaCall.run(L, "movie.branches") { call in
+            LuaCall.run(L) { call in
                 let engine = Script.from(context).host.movie
                 let branches: [MovieEngine.Branch]
                 do { branches = try engine.branches() } catch { return call.failure("\(error)") }

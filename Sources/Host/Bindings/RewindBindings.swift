@@ -18,7 +18,7 @@ extension Bindings {
         Rewind history, native and compact: each entry is a savestate stored as the zstd-compressed XOR against the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores the core and the frame/lag counters (not `savestate.data`) and fires no event.
         """, functions: [
         LuaFunction("new", "options?: table", returns: "rewind_buffer", doc: "A rewind buffer holding at most `memory_mb` megabytes (default 64); the oldest entries are forgotten first.") { L, context in
-            LuaCall.run(L, "rewind.new") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 var megabytes = 64.0
                 if try call.optionalTable(1, "options"), let value = try call.numberField(1, "memory_mb", argument: 1) {
@@ -37,7 +37,7 @@ extension Bindings {
 
     static let rewindMethods: [LuaFunction] = [
         LuaFunction("push", doc: "Records the current state as the newest entry. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L, "rewind_buffer:push") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let buffer = try selfBuffer(call, script)
                 let host = script.host
@@ -61,7 +61,7 @@ extension Bindings {
             }
         },
         LuaFunction("step", returns: "boolean", doc: "Restores the newest entry and removes it, so repeated calls walk back in time; `false` when the history is empty. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L, "rewind_buffer:step") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let buffer = try selfBuffer(call, script)
                 let host = script.host
@@ -85,19 +85,19 @@ extension Bindings {
             }
         },
         LuaFunction("count", returns: "integer", doc: "Entries `step` can return to.") { L, context in
-            LuaCall.run(L, "rewind_buffer:count") { call in
+            LuaCall.run(L) { call in
                 call.push(try selfBuffer(call, Script.from(context)).count)
                 return 1
             }
         },
         LuaFunction("memory", returns: "integer", doc: "Bytes the history holds.") { L, context in
-            LuaCall.run(L, "rewind_buffer:memory") { call in
+            LuaCall.run(L) { call in
                 call.push(try selfBuffer(call, Script.from(context)).memoryUsed)
                 return 1
             }
         },
         LuaFunction("clear", doc: "Forgets the whole history.") { L, context in
-            LuaCall.run(L, "rewind_buffer:clear") { call in
+            LuaCall.run(L) { call in
                 try selfBuffer(call, Script.from(context)).clear()
                 return 0
             }

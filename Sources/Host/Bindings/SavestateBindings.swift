@@ -23,7 +23,7 @@ extension Bindings {
         Savestates: numbered slots (`~/.local/share/retrolua/states/GAME/slotN.state`), files, and in-memory state objects for bots. Every state carries the frame and lag counters and the scripts' `savestate.data`, restored on load. States from another core or other content are refused with a message. Saving and loading are not allowed during the input poll.
         """, functions: [
         LuaFunction("save", "slot_or_path: integer|string", returns: "boolean?, string?", doc: "Saves to a slot or a file (written durably: a failed write keeps the old file). Fires `state_saved(slot_or_path)`. Returns `true`, or `nil, message`.") { L, context in
-            LuaCall.run(L, "savestate.save") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
@@ -39,7 +39,7 @@ extension Bindings {
             }
         },
         LuaFunction("load", "slot_or_path: integer|string", returns: "boolean?, string?", doc: "Loads a slot or a file (Retrolua states, or a bare state of the same core). Fires `state_loaded(slot_or_path)`. Returns `true`, or `nil, message` (missing file, wrong core or content, corrupt state: the game is left as it was).") { L, context in
-            LuaCall.run(L, "savestate.load") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
@@ -56,7 +56,7 @@ extension Bindings {
             }
         },
         LuaFunction("create", returns: "state", doc: "Captures the current state in memory and returns a state object: `state:load()`, `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.") { L, context in
-            LuaCall.run(L, "savestate.create") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 try call.refuseDuringInputPoll(host)
                 do { try host.pushNewState(L!) } catch { throw call.error("\(error)") }
@@ -64,14 +64,14 @@ extension Bindings {
             }
         },
         LuaFunction("from_bytes", "bytes: string", returns: "state?, string?", doc: "A state object from `state:bytes()` or a state file's contents; `nil, message` when they are not a state.") { L, context in
-            LuaCall.run(L, "savestate.from_bytes") { call in
+            LuaCall.run(L) { call in
                 let bytes = try call.bytes(1, "bytes")
                 do { try Script.from(context).host.pushState(L!, copying: bytes) } catch { return call.failure("not a savestate: \(error)") }
                 return 1
             }
         },
         LuaFunction("data", "key: string, value?: any", returns: "any", doc: "Script data stored with every savestate: with a value (nil, boolean, number, string or table of those) stores it; without, returns what is stored (after a state load: what was stored when that state was made). Shared by all scripts: prefix your keys.") { L, context in
-            LuaCall.run(L, "savestate.data") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 let key = try call.string(1, "key")
                 if call.count >= 2 {
@@ -96,7 +96,7 @@ extension Bindings {
     /// Methods of state objects (the `retrolua.state` metatable).
     static let stateMethods: [LuaFunction] = [
         LuaFunction("load", "options?: table", returns: "boolean?, string?", doc: "Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)` — unless `{quiet = true}`, which also keeps queued sound (run-ahead's undo).") { L, context in
-            LuaCall.run(L, "state:load") { call in
+            LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let host = script.host
                 try call.refuseDuringInputPoll(host)
@@ -111,7 +111,7 @@ extension Bindings {
             }
         },
         LuaFunction("save", returns: "boolean?, string?", doc: "Captures the current state into this object again, reusing its memory (for bots that branch every frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with `savestate.create()`).") { L, context in
-            LuaCall.run(L, "state:save") { call in
+            LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 try call.refuseDuringInputPoll(host)
                 _ = try host.stateBytes(call)
@@ -125,21 +125,21 @@ extension Bindings {
             }
         },
         LuaFunction("bytes", returns: "string", doc: "The state as a string (the same bytes as a state file).") { L, context in
-            LuaCall.run(L, "state:bytes") { call in
+            LuaCall.run(L) { call in
                 let state = try Script.from(context).host.stateBytes(call)
                 call.push(bytes: state.bytes)
                 return 1
             }
         },
         LuaFunction("size", returns: "integer", doc: "The state's size in bytes.") { L, context in
-            LuaCall.run(L, "state:size") { call in
+            LuaCall.run(L) { call in
                 let state = try Script.from(context).host.stateBytes(call)
                 call.push(state.bytes.count)
                 return 1
             }
         },
         LuaFunction("frame", returns: "integer?", doc: "The frame count when the state was made (nil for a bare core state).") { L, context in
-            LuaCall.run(L, "state:frame") { call in
+            LuaCall.run(L) { call in
                 let state = try Script.from(context).host.stateBytes(call)
                 guard let container = try? StateContainer.decode(state.bytes), !container.isBare else { call.pushNil(); return 1 }
                 call.push(container.frame)
@@ -147,18 +147,4 @@ extension Bindings {
             }
         },
     ]
-
-    /// Metatables for the host's userdata, created before any script code runs.
-    static func installMetatables(_ L: OpaquePointer, context: UnsafeMutableRawPointer) {
-        for (name, methods) in [(ScriptHost.stateMetatable, stateMethods), (imageMetatable, imageMethods), (rewindMetatable, rewindMethods)] {
-            luaL_newmetatable(L, name.cString)
-            lua_createtable(L, 0, Int32(methods.count))
-            for method in methods {
-                lh_push_binding(L, method.body, context)
-                lua_setfield(L, -2, method.name)
-            }
-            lua_setfield(L, -2, "__index")
-            lh_pop(L, 1)
-        }
-    }
 }

@@ -48,8 +48,7 @@ final class Script {
         }
         lua = LuaState(memoryLimit: host.options.memoryLimit, instructionBudget: host.options.instructionBudget)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        for module in Bindings.modules { module.register(in: lua.L, context: context) }
-        Bindings.installMetatables(lua.L, context: context)
+        for module in Bindings.modules + Bindings.classes { module.register(in: lua.L, context: context) }
         do {
             try installEnvironment()
             try lua.load(source, name: path)  // As the user gave it: messages read `examples/x.lua:12:`.
@@ -87,7 +86,7 @@ final class Script {
             searchPath += ";" + luaFolder + "/?.lua;" + luaFolder + "/?/init.lua"
         }
         lua_pushstring(lua.L, searchPath)
-        lh_push_binding(lua.L, Script.allowPath, Unmanaged.passUnretained(self).toOpaque())
+        lh_push_binding(lua.L, Script.allowPath, Unmanaged.passUnretained(self).toOpaque(), "sandbox")
         try lua.call(nargs: 4, nresults: 0)
         try lua.load(Bindings.consolePrelude, name: "retrolua/console")
         try lua.call(nargs: 0, nresults: 0)

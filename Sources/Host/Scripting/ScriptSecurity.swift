@@ -69,7 +69,7 @@ extension Script {
 
     /// allow_path(path, write) → true | nil, message: is `path` inside one of the sandbox roots?
     static let allowPath: lh_binding = { L, context in
-        LuaCall.run(L, "sandbox") { call in
+        LuaCall.run(L) { call in
             let script = Unmanaged<Script>.fromOpaque(context!).takeUnretainedValue()
             let path = try call.string(1, "path")
             let resolved = Script.resolve(path, relativeTo: FileManager.default.currentDirectoryPath)
