@@ -1,7 +1,7 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers: C module maps and shims → Libretro (no SDL, no Lua) → Media → Host → retrolua CLI.
+// Layers: C module maps and shims → Libretro (no SDL, no Lua) → Media → Emulation (no Lua) → Host → retrolua CLI.
 let package = Package(
     name: "Retrolua",
     products: [
@@ -27,11 +27,13 @@ let package = Package(
         .target(name: "Libretro", dependencies: ["CLibretro", "CRetroShim", "CZlib", "CCrypto", "CZstd"]),
         .target(name: "Media", dependencies: ["Libretro", "CPNG", "CSDL2", "CSampleRate"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
-        .target(name: "Host", dependencies: ["Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim", "CZip", "CZstd"]),
-        .executableTarget(name: "retrolua", dependencies: ["Host", "Libretro", "Media"]),
+        // The emulator every door drives: session, frame loop, input layers, states, movies, cheats, rules.
+        .target(name: "Emulation", dependencies: ["Libretro", "Media", "CZlib", "CZip", "CZstd"]),
+        .target(name: "Host", dependencies: ["Emulation", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim", "CSDL2", "CZlib"]),
+        .executableTarget(name: "retrolua", dependencies: ["Host", "Emulation", "Libretro", "Media"]),
 
         .testTarget(name: "LibretroTests", dependencies: ["Libretro", "Media"]),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Libretro", "Media"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Emulation", "Libretro", "Media"]),
         .testTarget(name: "MediaTests", dependencies: ["Media"]),
     ],
     swiftLanguageModes: [.v6]

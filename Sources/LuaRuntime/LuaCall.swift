@@ -9,6 +9,13 @@ public struct LuaCallError: Error, CustomStringConvertible {
     public init(_ message: String) { self.message = message }
 }
 
+/// An error a binding body may throw that Lua sees as `nil, message` when it is an expected failure,
+/// else as an error naming the function (the caller's mistake).
+public protocol LuaFailure: Error {
+    var isExpected: Bool { get }
+    var message: String { get }
+}
+
 /// The arguments of one call from Lua into a Swift binding, read without ever raising.
 ///
 /// Errors are thrown as Swift errors and turned into a Lua error by `LuaCall.run` after the Swift
@@ -33,6 +40,14 @@ public struct LuaCall {
             return try body(call)
         } catch let error as LuaCallError {
             lua_pushstring(L, error.message.replacingOccurrences(of: call.function, with: call.registeredName))
+            return LH_RAISE
+        } catch let failure as LuaFailure {
+            if failure.isExpected {
+                lua_pushnil(L)
+                lua_pushstring(L, failure.message)
+                return 2
+            }
+            lua_pushstring(L, "\(call.registeredName): \(failure.message)")
             return LH_RAISE
         } catch {
             lua_pushstring(L, "\(call.registeredName): \(error)")

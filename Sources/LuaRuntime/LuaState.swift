@@ -28,8 +28,17 @@ public final class LuaState {
         limits.pointee.memory_limit = memoryLimit
     }
 
-    deinit {
+    private var closed = false
+
+    /// Closes the state now (collecting everything: `__gc` metamethods run), while their owner is whole.
+    public func close() {
+        guard !closed else { return }
+        closed = true
         lua_close(L)
+    }
+
+    deinit {
+        close()
         limits.deallocate()
     }
 

@@ -1,3 +1,4 @@
+import Emulation
 import Foundation
 
 /// `retrolua batch JOBS.jsonl --jobs N`: many headless runs fanned out over processes, one JSON line

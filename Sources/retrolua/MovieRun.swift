@@ -1,3 +1,4 @@
+import Emulation
 import Foundation
 import Host
 import Libretro
@@ -58,13 +59,13 @@ struct MovieRun {
 
     /// Starts recording or playback; returns the frame limit a headless playback needs.
     func start(_ host: ScriptHost, quiet: Bool) -> Int? {
-        let engine = host.movie
+        let emulator = host.emulator
         if let played, let playPath {
             var options = MovieEngine.PlayOptions()
             options.readOnly = !args.flag("read-write")
             options.force = args.flag("force")
             do {
-                for warning in try engine.play(played, path: playPath, options: options) {
+                for warning in try emulator.playMovie(played, path: playPath, options: options) {
                     FileHandle.standardError.write(Data("retrolua: warning: movie: \(warning)\n".utf8))
                 }
             } catch {
@@ -79,26 +80,25 @@ struct MovieRun {
             options.overwrite = args.flag("overwrite")
             options.start = args.flag("from-now") || args.value("from-state") != nil ? .now : .power
             if let state = args.value("from-state") {
-                guard let data = FileManager.default.contents(atPath: state) else { fail("\(state): no such savestate") }
-                if let problem = host.loadState(bytes: [UInt8](data)) { fail("\(state): \(problem)") }
+                do { try emulator.loadState(from: .file(state)) } catch { fail(error.reason) }
             }
-            do { try engine.record(to: recordPath, options: options) } catch { fail("\(error)") }
+            do { try emulator.recordMovie(to: recordPath, options: options) } catch { fail(error.reason) }
         }
         return nil
     }
 
     /// The movie's part of `--json`.
     func summary(_ host: ScriptHost) -> [String: Any]? {
-        guard isActive, let movie = host.movie.movie else { return nil }
+        guard isActive, let movie = host.emulator.movie.movie else { return nil }
         var summary: [String: Any] = ["path": playPath ?? recordPath ?? "", "length": movie.length, "rerecords": movie.rerecords,
-                                      "mode": recordPath != nil ? "record" : "play", "frame": host.movie.frame]
-        if let desync = host.movie.firstDesync { summary["desync_frame"] = desync.frame }
+                                      "mode": recordPath != nil ? "record" : "play", "frame": host.emulator.movie.frame]
+        if let desync = host.emulator.movie.firstDesync { summary["desync_frame"] = desync.frame }
         return summary
     }
 
     /// Saves a recording, reports playback; returns the exit status the movie asks for.
     func finish(_ host: ScriptHost, quiet: Bool) -> Int32 {
-        let engine = host.movie
+        let engine = host.emulator.movie
         guard engine.isActive, let movie = engine.movie else { return 0 }
         var status: Int32 = 0
         if engine.savesOnStop {

@@ -1,3 +1,4 @@
+import Emulation
 import Foundation
 import Host
 import Libretro
@@ -18,14 +19,14 @@ enum Verify {
         let (host, session) = replay(movie, path: moviePath, config: config, force: args.flag("force"))
         let start = Date()
         var progress = ProgressLine()
-        while host.movie.mode == .play && host.movie.firstDesync == nil {
-            host.runFrame()
-            progress.update(frames: host.movie.frame, of: movie.length)
+        while host.emulator.movie.mode == .play && host.emulator.movie.firstDesync == nil {
+            host.emulator.runFrame()
+            progress.update(frames: host.emulator.movie.frame, of: movie.length)
         }
         progress.finish()
         let seconds = Date().timeIntervalSince(start)
         let status: Int32
-        if let desync = host.movie.firstDesync {
+        if let desync = host.emulator.movie.firstDesync {
             print("desync   frame \(desync.frame) of \(movie.length): \(desync.what) (RAM CRC-32 \(hex(desync.actual)), the movie logged \(hex(desync.expected)))")
             status = Exit.failure
         } else {
@@ -46,9 +47,9 @@ enum Verify {
         let (host, session) = replay(stripped, path: nil, config: config, force: false)
         var hashes: [UInt32] = []
         hashes.reserveCapacity(movie.length)
-        while host.movie.mode == .play {
-            host.runFrame()
-            hashes.append(host.movie.ramHash())
+        while host.emulator.movie.mode == .play {
+            host.emulator.runFrame()
+            hashes.append(host.emulator.movie.ramHash())
         }
         host.shutdown()
         try? session.close()
@@ -61,11 +62,11 @@ enum Verify {
         config.options = movie.options
         let session: Session
         do { session = try Session(config) } catch { fail(error.description) }
-        let host = ScriptHost(session: session, options: ScriptOptions(dataFolder: config.paths.data))
+        let host = ScriptHost(emulator: Emulator(session: session), options: ScriptOptions(dataFolder: config.paths.data))
         var options = MovieEngine.PlayOptions()
         options.force = force
         do {
-            for warning in try host.movie.play(movie, path: path, options: options) {
+            for warning in try host.emulator.playMovie(movie, path: path, options: options) {
                 FileHandle.standardError.write(Data("retrolua: warning: movie: \(warning)\n".utf8))
             }
         } catch {

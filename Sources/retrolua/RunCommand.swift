@@ -1,3 +1,4 @@
+import Emulation
 import Foundation
 import Host
 import Libretro
@@ -157,7 +158,7 @@ enum RunCommand {
             report = session.runHeadless(frames: frameLimit ?? 600, progress: !args.flag("quiet") && !args.flag("json"))
         } else {
             try? FileManager.default.createDirectory(atPath: scriptOptions.dataFolder, withIntermediateDirectories: true)
-            let host = ScriptHost(session: session, options: scriptOptions)
+            let host = ScriptHost(emulator: Emulator(session: session), options: scriptOptions)
             if let log = args.value("log") {
                 if !FileManager.default.fileExists(atPath: log) { FileManager.default.createFile(atPath: log, contents: nil) }
                 host.logFile = FileHandle(forWritingAtPath: log)
@@ -165,7 +166,7 @@ enum RunCommand {
                 if host.logFile == nil { fail("run: --log \(log): cannot open for writing") }
             }
             StopSignals.install()
-            host.speed = frontendOptions.speed
+            try? host.emulator.setSpeed(frontendOptions.speed)  // Validated with the arguments; hardcore is off at start.
             let frontend = Frontend(host: host, options: frontendOptions)
             do { try frontend.open() } catch { fail(error.description) }
             let movieLength = movieRun.start(host, quiet: args.flag("quiet"))
@@ -215,8 +216,8 @@ enum RunCommand {
             if movieStatus != 0 { status = movieStatus }
             host.shutdown()
             results = host.results  // after `exit` callbacks, which may record results
-            if let code = host.exitCode { status = code }
-            if frontendOptions.showStats && !args.flag("quiet") { print(host.stats.summary) }
+            if let code = host.emulator.exitCode { status = code }
+            if frontendOptions.showStats && !args.flag("quiet") { print(host.emulator.stats.summary) }
         }
 
         if let path = args.value("screenshot") {

@@ -1,3 +1,4 @@
+@testable import Emulation
 import Foundation
 import XCTest
 @testable import Host
@@ -40,23 +41,23 @@ final class DefaultFrontendTests: XCTestCase {
     func testPauseFrameAdvanceFastForwardAndSlowMotion() throws {
         let harness = try harness(["hotkeys"])
         harness.host.deliver([.keyDown("p", repeat: false)])
-        XCTAssertTrue(harness.host.paused)
+        XCTAssertTrue(harness.host.emulator.paused)
         harness.host.deliver([.keyDown("n", repeat: false)])
-        XCTAssertTrue(harness.host.stepRequested, "frame advance asks the frontend for one frame")
+        XCTAssertTrue(harness.host.emulator.stepRequested, "frame advance asks the frontend for one frame")
         harness.host.deliver([.keyDown("p", repeat: false)])
-        XCTAssertFalse(harness.host.paused)
+        XCTAssertFalse(harness.host.emulator.paused)
         harness.host.deliver([.keyDown("tab", repeat: false)])
-        XCTAssertEqual(harness.host.speed, 0)
+        XCTAssertEqual(harness.host.emulator.speed, 0)
         harness.host.deliver([.keyUp("tab")])
-        XCTAssertEqual(harness.host.speed, 1)
+        XCTAssertEqual(harness.host.emulator.speed, 1)
         harness.host.deliver([.keyDown("\\", repeat: false)])
-        XCTAssertEqual(harness.host.speed, 0.25)
+        XCTAssertEqual(harness.host.emulator.speed, 0.25)
         harness.host.deliver([.keyUp("\\"), .keyDown("`", repeat: false)])
-        XCTAssertEqual(harness.host.speed, 0, "fast-forward toggled on")
+        XCTAssertEqual(harness.host.emulator.speed, 0, "fast-forward toggled on")
         harness.host.deliver([.keyDown("f11", repeat: false)])
         XCTAssertEqual(harness.host.fullscreenRequest, true)
         harness.host.deliver([.keyDown("escape", repeat: false)])
-        XCTAssertEqual(harness.host.exitCode, 0)
+        XCTAssertEqual(harness.host.emulator.exitCode, 0)
     }
 
     func testScreenshotAndResetHotkeys() throws {
@@ -71,18 +72,18 @@ final class DefaultFrontendTests: XCTestCase {
 
     func testMovieHotkeysAndOSD() throws {
         let harness = try harness(["hotkeys", "osd"])
-        try harness.host.movie.record(to: harness.folder + "/m.rlm", options: .init())
+        try harness.host.emulator.movie.record(to: harness.folder + "/m.rlm", options: .init())
         harness.run(20)
         harness.host.deliver([.keyDown("f9", repeat: false)])  // branch "slot0" at frame 20
         harness.run(20)
         XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the movie line and input display are drawn")
         harness.host.deliver([.keyDown("f10", repeat: false)])
-        XCTAssertEqual(harness.host.movie.frame, 20)
-        XCTAssertEqual(harness.host.movie.movie?.length, 20)
-        XCTAssertEqual(harness.host.movie.movie?.rerecords, 1)
+        XCTAssertEqual(harness.host.emulator.movie.frame, 20)
+        XCTAssertEqual(harness.host.emulator.movie.movie?.length, 20)
+        XCTAssertEqual(harness.host.emulator.movie.movie?.rerecords, 1)
         harness.host.deliver([.keyDown("m", repeat: false)])
-        XCTAssertTrue(harness.host.movie.readOnly)
-        XCTAssertEqual(harness.host.movie.mode, .finished)
+        XCTAssertTrue(harness.host.emulator.movie.readOnly)
+        XCTAssertEqual(harness.host.emulator.movie.mode, .finished)
         harness.host.deliver([.keyDown("h", repeat: false)])
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
         XCTAssertTrue(harness.errors.isEmpty, "messages go to the OSD: \(harness.errors)")
@@ -95,7 +96,7 @@ final class DefaultFrontendTests: XCTestCase {
             .write(toFile: harness.folder + "/config/cheats/demo.cht", atomically: true, encoding: .utf8)
         try harness.load(file: Fixtures.root + "/lua/defaults/osd.lua")
         try harness.load(file: Fixtures.root + "/lua/defaults/cheats.lua")
-        XCTAssertEqual(harness.host.cheats.cheats.count, 1, "the game's cheats are loaded")
+        XCTAssertEqual(harness.host.emulator.cheats.cheats.count, 1, "the game's cheats are loaded")
         harness.run(5)
         press(harness, "f12")  // open the panel: a search of every address
         for _ in 0..<3 {
@@ -106,12 +107,12 @@ final class DefaultFrontendTests: XCTestCase {
             harness.run(6)
             press(harness, "u")
         }
-        XCTAssertTrue(harness.host.ramSearch!.candidates.contains(RAMSearch.Candidate(domain: 0, address: 5)), "the A counter survives")
+        XCTAssertTrue(harness.host.emulator.ramSearch!.candidates.contains(RAMSearch.Candidate(domain: 0, address: 5)), "the A counter survives")
         XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the panel is drawn")
-        harness.host.ramSearch = try XCTUnwrap(harness.host.ramSearch)
-        while harness.host.ramSearch!.candidates.first?.address != 5 { harness.host.ramSearch!.dropFirstCandidate() }
+        harness.host.emulator.ramSearch = try XCTUnwrap(harness.host.emulator.ramSearch)
+        while harness.host.emulator.ramSearch!.candidates.first?.address != 5 { harness.host.emulator.ramSearch!.dropFirstCandidate() }
         press(harness, "f")  // freeze the A counter
-        XCTAssertEqual(harness.host.cheats.cheats.count, 2)
+        XCTAssertEqual(harness.host.emulator.cheats.cheats.count, 2)
         harness.playerInput(a: true)
         harness.run(2)
         XCTAssertEqual(harness.session.systemRAM()[5], 3, "frozen at 3")
@@ -128,10 +129,10 @@ final class DefaultFrontendTests: XCTestCase {
         try "return { pause = 'space', quit = false }".write(toFile: harness.folder + "/config/hotkeys.lua", atomically: true, encoding: .utf8)
         try harness.load(file: Fixtures.root + "/lua/defaults/hotkeys.lua")
         harness.host.deliver([.keyDown("p", repeat: false), .keyDown("escape", repeat: false)])
-        XCTAssertFalse(harness.host.paused)
-        XCTAssertNil(harness.host.exitCode)
+        XCTAssertFalse(harness.host.emulator.paused)
+        XCTAssertNil(harness.host.emulator.exitCode)
         harness.host.deliver([.keyDown("space", repeat: false)])
-        XCTAssertTrue(harness.host.paused)
+        XCTAssertTrue(harness.host.emulator.paused)
         _ = folder
     }
 
@@ -177,13 +178,13 @@ final class DefaultFrontendTests: XCTestCase {
         try harness.load(file: Fixtures.root + "/lua/defaults/rewind.lua")
         var history: [[UInt8]] = []
         for frame in 1...60 {
-            harness.host.playerInput = .init()
-            harness.host.playerInput.set(frame % 3 == 0 ? .left : .right, true)
-            harness.host.playerInput.set(.a, frame % 2 == 0)
+            harness.host.emulator.playerInput = .init()
+            harness.host.emulator.playerInput.set(frame % 3 == 0 ? .left : .right, true)
+            harness.host.emulator.playerInput.set(.a, frame % 2 == 0)
             harness.run(1)
             history.append(harness.session.systemRAM())
         }
-        harness.host.playerInput = .init()
+        harness.host.emulator.playerInput = .init()
         harness.host.deliver([.keyDown("backspace", repeat: false)])
         harness.run(20)
         harness.host.deliver([.keyUp("backspace")])
@@ -203,8 +204,8 @@ final class DefaultFrontendTests: XCTestCase {
             }
             var pictures: [String] = [], ram: [String] = []
             for frame in 0..<40 {
-                harness.host.playerInput = .init()
-                harness.host.playerInput.set(frame < 20 ? .right : .down, true)
+                harness.host.emulator.playerInput = .init()
+                harness.host.emulator.playerInput.set(frame < 20 ? .right : .down, true)
                 harness.run(1)
                 pictures.append(harness.host.frameWithOverlay().map { Hashing.sha1($0.rgba) } ?? "")
                 ram.append(Hashing.sha1(harness.session.systemRAM()))

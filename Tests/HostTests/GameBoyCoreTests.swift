@@ -1,3 +1,4 @@
+@testable import Emulation
 import XCTest
 @testable import Host
 import Libretro

@@ -1,3 +1,4 @@
+@testable import Emulation
 import Foundation
 import XCTest
 @testable import Host
@@ -36,18 +37,18 @@ final class MovieTests: XCTestCase {
             harness.run(40)  // the recording starts from power-on, not from here
             var options = MovieEngine.RecordOptions()
             options.verify = true
-            try harness.host.movie.record(to: path, options: options)
+            try harness.host.emulator.movie.record(to: path, options: options)
             XCTAssertEqual(harness.session.frameCount, 0)
             for frame in 0..<200 {
                 if frame == 150 {
                     harness.session.core.reset()
-                    harness.host.movie.noteCommand(.reset)
+                    harness.host.emulator.movie.noteCommand(.reset)
                 }
-                harness.host.playerInput = Self.pattern(frame)
-                harness.host.runFrame()
+                harness.host.emulator.playerInput = Self.pattern(frame)
+                harness.host.emulator.runFrame()
                 recorded.append(snapshot(harness.session))
             }
-            try harness.host.movie.stop()
+            try harness.host.emulator.movie.stop()
             harness.close()
         }
         let movie = try MovieText.read(path: path)
@@ -58,14 +59,14 @@ final class MovieTests: XCTestCase {
 
         let harness = try ScriptHarness()
         harness.run(17)
-        try harness.host.movie.play(movie, path: path, options: .init())
+        try harness.host.emulator.movie.play(movie, path: path, options: .init())
         for frame in 0..<200 {
-            harness.host.playerInput = Self.pattern(frame + 1)  // the player's input is ignored during playback
-            harness.host.runFrame()
+            harness.host.emulator.playerInput = Self.pattern(frame + 1)  // the player's input is ignored during playback
+            harness.host.emulator.runFrame()
             XCTAssertEqual(snapshot(harness.session), recorded[frame], "frame \(frame)")
         }
-        XCTAssertNil(harness.host.movie.firstDesync)
-        XCTAssertEqual(harness.host.movie.mode, .finished)
+        XCTAssertNil(harness.host.emulator.movie.firstDesync)
+        XCTAssertEqual(harness.host.emulator.movie.mode, .finished)
         harness.close()
     }
 

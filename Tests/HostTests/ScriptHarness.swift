@@ -1,3 +1,4 @@
+@testable import Emulation
 import Foundation
 import XCTest
 @testable import Host
@@ -15,7 +16,7 @@ final class ScriptHarness {
         session = try Fixtures.session(rom: rom, core: core, folder: folder)
         var options = ScriptOptions(dataFolder: folder + "/data")
         configure(&options)
-        host = ScriptHost(session: session, options: options)
+        host = ScriptHost(emulator: Emulator(session: session), options: options)
         host.output = { [unowned self] text, error in
             if error { errors += text } else { output += text }
         }
@@ -49,7 +50,7 @@ final class ScriptHarness {
     }
 
     func run(_ frames: Int) {
-        for _ in 0..<frames where host.exitCode == nil { host.runFrame() }
+        for _ in 0..<frames where host.emulator.exitCode == nil { host.emulator.runFrame() }
     }
 
     var lines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
@@ -58,6 +59,6 @@ final class ScriptHarness {
 extension ScriptHarness {
     /// Holds or releases A on the player's controller (port 1).
     func playerInput(a: Bool) {
-        host.playerInput.set(.a, a)
+        host.emulator.playerInput.set(.a, a)
     }
 }

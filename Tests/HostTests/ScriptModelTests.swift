@@ -1,3 +1,4 @@
+@testable import Emulation
 import Foundation
 import XCTest
 @testable import Host
@@ -61,7 +62,7 @@ final class ScriptModelTests: XCTestCase {
         XCTAssertTrue(failure.message.contains("stack traceback:"), failure.message)
         XCTAssertTrue(failure.message.contains("bad.lua:2: in function"), failure.message)
         XCTAssertEqual(harness.host.scriptCount, 1)
-        XCTAssertNil(harness.host.exitCode)
+        XCTAssertNil(harness.host.emulator.exitCode)
     }
 
     func testSyntaxErrorsNameTheFileAndLine() throws {
@@ -75,7 +76,7 @@ final class ScriptModelTests: XCTestCase {
         let harness = try ScriptHarness { $0.strict = true }
         try harness.load("event.on('frame_end', function() error('boom') end)")
         harness.run(10)
-        XCTAssertEqual(harness.host.exitCode, 1)
+        XCTAssertEqual(harness.host.emulator.exitCode, 1)
         XCTAssertEqual(harness.session.frameCount, 1)
     }
 

@@ -1,5 +1,6 @@
 import CLua
 import CLuaShim
+import Emulation
 import LuaRuntime
 
 /// Every Lua module the host gives scripts, one file per module beside this one.
@@ -29,17 +30,17 @@ enum Bindings {
         """
 }
 
-extension LuaCall {
-    /// Refuses calls that cannot run inside the core's `retro_run` (state load, reset, running a frame).
-    func refuseDuringInputPoll(_ host: ScriptHost) throws(LuaCallError) {
-        if host.phase == .inputPoll {
-            throw error("not allowed during the core's input poll (the input event); call it from the main chunk or a frame_start, frame_end or draw callback")
-        }
-    }
+/// The Lua door's one translation of the emulator's refusals: rules and failures become `nil, reason`,
+/// the caller's own mistakes (wrong phase, out of range) errors naming the function.
+extension Refusal: LuaFailure {
+    public var isExpected: Bool { !isMisuse }
+    public var message: String { reason }
+}
 
+extension LuaCall {
     /// Runs `body` with `L` recorded as the script's running thread, so events fired from inside a
     /// binding (state_loaded, reset) reach this script on the thread that is executing.
-    func nested<T>(_ script: Script, _ body: () throws -> T) rethrows -> T {
+    func nested<T, E: Error>(_ script: Script, _ body: () throws(E) -> T) throws(E) -> T {
         let previous = script.activeThread
         script.activeThread = L
         defer { script.activeThread = previous }

@@ -1,24 +1,11 @@
 import CLua
 import CLuaShim
 import Foundation
+import Emulation
 import Libretro
 import LuaRuntime
 
 extension Bindings {
-    /// `emu.reset` and `emu.power`: refused while a movie plays (its commands are its input), else done,
-    /// logged by a recording movie, and announced with the reset event.
-    private static func pressConsoleButton(_ command: MovieFrameFlags, _ call: LuaCall, _ script: Script) throws(LuaCallError) -> Int32 {
-        let host = script.host
-        try call.refuseDuringInputPoll(host)
-        if host.movie.mode == .play {
-            return call.failure("a movie is playing: its \(command == .power ? "power cycles" : "resets") are part of its input")
-        }
-        do { try host.resetConsole(command) } catch { return call.failure("\(error)") }
-        call.nested(script) { host.dispatch(.reset) }
-        call.push(true)
-        return 1
-    }
-
     /// A data-folder path from a script's relative name (no absolute paths, no `..`).
     private static func dataPath(_ call: LuaCall, _ host: ScriptHost) throws(LuaCallError) -> String {
         let name = try call.string(1, "name")
@@ -36,91 +23,84 @@ extension Bindings {
                 guard lh_isyieldable(L) != 0, L == script.thread else {
                     throw call.error("only the main chunk can wait for frames; callbacks already run once per frame")
                 }
-                try call.refuseDuringInputPoll(script.host)
+                if script.emulator.phase == .inputPoll { throw call.error(Refusal.inputPoll.reason) }
                 return LH_YIELD
             }
         },
         LuaFunction("framecount", returns: "integer", doc: "Frames run since the content was loaded.") { L, context in
             LuaCall.run(L) { call in
-                call.push(Script.from(context).host.session.frameCount)
+                call.push(Script.from(context).emulator.session.frameCount)
                 return 1
             }
         },
         LuaFunction("lagcount", returns: "integer", doc: "Frames in which the core never polled input (lag frames).") { L, context in
             LuaCall.run(L) { call in
-                call.push(Script.from(context).host.session.lagCount)
+                call.push(Script.from(context).emulator.session.lagCount)
                 return 1
             }
         },
         LuaFunction("islagged", returns: "boolean", doc: "Whether the last frame was a lag frame.") { L, context in
             LuaCall.run(L) { call in
-                call.push(Script.from(context).host.session.lastFrameLagged)
+                call.push(Script.from(context).emulator.session.lastFrameLagged)
                 return 1
             }
         },
         LuaFunction("pause", doc: "Pauses emulation in a windowed run (frame advance still works). Headless runs are never paced or paused.") { L, context in
             LuaCall.run(L) { _ in
-                Script.from(context).host.paused = true
+                Script.from(context).emulator.paused = true
                 return 0
             }
         },
         LuaFunction("unpause", doc: "Resumes emulation.") { L, context in
             LuaCall.run(L) { _ in
-                Script.from(context).host.paused = false
+                Script.from(context).emulator.paused = false
                 return 0
             }
         },
         LuaFunction("paused", returns: "boolean", doc: "Whether emulation is paused.") { L, context in
             LuaCall.run(L) { call in
-                call.push(Script.from(context).host.paused)
+                call.push(Script.from(context).emulator.paused)
                 return 1
             }
         },
         LuaFunction("speed", "factor?: number", returns: "number", doc: "Gets or sets the pacing: 1.0 is real time, 2.0 double speed, 0 unthrottled. Changes pacing only, never emulation. Returns the speed in effect.") { L, context in
             LuaCall.run(L) { call in
-                let host = Script.from(context).host
+                let emulator = Script.from(context).emulator
                 if let factor = try call.optionalNumber(1, "factor") {
                     guard factor >= 0, factor.isFinite else { throw call.badArgument(1, "factor", "must be 0 or more") }
-                    if factor > 0 && factor < 1, let refused = call.hardcoreRefusal(host, "slow motion is") { return refused }
-                    host.speed = factor
+                    try emulator.setSpeed(factor)
                 }
-                call.push(host.speed)
+                call.push(emulator.speed)
                 return 1
             }
         },
         LuaFunction("hardcore", "on?: boolean", returns: "boolean", doc: "RetroAchievements hardcore mode: with an argument, turns it on or off, and returns whether it is on. While on, state loads, rewind, slow motion, cheats, script memory writes, joypad overrides and movie playback are refused with `nil, message`. Turning it on disables every cheat, stops a playing movie, returns to normal speed and resets the game (as RetroArch does).") { L, context in
             LuaCall.run(L) { call in
                 let script = Script.from(context)
-                let host = script.host
-                if let on = try call.optionalBoolean(1, "on"), on != host.hardcore {
-                    if on {
-                        try call.refuseDuringInputPoll(host)
-                        for cheat in host.cheats.cheats where cheat.enabled { _ = host.cheats.setEnabled(cheat.id, false) }
-                        if host.movie.mode == .play { try? host.movie.stop() }
-                        if host.speed > 0 && host.speed < 1 { host.speed = 1 }
-                        host.hardcore = true
-                        try? host.resetConsole(.reset)
-                        call.nested(script) {
-                            host.dispatchMovieEvents()
-                            host.dispatch(.reset)
-                        }
-                    } else {
-                        host.hardcore = false
-                    }
-                }
-                call.push(host.hardcore)
+                if let on = try call.optionalBoolean(1, "on") { try call.nested(script) { () throws(Refusal) in try script.emulator.setHardcore(on) } }
+                call.push(script.emulator.hardcore)
                 return 1
             }
         },
         LuaFunction("reset", returns: "boolean?, string?", doc: "Soft-resets the core (like the console's reset button) and fires the reset event. While a movie records, the reset is logged; while one plays, resets come from the movie and this returns `nil, message`. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L) { call in try pressConsoleButton(.reset, call, Script.from(context)) }
+            LuaCall.run(L) { call in
+                let script = Script.from(context)
+                try call.nested(script) { () throws(Refusal) in try script.emulator.reset() }
+                call.push(true)
+                return 1
+            }
         },
         LuaFunction("power", returns: "boolean?, string?", doc: "Power-cycles the console: the game restarts from power-on (the state right after loading, battery save RAM kept). Fires the reset event; logged by a recording movie. `nil, message` while a movie plays or when the core could not save its power-on state. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L) { call in try pressConsoleButton(.power, call, Script.from(context)) }
+            LuaCall.run(L) { call in
+                let script = Script.from(context)
+                try call.nested(script) { () throws(Refusal) in try script.emulator.power() }
+                call.push(true)
+                return 1
+            }
         },
         LuaFunction("info", returns: "table", doc: "The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.") { L, context in
             LuaCall.run(L) { call in
-                let session = Script.from(context).host.session
+                let session = Script.from(context).emulator.session
                 let core = session.core
                 call.newTable(fields: 16)
                 call.set("core", session.coreName)
@@ -153,7 +133,7 @@ extension Bindings {
         },
         LuaFunction("option", "key: string, value?: string", returns: "string?, string?", doc: "Gets a core option's value, or sets it (the core sees the change at its next check). Returns the value in effect, or `nil, message` for an unknown key or a value the core does not offer.") { L, context in
             LuaCall.run(L) { call in
-                let options = Script.from(context).host.session.core.options
+                let options = Script.from(context).emulator.session.core.options
                 let key = try call.string(1, "key")
                 guard options.definitions.contains(where: { $0.key == key }) else {
                     return call.failure("the core has no option '\(key)'")
@@ -167,7 +147,7 @@ extension Bindings {
         },
         LuaFunction("options", returns: "table", doc: "Every core option: a list of `{key=, description=, values={…}, default=, value=}`.") { L, context in
             LuaCall.run(L) { call in
-                let options = Script.from(context).host.session.core.options
+                let options = Script.from(context).emulator.session.core.options
                 call.newTable(array: options.definitions.count)
                 for (index, definition) in options.definitions.enumerated() {
                     call.newTable(fields: 5)
@@ -190,42 +170,30 @@ extension Bindings {
             LuaCall.run(L) { call in
                 let text = try call.string(1, "text")
                 let script = Script.from(context)
-                call.nested(script) { script.host.show(message: text, from: script.name) }
+                call.nested(script) { script.emulator.show(message: text, from: script.name) }
                 return 0
             }
         },
         LuaFunction("step", doc: "While paused, runs exactly one more frame (frame advance); no effect when running.") { L, context in
             LuaCall.run(L) { _ in
-                Script.from(context).host.stepRequested = true
+                Script.from(context).emulator.stepRequested = true
                 return 0
             }
         },
         LuaFunction("run_frame", "options?: table", doc: "Runs the core one frame right now, outside the frame loop — for run-ahead: no events, counters unchanged, the player's input as held; options `video`, `audio` (booleans, default true) tell the core whether its picture and sound are wanted (suppressed sound is discarded). Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.") { L, context in
             LuaCall.run(L) { call in
-                let host = Script.from(context).host
-                guard host.phase == .between else {
-                    throw call.error("only between frames (frame_end, draw or the main chunk), not in \(host.phase.name)")
-                }
                 var video = true, audio = true
                 if try call.optionalTable(1, "options") {
                     video = try call.booleanField(1, "video", argument: 1) ?? true
                     audio = try call.booleanField(1, "audio", argument: 1) ?? true
                 }
-                let core = host.session.core
-                let (wasVideo, wasAudio) = (core.videoEnabled, core.audioEnabled)
-                core.videoEnabled = video
-                core.audioEnabled = audio
-                host.phase = .inputPoll  // Nothing inside may load states or run frames.
-                core.run()
-                host.phase = .between
-                core.videoEnabled = wasVideo
-                core.audioEnabled = wasAudio
+                try Script.from(context).emulator.runExtraFrame(video: video, audio: audio)
                 return 0
             }
         },
         LuaFunction("paths", returns: "table", doc: "The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`.") { L, context in
             LuaCall.run(L) { call in
-                let paths = Script.from(context).host.session.paths
+                let paths = Script.from(context).emulator.session.paths
                 call.newTable(fields: 6)
                 call.set("config", paths.config)
                 call.set("data", paths.data)
@@ -256,7 +224,7 @@ extension Bindings {
         },
         LuaFunction("stats", returns: "table", doc: "Where frame time goes: `{frames=, seconds= (wall time since the start), dropped=, duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` — means per frame since the start, and the last frame's times.") { L, context in
             LuaCall.run(L) { call in
-                let stats = Script.from(context).host.stats
+                let stats = Script.from(context).emulator.stats
                 call.newTable(fields: 10)
                 call.set("frames", stats.frames)
                 call.set("seconds", stats.wallSeconds)
@@ -274,8 +242,7 @@ extension Bindings {
             LuaCall.run(L) { call in
                 let code = try call.optionalInteger(1, "code") ?? 0
                 guard (0...255).contains(code) else { throw call.badArgument(1, "code", "must be 0…255") }
-                let host = Script.from(context).host
-                if host.exitCode == nil { host.exitCode = Int32(code) }
+                Script.from(context).emulator.requestExit(Int32(code))
                 return 0
             }
         },

@@ -1,3 +1,4 @@
+import Emulation
 import CLua
 import CLuaShim
 import LuaRuntime
@@ -27,13 +28,13 @@ extension Bindings {
         LuaFunction("watch", "domain: string?, address: integer, size: integer, fn: function", returns: "integer", doc: "Calls `fn(new, old)` when `size` bytes at `address` changed during a frame. Checked natively after each frame, so idle watches cost almost nothing. Values of 1–4 bytes are integers in the domain's byte order; longer ones are strings. `domain` nil means the default domain. Returns an id for `event.off`.") { L, context in
             LuaCall.run(L) { call in
                 let script = Script.from(context)
-                let memory = script.host.memory
+                let memory = script.emulator.memory
                 let domain = try memory.domain(call, argument: 1)
                 let address = try call.integer(2, "address")
                 let size = try call.integer(3, "size")
                 guard (1...4096).contains(size) else { throw call.badArgument(3, "size", "must be 1…4096") }
                 try call.function(4, "fn")
-                let pointer = try memory.pointer(call, domain, address: address, width: size)
+                let pointer = try memory.pointer(domain, address: address, width: size)
                 lua_pushvalue(L, 4)
                 let reference = luaL_ref(L, lh_registryindex())
                 let id = script.takeID()

@@ -1,4 +1,5 @@
 import CLua
+import Emulation
 import Libretro
 import LuaRuntime
 
@@ -19,7 +20,7 @@ extension Bindings {
         LuaFunction("get", "port?: integer", returns: "table", doc: "The buttons as the core saw them at its last input poll: `{a=false, b=true, …}`.") { L, context in
             LuaCall.run(L) { call in
                 let port = try port(call, 1)
-                let input = Script.from(context).host.seenInput
+                let input = Script.from(context).emulator.seenInput
                 call.newTable(fields: RetroPadButton.allCases.count)
                 for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
                 return 1
@@ -29,9 +30,8 @@ extension Bindings {
             LuaCall.run(L) { call in
                 let port = try port(call, 1)
                 try call.table(2, "buttons")
-                let host = Script.from(context).host
-                if let refused = call.hardcoreRefusal(host, "joypad overrides are") { return refused }
-                var changes = host.overrides
+                let emulator = Script.from(context).emulator
+                var changes = emulator.overrides
                 lua_pushnil(L)
                 while lua_next(L, 2) != 0 {
                     defer { lua_settop(L, 3) }
@@ -46,8 +46,7 @@ extension Bindings {
                     }
                     changes.set(button, lua_toboolean(L, -1) != 0, port: port)
                 }
-                host.overrides = changes  // All or nothing: a bad entry changes no button.
-                host.overridesChanged()
+                try emulator.setOverrides(changes)  // All or nothing: a bad entry changes no button.
                 return 0
             }
         },
@@ -55,8 +54,8 @@ extension Bindings {
             LuaCall.run(L) { call in
                 let port = try port(call, 1)
                 try call.table(2, "state")
-                let host = Script.from(context).host
-                var input = host.playerInput
+                let emulator = Script.from(context).emulator
+                var input = emulator.playerInput
                 for button in RetroPadButton.allCases {
                     input.set(button, try call.booleanField(2, button.name, argument: 2) ?? false, port: port)
                 }
@@ -65,7 +64,7 @@ extension Bindings {
                     guard (-32768...32767).contains(value) else { throw call.badField(2, name, "must be −32768…32767") }
                     input.setAnalog(port: port, axis: axis, Int16(value))
                 }
-                host.playerInput = input
+                emulator.playerInput = input
                 return 0
             }
         },
@@ -78,19 +77,19 @@ extension Bindings {
                 for (index, value) in [(3, x), (4, y)] where !(-32768...32767).contains(value) {
                     throw call.badArgument(Int32(index), index == 3 ? "x" : "y", "must be −32768…32767")
                 }
-                let host = Script.from(context).host
-                if let refused = call.hardcoreRefusal(host, "joypad overrides are") { return refused }
+                let emulator = Script.from(context).emulator
                 let base = stick == "left" ? 0 : 2
-                host.overrides.setAxis(base, Int16(x), port: port)
-                host.overrides.setAxis(base + 1, Int16(y), port: port)
-                host.overridesChanged()
+                var changes = emulator.overrides
+                changes.setAxis(base, Int16(x), port: port)
+                changes.setAxis(base + 1, Int16(y), port: port)
+                try emulator.setOverrides(changes)
                 return 0
             }
         },
         LuaFunction("get_analog", "port?: integer", returns: "table", doc: "The analog axes the core saw: `{left_x=, left_y=, right_x=, right_y=}`.") { L, context in
             LuaCall.run(L) { call in
                 let port = try port(call, 1)
-                let input = Script.from(context).host.seenInput
+                let input = Script.from(context).emulator.seenInput
                 call.newTable(fields: 4)
                 for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
                     call.set(name, Int(input.analog(port: port, axis: axis)))

@@ -1,5 +1,6 @@
 import CLua
 import CLuaShim
+import Emulation
 import Libretro
 import LuaRuntime
 
@@ -90,9 +91,9 @@ extension Bindings {
         let access = Access(tag: Int(lh_binding_tag(L)))
         return LuaCall.run(L) { call in
             let address = try call.integer(1, "address")
-            let memory = Script.from(context).host.memory
+            let memory = Script.from(context).emulator.memory
             let domain = try memory.domain(call, argument: 2)
-            let pointer = try memory.pointer(call, domain, address: address, width: access.width)
+            let pointer = try memory.pointer(domain, address: address, width: access.width)
             // Byte 0 first: a u8 read is the hot path of most bots.
             if access.width == 1 {
                 let byte = pointer.load(as: UInt8.self)
@@ -127,12 +128,9 @@ extension Bindings {
                 }
                 raw = UInt64(bitPattern: Int64(value))
             }
-            let host = Script.from(context).host
-            if let refused = call.hardcoreRefusal(host, "memory writes are") { return refused }
-            let memory = host.memory
-            let domain = try memory.domain(call, argument: 3)
-            guard domain.writable else { throw call.error("domain '\(memory.name(domain))' is read-only") }
-            let pointer = try memory.pointer(call, domain, address: address, width: access.width)
+            let emulator = Script.from(context).emulator
+            let domain = try emulator.memory.domain(call, argument: 3)
+            let pointer = try emulator.writablePointer(domain, address: address, width: access.width)
             store(raw, pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
             return 0
         }
@@ -153,7 +151,7 @@ extension Bindings {
     private static let domainFunctions: [LuaFunction] = [
         LuaFunction("domains", returns: "table", doc: "The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`.") { L, context in
             LuaCall.run(L) { call in
-                let memory = Script.from(context).host.memory
+                let memory = Script.from(context).emulator.memory
                 call.newTable(array: memory.domains.count)
                 for (index, domain) in memory.domains.enumerated() {
                     call.newTable(fields: 5)
@@ -172,10 +170,10 @@ extension Bindings {
                 let address = try call.integer(1, "address")
                 let length = try call.integer(2, "length")
                 guard length >= 0 else { throw call.badArgument(2, "length", "must be 0 or more") }
-                let memory = Script.from(context).host.memory
-            let domain = try memory.domain(call, argument: 3)
+                let memory = Script.from(context).emulator.memory
+                let domain = try memory.domain(call, argument: 3)
                 if length == 0 { call.push(""); return 1 }
-                let pointer = try memory.pointer(call, domain, address: address, width: length)
+                let pointer = try memory.pointer(domain, address: address, width: length)
                 call.push(bytes: UnsafeRawBufferPointer(start: pointer, count: length))
                 return 1
             }
@@ -184,28 +182,34 @@ extension Bindings {
             LuaCall.run(L) { call in
                 let address = try call.integer(1, "address")
                 let bytes = try call.bytes(2, "bytes")
-                let host = Script.from(context).host
-                if let refused = call.hardcoreRefusal(host, "memory writes are") { return refused }
-                let memory = host.memory
-                let domain = try memory.domain(call, argument: 3)
-                guard domain.writable else { throw call.error("domain '\(memory.name(domain))' is read-only") }
-                if bytes.isEmpty { return 0 }
-                let pointer = try memory.pointer(call, domain, address: address, width: bytes.count)
-                pointer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+                let emulator = Script.from(context).emulator
+                try emulator.write(bytes, to: try emulator.memory.domain(call, argument: 3), address: address)
                 return 0
             }
         },
         LuaFunction("hash", "domain?: string, address?: integer, length?: integer", returns: "string", doc: "SHA-1 (hex) of a region: the whole domain by default.") { L, context in
             LuaCall.run(L) { call in
-                let memory = Script.from(context).host.memory
-            let domain = try memory.domain(call, argument: 1)
+                let memory = Script.from(context).emulator.memory
+                let domain = try memory.domain(call, argument: 1)
                 let address = try call.optionalInteger(2, "address") ?? 0
                 let length = try call.optionalInteger(3, "length") ?? (domain.size - address)
                 guard length > 0 else { throw call.badArgument(3, "length", "must be positive") }
-                let pointer = try memory.pointer(call, domain, address: address, width: length)
+                let pointer = try memory.pointer(domain, address: address, width: length)
                 call.push(Hashing.sha1(UnsafeRawBufferPointer(start: pointer, count: length)))
                 return 1
             }
         },
     ]
+}
+
+extension MemoryAccess {
+    /// The domain named by the optional string argument at `argument` (nil: the default domain).
+    @inline(__always)
+    func domain(_ call: LuaCall, argument: Int32) throws(LuaCallError) -> Domain {
+        if call.isNoneOrNil(argument) {
+            do { return try defaultDomain() } catch { throw call.error(error.reason) }
+        }
+        let name = try call.string(argument, "domain")
+        do { return try domain(named: name) } catch { throw call.badArgument(argument, "domain", error.reason) }
+    }
 }

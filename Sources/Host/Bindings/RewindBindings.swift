@@ -1,12 +1,11 @@
 import CLua
 import CLuaShim
+import Emulation
 import Libretro
 import LuaRuntime
 
 extension Bindings {
     static let rewindMetatable = LuaTypeName("retrolua.rewind")
-    /// Frame and lag counters ride along after the core's state in each entry.
-    private static let counterBytes = 16
 
     private static func selfBuffer(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> RewindBuffer {
         let memory = try call.userdata(1, rewindMetatable, "self", expected: "rewind buffer")
@@ -40,23 +39,8 @@ extension Bindings {
             LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let buffer = try selfBuffer(call, script)
-                let host = script.host
-                try call.refuseDuringInputPoll(host)
-                let size = host.session.core.serializeSize
-                guard size > 0 else { throw call.error("the core does not support savestates") }
-                if host.rewindScratch.count != size + counterBytes { host.rewindScratch = [UInt8](repeating: 0, count: size + counterBytes) }
-                var problem: String?
-                host.rewindScratch.withUnsafeMutableBytes { raw in
-                    do {
-                        try host.session.core.serialize(into: UnsafeMutableRawBufferPointer(rebasing: raw[0..<size]))
-                    } catch {
-                        problem = "\(error)"
-                    }
-                    raw.storeBytes(of: UInt64(host.session.frameCount), toByteOffset: size, as: UInt64.self)
-                    raw.storeBytes(of: UInt64(host.session.lagCount), toByteOffset: size + 8, as: UInt64.self)
-                }
-                if let problem { throw call.error(problem) }
-                host.rewindScratch.withUnsafeBytes { buffer.push($0) }
+                // Every failure here is the caller's to see as an error (a core without states).
+                do throws(Refusal) { try script.emulator.pushRewind(to: buffer) } catch { throw call.error(error.reason) }
                 return 0
             }
         },
@@ -64,22 +48,8 @@ extension Bindings {
             LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let buffer = try selfBuffer(call, script)
-                let host = script.host
-                try call.refuseDuringInputPoll(host)
-                if let refused = call.hardcoreRefusal(host, "rewind is") { return refused }
-                var problem: String?
-                let stepped = buffer.step { bytes in
-                    let size = bytes.count - counterBytes
-                    do {
-                        try host.session.core.unserialize(UnsafeRawBufferPointer(rebasing: bytes[0..<size]), protecting: false)
-                        host.session.restoreCounters(frame: Int(bytes.loadUnaligned(fromByteOffset: size, as: UInt64.self)),
-                                                     lag: Int(bytes.loadUnaligned(fromByteOffset: size + 8, as: UInt64.self)))
-                    } catch {
-                        problem = "\(error)"
-                    }
-                }
-                if let problem { throw call.error(problem) }
-                if stepped { host.onTimeJump?() }
+                let stepped: Bool
+                do throws(Refusal) { stepped = try script.emulator.stepRewind(buffer) } catch where error.kind == .failed { throw call.error(error.reason) }
                 call.push(stepped)
                 return 1
             }

@@ -1,22 +1,22 @@
 import CLua
 import CLuaShim
 import Foundation
+import Emulation
 import Libretro
 import LuaRuntime
 
 extension Bindings {
     /// A slot number or a file path, as `savestate.save`/`load` take them.
-    private static func target(_ call: LuaCall, _ host: ScriptHost) throws(LuaCallError) -> (path: String, push: (OpaquePointer) -> Int32) {
+    private static func target(_ call: LuaCall) throws(LuaCallError) -> StateTarget {
         if call.type(1) == LUA_TNUMBER {
             let slot = try call.integer(1, "slot")
-            guard (0...999).contains(slot) else { throw call.badArgument(1, "slot", "must be 0…999") }
-            return (host.slotPath(slot), { L in lua_pushinteger(L, lua_Integer(slot)); return 1 })
+            guard Emulator.slots.contains(slot) else { throw call.badArgument(1, "slot", "must be 0…999") }
+            return .slot(slot)
         }
         guard call.type(1) == LUA_TSTRING else {
             throw call.badArgument(1, "slot_or_path", "integer or string expected, got \(call.typeName(1))")
         }
-        let path = try call.string(1, "path")
-        return (path, { L in lua_pushstring(L, path); return 1 })
+        return .file(try call.string(1, "path"))
     }
 
     static let savestate = LuaModule("savestate", doc: """
@@ -25,15 +25,8 @@ extension Bindings {
         LuaFunction("save", "slot_or_path: integer|string", returns: "boolean?, string?", doc: "Saves to a slot or a file (written durably: a failed write keeps the old file). Fires `state_saved(slot_or_path)`. Returns `true`, or `nil, message`.") { L, context in
             LuaCall.run(L) { call in
                 let script = Script.from(context)
-                let host = script.host
-                try call.refuseDuringInputPoll(host)
-                let target = try target(call, host)
-                do {
-                    try DurableFile.write(try host.encodeState(), to: target.path)
-                } catch {
-                    return call.failure("\(error)")
-                }
-                call.nested(script) { host.dispatch(.stateSaved, pushArguments: target.push) }
+                let target = try target(call)
+                try call.nested(script) { () throws(Refusal) in try script.emulator.saveState(to: target) }
                 call.push(true)
                 return 1
             }
@@ -41,25 +34,15 @@ extension Bindings {
         LuaFunction("load", "slot_or_path: integer|string", returns: "boolean?, string?", doc: "Loads a slot or a file (Retrolua states, or a bare state of the same core). Fires `state_loaded(slot_or_path)`. Returns `true`, or `nil, message` (missing file, wrong core or content, corrupt state: the game is left as it was).") { L, context in
             LuaCall.run(L) { call in
                 let script = Script.from(context)
-                let host = script.host
-                try call.refuseDuringInputPoll(host)
-                if let refused = call.hardcoreRefusal(host, "state loads are") { return refused }
-                let target = try target(call, host)
-                guard let data = FileManager.default.contents(atPath: target.path) else {
-                    return call.failure("\(target.path): no such savestate")
-                }
-                let problem = data.withUnsafeBytes { host.loadState($0, trusted: false) }
-                if let problem { return call.failure("\(target.path): \(problem)") }
-                call.nested(script) { host.dispatch(.stateLoaded, pushArguments: target.push) }
+                let target = try target(call)
+                try call.nested(script) { () throws(Refusal) in try script.emulator.loadState(from: target) }
                 call.push(true)
                 return 1
             }
         },
         LuaFunction("create", returns: "state", doc: "Captures the current state in memory and returns a state object: `state:load()`, `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.") { L, context in
             LuaCall.run(L) { call in
-                let host = Script.from(context).host
-                try call.refuseDuringInputPoll(host)
-                do { try host.pushNewState(L!) } catch { throw call.error("\(error)") }
+                do throws(Refusal) { try Script.from(context).host.pushNewState(L!) } catch { throw call.error(error.reason) }
                 return 1
             }
         },
@@ -72,19 +55,19 @@ extension Bindings {
         },
         LuaFunction("data", "key: string, value?: any", returns: "any", doc: "Script data stored with every savestate: with a value (nil, boolean, number, string or table of those) stores it; without, returns what is stored (after a state load: what was stored when that state was made). Shared by all scripts: prefix your keys.") { L, context in
             LuaCall.run(L) { call in
-                let host = Script.from(context).host
+                let emulator = Script.from(context).emulator
                 let key = try call.string(1, "key")
                 if call.count >= 2 {
                     if call.isNoneOrNil(2) {
-                        host.scriptData[key] = nil
+                        emulator.scriptData[key] = nil
                     } else {
-                        do { host.scriptData[key] = try LuaSerializer.encode(L!, 2) } catch {
+                        do { emulator.scriptData[key] = try LuaSerializer.encode(L!, 2) } catch {
                             throw call.badArgument(2, "value", "\(error)")
                         }
                     }
                     return 0
                 }
-                guard let stored = host.scriptData[key], LuaSerializer.push(L!, stored) else {
+                guard let stored = emulator.scriptData[key], LuaSerializer.push(L!, stored) else {
                     call.pushNil()
                     return 1
                 }
@@ -98,14 +81,11 @@ extension Bindings {
         LuaFunction("load", "options?: table", returns: "boolean?, string?", doc: "Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)` — unless `{quiet = true}`, which also keeps queued sound (run-ahead's undo).") { L, context in
             LuaCall.run(L) { call in
                 let script = Script.from(context)
-                let host = script.host
-                try call.refuseDuringInputPoll(host)
-                if let refused = call.hardcoreRefusal(host, "state loads are") { return refused }
-                let state = try host.stateBytes(call)
+                let state = try script.host.stateBytes(call)
                 let quiet = try call.optionalTable(2, "options") ? try call.booleanField(2, "quiet", argument: 2) ?? false : false
-                if let problem = host.loadState(state.bytes, trusted: state.trusted, quiet: quiet) { return call.failure(problem) }
-                if quiet { call.push(true); return 1 }
-                call.nested(script) { host.dispatch(.stateLoaded) { L in lua_pushnil(L); return 1 } }
+                try call.nested(script) { () throws(Refusal) in
+                    try script.emulator.loadState(state.bytes, trusted: state.trusted, quiet: quiet)
+                }
                 call.push(true)
                 return 1
             }
@@ -113,12 +93,13 @@ extension Bindings {
         LuaFunction("save", returns: "boolean?, string?", doc: "Captures the current state into this object again, reusing its memory (for bots that branch every frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with `savestate.create()`).") { L, context in
             LuaCall.run(L) { call in
                 let host = Script.from(context).host
-                try call.refuseDuringInputPoll(host)
                 _ = try host.stateBytes(call)
-                do {
+                do throws(Refusal) {
                     guard try host.resave(L!, 1) else { return call.failure("the state's size changed; use savestate.create()") }
+                } catch where error.isMisuse {
+                    throw error
                 } catch {
-                    return call.failure("\(error)")
+                    return call.failure(error.reason)
                 }
                 call.push(true)
                 return 1
@@ -141,8 +122,8 @@ extension Bindings {
         LuaFunction("frame", returns: "integer?", doc: "The frame count when the state was made (nil for a bare core state).") { L, context in
             LuaCall.run(L) { call in
                 let state = try Script.from(context).host.stateBytes(call)
-                guard let container = try? StateContainer.decode(state.bytes), !container.isBare else { call.pushNil(); return 1 }
-                call.push(container.frame)
+                guard let frame = StateContainer.frame(of: state.bytes) else { call.pushNil(); return 1 }
+                call.push(frame)
                 return 1
             }
         },

@@ -1,3 +1,4 @@
+import Emulation
 import Foundation
 import Glibc
 

@@ -1,3 +1,4 @@
+import Emulation
 import Foundation
 import Libretro
 
@@ -34,7 +35,7 @@ public final class ControlSession {
         let session = host.session
         let (framesBefore, lagBefore) = (session.frameCount, session.lagCount)
         let start = DispatchTime.now().uptimeNanoseconds
-        while !quitRequested && host.exitCode == nil && !StopSignals.isRequested {
+        while !quitRequested && host.emulator.exitCode == nil && !StopSignals.isRequested {
             server.poll(timeout: 0.1, handle)
         }
         return RunReport(frames: session.frameCount - framesBefore, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
@@ -69,39 +70,54 @@ public final class ControlSession {
     }
 
     private func perform(_ command: String, _ request: [String: Any]) throws(ControlError) -> [String: Any] {
-        let session = host.session
+        do {
+            return try perform(command, request, host.emulator)
+        } catch let error as ControlError {
+            throw error
+        } catch let refusal as Refusal {
+            throw ControlError(refusal.reason)  // The socket's one translation of the emulator's refusals.
+        } catch {
+            throw ControlError("\(error)")
+        }
+    }
+
+    private func perform(_ command: String, _ request: [String: Any], _ emulator: Emulator) throws -> [String: Any] {
+        let session = emulator.session
         switch command {
         case "step": return try step(request)
         case "read":
-            let (pointer, length) = try memory(request, defaultLength: 1)
+            let length = request["length"] as? Int ?? 1
+            guard (1...(16 << 20)).contains(length) else { throw ControlError("\"length\" must be 1…16777216") }
+            let (domain, address) = try place(request)
+            let pointer = try emulator.memory.pointer(domain, address: address, width: length)
             return ["data": Data(bytes: pointer, count: length).base64EncodedString()]
         case "write":
-            if host.hardcore { throw ControlError("memory writes are not allowed in hardcore mode") }
             guard let text = request["data"] as? String, let bytes = Data(base64Encoded: text) else {
                 throw ControlError("write needs \"data\": base64 bytes")
             }
-            let (pointer, _) = try memory(request, defaultLength: bytes.count)
-            bytes.withUnsafeBytes { pointer.copyMemory(from: $0.baseAddress!, byteCount: bytes.count) }
+            guard request["length"] == nil || (request["length"] as? Int) == bytes.count else {
+                throw ControlError("\"length\" (\(request["length"]!)) differs from the \(bytes.count) bytes of \"data\"")
+            }
+            let (domain, address) = try place(request)
+            try [UInt8](bytes).withUnsafeBytes { raw throws in try emulator.write(raw, to: domain, address: address) }
             return [:]
         case "save_state":
             if let slot = request["slot"] {
-                guard let slot = slot as? Int, (0...999).contains(slot) else { throw ControlError("\"slot\" must be 0…999") }
-                do { try DurableFile.write(try host.encodeState(), to: host.slotPath(slot)) } catch { throw ControlError("\(error)") }
+                guard let slot = slot as? Int else { throw ControlError("\"slot\" must be 0…999") }
+                try emulator.saveState(to: .slot(slot))
                 return ["slot": slot]
             }
-            do { return ["state": Data(try host.encodeState()).base64EncodedString()] } catch { throw ControlError("\(error)") }
+            let bytes = try emulator.encodeState()
+            return ["state": Data(bytes).base64EncodedString()]
         case "load_state":
-            if host.hardcore { throw ControlError("state loads are not allowed in hardcore mode") }
-            let bytes: [UInt8]
-            if let slot = request["slot"] as? Int {
-                guard let data = FileManager.default.contents(atPath: host.slotPath(slot)) else { throw ControlError("slot \(slot) is empty") }
-                bytes = [UInt8](data)
+            if let slot = request["slot"] {
+                guard let slot = slot as? Int else { throw ControlError("\"slot\" must be 0…999") }
+                try emulator.loadState(from: .slot(slot))
             } else if let text = request["state"] as? String, let data = Data(base64Encoded: text) {
-                bytes = [UInt8](data)
+                try [UInt8](data).withUnsafeBytes { raw throws in try emulator.loadState(raw, trusted: false) }
             } else {
                 throw ControlError("load_state needs \"slot\" or \"state\" (base64)")
             }
-            if let problem = host.loadState(bytes: bytes) { throw ControlError(problem) }
             return ["frame": session.frameCount]
         case "frame":
             let format = request["format"] as? String ?? "rgb"
@@ -136,11 +152,11 @@ public final class ControlSession {
                     "content": session.content?.fileName ?? "", "content_sha1": session.content?.sha1 ?? "",
                     "fps": core.avInfo?.fps ?? 0, "sample_rate": core.avInfo?.sampleRate ?? 0,
                     "width": core.frameWidth, "height": core.frameHeight, "frame": session.frameCount, "lag": session.lagCount,
-                    "domains": host.memory.names.enumerated().map { ["name": $1, "size": host.memory.domains[$0].size] },
-                    "default_domain": host.memory.domains.isEmpty ? "" : host.memory.names[host.memory.defaultIndex],
+                    "domains": emulator.memory.names.enumerated().map { ["name": $1, "size": emulator.memory.domains[$0].size] },
+                    "default_domain": emulator.memory.domains.isEmpty ? "" : emulator.memory.names[emulator.memory.defaultIndex],
                     "buttons": RetroPadButton.allCases.map(\.name), "scenario": scenario != nil]
         case "reset":
-            try? host.resetConsole(.reset)
+            try emulator.reset()
             return ["frame": session.frameCount]
         case "quit":
             quitRequested = true
@@ -165,7 +181,8 @@ public final class ControlSession {
     private func step(_ request: [String: Any]) throws(ControlError) -> [String: Any] {
         let frames = request["frames"] as? Int ?? 1
         guard (0...1_000_000).contains(frames) else { throw ControlError("\"frames\" must be 0…1000000") }
-        var input = host.playerInput
+        let emulator = host.emulator
+        var input = emulator.playerInput
         var ports: [[String: Any]] = []
         if let one = request["input"] {
             guard let table = one as? [String: Any] else { throw ControlError("\"input\" is an object of buttons, e.g. {\"a\": true}") }
@@ -184,10 +201,10 @@ public final class ControlSession {
                 input.set(button, pressed, port: port)
             }
         }
-        host.playerInput = input
+        emulator.playerInput = input
         var reward = 0.0, done = false, ran = 0, lagged = 0
-        while ran < frames && !done && host.exitCode == nil {
-            host.runFrame()
+        while ran < frames && !done && emulator.exitCode == nil {
+            emulator.runFrame()
             ran += 1
             if host.session.lastFrameLagged { lagged += 1 }
             if let scenario, !scenario.failed {
@@ -206,18 +223,10 @@ public final class ControlSession {
         return reply
     }
 
-    /// The memory a read or write names: `address`, `length`, `domain`.
-    private func memory(_ request: [String: Any], defaultLength: Int) throws(ControlError) -> (UnsafeMutableRawPointer, Int) {
+    /// The domain and address a read or write names: `domain` (default: the default domain), `address`.
+    private func place(_ request: [String: Any]) throws -> (MemoryAccess.Domain, Int) {
         guard let address = request["address"] as? Int else { throw ControlError("needs \"address\": an integer") }
-        let length = request["length"] as? Int ?? defaultLength
-        guard (1...(16 << 20)).contains(length) else { throw ControlError("\"length\" must be 1…16777216") }
-        let name = request["domain"] as? String
-        guard let domain = host.memory.domain(named: name) else {
-            throw ControlError(name.map { "no domain '\($0)'; the core has \(host.memory.names.joined(separator: ", "))" } ?? "the core exposes no memory")
-        }
-        guard let pointer = host.memory.resolve(domain, address: address, width: length) else {
-            throw ControlError("address \(address) (\(length) bytes) is outside '\(host.memory.name(domain))'")
-        }
-        return (pointer, length)
+        if let name = request["domain"], !(name is String) { throw ControlError("\"domain\" is a domain's name") }
+        return (try host.emulator.memory.domain(named: request["domain"] as? String), address)
     }
 }

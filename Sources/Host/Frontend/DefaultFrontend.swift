@@ -1,3 +1,4 @@
+import Emulation
 import Foundation
 
 /// The frontend's own behaviour, written in Lua and shipped in `lua/defaults/`: each default can be

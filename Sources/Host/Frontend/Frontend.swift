@@ -1,3 +1,4 @@
+import Emulation
 import CSDL2
 import Foundation
 import Libretro
@@ -101,7 +102,7 @@ public final class Frontend {
             audio = pipeline
             core.onAudio = { samples, frames in pipeline.push(samples, frames: frames) }
             // A state load or reset jumps in time: stale queued sound would play out of place.
-            host.onTimeJump = { pipeline.clear() }
+            host.emulator.listen { event in if event == .timeJumped { pipeline.clear() } }
         }
         var displayMode = SDL_DisplayMode()
         if video != nil, SDL_GetCurrentDisplayMode(0, &displayMode) == 0, displayMode.refresh_rate > 0 {
@@ -151,14 +152,14 @@ public final class Frontend {
         var frames = 0
         var progress = ProgressLine(enabled: options.progress && video == nil && isatty(2) != 0)
         defer { progress.finish() }
-        while host.exitCode == nil && !quitRequested && !StopSignals.isRequested {
+        while host.emulator.exitCode == nil && !quitRequested && !StopSignals.isRequested {
             if let limit = options.frameLimit, frames >= limit { break }
             // Headless with no limit: done once no script has anything left to do.
             if options.frameLimit == nil && video == nil && !host.hasActiveScripts { break }
             handleEvents()
             if let betweenFrames, !betweenFrames() { break }
             if quitRequested { break }
-            if host.paused && !advanceOneFrame {
+            if host.emulator.paused && !advanceOneFrame {
                 if !wasPaused { audio?.clear() }
                 wasPaused = true
                 present(force: true)
@@ -167,7 +168,7 @@ public final class Frontend {
             }
             advanceOneFrame = false
             wasPaused = false
-            host.runFrame()
+            host.emulator.runFrame()
             frames += 1
             progress.update(frames: frames, of: options.frameLimit)
             mixAudio()
@@ -220,13 +221,13 @@ public final class Frontend {
             host.fullscreenRequest = nil
         }
         host.isFullscreen = video?.isFullscreen ?? false
-        if host.stepRequested {
+        if host.emulator.stepRequested {
             advanceOneFrame = true
-            host.stepRequested = false
+            host.emulator.stepRequested = false
         }
     }
 
-    private var speed: Double { host.speed }
+    private var speed: Double { host.emulator.speed }
 
     private func mixAudio() {
         guard let audio else { return }
@@ -234,8 +235,8 @@ public final class Frontend {
         // Fast-forward and slow motion drop the sound cleanly rather than pitch it; file dumps keep it.
         audio.muted = speed != 1 && wav == nil
         audio.endFrame()
-        host.stats.underruns = audio.stats.underruns
-        host.stats.add(.audio, seconds: seconds(since: start))
+        host.emulator.stats.underruns = audio.stats.underruns
+        host.emulator.stats.add(.audio, seconds: seconds(since: start))
     }
 
     private func present(force: Bool) {
@@ -257,12 +258,12 @@ public final class Frontend {
         guard let video else { return }
         // Off real time, show at most one frame per display refresh: the rest are dropped, not drawn.
         if !force && speed != 1 && now() - lastPresent < displayPeriod {
-            host.stats.dropped += 1
+            host.emulator.stats.dropped += 1
             return
         }
         let start = now()
         if options.showStats {
-            for (index, line) in host.stats.osdLines.enumerated() {
+            for (index, line) in host.emulator.stats.osdLines.enumerated() {
                 host.hudCanvas.text(x: 4, y: 4 + index * 9, line, color: 0xFFFF_FF00, background: 0xA000_0000)
             }
         }
@@ -271,7 +272,7 @@ public final class Frontend {
                       format: core.pixelFormat, aspect: aspect,
                       emu: host.emuCanvas, hud: host.hudCanvas)
         lastPresent = now()
-        host.stats.add(.present, seconds: seconds(since: start))
+        host.emulator.stats.add(.present, seconds: seconds(since: start))
     }
 
     private func pace() {

@@ -1,3 +1,4 @@
+import Emulation
 import Glibc
 
 /// A clock-based pacer for runs without audio pacing and for slow motion / fast-forward:

@@ -1,3 +1,4 @@
+import Emulation
 import Dispatch
 import Glibc
 import Synchronization

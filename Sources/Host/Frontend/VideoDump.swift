@@ -1,3 +1,4 @@
+import Emulation
 import Foundation
 import Libretro
 import Media

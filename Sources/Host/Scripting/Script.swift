@@ -1,5 +1,6 @@
 import CLua
 import CLuaShim
+import Emulation
 import Foundation
 import LuaRuntime
 import Libretro
@@ -13,6 +14,8 @@ final class Script {
     let lua: LuaState
     /// The host outlives its scripts; unowned(unsafe) keeps reference counting off the binding path.
     unowned(unsafe) let host: ScriptHost
+    /// The emulator this script drives (through the bindings).
+    var emulator: Emulator { host.emulator }
     /// The main chunk's coroutine while it is alive (anchored in the registry).
     private(set) var thread: OpaquePointer?
     private var threadReference: Int32 = LUA_NOREF
@@ -29,6 +32,9 @@ final class Script {
     /// Rewind histories from `rewind.new`, by the id stored in the userdata.
     var rewindBuffers: [Int: RewindBuffer] = [:]
     private(set) var modified: Date?
+
+    /// The state closes while the script is whole: its userdata's `__gc` metamethods reach into it.
+    deinit { lua.close() }
 
     struct Image {
         let rgba: [UInt8]

@@ -28,20 +28,3 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     /// Playback's RAM (or lag) differed from the movie's verification log: `movie_desync(frame)`, once.
     case movieDesync = "movie_desync"
 }
-
-/// Where the host is in the frame; some calls are legal only in some phases.
-public enum FramePhase: Sendable, Equatable {
-    /// Between frames: loading scripts, coroutines, frame_end, draw.
-    case between
-    case frameStart
-    /// Inside `retro_run`, during the core's input poll.
-    case inputPoll
-
-    var name: String {
-        switch self {
-        case .between: return "between frames"
-        case .frameStart: return "frame_start"
-        case .inputPoll: return "the core's input poll (the input event)"
-        }
-    }
-}

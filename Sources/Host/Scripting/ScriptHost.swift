@@ -1,5 +1,6 @@
 import CLua
 import Foundation
+import Emulation
 import Libretro
 import LuaRuntime
 import Media
@@ -29,14 +30,16 @@ public struct ScriptOptions: Sendable {
     }
 }
 
-/// Runs scripts around the core, one frame at a time, in a fixed order:
-/// frame_start → core (input poll → `input` callbacks → joypad overrides) → memory watches →
-/// frame_end → coroutines resume → draw. Scripts run in the order they were loaded.
-public final class ScriptHost {
-    public let session: Session
+/// Runs scripts around the emulator's frames: their Lua states, event dispatch, coroutines, watches and
+/// the overlay surfaces. One client of the `Emulator`, which owns the frame loop and every rule; the
+/// hooks below are where the emulator calls in, in the order of a frame: frame_start → (input poll →
+/// `input` callbacks) → memory watches → frame_end → waiting main chunks resume → draw.
+/// Scripts run in the order they were loaded.
+public final class ScriptHost: EmulatorClient {
+    public let emulator: Emulator
+    public var session: Session { emulator.session }
     public let options: ScriptOptions
     var scripts: [Script] = []
-    public internal(set) var phase: FramePhase = .between
     /// Every script failure so far, in order.
     public private(set) var failures: [ScriptError] = []
     /// Called once per failure (the CLI prints it).
@@ -45,18 +48,7 @@ public final class ScriptHost {
     }
     /// `emu.result(key, value)`: what the run reports (`--json`, `retrolua batch`).
     public var results: [String: any Sendable] = [:]
-    /// Set by `emu.exit(code)` (or a failure under --strict): the run ends after this frame.
-    public internal(set) var exitCode: Int32?
 
-    /// The player's input before scripts change it (from host devices, once a frontend maps them).
-    public var playerInput = InputState()
-    /// Buttons and axes scripts force for the next frame (`joypad.set`).
-    var overrides = InputOverrides()
-    /// This frame's input from the playing movie (it replaces the player's and scripts' input).
-    private var movieInput: InputState?
-    /// The input the core saw at its last poll.
-    public private(set) var seenInput = InputState()
-    private var inputEventFired = false
     /// Host keyboard, mouse and gamepads as scripts see them.
     public var devices = HostDevices()
 
@@ -65,42 +57,19 @@ public final class ScriptHost {
     public let hudCanvas = Canvas(width: 1, height: 1)
     /// The window's size for the hud surface; headless, the core's frame size.
     public var windowSize: (width: Int, height: Int)?
-
-    /// `savestate.data` values, saved with every state and replaced on load.
-    var scriptData: [String: [UInt8]] = [:]
-    /// Reused by `rewind_buffer:push` so recording every frame allocates nothing but the delta.
-    var rewindScratch: [UInt8] = []
-    /// The start of every savestate this session makes (core name and content never change).
-    lazy var statePrefix = StateContainer.prefix(coreName: session.core.systemInfo.libraryName,
-                                                 contentSHA1: session.content?.sha1 ?? "")
-    public var paused = false
-    public var speed = 1.0
-    /// Set by `emu.step()`: run one frame although paused (the frontend clears it).
-    public var stepRequested = false
     /// Set by `gui.fullscreen(on)`; the frontend applies it and reports `isFullscreen`.
     public var fullscreenRequest: Bool?
     public var isFullscreen = false
-    /// The memory domains scripts see.
-    let memory: ScriptMemory
+
     /// Where `--log` copies script output and failures.
     public var logFile: FileHandle?
-    /// Called after a state load or reset (the frontend drops queued audio).
-    public var onTimeJump: (() -> Void)?
     private var framesSinceReloadCheck = 0
-    /// The TAS movie being recorded or played (idle when none).
-    public private(set) lazy var movie = MovieEngine(host: self)
-    /// Cheat codes and RAM cheats (`cheats` module), and the RAM search in progress.
-    private(set) lazy var cheats = CheatList(core: session.core, memory: memory)
-    var ramSearch: RAMSearch?
-    /// RetroAchievements hardcore mode: state loads, cheats, rewind, slow motion, memory writes and
-    /// joypad overrides are refused while it is on.
-    public internal(set) var hardcore = false
 
-    public init(session: Session, options: ScriptOptions) {
-        self.session = session
+    public init(emulator: Emulator, options: ScriptOptions) {
+        self.emulator = emulator
         self.options = options
-        memory = ScriptMemory(core: session.core)
-        session.core.onInputPoll = { [unowned self] in self.inputPolled() }
+        emulator.client = self
+        emulator.picture = { [unowned self] in frameWithOverlay() }
         resizeCanvases()
     }
 
@@ -117,46 +86,6 @@ public final class ScriptHost {
     /// True while some script still waits for frames or has callbacks.
     public var hasActiveScripts: Bool { scripts.contains { $0.isActive } }
 
-    /// Per-phase timings and frame counters (`--stats`, `emu.stats()`); the frontend adds its own phases.
-    public var stats = FrameStats()
-
-    /// Runs one frame with every script hook in its place.
-    public func runFrame() {
-        let start = now()
-        stats.beginFrame()
-        if options.watch { reloadChangedScripts() }
-        resizeCanvases()
-        emuCanvas.clear()
-        hudCanvas.clear()
-        phase = .frameStart
-        dispatch(.frameStart)
-        movieInput = movie.beginFrame()
-        phase = .inputPoll
-        inputEventFired = false
-        let dupesBefore = session.core.dupedFrames
-        let coreStart = now()
-        session.runFrame()
-        if movie.isActive { movie.endFrame(seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged) }
-        cheats.apply()
-        let coreSeconds = seconds(since: coreStart) - inputEventSeconds
-        inputEventSeconds = 0
-        stats.duplicated += session.core.dupedFrames - dupesBefore
-        stats.endFrame()
-        phase = .between
-        overrides.clear()
-        if !movie.pendingEvents.isEmpty || !movie.pendingMessages.isEmpty { dispatchMovieEvents() }
-        fireWatches()
-        dispatch(.frameEnd)
-        for script in scripts where script.isWaitingForFrame { script.resume() }
-        dispatch(.draw)
-        reap()
-        stats.add(.core, seconds: coreSeconds)
-        stats.add(.scripts, seconds: seconds(since: start) - coreSeconds)
-    }
-
-    /// Time spent in `input` callbacks during the core's frame (counted as scripts, not core).
-    private var inputEventSeconds = 0.0
-
     /// Fires `exit` for every script, then unloads them all.
     public func shutdown() {
         dispatch(.exit)
@@ -164,12 +93,48 @@ public final class ScriptHost {
         scripts.removeAll()
     }
 
-    /// Presses the console's reset button (or power-cycles it): a recording movie logs it, and the
-    /// frontend drops queued sound. Frame and lag counters go on.
-    func resetConsole(_ command: MovieFrameFlags) throws(RetroError) {
-        if command.contains(.power) { try session.powerCycle() } else { session.core.reset() }
-        movie.noteCommand(command)
-        onTimeJump?()
+    // MARK: The emulator's hooks
+
+    public func frameWillStart() {
+        if options.watch { reloadChangedScripts() }
+        resizeCanvases()
+        emuCanvas.clear()
+        hudCanvas.clear()
+    }
+
+    public func frameStarted() { dispatch(.frameStart) }
+
+    public func inputPolled() { dispatch(.input) }
+
+    public func frameEnded() {
+        fireWatches()
+        dispatch(.frameEnd)
+        for script in scripts where script.isWaitingForFrame { script.resume() }
+        dispatch(.draw)
+        reap()
+    }
+
+    public func emulator(didEmit event: EmulatorEvent) {
+        switch event {
+        case .reset: dispatch(.reset)
+        case .stateSaved(let target): dispatch(.stateSaved) { L in Self.push(target, L) }
+        case .stateLoaded(let target): dispatch(.stateLoaded) { L in Self.push(target, L) }
+        case .movieStarted(let mode): dispatch(.movieStart) { L in lua_pushstring(L, mode); return 1 }
+        case .movieEnded: dispatch(.movieEnd)
+        case .movieDesync(let frame): dispatch(.movieDesync) { L in lua_pushinteger(L, lua_Integer(frame)); return 1 }
+        case .message(let text, let source): show(message: text, from: source)
+        case .timeJumped: break
+        }
+    }
+
+    /// A state event's argument: the slot number or path as given, nil for in-memory states.
+    private static func push(_ target: StateTarget?, _ L: OpaquePointer) -> Int32 {
+        switch target {
+        case .slot(let slot): lua_pushinteger(L, lua_Integer(slot))
+        case .file(let path): lua_pushstring(L, path)
+        case nil: lua_pushnil(L)
+        }
+        return 1
     }
 
     // MARK: Input
@@ -192,53 +157,7 @@ public final class ScriptHost {
         reap()
     }
 
-    private func inputPolled() {
-        if !inputEventFired {
-            inputEventFired = true
-            session.core.input = effectiveInput()
-            let start = now()
-            dispatch(.input)
-            inputEventSeconds += seconds(since: start)
-        }
-        let input = effectiveInput()
-        session.core.input = input
-        seenInput = input
-    }
-
-    /// The player's input with this frame's script overrides on top (a playing movie's input instead).
-    func effectiveInput() -> InputState {
-        if let movieInput { return movieInput }
-        var input = playerInput
-        overrides.apply(to: &input)
-        return input
-    }
-
-    /// `joypad.set` inside the input event applies to this poll at once.
-    func overridesChanged() {
-        if phase == .inputPoll { session.core.input = effectiveInput() }
-    }
-
     // MARK: Events and failures
-
-    /// Sends the movie's queued events (`movie_start`, `movie_end`, `movie_desync`) to scripts.
-    func dispatchMovieEvents() {
-        let events = movie.pendingEvents, messages = movie.pendingMessages
-        movie.pendingEvents.removeAll()
-        movie.pendingMessages.removeAll()
-        for message in messages { show(message: message, from: "movie") }
-        for event in events {
-            switch event {
-            case .movieStart:
-                let mode = movie.mode.rawValue
-                dispatch(event) { L in lua_pushstring(L, mode); return 1 }
-            case .movieDesync:
-                let frame = movie.firstDesync?.frame ?? 0
-                dispatch(event) { L in lua_pushinteger(L, lua_Integer(frame)); return 1 }
-            default:
-                dispatch(event)
-            }
-        }
-    }
 
     func dispatch(_ event: ScriptEvent, pushArguments: ((OpaquePointer) -> Int32)? = nil) {
         for script in scripts where !script.failed && script.hasCallbacks(for: event) {
@@ -257,7 +176,7 @@ public final class ScriptHost {
     }
 
     /// `emu.message`: to the scripts listening for `message` (the OSD), else printed.
-    public func show(message text: String, from source: String) {
+    func show(message text: String, from source: String) {
         if scripts.contains(where: { !$0.failed && $0.hasCallbacks(for: .message) }) {
             dispatch(.message) { L in lua_pushstring(L, text); return 1 }
         } else {
@@ -269,7 +188,7 @@ public final class ScriptHost {
         failures.append(failure)
         onFailure(failure)
         logFile?.write(Data("\(failure)\n".utf8))
-        if options.strict && exitCode == nil { exitCode = 1 }
+        if options.strict { emulator.requestExit(1) }
     }
 
     /// Unloads failed scripts; called only where no script's Lua is on the stack.

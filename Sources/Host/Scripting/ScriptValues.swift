@@ -1,3 +1,4 @@
+import Emulation
 import CLua
 import CLuaShim
 import Foundation

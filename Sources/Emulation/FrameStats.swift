@@ -56,7 +56,7 @@ public struct FrameStats: Sendable {
 
 /// A monotonic stopwatch in seconds, for the phases above.
 @inline(__always)
-func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+public func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
 @inline(__always)
-func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }
+public func seconds(since start: UInt64) -> Double { Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9 }

@@ -32,9 +32,9 @@ extension MovieEngine {
         guard isActive else { throw MovieError("no movie is active") }
         let paths = try branchPaths(name)
         let bytes: [UInt8]
-        do { bytes = try host.encodeState() } catch { throw MovieError("\(error)") }
+        do { bytes = try emulator.encodeState() } catch { throw MovieError("\(error)") }
         do { try DurableFile.write(bytes, to: paths.state) } catch { throw MovieError("\(error)") }
-        if let frame = host.frameWithOverlay() {
+        if let frame = emulator.picture() {
             try? PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: paths.thumbnail)
         }
     }
@@ -51,8 +51,10 @@ extension MovieEngine {
         }
         guard let block else { throw MovieError("branch '\(name)' is corrupt (no movie input in its state)") }
         guard block.guid == movie.guid else { throw MovieError("branch '\(name)' belongs to another movie") }
-        if let problem = bytes.withUnsafeBytes({ host.loadState($0, trusted: false, checkMovie: false) }) {
-            throw MovieError("branch '\(name)': \(problem)")
+        do {
+            try emulator.restore(bytes, trusted: false, checkMovie: false)
+        } catch {
+            throw MovieError("branch '\(name)': \(error)")
         }
         adopt(block)
     }

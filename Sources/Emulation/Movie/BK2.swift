@@ -33,7 +33,7 @@ public enum BK2 {
     ]
     static let nesPad = ["Up", "Down", "Left", "Right", "Start", "Select", "B", "A"]
     /// Gambatte's controller: one unprefixed group, with the power button last.
-    static let gameBoyLogKey = "#Up|Down|Left|Right|Start|Select|B|A|Power|"
+    public static let gameBoyLogKey = "#Up|Down|Left|Right|Start|Select|B|A|Power|"
 
     /// One character column of an input line: a console command or a button of a port.
     struct Column {

@@ -19,8 +19,8 @@ public final class MovieEngine {
         public let what: String
     }
 
-    unowned let host: ScriptHost
-    private var session: Session { host.session }
+    unowned let emulator: Emulator
+    private var session: Session { emulator.session }
     public private(set) var movie: Movie?
     /// Where the movie is saved (recordings: written at stop and exit; played movies: only by `save`).
     public private(set) var path: String?
@@ -35,18 +35,19 @@ public final class MovieEngine {
     /// A recording made by `record` is saved to its path when stopped; a played movie only when asked.
     public private(set) var savesOnStop = false
     private var pendingCommands: MovieFrameFlags = []
-    /// Events for scripts, dispatched by the host where no Lua is running (`movie_start`, `movie_end`),
-    /// and messages for the player that go with them.
-    var pendingEvents: [ScriptEvent] = []
+    /// What the movie announces (`movie_start`, `movie_end`, `movie_desync`); the emulator sends them on
+    /// after each operation and frame, with the messages for the player that go with them first.
+    enum Event { case started, ended, desync }
+    var pendingEvents: [Event] = []
     var pendingMessages: [String] = []
 
     /// Cheats change the game without being input: a movie made or played with them replays only with them.
     private func warnAboutCheats() {
-        let count = host.cheats.cheats.filter(\.enabled).count
+        let count = emulator.cheats.cheats.filter(\.enabled).count
         if count > 0 { pendingMessages.append("movie: \(count) cheat\(count == 1 ? " is" : "s are") on; the movie replays only with the same cheats") }
     }
 
-    init(host: ScriptHost) { self.host = host }
+    init(emulator: Emulator) { self.emulator = emulator }
 
     public var isActive: Bool { mode != .idle }
 
@@ -87,9 +88,9 @@ public final class MovieEngine {
             do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }
             session.restoreCounters(frame: 0, lag: 0)
             session.detachSaveRAM(because: "a movie started from power-on replaced the game's save RAM")
-            host.onTimeJump?()
+            emulator.emit(.timeJumped)
         case .now:
-            do { movie.startState = try host.encodeState() } catch { throw MovieError("cannot record from now: \(error)") }
+            do { movie.startState = try emulator.encodeState() } catch { throw MovieError("cannot record from now: \(error)") }
         }
         startFrame = session.frameCount
         if options.verify { movie.ramHashes.reserveCapacity(4096) }
@@ -102,7 +103,7 @@ public final class MovieEngine {
         hasUnsavedChanges = true
         firstDesync = nil
         pendingCommands = []
-        pendingEvents.append(.movieStart)
+        pendingEvents.append(.started)
         warnAboutCheats()
     }
 
@@ -142,12 +143,15 @@ public final class MovieEngine {
         }
         try stop()
         if let state = movie.startState {
-            let problem = state.withUnsafeBytes { host.loadState($0, trusted: false, quiet: false, checkMovie: false) }
-            if let problem { throw MovieError("the movie's start state: \(problem)") }
+            do {
+                try emulator.restore(state, trusted: false, checkMovie: false)
+            } catch {
+                throw MovieError("the movie's start state: \(error)")
+            }
         } else {
             do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }
             session.restoreCounters(frame: 0, lag: 0)
-            host.onTimeJump?()
+            emulator.emit(.timeJumped)
         }
         session.detachSaveRAM(because: "a movie was played, which replaced the game's save RAM")
         startFrame = session.frameCount
@@ -160,7 +164,7 @@ public final class MovieEngine {
         hasUnsavedChanges = false
         firstDesync = nil
         pendingCommands = []
-        pendingEvents.append(.movieStart)
+        pendingEvents.append(.started)
         warnAboutCheats()
         return warnings
     }
@@ -172,7 +176,7 @@ public final class MovieEngine {
         mode = .idle
         movie = nil
         path = nil
-        pendingEvents.append(.movieEnd)
+        pendingEvents.append(.ended)
     }
 
     /// Writes the movie durably (to `path`, or where it came from); the file becomes the movie's path.
@@ -227,7 +231,7 @@ public final class MovieEngine {
             if index < movie.ramHashes.count { check(index, lagged: lagged, movie: movie) }
             if index + 1 >= movie.length {
                 mode = readOnly ? .finished : .record
-                pendingEvents.append(.movieEnd)
+                pendingEvents.append(.ended)
             }
         }
     }
@@ -244,7 +248,7 @@ public final class MovieEngine {
             if movie!.ramHashes.count == index { movie!.ramHashes.append(ramHash()) } else {
                 verifyWhileRecording = false
                 movie!.ramHashes = []
-                host.show(message: "movie: verification log dropped (frames before \(index) have no RAM hashes)", from: "movie")
+                emulator.show(message: "movie: verification log dropped (frames before \(index) have no RAM hashes)", from: "movie")
             }
         }
         hasUnsavedChanges = true
@@ -262,8 +266,8 @@ public final class MovieEngine {
         } else {
             return
         }
-        host.show(message: "movie desync at frame \(index): \(firstDesync!.what)", from: "movie")
-        pendingEvents.append(.movieDesync)
+        emulator.show(message: "movie desync at frame \(index): \(firstDesync!.what)", from: "movie")
+        pendingEvents.append(.desync)
     }
 
     /// CRC-32 of the game's work RAM (system_ram, else the memory map's system RAM regions).

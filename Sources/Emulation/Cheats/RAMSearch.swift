@@ -2,14 +2,14 @@ import Foundation
 
 /// RAM search (a cheat finder): snapshot one domain or several, then narrow the candidate addresses
 /// by comparing the memory now against a value or against the previous snapshot, as often as needed.
-final class RAMSearch {
-    enum Comparison: String, CaseIterable {
+public final class RAMSearch {
+    public enum Comparison: String, CaseIterable {
         case equal, notEqual = "not_equal", less, greater, lessEqual = "less_equal", greaterEqual = "greater_equal"
         case changed, unchanged, increased, decreased
         case increasedBy = "increased_by", decreasedBy = "decreased_by"
 
         /// Compares with a given value rather than with the previous snapshot.
-        var needsValue: Bool {
+        public var needsValue: Bool {
             switch self {
             case .equal, .notEqual, .less, .greater, .lessEqual, .greaterEqual, .increasedBy, .decreasedBy: true
             default: false
@@ -19,13 +19,13 @@ final class RAMSearch {
 
     /// One value still in the running: which of the searched domains, where in it, and for values
     /// under 8 bits, which bits of the byte (from bit `shift`).
-    struct Candidate: Equatable {
+    public struct Candidate: Equatable {
         let domain: Int
         let address: Int
         var shift = 0
     }
 
-    let domains: [ScriptMemory.Domain]
+    let domains: [MemoryAccess.Domain]
     let domainNames: [String]
     /// 1, 2 or 4 bytes per value (1 for values under 8 bits).
     let width: Int
@@ -35,9 +35,9 @@ final class RAMSearch {
     /// Memory at the last snapshot (start or search), per domain.
     private var previous: [[UInt8]]
     /// In domain order, addresses ascending.
-    private(set) var candidates: [Candidate]
+    public private(set) var candidates: [Candidate]
 
-    init?(memory: ScriptMemory, domains: [ScriptMemory.Domain], bits: Int, bigEndian: Bool) {
+    public init?(memory: MemoryAccess, domains: [MemoryAccess.Domain], bits: Int, bigEndian: Bool) {
         self.domains = domains
         domainNames = domains.map(memory.name)
         self.bits = bits
@@ -59,7 +59,7 @@ final class RAMSearch {
     }
 
     /// The domain's bytes (the bus: every mapped byte up to its size; unmapped bytes read 0).
-    static func snapshot(_ memory: ScriptMemory, _ domain: ScriptMemory.Domain) -> [UInt8]? {
+    static func snapshot(_ memory: MemoryAccess, _ domain: MemoryAccess.Domain) -> [UInt8]? {
         if let base = domain.base { return Array(UnsafeRawBufferPointer(start: base, count: domain.size)) }
         guard domain.size <= 64 << 20 else { return nil }
         var bytes = [UInt8](repeating: 0, count: domain.size)
@@ -83,7 +83,7 @@ final class RAMSearch {
         return value
     }
 
-    private func snapshots(_ memory: ScriptMemory) -> [[UInt8]]? {
+    private func snapshots(_ memory: MemoryAccess) -> [[UInt8]]? {
         var all: [[UInt8]] = []
         for domain in domains {
             guard let bytes = RAMSearch.snapshot(memory, domain) else { return nil }
@@ -93,7 +93,7 @@ final class RAMSearch {
     }
 
     /// Keeps the candidates that pass; returns how many remain. The snapshot becomes the memory now.
-    func filter(_ comparison: Comparison, _ operand: UInt32, memory: ScriptMemory) -> Int {
+    public func filter(_ comparison: Comparison, _ operand: UInt32, memory: MemoryAccess) -> Int {
         guard let now = snapshots(memory) else { return candidates.count }
         candidates.removeAll { candidate in
             let current = value(in: now[candidate.domain], at: candidate)
@@ -122,7 +122,7 @@ final class RAMSearch {
     func dropFirstCandidate() { if !candidates.isEmpty { candidates.removeFirst() } }
 
     /// The first `limit` candidates with their domain and their value now and at the last snapshot.
-    func results(limit: Int, memory: ScriptMemory) -> [(domain: String, address: Int, mask: UInt8, value: UInt32, previous: UInt32)] {
+    public func results(limit: Int, memory: MemoryAccess) -> [(domain: String, address: Int, mask: UInt8, value: UInt32, previous: UInt32)] {
         guard let now = snapshots(memory) else { return [] }
         return candidates.prefix(limit).map {
             (domainNames[$0.domain], $0.address, mask($0), value(in: now[$0.domain], at: $0), value(in: previous[$0.domain], at: $0))

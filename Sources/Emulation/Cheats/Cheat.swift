@@ -57,15 +57,15 @@ public struct RAMCheat: Sendable, Equatable {
 }
 
 /// The cheats of a session: codes handed to the core, RAM cheats applied after each frame.
-final class CheatList {
-    private(set) var cheats: [Cheat] = []
+public final class CheatList {
+    public private(set) var cheats: [Cheat] = []
     private var nextID = 1
     /// RAM cheats only, resolved once per change: the per-frame loop touches nothing else.
     private var ramCheats: [RAMCheat] = []
     private let core: Core
-    private let memory: ScriptMemory
+    private let memory: MemoryAccess
 
-    init(core: Core, memory: ScriptMemory) {
+    init(core: Core, memory: MemoryAccess) {
         self.core = core
         self.memory = memory
     }
@@ -129,7 +129,7 @@ final class CheatList {
                 runNext = true
                 continue
             }
-            guard let domain = memory.domain(named: cheat.domain),
+            guard let domain = try? memory.domain(named: cheat.domain),
                   let first = memory.resolve(domain, address: cheat.address, width: cheat.bytes) else { continue }
             let current = Self.read(first, cheat)
             var newValue: UInt32

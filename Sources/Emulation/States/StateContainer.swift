@@ -9,7 +9,7 @@ import Libretro
 /// movie block (the active movie's input up to this frame, `MovieStateBlock`; empty without a movie).
 /// Version 1 states (no movie block) still load.
 /// A file without the magic is taken as a bare core state (as other frontends write them).
-struct StateContainer {
+public struct StateContainer {
     static let magic: [UInt8] = Array("RLST".utf8)
 
     /// Where the core name, content SHA-1 and core state sit inside the container's bytes
@@ -59,6 +59,15 @@ struct StateContainer {
     }
 
     /// Parses a container; throws a message naming what is wrong.
+    /// Checks that `bytes` are a state (a container or a bare core state) without keeping anything.
+    public static func validate(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) { _ = try decode(bytes) }
+
+    /// The frame count a container was made at (nil for a bare core state or bytes that are no state).
+    public static func frame(of bytes: UnsafeRawBufferPointer) -> Int? {
+        guard let container = try? decode(bytes), !container.isBare else { return nil }
+        return container.frame
+    }
+
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) -> StateContainer {
         guard bytes.count >= 4, bytes.loadUnaligned(as: UInt32.self) == magic.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self) }) else {
             return StateContainer(coreNameRange: 0..<0, contentSHA1Range: 0..<0, frame: -1, lag: -1, coreState: 0..<bytes.count, scriptData: [:])
@@ -126,8 +135,8 @@ struct StateContainer {
     }
 }
 
-struct StateFormatError: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
+public struct StateFormatError: Error, CustomStringConvertible {
+    public let message: String
+    public var description: String { message }
     init(_ message: String) { self.message = message }
 }

@@ -9,7 +9,7 @@ public enum FM2 {
     static let padLetters = Array("RLDUTSBA".utf8)
     static let padBits = padOrder.map { UInt16(1) << UInt16($0.rawValue) }
     /// The NES pad's buttons in Retrolua's column order.
-    static let nesButtons: [RetroPadButton] = [.up, .down, .left, .right, .start, .select, .b, .a]
+    public static let nesButtons: [RetroPadButton] = [.up, .down, .left, .right, .start, .select, .b, .a]
     static let nesCores: Set<String> = ["nestopia", "fceumm", "quicknes", "mesen", "fixnes"]
     static let defaultEmuVersion = "22020"
 

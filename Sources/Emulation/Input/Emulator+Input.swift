@@ -1,0 +1,14 @@
+import Libretro
+
+/// The input layers, bottom to top: the player's input (host devices, the control socket's `step`),
+/// the overrides doors force for one frame (`joypad.set`), and a playing movie's input, which replaces
+/// both.
+extension Emulator {
+    /// Replaces the overrides for the coming frame (all of `changes` or nothing); refused in hardcore
+    /// mode. Inside the `input` event they apply to the poll in progress.
+    public func setOverrides(_ changes: InputOverrides) throws(Refusal) {
+        if hardcore { throw .hardcore("joypad overrides are") }
+        overrides = changes
+        if phase == .inputPoll { session.core.input = effectiveInput() }
+    }
+}
