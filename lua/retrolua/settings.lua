@@ -20,6 +20,8 @@
 local settings = {}
 
 local ENOENT = 2  -- io.open's error code for "no such file"
+-- The chunk name while a file runs: Lua cuts long ones to 60 bytes, so messages get the full path back.
+local CHUNK = "settings"
 
 local function report(label, text)
   console.warn(label .. " settings: " .. text)
@@ -43,6 +45,13 @@ local function known_keys(defaults)
   return table.concat(names, ", ")
 end
 
+-- `message` from the settings file at `path`, starting with the whole path.
+local function located(message, path)
+  message = tostring(message)
+  if message:sub(1, #CHUNK + 1) == CHUNK .. ":" then return path .. message:sub(#CHUNK + 1) end
+  return path .. ": " .. message
+end
+
 -- The table `path` returns; nil when it is missing (silently) or wrong (reported).
 local function read(label, path)
   local handle, problem, code = io.open(path, "r")
@@ -55,10 +64,10 @@ local function read(label, path)
   handle:close()
   if not text then return report(label, path .. ": " .. tostring(failure)) end
   -- The script's own globals, as loadfile gave settings files before (they may call emu.info()).
-  local chunk, syntax = load(text, "@" .. path, "t", _ENV)
-  if not chunk then return report(label, syntax) end
+  local chunk, syntax = load(text, "=" .. CHUNK, "t", _ENV)
+  if not chunk then return report(label, located(syntax, path)) end
   local ok, result = pcall(chunk)
-  if not ok then return report(label, tostring(result)) end
+  if not ok then return report(label, located(result, path)) end
   if type(result) ~= "table" then
     local got = result == nil and "nothing" or ("a " .. type(result))
     return report(label, string.format("%s: returns %s; a settings file returns a table, e.g. `return { key = value }`",
