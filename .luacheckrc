@@ -4,5 +4,5 @@ read_globals = { "emu", "memory", "joypad", "input", "savestate", "rewind", "mov
 exclude_files = { "lua/types/*.lua", ".build/**" }
 max_line_length = 140
 -- The host's preludes (lua/host/) set up the globals every script then sees.
-files["lua/host/prelude.lua"] = { globals = { "load", "loadfile", "dofile", "debug", "os", "io", "package" }, unused_args = false }
+files["lua/host/prelude.lua"] = { globals = { "load", "loadfile", "dofile", "debug", "os", "io", "package" } }
 files["lua/host/console.lua"] = { globals = { "print", "console" } }

@@ -66,6 +66,21 @@ final class HostPreludeTests: XCTestCase {
         XCTAssertTrue(second.ran)
     }
 
+    func testLoadAndLoadfileKeepTheGlobalsUnlessGivenAnEnvironment() throws {
+        for sandbox in [false, true] {
+            let harness = try ScriptHarness { $0.sandbox = sandbox }
+            try "return type(print)".write(toFile: harness.folder + "/chunk.lua", atomically: true, encoding: .utf8)
+            try harness.load("""
+                print(load("return type(print)")(), loadfile("\(harness.folder)/chunk.lua")(), load("return x", "c", "bt", { x = 5 })())
+                print(select(2, load(string.dump(function() end))))
+                """)
+            XCTAssertEqual(harness.lines.first, "function\tfunction\t5", "sandbox \(sandbox): \(harness.lines)")
+            XCTAssertTrue(harness.lines.last?.contains("attempt to load a binary chunk") == true, "bytecode stays refused: \(harness.lines)")
+            XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+            harness.close()
+        }
+    }
+
     func testRETROLUA_LUA_DIRPointsTheCLIAtAnotherLuaFolder() throws {
         let folder = try luaFolder(copying: [])
         let marker = Fixtures.temporaryFolder() + "/ran.txt"

@@ -11,8 +11,9 @@ if not trust then
   os.exit = function() error("os.exit is not available to scripts; use emu.exit(code)", 2) end
   for i = #package.searchers, 3, -1 do table.remove(package.searchers, i) end
   local base_load, base_loadfile = load, loadfile
-  load = function(chunk, name, mode, env) return base_load(chunk, name, "t", env) end
-  loadfile = function(path, mode, env) return base_loadfile(path, "t", env) end
+  -- env travels in `...` so that it is passed only when given: an explicit nil env leaves a chunk no globals.
+  load = function(chunk, name, _, ...) return base_load(chunk, name, "t", ...) end
+  loadfile = function(path, _, ...) return base_loadfile(path, "t", ...) end
   dofile = function(path)
     local chunk, message = loadfile(path)
     if not chunk then error(message, 2) end
@@ -46,11 +47,11 @@ if sandbox then
   os.remove = function(path) guard(path, true, 2) return remove(path) end
   os.rename = function(from, to) guard(from, true, 2) guard(to, true, 2) return rename(from, to) end
   os.tmpname = nil
-  loadfile = function(path, mode, env)
+  loadfile = function(path, ...)
     if path == nil then return nil, "loadfile: reading stdin is not allowed in the sandbox" end
     local ok, message = allow_path(path, false)
     if not ok then return nil, message end
-    return base_loadfile(path, mode, env)
+    return base_loadfile(path, ...)
   end
   dofile = function(path)
     local chunk, message = loadfile(path)
