@@ -19,6 +19,12 @@ final class SettingsTests: XCTestCase {
         return harness
     }
 
+    func testTheMergeRulesSuitePassesUnderStockLua() throws {
+        let result = try Fixtures.cli([], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/settings_test.lua"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("ok "), result.stdout)
+    }
+
     func testASyntaxErrorIsReportedWithPathAndLineAndTheDefaultsApply() throws {
         let harness = try harness(["osd.lua": "return {\n  fps = true,\n  counters = = true,\n}\n"], defaults: ["osd"])
         let path = harness.folder + "/config/osd.lua"
