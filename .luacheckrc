@@ -3,3 +3,6 @@ std = "lua54"
 read_globals = { "emu", "memory", "joypad", "input", "savestate", "rewind", "movie", "cheats", "gui", "event", "console" }
 exclude_files = { "lua/types/*.lua", ".build/**" }
 max_line_length = 140
+-- The host's preludes (lua/host/) set up the globals every script then sees.
+files["lua/host/prelude.lua"] = { globals = { "load", "loadfile", "dofile", "debug", "os", "io", "package" } }
+files["lua/host/console.lua"] = { globals = { "print", "console" } }

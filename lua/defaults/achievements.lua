@@ -8,12 +8,9 @@
 -- e.g. `return { hardcore = true, rich_presence = true, unofficial = false }`: hardcore mode refuses
 -- state loads, rewind, slow motion, cheats, memory writes and joypad overrides (see emu.hardcore).
 
-local settings = { hardcore = false, rich_presence = false, unofficial = true }
+local settings = require("retrolua.settings").load("achievements",
+                                                   { hardcore = false, rich_presence = false, unofficial = true })
 local paths = emu.paths()
-local user = loadfile(paths.config .. "/achievements.lua")
-if user then
-  for key, value in pairs(user()) do settings[key] = value end
-end
 
 local rom = emu.info().rom
 local file = rom and (paths.config .. "/achievements/" .. rom.name .. ".json")

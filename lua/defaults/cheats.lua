@@ -7,12 +7,8 @@
 -- f freezes the first result at its current value (a new RAM cheat, saved with the game's cheats).
 -- Settings in ~/.config/retrolua/cheats.lua, e.g. `return { panel_key = "f12", shown = 8 }`.
 
-local settings = { panel_key = "f12", shown = 8 }
+local settings = require("retrolua.settings").load("cheats", { panel_key = "f12", shown = 8 })
 local paths = emu.paths()
-local user = loadfile(paths.config .. "/cheats.lua")
-if user then
-  for key, value in pairs(user()) do settings[key] = value end
-end
 
 local rom = emu.info().rom
 local file = rom and (paths.config .. "/cheats/" .. rom.name .. ".cht")

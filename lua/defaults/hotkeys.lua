@@ -5,7 +5,8 @@
 -- replace this whole file with ~/.config/retrolua/scripts/hotkeys.lua, or turn it off with
 -- `--no-default hotkeys`.
 
-local bindings = {
+-- false unbinds an action (allow_false).
+local bindings = require("retrolua.settings").load("hotkeys", {
   quit = "escape",
   fullscreen = "f11",
   pause = "p",
@@ -22,13 +23,9 @@ local bindings = {
   movie_readonly = "m",
   movie_branch_save = "f9",
   movie_branch_load = "f10",
-}
+}, { allow_false = true })
 
 local paths = emu.paths()
-local user = loadfile(paths.config .. "/hotkeys.lua")
-if user then
-  for action, key in pairs(user()) do bindings[action] = key end
-end
 
 local SLOW_MOTION = 0.25
 local SLOT_SHOWN_FRAMES = 180

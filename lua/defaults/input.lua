@@ -6,7 +6,11 @@
 -- ~/.config/retrolua/input/CORE.lua, then ~/.config/retrolua/input/CORE/GAME.lua, each returning a
 -- partial table like `return { keyboard = { a = "k", b = "j" }, turbo = { { key = "c", button = "a" } } }`.
 
-local settings = {
+local info = emu.info()
+local layers = { "input.lua", "input/" .. info.core .. ".lua" }
+if info.rom and info.rom.name then layers[3] = "input/" .. info.core .. "/" .. info.rom.name .. ".lua" end
+-- The keyboard and gamepad maps take any button name, and false unbinds one.
+local settings = require("retrolua.settings").load_layers("input", {
   -- Keyboard → RetroPad button on `keyboard_port` (SDL key names).
   keyboard_port = 1,
   keyboard = {
@@ -26,22 +30,7 @@ local settings = {
   -- Turbo: while `key` (or gamepad button `pad_button`) is held, `button` is pressed `period` frames
   -- out of every 2 × `period`.
   turbo = { { key = "c", pad_button = "lefttrigger_unused", button = "a", period = 2 } },
-}
-
-local function merge(into, from)
-  for key, value in pairs(from) do
-    if type(value) == "table" and type(into[key]) == "table" and #value == 0 then merge(into[key], value)
-    else into[key] = value end
-  end
-end
-
-local config_dir = emu.paths().config
-local info = emu.info()
-for _, path in ipairs({ "/input.lua", "/input/" .. info.core .. ".lua",
-                        "/input/" .. info.core .. "/" .. ((info.rom and info.rom.name) or "") .. ".lua" }) do
-  local chunk = loadfile(config_dir .. path)
-  if chunk then merge(settings, chunk()) end
-end
+}, layers, { open = { keyboard = true, gamepad = true }, allow_false = true })
 
 local BUTTONS = { "b", "y", "select", "start", "up", "down", "left", "right",
                   "a", "x", "l", "r", "l2", "r2", "l3", "r3", "left_x", "left_y", "right_x", "right_y" }

@@ -5,14 +5,10 @@
 -- ~/.config/retrolua/osd.lua, e.g. `return { fps = true, counters = true, input = true, movie = false }`;
 -- replace it with ~/.config/retrolua/scripts/osd.lua or turn it off with `--no-default osd`.
 
-local settings = {
+local settings = require("retrolua.settings").load("osd", {
   fps = false, counters = false, input = false, movie = true,
   message_frames = 180, color = "white", background = "#000000a0",
-}
-local user = loadfile(emu.paths().config .. "/osd.lua")
-if user then
-  for key, value in pairs(user()) do settings[key] = value end
-end
+})
 
 local messages = {}
 local fps, last_frames, last_seconds = 0, 0, 0

@@ -4,11 +4,7 @@
 -- Every 2nd frame by default: rewinding looks the same, and recording costs half (a savestate per
 -- recorded frame is most of the default frontend's cost).
 
-local settings = { key = "backspace", granularity = 2, memory_mb = 64 }
-local user = loadfile(emu.paths().config .. "/rewind.lua")
-if user then
-  for key, value in pairs(user()) do settings[key] = value end
-end
+local settings = require("retrolua.settings").load("rewind", { key = "backspace", granularity = 2, memory_mb = 64 })
 
 local history = rewind.new({ memory_mb = settings.memory_mb })
 local held, rewinding = false, false

@@ -3,11 +3,7 @@
 -- (only the last one drawn, none heard), shows that future picture, and puts the state back.
 -- Off unless ~/.config/retrolua/runahead.lua returns e.g. `return { frames = 1 }`.
 
-local settings = { frames = 0 }
-local user = loadfile(emu.paths().config .. "/runahead.lua")
-if user then
-  for key, value in pairs(user()) do settings[key] = value end
-end
+local settings = require("retrolua.settings").load("runahead", { frames = 0 })
 
 if settings.frames > 0 then
   local snapshot

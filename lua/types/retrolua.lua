@@ -812,7 +812,7 @@ function event.off(id) end
 ---@return integer
 function event.watch(domain, address, size, fn) end
 
---- Output to the terminal (and the `--log` file). The global `print(...)` and `console.log(...)` write their arguments, converted with `tostring` and separated by tabs, to stdout; `console.warn(...)` and `console.error(...)` write to stderr prefixed with the script's name. All four are defined in Lua over `console.write`.
+--- Output to the terminal (and the `--log` file). The global `print(...)` and `console.log(...)` write their arguments, converted with `tostring` and separated by tabs, to stdout; `console.warn(...)` and `console.error(...)` write to stderr prefixed with the script's name. All four are defined in Lua (`lua/host/console.lua`) over `console.write`.
 console = {}
 
 --- Writes `text` and a newline to `"out"` (stdout, the default) or `"err"` (stderr, prefixed with the script name).

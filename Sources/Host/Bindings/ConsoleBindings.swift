@@ -5,7 +5,7 @@ import LuaRuntime
 
 extension Bindings {
     static let console = LuaModule("console", doc: """
-        Output to the terminal (and the `--log` file). The global `print(...)` and `console.log(...)` write their arguments, converted with `tostring` and separated by tabs, to stdout; `console.warn(...)` and `console.error(...)` write to stderr prefixed with the script's name. All four are defined in Lua over `console.write`.
+        Output to the terminal (and the `--log` file). The global `print(...)` and `console.log(...)` write their arguments, converted with `tostring` and separated by tabs, to stdout; `console.warn(...)` and `console.error(...)` write to stderr prefixed with the script's name. All four are defined in Lua (`lua/host/console.lua`) over `console.write`.
         """, functions: [
         LuaFunction("write", "text: string, stream?: string", doc: "Writes `text` and a newline to `\"out\"` (stdout, the default) or `\"err\"` (stderr, prefixed with the script name).") { L, context in
             LuaCall.run(L) { call in
@@ -24,18 +24,4 @@ extension Bindings {
         LuaFunction(lua: "warn", "...: any", doc: "Writes `warning: …` to stderr, prefixed with the script's name."),
         LuaFunction(lua: "error", "...: any", doc: "Writes `error: …` to stderr, prefixed with the script's name (it does not raise)."),
     ])
-
-    /// Lua-side print and console helpers (they need `tostring`, which may run metamethods).
-    static let consolePrelude = """
-        local write, tostring, select, concat = console.write, tostring, select, table.concat
-        local function join(...)
-          local parts = {}
-          for i = 1, select("#", ...) do parts[i] = tostring((select(i, ...))) end
-          return concat(parts, "\\t")
-        end
-        function print(...) write(join(...)) end
-        console.log = print
-        function console.warn(...) write("warning: " .. join(...), "err") end
-        function console.error(...) write("error: " .. join(...), "err") end
-        """
 }

@@ -52,11 +52,17 @@ final class Script {
         guard let source = given ?? (try? String(contentsOfFile: path, encoding: .utf8)) else {
             throw ScriptError(script: name, message: "\(path): cannot read script")
         }
+        let preludes: HostPreludes
+        do {
+            preludes = try HostPreludes.load(luaFolder: host.options.luaFolder)
+        } catch {
+            throw ScriptError(script: name, message: error.message)
+        }
         lua = LuaState(memoryLimit: host.options.memoryLimit, instructionBudget: host.options.instructionBudget)
         let context = Unmanaged.passUnretained(self).toOpaque()
         for module in Bindings.modules + Bindings.classes { module.register(in: lua.L, context: context) }
         do {
-            try installEnvironment()
+            try installEnvironment(preludes)
             try lua.load(source, name: path)  // As the user gave it: messages read `examples/x.lua:12:`.
         } catch {
             throw ScriptError(script: name, message: error.message)
@@ -81,9 +87,10 @@ final class Script {
         (try? FileManager.default.attributesOfItem(atPath: path))?[.modificationDate] as? Date
     }
 
-    /// Security profile and module path, set before any script code runs.
-    private func installEnvironment() throws(LuaError) {
-        try lua.load(Script.prelude, name: "retrolua/prelude")
+    /// Security profile and module path, set before any script code runs (lua/host/prelude.lua),
+    /// then print and console.* (lua/host/console.lua).
+    private func installEnvironment(_ preludes: HostPreludes) throws(LuaError) {
+        try lua.load(preludes.security.text, name: preludes.security.chunkName)
         lua_pushboolean(lua.L, host.options.trust ? 1 : 0)
         lua_pushboolean(lua.L, host.options.sandbox ? 1 : 0)
         let folder = (path as NSString).deletingLastPathComponent
@@ -94,7 +101,7 @@ final class Script {
         lua_pushstring(lua.L, searchPath)
         lh_push_binding(lua.L, Script.allowPath, Unmanaged.passUnretained(self).toOpaque(), "sandbox")
         try lua.call(nargs: 4, nresults: 0)
-        try lua.load(Bindings.consolePrelude, name: "retrolua/console")
+        try lua.load(preludes.console.text, name: preludes.console.chunkName)
         try lua.call(nargs: 0, nresults: 0)
     }
 
