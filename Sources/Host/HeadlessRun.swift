@@ -1,5 +1,6 @@
 import Foundation
 import Libretro
+import Support
 
 /// The outcome of running frames without presenting them.
 public struct RunReport: Sendable {

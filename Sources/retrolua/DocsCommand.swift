@@ -1,6 +1,7 @@
 import Foundation
 import Host
 import Libretro
+import Support
 
 enum DocsCommand {
     static let help = """

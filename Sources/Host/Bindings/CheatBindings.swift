@@ -2,6 +2,7 @@ import CLua
 import Foundation
 import Libretro
 import LuaRuntime
+import Support
 
 extension Bindings {
     /// Pushes one cheat as a table for `cheats.list()`.

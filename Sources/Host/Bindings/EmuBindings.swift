@@ -3,6 +3,7 @@ import CLuaShim
 import Foundation
 import Libretro
 import LuaRuntime
+import Support
 
 extension Bindings {
     /// `emu.reset` and `emu.power`: refused while a movie plays (its commands are its input), else done,

@@ -2,6 +2,7 @@ import CLua
 import CLuaShim
 import Libretro
 import LuaRuntime
+import Support
 
 extension Bindings {
     static let rewindMetatable = LuaTypeName("retrolua.rewind")

@@ -3,6 +3,7 @@ import CLuaShim
 import Foundation
 import Libretro
 import LuaRuntime
+import Support
 
 extension Bindings {
     /// A slot number or a file path, as `savestate.save`/`load` take them.
