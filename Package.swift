@@ -1,7 +1,8 @@
 // swift-tools-version:6.0
 import PackageDescription
 
-// Layers: C module maps and shims → Libretro (no SDL, no Lua) → Media → Emulation (no Lua) → Host → retrolua CLI.
+// Layers: C module maps and shims → Support (files, hashes, rewind history) → Libretro (no SDL, no Lua)
+// → Media → Emulation (the emulator and its rules; no Lua, no SDL) → Host (scripts, doors) → retrolua CLI. `scripts/lint` checks that every target declares what it imports.
 let package = Package(
     name: "Retrolua",
     products: [
@@ -24,17 +25,20 @@ let package = Package(
         // C glue for Lua: macro wrappers, the raising trampoline, pcall with traceback, limits.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
-        .target(name: "Libretro", dependencies: ["CLibretro", "CRetroShim", "CZlib", "CCrypto", "CZstd"]),
-        .target(name: "Media", dependencies: ["Libretro", "CPNG", "CSDL2", "CSampleRate"]),
+        // What any layer may use and nothing libretro-specific: durable writes, hashes, the rewind history.
+        .target(name: "Support", dependencies: ["CZlib", "CCrypto", "CZstd"]),
+        .target(name: "Libretro", dependencies: ["Support", "CLibretro", "CRetroShim"]),
+        .target(name: "Media", dependencies: ["Support", "Libretro", "CPNG", "CSDL2", "CSampleRate"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         // The emulator every door drives: session, frame loop, input layers, states, movies, cheats, rules.
-        .target(name: "Emulation", dependencies: ["Libretro", "Media", "CZlib", "CZip", "CZstd"]),
-        .target(name: "Host", dependencies: ["Emulation", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim", "CSDL2", "CZlib"]),
-        .executableTarget(name: "retrolua", dependencies: ["Host", "Emulation", "Libretro", "Media"]),
+        .target(name: "Emulation", dependencies: ["Support", "Libretro", "Media", "CZlib", "CZip", "CZstd"]),
+        .target(name: "Host", dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
+        .executableTarget(name: "retrolua", dependencies: ["Emulation", "Support", "Host", "Libretro", "Media"]),
 
-        .testTarget(name: "LibretroTests", dependencies: ["Libretro", "Media"]),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Emulation", "Libretro", "Media"]),
-        .testTarget(name: "MediaTests", dependencies: ["Media"]),
+        .testTarget(name: "SupportTests", dependencies: ["Support"]),
+        .testTarget(name: "LibretroTests", dependencies: ["Libretro", "CLibretro"]),
+        .testTarget(name: "MediaTests", dependencies: ["Media", "Libretro", "CSDL2"]),
+        .testTarget(name: "HostTests", dependencies: ["Host", "Emulation", "Support", "Libretro", "Media"]),
     ],
     swiftLanguageModes: [.v6]
 )

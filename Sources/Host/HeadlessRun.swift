@@ -1,6 +1,7 @@
 import Emulation
 import Foundation
 import Libretro
+import Support
 
 /// The outcome of running frames without presenting them.
 public struct RunReport: Sendable {

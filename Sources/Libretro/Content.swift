@@ -1,6 +1,5 @@
-import CCrypto
-import CZlib
 import Foundation
+import Support
 
 /// A content file (ROM) read into memory, with the hashes scripts and movies identify it by
 /// (computed once, on first use).
@@ -33,34 +32,4 @@ public final class Content {
 
     public private(set) lazy var crc32: String = Hashing.crc32(bytes)
     public private(set) lazy var sha1: String = Hashing.sha1(bytes)
-}
-
-/// Checksums through Debian's zlib (CRC-32) and OpenSSL (SHA-1), not hand-written code.
-public enum Hashing {
-    public static func crc32(_ bytes: some ContiguousBytes) -> String {
-        let value = bytes.withUnsafeBytes { raw in
-            CZlib.crc32(0, raw.bindMemory(to: Bytef.self).baseAddress, uInt(raw.count))
-        }
-        return hex(withUnsafeBytes(of: UInt32(value).bigEndian) { Array($0) })
-    }
-
-    public static func sha1(_ bytes: some ContiguousBytes) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        bytes.withUnsafeBytes { raw in
-            _ = EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha1(), nil)
-        }
-        return hex(digest.prefix(Int(length)))
-    }
-
-    static func hex(_ bytes: some Collection<UInt8>) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 15)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
 }

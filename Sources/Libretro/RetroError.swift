@@ -1,3 +1,5 @@
+import Support
+
 /// Everything that can go wrong between the host and a core, worded for the user.
 public enum RetroError: Error, CustomStringConvertible, Equatable {
     case coreNotFound(name: String, installed: [String])
@@ -42,7 +44,14 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
         case let .stateRejected(reason):
             return "savestate rejected: \(reason)"
         case let .fileWrite(path, reason):
-            return "\(path): cannot write: \(reason)"
+            return FileWriteError(path: path, reason: reason).description
         }
+    }
+}
+
+extension RetroError {
+    /// A durable write's failure among a core's: closing a session writes save RAM, for one.
+    public init(_ error: FileWriteError) {
+        self = .fileWrite(path: error.path, reason: error.reason)
     }
 }

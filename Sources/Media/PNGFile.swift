@@ -1,6 +1,7 @@
 import CPNG
 import Foundation
 import Libretro
+import Support
 
 /// PNG files through Debian's libpng (its simplified API, which reports errors without longjmp).
 public enum PNGFile {
@@ -23,7 +24,7 @@ public enum PNGFile {
         guard png_image_write_to_memory(&image, &encoded, &size, 0, rgba, Int32(width * 4), nil) != 0 else {
             throw .fileWrite(path: path, reason: "PNG encoding failed: \(message(image))")
         }
-        try DurableFile.write(encoded.prefix(Int(size)), to: path)
+        do { try DurableFile.write(encoded.prefix(Int(size)), to: path) } catch { throw RetroError(error) }
     }
 
     public static func write(_ frame: VideoFrame, to path: String) throws(RetroError) {

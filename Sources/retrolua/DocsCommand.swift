@@ -2,6 +2,7 @@ import Emulation
 import Foundation
 import Host
 import Libretro
+import Support
 
 enum DocsCommand {
     static let help = """

@@ -4,6 +4,7 @@ import XCTest
 @testable import Host
 import Libretro
 import Media
+import Support
 
 /// The Lua default frontend in lua/defaults/, driven by synthetic host events.
 final class DefaultFrontendTests: XCTestCase {

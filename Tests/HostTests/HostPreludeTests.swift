@@ -1,3 +1,4 @@
+@testable import Emulation
 import Foundation
 import XCTest
 @testable import Host

@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 @testable import Host
 import Libretro
+import Support
 
 /// Movies end to end on nestopia and the NES demo: recording, playback, read-only/read-write,
 /// rerecords, branches, verification, identity checks and bad files.

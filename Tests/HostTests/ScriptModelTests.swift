@@ -4,6 +4,7 @@ import XCTest
 @testable import Host
 import Libretro
 import Media
+import Support
 
 /// The script model: ordering within a frame, isolation of failures, limits, security, reloading.
 final class ScriptModelTests: XCTestCase {

@@ -1,3 +1,4 @@
+@testable import Emulation
 import Foundation
 import XCTest
 @testable import Host
@@ -42,7 +43,7 @@ final class SettingsTests: XCTestCase {
         let path = harness.folder + "/config/hotkeys.lua"
         XCTAssertTrue(harness.errors.contains("hotkeys settings: \(path):2: attempt to index a nil value"), harness.errors)
         harness.host.deliver([.keyDown("p", repeat: false)])
-        XCTAssertTrue(harness.host.paused, "p still pauses")
+        XCTAssertTrue(harness.host.emulator.paused, "p still pauses")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
@@ -60,11 +61,11 @@ final class SettingsTests: XCTestCase {
         XCTAssertTrue(harness.errors.contains("hotkeys settings: \(path): unknown setting 'paws' (ignored; known: fast_forward_hold,"), harness.errors)
         XCTAssertTrue(harness.errors.contains("hotkeys settings: \(path): 'quit' should be a string or false, got a number (the default is kept)"), harness.errors)
         harness.host.deliver([.keyDown("p", repeat: false)])
-        XCTAssertFalse(harness.host.paused, "pause moved to space")
+        XCTAssertFalse(harness.host.emulator.paused, "pause moved to space")
         harness.host.deliver([.keyDown("space", repeat: false)])
-        XCTAssertTrue(harness.host.paused)
+        XCTAssertTrue(harness.host.emulator.paused)
         harness.host.deliver([.keyDown("escape", repeat: false)])
-        XCTAssertEqual(harness.host.exitCode, 0, "quit keeps its default key")
+        XCTAssertEqual(harness.host.emulator.exitCode, 0, "quit keeps its default key")
     }
 
     func testValidLayeredSettingsApplyWithoutMessages() throws {

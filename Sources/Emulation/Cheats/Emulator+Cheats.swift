@@ -1,5 +1,6 @@
 import Foundation
 import Libretro
+import Support
 
 /// Cheats with their rule: none may be added, turned on or loaded in hardcore mode (turning one off,
 /// removing and listing always work).

@@ -1,6 +1,7 @@
 import Foundation
 import Libretro
 import Media
+import Support
 
 /// Named branches of a movie (as in BizHawk's TAStudio): a savestate carrying the movie's input up
 /// to its frame, plus a thumbnail, kept in `MOVIE.branches/` next to the movie file.

@@ -1,6 +1,7 @@
 import CZstd
 import Foundation
 import Libretro
+import Support
 
 /// Retrolua's movie file (`.rlm`): plain text, one line per frame, so movies diff and merge well.
 /// The format is documented in README.md ("Movie file format").

@@ -1,5 +1,6 @@
 import Foundation
 import Libretro
+import Support
 
 /// Battery-backed save RAM on disk: loaded after the game, written durably on close.
 ///
@@ -35,7 +36,9 @@ final class SaveRAMFile {
             }
             rejected = false
         }
-        try DurableFile.write(UnsafeRawBufferPointer(start: region.pointer, count: region.size), to: path)
+        do { try DurableFile.write(UnsafeRawBufferPointer(start: region.pointer, count: region.size), to: path) } catch {
+            throw RetroError(error)
+        }
     }
 
     private func asidePath() -> String {

@@ -1,4 +1,5 @@
 import Libretro
+import Support
 
 /// Rewind: the core's state plus the frame and lag counters into a `RewindBuffer`, and back. No
 /// script data and no event: stepping back is the player walking through time, not a state load —

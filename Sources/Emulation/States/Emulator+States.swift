@@ -1,5 +1,6 @@
 import Foundation
 import Libretro
+import Support
 
 /// Savestates: containers with the counters, the scripts' data and, during a movie, its input; slots,
 /// files and raw bytes; and the rules for loading them (hardcore, the movie's timeline, the core and

@@ -3,6 +3,7 @@ import Foundation
 import Emulation
 import Libretro
 import LuaRuntime
+import Support
 
 extension Bindings {
     /// Pushes one cheat as a table for `cheats.list()`.

@@ -4,6 +4,7 @@ import Foundation
 import Emulation
 import Libretro
 import LuaRuntime
+import Support
 
 extension Bindings {
     /// A data-folder path from a script's relative name (no absolute paths, no `..`).

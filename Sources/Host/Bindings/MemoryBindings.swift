@@ -3,6 +3,7 @@ import CLuaShim
 import Emulation
 import Libretro
 import LuaRuntime
+import Support
 
 /// One typed access: width in bytes, signedness, byte order (nil: the domain's), float.
 /// It travels as the binding's tag, so a call decodes it from an integer: no tables, no refcounts.

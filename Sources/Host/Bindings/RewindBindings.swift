@@ -3,6 +3,7 @@ import CLuaShim
 import Emulation
 import Libretro
 import LuaRuntime
+import Support
 
 extension Bindings {
     static let rewindMetatable = LuaTypeName("retrolua.rewind")

@@ -4,6 +4,7 @@ import Foundation
 import Emulation
 import Libretro
 import LuaRuntime
+import Support
 
 extension Bindings {
     /// A slot number or a file path, as `savestate.save`/`load` take them.

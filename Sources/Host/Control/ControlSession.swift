@@ -1,6 +1,7 @@
 import Emulation
 import Foundation
 import Libretro
+import Support
 
 /// The control socket's commands (JSON lines, one reply per request): step with input, memory,
 /// states, the frame and audio, info, reset, quit, and — with --trust — Lua evaluation.

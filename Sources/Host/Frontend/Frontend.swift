@@ -1,5 +1,4 @@
 import Emulation
-import CSDL2
 import Foundation
 import Libretro
 import Media
@@ -39,14 +38,16 @@ public struct FrontendOptions: Sendable {
     public init() {}
 }
 
-/// The interactive frontend: SDL window and devices, audio through libsamplerate, pacing, dumps and
-/// stats, around a `ScriptHost` that runs the frames. Every device degrades: no display → headless,
-/// no sound card → silent, each with a message.
+/// The frame loop around a `ScriptHost`: a video output and an input source (SDL's window and devices,
+/// or the null ones when headless), audio through libsamplerate, pacing, dumps and stats. Every device
+/// degrades: no display → headless, no sound card → silent, each with a message.
 public final class Frontend {
     let host: ScriptHost
     var options: FrontendOptions
-    private var video: SDLVideo?
-    private var input: SDLInput?
+    private var video: VideoOutput
+    private var input: InputSource
+    /// Whether `video` and `input` were handed in (tests); otherwise `open()` picks them.
+    private let devicesGiven: Bool
     private var audio: AudioPipeline?
     private var wav: WAVFileOutput?
     private var dump: VideoDump?
@@ -55,13 +56,18 @@ public final class Frontend {
     private var quitRequested = false
     private var lastPresent: UInt64 = 0
     private var wasPaused = false
-    /// The display's refresh period in nanoseconds (60 Hz when SDL cannot tell).
+    /// The display's refresh period in nanoseconds (60 Hz when the display cannot tell).
     private var displayPeriod: UInt64 = 16_666_667
     public var onNotice: (String) -> Void = { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) }
 
-    public init(host: ScriptHost, options: FrontendOptions) {
+    /// Given `video` or `input` are used as they are instead of what `open()` would pick (tests run the
+    /// frontend on the null backends and read back what reached them).
+    public init(host: ScriptHost, options: FrontendOptions, video: VideoOutput? = nil, input: InputSource? = nil) {
         self.host = host
         self.options = options
+        self.video = video ?? NullVideoOutput()
+        self.input = input ?? NullInputSource()
+        devicesGiven = video != nil || input != nil
         pacer = Pacer(fps: host.session.core.avInfo?.fps ?? 60)
     }
 
@@ -70,23 +76,10 @@ public final class Frontend {
     public func open() throws(RetroError) {
         let core = host.session.core
         let av = core.avInfo
-        if options.window {
-            if ProcessInfo.processInfo.environment["DISPLAY"] == nil && ProcessInfo.processInfo.environment["WAYLAND_DISPLAY"] == nil {
-                onNotice("no display (DISPLAY is not set): running headless")
-            } else {
-                do {
-                    video = try SDLVideo(title: "Retrolua — \(host.session.content?.fileName ?? host.session.coreName)",
-                                         options: options.video, baseWidth: av?.baseWidth ?? 256, baseHeight: av?.baseHeight ?? 224,
-                                         aspect: aspect)
-                    input = SDLInput()
-                } catch {
-                    onNotice("no display (\(error)): running headless")
-                }
-            }
-        }
+        if !devicesGiven { (video, input) = openDevices() }
         let rate = av?.sampleRate ?? 48000
         var outputs: [AudioOutput] = []
-        if options.audio && video != nil {
+        if options.audio && video.isVisible {
             do { outputs.append(try SDLAudioOutput()) } catch { onNotice("no audio device (\(error)): running silent") }
         }
         if let path = audioRecordingPath {
@@ -104,17 +97,14 @@ public final class Frontend {
             // A state load or reset jumps in time: stale queued sound would play out of place.
             host.emulator.listen { event in if event == .timeJumped { pipeline.clear() } }
         }
-        var displayMode = SDL_DisplayMode()
-        if video != nil, SDL_GetCurrentDisplayMode(0, &displayMode) == 0, displayMode.refresh_rate > 0 {
-            displayPeriod = UInt64(1e9 / Double(displayMode.refresh_rate))
-        }
+        let refresh = video.refreshRate ?? 0
+        if refresh > 0 { displayPeriod = UInt64(1e9 / refresh) }
         // Audio pacing needs a sound card; vsync pacing needs vsync at (within 1% of) the core's rate.
         let cardPaces = outputs.first?.isRealTime == true
         if options.sync == .audio && !cardPaces { options.sync = .clock }
         if options.sync == .vsync {
-            let refresh = video != nil ? Double(displayMode.refresh_rate) : 0
             let fps = av?.fps ?? 60
-            if video?.vsyncActive != true || refresh <= 0 || abs(refresh - fps) / fps > 0.01 {
+            if !video.vsyncActive || refresh <= 0 || abs(refresh - fps) / fps > 0.01 {
                 onNotice(String(format: "--sync vsync: the display runs at %.2f Hz, the core at %.4f fps; pacing by %@ instead",
                                 refresh, fps, cardPaces ? "audio" : "the clock"))
                 options.sync = cardPaces ? .audio : .clock
@@ -127,7 +117,29 @@ public final class Frontend {
         }
     }
 
-    public var isWindowed: Bool { video != nil }
+    /// The one place a backend is chosen: SDL's window and input when a window is wanted and a display
+    /// answers, otherwise the null pair (headless), with a notice saying why.
+    private func openDevices() -> (VideoOutput, InputSource) {
+        let headless: (VideoOutput, InputSource) = (NullVideoOutput(), NullInputSource())
+        guard options.window else { return headless }
+        let environment = ProcessInfo.processInfo.environment
+        guard environment["DISPLAY"] != nil || environment["WAYLAND_DISPLAY"] != nil else {
+            onNotice("no display (DISPLAY is not set): running headless")
+            return headless
+        }
+        let av = host.session.core.avInfo
+        do {
+            let window = try SDLVideo(title: "Retrolua — \(host.session.content?.fileName ?? host.session.coreName)",
+                                      options: options.video, baseWidth: av?.baseWidth ?? 256, baseHeight: av?.baseHeight ?? 224,
+                                      aspect: aspect)
+            return (window, SDLInput())
+        } catch {
+            onNotice("no display (\(error)): running headless")
+            return headless
+        }
+    }
+
+    public var isWindowed: Bool { video.isVisible }
 
     /// Where the resampled sound is recorded: `--wav`, or beside a `--video` dump for muxing.
     private var audioRecordingPath: String? { options.wavPath ?? options.videoPath.map { $0 + ".audio.wav" } }
@@ -150,12 +162,12 @@ public final class Frontend {
         let lagBefore = session.lagCount
         let start = now()
         var frames = 0
-        var progress = ProgressLine(enabled: options.progress && video == nil && isatty(2) != 0)
+        var progress = ProgressLine(enabled: options.progress && !video.isVisible && isatty(2) != 0)
         defer { progress.finish() }
         while host.emulator.exitCode == nil && !quitRequested && !StopSignals.isRequested {
             if let limit = options.frameLimit, frames >= limit { break }
             // Headless with no limit: done once no script has anything left to do.
-            if options.frameLimit == nil && video == nil && !host.hasActiveScripts { break }
+            if options.frameLimit == nil && !video.isVisible && !host.hasActiveScripts { break }
             handleEvents()
             if let betweenFrames, !betweenFrames() { break }
             if quitRequested { break }
@@ -184,7 +196,7 @@ public final class Frontend {
     public func close() -> [String] {
         var problems: [String] = []
         if let path = options.windowCapturePath {
-            if let capture = video?.capture() {
+            if let capture = video.capture() {
                 do { try PNGFile.write(rgba: capture.rgba, width: capture.width, height: capture.height, to: path) } catch {
                     problems.append("\(error)")
                 }
@@ -194,16 +206,16 @@ public final class Frontend {
         }
         do { try wav?.close() } catch { problems.append("\(error)") }
         if let failure = dump?.finish() { problems.append(failure) }
-        video = nil
-        input = nil
+        // Dropping SDL's objects closes the window and its devices.
+        video = NullVideoOutput()
+        input = NullInputSource()
         return problems
     }
 
     // MARK: Frame parts
 
     private func handleEvents() {
-        guard let input else { return }
-        let events = input.poll()
+        let events = input.poll(into: &host.devices)
         for event in events {
             switch event {
             case .quit: quitRequested = true
@@ -212,15 +224,15 @@ public final class Frontend {
             default: break
             }
         }
-        host.devices = input.devices
-        host.windowSize = video?.windowSize
+        // Headless, the hud takes the frame's size.
+        host.windowSize = video.isVisible ? video.windowSize : nil
         // Hotkeys are Lua (lua/defaults/hotkeys.lua): it answers these events with emu/gui calls.
         host.deliver(events)
         if let on = host.fullscreenRequest {
-            video?.setFullscreen(on)
+            video.setFullscreen(on)
             host.fullscreenRequest = nil
         }
-        host.isFullscreen = video?.isFullscreen ?? false
+        host.isFullscreen = video.isFullscreen
         if host.emulator.stepRequested {
             advanceOneFrame = true
             host.emulator.stepRequested = false
@@ -255,14 +267,13 @@ public final class Frontend {
             }
             dump?.write(rgba: frame.rgba, width: frame.width, height: frame.height)
         }
-        guard let video else { return }
-        // Off real time, show at most one frame per display refresh: the rest are dropped, not drawn.
-        if !force && speed != 1 && now() - lastPresent < displayPeriod {
+        // Off real time, a window shows at most one frame per display refresh: the rest are dropped, not drawn.
+        if !force && speed != 1 && video.isVisible && now() - lastPresent < displayPeriod {
             host.emulator.stats.dropped += 1
             return
         }
         let start = now()
-        if options.showStats {
+        if options.showStats && video.isVisible {
             for (index, line) in host.emulator.stats.osdLines.enumerated() {
                 host.hudCanvas.text(x: 4, y: 4 + index * 9, line, color: 0xFFFF_FF00, background: 0xA000_0000)
             }
@@ -276,7 +287,7 @@ public final class Frontend {
     }
 
     private func pace() {
-        guard video != nil else { return }  // Headless runs are never paced.
+        guard video.isVisible else { return }  // Headless runs are never paced.
         pacer.fps = host.session.core.avInfo?.fps ?? pacer.fps
         switch options.sync {
         case .audio where speed == 1:

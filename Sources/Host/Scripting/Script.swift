@@ -5,6 +5,7 @@ import Foundation
 import LuaRuntime
 import Libretro
 import Media
+import Support
 
 /// One user script: its own Lua state, its main chunk as a coroutine, its callbacks and watches.
 final class Script {

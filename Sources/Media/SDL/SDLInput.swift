@@ -1,29 +1,12 @@
 import CSDL2
 
-/// A discrete thing that happened on the host during one frame. Held state (keys down, sticks) is in
-/// `SDLInput.devices`; these are the edges a frontend reacts to once (hotkeys, OSD messages, quitting).
-public enum HostEvent: Sendable, Equatable {
-    /// The user closed the window or the session asked to quit.
-    case quit
-    /// A key went down (lower-case SDL key name); `repeat` is the keyboard's auto-repeat.
-    case keyDown(String, repeat: Bool)
-    case keyUp(String)
-    /// A game controller was connected or disconnected (its SDL name).
-    case gamepadAdded(String)
-    case gamepadRemoved(String)
-    /// The window's new size in window coordinates.
-    case windowResized(Int, Int)
-    case focusLost
-    case focusGained
-}
-
 /// Keyboard, mouse and game controllers through SDL, read once per frame by `poll()`.
 ///
 /// Controllers are SDL GameControllers, so every pad reports the same button and axis names
 /// ("a", "dpup", "leftx", …) whatever its hardware; a joystick SDL has no mapping for is not listed.
 /// Mappings come from SDL's built-in database, `SDL_GAMECONTROLLERCONFIG`, and
 /// `~/.config/retrolua/gamecontrollerdb.txt` when present. Use from one thread.
-public final class SDLInput {
+public final class SDLInput: InputSource {
     /// The host's devices as of the last `poll()`.
     public private(set) var devices = HostDevices()
     /// What start-up did that a verbose log may show: a mapping file loaded, controllers unavailable.
@@ -93,6 +76,13 @@ public final class SDLInput {
             handle(event, into: &events)
         }
         refreshGamepads()
+        return events
+    }
+
+    /// SDL sees every device, so its view replaces the devices wholesale (what scripts simulated too).
+    public func poll(into devices: inout HostDevices) -> [HostEvent] {
+        let events = poll()
+        devices = self.devices
         return events
     }
 

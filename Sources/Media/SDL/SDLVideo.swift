@@ -1,56 +1,6 @@
 import CSDL2
 import Libretro
 
-/// An SDL call failed; `message` is SDL_GetError's text, prefixed with what was being attempted, so the
-/// caller can say why it fell back to headless.
-public struct SDLDeviceError: Error, CustomStringConvertible {
-    public let message: String
-    public var description: String { message }
-
-    /// Captures SDL_GetError now, before another SDL call overwrites it.
-    init(_ what: String) {
-        let reason = String(cString: SDL_GetError())
-        message = reason.isEmpty ? what : "\(what): \(reason)"
-    }
-
-    init(noDisplay message: String) { self.message = message }
-}
-
-/// How the window presents frames; the user's settings, as opposed to the core's geometry.
-public struct VideoOptions: Sendable, Equatable {
-    /// The initial window is the core's base size (at its aspect ratio) times this.
-    public var scale = 3
-    /// Draw at the largest whole multiple of the base size that fits, so every source pixel becomes the
-    /// same number of screen pixels.
-    public var integerScale = false
-    public var vsync = true
-    public var fullscreen = false
-    /// Linear filtering when scaling; nearest (sharp pixels) otherwise.
-    public var smooth = false
-
-    public init(scale: Int = 3, integerScale: Bool = false, vsync: Bool = true, fullscreen: Bool = false,
-                smooth: Bool = false) {
-        self.scale = scale
-        self.integerScale = integerScale
-        self.vsync = vsync
-        self.fullscreen = fullscreen
-        self.smooth = smooth
-    }
-}
-
-/// A rectangle in renderer output pixels.
-public struct VideoRect: Sendable, Equatable, CustomStringConvertible {
-    public var x, y, width, height: Int
-    public init(x: Int, y: Int, width: Int, height: Int) {
-        self.x = x
-        self.y = y
-        self.width = width
-        self.height = height
-    }
-    public var description: String { "\(width)x\(height)+\(x)+\(y)" }
-    var sdl: SDL_Rect { SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(width), h: Int32(height)) }
-}
-
 /// The SDL window: the core's frame, scaled and letterboxed, with the script overlays on top.
 ///
 /// Frames go to the GPU in the core's own pixel format through a streaming texture (SDL converts in C
@@ -59,7 +9,7 @@ public struct VideoRect: Sendable, Equatable, CustomStringConvertible {
 /// game and appears in screenshots; the `hud` canvas at window resolution, drawn 1:1.
 ///
 /// Use from one thread (the emulation thread), like all of SDL's video API.
-public final class SDLVideo {
+public final class SDLVideo: VideoOutput {
     private let window: OpaquePointer
     private let renderer: OpaquePointer
     private let options: VideoOptions
@@ -97,7 +47,7 @@ public final class SDLVideo {
             throw SDLDeviceError(noDisplay: "SDL found only its \(driver) video driver")
         }
         self.options = options
-        let base = Self.baseSize(width: baseWidth, height: baseHeight, aspect: aspect)
+        let base = VideoLayout.baseSize(width: baseWidth, height: baseHeight, aspect: aspect)
         var scale = max(1, options.scale)
         var mode = SDL_DisplayMode()
         if SDL_GetDesktopDisplayMode(0, &mode) == 0 {
@@ -139,10 +89,7 @@ public final class SDLVideo {
 
     // MARK: - Presenting
 
-    /// Shows one frame. `frame` has `height` rows of `width` pixels, `pitch` bytes apart, in `format`;
-    /// nil means the core duplicated the last frame, whose texture is redrawn unchanged. `aspect` is the
-    /// core's display aspect ratio (≤ 0: square pixels). `emu` (the frame's size) and `hud` (the window's
-    /// size) are RGBA canvases; empty ones cost nothing.
+    /// Shows one frame (see `VideoOutput.present`); a nil frame redraws the last frame's texture unchanged.
     public func present(frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
                         aspect: Double, emu emuCanvas: Canvas?, hud hudCanvas: Canvas?) {
         if let frame, width > 0, height > 0 {
@@ -193,7 +140,7 @@ public final class SDLVideo {
         SDL_RenderClear(renderer)
         guard let texture = game.texture else { return nil }
         let size = windowSize
-        let dest = Self.destinationRect(frameWidth: game.width, frameHeight: game.height, aspect: lastAspect,
+        let dest = VideoLayout.destinationRect(frameWidth: game.width, frameHeight: game.height, aspect: lastAspect,
                                         outputWidth: size.width, outputHeight: size.height,
                                         integerScale: options.integerScale)
         guard dest.width > 0, dest.height > 0 else { return nil }
@@ -240,6 +187,16 @@ public final class SDLVideo {
 
     // MARK: - Window
 
+    public var isVisible: Bool { true }
+
+    /// The refresh rate of the display the window is on.
+    public var refreshRate: Double? {
+        var mode = SDL_DisplayMode()
+        let display = max(0, SDL_GetWindowDisplayIndex(window))
+        guard SDL_GetCurrentDisplayMode(display, &mode) == 0, mode.refresh_rate > 0 else { return nil }
+        return Double(mode.refresh_rate)
+    }
+
     /// The renderer's output size in pixels (what the hud canvas should measure).
     public var windowSize: (width: Int, height: Int) {
         var w: Int32 = 0, h: Int32 = 0
@@ -260,39 +217,8 @@ public final class SDLVideo {
     public func setWindowSize(width: Int, height: Int) {
         SDL_SetWindowSize(window, Int32(max(1, width)), Int32(max(1, height)))
     }
+}
 
-    // MARK: - Layout
-
-    /// The base size at the display aspect ratio: the height is kept and the width follows the aspect,
-    /// as RetroArch does, so integer scaling multiplies whole rows.
-    public static func baseSize(width: Int, height: Int, aspect: Double) -> (width: Int, height: Int) {
-        let h = max(1, height)
-        guard aspect.isFinite, aspect > 0 else { return (max(1, width), h) }
-        return (max(1, Int((Double(h) * aspect).rounded())), h)
-    }
-
-    /// Where a `frameWidth`×`frameHeight` frame with display aspect `aspect` (≤ 0 or not finite: square
-    /// pixels) goes in an output of the given size, centred. Fitting keeps the aspect and fills one
-    /// dimension. Integer scaling uses the largest whole multiple n of the base size (see `baseSize`)
-    /// that fits; when even n = 1 does not fit, it falls back to fitting.
-    public static func destinationRect(frameWidth: Int, frameHeight: Int, aspect: Double,
-                                       outputWidth: Int, outputHeight: Int, integerScale: Bool) -> VideoRect {
-        guard frameWidth > 0, frameHeight > 0, outputWidth > 0, outputHeight > 0 else {
-            return VideoRect(x: 0, y: 0, width: 0, height: 0)
-        }
-        let ratio = aspect.isFinite && aspect > 0 ? aspect : Double(frameWidth) / Double(frameHeight)
-        var w: Int, h: Int
-        let base = baseSize(width: frameWidth, height: frameHeight, aspect: ratio)
-        let n = min(outputWidth / base.width, outputHeight / base.height)
-        if integerScale && n >= 1 {
-            (w, h) = (base.width * n, base.height * n)
-        } else if Double(outputWidth) / Double(outputHeight) > ratio {
-            h = outputHeight
-            w = min(outputWidth, max(1, Int((Double(outputHeight) * ratio).rounded())))
-        } else {
-            w = outputWidth
-            h = min(outputHeight, max(1, Int((Double(outputWidth) / ratio).rounded())))
-        }
-        return VideoRect(x: (outputWidth - w) / 2, y: (outputHeight - h) / 2, width: w, height: h)
-    }
+extension VideoRect {
+    var sdl: SDL_Rect { SDL_Rect(x: Int32(x), y: Int32(y), w: Int32(width), h: Int32(height)) }
 }

@@ -4,16 +4,16 @@ import Glibc
 /// Writes files the user cares about so that a crash or a full disk never leaves a half-written file:
 /// temporary file in the same folder, fsync, rename into place, fsync the folder.
 public enum DurableFile {
-    public static func write(_ bytes: some ContiguousBytes, to path: String) throws(RetroError) {
+    public static func write(_ bytes: some ContiguousBytes, to path: String) throws(FileWriteError) {
         let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
-            throw .fileWrite(path: path, reason: "cannot create folder \(folder)")
+            throw FileWriteError(path: path, reason: "cannot create folder \(folder)")
         }
         let temporary = path + ".tmp\(getpid())"
         let fd = open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw .fileWrite(path: path, reason: String(cString: strerror(errno))) }
+        guard fd >= 0 else { throw FileWriteError(path: path, reason: String(cString: strerror(errno))) }
         var failure: String?
         bytes.withUnsafeBytes { raw in
             var offset = 0
@@ -32,7 +32,7 @@ public enum DurableFile {
         if failure == nil && rename(temporary, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
             unlink(temporary)
-            throw .fileWrite(path: path, reason: failure)
+            throw FileWriteError(path: path, reason: failure)
         }
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {

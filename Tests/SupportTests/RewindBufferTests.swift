@@ -1,5 +1,5 @@
+import Support
 import XCTest
-@testable import Libretro
 
 final class RewindBufferTests: XCTestCase {
     private func state(_ seed: Int, size: Int = 4096) -> [UInt8] {

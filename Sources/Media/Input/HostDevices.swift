@@ -1,5 +1,5 @@
-/// The host's keyboard, mouse and gamepads as scripts see them (`input.*`). A windowed frontend
-/// fills this from SDL events once per frame; headless, scripts and tests set it directly.
+/// The host's keyboard, mouse and gamepads as scripts see them (`input.*`). An `InputSource` brings
+/// it up to date once per frame; scripts (`input.set_*`) and tests may also set it directly.
 public struct HostDevices: Sendable {
     /// Pressed keys by lower-case SDL key name (`"a"`, `"left"`, `"return"`, `"f1"`).
     public var keys: Set<String> = []
