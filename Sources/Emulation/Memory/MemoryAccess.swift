@@ -119,4 +119,13 @@ extension Emulator {
         let pointer = try writablePointer(domain, address: address, width: bytes.count)
         pointer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
     }
+
+    /// `write` of bytes held in an array (the control socket's, tests').
+    public func write(_ bytes: [UInt8], to domain: MemoryAccess.Domain, address: Int) throws(Refusal) {
+        let problem = bytes.withUnsafeBytes { raw -> Refusal? in
+            do throws(Refusal) { try write(raw, to: domain, address: address) } catch { return error }
+            return nil
+        }
+        if let problem { throw problem }
+    }
 }

@@ -12,6 +12,8 @@ extension Emulator {
     /// Plays the movie file at `path` from its start; returns warnings (other core version, options set).
     @discardableResult
     public func playMovie(at path: String, options: MovieEngine.PlayOptions) throws(Refusal) -> [String] {
+        try refuseDuringInputPoll()
+        if hardcore { throw .hardcore("movie playback is") }
         let played: Movie
         do { played = try MovieText.read(path: path) } catch { throw Refusal(.movie, error.description) }
         return try playMovie(played, path: path, options: options)

@@ -85,6 +85,15 @@ extension Emulator {
         if !quiet { emit(.stateLoaded(nil)) }
     }
 
+    /// `loadState` of bytes held in an array (the control socket's, tests').
+    public func loadState(_ bytes: [UInt8], trusted: Bool, quiet: Bool = false) throws(Refusal) {
+        let problem = bytes.withUnsafeBytes { raw -> Refusal? in
+            do throws(Refusal) { try loadState(raw, trusted: trusted, quiet: quiet) } catch { return error }
+            return nil
+        }
+        if let problem { throw problem }
+    }
+
     /// What every state load from a door must pass first.
     private func refuseStateLoads() throws(Refusal) {
         try refuseDuringInputPoll()

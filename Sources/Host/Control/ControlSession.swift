@@ -100,7 +100,7 @@ public final class ControlSession {
                 throw ControlError("\"length\" (\(request["length"]!)) differs from the \(bytes.count) bytes of \"data\"")
             }
             let (domain, address) = try place(request)
-            try [UInt8](bytes).withUnsafeBytes { raw throws in try emulator.write(raw, to: domain, address: address) }
+            try emulator.write([UInt8](bytes), to: domain, address: address)
             return [:]
         case "save_state":
             if let slot = request["slot"] {
@@ -115,7 +115,7 @@ public final class ControlSession {
                 guard let slot = slot as? Int else { throw ControlError("\"slot\" must be 0…999") }
                 try emulator.loadState(from: .slot(slot))
             } else if let text = request["state"] as? String, let data = Data(base64Encoded: text) {
-                try [UInt8](data).withUnsafeBytes { raw throws in try emulator.loadState(raw, trusted: false) }
+                try emulator.loadState([UInt8](data), trusted: false)
             } else {
                 throw ControlError("load_state needs \"slot\" or \"state\" (base64)")
             }
