@@ -12,14 +12,14 @@ public final class MemoryAccess {
         public let bigEndian: Bool
         public let writable: Bool
         /// Flat domains: the whole block. The bus: nil, addresses go through the memory map.
-        let base: UnsafeMutableRawPointer?
+        @usableFromInline let base: UnsafeMutableRawPointer?
         public var isBus: Bool { base == nil }
     }
 
     public private(set) var domains: [Domain] = []
     public private(set) var names: [String] = []
     private var byName: [String: Int] = [:]
-    private var busDescriptors: [MemoryDescriptor] = []
+    @usableFromInline private(set) var busDescriptors: [MemoryDescriptor] = []
     public private(set) var defaultIndex = 0
     private let core: Core
 
@@ -54,6 +54,7 @@ public final class MemoryAccess {
     public func name(_ domain: Domain) -> String { names[domain.index] }
 
     /// The default domain (what a door uses when none is named).
+    @inlinable
     public func defaultDomain() throws(Refusal) -> Domain {
         guard !domains.isEmpty else { throw Refusal(.outOfRange, "the core exposes no memory") }
         return domains[defaultIndex]
@@ -69,7 +70,8 @@ public final class MemoryAccess {
     }
 
     /// The host pointer for `width` bytes at `address`, or nil outside the domain.
-    @inline(__always)
+    /// Inlinable: `memory.read_u8` and the other doors' reads resolve without a call across modules.
+    @inlinable
     public func resolve(_ domain: Domain, address: Int, width: Int) -> UnsafeMutableRawPointer? {
         guard address >= 0, width > 0 else { return nil }
         if let base = domain.base {
@@ -84,13 +86,14 @@ public final class MemoryAccess {
     }
 
     /// The pointer for `width` bytes at `address`, or a refusal naming the domain and its size.
-    @inline(__always)
+    @inlinable
     public func pointer(_ domain: Domain, address: Int, width: Int) throws(Refusal) -> UnsafeMutableRawPointer {
         guard let pointer = resolve(domain, address: address, width: width) else { throw outside(domain, address, width) }
         return pointer
     }
 
-    private func outside(_ domain: Domain, _ address: Int, _ width: Int) -> Refusal {
+    @usableFromInline
+    func outside(_ domain: Domain, _ address: Int, _ width: Int) -> Refusal {
         let hex = address < 0 ? "-0x" + String(address.magnitude, radix: 16, uppercase: true)
                               : "0x" + String(address, radix: 16, uppercase: true)
         let what = domain.base == nil ? "is not mapped in 'bus'"

@@ -92,7 +92,7 @@ extension Bindings {
         let access = Access(tag: Int(lh_binding_tag(L)))
         return LuaCall.run(L) { call in
             let address = try call.integer(1, "address")
-            let memory = Script.from(context).emulator.memory
+            let memory = Script.from(context).memory
             let domain = try memory.domain(call, argument: 2)
             let pointer = try memory.pointer(domain, address: address, width: access.width)
             // Byte 0 first: a u8 read is the hot path of most bots.
@@ -152,7 +152,7 @@ extension Bindings {
     private static let domainFunctions: [LuaFunction] = [
         LuaFunction("domains", returns: "table", doc: "The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`.") { L, context in
             LuaCall.run(L) { call in
-                let memory = Script.from(context).emulator.memory
+                let memory = Script.from(context).memory
                 call.newTable(array: memory.domains.count)
                 for (index, domain) in memory.domains.enumerated() {
                     call.newTable(fields: 5)
@@ -171,7 +171,7 @@ extension Bindings {
                 let address = try call.integer(1, "address")
                 let length = try call.integer(2, "length")
                 guard length >= 0 else { throw call.badArgument(2, "length", "must be 0 or more") }
-                let memory = Script.from(context).emulator.memory
+                let memory = Script.from(context).memory
                 let domain = try memory.domain(call, argument: 3)
                 if length == 0 { call.push(""); return 1 }
                 let pointer = try memory.pointer(domain, address: address, width: length)
@@ -190,7 +190,7 @@ extension Bindings {
         },
         LuaFunction("hash", "domain?: string, address?: integer, length?: integer", returns: "string", doc: "SHA-1 (hex) of a region: the whole domain by default.") { L, context in
             LuaCall.run(L) { call in
-                let memory = Script.from(context).emulator.memory
+                let memory = Script.from(context).memory
                 let domain = try memory.domain(call, argument: 1)
                 let address = try call.optionalInteger(2, "address") ?? 0
                 let length = try call.optionalInteger(3, "length") ?? (domain.size - address)

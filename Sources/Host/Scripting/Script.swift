@@ -15,8 +15,10 @@ final class Script {
     let lua: LuaState
     /// The host outlives its scripts; unowned(unsafe) keeps reference counting off the binding path.
     unowned(unsafe) let host: ScriptHost
-    /// The emulator this script drives (through the bindings).
-    var emulator: Emulator { host.emulator }
+    /// The emulator this script drives and its memory, held like `host` (they outlive their scripts):
+    /// `memory.read_u8` reaches the bytes without touching a reference count.
+    unowned(unsafe) let emulator: Emulator
+    unowned(unsafe) let memory: MemoryAccess
     /// The main chunk's coroutine while it is alive (anchored in the registry).
     private(set) var thread: OpaquePointer?
     private var threadReference: Int32 = LUA_NOREF
@@ -49,6 +51,8 @@ final class Script {
         self.path = given == nil ? URL(fileURLWithPath: path).standardizedFileURL.path : path
         name = (path as NSString).lastPathComponent
         self.host = host
+        emulator = host.emulator
+        memory = host.emulator.memory
         modified = given == nil ? Script.modificationDate(path) : nil
         guard let source = given ?? (try? String(contentsOfFile: path, encoding: .utf8)) else {
             throw ScriptError(script: name, message: "\(path): cannot read script")
