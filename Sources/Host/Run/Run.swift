@@ -88,4 +88,6 @@ struct Picture {
     }
 
     init(_ frame: VideoFrame) { self.init(rgba: frame.rgba(), width: frame.width, height: frame.height) }
+
+    init(_ frame: (rgba: [UInt8], width: Int, height: Int)) { self.init(rgba: frame.rgba, width: frame.width, height: frame.height) }
 }

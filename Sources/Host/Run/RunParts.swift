@@ -147,7 +147,3 @@ extension ScriptHost {
         scripts.removeAll()
     }
 }
-
-extension Picture {
-    init(_ frame: (rgba: [UInt8], width: Int, height: Int)) { self.init(rgba: frame.rgba, width: frame.width, height: frame.height) }
-}
