@@ -23,6 +23,8 @@ enum BatchCommand {
         let arguments: [String]?
         let problem: String?
         var environment: [String: String] = [:]
+        /// The status reported for a job that never started (a usage error's, or -1 for a bad line).
+        var status = -1
     }
 
     static func main(_ raw: [String]) {
@@ -98,9 +100,24 @@ enum BatchCommand {
                 jobs.append(Job(number: number, name: name, arguments: nil, problem: "unknown field '\(unknown.sorted()[0])'"))
                 continue
             }
-            jobs.append(Job(number: number, name: name, arguments: arguments + ["--json"], problem: nil, environment: environment))
+            arguments.append("--json")
+            if let refusal = refusal(of: Array(arguments.dropFirst())) {
+                jobs.append(Job(number: number, name: name, arguments: nil, problem: refusal, status: Int(Exit.usage)))
+                continue
+            }
+            jobs.append(Job(number: number, name: name, arguments: arguments, problem: nil, environment: environment))
         }
         return jobs
+    }
+
+    /// A job's arguments are read by `retrolua run`'s own parser: a command line the run would refuse
+    /// fails the job with the run's message before a process starts. (What depends on the job's
+    /// environment, such as the built-in demo's place, is left to the job's own process.)
+    static func refusal(of arguments: [String]) -> String? {
+        do throws(CommandLineError) { _ = try RunArguments.parse(arguments) } catch {
+            return error.code == Exit.usage ? error.message : nil
+        }
+        return nil
     }
 
     /// Runs one job in its own process; its result line.
@@ -108,7 +125,7 @@ enum BatchCommand {
         var line: [String: Any] = ["job": job.number, "name": job.name]
         guard let arguments = job.arguments else {
             line["ok"] = false
-            line["status"] = -1
+            line["status"] = job.status
             line["error"] = job.problem ?? "bad job"
             return line
         }

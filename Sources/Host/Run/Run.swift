@@ -1,0 +1,93 @@
+import Emulation
+import Foundation
+import Libretro
+import Media
+
+/// Turns a `RunPlan` into running parts and runs it to the end: the one place that decides the order
+/// in which a run's parts are opened (movie, session, scripts, frontend, socket) and closed (exit
+/// callbacks, dumps, the socket, save RAM, the report). Every entry point — `retrolua run`, `movie`,
+/// `batch` jobs, tests — goes through here.
+public final class Run {
+    public let plan: RunPlan
+    public let console: RunConsole
+
+    public init(_ plan: RunPlan, console: RunConsole = .standard) {
+        self.plan = plan
+        self.console = console
+    }
+
+    /// Runs the plan; throws when the run cannot be put together (nothing is written then: no save
+    /// RAM, no exit callbacks). Problems at the end (a dump, the screenshot) set the status instead.
+    public func execute() throws(RunFailure) -> RunOutcome {
+        var config = plan.session
+        var movie = plan.movie.map(RunMovie.init)
+        try movie?.prepare(&config)
+        for script in plan.scripts where !FileManager.default.isReadableFile(atPath: script) {
+            throw RunFailure("run: \(script): no such script")
+        }
+        let session = try open(config)
+        var outcome: RunOutcome
+        var picture: Picture?
+        if plan.isBare {
+            let report = session.runHeadless(frames: plan.frameLimit ?? 600, progress: plan.frontend.progress)
+            outcome = RunOutcome(report: report, session: session)
+        } else {
+            let parts = try RunParts.assemble(plan, session: session, movie: movie, console: console)
+            (outcome, picture) = parts.runToEnd()
+        }
+        if let path = plan.screenshotPath, !writeScreenshot(picture ?? outcome.report.lastFrame.map(Picture.init), to: path) {
+            outcome.status = 1
+        }
+        do { try session.close() } catch {
+            console.problem("\(error)")
+            outcome.status = 1
+        }
+        switch plan.report {
+        case .json: RunSummary.printJSON(outcome, to: console)
+        case .summary where !plan.quiet: RunSummary.print(outcome, to: console)
+        default: break
+        }
+        return outcome
+    }
+
+    private func open(_ config: SessionConfig) throws(RunFailure) -> Session {
+        let console = console
+        let session: Session
+        do { session = try Session(config, warn: { console.problem("warning: \($0)") }) } catch { throw RunFailure(error.description) }
+        if plan.verbose {
+            let name = session.coreName
+            session.core.onLog = { _, message in FileHandle.standardError.write(Data("[\(name)] \(message)\n".utf8)) }
+        }
+        return session
+    }
+
+    /// `--screenshot`: false (with the problem reported) when it could not be written.
+    private func writeScreenshot(_ picture: Picture?, to path: String) -> Bool {
+        guard let picture else {
+            console.problem("no frame to write to \(path): the core produced none")
+            return false
+        }
+        do { try PNGFile.write(rgba: picture.rgba, width: picture.width, height: picture.height, to: path) } catch {
+            console.problem("\(error)")
+            return false
+        }
+        return true
+    }
+}
+
+/// A frame as RGBA: the last one with the emu overlay, or the core's own.
+struct Picture {
+    let rgba: [UInt8]
+    let width: Int
+    let height: Int
+
+    init(rgba: [UInt8], width: Int, height: Int) {
+        self.rgba = rgba
+        self.width = width
+        self.height = height
+    }
+
+    init(_ frame: VideoFrame) { self.init(rgba: frame.rgba(), width: frame.width, height: frame.height) }
+
+    init(_ frame: (rgba: [UInt8], width: Int, height: Int)) { self.init(rgba: frame.rgba, width: frame.width, height: frame.height) }
+}

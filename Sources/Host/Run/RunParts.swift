@@ -1,0 +1,149 @@
+import Emulation
+import Foundation
+
+/// A run with scripts around the emulator: the script host, the frontend (none for replays), the
+/// movie and the control socket, opened in `assemble` and closed in `runToEnd`, each in this order.
+final class RunParts {
+    let plan: RunPlan
+    let console: RunConsole
+    let session: Session
+    let host: ScriptHost
+    private(set) var frontend: Frontend?
+    let movie: RunMovie?
+    private var control: (server: ControlServer, session: ControlSession)?
+    /// Nonzero once a script failed to load under `--strict`.
+    private var status: Int32 = 0
+
+    private init(_ plan: RunPlan, session: Session, movie: RunMovie?, console: RunConsole) {
+        self.plan = plan
+        self.session = session
+        self.movie = movie
+        self.console = console
+        try? FileManager.default.createDirectory(atPath: plan.scriptOptions.dataFolder, withIntermediateDirectories: true)
+        host = ScriptHost(emulator: Emulator(session: session), options: plan.scriptOptions)
+        host.onFailure = { console.problem("\($0)") }
+    }
+
+    /// Opens every part; on failure lets go of what was opened without running the scripts' exit
+    /// callbacks or writing save RAM (the run never started), and throws.
+    static func assemble(_ plan: RunPlan, session: Session, movie: RunMovie?, console: RunConsole) throws(RunFailure) -> RunParts {
+        let parts = RunParts(plan, session: session, movie: movie, console: console)
+        do {
+            try parts.open()
+        } catch {
+            parts.abandon()
+            throw error
+        }
+        return parts
+    }
+
+    private func open() throws(RunFailure) {
+        if let log = plan.logPath {
+            if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+            host.logFile = FileHandle(forWritingAtPath: log)
+            _ = try? host.logFile?.seekToEnd()
+            if host.logFile == nil { throw RunFailure("run: --log \(log): cannot open for writing") }
+        }
+        try? host.emulator.setSpeed(plan.frontend.speed)  // Validated with the arguments; hardcore is off at start.
+        if plan.replay == nil {
+            // Only the frontend's and the socket's loops stop on signals: a replay is left to them.
+            if plan.stopsOnSignals { StopSignals.install() }
+            let frontend = Frontend(host: host, options: plan.frontend)
+            frontend.onNotice = console.problem
+            do { try frontend.open() } catch { throw RunFailure(error.description) }
+            self.frontend = frontend
+        }
+        let movieLength = try movie?.start(host.emulator, console: console)
+        // Headless without scripts has no natural end: the default length (a played movie's own).
+        if let frontend, !frontend.isWindowed && plan.frameLimit == nil && (plan.scripts.isEmpty || movieLength != nil) {
+            frontend.frameLimit = movieLength ?? 600
+        }
+        loadScripts()
+        if status != 0 { frontend?.frameLimit = 0 }
+        if let plan = plan.control { try openControl(plan) }
+    }
+
+    private func loadScripts() {
+        var scripts = plan.scripts
+        if frontend?.isWindowed == true || plan.defaults.headless {
+            scripts = DefaultFrontend.scripts(excluding: plan.defaults.disabled, paths: session.paths) + scripts
+        }
+        for script in scripts {
+            do { try host.load(scriptAt: script) } catch {
+                host.onFailure(error)
+                if plan.scriptOptions.strict { status = 1 }
+            }
+        }
+    }
+
+    private func openControl(_ plan: ControlPlan) throws(RunFailure) {
+        let server: ControlServer
+        do { server = try ControlServer(plan.address) } catch { throw RunFailure("run: --control: \(error)") }
+        let control = ControlSession(host: host, allowEval: plan.allowEval)
+        if let scenario = plan.scenario {
+            do { try control.loadScenario(scenario) } catch {
+                server.close()
+                throw RunFailure("run: --scenario: \(error)")
+            }
+        }
+        console.problem("control socket listening on \(server.description)")
+        self.control = (server, control)
+    }
+
+    /// The run never started: scripts go without their exit callbacks, the core without saving.
+    private func abandon() {
+        control?.server.close()
+        host.unloadScripts()
+        frontend = nil
+        session.core.close()
+    }
+
+    /// Runs the frames, then closes the parts: the socket, the frontend's dumps, the movie, the
+    /// scripts (exit callbacks, which may still record results). The session is the caller's to close.
+    func runToEnd() -> (RunOutcome, Picture?) {
+        var replay: ReplayOutcome?
+        let report: RunReport
+        if let kind = plan.replay {
+            (report, replay) = RunReplay.run(kind, emulator: host.emulator, length: movie?.played?.length ?? 0)
+        } else if let control {
+            report = serve(control.server, control.session)
+            control.server.close()
+        } else {
+            report = frontend!.run()
+        }
+        var outcome = RunOutcome(report: report, session: session)
+        outcome.replay = replay
+        outcome.status = status
+        let picture = host.frameWithOverlay().map(Picture.init)
+        for problem in frontend?.close() ?? [] {
+            console.problem(problem)
+            outcome.status = 1
+        }
+        outcome.movie = movie?.summary(host.emulator)
+        let movieStatus = host.emulator.finishMovie(quiet: plan.quiet || plan.report == .json, console: console)
+        if movieStatus != 0 { outcome.status = movieStatus }
+        host.shutdown()
+        outcome.results = host.results  // after `exit` callbacks, which may record results
+        if let code = host.emulator.exitCode { outcome.status = code }
+        if plan.frontend.showStats && !plan.quiet { console.print(host.emulator.stats.summary) }
+        return (outcome, picture)
+    }
+
+    /// In a window the socket is polled between frames; headless the emulator runs only when stepped.
+    private func serve(_ server: ControlServer, _ control: ControlSession) -> RunReport {
+        guard let frontend, frontend.isWindowed else { return control.serve(server) }
+        frontend.betweenFrames = {
+            server.poll(timeout: 0, control.handle)
+            return !control.quitRequested
+        }
+        return frontend.run()
+    }
+}
+
+extension ScriptHost {
+    /// Lets go of every script without its `exit` callbacks (a run that never started).
+    func unloadScripts() {
+        for script in scripts { script.detach() }
+        scripts.removeAll()
+    }
+}

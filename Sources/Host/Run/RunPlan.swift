@@ -1,0 +1,104 @@
+import Emulation
+import Foundation
+
+/// Everything one run needs, decided before anything is opened: what `retrolua run`, `movie`,
+/// `batch` jobs and tests describe, and what `Run` assembles. A value: building one has no effects.
+public struct RunPlan: Sendable {
+    /// Content, core, `--option` pairs and the user's folders.
+    public var session: SessionConfig
+    /// `--script` files, in load order (after the default frontend's, when it loads).
+    public var scripts: [String] = []
+    public var scriptOptions: ScriptOptions
+    /// The default frontend (lua/defaults/): which to leave out, and whether headless runs load it.
+    public var defaults = DefaultScripts()
+    /// Window, sound, pacing, dumps, stats, progress and the frame limit.
+    public var frontend = FrontendOptions()
+    /// `--screenshot`: the last frame with the emu overlay, as PNG.
+    public var screenshotPath: String?
+    /// `--log`: script output and failures are also appended here.
+    public var logPath: String?
+    /// `--verbose`: the core's own log messages on stderr.
+    public var verbose = false
+    /// What the run prints when it ends.
+    public var report = Report.summary
+    /// `--quiet`: none of the run's own lines (stats, movie, progress) besides its report.
+    public var quiet = false
+    public var movie: MoviePlan?
+    /// A headless replay of `movie` (verification, RAM log) instead of the frontend's loop.
+    public var replay: Replay?
+    public var control: ControlPlan?
+    /// SIGINT and SIGTERM end the frame loop (the CLI); tests leave the process's signals alone.
+    public var stopsOnSignals = true
+
+    public init(session: SessionConfig, scriptOptions: ScriptOptions? = nil) {
+        self.session = session
+        self.scriptOptions = scriptOptions ?? ScriptOptions(dataFolder: session.paths.data)
+    }
+
+    public enum Report: Sendable, Equatable {
+        /// The summary lines (core, content, frames, frame hash).
+        case summary
+        /// One line of JSON (`--json`) for programs.
+        case json
+        case none
+    }
+
+    public struct DefaultScripts: Sendable {
+        /// `--no-default NAME` (or `all`).
+        public var disabled: Set<String> = []
+        /// `--with-defaults`: load them headless too (a window always loads them).
+        public var headless = false
+        public init() {}
+    }
+
+    public enum Replay: Sendable {
+        /// Until the movie ends or first differs from its verification log (`movie verify`).
+        case verify
+        /// Until the movie ends, hashing RAM after every frame (`movie convert --add-verify`).
+        case hashRAM
+    }
+
+    /// The frame limit (`--frames`); nil runs to the natural end.
+    public var frameLimit: Int? {
+        get { frontend.frameLimit }
+        set { frontend.frameLimit = newValue }
+    }
+
+    /// Nothing but the core: the leanest loop (the benchmark's baseline) serves it.
+    var isBare: Bool {
+        scripts.isEmpty && !frontend.window && !defaults.headless && frontend.wavPath == nil && frontend.videoPath == nil
+            && !frontend.showStats && movie == nil && control == nil && replay == nil
+    }
+}
+
+/// A movie to play or record from the start of a run.
+public enum MoviePlan: Sendable {
+    /// A movie file, read before the core loads so its core options apply from the start.
+    case play(path: String, MovieEngine.PlayOptions)
+    /// A movie already in memory (`path` names it in messages, if it has one).
+    case playMovie(Movie, path: String?, MovieEngine.PlayOptions)
+    /// A new recording, written when the run ends; `fromState` is loaded first.
+    case record(path: String, MovieEngine.RecordOptions, fromState: String?)
+
+    var path: String? {
+        switch self {
+        case .play(let path, _), .record(let path, _, _): path
+        case .playMovie(_, let path, _): path
+        }
+    }
+
+    var isRecording: Bool { if case .record = self { true } else { false } }
+}
+
+/// `--control`: the socket, its scenario, and whether `eval` is allowed (`--trust`).
+public struct ControlPlan: Sendable {
+    public var address: ControlServer.Address
+    public var scenario: String?
+    public var allowEval = false
+
+    public init(address: ControlServer.Address, scenario: String? = nil, allowEval: Bool = false) {
+        self.address = address
+        self.scenario = scenario
+        self.allowEval = allowEval
+    }
+}

@@ -1,0 +1,32 @@
+import Emulation
+import Foundation
+
+/// Headless replays of the run's movie, as fast as the core goes, for as long as it plays.
+enum RunReplay {
+    static func run(_ kind: RunPlan.Replay, emulator: Emulator, length: Int) -> (RunReport, ReplayOutcome) {
+        let session = emulator.session
+        let (framesBefore, lagBefore) = (session.frameCount, session.lagCount)
+        let start = DispatchTime.now().uptimeNanoseconds
+        var outcome = ReplayOutcome(length: length)
+        switch kind {
+        case .verify:
+            var progress = ProgressLine()
+            while emulator.movie.mode == .play && emulator.movie.firstDesync == nil {
+                emulator.runFrame()
+                progress.update(frames: emulator.movie.frame, of: length)
+            }
+            progress.finish()
+            outcome.desync = emulator.movie.firstDesync
+        case .hashRAM:
+            outcome.ramHashes.reserveCapacity(length)
+            while emulator.movie.mode == .play {
+                emulator.runFrame()
+                outcome.ramHashes.append(emulator.movie.ramHash())
+            }
+        }
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let report = RunReport(frames: session.frameCount - framesBefore, seconds: seconds, lagFrames: session.lagCount - lagBefore,
+                               lastFrame: session.core.currentFrame())
+        return (report, outcome)
+    }
+}

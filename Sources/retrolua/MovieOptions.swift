@@ -1,0 +1,54 @@
+import Emulation
+import Host
+
+/// The movie options of `retrolua run` (`--play-movie`, `--record-movie` and what goes with them),
+/// read into the plan's `MoviePlan`.
+enum MovieOptions {
+    static let valued: Set<String> = ["play-movie", "record-movie", "author", "from-state", "dump"]
+    static let flags: Set<String> = ["read-write", "force", "verify-log", "overwrite", "from-now"]
+
+    static let help = """
+        movies (TAS; see README "Movies"):
+          --play-movie FILE     play a movie (.rlm, .bk2, .fm2) from its start; headless runs stop at its end
+          --read-write          play in read-write mode (state loads rewrite the movie and record)
+          --force               play a movie made with another core or content (warns instead of refusing)
+          --record-movie FILE   record a new movie from power-on (never overwrites without --overwrite)
+          --from-now            record from the current state instead (with --from-state: that state)
+          --from-state FILE     load this savestate, then record from it
+          --author NAME         the movie's author
+          --verify-log          log a RAM hash every frame (for `retrolua movie verify`)
+          --dump FILE           encode the run with ffmpeg (the same as --video)
+        """
+
+    /// The movie to play or record, if any; options that apply to the other mode are refused.
+    static func plan(_ args: Arguments) throws(Arguments.UsageError) -> MoviePlan? {
+        let playPath = args.value("play-movie"), recordPath = args.value("record-movie")
+        if playPath != nil && recordPath != nil {
+            throw Arguments.UsageError(description: "--play-movie and --record-movie cannot be combined")
+        }
+        if recordPath == nil {
+            for name in ["author", "from-state"] where args.value(name) != nil {
+                throw Arguments.UsageError(description: "--\(name) applies to --record-movie")
+            }
+            for name in ["verify-log", "overwrite", "from-now"] where args.flag(name) {
+                throw Arguments.UsageError(description: "--\(name) applies to --record-movie")
+            }
+        }
+        if playPath == nil, args.flag("read-write") || args.flag("force") {
+            throw Arguments.UsageError(description: "--read-write and --force apply to --play-movie")
+        }
+        if let playPath {
+            var options = MovieEngine.PlayOptions()
+            options.readOnly = !args.flag("read-write")
+            options.force = args.flag("force")
+            return .play(path: playPath, options)
+        }
+        guard let recordPath else { return nil }
+        var options = MovieEngine.RecordOptions()
+        options.author = args.value("author") ?? ""
+        options.verify = args.flag("verify-log")
+        options.overwrite = args.flag("overwrite")
+        options.start = args.flag("from-now") || args.value("from-state") != nil ? .now : .power
+        return .record(path: recordPath, options, fromState: args.value("from-state"))
+    }
+}

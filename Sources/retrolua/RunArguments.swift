@@ -1,0 +1,143 @@
+import Emulation
+import Foundation
+import Host
+import Libretro
+import Media
+
+/// A command line that cannot run: what to print, the exit status, and whether the help follows.
+struct CommandLineError: Error {
+    let message: String
+    var code: Int32 = Exit.usage
+    var withHelp = false
+}
+
+/// `retrolua run`'s command line, read into a `RunPlan` (also a batch job's, before it is spawned).
+enum RunArguments {
+    static let valued: Set<String> = [
+        "core", "frames", "screenshot", "option", "save-dir", "system-dir", "script", "data-dir", "script-memory", "script-budget",
+        "log", "scale", "sync", "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed",
+        "no-default", "control", "scenario",
+    ]
+    static let flags: Set<String> = [
+        "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "integer-scale", "fullscreen", "no-vsync",
+        "smooth", "no-audio", "stats", "square-pixels", "with-defaults", "json",
+    ]
+
+    /// The run the arguments describe; nil for `--help`. Checks are made in the order the messages
+    /// have always come in; nothing is opened (content, scripts and movies are read by `Run`).
+    static func parse(_ raw: [String]) throws(CommandLineError) -> RunPlan? {
+        let args: Arguments
+        do { args = try Arguments(raw, valued: valued.union(MovieOptions.valued), flags: flags.union(MovieOptions.flags)) } catch {
+            throw CommandLineError(message: "run: \(error)", withHelp: true)
+        }
+        if args.flag("help") { return nil }
+        guard args.positionals.count <= 1 else { throw CommandLineError(message: "run: expected at most one ROM, got \(args.positionals.count)") }
+        var config = SessionConfig(contentPath: args.positionals.first, coreSpec: args.value("core"))
+        if config.contentPath == nil {
+            guard let demo = HostPaths.defaultContent() else {
+                throw CommandLineError(message: "run: no ROM given and the built-in demo is not built; run scripts/setup first", code: Exit.failure)
+            }
+            config.contentPath = demo
+            config.coreSpec = config.coreSpec ?? "nestopia"
+        }
+        do {
+            return try plan(args, config: config)
+        } catch {
+            throw CommandLineError(message: "run: \(error)")
+        }
+    }
+
+    private static func plan(_ args: Arguments, config: SessionConfig) throws -> RunPlan {
+        var config = config
+        let movie = try MovieOptions.plan(args)
+        var control: ControlPlan?
+        if let address = args.value("control") {
+            control = ControlPlan(address: try ControlServer.Address.parse(address), scenario: args.value("scenario"),
+                                  allowEval: args.flag("trust"))
+        } else if args.value("scenario") != nil {
+            throw Arguments.UsageError(description: "--scenario applies to --control")
+        }
+        for pair in args.all("option") {
+            guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
+                throw Arguments.UsageError(description: "--option expects KEY=VALUE, got '\(pair)'")
+            }
+            config.options.append((String(pair[..<equals]), String(pair[pair.index(after: equals)...])))
+        }
+        if let folder = args.value("save-dir") { config.paths.saves = folder }
+        if let folder = args.value("system-dir") { config.paths.system = folder }
+        var plan = RunPlan(session: config, scriptOptions: ScriptOptions(dataFolder: args.value("data-dir") ?? config.paths.data))
+        plan.movie = movie
+        plan.control = control
+        let frameLimit = try args.integer("frames")
+        if let megabytes = try args.integer("script-memory") { plan.scriptOptions.memoryLimit = megabytes << 20 }
+        if let millions = try args.integer("script-budget") { plan.scriptOptions.instructionBudget = millions * 1_000_000 }
+        plan.frontend = try frontend(args)
+        plan.frameLimit = frameLimit
+        plan.scriptOptions.strict = args.flag("strict")
+        plan.scriptOptions.watch = args.flag("watch")
+        plan.scriptOptions.trust = args.flag("trust")
+        plan.scriptOptions.sandbox = args.flag("sandbox")
+        plan.scripts = args.all("script")
+        plan.defaults.disabled = Set(args.all("no-default"))
+        for name in args.all("no-default") where name != "all" && !DefaultFrontend.names.contains(name) {
+            throw Arguments.UsageError(description: "--no-default: no default named '\(name)' (defaults: \(DefaultFrontend.names.joined(separator: ", ")), all)")
+        }
+        plan.defaults.headless = args.flag("with-defaults")
+        plan.screenshotPath = args.value("screenshot")
+        plan.logPath = args.value("log")
+        plan.verbose = args.flag("verbose")
+        plan.quiet = args.flag("quiet")
+        plan.report = args.flag("json") ? .json : args.flag("quiet") ? .none : .summary
+        return plan
+    }
+
+    /// Window, sound, pacing and dumps.
+    static func frontend(_ args: Arguments) throws -> FrontendOptions {
+        var options = FrontendOptions()
+        options.window = !args.flag("headless")
+        if let scale = try args.integer("scale") {
+            guard (1...16).contains(scale) else { throw Arguments.UsageError(description: "--scale expects 1…16, got \(scale)") }
+            options.video.scale = scale
+        }
+        options.video.integerScale = args.flag("integer-scale")
+        options.video.fullscreen = args.flag("fullscreen")
+        options.video.vsync = !args.flag("no-vsync")
+        options.video.smooth = args.flag("smooth")
+        options.squarePixels = args.flag("square-pixels")
+        options.audio = !args.flag("no-audio")
+        if let sync = args.value("sync") {
+            guard let mode = FrontendOptions.Sync(rawValue: sync) else {
+                throw Arguments.UsageError(description: "--sync expects audio, vsync or clock, got '\(sync)'")
+            }
+            options.sync = mode
+        }
+        if let quality = args.value("audio-quality") {
+            guard let value = ResamplerQuality(rawValue: quality) else {
+                throw Arguments.UsageError(description: "--audio-quality expects \(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", ")), got '\(quality)'")
+            }
+            options.audioQuality = value
+        }
+        if let latency = try args.integer("audio-latency") {
+            guard (8...1000).contains(latency) else { throw Arguments.UsageError(description: "--audio-latency expects 8…1000 ms") }
+            options.latency = Double(latency) / 1000
+        }
+        if let delta = args.value("rate-delta") {
+            guard let value = Double(delta), (0...0.1).contains(value) else {
+                throw Arguments.UsageError(description: "--rate-delta expects a number 0…0.1, got '\(delta)'")
+            }
+            options.rateControlDelta = value
+        }
+        if let speed = args.value("speed") {
+            guard let value = Double(speed), value >= 0, value <= 100 else {
+                throw Arguments.UsageError(description: "--speed expects a number 0…100, got '\(speed)'")
+            }
+            options.speed = value
+        }
+        options.wavPath = args.value("wav")
+        options.videoPath = args.value("video") ?? args.value("dump")
+        options.showStats = args.flag("stats")
+        options.windowCapturePath = args.value("window-capture")
+        options.progress = !args.flag("quiet") && !args.flag("json")
+        return options
+    }
+}
