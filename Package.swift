@@ -2,11 +2,12 @@
 import PackageDescription
 
 // Layers: C module maps and shims → Support (files, hashes, rewind history) → Libretro (no SDL, no Lua)
-// → Media → Emulation (the emulator and its rules; no Lua, no SDL) → Host (scripts, doors) → retrolua CLI. `scripts/lint` checks that every target declares what it imports.
+// → Media → Emulation (the emulator and its rules; no Lua, no SDL) → Host (scripts, doors) → retrolua CLI.
+// `scripts/lint` checks that every target declares what it imports.
 let package = Package(
     name: "Retrolua",
     products: [
-        .executable(name: "retrolua", targets: ["retrolua"]),
+        .executable(name: "retrolua", targets: ["retrolua"])
     ],
     targets: [
         // System libraries, all from Debian packages (see README "Dependencies").
@@ -32,7 +33,9 @@ let package = Package(
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         // The emulator every door drives: session, frame loop, input layers, states, movies, cheats, rules.
         .target(name: "Emulation", dependencies: ["Support", "Libretro", "Media", "CZlib", "CZip", "CZstd"]),
-        .target(name: "Host", dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
+        .target(
+            name: "Host",
+            dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
         .executableTarget(name: "retrolua", dependencies: ["Emulation", "Support", "Host", "Libretro", "Media"]),
 
         .testTarget(name: "SupportTests", dependencies: ["Support"]),

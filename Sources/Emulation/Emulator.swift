@@ -33,8 +33,9 @@ public final class Emulator {
     /// `savestate.data` values (opaque bytes), saved with every state and replaced on load.
     public var scriptData: [String: [UInt8]] = [:]
     /// The start of every savestate this session makes (core name and content never change).
-    lazy var statePrefix = StateContainer.prefix(coreName: session.core.systemInfo.libraryName,
-                                                 contentSHA1: session.content?.sha1 ?? "")
+    lazy var statePrefix = StateContainer.prefix(
+        coreName: session.core.systemInfo.libraryName,
+        contentSHA1: session.content?.sha1 ?? "")
     /// Reused by rewind pushes so recording every frame allocates nothing but the delta.
     var rewindScratch: [UInt8] = []
     /// The picture branch thumbnails and screenshots use (the script host adds its overlay).
@@ -93,7 +94,8 @@ public final class Emulator {
         let coreStart = now()
         session.runFrame()
         if movie.isActive {
-            movie.endFrame(seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged)
+            movie.endFrame(
+                seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged)
         }
         cheats.apply()
         let coreSeconds = seconds(since: coreStart) - inputEventSeconds
@@ -235,7 +237,9 @@ public final class Emulator {
     private func consoleButton(_ command: MovieFrameFlags) throws(Refusal) {
         try refuseDuringInputPoll()
         if movie.mode == .play {
-            throw Refusal(.movie, "a movie is playing: its \(command == .power ? "power cycles" : "resets") are part of its input")
+            throw Refusal(
+                .movie, "a movie is playing: its \(command == .power ? "power cycles" : "resets") are part of its input"
+            )
         }
         do { try pressConsoleButton(command) } catch { throw .failed(error) }
         emit(.reset)

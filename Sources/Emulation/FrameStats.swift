@@ -44,13 +44,18 @@ public struct FrameStats: Sendable {
 
     /// Two OSD lines: last frame's times and the counters.
     public var osdLines: [String] {
-        let times = Phase.allCases.map { String(format: "%@ %.2f", $0.name, last[$0.rawValue] * 1000) }.joined(separator: " ")
+        let times = Phase.allCases.map { String(format: "%@ %.2f", $0.name, last[$0.rawValue] * 1000) }.joined(
+            separator: " ")
         return ["ms " + times, "dropped \(dropped) duped \(duplicated) underruns \(underruns)"]
     }
 
     public var summary: String {
         let times = Phase.allCases.map { String(format: "%@ %.3f", $0.name, average($0)) }.joined(separator: ", ")
-        return "stats    per frame (ms): \(times); \(frames) frames, \(dropped) dropped, \(duplicated) duplicated, \(underruns) audio underruns"
+        return
+            """
+            stats    per frame (ms): \(times); \(frames) frames, \(dropped) dropped, \(duplicated) duplicated, \
+            \(underruns) audio underruns
+            """
     }
 }
 

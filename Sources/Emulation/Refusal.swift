@@ -28,7 +28,13 @@ public struct Refusal: Error, Equatable, CustomStringConvertible, Sendable {
     public var isMisuse: Bool { kind == .phase || kind == .outOfRange }
 
     /// What cannot run inside the core's `retro_run` (state loads, resets, running a frame, waiting).
-    public static let inputPoll = Refusal(.phase, "not allowed during the core's input poll (the input event); call it from the main chunk or a frame_start, frame_end or draw callback")
+    public static let inputPoll = Refusal(
+        .phase,
+        """
+        not allowed during the core's input poll (the input event); call it from the main chunk or a frame_start, \
+        frame_end or draw callback
+        """
+    )
 
     static func hardcore(_ what: String) -> Refusal { Refusal(.hardcore, "\(what) not allowed in hardcore mode") }
 

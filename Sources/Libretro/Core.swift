@@ -110,14 +110,16 @@ public final class Core {
         var loaded = false
         if let content {
             if !systemInfo.validExtensions.isEmpty && !systemInfo.validExtensions.contains(content.fileExtension) {
-                throw .wrongSystem(path: content.path, core: systemInfo.libraryName, extensions: systemInfo.validExtensions)
+                throw .wrongSystem(
+                    path: content.path, core: systemInfo.libraryName, extensions: systemInfo.validExtensions)
             }
             loaded = content.path.withCString { cPath in
                 content.bytes.withUnsafeBytes { bytes in
-                    var game = retro_game_info(path: cPath,
-                                               data: systemInfo.needFullpath ? nil : bytes.baseAddress,
-                                               size: systemInfo.needFullpath ? 0 : bytes.count,
-                                               meta: nil)
+                    var game = retro_game_info(
+                        path: cPath,
+                        data: systemInfo.needFullpath ? nil : bytes.baseAddress,
+                        size: systemInfo.needFullpath ? 0 : bytes.count,
+                        meta: nil)
                     return Core.withStdoutOnStderr { symbols.loadGame(&game) }
                 }
             }
@@ -195,7 +197,10 @@ public final class Core {
         if sizeDiffers { cachedSerializeSize = nil }
         guard symbols.unserialize(bytes.baseAddress, bytes.count) else {
             if let backup { _ = backup.withUnsafeBytes { symbols.unserialize($0.baseAddress, backup.count) } }
-            let sizes = sizeDiffers ? "; its states for this game are \(expected) bytes: made by another core or game, or truncated?" : "; corrupt?"
+            let sizes =
+                sizeDiffers
+                ? "; its states for this game are \(expected) bytes: made by another core or game, or truncated?"
+                : "; corrupt?"
             throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes\(sizes))")
         }
     }
@@ -229,7 +234,9 @@ public final class Core {
     deinit { close() }
 
     func log(_ level: LogLevel, _ message: String) {
-        if let onLog { onLog(level, message) } else if level >= .warn {
+        if let onLog {
+            onLog(level, message)
+        } else if level >= .warn {
             FileHandleStderr.write("[\(systemInfo.libraryName)] \(message)\n")
         }
     }

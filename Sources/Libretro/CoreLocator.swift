@@ -68,7 +68,9 @@ public struct CoreLocator: Sendable {
         let ext = (contentPath as NSString).pathExtension.lowercased()
         let cores = installed()
         let preferred = ["nestopia", "gambatte", "mgba", "snes9x", "genesis_plus_gx"]
-        let ranked = cores.sorted { (preferred.firstIndex(of: $0.name) ?? 99) < (preferred.firstIndex(of: $1.name) ?? 99) }
+        let ranked = cores.sorted {
+            (preferred.firstIndex(of: $0.name) ?? 99) < (preferred.firstIndex(of: $1.name) ?? 99)
+        }
         if let match = ranked.first(where: { $0.extensions.contains(ext) }) { return match }
         throw .noCoreForContent(path: contentPath, installed: cores.map(\.name))
     }
@@ -78,9 +80,10 @@ public struct CoreLocator: Sendable {
         let probe = CoreLocator.probe(path: path)
         let info = CoreLocator.infoFile(for: path, name: name)
         let extensions = info.extensions.isEmpty ? (probe?.validExtensions ?? []) : info.extensions
-        return InstalledCore(name: name, path: path,
-                             displayName: info.displayName ?? probe?.libraryName ?? name,
-                             systems: info.systems, extensions: extensions)
+        return InstalledCore(
+            name: name, path: path,
+            displayName: info.displayName ?? probe?.libraryName ?? name,
+            systems: info.systems, extensions: extensions)
     }
 
     /// `retro_get_system_info` without `retro_init` (the API allows it), then the library is closed again.
@@ -95,14 +98,20 @@ public struct CoreLocator: Sendable {
     }
 
     /// Names, systems and extensions from RetroArch `.info` files or Debian `.libretro` files.
-    public static func infoFile(for corePath: String, name: String) -> (displayName: String?, systems: [String], extensions: [String]) {
+    public static func infoFile(
+        for corePath: String, name: String
+    ) -> (displayName: String?, systems: [String], extensions: [String]) {
         let folder = (corePath as NSString).deletingLastPathComponent
-        let candidates = [folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info"]
+        let candidates = [
+            folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info",
+        ]
         for candidate in candidates {
             guard let text = try? String(contentsOfFile: candidate, encoding: .utf8) else { continue }
             let fields = Dictionary(CoreOptions.parse(text), uniquingKeysWith: { first, _ in first })
-            return (fields["display_name"], fields["systemname"].map { [$0] } ?? [],
-                    fields["supported_extensions"].map { $0.split(separator: "|").map { $0.lowercased() } } ?? [])
+            return (
+                fields["display_name"], fields["systemname"].map { [$0] } ?? [],
+                fields["supported_extensions"].map { $0.split(separator: "|").map { $0.lowercased() } } ?? []
+            )
         }
         guard let text = try? String(contentsOfFile: folder + "/" + name + ".libretro", encoding: .utf8) else {
             return (nil, [], [])

@@ -30,7 +30,9 @@ public final class CoreOptions {
     public func value(_ key: String) -> String? {
         guard let index = indexByKey[key] else { return overrides[key] }
         let definition = definitions[index]
-        if let chosen = overrides[key], definition.values.isEmpty || definition.values.contains(chosen) { return chosen }
+        if let chosen = overrides[key], definition.values.isEmpty || definition.values.contains(chosen) {
+            return chosen
+        }
         return definition.defaultValue
     }
 
@@ -61,7 +63,9 @@ public final class CoreOptions {
             guard !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { continue }
             let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
             var value = trimmed[trimmed.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
             if !key.isEmpty { pairs.append((key, value)) }
         }
         return pairs
@@ -86,7 +90,12 @@ public final class CoreOptions {
         }
         answered[definition.key] = nil
         if let chosen = overrides[definition.key], !definition.values.isEmpty, !definition.values.contains(chosen) {
-            onWarning?("option \(definition.key): '\(chosen)' is not one of \(definition.values.joined(separator: ", ")); using '\(definition.defaultValue)'")
+            onWarning?(
+                """
+                option \(definition.key): '\(chosen)' is not one of \(definition.values.joined(separator: ", ")); \
+                using '\(definition.defaultValue)'
+                """
+            )
         }
     }
 
@@ -102,7 +111,10 @@ public final class CoreOptions {
                 values = spec[spec.index(after: semicolon)...].trimmingCharacters(in: .whitespaces)
                     .split(separator: "|", omittingEmptySubsequences: false).map(String.init)
             }
-            declare(Definition(key: String(cString: key), description: description, values: values, defaultValue: values.first ?? ""))
+            declare(
+                Definition(
+                    key: String(cString: key), description: description, values: values,
+                    defaultValue: values.first ?? ""))
             item += 1
         }
     }
@@ -112,8 +124,10 @@ public final class CoreOptions {
         var item = list
         while let key = item.pointee.key {
             var values = item.pointee.values
-            declare(CoreOptions.definition(key: key, description: item.pointee.desc,
-                                           values: &values, defaultValue: item.pointee.default_value))
+            declare(
+                CoreOptions.definition(
+                    key: key, description: item.pointee.desc,
+                    values: &values, defaultValue: item.pointee.default_value))
             item += 1
         }
     }
@@ -124,14 +138,18 @@ public final class CoreOptions {
         var item = UnsafePointer(definitions)
         while let key = item.pointee.key {
             var values = item.pointee.values
-            declare(CoreOptions.definition(key: key, description: item.pointee.desc,
-                                           values: &values, defaultValue: item.pointee.default_value))
+            declare(
+                CoreOptions.definition(
+                    key: key, description: item.pointee.desc,
+                    values: &values, defaultValue: item.pointee.default_value))
             item += 1
         }
     }
 
-    private static func definition<Values>(key: UnsafePointer<CChar>, description: UnsafePointer<CChar>?,
-                                           values: inout Values, defaultValue: UnsafePointer<CChar>?) -> Definition {
+    private static func definition<Values>(
+        key: UnsafePointer<CChar>, description: UnsafePointer<CChar>?,
+        values: inout Values, defaultValue: UnsafePointer<CChar>?
+    ) -> Definition {
         // `values` is a fixed C array, imported as a tuple; walk it as memory up to the NULL entry.
         let list: [String] = withUnsafeBytes(of: &values) { raw in
             let entries = raw.bindMemory(to: retro_core_option_value.self)
@@ -143,9 +161,10 @@ public final class CoreOptions {
             return result
         }
         let fallback = list.first ?? ""
-        return Definition(key: String(cString: key),
-                          description: description.map { String(cString: $0) } ?? "",
-                          values: list,
-                          defaultValue: defaultValue.map { String(cString: $0) } ?? fallback)
+        return Definition(
+            key: String(cString: key),
+            description: description.map { String(cString: $0) } ?? "",
+            values: list,
+            defaultValue: defaultValue.map { String(cString: $0) } ?? fallback)
     }
 }

@@ -46,7 +46,8 @@ extension Core {
             return answer(data, throttleMode == UInt32(RETRO_THROTTLE_FAST_FORWARD))
         case RETRO_ENVIRONMENT_GET_THROTTLE_STATE:
             guard let data else { return false }
-            data.storeBytes(of: retro_throttle_state(mode: throttleMode, rate: throttleRate), as: retro_throttle_state.self)
+            data.storeBytes(
+                of: retro_throttle_state(mode: throttleMode, rate: throttleRate), as: retro_throttle_state.self)
             return true
 
         // Folders and identity.
@@ -89,7 +90,8 @@ extension Core {
 
         // Core options.
         case RETRO_ENVIRONMENT_GET_VARIABLE:
-            guard let variable = data?.assumingMemoryBound(to: retro_variable.self), let key = variable.pointee.key else { return false }
+            guard let variable = data?.assumingMemoryBound(to: retro_variable.self), let key = variable.pointee.key
+            else { return false }
             variable.pointee.value = options.answer(String(cString: key))
             return variable.pointee.value != nil
         case RETRO_ENVIRONMENT_SET_VARIABLES:
@@ -119,7 +121,8 @@ extension Core {
         case RETRO_ENVIRONMENT_SET_CORE_OPTIONS_DISPLAY, RETRO_ENVIRONMENT_SET_CORE_OPTIONS_UPDATE_DISPLAY_CALLBACK:
             return true  // Visibility only matters to a menu; accepting keeps cores on their normal path.
         case RETRO_ENVIRONMENT_SET_VARIABLE:
-            guard let variable = data?.load(as: retro_variable.self), let key = variable.key, let value = variable.value else {
+            guard let variable = data?.load(as: retro_variable.self), let key = variable.key, let value = variable.value
+            else {
                 return data == nil  // A NULL query asks whether the call is supported.
             }
             return options.set(String(cString: key), String(cString: value)) == nil
@@ -141,9 +144,11 @@ extension Core {
             var item = data.assumingMemoryBound(to: retro_input_descriptor.self)
             var list: [InputDescriptor] = []
             while let description = item.pointee.description {
-                list.append(InputDescriptor(port: Int(item.pointee.port), device: Int(item.pointee.device),
-                                            index: Int(item.pointee.index), id: Int(item.pointee.id),
-                                            description: String(cString: description)))
+                list.append(
+                    InputDescriptor(
+                        port: Int(item.pointee.port), device: Int(item.pointee.device),
+                        index: Int(item.pointee.index), id: Int(item.pointee.id),
+                        description: String(cString: description)))
                 item += 1
             }
             inputDescriptors = list
@@ -153,9 +158,10 @@ extension Core {
             var item = data.assumingMemoryBound(to: retro_controller_info.self)
             var ports: [[ControllerType]] = []
             while let types = item.pointee.types {
-                ports.append((0..<Int(item.pointee.num_types)).map {
-                    ControllerType(description: types[$0].desc.map { String(cString: $0) } ?? "", id: types[$0].id)
-                })
+                ports.append(
+                    (0..<Int(item.pointee.num_types)).map {
+                        ControllerType(description: types[$0].desc.map { String(cString: $0) } ?? "", id: types[$0].id)
+                    })
                 item += 1
             }
             controllerTypes = ports
@@ -167,7 +173,9 @@ extension Core {
 
         // Memory, states and the rest of the core's self-description.
         case RETRO_ENVIRONMENT_SET_MEMORY_MAPS:
-            guard let map = data?.load(as: retro_memory_map.self), let descriptors = map.descriptors else { return false }
+            guard let map = data?.load(as: retro_memory_map.self), let descriptors = map.descriptors else {
+                return false
+            }
             memoryDescriptors = (0..<Int(map.num_descriptors)).map { MemoryDescriptor(descriptors[$0]) }
             return true
         case RETRO_ENVIRONMENT_SET_SERIALIZATION_QUIRKS:
@@ -192,7 +200,7 @@ extension Core {
             shutdownRequested = true
             return true
         case RETRO_ENVIRONMENT_SET_PERFORMANCE_LEVEL, RETRO_ENVIRONMENT_SET_SUBSYSTEM_INFO,
-             RETRO_ENVIRONMENT_SET_MINIMUM_AUDIO_LATENCY, RETRO_ENVIRONMENT_SET_CONTENT_INFO_OVERRIDE:
+            RETRO_ENVIRONMENT_SET_MINIMUM_AUDIO_LATENCY, RETRO_ENVIRONMENT_SET_CONTENT_INFO_OVERRIDE:
             return true  // Hints this frontend has no use for; accepting them is harmless.
         default:
             // HW rendering, disk control, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.

@@ -9,8 +9,10 @@ public enum RetroPadButton: Int, CaseIterable, Sendable {
 
     public static func named(_ name: String) -> RetroPadButton? { byName[name] }
 
-    private static let names = ["b", "y", "select", "start", "up", "down", "left", "right",
-                                "a", "x", "l", "r", "l2", "r2", "l3", "r3"]
+    private static let names = [
+        "b", "y", "select", "start", "up", "down", "left", "right",
+        "a", "x", "l", "r", "l2", "r2", "l3", "r3",
+    ]
     private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { (names[$0.rawValue], $0) })
 }
 

@@ -44,10 +44,14 @@ extension Core {
     /// then one domain per memory-map descriptor that has backing memory.
     public func memoryDomains() -> [MemoryDomain] {
         var domains: [MemoryDomain] = []
-        for (name, id) in [("system_ram", MemoryRegionID.systemRAM), ("save_ram", .saveRAM), ("video_ram", .videoRAM), ("rtc", .rtc)] {
+        for (name, id) in [
+            ("system_ram", MemoryRegionID.systemRAM), ("save_ram", .saveRAM), ("video_ram", .videoRAM), ("rtc", .rtc),
+        ] {
             if let region = memoryRegion(id) {
-                domains.append(MemoryDomain(name: name, pointer: region.pointer, size: region.size,
-                                            bigEndian: false, writable: true, busAddress: nil))
+                domains.append(
+                    MemoryDomain(
+                        name: name, pointer: region.pointer, size: region.size,
+                        bigEndian: false, writable: true, busAddress: nil))
             }
         }
         var used = Set(domains.map(\.name))
@@ -57,10 +61,12 @@ extension Core {
             name += "_" + String(descriptor.start, radix: 16, uppercase: true)
             if used.contains(name) { continue }
             used.insert(name)
-            domains.append(MemoryDomain(name: name, pointer: base + descriptor.offset, size: descriptor.length,
-                                        bigEndian: descriptor.flags & UInt64(RETRO_MEMDESC_BIGENDIAN) != 0,
-                                        writable: descriptor.flags & UInt64(RETRO_MEMDESC_CONST) == 0,
-                                        busAddress: descriptor.start))
+            domains.append(
+                MemoryDomain(
+                    name: name, pointer: base + descriptor.offset, size: descriptor.length,
+                    bigEndian: descriptor.flags & UInt64(RETRO_MEMDESC_BIGENDIAN) != 0,
+                    writable: descriptor.flags & UInt64(RETRO_MEMDESC_CONST) == 0,
+                    busAddress: descriptor.start))
         }
         return domains
     }
@@ -68,9 +74,13 @@ extension Core {
     /// The game's work RAM, for hashing it: `system_ram`, else the memory map's regions flagged as
     /// system RAM (cores such as mGBA expose Game Boy WRAM only there).
     public func systemRAM() -> [UnsafeRawBufferPointer] {
-        if let region = memoryRegion(.systemRAM) { return [UnsafeRawBufferPointer(start: region.pointer, count: region.size)] }
+        if let region = memoryRegion(.systemRAM) {
+            return [UnsafeRawBufferPointer(start: region.pointer, count: region.size)]
+        }
         return memoryDescriptors.compactMap { descriptor in
-            guard descriptor.flags & UInt64(RETRO_MEMDESC_SYSTEM_RAM) != 0, let base = descriptor.pointer, descriptor.length > 0 else { return nil }
+            guard descriptor.flags & UInt64(RETRO_MEMDESC_SYSTEM_RAM) != 0, let base = descriptor.pointer,
+                descriptor.length > 0
+            else { return nil }
             return UnsafeRawBufferPointer(start: base + descriptor.offset, count: descriptor.length)
         }
     }

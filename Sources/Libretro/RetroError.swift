@@ -19,7 +19,8 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
     public var description: String {
         switch self {
         case let .coreNotFound(name, installed):
-            let list = installed.isEmpty ? "none found (install e.g. libretro-nestopia)" : installed.joined(separator: ", ")
+            let list =
+                installed.isEmpty ? "none found (install e.g. libretro-nestopia)" : installed.joined(separator: ", ")
             return "no core named '\(name)'; installed cores: \(list)"
         case let .notALibrary(path, reason):
             return "\(path): cannot load as a shared library: \(reason)"
@@ -32,11 +33,23 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
         case let .contentEmpty(path):
             return "\(path): content file is empty"
         case let .wrongSystem(path, core, extensions):
-            return "\(path): core '\(core)' does not take this kind of file (it takes \(extensions.map { "." + $0 }.joined(separator: " ")))"
+            return
+                """
+                \(path): core '\(core)' does not take this kind of file (it takes \
+                \(extensions.map { "." + $0 }.joined(separator: " ")))
+                """
         case let .noCoreForContent(path, installed):
-            return "\(path): no installed core takes this file's extension (installed: \(installed.joined(separator: ", ")))"
+            return
+                """
+                \(path): no installed core takes this file's extension (installed: \
+                \(installed.joined(separator: ", ")))
+                """
         case let .loadGameFailed(path, core):
-            return "\(path): core '\(core)' refused the content (retro_load_game returned false); is it a valid ROM for this system?"
+            return
+                """
+                \(path): core '\(core)' refused the content (retro_load_game returned false); is it a valid ROM \
+                for this system?
+                """
         case let .contentRequired(core):
             return "core '\(core)' needs content to run (give a ROM path)"
         case let .stateUnsupported(core):

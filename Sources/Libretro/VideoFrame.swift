@@ -78,8 +78,10 @@ public struct VideoFrame: Sendable, Equatable {
 
     /// The colour at (x, y) as 0xRRGGBB.
     public func rgb(x: Int, y: Int) -> UInt32 {
-        let rgba = VideoFrame(width: 1, height: 1, format: format,
-                              pixels: Array(pixels[(y * width + x) * format.bytesPerPixel..<(y * width + x + 1) * format.bytesPerPixel])).rgba()
+        let rgba = VideoFrame(
+            width: 1, height: 1, format: format,
+            pixels: Array(pixels[(y * width + x) * format.bytesPerPixel..<(y * width + x + 1) * format.bytesPerPixel])
+        ).rgba()
         return UInt32(rgba[0]) << 16 | UInt32(rgba[1]) << 8 | UInt32(rgba[2])
     }
 }

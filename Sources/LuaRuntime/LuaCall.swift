@@ -141,7 +141,9 @@ public struct LuaCall {
     }
 
     /// The userdata of `type` at `index` (a method's `self`), or a bad-argument error naming `expected`.
-    public func userdata(_ index: Int32, _ type: LuaTypeName, _ name: String, expected: String) throws(LuaCallError) -> UnsafeMutableRawPointer {
+    public func userdata(
+        _ index: Int32, _ type: LuaTypeName, _ name: String, expected: String
+    ) throws(LuaCallError) -> UnsafeMutableRawPointer {
         guard let memory = luaL_testudata(L, index, type.cString) else {
             throw badArgument(index, name, "\(expected) expected, got \(typeName(index))")
         }
@@ -181,7 +183,9 @@ public struct LuaCall {
         return lua_rawget(L, absolute)
     }
 
-    public func field<T>(_ table: Int32, _ key: String, argument: Int32, _ read: (Int32) throws(LuaCallError) -> T?) throws(LuaCallError) -> T? {
+    public func field<T>(
+        _ table: Int32, _ key: String, argument: Int32, _ read: (Int32) throws(LuaCallError) -> T?
+    ) throws(LuaCallError) -> T? {
         let type = pushField(table, key)
         defer { lh_pop(L, 1) }
         if type == LUA_TNIL { return nil }

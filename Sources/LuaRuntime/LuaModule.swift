@@ -16,7 +16,10 @@ public struct LuaFunction: Sendable {
     /// False for functions defined in Lua by the host's prelude: documented here, not registered.
     public let native: Bool
 
-    public init(_ name: String, _ parameters: String = "", returns: String = "", doc: String, tag: Int? = nil, _ body: lh_binding) {
+    public init(
+        _ name: String, _ parameters: String = "", returns: String = "", doc: String, tag: Int? = nil,
+        _ body: lh_binding
+    ) {
         self.name = name
         self.parameters = parameters
         self.returns = returns
@@ -88,7 +91,8 @@ public struct LuaModule: Sendable {
     }
 
     /// Sets `table[function.name]` (the table on top of the stack) to the function's binding.
-    private func push(_ function: LuaFunction, separator: String, in L: OpaquePointer, context: UnsafeMutableRawPointer) {
+    private func push(_ function: LuaFunction, separator: String, in L: OpaquePointer, context: UnsafeMutableRawPointer)
+    {
         let qualified = name + separator + function.name
         if let tag = function.tag {
             lh_push_tagged_binding(L, function.body, context, qualified, lua_Integer(tag))

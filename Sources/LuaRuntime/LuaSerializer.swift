@@ -14,7 +14,9 @@ public enum LuaSerializer {
         return out
     }
 
-    private static func encode(_ L: OpaquePointer, _ index: Int32, into out: inout [UInt8], depth: Int) throws(LuaCallError) {
+    private static func encode(
+        _ L: OpaquePointer, _ index: Int32, into out: inout [UInt8], depth: Int
+    ) throws(LuaCallError) {
         switch lua_type(L, index) {
         case LUA_TNIL, LUA_TNONE:
             out.append(Tag.null.rawValue)
@@ -35,7 +37,9 @@ public enum LuaSerializer {
             append(UInt64(length), to: &out)
             out.append(contentsOf: UnsafeRawBufferPointer(start: pointer, count: length))
         case LUA_TTABLE:
-            guard depth < maxDepth else { throw LuaCallError("tables nested deeper than \(maxDepth) levels (a cycle?)") }
+            guard depth < maxDepth else {
+                throw LuaCallError("tables nested deeper than \(maxDepth) levels (a cycle?)")
+            }
             guard lua_checkstack(L, 3) != 0 else { throw LuaCallError("Lua stack exhausted") }
             out.append(Tag.table.rawValue)
             let countAt = out.count
@@ -56,7 +60,12 @@ public enum LuaSerializer {
             }
             withUnsafeBytes(of: count.littleEndian) { out.replaceSubrange(countAt..<countAt + 8, with: $0) }
         default:
-            throw LuaCallError("a \(String(cString: lua_typename(L, lua_type(L, index)))) cannot be stored (only nil, booleans, numbers, strings and tables)")
+            throw LuaCallError(
+                """
+                a \(String(cString: lua_typename(L, lua_type(L, index)))) cannot be stored (only nil, booleans, \
+                numbers, strings and tables)
+                """
+            )
         }
     }
 
@@ -76,8 +85,11 @@ public enum LuaSerializer {
         return true
     }
 
-    private static func push(_ L: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ offset: inout Int, depth: Int) -> Bool {
-        guard offset < bytes.count, depth <= maxDepth, lua_checkstack(L, 3) != 0, let tag = Tag(rawValue: bytes[offset]) else { return false }
+    private static func push(
+        _ L: OpaquePointer, _ bytes: UnsafeRawBufferPointer, _ offset: inout Int, depth: Int
+    ) -> Bool {
+        guard offset < bytes.count, depth <= maxDepth, lua_checkstack(L, 3) != 0, let tag = Tag(rawValue: bytes[offset])
+        else { return false }
         offset += 1
         func word() -> UInt64? {
             guard offset + 8 <= bytes.count else { return nil }

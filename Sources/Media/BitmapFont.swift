@@ -26,7 +26,9 @@ public enum BitmapFont {
 
         /// Whether the pixel at column `x` (0...4), row `y` (0...7) is inked.
         public func isSet(x: Int, y: Int) -> Bool {
-            guard (0..<BitmapFont.glyphWidth).contains(x), (0..<BitmapFont.glyphHeight).contains(y) else { return false }
+            guard (0..<BitmapFont.glyphWidth).contains(x), (0..<BitmapFont.glyphHeight).contains(y) else {
+                return false
+            }
             return row(y) & (0x10 >> UInt8(x)) != 0
         }
 

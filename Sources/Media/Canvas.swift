@@ -105,7 +105,7 @@ public final class Canvas {
         let a0 = Int128(xMajor ? x1 : y1), b0 = Int128(xMajor ? y1 : x1)
         let da = xMajor ? dx : dy, db = xMajor ? dy : dx
         let aLimit = Int128(xMajor ? width : height), bLimit = Int128(xMajor ? height : width)
-        let n = da.magnitude, m = db.magnitude   // n ≥ m; both < 2^64
+        let n = da.magnitude, m = db.magnitude  // n ≥ m; both < 2^64
         let sa: Int128 = da < 0 ? -1 : 1, sb: Int128 = db < 0 ? -1 : 1
         // Steps k in 0...n whose major coordinate a0 + sa·k lies on the canvas.
         var kLo: Int128 = 0, kHi = Int128(n)
@@ -194,8 +194,9 @@ public final class Canvas {
             guard a >= 0 else { continue }
             // A disc pixel is on the outline when a 4-neighbour is outside the disc: at the row's ends,
             // and wherever the row above or below is narrower.
-            let inner = min(Self.halfWidth(radius: r, dy: Self.add(dy, -1)),
-                            Self.halfWidth(radius: r, dy: Self.add(dy, 1)))
+            let inner = min(
+                Self.halfWidth(radius: r, dy: Self.add(dy, -1)),
+                Self.halfWidth(radius: r, dy: Self.add(dy, 1)))
             let lo = min(max(inner + 1, 0), a)
             hspan(y: y, from: Self.add(cx, lo), to: Self.add(cx, a), ink)
             if a >= 1 { hspan(y: y, from: Self.add(cx, -a), to: Self.add(cx, -max(lo, 1)), ink) }
@@ -206,7 +207,9 @@ public final class Canvas {
     /// given, fills the text's bounding box first. `\n` starts a new line, `\r` is ignored, characters
     /// outside printable ASCII draw as a box. Returns the size of the text (see `textSize`).
     @discardableResult
-    public func text(x: Int, y: Int, _ string: String, color: UInt32, background: UInt32? = nil)
+    public func text(
+        x: Int, y: Int, _ string: String, color: UInt32, background: UInt32? = nil
+    )
         -> (width: Int, height: Int)
     {
         let size = Self.textSize(string)
@@ -225,7 +228,7 @@ public final class Canvas {
                 if scalar == "\n" {
                     column = 0
                     gy = Self.add(gy, cellH)
-                    if gy >= h { break }   // every later line is below the canvas
+                    if gy >= h { break }  // every later line is below the canvas
                     continue
                 }
                 if scalar == "\r" { continue }

@@ -5,7 +5,8 @@ import Glibc
 /// temporary file in the same folder, fsync, rename into place, fsync the folder.
 public enum DurableFile {
     public static func write(_ bytes: some ContiguousBytes, to path: String) throws(FileWriteError) {
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {

@@ -86,10 +86,13 @@ public final class RewindBuffer {
         return true
     }
 
-    private func xor(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer) {
+    private func xor(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer)
+    {
         let words = a.count / 8
         for index in 0..<words {
-            let value = a.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) ^ b.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
+            let value =
+                a.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
+                ^ b.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self)
             out.storeBytes(of: value, toByteOffset: index * 8, as: UInt64.self)
         }
         for index in words * 8..<a.count { out[index] = a[index] ^ b[index] }
@@ -99,7 +102,9 @@ public final class RewindBuffer {
         let bound = ZSTD_compressBound(input.count)
         if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
         let length = compressed.withUnsafeMutableBytes { out in
-            input.withUnsafeBytes { ZSTD_compressCCtx(compressor, out.baseAddress, bound, $0.baseAddress, input.count, -3) }
+            input.withUnsafeBytes {
+                ZSTD_compressCCtx(compressor, out.baseAddress, bound, $0.baseAddress, input.count, -3)
+            }
         }
         precondition(ZSTD_isError(length) == 0, "RewindBuffer: zstd compression failed")  // Only on out-of-memory.
         return Array(compressed[0..<length])
@@ -108,8 +113,11 @@ public final class RewindBuffer {
     private func inflate(_ input: [UInt8], count: Int) {
         if scratch.count != count { scratch = [UInt8](repeating: 0, count: count) }
         let length = scratch.withUnsafeMutableBytes { out in
-            input.withUnsafeBytes { ZSTD_decompressDCtx(decompressor, out.baseAddress, count, $0.baseAddress, input.count) }
+            input.withUnsafeBytes {
+                ZSTD_decompressDCtx(decompressor, out.baseAddress, count, $0.baseAddress, input.count)
+            }
         }
-        precondition(ZSTD_isError(length) == 0 && length == count, "RewindBuffer: a delta does not decompress")  // We wrote it.
+        // We wrote it: a delta that does not decompress is a bug, not bad input.
+        precondition(ZSTD_isError(length) == 0 && length == count, "RewindBuffer: a delta does not decompress")
     }
 }

@@ -29,11 +29,17 @@ enum BatchCommand {
 
     static func main(_ raw: [String]) {
         let args: Arguments
-        do { args = try Arguments(raw, valued: ["jobs"], flags: ["help"]) } catch { fail("batch: \(error)\n\n\(help)", code: Exit.usage) }
+        do { args = try Arguments(raw, valued: ["jobs"], flags: ["help"]) } catch {
+            fail("batch: \(error)\n\n\(help)", code: Exit.usage)
+        }
         if args.flag("help") { print(help); exit(0) }
-        guard args.positionals.count == 1, let path = args.positionals.first else { fail("batch: expected one JOBS.jsonl file\n\n\(help)", code: Exit.usage) }
+        guard args.positionals.count == 1, let path = args.positionals.first else {
+            fail("batch: expected one JOBS.jsonl file\n\n\(help)", code: Exit.usage)
+        }
         let parallel: Int
-        do { parallel = try args.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount } catch { fail("batch: \(error)", code: Exit.usage) }
+        do { parallel = try args.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount } catch {
+            fail("batch: \(error)", code: Exit.usage)
+        }
         guard parallel >= 1 else { fail("batch: --jobs must be at least 1", code: Exit.usage) }
         guard let data = FileManager.default.contents(atPath: path) else { fail("\(path): no such jobs file") }
         let jobs = parse(String(decoding: data, as: UTF8.self))
@@ -56,8 +62,12 @@ enum BatchCommand {
         }
         group.wait()
         let failed = output.failures
-        FileHandle.standardError.write(Data(String(format: "batch: %d jobs, %d passed, %d failed in %.2f s\n",
-                                                   jobs.count, jobs.count - failed, failed, Date().timeIntervalSince(start)).utf8))
+        FileHandle.standardError.write(
+            Data(
+                String(
+                    format: "batch: %d jobs, %d passed, %d failed in %.2f s\n",
+                    jobs.count, jobs.count - failed, failed, Date().timeIntervalSince(start)
+                ).utf8))
         exit(failed == 0 ? 0 : Exit.failure)
     }
 
@@ -69,7 +79,10 @@ enum BatchCommand {
             if line.isEmpty || line.hasPrefix("#") { continue }
             let number = jobs.count + 1
             guard let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any] else {
-                jobs.append(Job(number: number, name: "line \(index + 1)", arguments: nil, problem: "line \(index + 1) is not a JSON object"))
+                jobs.append(
+                    Job(
+                        number: number, name: "line \(index + 1)", arguments: nil,
+                        problem: "line \(index + 1) is not a JSON object"))
                 continue
             }
             let name = object["name"] as? String ?? "line \(index + 1)"
@@ -82,7 +95,8 @@ enum BatchCommand {
             if let frames = object["frames"] as? Int { arguments += ["--frames", String(frames)] }
             if let extra = object["args"] {
                 guard let list = extra as? [String] else {
-                    jobs.append(Job(number: number, name: name, arguments: nil, problem: "'args' must be a list of strings"))
+                    jobs.append(
+                        Job(number: number, name: name, arguments: nil, problem: "'args' must be a list of strings"))
                     continue
                 }
                 arguments += list
@@ -90,14 +104,16 @@ enum BatchCommand {
             var environment: [String: String] = [:]
             if let env = object["env"] {
                 guard let table = env as? [String: Any] else {
-                    jobs.append(Job(number: number, name: name, arguments: nil, problem: "'env' must be an object of strings"))
+                    jobs.append(
+                        Job(number: number, name: name, arguments: nil, problem: "'env' must be an object of strings"))
                     continue
                 }
                 for (key, value) in table { environment[key] = value as? String ?? "\(value)" }
             }
             let unknown = Set(object.keys).subtracting(["name", "rom", "core", "script", "frames", "args", "env"])
             guard unknown.isEmpty else {
-                jobs.append(Job(number: number, name: name, arguments: nil, problem: "unknown field '\(unknown.sorted()[0])'"))
+                jobs.append(
+                    Job(number: number, name: name, arguments: nil, problem: "unknown field '\(unknown.sorted()[0])'"))
                 continue
             }
             arguments.append("--json")
@@ -158,10 +174,14 @@ enum BatchCommand {
         line["status"] = crashed ? -Int(process.terminationStatus) : Int(process.terminationStatus)
         line["ok"] = !crashed && process.terminationStatus == 0
         let lastLine = String(decoding: stdout, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-        if let result = try? JSONSerialization.jsonObject(with: Data(lastLine.utf8)) as? [String: Any] { line["result"] = result }
+        if let result = try? JSONSerialization.jsonObject(with: Data(lastLine.utf8)) as? [String: Any] {
+            line["result"] = result
+        }
         if !(line["ok"] as! Bool) {
-            let stderr = String(decoding: errorText.value, as: UTF8.self).split(separator: "\n").suffix(5).joined(separator: "\n")
-            let what = crashed ? "killed by signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
+            let stderr = String(decoding: errorText.value, as: UTF8.self).split(separator: "\n").suffix(5).joined(
+                separator: "\n")
+            let what =
+                crashed ? "killed by signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
             line["error"] = stderr.isEmpty ? what : what + ": " + stderr
         }
         return line

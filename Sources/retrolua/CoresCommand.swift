@@ -17,7 +17,12 @@ enum CoresCommand {
         let locator = CoreLocator()
         let cores = locator.installed()
         if cores.isEmpty {
-            fail("no libretro cores found in \(locator.searchFolders.joined(separator: ", ")); install e.g. libretro-nestopia")
+            fail(
+                """
+                no libretro cores found in \(locator.searchFolders.joined(separator: ", ")); install e.g. \
+                libretro-nestopia
+                """
+            )
         }
         for core in cores {
             print("\(core.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(core.displayName)")

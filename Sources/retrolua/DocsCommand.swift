@@ -19,8 +19,12 @@ enum DocsCommand {
             fail("docs: \(error)\n\n\(help)", code: Exit.usage)
         }
         if args.flag("help") { print(help); exit(0) }
-        guard let folder = args.value("out") ?? HostPaths.luaFolder() else { fail("docs: no lua/ folder found; give --out DIR") }
-        let files = [(folder + "/API.md", APIReference.markdown), (folder + "/types/retrolua.lua", APIReference.luaLSStubs)]
+        guard let folder = args.value("out") ?? HostPaths.luaFolder() else {
+            fail("docs: no lua/ folder found; give --out DIR")
+        }
+        let files = [
+            (folder + "/API.md", APIReference.markdown), (folder + "/types/retrolua.lua", APIReference.luaLSStubs),
+        ]
         var stale: [String] = []
         for (path, text) in files {
             if args.flag("check") {

@@ -41,7 +41,8 @@ enum MovieCommand {
     }
 
     /// Positionals of a `movie` subcommand, split from the options that follow them.
-    private static func split(_ raw: [String], count: Int, usage: String) -> (positionals: [String], options: [String]) {
+    private static func split(_ raw: [String], count: Int, usage: String) -> (positionals: [String], options: [String])
+    {
         let positionals = Array(raw.prefix { !$0.hasPrefix("--") })
         guard (1...count).contains(positionals.count) else { fail("movie: \(usage)\n\n\(help)", code: Exit.usage) }
         return (positionals, Array(raw.dropFirst(positionals.count)))
@@ -64,7 +65,12 @@ enum MovieCommand {
         let rom = positionals.count > 1 ? positionals[1] : findContent(for: movie, moviePath: moviePath)
         if verify {
             guard movie.hasVerification else {
-                fail("\(moviePath) has no verification log (record with --verify-log, or add one: retrolua movie convert IN OUT --rom ROM --add-verify)")
+                fail(
+                    """
+                    \(moviePath) has no verification log (record with --verify-log, or add one: retrolua movie \
+                    convert IN OUT --rom ROM --add-verify)
+                    """
+                )
             }
             arguments += ["--headless", "--quiet"]
             let status = Verify.run(rom: rom, moviePath: moviePath, arguments: arguments)
@@ -82,14 +88,22 @@ enum MovieCommand {
         }
         if let demo = HostPaths.defaultContent() {
             // The project's built ROMs (build/roms/), where the examples' movies were made.
-            if !movie.contentName.isEmpty { candidates.append((demo as NSString).deletingLastPathComponent + "/" + movie.contentName) }
+            if !movie.contentName.isEmpty {
+                candidates.append((demo as NSString).deletingLastPathComponent + "/" + movie.contentName)
+            }
             candidates.append(demo)
         }
         for path in candidates where FileManager.default.isReadableFile(atPath: path) {
             guard !movie.contentSHA1.isEmpty else { return path }
             if let content = try? Content(path: path), content.sha1 == movie.contentSHA1 { return path }
         }
-        fail("\(moviePath): give the ROM: the movie was recorded with \(movie.contentName.isEmpty ? "unnamed content" : movie.contentName)\(movie.contentSHA1.isEmpty ? "" : " (SHA-1 \(movie.contentSHA1))"), not found beside the movie")
+        fail(
+            """
+            \(moviePath): give the ROM: the movie was recorded with \
+            \(movie.contentName.isEmpty ? "unnamed content" : movie.contentName)\
+            \(movie.contentSHA1.isEmpty ? "" : " (SHA-1 \(movie.contentSHA1))"), not found beside the movie
+            """
+        )
     }
 
     private static func convert(_ raw: [String]) {
@@ -116,8 +130,11 @@ enum MovieCommand {
         }
         if let core = args.value("core") { movie.coreName = core }
         if args.flag("add-verify") {
-            guard let rom = args.value("rom") else { fail("movie convert: --add-verify needs --rom (the movie is replayed)", code: Exit.usage) }
-            movie = Verify.addLog(to: movie, rom: rom, core: args.value("core") ?? (movie.coreName.isEmpty ? nil : movie.coreName))
+            guard let rom = args.value("rom") else {
+                fail("movie convert: --add-verify needs --rom (the movie is replayed)", code: Exit.usage)
+            }
+            movie = Verify.addLog(
+                to: movie, rom: rom, core: args.value("core") ?? (movie.coreName.isEmpty ? nil : movie.coreName))
         }
         do { try MovieText.write(movie, to: output) } catch { fail("\(error)") }
         print("movie    \(movie.length) frames written to \(output)")
@@ -129,18 +146,33 @@ enum MovieCommand {
         let movie: Movie
         do { movie = try MovieText.read(path: path) } catch { fail("\(error)") }
         print("movie      \(path)")
-        print("core       \(movie.coreName.isEmpty ? "(not recorded)" : movie.coreName) \(movie.coreLibrary) \(movie.coreVersion)")
+        print(
+            """
+            core       \(movie.coreName.isEmpty ? "(not recorded)" : movie.coreName) \(movie.coreLibrary) \
+            \(movie.coreVersion)
+            """
+        )
         print("system     \(movie.system)")
-        print("content    \(movie.contentName)  sha1 \(movie.contentSHA1.isEmpty ? "(not recorded)" : movie.contentSHA1)")
+        print(
+            "content    \(movie.contentName)  sha1 \(movie.contentSHA1.isEmpty ? "(not recorded)" : movie.contentSHA1)")
         if !movie.author.isEmpty { print("author     \(movie.author)") }
         for comment in movie.comments { print("comment    \(comment)") }
         print("start      \(movie.startState == nil ? "power-on" : "savestate (\(movie.startState!.count) bytes)")")
         print("frames     \(movie.length) (\(movie.lagFrames) lag)")
         print("rerecords  \(movie.rerecords)")
-        print("ports      \(movie.log.ports)\(movie.log.analog ? " with analog" : ""); buttons \(movie.buttons.map(\.name).joined(separator: " "))")
+        print(
+            """
+            ports      \(movie.log.ports)\(movie.log.analog ? " with analog" : ""); buttons \
+            \(movie.buttons.map(\.name).joined(separator: " "))
+            """
+        )
         print("verify     \(movie.hasVerification ? "RAM hash every frame" : "none")")
         for option in movie.options { print("option     \(option.key)=\(option.value)") }
-        let branches = ((try? FileManager.default.contentsOfDirectory(atPath: path + ".branches")) ?? []).filter { $0.hasSuffix(".state") }
-        if !branches.isEmpty { print("branches   \(branches.sorted().map { String($0.dropLast(6)) }.joined(separator: ", "))") }
+        let branches = ((try? FileManager.default.contentsOfDirectory(atPath: path + ".branches")) ?? []).filter {
+            $0.hasSuffix(".state")
+        }
+        if !branches.isEmpty {
+            print("branches   \(branches.sorted().map { String($0.dropLast(6)) }.joined(separator: ", "))")
+        }
     }
 }

@@ -8,7 +8,10 @@ enum Verify {
     /// Replays and prints "in sync" or the first desync; the exit status (1 on desync).
     static func run(rom: String, moviePath: String, arguments: [String]) -> Int32 {
         let args: Arguments
-        do { args = try Arguments(arguments, valued: ["core", "save-dir", "system-dir"], flags: ["force", "headless", "quiet"]) } catch {
+        do {
+            args = try Arguments(
+                arguments, valued: ["core", "save-dir", "system-dir"], flags: ["force", "headless", "quiet"])
+        } catch {
             fail("movie verify: \(error)", code: Exit.usage)
         }
         var config = SessionConfig(contentPath: rom, coreSpec: args.value("core"))
@@ -19,11 +22,19 @@ enum Verify {
         let outcome = replay(config, movie: .play(path: moviePath, options), kind: .verify)
         guard let replay = outcome.replay else { return outcome.status }
         if let desync = replay.desync {
-            print("desync   frame \(desync.frame) of \(replay.length): \(desync.what) (RAM CRC-32 \(hex(desync.actual)), the movie logged \(hex(desync.expected)))")
+            print(
+                """
+                desync   frame \(desync.frame) of \(replay.length): \(desync.what) (RAM CRC-32 \
+                \(hex(desync.actual)), the movie logged \(hex(desync.expected)))
+                """
+            )
             return Exit.failure
         }
         let seconds = outcome.report.seconds
-        print(String(format: "in sync  %d frames verified in %.2f s (%.0f fps)", replay.length, seconds, Double(replay.length) / max(seconds, 1e-9)))
+        print(
+            String(
+                format: "in sync  %d frames verified in %.2f s (%.0f fps)", replay.length, seconds,
+                Double(replay.length) / max(seconds, 1e-9)))
         return outcome.status
     }
 

@@ -14,12 +14,15 @@ struct CommandLineError: Error {
 /// `retrolua run`'s command line, read into a `RunPlan` (also a batch job's, before it is spawned).
 enum RunArguments {
     static let valued: Set<String> = [
-        "core", "frames", "screenshot", "option", "save-dir", "system-dir", "script", "data-dir", "script-memory", "script-budget",
-        "log", "scale", "sync", "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture", "speed",
+        "core", "frames", "screenshot", "option", "save-dir", "system-dir", "script", "data-dir", "script-memory",
+        "script-budget",
+        "log", "scale", "sync", "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture",
+        "speed",
         "no-default", "control", "scenario",
     ]
     static let flags: Set<String> = [
-        "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "integer-scale", "fullscreen", "no-vsync",
+        "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "integer-scale", "fullscreen",
+        "no-vsync",
         "smooth", "no-audio", "stats", "square-pixels", "with-defaults", "json",
     ]
 
@@ -27,15 +30,21 @@ enum RunArguments {
     /// have always come in; nothing is opened (content, scripts and movies are read by `Run`).
     static func parse(_ raw: [String]) throws(CommandLineError) -> RunPlan? {
         let args: Arguments
-        do { args = try Arguments(raw, valued: valued.union(MovieOptions.valued), flags: flags.union(MovieOptions.flags)) } catch {
+        do {
+            args = try Arguments(raw, valued: valued.union(MovieOptions.valued), flags: flags.union(MovieOptions.flags))
+        } catch {
             throw CommandLineError(message: "run: \(error)", withHelp: true)
         }
         if args.flag("help") { return nil }
-        guard args.positionals.count <= 1 else { throw CommandLineError(message: "run: expected at most one ROM, got \(args.positionals.count)") }
+        guard args.positionals.count <= 1 else {
+            throw CommandLineError(message: "run: expected at most one ROM, got \(args.positionals.count)")
+        }
         var config = SessionConfig(contentPath: args.positionals.first, coreSpec: args.value("core"))
         if config.contentPath == nil {
             guard let demo = HostPaths.defaultContent() else {
-                throw CommandLineError(message: "run: no ROM given and the built-in demo is not built; run scripts/setup first", code: Exit.failure)
+                throw CommandLineError(
+                    message: "run: no ROM given and the built-in demo is not built; run scripts/setup first",
+                    code: Exit.failure)
             }
             config.contentPath = demo
             config.coreSpec = config.coreSpec ?? "nestopia"
@@ -52,8 +61,9 @@ enum RunArguments {
         let movie = try MovieOptions.plan(args)
         var control: ControlPlan?
         if let address = args.value("control") {
-            control = ControlPlan(address: try ControlServer.Address.parse(address), scenario: args.value("scenario"),
-                                  allowEval: args.flag("trust"))
+            control = ControlPlan(
+                address: try ControlServer.Address.parse(address), scenario: args.value("scenario"),
+                allowEval: args.flag("trust"))
         } else if args.value("scenario") != nil {
             throw Arguments.UsageError(description: "--scenario applies to --control")
         }
@@ -65,12 +75,15 @@ enum RunArguments {
         }
         if let folder = args.value("save-dir") { config.paths.saves = folder }
         if let folder = args.value("system-dir") { config.paths.system = folder }
-        var plan = RunPlan(session: config, scriptOptions: ScriptOptions(dataFolder: args.value("data-dir") ?? config.paths.data))
+        var plan = RunPlan(
+            session: config, scriptOptions: ScriptOptions(dataFolder: args.value("data-dir") ?? config.paths.data))
         plan.movie = movie
         plan.control = control
         let frameLimit = try args.integer("frames")
         if let megabytes = try args.integer("script-memory") { plan.scriptOptions.memoryLimit = megabytes << 20 }
-        if let millions = try args.integer("script-budget") { plan.scriptOptions.instructionBudget = millions * 1_000_000 }
+        if let millions = try args.integer("script-budget") {
+            plan.scriptOptions.instructionBudget = millions * 1_000_000
+        }
         plan.frontend = try frontend(args)
         plan.frameLimit = frameLimit
         plan.scriptOptions.strict = args.flag("strict")
@@ -80,7 +93,13 @@ enum RunArguments {
         plan.scripts = args.all("script")
         plan.defaults.disabled = Set(args.all("no-default"))
         for name in args.all("no-default") where name != "all" && !DefaultFrontend.names.contains(name) {
-            throw Arguments.UsageError(description: "--no-default: no default named '\(name)' (defaults: \(DefaultFrontend.names.joined(separator: ", ")), all)")
+            throw Arguments.UsageError(
+                description:
+                    """
+                    --no-default: no default named '\(name)' (defaults: \
+                    \(DefaultFrontend.names.joined(separator: ", ")), all)
+                    """
+            )
         }
         plan.defaults.headless = args.flag("with-defaults")
         plan.screenshotPath = args.value("screenshot")
@@ -96,7 +115,9 @@ enum RunArguments {
         var options = FrontendOptions()
         options.window = !args.flag("headless")
         if let scale = try args.integer("scale") {
-            guard (1...16).contains(scale) else { throw Arguments.UsageError(description: "--scale expects 1…16, got \(scale)") }
+            guard (1...16).contains(scale) else {
+                throw Arguments.UsageError(description: "--scale expects 1…16, got \(scale)")
+            }
             options.video.scale = scale
         }
         options.video.integerScale = args.flag("integer-scale")
@@ -113,12 +134,20 @@ enum RunArguments {
         }
         if let quality = args.value("audio-quality") {
             guard let value = ResamplerQuality(rawValue: quality) else {
-                throw Arguments.UsageError(description: "--audio-quality expects \(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", ")), got '\(quality)'")
+                throw Arguments.UsageError(
+                    description:
+                        """
+                        --audio-quality expects \
+                        \(ResamplerQuality.allCases.map(\.rawValue).joined(separator: ", ")), got '\(quality)'
+                        """
+                )
             }
             options.audioQuality = value
         }
         if let latency = try args.integer("audio-latency") {
-            guard (8...1000).contains(latency) else { throw Arguments.UsageError(description: "--audio-latency expects 8…1000 ms") }
+            guard (8...1000).contains(latency) else {
+                throw Arguments.UsageError(description: "--audio-latency expects 8…1000 ms")
+            }
             options.latency = Double(latency) / 1000
         }
         if let delta = args.value("rate-delta") {

@@ -62,7 +62,8 @@ enum RunCommand {
                                 (--trust also allows {"cmd": "eval"})
 
         the default frontend (Lua in lua/defaults/, loaded before --script files in a window):
-          --no-default NAME     leave out one default (osd, input, hotkeys, rewind, runahead, cheats, achievements) or all (repeatable)
+          --no-default NAME     leave out one default (osd, input, hotkeys, rewind, runahead, cheats, achievements) \
+        or all (repeatable)
           --with-defaults       load the defaults in headless runs too
           A same-named file in ~/.config/retrolua/scripts/ replaces the shipped one.
 

@@ -10,7 +10,8 @@ final class AchievementsTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
     func testThePureLuaEngineSuitePassesUnderStockLua() throws {
-        let result = try Fixtures.cli([], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/achievements_test.lua"])
+        let result = try Fixtures.cli(
+            [], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/achievements_test.lua"])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stdout.contains("ok "), result.stdout)
     }
@@ -20,11 +21,14 @@ final class AchievementsTests: XCTestCase {
         let harness = try ScriptHarness()
         let config = harness.folder + "/config"
         try FileManager.default.createDirectory(atPath: config + "/achievements", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Fixtures.root + "/examples/achievements/demo.json", toPath: config + "/achievements/demo.json")
+        try FileManager.default.copyItem(
+            atPath: Fixtures.root + "/examples/achievements/demo.json", toPath: config + "/achievements/demo.json")
         if let settings { try settings.write(toFile: config + "/achievements.lua", atomically: true, encoding: .utf8) }
         if let folder {
-            try? FileManager.default.createDirectory(atPath: harness.folder + "/data/achievements", withIntermediateDirectories: true)
-            try? FileManager.default.copyItem(atPath: folder + "/data/achievements/demo.txt", toPath: harness.folder + "/data/achievements/demo.txt")
+            try? FileManager.default.createDirectory(
+                atPath: harness.folder + "/data/achievements", withIntermediateDirectories: true)
+            try? FileManager.default.copyItem(
+                atPath: folder + "/data/achievements/demo.txt", toPath: harness.folder + "/data/achievements/demo.txt")
         }
         try harness.load(file: Fixtures.root + "/lua/defaults/achievements.lua")
         return harness
@@ -54,18 +58,21 @@ final class AchievementsTests: XCTestCase {
         for failure in harness.failures { XCTFail(failure.message) }
         XCTAssertEqual(harness.lines, ["done\t200\t5"])
         let messages = harness.errors
-        for expected in ["Retrolua NES demo: 4 achievements to earn, 1 leaderboards",
-                         "achievements: 'Broken' (5) skipped:",
-                         "Achievement unlocked: First press (1 points)",
-                         "Leaderboard attempt started: Fastest to x=130",
-                         "Achievement unlocked: Far right (5 points)",
-                         "Achievement unlocked: Patience (10 points)",
-                         "Unofficial: 2/5", "Unofficial: 4/5",
-                         "Achievement unlocked: Unofficial (0 points) [unofficial]"] {
+        for expected in [
+            "Retrolua NES demo: 4 achievements to earn, 1 leaderboards",
+            "achievements: 'Broken' (5) skipped:",
+            "Achievement unlocked: First press (1 points)",
+            "Leaderboard attempt started: Fastest to x=130",
+            "Achievement unlocked: Far right (5 points)",
+            "Achievement unlocked: Patience (10 points)",
+            "Unofficial: 2/5", "Unofficial: 4/5",
+            "Achievement unlocked: Unofficial (0 points) [unofficial]",
+        ] {
             XCTAssertTrue(messages.contains(expected), "missing '\(expected)' in:\n\(messages)")
         }
         XCTAssertNotNil(messages.range(of: "Leaderboard Fastest to x=130: "), messages)
-        let first = try XCTUnwrap(messages.range(of: "First press")), far = try XCTUnwrap(messages.range(of: "Far right"))
+        let first = try XCTUnwrap(messages.range(of: "First press")),
+            far = try XCTUnwrap(messages.range(of: "Far right"))
         XCTAssertLessThan(first.lowerBound, far.lowerBound, "unlocks in play order")
         harness.close()
         let progress = try String(contentsOfFile: harness.folder + "/data/achievements/demo.txt", encoding: .utf8)
@@ -79,7 +86,8 @@ final class AchievementsTests: XCTestCase {
 
     func testHardcoreFromTheSettings() throws {
         let harness = try harness(settings: "return { hardcore = true }")
-        try harness.load("""
+        try harness.load(
+            """
             assert(emu.hardcore())
             local ok, message = savestate.load(1)
             assert(ok == nil and message:find("hardcore"), message)
@@ -92,7 +100,8 @@ final class AchievementsTests: XCTestCase {
 
     func testRetroAchievementsAddressesMapOntoTheCore() throws {
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             local ra_memory = require("retrolua.ra_memory")
             local peek = assert(ra_memory.peek(7, memory))
             memory.write_u8(0x05, 0x34); memory.write_u8(0x06, 0x12)
@@ -109,7 +118,8 @@ final class AchievementsTests: XCTestCase {
             memory.write_u8(0x05, 0x77)
             assert(snap(0x05, 1) == 0x34, "the copy until refreshed")
             refresh()
-            assert(snap(0x05, 1) == 0x77 and snap(0x0805, 1) == 0x77 and snap(0x07FF, 4) == peek(0x07FF, 4), "refreshed")
+            assert(snap(0x05, 1) == 0x77 and snap(0x0805, 1) == 0x77 and snap(0x07FF, 4) == peek(0x07FF, 4), \
+            "refreshed")
             print("ok")
             """)
         XCTAssertEqual(harness.lines, ["ok"])
@@ -119,7 +129,8 @@ final class AchievementsTests: XCTestCase {
         // Game Boy: RetroAchievements addresses are bus addresses (gambatte and mGBA give memory maps).
         for core in ["gambatte", "mgba"] {
             let gb = try ScriptHarness(rom: Fixtures.gbROM, core: core)
-            try gb.load("""
+            try gb.load(
+                """
                 for _ = 1, 30 do joypad.set(1, {right = true}); emu.frameadvance() end
                 local peek = assert(require("retrolua.ra_memory").peek(4, memory))
                 print(peek(0xC003, 1) == memory.read_u8(0xC003, "bus") and peek(0xC003, 1) > 0, peek(0xFEA0, 1))

@@ -9,8 +9,9 @@ final class AutomationTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
     func testTheControlSocketEndToEndFromPython() throws {
-        let result = try Fixtures.cli([], environment: ["RETROLUA": Fixtures.binary], executable: "/usr/bin/env",
-                                      arguments: ["python3", Fixtures.root + "/Tests/python/test_control.py"])
+        let result = try Fixtures.cli(
+            [], environment: ["RETROLUA": Fixtures.binary], executable: "/usr/bin/env",
+            arguments: ["python3", Fixtures.root + "/Tests/python/test_control.py"])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stderr.contains("OK"), result.stderr)
     }
@@ -33,7 +34,8 @@ final class AutomationTests: XCTestCase {
     func testLongHeadlessRunsShowProgressOnATerminalOnly() throws {
         // `script` gives the run a pseudo-terminal, as a user's shell would.
         let command = "'\(Fixtures.binary)' run '\(Fixtures.nesROM)' --headless --frames 4000"
-        let onTTY = try Fixtures.cli([], environment: [:], executable: "/usr/bin/script", arguments: ["-qec", command, "/dev/null"])
+        let onTTY = try Fixtures.cli(
+            [], environment: [:], executable: "/usr/bin/script", arguments: ["-qec", command, "/dev/null"])
         XCTAssertEqual(onTTY.status, 0, onTTY.stderr)
         XCTAssertTrue(onTTY.stdout.contains("frames 64/4000") || onTTY.stdout.contains("/4000 ("), onTTY.stdout)
         XCTAssertTrue(onTTY.stdout.contains("fps  ETA "), onTTY.stdout)
@@ -44,13 +46,14 @@ final class AutomationTests: XCTestCase {
     func testJSONResultsAndExitCodes() throws {
         let folder = Fixtures.temporaryFolder()
         try """
-            for _ = 1, 20 do joypad.set(1, {right = true}); emu.frameadvance() end
-            emu.result("x", memory.read_u8(3)); emu.result("bot", "right"); emu.result("ratio", 0.5)
-            emu.exit(4)
-            """.write(toFile: folder + "/bot.lua", atomically: true, encoding: .utf8)
+        for _ = 1, 20 do joypad.set(1, {right = true}); emu.frameadvance() end
+        emu.result("x", memory.read_u8(3)); emu.result("bot", "right"); emu.result("ratio", 0.5)
+        emu.exit(4)
+        """.write(toFile: folder + "/bot.lua", atomically: true, encoding: .utf8)
         let result = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--json", "--script", folder + "/bot.lua"])
         XCTAssertEqual(result.status, 4)
-        let json = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(result.stdout.split(separator: "\n").last!.utf8)) as? [String: Any])
+        let json = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(result.stdout.split(separator: "\n").last!.utf8)) as? [String: Any])
         XCTAssertEqual(json["exit_code"] as? Int, 4)
         XCTAssertEqual(json["frames"] as? Int, 20)
         XCTAssertEqual(json["core"] as? String, "nestopia")
@@ -64,20 +67,22 @@ final class AutomationTests: XCTestCase {
         let folder = Fixtures.temporaryFolder()
         // The direction comes from the job's environment, as a bot's seed would.
         try """
-            local button = os.getenv("DIRECTION")
-            for _ = 1, 30 do joypad.set(1, {[button] = true}); emu.frameadvance() end
-            emu.result("x", memory.read_u8(3))
-            """.write(toFile: folder + "/walk.lua", atomically: true, encoding: .utf8)
+        local button = os.getenv("DIRECTION")
+        for _ = 1, 30 do joypad.set(1, {[button] = true}); emu.frameadvance() end
+        emu.result("x", memory.read_u8(3))
+        """.write(toFile: folder + "/walk.lua", atomically: true, encoding: .utf8)
         try "error('this bot is broken')".write(toFile: folder + "/broken.lua", atomically: true, encoding: .utf8)
         try """
-            # two instances of nestopia at once, a failing script, a missing ROM, a bad line
-            {"name": "right", "rom": "\(Fixtures.nesROM)", "core": "nestopia", "script": "\(folder)/walk.lua", "env": {"DIRECTION": "right"}}
-            {"name": "left", "rom": "\(Fixtures.nesROM)", "core": "nestopia", "script": "\(folder)/walk.lua", "env": {"DIRECTION": "left"}}
-            {"name": "broken", "rom": "\(Fixtures.nesROM)", "script": "\(folder)/broken.lua", "args": ["--strict"]}
-            {"name": "missing", "rom": "\(folder)/nothing.nes"}
-            {"name": "gb", "rom": "\(Fixtures.gbROM)", "core": "gambatte", "frames": 60}
-            not json
-            """.write(toFile: folder + "/jobs.jsonl", atomically: true, encoding: .utf8)
+        # two instances of nestopia at once, a failing script, a missing ROM, a bad line
+        {"name": "right", "rom": "\(Fixtures.nesROM)", "core": "nestopia", "script": "\(folder)/walk.lua", "env": \
+        {"DIRECTION": "right"}}
+        {"name": "left", "rom": "\(Fixtures.nesROM)", "core": "nestopia", "script": "\(folder)/walk.lua", "env": \
+        {"DIRECTION": "left"}}
+        {"name": "broken", "rom": "\(Fixtures.nesROM)", "script": "\(folder)/broken.lua", "args": ["--strict"]}
+        {"name": "missing", "rom": "\(folder)/nothing.nes"}
+        {"name": "gb", "rom": "\(Fixtures.gbROM)", "core": "gambatte", "frames": 60}
+        not json
+        """.write(toFile: folder + "/jobs.jsonl", atomically: true, encoding: .utf8)
         let result = try Fixtures.cli(["batch", folder + "/jobs.jsonl", "--jobs", "2"])
         XCTAssertEqual(result.status, 1, "a job failed")
         XCTAssertTrue(result.stderr.contains("batch: 6 jobs, 3 passed, 3 failed"), result.stderr)
@@ -86,13 +91,18 @@ final class AutomationTests: XCTestCase {
             let object = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             byName[object["name"] as! String] = object
         }
-        func x(_ name: String) -> Int? { ((byName[name]?["result"] as? [String: Any])?["results"] as? [String: Any])?["x"] as? Int }
+        func x(_ name: String) -> Int? {
+            ((byName[name]?["result"] as? [String: Any])?["results"] as? [String: Any])?["x"] as? Int
+        }
         XCTAssertEqual(x("right"), 146, "each instance ran its own input")
         XCTAssertEqual(x("left"), 94)
         XCTAssertEqual(byName["gb"]?["ok"] as? Bool, true)
         XCTAssertEqual(byName["broken"]?["ok"] as? Bool, false)
-        XCTAssertTrue((byName["broken"]?["error"] as? String ?? "").contains("this bot is broken"), "\(byName["broken"] ?? [:])")
-        XCTAssertTrue((byName["missing"]?["error"] as? String ?? "").contains("cannot read content"), "\(byName["missing"] ?? [:])")
+        XCTAssertTrue(
+            (byName["broken"]?["error"] as? String ?? "").contains("this bot is broken"), "\(byName["broken"] ?? [:])")
+        XCTAssertTrue(
+            (byName["missing"]?["error"] as? String ?? "").contains("cannot read content"),
+            "\(byName["missing"] ?? [:])")
         XCTAssertEqual(byName["line 7"]?["error"] as? String, "line 7 is not a JSON object")
     }
 }

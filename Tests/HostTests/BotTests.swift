@@ -37,17 +37,20 @@ final class BotTests: XCTestCase {
 
     func testTheSearchBotBeatsTheReactiveBotAndItsMovieVerifies() throws {
         let folder = Fixtures.temporaryFolder()
-        let result = try Fixtures.cli(["run", Self.dodge, "--headless", "--quiet", "--script", bot("search")],
-                                      environment: ["RETROLUA_SEARCH_OUT": folder + "/search.rlm"])
+        let result = try Fixtures.cli(
+            ["run", Self.dodge, "--headless", "--quiet", "--script", bot("search")],
+            environment: ["RETROLUA_SEARCH_OUT": folder + "/search.rlm"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.hasPrefix("reached score 5 in 153 frames"), result.stdout)
         let frames = Int(result.stdout.split(separator: " ")[4]) ?? .max
-        XCTAssertLessThan(frames, 307, "fewer frames to 5 points than the reactive bot (frames_to_5 = 307, tested above)")
+        XCTAssertLessThan(
+            frames, 307, "fewer frames to 5 points than the reactive bot (frames_to_5 = 307, tested above)")
         func inputLines(_ path: String) throws -> [Substring] {
             try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").drop { $0 != "[input]" }.map { $0 }
         }
-        XCTAssertEqual(try inputLines(folder + "/search.rlm"), try inputLines(Fixtures.root + "/examples/bots/dodge-search.rlm"),
-                       "the checked-in movie is what the search finds")
+        XCTAssertEqual(
+            try inputLines(folder + "/search.rlm"), try inputLines(Fixtures.root + "/examples/bots/dodge-search.rlm"),
+            "the checked-in movie is what the search finds")
         let verified = try Fixtures.cli(["movie", "verify", Fixtures.root + "/examples/bots/dodge-search.rlm"])
         XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
         XCTAssertTrue(verified.stdout.hasPrefix("in sync  153 frames"), verified.stdout)
@@ -55,8 +58,10 @@ final class BotTests: XCTestCase {
 
     func testTheOverlayBotDrawsWhatItSeesAndScores() throws {
         let shot = Fixtures.temporaryFolder() + "/overlay.png"
-        let result = try Fixtures.cli(["run", Self.dodge, "--headless", "--frames", "700", "--script", bot("overlay"),
-                                       "--screenshot", shot, "--json"])
+        let result = try Fixtures.cli([
+            "run", Self.dodge, "--headless", "--frames", "700", "--script", bot("overlay"),
+            "--screenshot", shot, "--json",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         let results = try XCTUnwrap(try json(result)["results"] as? [String: Any])
         XCTAssertGreaterThanOrEqual(results["score"] as? Int ?? 0, 5)

@@ -9,8 +9,10 @@ import Libretro
 final class CheatTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
-    private func lua(_ source: String, frames: Int, rom: String = Fixtures.nesROM, core: String? = nil,
-                     file: StaticString = #filePath, line: UInt = #line) throws -> ScriptHarness {
+    private func lua(
+        _ source: String, frames: Int, rom: String = Fixtures.nesROM, core: String? = nil,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws -> ScriptHarness {
         let harness = try ScriptHarness(rom: rom, core: core)
         try harness.load(source)
         harness.run(frames)
@@ -19,7 +21,8 @@ final class CheatTests: XCTestCase {
     }
 
     func testRAMCheatsFollowRetroArchSemantics() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             local set = cheats.add_ram({address = 5, value = 42, description = "A counter"})
             for _ = 1, 3 do joypad.set(1, {a = true}); emu.frameadvance(); emu.frameadvance() end
             assert(memory.read_u8(5) == 42, "set: the counter stays at 42")
@@ -50,7 +53,8 @@ final class CheatTests: XCTestCase {
             assert(memory.read_bytes(0x310, 6) == "\\x12\\x34\\x12\\x35\\x12\\x36", "repeats")
             assert(memory.read_u8(0x320) == 0xA5, string.format("%02x", memory.read_u8(0x320)))
             local list = cheats.list()
-            assert(#list == 2 and list[1].size == 16 and list[1].big_endian and list[2].mask == 0xF0 and list[2].type == "set")
+            assert(#list == 2 and list[1].size == 16 and list[1].big_endian and list[2].mask == 0xF0 and list[2].type \
+            == "set")
             assert(cheats.remove(list[1].id) and #cheats.list() == 1)
             print("ok")
             """, frames: 20)
@@ -60,18 +64,22 @@ final class CheatTests: XCTestCase {
 
     func testMoviesWarnWhenCheatsAreOn() throws {
         let folder = Fixtures.temporaryFolder()
-        let harness = try lua("""
+        let harness = try lua(
+            """
             cheats.add_ram({address = 0x300, value = 1})
             assert(movie.record("\(folder)/c.rlm"))
             emu.frameadvance()
             assert(movie.stop())
             """, frames: 3)
-        XCTAssertTrue(harness.errors.contains("movie: 1 cheat is on; the movie replays only with the same cheats"), harness.errors)
+        XCTAssertTrue(
+            harness.errors.contains("movie: 1 cheat is on; the movie replays only with the same cheats"), harness.errors
+        )
         harness.close()
     }
 
     func testCheatErrors() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             local function message(f) local ok, m = pcall(f); assert(not ok); return m end
             print(message(function() cheats.add_ram({value = 1}) end))
             print(message(function() cheats.add_ram({address = 1, value = 1, size = 12}) end))
@@ -80,22 +88,33 @@ final class CheatTests: XCTestCase {
             print(message(function() cheats.search("equal", 1) end))
             print(select(2, cheats.load("/nonexistent.cht")))
             """, frames: 0)
-        XCTAssertEqual(harness.lines, [
-            "cheats.add_ram: bad field 'address' in argument #1 (is required)",
-            "cheats.add_ram: bad field 'size' in argument #1 (must be 1, 2, 4, 8, 16 or 32 (bits))",
-            "cheats.add_ram: bad field 'type' in argument #1 (unknown type 'freeze'; types are set, increase, decrease, if_equal, if_not_equal, if_less, if_greater)",
-            "cheats.search: bad argument #1 'comparison' (unknown comparison 'bigger'; one of equal, not_equal, less, greater, less_equal, greater_equal, changed, unchanged, increased, decreased, increased_by, decreased_by)",
-            "cheats.search: no search started (call cheats.search_start first)",
-            "/nonexistent.cht: no such cheat file",
-        ])
+        XCTAssertEqual(
+            harness.lines,
+            [
+                "cheats.add_ram: bad field 'address' in argument #1 (is required)",
+                "cheats.add_ram: bad field 'size' in argument #1 (must be 1, 2, 4, 8, 16 or 32 (bits))",
+                """
+                cheats.add_ram: bad field 'type' in argument #1 (unknown type 'freeze'; types are set, increase, \
+                decrease, if_equal, if_not_equal, if_less, if_greater)
+                """,
+                """
+                cheats.search: bad argument #1 'comparison' (unknown comparison 'bigger'; one of equal, \
+                not_equal, less, greater, less_equal, greater_equal, changed, unchanged, increased, decreased, \
+                increased_by, decreased_by)
+                """,
+                "cheats.search: no search started (call cheats.search_start first)",
+                "/nonexistent.cht: no such cheat file",
+            ])
         harness.close()
     }
 
     /// A 6-letter NES Game Genie code writing `value` at `address` (from the documented letter layout).
     private func gameGenie(address: Int, value: Int) -> String {
         let a = address - 0x8000
-        let n = [(value & 7) | ((value >> 4) & 8), ((value >> 4) & 7) | ((a >> 4) & 8), (a >> 4) & 7,
-                 ((a >> 12) & 7) | (a & 8), (a & 7) | ((a >> 8) & 8), ((a >> 8) & 7) | (value & 8)]
+        let n = [
+            (value & 7) | ((value >> 4) & 8), ((value >> 4) & 7) | ((a >> 4) & 8), (a >> 4) & 7,
+            ((a >> 12) & 7) | (a & 8), (a & 7) | ((a >> 8) & 8), ((a >> 8) & 7) | (value & 8),
+        ]
         let letters = Array("APZLGITYEOXUKSVN")
         return String(n.map { letters[$0] })
     }
@@ -105,7 +124,8 @@ final class CheatTests: XCTestCase {
         let rom = try Data(contentsOf: URL(fileURLWithPath: Fixtures.nesROM))
         XCTAssertEqual(Array(rom[16 + 0xE1...16 + 0xE2]), [0xE6, 0x03], "the demo's code moved: update the address")
         let code = gameGenie(address: 0xC0E1, value: 0xC6)
-        let nes = try lua("""
+        let nes = try lua(
+            """
             for _ = 1, 10 do emu.frameadvance() end
             local x = memory.read_u8(3)
             local id = cheats.add_code("\(code)", {description = "right moves left"})
@@ -119,7 +139,8 @@ final class CheatTests: XCTestCase {
         nes.close()
 
         // Gambatte's GameShark codes write RAM: 01 VV LLHH sets $HHLL to VV every frame.
-        let gb = try lua("""
+        let gb = try lua(
+            """
             cheats.add_code("012A05C0")
             for _ = 1, 5 do emu.frameadvance() end
             print(memory.read_u8(0xC005, "bus"))
@@ -131,33 +152,34 @@ final class CheatTests: XCTestCase {
     func testCheatFilesRoundTripAndRetroArchFilesLoad() throws {
         let folder = Fixtures.temporaryFolder()
         try """
-            cheats = "3"
+        cheats = "3"
 
-            cheat0_desc = "Infinite lives"
-            cheat0_code = "SXIOPO"
-            cheat0_enable = "false"
+        cheat0_desc = "Infinite lives"
+        cheat0_code = "SXIOPO"
+        cheat0_enable = "false"
 
-            cheat1_desc = "Max A"
-            cheat1_code = ""
-            cheat1_enable = "true"
-            cheat1_handler = "1"
-            cheat1_memory_search_size = "3"
-            cheat1_cheat_type = "1"
-            cheat1_value = "99"
-            cheat1_address = "5"
-            cheat1_address_bit_position = "255"
-            cheat1_big_endian = "false"
-            cheat1_repeat_count = "1"
-            cheat1_repeat_add_to_value = "0"
-            cheat1_repeat_add_to_address = "1"
-            cheat1_rumble_type = "0"
-            cheat1_rumble_port = "0"
+        cheat1_desc = "Max A"
+        cheat1_code = ""
+        cheat1_enable = "true"
+        cheat1_handler = "1"
+        cheat1_memory_search_size = "3"
+        cheat1_cheat_type = "1"
+        cheat1_value = "99"
+        cheat1_address = "5"
+        cheat1_address_bit_position = "255"
+        cheat1_big_endian = "false"
+        cheat1_repeat_count = "1"
+        cheat1_repeat_add_to_value = "0"
+        cheat1_repeat_add_to_address = "1"
+        cheat1_rumble_type = "0"
+        cheat1_rumble_port = "0"
 
-            cheat2_desc = old style
-            cheat2_code = 0123:45
-            cheat2_enable = true
-            """.write(toFile: folder + "/game.cht", atomically: true, encoding: .utf8)
-        let harness = try lua("""
+        cheat2_desc = old style
+        cheat2_code = 0123:45
+        cheat2_enable = true
+        """.write(toFile: folder + "/game.cht", atomically: true, encoding: .utf8)
+        let harness = try lua(
+            """
             assert(cheats.load("\(folder)/game.cht") == 3)
             local list = cheats.list()
             assert(list[1].code == "SXIOPO" and not list[1].enabled)
@@ -169,7 +191,8 @@ final class CheatTests: XCTestCase {
             cheats.clear()
             assert(cheats.load("\(folder)/saved.cht") == 3)
             assert(cheats.load("\(folder)/game.cht", {append = true}) == 3 and #cheats.list() == 6)
-            local f = io.open("\(folder)/bad.cht", "w"); f:write("cheats = 1\\ncheat0_handler = 1\\ncheat0_memory_search_size = 9\\n"); f:close()
+            local f = io.open("\(folder)/bad.cht", "w"); f:write("cheats = 1\\ncheat0_handler = \
+            1\\ncheat0_memory_search_size = 9\\n"); f:close()
             local ok, why = cheats.load("\(folder)/bad.cht")
             assert(ok == nil and why:find("memory_search_size must be 0…5") and #cheats.list() == 6, why)
             print("ok")
@@ -183,7 +206,8 @@ final class CheatTests: XCTestCase {
     }
 
     func testRAMSearchFindsTheACounter() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             for _ = 1, 5 do emu.frameadvance() end
             local all = cheats.search_start()
             assert(all == 2048, all)
@@ -197,7 +221,8 @@ final class CheatTests: XCTestCase {
             cheats.search("equal", 3)
             local results = cheats.search_results()
             assert(cheats.search_count() == #results)
-            for _, r in ipairs(results) do print(string.format("%s %d %d %d", r.domain, r.address, r.value, r.previous)) end
+            for _, r in ipairs(results) do print(string.format("%s %d %d %d", r.domain, r.address, r.value, \
+            r.previous)) end
             -- Every domain at once: the counter is found in system_ram (and nowhere else changes this way).
             for _ = 1, 5 do emu.frameadvance() end
             print(cheats.search_start({domain = "all"}) > 2048)
@@ -228,7 +253,8 @@ final class CheatTests: XCTestCase {
 
     func testHardcoreModeRefusesWhatItForbids() throws {
         let folder = Fixtures.temporaryFolder()
-        let harness = try lua("""
+        let harness = try lua(
+            """
             local state = savestate.create()
             assert(savestate.save(1))
             local history = rewind.new()

@@ -64,60 +64,80 @@ final class CommandLineTests: XCTestCase {
 
     // MARK: Bad input: a clear message naming the culprit, non-zero exit, nothing lost.
 
-    private func expectFailure(_ arguments: [String], mentions needles: [String], file: StaticString = #filePath, line: UInt = #line) throws {
+    private func expectFailure(
+        _ arguments: [String], mentions needles: [String], file: StaticString = #filePath, line: UInt = #line
+    ) throws {
         let result = try Fixtures.cli(arguments)
         XCTAssertEqual(result.status, 1, "exit status; stderr: \(result.stderr)", file: file, line: line)
         for needle in needles {
-            XCTAssertTrue(result.stderr.contains(needle), "'\(needle)' not in: \(result.stderr)", file: file, line: line)
+            XCTAssertTrue(
+                result.stderr.contains(needle), "'\(needle)' not in: \(result.stderr)", file: file, line: line)
         }
     }
 
     func testUnknownCoreNameListsInstalledCores() throws {
-        try expectFailure(["run", Fixtures.nesROM, "--core", "snes9000"], mentions: ["no core named 'snes9000'", "nestopia", "gambatte"])
+        try expectFailure(
+            ["run", Fixtures.nesROM, "--core", "snes9000"],
+            mentions: ["no core named 'snes9000'", "nestopia", "gambatte"])
     }
 
     func testALibraryThatIsNotACoreIsNamedAsSuch() throws {
-        try expectFailure(["run", Fixtures.nesROM, "--core", "/usr/lib/x86_64-linux-gnu/libz.so.1"],
-                          mentions: ["libz.so.1: not a libretro core (it has no retro_"])
+        try expectFailure(
+            ["run", Fixtures.nesROM, "--core", "/usr/lib/x86_64-linux-gnu/libz.so.1"],
+            mentions: ["libz.so.1: not a libretro core (it has no retro_"])
         let folder = Fixtures.temporaryFolder()
-        FileManager.default.createFile(atPath: folder + "/fake_libretro.so", contents: Data("not elf".utf8))
-        try expectFailure(["run", Fixtures.nesROM, "--core", folder + "/fake_libretro.so"],
-                          mentions: ["fake_libretro.so: cannot load as a shared library"])
+        _ = FileManager.default.createFile(atPath: folder + "/fake_libretro.so", contents: Data("not elf".utf8))
+        try expectFailure(
+            ["run", Fixtures.nesROM, "--core", folder + "/fake_libretro.so"],
+            mentions: ["fake_libretro.so: cannot load as a shared library"])
     }
 
     func testWrongAPIVersionIsNamed() throws {
         // A stand-in library with every libretro symbol whose retro_api_version answers 2.
         let folder = Fixtures.temporaryFolder()
-        let names = ["set_environment", "set_video_refresh", "set_audio_sample", "set_audio_sample_batch", "set_input_poll",
-                     "set_input_state", "init", "deinit", "get_system_info", "get_system_av_info", "set_controller_port_device",
-                     "reset", "run", "serialize_size", "serialize", "unserialize", "cheat_reset", "cheat_set", "load_game",
-                     "unload_game", "get_region", "get_memory_data", "get_memory_size"]
-        let source = names.map { "long retro_\($0)(void) { return 0; }" }.joined(separator: "\n")
+        let names = [
+            "set_environment", "set_video_refresh", "set_audio_sample", "set_audio_sample_batch", "set_input_poll",
+            "set_input_state", "init", "deinit", "get_system_info", "get_system_av_info", "set_controller_port_device",
+            "reset", "run", "serialize_size", "serialize", "unserialize", "cheat_reset", "cheat_set", "load_game",
+            "unload_game", "get_region", "get_memory_data", "get_memory_size",
+        ]
+        let source =
+            names.map { "long retro_\($0)(void) { return 0; }" }.joined(separator: "\n")
             + "\nunsigned retro_api_version(void) { return 2; }\n"
         try source.write(toFile: folder + "/future.c", atomically: true, encoding: .utf8)
         let compiler = Process()
         compiler.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        compiler.arguments = ["cc", "-shared", "-fPIC", "-w", "-o", folder + "/future_libretro.so", folder + "/future.c"]
+        compiler.arguments = [
+            "cc", "-shared", "-fPIC", "-w", "-o", folder + "/future_libretro.so", folder + "/future.c",
+        ]
         try compiler.run()
         compiler.waitUntilExit()
         try XCTSkipUnless(compiler.terminationStatus == 0, "no C compiler to build the stand-in core")
-        try expectFailure(["run", Fixtures.nesROM, "--core", folder + "/future_libretro.so"],
-                          mentions: ["future_libretro.so: libretro API version 2, but Retrolua speaks version 1"])
+        try expectFailure(
+            ["run", Fixtures.nesROM, "--core", folder + "/future_libretro.so"],
+            mentions: ["future_libretro.so: libretro API version 2, but Retrolua speaks version 1"])
     }
 
     func testUnreadableEmptyAndWrongSystemContent() throws {
         let folder = Fixtures.temporaryFolder()
-        try expectFailure(["run", folder + "/missing.nes"], mentions: ["missing.nes: cannot read content: no such file"])
-        FileManager.default.createFile(atPath: folder + "/empty.nes", contents: Data())
+        try expectFailure(
+            ["run", folder + "/missing.nes"], mentions: ["missing.nes: cannot read content: no such file"])
+        _ = FileManager.default.createFile(atPath: folder + "/empty.nes", contents: Data())
         try expectFailure(["run", folder + "/empty.nes"], mentions: ["empty.nes: content file is empty"])
-        try expectFailure(["run", Fixtures.gbROM, "--core", "nestopia"], mentions: ["demo.gb: core 'Nestopia' does not take this kind of file", ".nes"])
-        FileManager.default.createFile(atPath: folder + "/thing.xyz", contents: Data([1, 2, 3]))
-        try expectFailure(["run", folder + "/thing.xyz"], mentions: ["thing.xyz: no installed core takes this file's extension"])
+        try expectFailure(
+            ["run", Fixtures.gbROM, "--core", "nestopia"],
+            mentions: ["demo.gb: core 'Nestopia' does not take this kind of file", ".nes"])
+        _ = FileManager.default.createFile(atPath: folder + "/thing.xyz", contents: Data([1, 2, 3]))
+        try expectFailure(
+            ["run", folder + "/thing.xyz"], mentions: ["thing.xyz: no installed core takes this file's extension"])
     }
 
     func testGarbageROMIsRefusedByTheCore() throws {
         let folder = Fixtures.temporaryFolder()
-        FileManager.default.createFile(atPath: folder + "/garbage.nes", contents: Data(repeating: 0x42, count: 4096))
-        try expectFailure(["run", folder + "/garbage.nes"], mentions: ["garbage.nes: core 'Nestopia' refused the content (retro_load_game returned false)"])
+        _ = FileManager.default.createFile(
+            atPath: folder + "/garbage.nes", contents: Data(repeating: 0x42, count: 4096))
+        try expectFailure(
+            ["run", folder + "/garbage.nes"],
+            mentions: ["garbage.nes: core 'Nestopia' refused the content (retro_load_game returned false)"])
     }
 }

@@ -65,10 +65,13 @@ final class DefaultFrontendTests: XCTestCase {
         let harness = try harness(["hotkeys"])
         harness.run(30)
         press(harness, "f8", frames: 0)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: harness.folder + "/screenshots/demo-000030.png"), harness.errors)
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: harness.folder + "/screenshots/demo-000030.png"), harness.errors)
         harness.host.deliver([.keyDown("h", repeat: false)])
         harness.run(10)
-        XCTAssertEqual(harness.session.core.memoryRegion(.saveRAM)!.pointer.load(as: UInt8.self), 2, "reset runs the reset code again")
+        XCTAssertEqual(
+            harness.session.core.memoryRegion(.saveRAM)!.pointer.load(as: UInt8.self), 2,
+            "reset runs the reset code again")
     }
 
     func testMovieHotkeysAndOSD() throws {
@@ -92,7 +95,8 @@ final class DefaultFrontendTests: XCTestCase {
 
     func testCheatsPerGameAndTheRAMSearchPanel() throws {
         let harness = try ScriptHarness()
-        try FileManager.default.createDirectory(atPath: harness.folder + "/config/cheats", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: harness.folder + "/config/cheats", withIntermediateDirectories: true)
         try "cheats = 1\ncheat0_desc = zero\ncheat0_code = AAAAAA\ncheat0_enable = false\n"
             .write(toFile: harness.folder + "/config/cheats/demo.cht", atomically: true, encoding: .utf8)
         try harness.load(file: Fixtures.root + "/lua/defaults/osd.lua")
@@ -108,10 +112,14 @@ final class DefaultFrontendTests: XCTestCase {
             harness.run(6)
             press(harness, "u")
         }
-        XCTAssertTrue(harness.host.emulator.ramSearch!.candidates.contains(RAMSearch.Candidate(domain: 0, address: 5)), "the A counter survives")
+        XCTAssertTrue(
+            harness.host.emulator.ramSearch!.candidates.contains(RAMSearch.Candidate(domain: 0, address: 5)),
+            "the A counter survives")
         XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the panel is drawn")
         harness.host.emulator.ramSearch = try XCTUnwrap(harness.host.emulator.ramSearch)
-        while harness.host.emulator.ramSearch!.candidates.first?.address != 5 { harness.host.emulator.ramSearch!.dropFirstCandidate() }
+        while harness.host.emulator.ramSearch!.candidates.first?.address != 5 {
+            harness.host.emulator.ramSearch!.dropFirstCandidate()
+        }
         press(harness, "f")  // freeze the A counter
         XCTAssertEqual(harness.host.emulator.cheats.cheats.count, 2)
         harness.playerInput(a: true)
@@ -127,7 +135,8 @@ final class DefaultFrontendTests: XCTestCase {
         let folder = Fixtures.temporaryFolder()
         let harness = try ScriptHarness()
         try FileManager.default.createDirectory(atPath: harness.folder + "/config", withIntermediateDirectories: true)
-        try "return { pause = 'space', quit = false }".write(toFile: harness.folder + "/config/hotkeys.lua", atomically: true, encoding: .utf8)
+        try "return { pause = 'space', quit = false }".write(
+            toFile: harness.folder + "/config/hotkeys.lua", atomically: true, encoding: .utf8)
         try harness.load(file: Fixtures.root + "/lua/defaults/hotkeys.lua")
         harness.host.deliver([.keyDown("p", repeat: false), .keyDown("escape", repeat: false)])
         XCTAssertFalse(harness.host.emulator.paused)
@@ -139,9 +148,12 @@ final class DefaultFrontendTests: XCTestCase {
 
     func testKeyboardGamepadTurboAndRemapsReachTheGame() throws {
         let harness = try ScriptHarness()
-        try FileManager.default.createDirectory(atPath: harness.folder + "/config/input/nestopia", withIntermediateDirectories: true)
-        try "return { keyboard = { up = 'i' } }".write(toFile: harness.folder + "/config/input.lua", atomically: true, encoding: .utf8)
-        try "return { keyboard = { left = 'j' } }".write(toFile: harness.folder + "/config/input/nestopia/demo.lua", atomically: true, encoding: .utf8)
+        try FileManager.default.createDirectory(
+            atPath: harness.folder + "/config/input/nestopia", withIntermediateDirectories: true)
+        try "return { keyboard = { up = 'i' } }".write(
+            toFile: harness.folder + "/config/input.lua", atomically: true, encoding: .utf8)
+        try "return { keyboard = { left = 'j' } }".write(
+            toFile: harness.folder + "/config/input/nestopia/demo.lua", atomically: true, encoding: .utf8)
         try harness.load(file: Fixtures.root + "/lua/defaults/input.lua")
         harness.run(5)
         let ram = { harness.session.systemRAM() }
@@ -175,7 +187,8 @@ final class DefaultFrontendTests: XCTestCase {
     func testRewindReturnsToTheExactRAMOfEarlierFrames() throws {
         let harness = try ScriptHarness()
         try FileManager.default.createDirectory(atPath: harness.folder + "/config", withIntermediateDirectories: true)
-        try "return { granularity = 1 }".write(toFile: harness.folder + "/config/rewind.lua", atomically: true, encoding: .utf8)
+        try "return { granularity = 1 }".write(
+            toFile: harness.folder + "/config/rewind.lua", atomically: true, encoding: .utf8)
         try harness.load(file: Fixtures.root + "/lua/defaults/rewind.lua")
         var history: [[UInt8]] = []
         for frame in 1...60 {
@@ -199,8 +212,10 @@ final class DefaultFrontendTests: XCTestCase {
         func record(runAhead: Int) throws -> (pictures: [String], ram: [String]) {
             let harness = try ScriptHarness()
             if runAhead > 0 {
-                try FileManager.default.createDirectory(atPath: harness.folder + "/config", withIntermediateDirectories: true)
-                try "return { frames = \(runAhead) }".write(toFile: harness.folder + "/config/runahead.lua", atomically: true, encoding: .utf8)
+                try FileManager.default.createDirectory(
+                    atPath: harness.folder + "/config", withIntermediateDirectories: true)
+                try "return { frames = \(runAhead) }".write(
+                    toFile: harness.folder + "/config/runahead.lua", atomically: true, encoding: .utf8)
                 try harness.load(file: Fixtures.root + "/lua/defaults/runahead.lua")
             }
             var pictures: [String] = [], ram: [String] = []
@@ -229,7 +244,8 @@ final class DefaultFrontendTests: XCTestCase {
     func testOSDCountersAndSlotIndicator() throws {
         let osd = try ScriptHarness()
         try FileManager.default.createDirectory(atPath: osd.folder + "/config", withIntermediateDirectories: true)
-        try "return { fps = true, counters = true, input = true }".write(toFile: osd.folder + "/config/osd.lua", atomically: true, encoding: .utf8)
+        try "return { fps = true, counters = true, input = true }".write(
+            toFile: osd.folder + "/config/osd.lua", atomically: true, encoding: .utf8)
         try osd.load(file: Fixtures.root + "/lua/defaults/osd.lua")
         osd.run(3)
         XCTAssertFalse(osd.host.hudCanvas.isEmpty, "fps, counters and input drawn")
@@ -263,19 +279,27 @@ final class DefaultFrontendTests: XCTestCase {
         let probe = Fixtures.temporaryFolder() + "/probe.lua"
         try "emu.message('probe'); emu.exit(0)".write(toFile: probe, atomically: true, encoding: .utf8)
         // With the OSD, the message is drawn; without it, it is printed.
-        let withOSD = try Fixtures.cli(["run", "--headless", "--with-defaults", "--script", probe, "--quiet"], home: home)
+        let withOSD = try Fixtures.cli(
+            ["run", "--headless", "--with-defaults", "--script", probe, "--quiet"], home: home)
         XCTAssertEqual(withOSD.status, 0, withOSD.stderr)
         XCTAssertFalse(withOSD.stderr.contains("probe"), withOSD.stderr)
-        let without = try Fixtures.cli(["run", "--headless", "--with-defaults", "--no-default", "osd", "--script", probe, "--quiet"], home: home)
+        let without = try Fixtures.cli(
+            ["run", "--headless", "--with-defaults", "--no-default", "osd", "--script", probe, "--quiet"], home: home)
         XCTAssertTrue(without.stderr.contains("[probe.lua] probe"), without.stderr)
-        let none = try Fixtures.cli(["run", "--headless", "--with-defaults", "--no-default", "all", "--frames", "10", "--quiet"], home: home)
+        let none = try Fixtures.cli(
+            ["run", "--headless", "--with-defaults", "--no-default", "all", "--frames", "10", "--quiet"], home: home)
         XCTAssertEqual(none.status, 0, none.stderr)
         XCTAssertEqual(try Fixtures.cli(["run", "--no-default", "hud"], home: home).status, 2)
         // A same-named file in the user's scripts folder replaces the shipped default.
-        try FileManager.default.createDirectory(atPath: home + "/.config/retrolua/scripts", withIntermediateDirectories: true)
-        try "print('my own osd')".write(toFile: home + "/.config/retrolua/scripts/osd.lua", atomically: true, encoding: .utf8)
-        let replaced = try Fixtures.cli(["run", "--headless", "--with-defaults", "--script", probe, "--quiet"], home: home)
+        try FileManager.default.createDirectory(
+            atPath: home + "/.config/retrolua/scripts", withIntermediateDirectories: true)
+        try "print('my own osd')".write(
+            toFile: home + "/.config/retrolua/scripts/osd.lua", atomically: true, encoding: .utf8)
+        let replaced = try Fixtures.cli(
+            ["run", "--headless", "--with-defaults", "--script", probe, "--quiet"], home: home)
         XCTAssertTrue(replaced.stdout.contains("my own osd"), replaced.stdout)
-        XCTAssertTrue(replaced.stderr.contains("[probe.lua] probe"), "the replacement does not listen for messages: \(replaced.stderr)")
+        XCTAssertTrue(
+            replaced.stderr.contains("[probe.lua] probe"),
+            "the replacement does not listen for messages: \(replaced.stderr)")
     }
 }

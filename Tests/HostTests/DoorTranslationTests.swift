@@ -11,7 +11,8 @@ final class DoorTranslationTests: XCTestCase {
     /// One emulator behind both doors, with a script that answers `ask(lua)` and counts reset events.
     private func doors() throws -> (ScriptHarness, ControlSession) {
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             resets = 0
             event.on("reset", function() resets = resets + 1 end)
             function ask(chunk)
@@ -26,12 +27,15 @@ final class DoorTranslationTests: XCTestCase {
 
     private func lua(_ harness: ScriptHarness, _ chunk: String) throws -> String {
         let script = try XCTUnwrap(harness.host.scripts.first)
-        guard case .success(let values) = script.evaluate("return ask([==[\(chunk)]==])") else { XCTFail("ask failed"); return "" }
+        guard case .success(let values) = script.evaluate("return ask([==[\(chunk)]==])") else {
+            XCTFail("ask failed"); return ""
+        }
         return values.first as? String ?? "?"
     }
 
     private func socket(_ control: ControlSession, _ request: String) throws -> String {
-        let reply = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(control.handle(request).utf8)) as? [String: Any])
+        let reply = try XCTUnwrap(
+            JSONSerialization.jsonObject(with: Data(control.handle(request).utf8)) as? [String: Any])
         return reply["ok"] as? Bool == true ? "ok" : "refused: " + (reply["error"] as? String ?? "?")
     }
 
@@ -41,10 +45,15 @@ final class DoorTranslationTests: XCTestCase {
         XCTAssertEqual(try socket(control, #"{"cmd":"save_state","slot":1}"#), "ok")
         try harness.host.emulator.setHardcore(true)
 
-        let write = (try lua(harness, "return memory.write_u8(0x10, 1)"), try socket(control, #"{"cmd":"write","address":16,"data":"AQ=="}"#))
+        let write = (
+            try lua(harness, "return memory.write_u8(0x10, 1)"),
+            try socket(control, #"{"cmd":"write","address":16,"data":"AQ=="}"#)
+        )
         XCTAssertEqual(write.0, "refused: memory writes are not allowed in hardcore mode")
         XCTAssertEqual(write.0, write.1)
-        let load = (try lua(harness, "return savestate.load(1)"), try socket(control, #"{"cmd":"load_state","slot":1}"#))
+        let load = (
+            try lua(harness, "return savestate.load(1)"), try socket(control, #"{"cmd":"load_state","slot":1}"#)
+        )
         XCTAssertEqual(load.0, "refused: state loads are not allowed in hardcore mode")
         XCTAssertEqual(load.0, load.1)
         // Resetting is allowed in hardcore from both doors, and both fire the scripts' reset event
@@ -69,7 +78,9 @@ final class DoorTranslationTests: XCTestCase {
         let reset = (try lua(harness, "return emu.reset()"), try socket(control, #"{"cmd":"reset"}"#))
         XCTAssertEqual(reset.0, "refused: a movie is playing: its resets are part of its input")
         XCTAssertEqual(reset.0, reset.1)
-        let load = (try lua(harness, "return savestate.load(2)"), try socket(control, #"{"cmd":"load_state","slot":2}"#))
+        let load = (
+            try lua(harness, "return savestate.load(2)"), try socket(control, #"{"cmd":"load_state","slot":2}"#)
+        )
         XCTAssertTrue(load.0.hasPrefix("refused: ") && load.0.contains("not made during this movie"), load.0)
         XCTAssertEqual(load.0, load.1)
         // Memory writes are not input: both doors allow them during playback.

@@ -73,7 +73,9 @@ final class EmulatorRulesTests: XCTestCase {
         ]
         for (what, refusal) in refused {
             XCTAssertEqual(refusal?.kind, .hardcore, what)
-            XCTAssertTrue(refusal?.reason.hasSuffix("not allowed in hardcore mode") ?? false, "\(what): \(String(describing: refusal))")
+            XCTAssertTrue(
+                refusal?.reason.hasSuffix("not allowed in hardcore mode") ?? false,
+                "\(what): \(String(describing: refusal))")
         }
         XCTAssertEqual(refused[0].1?.reason, "memory writes are not allowed in hardcore mode")
         XCTAssertEqual(refused[2].1?.reason, "state loads are not allowed in hardcore mode")
@@ -102,8 +104,10 @@ final class EmulatorRulesTests: XCTestCase {
 
         try emulator.playMovie(at: path, options: .init())
         XCTAssertEqual(emulator.movie.mode, .play)
-        for (what, body) in [("reset", { () throws in try self.emulator.reset() }),
-                             ("power", { () throws in try self.emulator.power() })] {
+        for (what, body) in [
+            ("reset", { () throws in try self.emulator.reset() }),
+            ("power", { () throws in try self.emulator.power() }),
+        ] {
             let refused = refusal(body)
             XCTAssertEqual(refused?.kind, .movie, what)
         }
@@ -126,12 +130,14 @@ final class EmulatorRulesTests: XCTestCase {
             func emulator(didEmit event: EmulatorEvent) {}
             func inputPolled() {
                 XCTAssertEqual(emulator.phase, .inputPoll)
-                for body in [{ () throws in try self.emulator.reset() },
-                             { () throws in try self.emulator.saveState(to: .slot(3)) },
-                             { () throws in try self.emulator.loadState(from: .slot(3)) },
-                             { () throws in try self.emulator.runExtraFrame(video: false, audio: false) },
-                             { () throws in try self.emulator.recordMovie(to: "/nonexistent/x.rlm", options: .init()) },
-                             { () throws in try self.emulator.setHardcore(true) }] {
+                for body in [
+                    { () throws in try self.emulator.reset() },
+                    { () throws in try self.emulator.saveState(to: .slot(3)) },
+                    { () throws in try self.emulator.loadState(from: .slot(3)) },
+                    { () throws in try self.emulator.runExtraFrame(video: false, audio: false) },
+                    { () throws in try self.emulator.recordMovie(to: "/nonexistent/x.rlm", options: .init()) },
+                    { () throws in try self.emulator.setHardcore(true) },
+                ] {
                     do { try body() } catch { if let refusal = error as? Refusal { refusals.append(refusal) } }
                 }
             }
@@ -147,17 +153,22 @@ final class EmulatorRulesTests: XCTestCase {
 
     func testMemoryBoundsNeverTrapOnUntrustedNumbers() throws {
         let domain = try ram
-        for (address, width) in [(Int.max, 1), (Int.max - 1, 2), (Int.min, 1), (-1, 1), (0, Int.max), (0, 0), (0, -1),
-                                 (domain.size - 1, 2), (domain.size, 1), (1, Int.max)] {
+        for (address, width) in [
+            (Int.max, 1), (Int.max - 1, 2), (Int.min, 1), (-1, 1), (0, Int.max), (0, 0), (0, -1),
+            (domain.size - 1, 2), (domain.size, 1), (1, Int.max),
+        ] {
             XCTAssertNil(emulator.memory.resolve(domain, address: address, width: width), "\(address), \(width)")
-            XCTAssertEqual(refusal { _ = try emulator.memory.pointer(domain, address: address, width: width) }?.kind, .outOfRange)
+            XCTAssertEqual(
+                refusal { _ = try emulator.memory.pointer(domain, address: address, width: width) }?.kind, .outOfRange)
         }
         XCTAssertNotNil(emulator.memory.resolve(domain, address: domain.size - 2, width: 2))
         // A write is all of its bytes or none: one byte past the end refuses the whole write.
-        let before = try XCTUnwrap(emulator.memory.resolve(domain, address: domain.size - 1, width: 1)).load(as: UInt8.self)
+        let before = try XCTUnwrap(emulator.memory.resolve(domain, address: domain.size - 1, width: 1)).load(
+            as: UInt8.self)
         let refused = refusal { try emulator.write([1, 2], to: domain, address: domain.size - 1) }
         XCTAssertEqual(refused?.reason, "address 0x7FF (2 bytes) is outside 'system_ram' (size 0x800)")
-        XCTAssertEqual(emulator.memory.resolve(domain, address: domain.size - 1, width: 1)?.load(as: UInt8.self), before)
+        XCTAssertEqual(
+            emulator.memory.resolve(domain, address: domain.size - 1, width: 1)?.load(as: UInt8.self), before)
         XCTAssertEqual(refusal { _ = try emulator.memory.domain(named: "vram") }?.kind, .outOfRange)
     }
 
@@ -168,8 +179,9 @@ final class EmulatorRulesTests: XCTestCase {
         try emulator.reset()
         let bytes = try emulator.encodeState()
         try emulator.loadState(bytes, trusted: true, quiet: true)
-        XCTAssertEqual(events, [.stateSaved(.slot(4)), .timeJumped, .stateLoaded(.slot(4)), .timeJumped, .reset],
-                       "a quiet load (run-ahead's undo) emits nothing")
+        XCTAssertEqual(
+            events, [.stateSaved(.slot(4)), .timeJumped, .stateLoaded(.slot(4)), .timeJumped, .reset],
+            "a quiet load (run-ahead's undo) emits nothing")
         // Events of the core's part of a frame wait for the between-frames point.
         final class Recorder: EmulatorClient {
             var log: [String] = []
@@ -189,14 +201,18 @@ final class EmulatorRulesTests: XCTestCase {
 
     func testStatesFromElsewhereAreRefusedAndLeaveTheGameAlone() throws {
         let before = try emulator.encodeState()
-        let ramBefore = Array(UnsafeRawBufferPointer(start: try emulator.memory.pointer(try ram, address: 0, width: 2048), count: 2048))
+        let ramBefore = Array(
+            UnsafeRawBufferPointer(start: try emulator.memory.pointer(try ram, address: 0, width: 2048), count: 2048))
         try Data("RLST garbage".utf8).write(to: URL(fileURLWithPath: folder + "/bad.state"))
         let bad = refusal { try emulator.loadState(from: .file(folder + "/bad.state")) }
         XCTAssertEqual(bad?.kind, .failed)
         XCTAssertTrue(bad?.reason.hasPrefix(folder + "/bad.state: not a savestate") ?? false, String(describing: bad))
         XCTAssertEqual(refusal { try emulator.loadState(from: .slot(1000)) }?.kind, .outOfRange)
-        XCTAssertEqual(refusal { try emulator.loadState(from: .file(folder + "/none.state")) }?.reason, folder + "/none.state: no such savestate")
-        let ramAfter = Array(UnsafeRawBufferPointer(start: try emulator.memory.pointer(try ram, address: 0, width: 2048), count: 2048))
+        XCTAssertEqual(
+            refusal { try emulator.loadState(from: .file(folder + "/none.state")) }?.reason,
+            folder + "/none.state: no such savestate")
+        let ramAfter = Array(
+            UnsafeRawBufferPointer(start: try emulator.memory.pointer(try ram, address: 0, width: 2048), count: 2048))
         XCTAssertEqual(ramBefore, ramAfter)
         XCTAssertEqual(try emulator.encodeState(), before)
     }

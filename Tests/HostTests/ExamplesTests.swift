@@ -19,8 +19,10 @@ final class ExamplesTests: XCTestCase {
 
     func testFrameAdvanceScriptWithTheInputDisplay() throws {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
-        let result = try Fixtures.cli(["run", "--script", example("scripts/frame_advance.lua"),
-                                       "--script", example("overlays/input_display.lua"), "--screenshot", shot, "--quiet", "--headless"])
+        let result = try Fixtures.cli([
+            "run", "--script", example("scripts/frame_advance.lua"),
+            "--script", example("overlays/input_display.lua"), "--screenshot", shot, "--quiet", "--headless",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stderr, "")
         XCTAssertEqual(result.stdout.split(separator: "\n").last, "done at frame 75: x=160 y=142")
@@ -32,7 +34,9 @@ final class ExamplesTests: XCTestCase {
 
     func testRAMWatchOverlayFlashesChangedValues() throws {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
-        let result = try Fixtures.cli(["run", "--script", example("overlays/ram_watch.lua"), "--frames", "60", "--screenshot", shot, "--quiet"])
+        let result = try Fixtures.cli([
+            "run", "--script", example("overlays/ram_watch.lua"), "--frames", "60", "--screenshot", shot, "--quiet",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         let image = try PNGRead.rgb(shot)
         let yellow = count(image, height: 224, x: 0..<90, y: 0..<12, color: 0xFFFF00)
@@ -44,7 +48,8 @@ final class ExamplesTests: XCTestCase {
     func testSavestateSearchReachesItsTarget() throws {
         let result = try Fixtures.cli(["run", "--script", example("bots/savestate_search.lua"), "--quiet"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertEqual(result.stdout.split(separator: "\n").first, "reached (150, 90) in 30 frames after trying 240 branches")
+        XCTAssertEqual(
+            result.stdout.split(separator: "\n").first, "reached (150, 90) in 30 frames after trying 240 branches")
     }
 
     func testScriptFlagsOnTheCommandLine() throws {
@@ -52,10 +57,15 @@ final class ExamplesTests: XCTestCase {
         try "emu.exit(7)".write(toFile: folder + "/seven.lua", atomically: true, encoding: .utf8)
         XCTAssertEqual(try Fixtures.cli(["run", "--script", folder + "/seven.lua", "--quiet"]).status, 7)
 
-        try "event.on('frame_end', function() error('kaput') end)".write(toFile: folder + "/bad.lua", atomically: true, encoding: .utf8)
-        let lenient = try Fixtures.cli(["run", "--script", folder + "/bad.lua", "--frames", "5", "--log", folder + "/log.txt"])
+        try "event.on('frame_end', function() error('kaput') end)".write(
+            toFile: folder + "/bad.lua", atomically: true, encoding: .utf8)
+        let lenient = try Fixtures.cli([
+            "run", "--script", folder + "/bad.lua", "--frames", "5", "--log", folder + "/log.txt",
+        ])
         XCTAssertEqual(lenient.status, 0)
-        XCTAssertTrue(lenient.stderr.contains("retrolua: script bad.lua failed: ") && lenient.stderr.contains("bad.lua:1: kaput"), lenient.stderr)
+        XCTAssertTrue(
+            lenient.stderr.contains("retrolua: script bad.lua failed: ") && lenient.stderr.contains("bad.lua:1: kaput"),
+            lenient.stderr)
         XCTAssertTrue(lenient.stdout.contains("frames   5 in"), "the run went on")
         XCTAssertTrue(try String(contentsOfFile: folder + "/log.txt", encoding: .utf8).contains("kaput"))
         let strict = try Fixtures.cli(["run", "--script", folder + "/bad.lua", "--frames", "5", "--strict", "--quiet"])

@@ -6,7 +6,8 @@ import Libretro
 
 /// Paths to the project's built ROMs and binary, and fresh folders per test.
 enum Fixtures {
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
     static let nesROM = root + "/build/roms/demo.nes"
     static let gbROM = root + "/build/roms/demo.gb"
 
@@ -34,8 +35,10 @@ enum Fixtures {
     }
 
     /// A session whose saves and system files go to a fresh folder.
-    static func session(rom: String = nesROM, core: String? = nil, folder: String = temporaryFolder(),
-                        options: [(key: String, value: String)] = [], warn: @escaping (String) -> Void = { _ in }) throws -> Session {
+    static func session(
+        rom: String = nesROM, core: String? = nil, folder: String = temporaryFolder(),
+        options: [(key: String, value: String)] = [], warn: @escaping (String) -> Void = { _ in }
+    ) throws -> Session {
         var config = SessionConfig(contentPath: rom, coreSpec: core)
         config.paths.saves = folder + "/saves"
         config.paths.system = folder + "/system"
@@ -55,8 +58,10 @@ enum Fixtures {
 
     /// Runs the CLI with HOME pointed at a fresh folder so no user files are touched.
     @discardableResult
-    static func cli(_ arguments: [String], home: String = temporaryFolder(), environment extra: [String: String] = [:],
-                    executable: String? = nil, arguments override: [String]? = nil) throws -> Result {
+    static func cli(
+        _ arguments: [String], home: String = temporaryFolder(), environment extra: [String: String] = [:],
+        executable: String? = nil, arguments override: [String]? = nil
+    ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? binary)
         process.arguments = override ?? arguments
@@ -80,8 +85,9 @@ enum Fixtures {
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
     }
 }
 

@@ -7,7 +7,10 @@ import Media
 final class FrontendTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
-    private func windowed(_ arguments: [String], audio: String = "dummy", extra: [String: String] = [:], home: String = Fixtures.temporaryFolder()) throws -> Fixtures.Result {
+    private func windowed(
+        _ arguments: [String], audio: String = "dummy", extra: [String: String] = [:],
+        home: String = Fixtures.temporaryFolder()
+    ) throws -> Fixtures.Result {
         var environment = ["DISPLAY": try XDisplay.name(), "SDL_AUDIODRIVER": audio]
         environment.merge(extra) { _, new in new }
         return try Fixtures.cli(["run"] + arguments, home: home, environment: environment)
@@ -16,10 +19,13 @@ final class FrontendTests: XCTestCase {
     func testTheWindowShowsTheSamePixelsAsTheHeadlessFrame() throws {
         let folder = Fixtures.temporaryFolder()
         try """
-            event.on("draw", function() gui.rect(10, 10, 30, 20, {color = "white", fill = "#ff000080"}) gui.text(2, 200, "overlay") end)
-            """.write(toFile: folder + "/overlay.lua", atomically: true, encoding: .utf8)
-        let result = try windowed(["--frames", "60", "--scale", "1", "--square-pixels", "--no-audio", "--script", folder + "/overlay.lua",
-                                   "--window-capture", folder + "/window.png", "--screenshot", folder + "/frame.png"])
+        event.on("draw", function() gui.rect(10, 10, 30, 20, {color = "white", fill = "#ff000080"}) gui.text(2, 200, \
+        "overlay") end)
+        """.write(toFile: folder + "/overlay.lua", atomically: true, encoding: .utf8)
+        let result = try windowed([
+            "--frames", "60", "--scale", "1", "--square-pixels", "--no-audio", "--script", folder + "/overlay.lua",
+            "--window-capture", folder + "/window.png", "--screenshot", folder + "/frame.png",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(result.stderr.contains("running headless"), result.stderr)
         let window = try PNGFile.read(folder + "/window.png")
@@ -31,10 +37,12 @@ final class FrontendTests: XCTestCase {
 
     func testDiskAudioCarriesTheToneAtTheExpectedRate() throws {
         let folder = Fixtures.temporaryFolder()
-        try "event.on('frame_start', function() joypad.set(1, {b = true}) end)".write(toFile: folder + "/b.lua", atomically: true, encoding: .utf8)
+        try "event.on('frame_start', function() joypad.set(1, {b = true}) end)".write(
+            toFile: folder + "/b.lua", atomically: true, encoding: .utf8)
         let frames = 150
-        let result = try windowed(["--frames", "\(frames)", "--script", folder + "/b.lua", "--stats"], audio: "disk",
-                                  extra: ["SDL_DISKAUDIOFILE": folder + "/out.raw"])
+        let result = try windowed(
+            ["--frames", "\(frames)", "--script", folder + "/b.lua", "--stats"], audio: "disk",
+            extra: ["SDL_DISKAUDIOFILE": folder + "/out.raw"])
         XCTAssertEqual(result.status, 0, result.stderr)
         let raw = try XCTUnwrap(FileManager.default.contents(atPath: folder + "/out.raw"))
         let samples = raw.withUnsafeBytes { Array($0.bindMemory(to: Int16.self)) }
@@ -44,25 +52,30 @@ final class FrontendTests: XCTestCase {
         let window = Array(left.suffix(rate))
         let mean = window.reduce(0) { $0 + Int($1) } / max(window.count, 1)
         var crossings = 0
-        for index in 1..<window.count where Int(window[index - 1]) < mean && Int(window[index]) >= mean { crossings += 1 }
+        for index in 1..<window.count where Int(window[index - 1]) < mean && Int(window[index]) >= mean {
+            crossings += 1
+        }
         XCTAssertEqual(Double(crossings), 440, accuracy: 3, "tone frequency in Hz at 48000 Hz")
         // The sample rate: the output covers the emulated time at 48000 frames/s (the core runs at 60 fps).
         let expected = Double(frames) / 60 * Double(rate)
-        XCTAssertEqual(Double(left.count), expected, accuracy: expected * 0.1, "stereo frames written for \(frames) frames")
+        XCTAssertEqual(
+            Double(left.count), expected, accuracy: expected * 0.1, "stereo frames written for \(frames) frames")
         XCTAssertTrue(result.stdout.contains("0 audio underruns"), result.stdout)
     }
 
     func testGeometryChangeMidRun() throws {
         let folder = Fixtures.temporaryFolder()
         try """
-            for _ = 1, 30 do emu.frameadvance() end
-            assert(emu.option("nestopia_overscan_v", "disabled"))
-            for _ = 1, 30 do emu.frameadvance() end
-            print(emu.info().width .. "x" .. emu.info().height)
-            emu.exit(0)
-            """.write(toFile: folder + "/grow.lua", atomically: true, encoding: .utf8)
-        let result = try windowed(["--scale", "2", "--square-pixels", "--no-audio", "--script", folder + "/grow.lua",
-                                   "--window-capture", folder + "/window.png", "--quiet"])
+        for _ = 1, 30 do emu.frameadvance() end
+        assert(emu.option("nestopia_overscan_v", "disabled"))
+        for _ = 1, 30 do emu.frameadvance() end
+        print(emu.info().width .. "x" .. emu.info().height)
+        emu.exit(0)
+        """.write(toFile: folder + "/grow.lua", atomically: true, encoding: .utf8)
+        let result = try windowed([
+            "--scale", "2", "--square-pixels", "--no-audio", "--script", folder + "/grow.lua",
+            "--window-capture", folder + "/window.png", "--quiet",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertEqual(result.stdout, "256x240\n")
         let window = try PNGFile.read(folder + "/window.png")
@@ -87,8 +100,12 @@ final class FrontendTests: XCTestCase {
 
     func testWAVDumpHoldsTheResampledTone() throws {
         let folder = Fixtures.temporaryFolder()
-        try "event.on('frame_start', function() joypad.set(1, {b = true}) end)".write(toFile: folder + "/b.lua", atomically: true, encoding: .utf8)
-        let result = try Fixtures.cli(["run", "--headless", "--frames", "120", "--script", folder + "/b.lua", "--wav", folder + "/out.wav", "--quiet"])
+        try "event.on('frame_start', function() joypad.set(1, {b = true}) end)".write(
+            toFile: folder + "/b.lua", atomically: true, encoding: .utf8)
+        let result = try Fixtures.cli([
+            "run", "--headless", "--frames", "120", "--script", folder + "/b.lua", "--wav", folder + "/out.wav",
+            "--quiet",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         let wav = try XCTUnwrap(FileManager.default.contents(atPath: folder + "/out.wav"))
         XCTAssertEqual(String(decoding: wav.prefix(4), as: UTF8.self), "RIFF")
@@ -105,25 +122,37 @@ final class FrontendTests: XCTestCase {
 
     func testVideoDumpNeedsFFmpegOrSaysSo() throws {
         let folder = Fixtures.temporaryFolder()
-        let result = try Fixtures.cli(["run", "--headless", "--frames", "60", "--video", folder + "/out.mkv", "--quiet"])
+        let result = try Fixtures.cli([
+            "run", "--headless", "--frames", "60", "--video", folder + "/out.mkv", "--quiet",
+        ])
         if FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") {
             XCTAssertEqual(result.status, 0, result.stderr)
             let size = (try FileManager.default.attributesOfItem(atPath: folder + "/out.mkv")[.size] as? Int) ?? 0
             XCTAssertGreaterThan(size, 1000)
-            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder), ["out.mkv"], "intermediate files removed")
+            XCTAssertEqual(
+                try FileManager.default.contentsOfDirectory(atPath: folder), ["out.mkv"], "intermediate files removed")
             let probe = Process()
             let output = Pipe()
             probe.executableURL = URL(fileURLWithPath: "/usr/bin/ffprobe")
-            probe.arguments = ["-v", "error", "-show_entries", "stream=codec_name,width,height,sample_rate", "-of", "compact", folder + "/out.mkv"]
+            probe.arguments = [
+                "-v", "error", "-show_entries", "stream=codec_name,width,height,sample_rate", "-of", "compact",
+                folder + "/out.mkv",
+            ]
             probe.standardOutput = output
             try probe.run()
             probe.waitUntilExit()
             let streams = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            XCTAssertEqual(streams, "stream|codec_name=h264|width=256|height=224\nstream|codec_name=flac|sample_rate=48000\n")
+            XCTAssertEqual(
+                streams, "stream|codec_name=h264|width=256|height=224\nstream|codec_name=flac|sample_rate=48000\n")
             // With --wav as well, the same recording feeds both and the WAV stays.
-            let both = try Fixtures.cli(["run", "--headless", "--frames", "30", "--video", folder + "/two.mkv", "--wav", folder + "/two.wav", "--quiet"])
+            let both = try Fixtures.cli([
+                "run", "--headless", "--frames", "30", "--video", folder + "/two.mkv", "--wav", folder + "/two.wav",
+                "--quiet",
+            ])
             XCTAssertEqual(both.status, 0, both.stderr)
-            XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/two.mkv") && FileManager.default.fileExists(atPath: folder + "/two.wav"))
+            XCTAssertTrue(
+                FileManager.default.fileExists(atPath: folder + "/two.mkv")
+                    && FileManager.default.fileExists(atPath: folder + "/two.wav"))
         } else {
             XCTAssertEqual(result.status, 1)
             XCTAssertTrue(result.stderr.contains("--video needs ffmpeg, which is not installed"), result.stderr)
@@ -133,11 +162,11 @@ final class FrontendTests: XCTestCase {
     func testStatsSummaryAndLuaFigures() throws {
         let folder = Fixtures.temporaryFolder()
         try """
-            for _ = 1, 10 do emu.frameadvance() end
-            local s = emu.stats()
-            print(s.frames, s.core_ms > 0, s.last.core_ms >= 0, s.dropped, s.underruns)
-            emu.exit(0)
-            """.write(toFile: folder + "/stats.lua", atomically: true, encoding: .utf8)
+        for _ = 1, 10 do emu.frameadvance() end
+        local s = emu.stats()
+        print(s.frames, s.core_ms > 0, s.last.core_ms >= 0, s.dropped, s.underruns)
+        emu.exit(0)
+        """.write(toFile: folder + "/stats.lua", atomically: true, encoding: .utf8)
         let result = try Fixtures.cli(["run", "--headless", "--script", folder + "/stats.lua", "--stats"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.hasPrefix("10\ttrue\ttrue\t0\t0\n"), result.stdout)
@@ -154,7 +183,8 @@ final class FrontendTests: XCTestCase {
             #include <unistd.h>
             static Window find(Display *d, Window w) {
               char *name = NULL;
-              if (XFetchName(d, w, &name) && name) { int hit = strstr(name, "Retrolua") != NULL; XFree(name); if (hit) return w; }
+              if (XFetchName(d, w, &name) && name) { int hit = strstr(name, "Retrolua") != NULL; XFree(name); if \
+            (hit) return w; }
               Window root, parent, *kids = NULL; unsigned n = 0;
               if (!XQueryTree(d, w, &root, &parent, &kids, &n)) return 0;
               Window found = 0;
@@ -166,7 +196,8 @@ final class FrontendTests: XCTestCase {
               Display *d = XOpenDisplay(NULL);
               if (!d) return 2;
               Window w = 0;
-              for (int tries = 0; tries < 200 && !w; tries++) { w = find(d, DefaultRootWindow(d)); if (!w) usleep(50000); }
+              for (int tries = 0; tries < 200 && !w; tries++) { w = find(d, DefaultRootWindow(d)); if (!w) \
+            usleep(50000); }
               if (!w) return 3;
               usleep(500000);
               XEvent e; memset(&e, 0, sizeof e);

@@ -10,8 +10,9 @@ final class GameBoyCoreTests: XCTestCase {
     /// WRAM at $C000: gambatte exposes it as system RAM, Debian's mGBA only through its memory map.
     private func wram(_ session: Session) throws -> [UInt8] {
         let domains = session.core.memoryDomains()
-        let domain = try XCTUnwrap(domains.first { $0.name == "system_ram" } ?? domains.first { $0.busAddress == 0xC000 },
-                                   "no domain covers $C000: \(domains.map(\.name))")
+        let domain = try XCTUnwrap(
+            domains.first { $0.name == "system_ram" } ?? domains.first { $0.busAddress == 0xC000 },
+            "no domain covers $C000: \(domains.map(\.name))")
         return Array(UnsafeRawBufferPointer(start: domain.pointer, count: min(domain.size, 0x100)))
     }
 

@@ -10,7 +10,9 @@ final class HeadlessFrontendTests: XCTestCase {
     /// What the frontend said (device changes, fallbacks).
     private var notices: [String] = []
 
-    private func open(_ harness: ScriptHarness, frames: Int, video: NullVideoOutput, input: NullInputSource) throws -> Frontend {
+    private func open(
+        _ harness: ScriptHarness, frames: Int, video: NullVideoOutput, input: NullInputSource
+    ) throws -> Frontend {
         var options = FrontendOptions()
         options.window = false
         options.audio = false
@@ -45,7 +47,8 @@ final class HeadlessFrontendTests: XCTestCase {
     func testNullInputEventsReachScriptsAsKeyEventsAndQuitEndsTheRun() throws {
         let harness = try ScriptHarness()
         defer { harness.close() }
-        try harness.load("""
+        try harness.load(
+            """
             event.on("key_down", function(key, again)
               print("down " .. key .. " repeat " .. tostring(again) .. " held " .. tostring(input.keys()[key] == true))
             end)
@@ -65,8 +68,12 @@ final class HeadlessFrontendTests: XCTestCase {
             return true
         }
         let report = frontend.run()
-        XCTAssertEqual(harness.lines, ["down a repeat false held true", "pad Pad true", "down a repeat true held true",
-                                       "up a held false"])
+        XCTAssertEqual(
+            harness.lines,
+            [
+                "down a repeat false held true", "pad Pad true", "down a repeat true held true",
+                "up a held false",
+            ])
         XCTAssertEqual(report.frames, 4, "the quit polled on the fifth turn ends the run before its frame")
         XCTAssertEqual(video.framesPresented, 4)
         XCTAssertEqual(notices, ["gamepad connected: Pad"])

@@ -12,7 +12,8 @@ final class HostPreludeTests: XCTestCase {
         let folder = Fixtures.temporaryFolder() + "/lua"
         try FileManager.default.createDirectory(atPath: folder + "/host", withIntermediateDirectories: true)
         for file in files {
-            try FileManager.default.copyItem(atPath: Fixtures.root + "/lua/host/" + file, toPath: folder + "/host/" + file)
+            try FileManager.default.copyItem(
+                atPath: Fixtures.root + "/lua/host/" + file, toPath: folder + "/host/" + file)
         }
         return folder
     }
@@ -71,12 +72,16 @@ final class HostPreludeTests: XCTestCase {
         for sandbox in [false, true] {
             let harness = try ScriptHarness { $0.sandbox = sandbox }
             try "return type(print)".write(toFile: harness.folder + "/chunk.lua", atomically: true, encoding: .utf8)
-            try harness.load("""
-                print(load("return type(print)")(), loadfile("\(harness.folder)/chunk.lua")(), load("return x", "c", "bt", { x = 5 })())
+            try harness.load(
+                """
+                print(load("return type(print)")(), loadfile("\(harness.folder)/chunk.lua")(), load("return x", "c", \
+                "bt", { x = 5 })())
                 print(select(2, load(string.dump(function() end))))
                 """)
             XCTAssertEqual(harness.lines.first, "function\tfunction\t5", "sandbox \(sandbox): \(harness.lines)")
-            XCTAssertTrue(harness.lines.last?.contains("attempt to load a binary chunk") == true, "bytecode stays refused: \(harness.lines)")
+            XCTAssertTrue(
+                harness.lines.last?.contains("attempt to load a binary chunk") == true,
+                "bytecode stays refused: \(harness.lines)")
             XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
             harness.close()
         }
@@ -87,10 +92,13 @@ final class HostPreludeTests: XCTestCase {
         let marker = Fixtures.temporaryFolder() + "/ran.txt"
         let script = Fixtures.temporaryFolder() + "/probe.lua"
         try "io.open('\(marker)', 'w'):close(); emu.exit(0)".write(toFile: script, atomically: true, encoding: .utf8)
-        let result = try Fixtures.cli(["run", "--headless", "--script", script, "--frames", "5", "--strict", "--quiet"],
-                                      environment: ["RETROLUA_LUA_DIR": folder])
+        let result = try Fixtures.cli(
+            ["run", "--headless", "--script", script, "--frames", "5", "--strict", "--quiet"],
+            environment: ["RETROLUA_LUA_DIR": folder])
         XCTAssertEqual(result.status, 1, result.stderr)
-        XCTAssertTrue(result.stderr.contains("probe.lua failed: " + folder + "/host/prelude.lua: the security prelude is missing"), result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains(
+                "probe.lua failed: " + folder + "/host/prelude.lua: the security prelude is missing"), result.stderr)
         XCTAssertFalse(FileManager.default.fileExists(atPath: marker))
     }
 }

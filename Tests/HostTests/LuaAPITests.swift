@@ -10,7 +10,9 @@ final class LuaAPITests: XCTestCase {
 
     /// Loads `source`, runs `frames`, and fails the test with the script's own error if it failed.
     @discardableResult
-    private func lua(_ source: String, frames: Int = 0, file: StaticString = #filePath, line: UInt = #line) throws -> ScriptHarness {
+    private func lua(
+        _ source: String, frames: Int = 0, file: StaticString = #filePath, line: UInt = #line
+    ) throws -> ScriptHarness {
         let harness = try ScriptHarness()
         try harness.load(source)
         harness.run(frames)
@@ -20,7 +22,8 @@ final class LuaAPITests: XCTestCase {
 
     /// The message of the error raised by `expression`, as Lua sees it.
     private func errorOf(_ expression: String, setup: String = "") throws -> String {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             \(setup)
             local ok, message = pcall(function() return \(expression) end)
             assert(not ok, "expected an error")
@@ -31,7 +34,8 @@ final class LuaAPITests: XCTestCase {
     }
 
     func testEmu() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             assert(emu.framecount() == 0)
             for _ = 1, 5 do emu.frameadvance() end
             assert(emu.framecount() == 5, emu.framecount())
@@ -61,15 +65,18 @@ final class LuaAPITests: XCTestCase {
 
     func testEmuErrors() throws {
         XCTAssertEqual(try errorOf("emu.speed(-1)"), "emu.speed: bad argument #1 'factor' (must be 0 or more)")
-        XCTAssertEqual(try errorOf("emu.speed('fast')"), "emu.speed: bad argument #1 'factor' (number expected, got string)")
+        XCTAssertEqual(
+            try errorOf("emu.speed('fast')"), "emu.speed: bad argument #1 'factor' (number expected, got string)")
         XCTAssertEqual(try errorOf("emu.option(nil)"), "emu.option: bad argument #1 'key' (string expected, got nil)")
-        XCTAssertEqual(try errorOf("emu.exit(1.5)"), "emu.exit: bad argument #1 'code' (number has no integer representation)")
+        XCTAssertEqual(
+            try errorOf("emu.exit(1.5)"), "emu.exit: bad argument #1 'code' (number has no integer representation)")
         XCTAssertEqual(try errorOf("emu.exit(999)"), "emu.exit: bad argument #1 'code' (must be 0…255)")
     }
 
     func testFrameAdvanceOnlyFromTheMainChunk() throws {
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             event.on("frame_end", function()
               local ok, message = pcall(emu.frameadvance)
               print(message)
@@ -77,16 +84,20 @@ final class LuaAPITests: XCTestCase {
             end)
             """)
         harness.run(2)
-        XCTAssertEqual(harness.lines, ["emu.frameadvance: only the main chunk can wait for frames; callbacks already run once per frame"])
+        XCTAssertEqual(
+            harness.lines,
+            ["emu.frameadvance: only the main chunk can wait for frames; callbacks already run once per frame"])
     }
 
     func testMemoryReadsWritesAndErrors() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             for _ = 1, 5 do emu.frameadvance() end
             memory.write_u8(0x300, 0xFE)
             assert(memory.read_u8(0x300) == 0xFE and memory.read_s8(0x300) == -2)
             memory.write_u16_le(0x300, 0x1234)
-            assert(memory.read_u8(0x300) == 0x34 and memory.read_u16_be(0x300) == 0x3412 and memory.read_u16(0x300) == 0x1234)
+            assert(memory.read_u8(0x300) == 0x34 and memory.read_u16_be(0x300) == 0x3412 and memory.read_u16(0x300) \
+            == 0x1234)
             memory.write_u32_be(0x300, 0xDEADBEEF)
             assert(memory.read_u32_be(0x300) == 0xDEADBEEF and memory.read_u32_le(0x300) == 0xEFBEADDE)
             assert(memory.read_s32_be(0x300) == -559038737)
@@ -105,7 +116,8 @@ final class LuaAPITests: XCTestCase {
             assert(#memory.hash() == 40 and memory.hash("system_ram", 0x350, 3) == memory.hash(nil, 0x350, 3))
             local names = {}
             for _, d in ipairs(memory.domains()) do names[d.name] = d end
-            assert(names.system_ram.size == 2048 and names.system_ram.default and names.save_ram.size == 8192, "domains")
+            assert(names.system_ram.size == 2048 and names.system_ram.default and names.save_ram.size == 8192, \
+            "domains")
             assert(memory.read_u8(0, "save_ram") >= 1, "power-on count")
             print("ok")
             """, frames: 5)
@@ -113,18 +125,34 @@ final class LuaAPITests: XCTestCase {
         XCTAssertEqual(harness.session.systemRAM()[0x350...0x352], [1, 2, 3])
         harness.close()
 
-        XCTAssertEqual(try errorOf("memory.read_u8('x')"), "memory.read_u8: bad argument #1 'address' (integer expected, got string)")
-        XCTAssertEqual(try errorOf("memory.read_u8()"), "memory.read_u8: bad argument #1 'address' (integer expected, got no value)")
-        XCTAssertEqual(try errorOf("memory.read_u16_le(0x7FF)"), "memory.read_u16_le: address 0x7FF (2 bytes) is outside 'system_ram' (size 0x800)")
-        XCTAssertEqual(try errorOf("memory.read_u8(-1)"), "memory.read_u8: address -0x1 (1 byte) is outside 'system_ram' (size 0x800)")
-        XCTAssertEqual(try errorOf("memory.read_u8(0, 'vram2')"), "memory.read_u8: bad argument #2 'domain' (no domain 'vram2'; the core has system_ram, save_ram)")
-        XCTAssertEqual(try errorOf("memory.write_u8(0, 256)"), "memory.write_u8: bad argument #2 'value' (256 does not fit in 8 bits)")
-        XCTAssertEqual(try errorOf("memory.write_u8(0, '1')"), "memory.write_u8: bad argument #2 'value' (integer expected, got string)")
-        XCTAssertEqual(try errorOf("memory.read_bytes(0, -1)"), "memory.read_bytes: bad argument #2 'length' (must be 0 or more)")
+        XCTAssertEqual(
+            try errorOf("memory.read_u8('x')"),
+            "memory.read_u8: bad argument #1 'address' (integer expected, got string)")
+        XCTAssertEqual(
+            try errorOf("memory.read_u8()"),
+            "memory.read_u8: bad argument #1 'address' (integer expected, got no value)")
+        XCTAssertEqual(
+            try errorOf("memory.read_u16_le(0x7FF)"),
+            "memory.read_u16_le: address 0x7FF (2 bytes) is outside 'system_ram' (size 0x800)")
+        XCTAssertEqual(
+            try errorOf("memory.read_u8(-1)"),
+            "memory.read_u8: address -0x1 (1 byte) is outside 'system_ram' (size 0x800)")
+        XCTAssertEqual(
+            try errorOf("memory.read_u8(0, 'vram2')"),
+            "memory.read_u8: bad argument #2 'domain' (no domain 'vram2'; the core has system_ram, save_ram)")
+        XCTAssertEqual(
+            try errorOf("memory.write_u8(0, 256)"),
+            "memory.write_u8: bad argument #2 'value' (256 does not fit in 8 bits)")
+        XCTAssertEqual(
+            try errorOf("memory.write_u8(0, '1')"),
+            "memory.write_u8: bad argument #2 'value' (integer expected, got string)")
+        XCTAssertEqual(
+            try errorOf("memory.read_bytes(0, -1)"), "memory.read_bytes: bad argument #2 'length' (must be 0 or more)")
     }
 
     func testJoypadOverridesReachTheGame() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             for _ = 1, 4 do emu.frameadvance() end
             local x0 = memory.read_u8(3)
             for _ = 1, 10 do joypad.set(1, {right = true}); emu.frameadvance() end
@@ -150,15 +178,25 @@ final class LuaAPITests: XCTestCase {
             """, frames: 20)
         XCTAssertEqual(harness.lines, ["ok"])
         harness.close()
-        XCTAssertEqual(try errorOf("joypad.set(1, {jump = true})"),
-                       "joypad.set: bad argument #2 'buttons' (unknown button 'jump'; buttons are b, y, select, start, up, down, left, right, a, x, l, r, l2, r2, l3, r3)")
-        XCTAssertEqual(try errorOf("joypad.set(1, {a = 1})"), "joypad.set: bad argument #2 'buttons' ('a' must be a boolean, got number)")
+        XCTAssertEqual(
+            try errorOf("joypad.set(1, {jump = true})"),
+            """
+            joypad.set: bad argument #2 'buttons' (unknown button 'jump'; buttons are b, y, select, start, up, \
+            down, left, right, a, x, l, r, l2, r2, l3, r3)
+            """
+        )
+        XCTAssertEqual(
+            try errorOf("joypad.set(1, {a = 1})"),
+            "joypad.set: bad argument #2 'buttons' ('a' must be a boolean, got number)")
         XCTAssertEqual(try errorOf("joypad.set(9, {})"), "joypad.set: bad argument #1 'port' (must be 1…8)")
-        XCTAssertEqual(try errorOf("joypad.set_analog(1, 'middle', 0, 0)"), "joypad.set_analog: bad argument #2 'stick' (\"left\" or \"right\" expected, got \"middle\")")
+        XCTAssertEqual(
+            try errorOf("joypad.set_analog(1, 'middle', 0, 0)"),
+            "joypad.set_analog: bad argument #2 'stick' (\"left\" or \"right\" expected, got \"middle\")")
     }
 
     func testHostInputDevices() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             assert(next(input.keys()) == nil)
             input.set_key("Left", true); input.set_key("a", true); input.set_key("a", false)
             local keys = input.keys()
@@ -176,12 +214,17 @@ final class LuaAPITests: XCTestCase {
         XCTAssertEqual(harness.lines, ["ok"])
         XCTAssertEqual(harness.host.devices.keys, ["left"])
         harness.close()
-        XCTAssertEqual(try errorOf("input.set_key('a', 'yes')"), "input.set_key: bad argument #2 'pressed' (boolean expected, got string)")
-        XCTAssertEqual(try errorOf("input.set_mouse{x = 'left'}"), "input.set_mouse: bad field 'x' in argument #1 (integer expected, got string)")
+        XCTAssertEqual(
+            try errorOf("input.set_key('a', 'yes')"),
+            "input.set_key: bad argument #2 'pressed' (boolean expected, got string)")
+        XCTAssertEqual(
+            try errorOf("input.set_mouse{x = 'left'}"),
+            "input.set_mouse: bad field 'x' in argument #1 (integer expected, got string)")
     }
 
     func testSavestatesSlotsFilesObjectsAndScriptData() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             for _ = 1, 10 do emu.frameadvance() end
             savestate.data("mine.level", {name = "one", best = 3, list = {1, 2, 3}})
             local state = savestate.create()
@@ -218,12 +261,21 @@ final class LuaAPITests: XCTestCase {
         XCTAssertEqual(harness.lines, ["ok"])
         XCTAssertTrue(FileManager.default.fileExists(atPath: harness.folder + "/states/demo/slot3.state"))
         harness.close()
-        XCTAssertEqual(try errorOf("savestate.save(true)"), "savestate.save: bad argument #1 'slot_or_path' (integer or string expected, got boolean)")
-        XCTAssertEqual(try errorOf("savestate.data('k', print)"), "savestate.data: bad argument #2 'value' (a function cannot be stored (only nil, booleans, numbers, strings and tables))")
+        XCTAssertEqual(
+            try errorOf("savestate.save(true)"),
+            "savestate.save: bad argument #1 'slot_or_path' (integer or string expected, got boolean)")
+        XCTAssertEqual(
+            try errorOf("savestate.data('k', print)"),
+            """
+            savestate.data: bad argument #2 'value' (a function cannot be stored (only nil, booleans, numbers, \
+            strings and tables))
+            """
+        )
     }
 
     func testRewindReturnsToTheExactRAMOfEarlierFrames() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             local ring = rewind.new{memory_mb = 4}
             for _ = 1, 5 do emu.frameadvance() end
             local history = {}
@@ -244,11 +296,14 @@ final class LuaAPITests: XCTestCase {
             """, frames: 130)
         XCTAssertEqual(harness.lines, ["ok"])
         harness.close()
-        XCTAssertEqual(try errorOf("rewind.new{memory_mb = 0}"), "rewind.new: bad field 'memory_mb' in argument #1 (must be more than 0 and at most 4096)")
+        XCTAssertEqual(
+            try errorOf("rewind.new{memory_mb = 0}"),
+            "rewind.new: bad field 'memory_mb' in argument #1 (must be more than 0 and at most 4096)")
     }
 
     func testGuiDrawsOnTheEmuSurfaceOnly() throws {
-        let harness = try lua("""
+        let harness = try lua(
+            """
             for _ = 1, 5 do emu.frameadvance() end
             local w, h = gui.surface_size("emu")
             assert(w == 256 and h == 224, w .. "x" .. h)
@@ -261,7 +316,8 @@ final class LuaAPITests: XCTestCase {
             gui.text(0, 0, "hud only", {surface = "hud", color = "red"})
             assert(gui.screenshot(os.getenv("SHOT")))
             print("ok")
-            """.replacingOccurrences(of: "os.getenv(\"SHOT\")", with: "\"\(NSTemporaryDirectory())gui-\(getpid()).png\""), frames: 5)
+            """.replacingOccurrences(
+                of: "os.getenv(\"SHOT\")", with: "\"\(NSTemporaryDirectory())gui-\(getpid()).png\""), frames: 5)
         XCTAssertEqual(harness.lines, ["ok"])
         let image = try PNGRead.rgb(NSTemporaryDirectory() + "gui-\(getpid()).png")
         XCTAssertEqual(image.pixel(25, 25), 0x00FF00, "rect fill")
@@ -273,23 +329,35 @@ final class LuaAPITests: XCTestCase {
         XCTAssertEqual(image.pixel(11, 7), 0x000000, "text background, not the hud text")
         harness.close()
 
-        XCTAssertEqual(try errorOf("gui.text(0, 0, 'x', {color = 'mauve'})"),
-                       "gui.text: bad field 'color' in argument #4 ('mauve' is not a colour (0xAARRGGBB, \"#rrggbb[aa]\" or one of black, blue, cyan, gray, green, grey, magenta, orange, purple, red, transparent, white, yellow))")
-        XCTAssertEqual(try errorOf("gui.rect(0, 0, 1, 1, {surface = 'tv'})"), "gui.rect: bad argument #5 'surface' (\"emu\" or \"hud\" expected, got \"tv\")")
-        XCTAssertEqual(try errorOf("gui.image(0, 0, '/nonexistent.png')"), "gui.image: /nonexistent.png: cannot read content: not a readable PNG: No such file or directory")
+        XCTAssertEqual(
+            try errorOf("gui.text(0, 0, 'x', {color = 'mauve'})"),
+            """
+            gui.text: bad field 'color' in argument #4 ('mauve' is not a colour (0xAARRGGBB, \"#rrggbb[aa]\" or \
+            one of black, blue, cyan, gray, green, grey, magenta, orange, purple, red, transparent, white, \
+            yellow))
+            """
+        )
+        XCTAssertEqual(
+            try errorOf("gui.rect(0, 0, 1, 1, {surface = 'tv'})"),
+            "gui.rect: bad argument #5 'surface' (\"emu\" or \"hud\" expected, got \"tv\")")
+        XCTAssertEqual(
+            try errorOf("gui.image(0, 0, '/nonexistent.png')"),
+            "gui.image: /nonexistent.png: cannot read content: not a readable PNG: No such file or directory")
     }
 
     func testImagesFromPNGFilesBlendOntoTheFrame() throws {
         let folder = Fixtures.temporaryFolder()
         // 2x1: opaque green, then half-transparent red.
         try PNGFile.write(rgba: [0, 255, 0, 255, 255, 0, 0, 128], width: 2, height: 1, to: folder + "/tiny.png")
-        let harness = try lua("""
+        let harness = try lua(
+            """
             for _ = 1, 5 do emu.frameadvance() end
             local image = assert(gui.load_image(FOLDER .. "/tiny.png"))
             assert(image:width() == 2 and image:height() == 1)
             -- Metamethods live on the metatable (where Lua looks for them), methods in __index.
             local meta = getmetatable(image)
-            assert(type(meta.__gc) == "function" and meta.__index.__gc == nil and type(meta.__index.width) == "function")
+            assert(type(meta.__gc) == "function" and meta.__index.__gc == nil and type(meta.__index.width) == \
+            "function")
             local ok, problem = pcall(image.width, 42)
             assert(not ok and problem:find("image:width: bad argument #1 'self'", 1, true), problem)
             gui.image(10, 10, image)
@@ -313,7 +381,8 @@ final class LuaAPITests: XCTestCase {
     func testMemoryMapDomainsOnACoreWithoutSystemRAM() throws {
         // Debian's mGBA exposes Game Boy WRAM only through its memory map.
         let harness = try ScriptHarness(rom: Fixtures.gbROM, core: "mgba")
-        try harness.load("""
+        try harness.load(
+            """
             for _ = 1, 10 do emu.frameadvance() end
             local names = {}
             for _, d in ipairs(memory.domains()) do names[#names + 1] = d.name .. (d.default and "*" or "") end
@@ -330,11 +399,21 @@ final class LuaAPITests: XCTestCase {
     }
 
     func testEventAndWatchErrors() throws {
-        XCTAssertEqual(try errorOf("event.on('tick', print)"),
-                       "event.on: bad argument #1 'name' (unknown event 'tick'; one of frame_start, input, frame_end, draw, state_saved, state_loaded, reset, exit, key_down, key_up, gamepad, message, movie_start, movie_end, movie_desync)")
-        XCTAssertEqual(try errorOf("event.on('draw', 3)"), "event.on: bad argument #2 'fn' (function expected, got number)")
-        XCTAssertEqual(try errorOf("event.watch(nil, 0x7FF, 2, print)"), "event.watch: address 0x7FF (2 bytes) is outside 'system_ram' (size 0x800)")
-        XCTAssertEqual(try errorOf("event.watch(nil, 0, 0, print)"), "event.watch: bad argument #3 'size' (must be 1…4096)")
+        XCTAssertEqual(
+            try errorOf("event.on('tick', print)"),
+            """
+            event.on: bad argument #1 'name' (unknown event 'tick'; one of frame_start, input, frame_end, draw, \
+            state_saved, state_loaded, reset, exit, key_down, key_up, gamepad, message, movie_start, movie_end, \
+            movie_desync)
+            """
+        )
+        XCTAssertEqual(
+            try errorOf("event.on('draw', 3)"), "event.on: bad argument #2 'fn' (function expected, got number)")
+        XCTAssertEqual(
+            try errorOf("event.watch(nil, 0x7FF, 2, print)"),
+            "event.watch: address 0x7FF (2 bytes) is outside 'system_ram' (size 0x800)")
+        XCTAssertEqual(
+            try errorOf("event.watch(nil, 0, 0, print)"), "event.watch: bad argument #3 'size' (must be 1…4096)")
     }
 }
 

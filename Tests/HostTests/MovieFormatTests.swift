@@ -37,7 +37,8 @@ final class MovieFormatTests: XCTestCase {
     ]
     static var fm2: String { fm2Header + "\n" + fm2Frames.joined(separator: "\n") + "\n" }
 
-    static let nesLogKey = "#Reset|Power|#P1 Up|P1 Down|P1 Left|P1 Right|P1 Start|P1 Select|P1 B|P1 A|"
+    static let nesLogKey =
+        "#Reset|Power|#P1 Up|P1 Down|P1 Left|P1 Right|P1 Start|P1 Select|P1 B|P1 A|"
         + "#P2 Up|P2 Down|P2 Left|P2 Right|P2 Start|P2 Select|P2 B|P2 A|"
     static let bk2Header = """
         MovieVersion BizHawk v2.0.0
@@ -78,7 +79,8 @@ final class MovieFormatTests: XCTestCase {
         """
 
     func bk2(header: String = bk2Header, log: String? = bk2Log, more: [(String, String)] = []) throws -> [UInt8] {
-        var members = [(name: "Header.txt", bytes: Array(header.utf8))] + more.map { (name: $0.0, bytes: Array($0.1.utf8)) }
+        var members =
+            [(name: "Header.txt", bytes: Array(header.utf8))] + more.map { (name: $0.0, bytes: Array($0.1.utf8)) }
         if let log { members.append((name: "Input Log.txt", bytes: Array(log.utf8))) }
         return try ZipArchive.write(members)
     }
@@ -102,7 +104,9 @@ final class MovieFormatTests: XCTestCase {
             XCTFail("expected an error mentioning \(parts)", file: file, line: line)
         } catch let error as MovieError {
             for part in parts {
-                XCTAssertTrue(error.description.contains(part), "'\(error.description)' does not mention '\(part)'", file: file, line: line)
+                XCTAssertTrue(
+                    error.description.contains(part), "'\(error.description)' does not mention '\(part)'", file: file,
+                    line: line)
             }
         } catch {
             XCTFail("unexpected error \(error)", file: file, line: line)
@@ -127,8 +131,12 @@ final class MovieFormatTests: XCTestCase {
         XCTAssertEqual(movie.comments, ["first try"])
         XCTAssertEqual(movie.system, "Nintendo Entertainment System")
         XCTAssertEqual(movie.buttons, [.up, .down, .left, .right, .start, .select, .b, .a])
-        XCTAssertEqual(movie.extras.map(\.key), ["fm2.emuVersion", "fm2.palFlag", "fm2.romChecksum", "fm2.microphone",
-                                                 "fm2.FDS", "fm2.NewPPU", "fm2.subtitle"])
+        XCTAssertEqual(
+            movie.extras.map(\.key),
+            [
+                "fm2.emuVersion", "fm2.palFlag", "fm2.romChecksum", "fm2.microphone",
+                "fm2.FDS", "fm2.NewPPU", "fm2.subtitle",
+            ])
         XCTAssertEqual(movie.extra("fm2.subtitle"), "10 Hello there")
         XCTAssertEqual(pressed(movie, 1), [.right, .a])
         XCTAssertEqual(movie.log.flags(at: 2), .reset)
@@ -193,13 +201,19 @@ final class MovieFormatTests: XCTestCase {
         assertError(["bad.fm2", "no 'version 3'"]) { try decode("") }
         assertError(["bad.fm2:2:", "binary"]) { try decode("version 3\nbinary 1\n|\u{0}\u{1}") }
         assertError(["bad.fm2:3:", "Zapper"]) { try decode("version 3\nport0 1\nport1 2\n|0|........|0 0 0 0 0||\n") }
-        assertError(["bad.fm2:7:", "8 characters"]) { try decode(header + "|0|........|........||\n|0|....|........||\n") }
+        assertError(["bad.fm2:7:", "8 characters"]) {
+            try decode(header + "|0|........|........||\n|0|....|........||\n")
+        }
         assertError(["bad.fm2:6:", "2 controller fields"]) { try decode(header + "|0|........|........\n") }
         assertError(["bad.fm2:6:", "FDS disk insert"]) { try decode(header + "|4|........|........||\n") }
         assertError(["bad.fm2:6:", "unknown command bits 32"]) { try decode(header + "|33|........|........||\n") }
         assertError(["bad.fm2:6:", "should be a number"]) { try decode(header + "|x|........|........||\n") }
-        assertError(["bad.fm2:2:", "FCEUX savestate"]) { try decode("version 3\nsavestate base64:AAAA\n|0|........|........||\n") }
-        assertError(["bad.fm2", "length 3", "has 1 frames"]) { try decode(header + "length 3\n|0|........|........||\n") }
+        assertError(["bad.fm2:2:", "FCEUX savestate"]) {
+            try decode("version 3\nsavestate base64:AAAA\n|0|........|........||\n")
+        }
+        assertError(["bad.fm2", "length 3", "has 1 frames"]) {
+            try decode(header + "length 3\n|0|........|........||\n")
+        }
     }
 
     // MARK: BK2
@@ -225,8 +239,10 @@ final class MovieFormatTests: XCTestCase {
     }
 
     func testBK2RoundTripKeepsInputLogAndHeader() throws {
-        let files = [("Comments.txt", "Nice run\r\n"), ("Subtitles.txt", "subtitle 0 0 0 60 FFFFFFFF Hello\\world\n"),
-                     ("SyncSettings.json", "{\"o\":{\"$type\":\"x\"}}\n")]
+        let files = [
+            ("Comments.txt", "Nice run\r\n"), ("Subtitles.txt", "subtitle 0 0 0 60 FFFFFFFF Hello\\world\n"),
+            ("SyncSettings.json", "{\"o\":{\"$type\":\"x\"}}\n"),
+        ]
         let original = try bk2(more: files)
         let movie = try BK2.decode(zip: original, name: "demo.bk2")
         let exported = try BK2.encode(movie)
@@ -264,10 +280,15 @@ final class MovieFormatTests: XCTestCase {
             movie.log.set(1, input: InputState(), flags: [.power])
             return movie
         }
-        for (system, ports, key) in [("Nintendo Entertainment System", 2, Self.nesLogKey),
-                                     ("Game Boy/Game Boy Color", 1, BK2.gameBoyLogKey),
-                                     ("Super Nintendo Entertainment System", 1, "#Reset|Power|#P1 Up|P1 Down|P1 Left|P1 Right|"
-                                        + "P1 Start|P1 Select|P1 Y|P1 B|P1 X|P1 A|P1 L|P1 R|P1 L2|P1 R2|P1 L3|P1 R3|")] {
+        for (system, ports, key) in [
+            ("Nintendo Entertainment System", 2, Self.nesLogKey),
+            ("Game Boy/Game Boy Color", 1, BK2.gameBoyLogKey),
+            (
+                "Super Nintendo Entertainment System", 1,
+                "#Reset|Power|#P1 Up|P1 Down|P1 Left|P1 Right|"
+                    + "P1 Start|P1 Select|P1 Y|P1 B|P1 X|P1 A|P1 L|P1 R|P1 L2|P1 R2|P1 L3|P1 R3|"
+            ),
+        ] {
             let original = movie(system, ports: ports)
             let exported = try BK2.encode(original)
             XCTAssertTrue(try member(exported, "Input Log.txt").contains("LogKey:\(key)\n"), system)
@@ -292,17 +313,26 @@ final class MovieFormatTests: XCTestCase {
         assertError(["bad.bk2", "not a zip archive"]) { try decode(Array("LogKey:#P1 Up|\n|U|\n".utf8)) }
         assertError(["bad.bk2", "not a zip archive"]) { try decode([]) }
         assertError(["bad.bk2", "missing member 'Input Log.txt'"]) { try decode(try self.bk2(log: nil)) }
-        assertError(["bad.bk2", "missing member 'Header.txt'"]) { try decode(try ZipArchive.write([("Input Log.txt", [])])) }
+        assertError(["bad.bk2", "missing member 'Header.txt'"]) {
+            try decode(try ZipArchive.write([("Input Log.txt", [])]))
+        }
         let unknown = Self.bk2Log.replacingOccurrences(of: "P2 B|", with: "P2 Turbo|")
-        assertError(["bad.bk2", "Input Log.txt:2:", "unknown button 'P2 Turbo'"]) { try decode(try self.bk2(log: unknown)) }
+        assertError(["bad.bk2", "Input Log.txt:2:", "unknown button 'P2 Turbo'"]) {
+            try decode(try self.bk2(log: unknown))
+        }
         let zapper = "[Input]\nLogKey:#P1 Zapper X|P1 Zapper Y|P1 Fire|\n|  128,  120,.|\n[/Input]\n"
-        assertError(["bad.bk2", "analog input 'P1 Zapper X' is not supported"]) { try decode(try self.bk2(log: zapper)) }
+        assertError(["bad.bk2", "analog input 'P1 Zapper X' is not supported"]) {
+            try decode(try self.bk2(log: zapper))
+        }
         let short = Self.bk2Log.replacingOccurrences(of: "|r.|........|", with: "|r.|.....|")
         assertError(["bad.bk2", "Input Log.txt:5:", "expected a line like"]) { try decode(try self.bk2(log: short)) }
         let noKey = "[Input]\n|..|........|\n[/Input]\n"
         assertError(["bad.bk2", "before the LogKey"]) { try decode(try self.bk2(log: noKey)) }
-        let savestate = Self.bk2Header.replacingOccurrences(of: "StartsFromSavestate False", with: "StartsFromSavestate True")
-        assertError(["bad.bk2", "BizHawk savestate", "cannot be loaded"]) { try decode(try self.bk2(header: savestate)) }
+        let savestate = Self.bk2Header.replacingOccurrences(
+            of: "StartsFromSavestate False", with: "StartsFromSavestate True")
+        assertError(["bad.bk2", "BizHawk savestate", "cannot be loaded"]) {
+            try decode(try self.bk2(header: savestate))
+        }
         let saveRAM = Self.bk2Header.replacingOccurrences(of: "StartsFromSaveRam False", with: "StartsFromSaveRam True")
         assertError(["bad.bk2", "save RAM"]) { try decode(try self.bk2(header: saveRAM)) }
         assertError(["bad.bk2", "rerecordCount"]) { try decode(try self.bk2(header: "rerecordCount many\n")) }
@@ -315,27 +345,36 @@ final class MovieFormatTests: XCTestCase {
     /// a header lying about the size is caught once the limit is passed, not after inflating it all.
     func testBK2ZipBombsAreRefused() throws {
         let zeros = [UInt8](repeating: 0, count: 80 << 20)
-        let bomb = try ZipArchive.write([("Header.txt", Array("Platform NES\n".utf8)), ("Input Log.txt", zeros)], level: 1)
+        let bomb = try ZipArchive.write(
+            [("Header.txt", Array("Platform NES\n".utf8)), ("Input Log.txt", zeros)], level: 1)
         XCTAssertLessThan(bomb.count, 1 << 20)
         let start = Date()
-        assertError(["bomb.bk2", "member 'Input Log.txt' is larger than 64 MB"]) { _ = try BK2.decode(zip: bomb, name: "bomb.bk2") }
+        assertError(["bomb.bk2", "member 'Input Log.txt' is larger than 64 MB"]) {
+            _ = try BK2.decode(zip: bomb, name: "bomb.bk2")
+        }
         XCTAssertLessThan(Date().timeIntervalSince(start), 0.1, "refused from the declared size")
 
         // Rewrite the member's declared size (local header offset 22, central directory offset 24) to 100 bytes.
-        var liar = try ZipArchive.write([("Header.txt", Array("Platform NES\n".utf8)), ("Input Log.txt", Array(zeros[..<(2 << 20)]))])
+        var liar = try ZipArchive.write([
+            ("Header.txt", Array("Platform NES\n".utf8)), ("Input Log.txt", Array(zeros[..<(2 << 20)])),
+        ])
         var patched = 0
         for offset in 0..<(liar.count - 46) {
             let signature = Array(liar[offset..<offset + 4])
-            let nameOffset = signature == [0x50, 0x4B, 0x03, 0x04] ? 30 : signature == [0x50, 0x4B, 0x01, 0x02] ? 46 : 0
+            let nameOffset =
+                signature == [0x50, 0x4B, 0x03, 0x04] ? 30 : signature == [0x50, 0x4B, 0x01, 0x02] ? 46 : 0
             guard nameOffset > 0, liar.count > offset + nameOffset + 13,
-                  Array(liar[offset + nameOffset..<offset + nameOffset + 13]) == Array("Input Log.txt".utf8) else { continue }
+                Array(liar[offset + nameOffset..<offset + nameOffset + 13]) == Array("Input Log.txt".utf8)
+            else { continue }
             let field = offset + (nameOffset == 30 ? 22 : 24)
             liar.replaceSubrange(field..<field + 4, with: [100, 0, 0, 0])
             patched += 1
         }
         XCTAssertEqual(patched, 2)
         let archive = try ZipArchive(bytes: liar, name: "liar.bk2")
-        assertError(["liar.bk2", "member 'Input Log.txt' is larger than 1 MB"]) { _ = try archive.read("Input Log.txt", limit: 1 << 20) }
+        assertError(["liar.bk2", "member 'Input Log.txt' is larger than 1 MB"]) {
+            _ = try archive.read("Input Log.txt", limit: 1 << 20)
+        }
         XCTAssertEqual(try archive.read("Header.txt", limit: 100), Array("Platform NES\n".utf8))
         assertError(["liar.bk2", "larger than 5 bytes"]) { _ = try archive.read("Header.txt", limit: 5) }
     }
@@ -351,7 +390,8 @@ final class MovieFormatTests: XCTestCase {
             var input = InputState()
             input.buttons[0] = UInt16.random(in: 0...UInt16.max, using: &generator)
             input.buttons[1] = UInt16.random(in: 0...UInt16.max, using: &generator)
-            let flags: MovieFrameFlags = frame == 50 ? .reset : frame == 120 ? [.power, .lag] : frame % 7 == 0 ? .lag : []
+            let flags: MovieFrameFlags =
+                frame == 50 ? .reset : frame == 120 ? [.power, .lag] : frame % 7 == 0 ? .lag : []
             movie.log.set(frame, input: input, flags: flags)
         }
         return movie
@@ -374,7 +414,9 @@ final class MovieFormatTests: XCTestCase {
             let first = lines.firstIndex(of: "[input]")! + 1
             try decode(lines[..<(first + 3)].joined(separator: "\n") + "\n")
         }
-        assertError(["bad.rlm", "unknown button 'jump'"]) { try decode(text.replacingOccurrences(of: "buttons up down", with: "buttons up jump")) }
+        assertError(["bad.rlm", "unknown button 'jump'"]) {
+            try decode(text.replacingOccurrences(of: "buttons up down", with: "buttons up jump"))
+        }
         assertError(["bad.rlm", "200 frames", "has 199"]) {
             let lines = text.split(separator: "\n", omittingEmptySubsequences: false)
             let frame = lines.firstIndex { $0.hasSuffix("|") }!

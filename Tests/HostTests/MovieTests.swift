@@ -62,7 +62,8 @@ final class MovieTests: XCTestCase {
         harness.run(17)
         try harness.host.emulator.movie.play(movie, path: path, options: .init())
         for frame in 0..<200 {
-            harness.host.emulator.playerInput = Self.pattern(frame + 1)  // the player's input is ignored during playback
+            // The player's input is ignored during playback.
+            harness.host.emulator.playerInput = Self.pattern(frame + 1)
             harness.host.emulator.runFrame()
             XCTAssertEqual(snapshot(harness.session), recorded[frame], "frame \(frame)")
         }
@@ -74,7 +75,8 @@ final class MovieTests: XCTestCase {
     func testReadWriteTruncatesAndCountsRerecordsReadOnlyKeepsTheTimeline() throws {
         let folder = Fixtures.temporaryFolder()
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             local path = "\(folder)/rw.rlm"
             local events = {}
             event.on("movie_start", function(mode) events[#events + 1] = "start:" .. mode end)
@@ -131,13 +133,16 @@ final class MovieTests: XCTestCase {
         let saved = try MovieText.read(path: folder + "/rw.rlm.copy.rlm")
         XCTAssertEqual(saved.length, 60)
         XCTAssertEqual(saved.rerecords, 2)
-        XCTAssertEqual(try MovieText.read(path: folder + "/rw.rlm").length, 100, "the played movie's file is only written by movie.save")
+        XCTAssertEqual(
+            try MovieText.read(path: folder + "/rw.rlm").length, 100,
+            "the played movie's file is only written by movie.save")
     }
 
     func testBranchesSaveListLoadAndDelete() throws {
         let folder = Fixtures.temporaryFolder()
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             local path = "\(folder)/b.rlm"
             assert(movie.record(path))
             for _ = 1, 30 do joypad.set(1, {right = true}); emu.frameadvance() end
@@ -168,12 +173,13 @@ final class MovieTests: XCTestCase {
     private func recordWithCLI(_ path: String, frames: Int = 120, home: String) throws {
         let script = (path as NSString).deletingLastPathComponent + "/drive.lua"
         try """
-            for i = 0, \(frames - 1) do
-              joypad.set(1, {right = i % 3 == 0, down = i % 5 < 2, a = i % 7 == 0})
-              emu.frameadvance()
-            end
-            """.write(toFile: script, atomically: true, encoding: .utf8)
-        let result = try Fixtures.cli(["movie", "record", path, Fixtures.nesROM, "--script", script, "--verify-log", "--quiet"], home: home)
+        for i = 0, \(frames - 1) do
+          joypad.set(1, {right = i % 3 == 0, down = i % 5 < 2, a = i % 7 == 0})
+          emu.frameadvance()
+        end
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try Fixtures.cli(
+            ["movie", "record", path, Fixtures.nesROM, "--script", script, "--verify-log", "--quiet"], home: home)
         XCTAssertEqual(result.status, 0, result.stderr)
     }
 
@@ -199,7 +205,9 @@ final class MovieTests: XCTestCase {
         XCTAssertTrue(result.stdout.hasPrefix("desync   frame 77 of 120: RAM differs"), result.stdout)
 
         let info = try Fixtures.cli(["movie", "info", path], home: home)
-        XCTAssertTrue(info.stdout.contains("frames     120 (0 lag)") && info.stdout.contains("verify     RAM hash every frame"), info.stdout)
+        XCTAssertTrue(
+            info.stdout.contains("frames     120 (0 lag)") && info.stdout.contains("verify     RAM hash every frame"),
+            info.stdout)
         let played = try Fixtures.cli(["movie", "play", path], home: home)  // no ROM given: found by its name and SHA-1
         XCTAssertEqual(played.status, 0, played.stderr)
         XCTAssertTrue(played.stdout.contains("movie    120/120 frames played, rerecords 0; in sync"), played.stdout)
@@ -214,7 +222,9 @@ final class MovieTests: XCTestCase {
         try Data(save).write(to: URL(fileURLWithPath: saves + "/demo.srm"))
         let path = folder + "/p.rlm"
         try recordWithCLI(path, frames: 60, home: home)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: saves + "/demo.srm")), Data(save), "the player's save is untouched")
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: saves + "/demo.srm")), Data(save),
+            "the player's save is untouched")
         // Playback in a process whose save differs still matches: the movie starts without it.
         save[0] = 7
         try Data(save).write(to: URL(fileURLWithPath: saves + "/demo.srm"))
@@ -227,12 +237,14 @@ final class MovieTests: XCTestCase {
         let folder = Fixtures.temporaryFolder(), home = Fixtures.temporaryFolder()
         let path = folder + "/now.rlm"
         try """
-            for _ = 1, 40 do joypad.set(1, {right = true}); emu.frameadvance() end
-            assert(movie.record("\(path)", {from = "now", verify = true}))
-            for _ = 1, 40 do joypad.set(1, {down = true}); emu.frameadvance() end
-            assert(movie.stop())
-            """.write(toFile: folder + "/now.lua", atomically: true, encoding: .utf8)
-        XCTAssertEqual(try Fixtures.cli(["run", Fixtures.nesROM, "--script", folder + "/now.lua", "--quiet"], home: home).status, 0)
+        for _ = 1, 40 do joypad.set(1, {right = true}); emu.frameadvance() end
+        assert(movie.record("\(path)", {from = "now", verify = true}))
+        for _ = 1, 40 do joypad.set(1, {down = true}); emu.frameadvance() end
+        assert(movie.stop())
+        """.write(toFile: folder + "/now.lua", atomically: true, encoding: .utf8)
+        XCTAssertEqual(
+            try Fixtures.cli(["run", Fixtures.nesROM, "--script", folder + "/now.lua", "--quiet"], home: home).status, 0
+        )
         let movie = try MovieText.read(path: path)
         XCTAssertNotNil(movie.startState)
         XCTAssertEqual(movie.length, 40)
@@ -243,27 +255,33 @@ final class MovieTests: XCTestCase {
     func testScriptRecordingsAreSavedAtExitAndReadWriteChangesAreKeptAside() throws {
         let folder = Fixtures.temporaryFolder(), home = Fixtures.temporaryFolder()
         try """
-            assert(movie.record("\(folder)/lua.rlm"))
-            for _ = 1, 30 do joypad.set(1, {right = true}); emu.frameadvance() end
-            """.write(toFile: folder + "/record.lua", atomically: true, encoding: .utf8)
-        let recorded = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--script", folder + "/record.lua"], home: home)
+        assert(movie.record("\(folder)/lua.rlm"))
+        for _ = 1, 30 do joypad.set(1, {right = true}); emu.frameadvance() end
+        """.write(toFile: folder + "/record.lua", atomically: true, encoding: .utf8)
+        let recorded = try Fixtures.cli(
+            ["run", Fixtures.nesROM, "--headless", "--script", folder + "/record.lua"], home: home)
         XCTAssertEqual(recorded.status, 0, recorded.stderr)
         XCTAssertTrue(recorded.stdout.contains("movie    recorded 30 frames to \(folder)/lua.rlm"), recorded.stdout)
         let original = try Data(contentsOf: URL(fileURLWithPath: folder + "/lua.rlm"))
         XCTAssertEqual(try MovieText.read(path: folder + "/lua.rlm").length, 30)
 
         try """
-            for _ = 1, 10 do emu.frameadvance() end
-            local state = savestate.create()
-            for _ = 1, 10 do emu.frameadvance() end
-            assert(state:load())  -- read-write: the movie now ends at frame 10 and records on
-            for _ = 1, 5 do joypad.set(1, {left = true}); emu.frameadvance() end
-            """.write(toFile: folder + "/rewrite.lua", atomically: true, encoding: .utf8)
-        let rewritten = try Fixtures.cli(["movie", "play", folder + "/lua.rlm", Fixtures.nesROM, "--read-write", "--headless",
-                                          "--frames", "25", "--script", folder + "/rewrite.lua"], home: home)
+        for _ = 1, 10 do emu.frameadvance() end
+        local state = savestate.create()
+        for _ = 1, 10 do emu.frameadvance() end
+        assert(state:load())  -- read-write: the movie now ends at frame 10 and records on
+        for _ = 1, 5 do joypad.set(1, {left = true}); emu.frameadvance() end
+        """.write(toFile: folder + "/rewrite.lua", atomically: true, encoding: .utf8)
+        let rewritten = try Fixtures.cli(
+            [
+                "movie", "play", folder + "/lua.rlm", Fixtures.nesROM, "--read-write", "--headless",
+                "--frames", "25", "--script", folder + "/rewrite.lua",
+            ], home: home)
         XCTAssertEqual(rewritten.status, 0, rewritten.stderr)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: folder + "/lua.rlm")), original, "the played file is untouched")
-        let recovered = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: home + "/.local/share/retrolua/data/movies").first)
+        XCTAssertEqual(
+            try Data(contentsOf: URL(fileURLWithPath: folder + "/lua.rlm")), original, "the played file is untouched")
+        let recovered = try XCTUnwrap(
+            try FileManager.default.contentsOfDirectory(atPath: home + "/.local/share/retrolua/data/movies").first)
         XCTAssertTrue(rewritten.stderr.contains("is untouched, the changes are in"), rewritten.stderr)
         let changed = try MovieText.read(path: home + "/.local/share/retrolua/data/movies/" + recovered)
         XCTAssertEqual(changed.length, 15)
@@ -273,8 +291,12 @@ final class MovieTests: XCTestCase {
     func testTheExampleTASIsReproducedByItsScriptAndVerifies() throws {
         let folder = Fixtures.temporaryFolder()
         let checkedIn = Fixtures.root + "/examples/tas/demo.rlm"
-        let made = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--quiet", "--script", Fixtures.root + "/examples/tas/make_tas.lua"],
-                                    environment: ["RETROLUA_TAS_OUT": folder + "/made.rlm"])
+        let made = try Fixtures.cli(
+            [
+                "run", Fixtures.nesROM, "--headless", "--quiet", "--script",
+                Fixtures.root + "/examples/tas/make_tas.lua",
+            ],
+            environment: ["RETROLUA_TAS_OUT": folder + "/made.rlm"])
         XCTAssertEqual(made.status, 0, made.stderr)
         XCTAssertTrue(made.stdout.hasPrefix("reached (200, 40) with 5 presses at movie frame 84"), made.stdout)
         func inputLines(_ path: String) throws -> [Substring] {
@@ -286,10 +308,10 @@ final class MovieTests: XCTestCase {
         XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
         let check = folder + "/check.lua"
         try """
-            event.on("movie_end", function()
-              print(memory.read_u8(3), memory.read_u8(4), memory.read_u8(5))
-            end)
-            """.write(toFile: check, atomically: true, encoding: .utf8)
+        event.on("movie_end", function()
+          print(memory.read_u8(3), memory.read_u8(4), memory.read_u8(5))
+        end)
+        """.write(toFile: check, atomically: true, encoding: .utf8)
         let played = try Fixtures.cli(["movie", "play", checkedIn, "--script", check, "--quiet"])
         XCTAssertEqual(played.stdout.split(separator: "\n").first, "200\t40\t5", played.stderr)
     }
@@ -299,9 +321,12 @@ final class MovieTests: XCTestCase {
         let original = Fixtures.root + "/examples/tas/demo.rlm"
         XCTAssertEqual(try Fixtures.cli(["movie", "convert", original, folder + "/tas.fm2"]).status, 0)
         let imported = try MovieText.read(path: folder + "/tas.fm2")
-        XCTAssertTrue(imported.contentSHA1.isEmpty && !imported.hasVerification, "an fm2 names no SHA-1 and has no RAM log")
-        let converted = try Fixtures.cli(["movie", "convert", folder + "/tas.fm2", folder + "/back.rlm", "--rom", Fixtures.nesROM,
-                                          "--core", "nestopia", "--add-verify"])
+        XCTAssertTrue(
+            imported.contentSHA1.isEmpty && !imported.hasVerification, "an fm2 names no SHA-1 and has no RAM log")
+        let converted = try Fixtures.cli([
+            "movie", "convert", folder + "/tas.fm2", folder + "/back.rlm", "--rom", Fixtures.nesROM,
+            "--core", "nestopia", "--add-verify",
+        ])
         XCTAssertEqual(converted.status, 0, converted.stderr)
         let back = try MovieText.read(path: folder + "/back.rlm")
         let tas = try MovieText.read(path: original)
@@ -314,11 +339,14 @@ final class MovieTests: XCTestCase {
         let folder = Fixtures.temporaryFolder(), home = Fixtures.temporaryFolder()
         let path = folder + "/id.rlm"
         try recordWithCLI(path, frames: 30, home: home)
-        let otherCore = try Fixtures.cli(["movie", "play", path, Fixtures.gbROM, "--core", "gambatte", "--headless"], home: home)
+        let otherCore = try Fixtures.cli(
+            ["movie", "play", path, Fixtures.gbROM, "--core", "gambatte", "--headless"], home: home)
         XCTAssertEqual(otherCore.status, 1)
-        XCTAssertTrue(otherCore.stderr.contains("the movie was recorded with Nestopia, this is Gambatte")
-                      && otherCore.stderr.contains("other content") && otherCore.stderr.contains("force"), otherCore.stderr)
-        let forced = try Fixtures.cli(["movie", "play", path, Fixtures.gbROM, "--core", "gambatte", "--headless", "--force"], home: home)
+        XCTAssertTrue(
+            otherCore.stderr.contains("the movie was recorded with Nestopia, this is Gambatte")
+                && otherCore.stderr.contains("other content") && otherCore.stderr.contains("force"), otherCore.stderr)
+        let forced = try Fixtures.cli(
+            ["movie", "play", path, Fixtures.gbROM, "--core", "gambatte", "--headless", "--force"], home: home)
         XCTAssertEqual(forced.status, 0, forced.stderr)
         XCTAssertTrue(forced.stderr.contains("warning: movie: the movie was recorded with Nestopia"), forced.stderr)
     }
@@ -330,23 +358,31 @@ final class MovieTests: XCTestCase {
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
         let text = String(decoding: original, as: UTF8.self)
 
-        func expectFailure(_ name: String, _ contents: String, _ message: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        func expectFailure(
+            _ name: String, _ contents: String, _ message: String, file: StaticString = #filePath, line: UInt = #line
+        ) throws {
             let bad = folder + "/" + name
             try contents.write(toFile: bad, atomically: true, encoding: .utf8)
             let result = try Fixtures.cli(["movie", "play", bad, Fixtures.nesROM, "--headless"], home: home)
             XCTAssertEqual(result.status, 1, file: file, line: line)
             XCTAssertTrue(result.stderr.contains(message), "\(result.stderr) lacks \(message)", file: file, line: line)
-            XCTAssertEqual(try String(contentsOfFile: bad, encoding: .utf8), contents, "the bad file is left as it was", file: file, line: line)
+            XCTAssertEqual(
+                try String(contentsOfFile: bad, encoding: .utf8), contents, "the bad file is left as it was",
+                file: file, line: line)
         }
         try expectFailure("cut.rlm", String(text.prefix(text.count * 2 / 3)), "truncated movie")
-        try expectFailure("button.rlm", text.replacingOccurrences(of: "buttons up down", with: "buttons up jump"), "unknown button 'jump'")
+        try expectFailure(
+            "button.rlm", text.replacingOccurrences(of: "buttons up down", with: "buttons up jump"),
+            "unknown button 'jump'")
         try expectFailure("line.rlm", text.replacingOccurrences(of: "..|", with: "x.|"), "unknown command 'x'")
         try expectFailure("short.rlm", text.replacingOccurrences(of: "frames 30", with: "frames 31"), "truncated movie")
-        try expectFailure("rom.rlm", text.replacingOccurrences(of: "content-sha1 ", with: "content-sha1 0"), "other content")
+        try expectFailure(
+            "rom.rlm", text.replacingOccurrences(of: "content-sha1 ", with: "content-sha1 0"), "other content")
         try expectFailure("junk.rlm", "not a movie at all\n", "not a Retrolua movie")
 
         // Recording never overwrites an existing file.
-        let again = try Fixtures.cli(["movie", "record", path, Fixtures.nesROM, "--headless", "--frames", "5"], home: home)
+        let again = try Fixtures.cli(
+            ["movie", "record", path, Fixtures.nesROM, "--headless", "--frames", "5"], home: home)
         XCTAssertEqual(again.status, 1)
         XCTAssertTrue(again.stderr.contains("exists; movies are never overwritten"), again.stderr)
         XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), original)

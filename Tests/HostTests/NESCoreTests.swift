@@ -100,17 +100,20 @@ final class NESCoreTests: XCTestCase {
 
     func testOptionsComeFromFilesAndCommandLine() throws {
         let folder = Fixtures.temporaryFolder()
-        try FileManager.default.createDirectory(atPath: folder + "/config/options/nestopia", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: folder + "/config/options/nestopia", withIntermediateDirectories: true)
         try "nestopia_overscan_v = \"disabled\"\nnestopia_nospritelimit = \"enabled\"\n"
             .write(toFile: folder + "/config/options/nestopia.opt", atomically: true, encoding: .utf8)
         try "nestopia_nospritelimit = \"disabled\"\n"
             .write(toFile: folder + "/config/options/nestopia/demo.opt", atomically: true, encoding: .utf8)
         var warnings: [String] = []
-        let session = try Fixtures.session(folder: folder, options: [("nestopia_favored_system", "pal"), ("no_such_option", "1")],
-                                           warn: { warnings.append($0) })
+        let session = try Fixtures.session(
+            folder: folder, options: [("nestopia_favored_system", "pal"), ("no_such_option", "1")],
+            warn: { warnings.append($0) })
         defer { try? session.close() }
         XCTAssertEqual(session.core.options.value("nestopia_overscan_v"), "disabled")
-        XCTAssertEqual(session.core.options.value("nestopia_nospritelimit"), "disabled", "per-game file overrides per-core file")
+        XCTAssertEqual(
+            session.core.options.value("nestopia_nospritelimit"), "disabled", "per-game file overrides per-core file")
         XCTAssertEqual(session.core.options.value("nestopia_favored_system"), "pal")
         XCTAssertEqual(warnings, ["core 'nestopia' has no option 'no_such_option' (see its options with --verbose)"])
         session.run(2)

@@ -38,10 +38,10 @@ final class RunAssemblyTests: XCTestCase {
     func testAPlanWithAScriptAndAFrameLimitRunsInProcess() throws {
         let folder = Fixtures.temporaryFolder()
         try """
-            event.on("exit", function() emu.result("exited", true) end)
-            for _ = 1, 20 do joypad.set(1, {right = true}); emu.frameadvance() end
-            emu.result("x", memory.read_u8(3))
-            """.write(toFile: folder + "/walk.lua", atomically: true, encoding: .utf8)
+        event.on("exit", function() emu.result("exited", true) end)
+        for _ = 1, 20 do joypad.set(1, {right = true}); emu.frameadvance() end
+        emu.result("x", memory.read_u8(3))
+        """.write(toFile: folder + "/walk.lua", atomically: true, encoding: .utf8)
         var plan = plan(folder: folder)
         plan.scripts = [folder + "/walk.lua"]
         plan.frameLimit = 45
@@ -63,7 +63,8 @@ final class RunAssemblyTests: XCTestCase {
 
     func testAScriptsExitCodeIsTheRunsStatusAndTheSameInputGivesTheSameFrame() throws {
         let folder = Fixtures.temporaryFolder()
-        try "for _ = 1, 12 do emu.frameadvance() end emu.exit(3)".write(toFile: folder + "/stop.lua", atomically: true, encoding: .utf8)
+        try "for _ = 1, 12 do emu.frameadvance() end emu.exit(3)".write(
+            toFile: folder + "/stop.lua", atomically: true, encoding: .utf8)
         var scripted = plan(folder: folder)
         scripted.scripts = [folder + "/stop.lua"]
         let stopped = try Run(scripted).execute()
@@ -123,6 +124,8 @@ final class RunAssemblyTests: XCTestCase {
         again.frameLimit = 2
         XCTAssertEqual(try Run(again).execute().status, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/exit-ran"))
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder + "/saves"), ["demo.srm"], "a run that ran saves")
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: folder + "/saves"), ["demo.srm"], "a run that ran saves"
+        )
     }
 }

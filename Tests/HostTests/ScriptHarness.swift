@@ -12,7 +12,8 @@ final class ScriptHarness {
     var errors = ""
     var failures: [ScriptError] { host.failures }
 
-    init(rom: String = Fixtures.nesROM, core: String? = nil, configure: (inout ScriptOptions) -> Void = { _ in }) throws {
+    init(rom: String = Fixtures.nesROM, core: String? = nil, configure: (inout ScriptOptions) -> Void = { _ in }) throws
+    {
         session = try Fixtures.session(rom: rom, core: core, folder: folder)
         var options = ScriptOptions(dataFolder: folder + "/data")
         configure(&options)
@@ -53,7 +54,9 @@ final class ScriptHarness {
         for _ in 0..<frames where host.emulator.exitCode == nil { host.emulator.runFrame() }
     }
 
-    var lines: [String] { output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty } }
+    var lines: [String] {
+        output.split(separator: "\n", omittingEmptySubsequences: false).map(String.init).filter { !$0.isEmpty }
+    }
 }
 
 extension ScriptHarness {

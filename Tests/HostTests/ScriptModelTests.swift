@@ -15,7 +15,8 @@ final class ScriptModelTests: XCTestCase {
         let order = """
             local name = ...
             for _, e in ipairs({"frame_start", "input", "frame_end", "draw"}) do
-              event.on(e, function() if emu.framecount() < 3 then print(NAME .. " " .. e .. " " .. emu.framecount()) end end)
+              event.on(e, function() if emu.framecount() < 3 then print(NAME .. " " .. e .. " " .. emu.framecount()) \
+            end end)
             end
             while emu.framecount() < 2 do
               emu.frameadvance()
@@ -25,18 +26,22 @@ final class ScriptModelTests: XCTestCase {
         try harness.load("NAME = 'A'\n" + order, name: "a.lua")
         try harness.load("NAME = 'B'\n" + order, name: "b.lua")
         harness.run(2)
-        XCTAssertEqual(harness.lines, [
-            "A frame_start 0", "B frame_start 0", "A input 0", "B input 0", "A frame_end 1", "B frame_end 1",
-            "A resumed 1", "B resumed 1", "A draw 1", "B draw 1",
-            "A frame_start 1", "B frame_start 1", "A input 1", "B input 1", "A frame_end 2", "B frame_end 2",
-            "A resumed 2", "B resumed 2", "A draw 2", "B draw 2",
-        ])
+        XCTAssertEqual(
+            harness.lines,
+            [
+                "A frame_start 0", "B frame_start 0", "A input 0", "B input 0", "A frame_end 1", "B frame_end 1",
+                "A resumed 1", "B resumed 1", "A draw 1", "B draw 1",
+                "A frame_start 1", "B frame_start 1", "A input 1", "B input 1", "A frame_end 2", "B frame_end 2",
+                "A resumed 2", "B resumed 2", "A draw 2", "B draw 2",
+            ])
     }
 
     func testHostDeviceEventsReachScriptsBeforeTheFrame() throws {
         let harness = try ScriptHarness()
-        try harness.load("""
-            event.on("key_down", function(key, is_repeat) print("down " .. key .. " " .. tostring(is_repeat) .. " " .. emu.framecount()) end)
+        try harness.load(
+            """
+            event.on("key_down", function(key, is_repeat) print("down " .. key .. " " .. tostring(is_repeat) .. " " \
+            .. emu.framecount()) end)
             event.on("key_up", function(key) print("up " .. key) end)
             event.on("gamepad", function(name, connected) print("pad " .. name .. " " .. tostring(connected)) end)
             event.on("frame_start", function() print("frame_start " .. emu.framecount()) end)
@@ -44,12 +49,15 @@ final class ScriptModelTests: XCTestCase {
         harness.host.deliver([.keyDown("a", repeat: false), .keyDown("a", repeat: true), .gamepadAdded("Pad"), .quit])
         harness.run(1)
         harness.host.deliver([.keyUp("a"), .gamepadRemoved("Pad")])
-        XCTAssertEqual(harness.lines, ["down a false 0", "down a true 0", "pad Pad true", "frame_start 0", "up a", "pad Pad false"])
+        XCTAssertEqual(
+            harness.lines,
+            ["down a false 0", "down a true 0", "pad Pad true", "frame_start 0", "up a", "pad Pad false"])
     }
 
     func testAFailingScriptIsUnloadedWithItsTracebackAndTheOthersGoOn() throws {
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             local function explode() local t = nil; return t.field end
             event.on("frame_end", function() if emu.framecount() == 3 then explode() end end)
             """, name: "bad.lua")
@@ -83,10 +91,12 @@ final class ScriptModelTests: XCTestCase {
 
     func testPhaseRulesRefuseStateLoadsAndResetsDuringTheInputPoll() throws {
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             local state = savestate.create()
             event.on("input", function()
-              for _, f in ipairs({function() return state:load() end, emu.reset, function() return savestate.save(1) end}) do
+              for _, f in ipairs({function() return state:load() end, emu.reset, function() return savestate.save(1) \
+            end}) do
                 local ok, message = pcall(f)
                 print(message)
               end
@@ -95,7 +105,10 @@ final class ScriptModelTests: XCTestCase {
             """)
         harness.run(1)
         let expected = ["state:load", "emu.reset", "savestate.save"].map {
-            "\($0): not allowed during the core's input poll (the input event); call it from the main chunk or a frame_start, frame_end or draw callback"
+            """
+            \($0): not allowed during the core's input poll (the input event); call it from the main chunk or a \
+            frame_start, frame_end or draw callback
+            """
         }
         XCTAssertEqual(harness.lines, expected)
         XCTAssertTrue(harness.failures.isEmpty)
@@ -103,10 +116,12 @@ final class ScriptModelTests: XCTestCase {
 
     func testWatchesFireExactlyOnChanges() throws {
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             for _ = 1, 5 do emu.frameadvance() end
             event.watch(nil, 3, 1, function(new, old) print("x " .. old .. " -> " .. new) end)
-            event.watch("system_ram", 0, 2, function(new, old) if new % 50 == 0 then print("frame counter " .. new) end end)
+            event.watch("system_ram", 0, 2, function(new, old) if new % 50 == 0 then print("frame counter " .. new) \
+            end end)
             event.watch(nil, 0x300, 5, function(new, old) print("bytes " .. #old .. " " .. new:byte(5)) end)
             emu.frameadvance()
             joypad.set(1, {right = true}); emu.frameadvance()
@@ -151,13 +166,17 @@ final class ScriptModelTests: XCTestCase {
         harness.run(2)
         XCTAssertEqual(harness.lines, ["alive 1", "alive 2"])
         let failure = try XCTUnwrap(harness.failures.first)
-        XCTAssertTrue(failure.message.contains("spin.lua:1: script ran 5000000 instructions without returning to the emulator (runaway loop?)"), failure.message)
+        XCTAssertTrue(
+            failure.message.contains(
+                "spin.lua:1: script ran 5000000 instructions without returning to the emulator (runaway loop?)"),
+            failure.message)
         XCTAssertTrue(failure.message.contains("stack traceback"), failure.message)
     }
 
     func testTheWatchdogCatchesRunawaysInScriptCoroutinesAndLeavesShortEntriesUnhooked() throws {
         let harness = try ScriptHarness { $0.instructionBudget = 5_000_000 }
-        try harness.load("""
+        try harness.load(
+            """
             local wrapped = coroutine.wrap(function() while true do end end)
             local created = coroutine.create(function() while true do end end)
             event.on("frame_end", function()
@@ -171,14 +190,19 @@ final class ScriptModelTests: XCTestCase {
             """, name: "co.lua")
         harness.run(4)
         for failure in harness.failures { XCTFail(failure.message) }
-        XCTAssertEqual(harness.lines, ["resume\ttrue", "coroutines hooked\ttrue", "wrap\ttrue", "coroutines hooked\ttrue",
-                                       "coroutines hooked\ttrue", "hook after\tnil", "coroutines hooked\ttrue"],
-                       "runaway coroutines are stopped; the host's own entries run without a hook")
+        XCTAssertEqual(
+            harness.lines,
+            [
+                "resume\ttrue", "coroutines hooked\ttrue", "wrap\ttrue", "coroutines hooked\ttrue",
+                "coroutines hooked\ttrue", "hook after\tnil", "coroutines hooked\ttrue",
+            ],
+            "runaway coroutines are stopped; the host's own entries run without a hook")
         harness.close()
 
         // An entry long enough to be armed, but within its budget, finishes; the next runs unhooked again.
         let long = try ScriptHarness()
-        try long.load("""
+        try long.load(
+            """
             event.on("frame_end", function()
               if emu.framecount() == 1 then
                 local started, n = os.clock(), 0
@@ -205,13 +229,15 @@ final class ScriptModelTests: XCTestCase {
 
     func testMemoryBombHitsTheCapAndOnlyThatScriptDies() throws {
         let harness = try ScriptHarness { $0.memoryLimit = 16 << 20 }
-        try harness.load("""
+        try harness.load(
+            """
             local hoard = {}
             event.on("frame_end", function()
               for i = 1, 1e9 do hoard[#hoard + 1] = string.rep("x", 1000) .. i end
             end)
             """, name: "bomb.lua")
-        try harness.load("""
+        try harness.load(
+            """
             event.on("frame_end", function()
               local s = memory.read_bytes(0, 2048) -- bindings still allocate fine
               print(#s)
@@ -226,7 +252,8 @@ final class ScriptModelTests: XCTestCase {
 
     func testAnAllocationInsideABindingOverTheCapRaisesAfterTheBindingReturns() throws {
         let harness = try ScriptHarness { $0.memoryLimit = 4 << 20 }
-        try harness.load("""
+        try harness.load(
+            """
             local keep = {}
             for i = 1, 1e9 do
               keep[i] = memory.read_bytes(0, 2048)
@@ -238,7 +265,8 @@ final class ScriptModelTests: XCTestCase {
 
     func testDefaultProfileRefusesProcessesNativeCodeAndBytecode() throws {
         let harness = try ScriptHarness()
-        try harness.load("""
+        try harness.load(
+            """
             print(os.execute, io.popen, package.loadlib, package.cpath)
             print(pcall(os.exit, 0))
             print((select(2, pcall(require, "socket.core")):gsub("%s+", " ")))
@@ -246,9 +274,11 @@ final class ScriptModelTests: XCTestCase {
             print(load("return 1 + 1")())
             """)
         XCTAssertEqual(harness.lines[0], "nil\tnil\tnil\t")
-        XCTAssertTrue(harness.lines[1].hasPrefix("false\t") && harness.lines[1].contains("use emu.exit(code)"), harness.lines[1])
-        XCTAssertTrue(harness.lines[2].contains("module 'socket.core' not found") && !harness.lines[2].contains(".so"),
-                      "no native searcher: \(harness.lines[2])")
+        XCTAssertTrue(
+            harness.lines[1].hasPrefix("false\t") && harness.lines[1].contains("use emu.exit(code)"), harness.lines[1])
+        XCTAssertTrue(
+            harness.lines[2].contains("module 'socket.core' not found") && !harness.lines[2].contains(".so"),
+            "no native searcher: \(harness.lines[2])")
         XCTAssertTrue(harness.lines[3].contains("attempt to load a binary chunk"), harness.lines[3])
         XCTAssertEqual(harness.lines[4], "2")
     }
@@ -262,7 +292,8 @@ final class ScriptModelTests: XCTestCase {
     func testSandboxConfinesFilesToTheScriptAndDataFolders() throws {
         let harness = try ScriptHarness { $0.sandbox = true }
         try FileManager.default.createDirectory(atPath: harness.folder + "/data", withIntermediateDirectories: true)
-        try harness.load("""
+        try harness.load(
+            """
             local here = assert(io.open(SCRIPT_DIR .. "/notes.txt", "w")); here:write("hi"); here:close()
             local data = assert(io.open(SCRIPT_DIR .. "/data/out.txt", "w")); data:close()
             print(io.open("/etc/passwd"))
@@ -275,7 +306,8 @@ final class ScriptModelTests: XCTestCase {
         XCTAssertEqual(harness.lines.count, 5)
         XCTAssertTrue(harness.lines[0].hasPrefix("nil\t/etc/passwd: outside the sandbox"), harness.lines[0])
         XCTAssertTrue(harness.lines[1].contains("escape.txt: outside the sandbox"), harness.lines[1])
-        XCTAssertTrue(harness.lines[2].hasPrefix("false\t") && harness.lines[2].contains("outside the sandbox"), harness.lines[2])
+        XCTAssertTrue(
+            harness.lines[2].hasPrefix("false\t") && harness.lines[2].contains("outside the sandbox"), harness.lines[2])
         XCTAssertTrue(harness.lines[3].hasPrefix("nil\t/etc/hostname: outside the sandbox"), harness.lines[3])
         XCTAssertEqual(harness.lines[4], "nil")
         XCTAssertTrue(FileManager.default.fileExists(atPath: harness.folder + "/notes.txt"))
@@ -283,17 +315,21 @@ final class ScriptModelTests: XCTestCase {
 
     func testHotReloadReplacesCallbacksAndKeepsTheEmulator() throws {
         let harness = try ScriptHarness { $0.watch = true }
-        let path = try harness.load("event.on('frame_end', function() print('v1 ' .. emu.framecount()) end)", name: "live.lua")
+        let path = try harness.load(
+            "event.on('frame_end', function() print('v1 ' .. emu.framecount()) end)", name: "live.lua")
         harness.run(20)
         // A modification time in the past is still a change.
-        try "event.on('frame_end', function() print('v2 ' .. emu.framecount()) end)".write(toFile: path, atomically: true, encoding: .utf8)
+        try "event.on('frame_end', function() print('v2 ' .. emu.framecount()) end)".write(
+            toFile: path, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: path)
         harness.run(20)
         let lines = harness.lines
         XCTAssertEqual(lines.first, "v1 1")
         XCTAssertEqual(lines.last, "v2 40")
         let switchover = try XCTUnwrap(lines.firstIndex { $0.hasPrefix("v2") })
-        XCTAssertTrue(lines[..<switchover].allSatisfy { $0.hasPrefix("v1") } && lines[switchover...].allSatisfy { $0.hasPrefix("v2") })
+        XCTAssertTrue(
+            lines[..<switchover].allSatisfy { $0.hasPrefix("v1") }
+                && lines[switchover...].allSatisfy { $0.hasPrefix("v2") })
         XCTAssertEqual(lines.count, 40, "exactly one callback per frame: the old one is gone")
         XCTAssertEqual(harness.session.frameCount, 40, "the emulator kept running")
 

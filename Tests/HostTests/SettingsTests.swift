@@ -13,7 +13,8 @@ final class SettingsTests: XCTestCase {
         let harness = try ScriptHarness()
         for (name, source) in files {
             let path = harness.folder + "/config/" + name
-            try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
             try source.write(toFile: path, atomically: true, encoding: .utf8)
         }
         for name in defaults { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
@@ -21,7 +22,8 @@ final class SettingsTests: XCTestCase {
     }
 
     func testTheMergeRulesSuitePassesUnderStockLua() throws {
-        let result = try Fixtures.cli([], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/settings_test.lua"])
+        let result = try Fixtures.cli(
+            [], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/settings_test.lua"])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stdout.contains("ok "), result.stdout)
     }
@@ -29,7 +31,9 @@ final class SettingsTests: XCTestCase {
     func testASyntaxErrorIsReportedWithPathAndLineAndTheDefaultsApply() throws {
         let harness = try harness(["osd.lua": "return {\n  fps = true,\n  counters = = true,\n}\n"], defaults: ["osd"])
         let path = harness.folder + "/config/osd.lua"
-        XCTAssertTrue(harness.errors.contains("[osd.lua] warning: osd settings: \(path):3: unexpected symbol near '='"), harness.errors)
+        XCTAssertTrue(
+            harness.errors.contains("[osd.lua] warning: osd settings: \(path):3: unexpected symbol near '='"),
+            harness.errors)
         harness.run(3)
         XCTAssertTrue(harness.host.hudCanvas.isEmpty, "fps and counters stay off (the defaults)")
         try harness.load("emu.message('hello')")
@@ -39,27 +43,41 @@ final class SettingsTests: XCTestCase {
     }
 
     func testARuntimeErrorIsReportedWithItsLineAndTheDefaultBindingsStay() throws {
-        let harness = try harness(["hotkeys.lua": "local keys = {}\nreturn { pause = keys.space.name }\n"], defaults: ["hotkeys"])
+        let harness = try harness(
+            ["hotkeys.lua": "local keys = {}\nreturn { pause = keys.space.name }\n"], defaults: ["hotkeys"])
         let path = harness.folder + "/config/hotkeys.lua"
-        XCTAssertTrue(harness.errors.contains("hotkeys settings: \(path):2: attempt to index a nil value"), harness.errors)
+        XCTAssertTrue(
+            harness.errors.contains("hotkeys settings: \(path):2: attempt to index a nil value"), harness.errors)
         harness.host.deliver([.keyDown("p", repeat: false)])
         XCTAssertTrue(harness.host.emulator.paused, "p still pauses")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
     func testASettingsFileThatReturnsNoTableIsReported() throws {
-        let harness = try harness(["rewind.lua": "return 42\n", "runahead.lua": "-- frames = 1\n"], defaults: ["rewind", "runahead"])
-        XCTAssertTrue(harness.errors.contains("rewind settings: \(harness.folder)/config/rewind.lua: returns a number;"), harness.errors)
-        XCTAssertTrue(harness.errors.contains("runahead settings: \(harness.folder)/config/runahead.lua: returns nothing;"), harness.errors)
+        let harness = try harness(
+            ["rewind.lua": "return 42\n", "runahead.lua": "-- frames = 1\n"], defaults: ["rewind", "runahead"])
+        XCTAssertTrue(
+            harness.errors.contains("rewind settings: \(harness.folder)/config/rewind.lua: returns a number;"),
+            harness.errors)
+        XCTAssertTrue(
+            harness.errors.contains("runahead settings: \(harness.folder)/config/runahead.lua: returns nothing;"),
+            harness.errors)
         harness.run(5)
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
     func testUnknownKeysAndWrongTypesAreReportedAndTheRestApplies() throws {
-        let harness = try harness(["hotkeys.lua": "return { pause = 'space', paws = 'x', quit = 1 }"], defaults: ["hotkeys"])
+        let harness = try harness(
+            ["hotkeys.lua": "return { pause = 'space', paws = 'x', quit = 1 }"], defaults: ["hotkeys"])
         let path = harness.folder + "/config/hotkeys.lua"
-        XCTAssertTrue(harness.errors.contains("hotkeys settings: \(path): unknown setting 'paws' (ignored; known: fast_forward_hold,"), harness.errors)
-        XCTAssertTrue(harness.errors.contains("hotkeys settings: \(path): 'quit' should be a string or false, got a number (the default is kept)"), harness.errors)
+        XCTAssertTrue(
+            harness.errors.contains(
+                "hotkeys settings: \(path): unknown setting 'paws' (ignored; known: fast_forward_hold,"), harness.errors
+        )
+        XCTAssertTrue(
+            harness.errors.contains(
+                "hotkeys settings: \(path): 'quit' should be a string or false, got a number (the default is kept)"),
+            harness.errors)
         harness.host.deliver([.keyDown("p", repeat: false)])
         XCTAssertFalse(harness.host.emulator.paused, "pause moved to space")
         harness.host.deliver([.keyDown("space", repeat: false)])
@@ -70,9 +88,12 @@ final class SettingsTests: XCTestCase {
 
     func testValidLayeredSettingsApplyWithoutMessages() throws {
         // input.lua unbinds right and turns turbo off; the per-core layer binds l as right.
-        let harness = try harness(["input.lua": "return { keyboard = { right = false, l3 = '3' }, turbo = {} }",
-                                   "input/nestopia.lua": "return { keyboard = { right = 'l' }, gamepad_ports = { 2 } }"],
-                                  defaults: ["input"])
+        let harness = try harness(
+            [
+                "input.lua": "return { keyboard = { right = false, l3 = '3' }, turbo = {} }",
+                "input/nestopia.lua": "return { keyboard = { right = 'l' }, gamepad_ports = { 2 } }",
+            ],
+            defaults: ["input"])
         harness.run(5)
         let ram = { harness.session.systemRAM() }
         let x0 = Int(ram()[3])

@@ -9,7 +9,9 @@ enum XDisplay {
     static func name() throws -> String {
         if let display = ProcessInfo.processInfo.environment["DISPLAY"] { return display }
         if started == nil {
-            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else { throw XCTSkip("no Xvfb (run scripts/setup)") }
+            guard FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb") else {
+                throw XCTSkip("no Xvfb (run scripts/setup)")
+            }
             let number = 60 + Int(getpid() % 200)
             let xvfb = Process()
             xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
@@ -19,7 +21,9 @@ enum XDisplay {
             started = xvfb
             atexit { XDisplay.started?.terminate() }
             // The socket appears once the server is ready.
-            for _ in 0..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") { usleep(20_000) }
+            for _ in 0..<100 where !FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") {
+                usleep(20_000)
+            }
         }
         return ":\(60 + Int(getpid() % 200))"
     }

@@ -9,7 +9,12 @@ final class CoreOptionsTests: XCTestCase {
         defer { free(key); free(spec) }
         let list = [retro_variable(key: key, value: spec), retro_variable(key: nil, value: nil)]
         list.withUnsafeBufferPointer { options.declareVariables($0.baseAddress!) }
-        XCTAssertEqual(options.definitions, [.init(key: "demo_speed", description: "Speed", values: ["normal", "fast", "slow"], defaultValue: "normal")])
+        XCTAssertEqual(
+            options.definitions,
+            [
+                .init(
+                    key: "demo_speed", description: "Speed", values: ["normal", "fast", "slow"], defaultValue: "normal")
+            ])
         XCTAssertEqual(options.value("demo_speed"), "normal")
         XCTAssertEqual(String(cString: options.answer("demo_speed")!), "normal")
     }
@@ -39,7 +44,8 @@ final class CoreOptionsTests: XCTestCase {
     }
 
     func testOptionFileFormat() {
-        let pairs = CoreOptions.parse("# comment\nnestopia_blargg_ntsc_filter = \"disabled\"\n  spaced=value \n\nbroken line\n")
+        let pairs = CoreOptions.parse(
+            "# comment\nnestopia_blargg_ntsc_filter = \"disabled\"\n  spaced=value \n\nbroken line\n")
         XCTAssertEqual(pairs.map(\.0), ["nestopia_blargg_ntsc_filter", "spaced"])
         XCTAssertEqual(pairs.map(\.1), ["disabled", "value"])
     }

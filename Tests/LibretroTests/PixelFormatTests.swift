@@ -17,21 +17,33 @@ final class PixelFormatTests: XCTestCase {
     func testRGB565ExpandsToFullRange() {
         // Pure red, pure green, pure blue, white, black, and a mid grey (16, 32, 16).
         let rgba = convert(.rgb565, [0xF800, 0x07E0, 0x001F, 0xFFFF, 0x0000, 0x8410])
-        XCTAssertEqual(rgba, [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255,
-                              255, 255, 255, 255, 0, 0, 0, 255, 132, 130, 132, 255])
+        XCTAssertEqual(
+            rgba,
+            [
+                255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255,
+                255, 255, 255, 255, 0, 0, 0, 255, 132, 130, 132, 255,
+            ])
     }
 
     func testXRGB1555ExpandsToFullRangeAndIgnoresTheTopBit() {
         let rgba = convert(.xrgb1555, [0x7C00, 0x03E0, 0x001F, 0xFFFF, 0x4210])
-        XCTAssertEqual(rgba, [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255,
-                              255, 255, 255, 255, 132, 132, 132, 255])
+        XCTAssertEqual(
+            rgba,
+            [
+                255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255,
+                255, 255, 255, 255, 132, 132, 132, 255,
+            ])
     }
 
     func testCopyingDropsPitchPadding() {
         // 2x2 XRGB8888 frame in rows 12 bytes apart (4 bytes of padding each).
-        let source: [UInt8] = [1, 0, 0, 0, 2, 0, 0, 0, 0xEE, 0xEE, 0xEE, 0xEE,
-                               3, 0, 0, 0, 4, 0, 0, 0, 0xEE, 0xEE, 0xEE, 0xEE]
-        let frame = source.withUnsafeBytes { VideoFrame(copying: $0.baseAddress!, width: 2, height: 2, pitch: 12, format: .xrgb8888) }
+        let source: [UInt8] = [
+            1, 0, 0, 0, 2, 0, 0, 0, 0xEE, 0xEE, 0xEE, 0xEE,
+            3, 0, 0, 0, 4, 0, 0, 0, 0xEE, 0xEE, 0xEE, 0xEE,
+        ]
+        let frame = source.withUnsafeBytes {
+            VideoFrame(copying: $0.baseAddress!, width: 2, height: 2, pitch: 12, format: .xrgb8888)
+        }
         XCTAssertEqual(frame.pixels, [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0])
         XCTAssertEqual(frame.rgb(x: 1, y: 1), 0x000004)
     }

@@ -29,8 +29,10 @@ final class CanvasTests: XCTestCase {
         return set
     }
 
-    private func assertClose(_ actual: [Int], _ expected: [Int], tolerance: Int = 1,
-                             file: StaticString = #filePath, line: UInt = #line) {
+    private func assertClose(
+        _ actual: [Int], _ expected: [Int], tolerance: Int = 1,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(actual.count, expected.count, file: file, line: line)
         for (a, e) in zip(actual, expected) where abs(a - e) > tolerance {
             XCTFail("\(actual) is not within \(tolerance) of \(expected)", file: file, line: line)
@@ -125,7 +127,7 @@ final class CanvasTests: XCTestCase {
         XCTAssertEqual(Set(far.map { $0[0] }).count, 16, "one pixel per column")
 
         canvas.clear()
-        canvas.line(x1: -100, y1: -100, x2: -50, y2: 200, color: 0xFFFF_0000)   // entirely to the left
+        canvas.line(x1: -100, y1: -100, x2: -50, y2: 200, color: 0xFFFF_0000)  // entirely to the left
         XCTAssertTrue(canvas.isEmpty)
 
         // Nothing of these is visible, or they are absurdly large: no trap, no endless loop.
@@ -243,8 +245,10 @@ final class CanvasTests: XCTestCase {
 
     func testLineEndpointsInclusive() {
         let canvas = Canvas(width: 12, height: 12)
-        for (a, b) in [([2, 3], [9, 7]), ([9, 7], [2, 3]), ([5, 1], [6, 10]), ([0, 11], [11, 0]), ([4, 4], [4, 4]),
-                       ([1, 6], [10, 6]), ([7, 9], [7, 2])] {
+        for (a, b) in [
+            ([2, 3], [9, 7]), ([9, 7], [2, 3]), ([5, 1], [6, 10]), ([0, 11], [11, 0]), ([4, 4], [4, 4]),
+            ([1, 6], [10, 6]), ([7, 9], [7, 2]),
+        ] {
             canvas.clear()
             canvas.line(x1: a[0], y1: a[1], x2: b[0], y2: b[1], color: 0x80FF_FFFF)
             let points = inked(canvas)

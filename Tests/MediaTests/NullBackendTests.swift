@@ -9,7 +9,9 @@ final class NullBackendTests: XCTestCase {
         var devices = HostDevices()
         devices.mouse.x = 7  // set by a script: not the source's to change
         input.send(.keyDown("a", repeat: false), .keyDown("left", repeat: false), .gamepadAdded("Pad"))
-        XCTAssertEqual(input.poll(into: &devices), [.keyDown("a", repeat: false), .keyDown("left", repeat: false), .gamepadAdded("Pad")])
+        XCTAssertEqual(
+            input.poll(into: &devices),
+            [.keyDown("a", repeat: false), .keyDown("left", repeat: false), .gamepadAdded("Pad")])
         XCTAssertEqual(devices.keys, ["a", "left"])
         XCTAssertEqual(devices.gamepads.map(\.name), ["Pad"])
         XCTAssertEqual(input.poll(into: &devices), [], "each event comes out of one poll")
@@ -34,8 +36,9 @@ final class NullBackendTests: XCTestCase {
         XCTAssertNil(video.capture())
         let pixels = [UInt8](repeating: 0, count: 256 * 240 * 2)
         pixels.withUnsafeBytes {
-            video.present(frame: $0.baseAddress, width: 256, height: 240, pitch: 512, format: .rgb565, aspect: 4.0 / 3,
-                          emu: nil, hud: nil)
+            video.present(
+                frame: $0.baseAddress, width: 256, height: 240, pitch: 512, format: .rgb565, aspect: 4.0 / 3,
+                emu: nil, hud: nil)
         }
         video.present(frame: nil, width: 0, height: 0, pitch: 0, format: .xrgb8888, aspect: 4.0 / 3, emu: nil, hud: nil)
         XCTAssertEqual(video.framesPresented, 2)

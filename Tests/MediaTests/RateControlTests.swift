@@ -21,7 +21,8 @@ final class RateControlTests: XCTestCase {
         XCTAssertEqual(control.ratio(queuedFrames: 1000, capacityFrames: 2000), 1, accuracy: 1e-12)
         control.delta = 0.01
         XCTAssertEqual(control.ratio(queuedFrames: 0, capacityFrames: 2000), 1.01, accuracy: 1e-12)
-        XCTAssertEqual(control.ratio(queuedFrames: 0, capacityFrames: 0), 1, accuracy: 1e-12, "degenerate capacity: base")
+        XCTAssertEqual(
+            control.ratio(queuedFrames: 0, capacityFrames: 0), 1, accuracy: 1e-12, "degenerate capacity: base")
     }
 
     func testDriftLearnsAndIsBounded() {
@@ -40,7 +41,7 @@ final class RateControlTests: XCTestCase {
     struct Outcome {
         var underruns = 0, starved = 0
         var minAverage = Double.infinity, maxAverage = -Double.infinity  // per-frame average queue ÷ target
-        var minRaw = Double.infinity, maxRaw = -Double.infinity          // every 1 ms sample ÷ target
+        var minRaw = Double.infinity, maxRaw = -Double.infinity  // every 1 ms sample ÷ target
         var framesRun = 0
         var drift = 0.0
     }
@@ -50,7 +51,8 @@ final class RateControlTests: XCTestCase {
     /// `framesAboveTarget() <= 0` (checked each ms); otherwise frames come from an exact clock.
     func simulate(skew: Double, inputRate: Double, fps: Double, audioPaced: Bool, seconds: Double = 600) -> Outcome {
         let card = FakeSoundCard(sampleRate: 48000, skew: skew)
-        let pipeline = AudioPipeline(inputRate: inputRate, output: card, quality: .linear, learnsClockDrift: !audioPaced)
+        let pipeline = AudioPipeline(
+            inputRate: inputRate, output: card, quality: .linear, learnsClockDrift: !audioPaced)
         let target = Double(pipeline.targetFrames)
         let silence = [Int16](repeating: 0, count: 4096)
         var outcome = Outcome()
@@ -111,8 +113,15 @@ final class RateControlTests: XCTestCase {
     private func checkClockPaced(core: String, rate: Double, fps: Double) {
         for skew in [0.005, -0.005] {
             let outcome = simulate(skew: skew, inputRate: rate, fps: fps, audioPaced: false)
-            print(String(format: "rate control, %@, card %+.1f%%, clock paced: queue average %.3f…%.3f of target, raw %.3f…%.3f, drift learned %+.4f%%, %d underruns",
-                         core, skew * 100, outcome.minAverage, outcome.maxAverage, outcome.minRaw, outcome.maxRaw, outcome.drift * 100, outcome.underruns))
+            print(
+                String(
+                    format:
+                        """
+                        rate control, %@, card %+.1f%%, clock paced: queue average %.3f…%.3f of target, raw \
+                        %.3f…%.3f, drift learned %+.4f%%, %d underruns
+                        """,
+                    core, skew * 100, outcome.minAverage, outcome.maxAverage, outcome.minRaw, outcome.maxRaw,
+                    outcome.drift * 100, outcome.underruns))
             XCTAssertEqual(outcome.underruns, 0, "\(core) \(skew)")
             XCTAssertEqual(outcome.starved, 0, "\(core) \(skew)")
             XCTAssertGreaterThanOrEqual(outcome.minAverage, 0.75, "\(core) \(skew)")
@@ -126,8 +135,15 @@ final class RateControlTests: XCTestCase {
     func testSkewedCardAudioPacedTenMinutes() {
         for skew in [0.005, -0.005] {
             let outcome = simulate(skew: skew, inputRate: 32768, fps: 59.7275, audioPaced: true)
-            print(String(format: "rate control, gambatte, card %+.1f%%, audio paced: queue average %.3f…%.3f of target, raw %.3f…%.3f, %.4f fps, %d underruns",
-                         skew * 100, outcome.minAverage, outcome.maxAverage, outcome.minRaw, outcome.maxRaw, Double(outcome.framesRun) / 600, outcome.underruns))
+            print(
+                String(
+                    format:
+                        """
+                        rate control, gambatte, card %+.1f%%, audio paced: queue average %.3f…%.3f of target, \
+                        raw %.3f…%.3f, %.4f fps, %d underruns
+                        """,
+                    skew * 100, outcome.minAverage, outcome.maxAverage, outcome.minRaw, outcome.maxRaw,
+                    Double(outcome.framesRun) / 600, outcome.underruns))
             XCTAssertEqual(outcome.underruns, 0)
             XCTAssertEqual(outcome.starved, 0)
             XCTAssertGreaterThanOrEqual(outcome.minAverage, 0.75)

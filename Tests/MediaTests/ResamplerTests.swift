@@ -4,7 +4,9 @@ import XCTest
 
 final class ResamplerTests: XCTestCase {
     /// Feeds `input` through `resampler` in blocks of about one emulated frame, as a core would.
-    private func convert(_ input: [Int16], block: Int, ratio: (Int) -> Double, with resampler: Resampler) throws -> [Int16] {
+    private func convert(
+        _ input: [Int16], block: Int, ratio: (Int) -> Double, with resampler: Resampler
+    ) throws -> [Int16] {
         var output: [Int16] = []
         var offset = 0
         var call = 0
@@ -46,13 +48,16 @@ final class ResamplerTests: XCTestCase {
             let input = stereoSine(frequency: 440, rate: inRate, frames: Int(inRate))
             let resampler = try Resampler(quality: quality)
             // Rate-control sized changes: ±0.5%, alternating every call.
-            let output = try convert(input, block: 549, ratio: { base * ($0 % 2 == 0 ? 1.005 : 0.995) }, with: resampler)
+            let output = try convert(
+                input, block: 549, ratio: { base * ($0 % 2 == 0 ? 1.005 : 0.995) }, with: resampler)
             let samples = output.map(Double.init)
             XCTAssertLessThanOrEqual(samples.map(abs).max()!, 12000 * 1.05, "\(quality): bounded")
             // A 440 Hz sine at 48 kHz moves at most 2π·440/48000 ≈ 5.8% of its amplitude per sample;
             // a click at a block edge would jump much more.
             var worstStep = 0.0
-            for i in stride(from: 2 * 2400, to: samples.count, by: 2) { worstStep = max(worstStep, abs(samples[i] - samples[i - 2])) }
+            for i in stride(from: 2 * 2400, to: samples.count, by: 2) {
+                worstStep = max(worstStep, abs(samples[i] - samples[i - 2]))
+            }
             XCTAssertLessThan(worstStep, 12000 * 0.07, "\(quality): no discontinuity at block edges")
             XCTAssertEqual(measuredFrequency(output, rate: 48000, skip: 2400), 440, accuracy: 3)
 
@@ -66,14 +71,21 @@ final class ResamplerTests: XCTestCase {
         let resampler = try Resampler(quality: .sincFastest)
         let input = stereoSine(frequency: 440, rate: 48000, frames: 100)
         for ratio in [0, -1, 1000, .infinity, .nan] as [Double] {
-            XCTAssertThrowsError(try input.withUnsafeBufferPointer { _ = try resampler.process($0.baseAddress!, frames: 100, ratio: ratio) }) {
+            XCTAssertThrowsError(
+                try input.withUnsafeBufferPointer {
+                    _ = try resampler.process($0.baseAddress!, frames: 100, ratio: ratio)
+                }
+            ) {
                 XCTAssertTrue("\($0)".contains("ratio"), "\($0)")
             }
         }
         // Still usable afterwards.
-        let out = try input.withUnsafeBufferPointer { Array(try resampler.process($0.baseAddress!, frames: 100, ratio: 1)) }
+        let out = try input.withUnsafeBufferPointer {
+            Array(try resampler.process($0.baseAddress!, frames: 100, ratio: 1))
+        }
         XCTAssertGreaterThan(out.count, 0)
-        XCTAssertEqual(try input.withUnsafeBufferPointer { try resampler.process($0.baseAddress!, frames: 0, ratio: 1).count }, 0)
+        XCTAssertEqual(
+            try input.withUnsafeBufferPointer { try resampler.process($0.baseAddress!, frames: 0, ratio: 1).count }, 0)
     }
 
     /// Steady state reuses the same output buffer; a block larger than ever before grows it.
@@ -109,13 +121,17 @@ final class ResamplerTests: XCTestCase {
                 try input.withUnsafeBufferPointer { buffer in
                     var offset = 0
                     while offset + block <= input.count / 2 {
-                        produced += try resampler.process(buffer.baseAddress! + offset * 2, frames: block, ratio: outRate / inRate).count
+                        produced += try resampler.process(
+                            buffer.baseAddress! + offset * 2, frames: block, ratio: outRate / inRate
+                        ).count
                         offset += block
                     }
                 }
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-                print(String(format: "resampler cost: %@ %@: %.3f%% of one core (%.1f s of audio in %.1f ms, %d samples)",
-                             quality.rawValue, name, 100 * elapsed / seconds, seconds, elapsed * 1000, produced))
+                print(
+                    String(
+                        format: "resampler cost: %@ %@: %.3f%% of one core (%.1f s of audio in %.1f ms, %d samples)",
+                        quality.rawValue, name, 100 * elapsed / seconds, seconds, elapsed * 1000, produced))
             }
         }
     }

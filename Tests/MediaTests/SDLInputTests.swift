@@ -28,7 +28,9 @@ final class SDLInputTests: XCTestCase {
         key(SDL_KEYDOWN, SDLK_a, SDL_SCANCODE_A)
         key(SDL_KEYDOWN, SDLK_LEFT, SDL_SCANCODE_LEFT)
         key(SDL_KEYDOWN, SDLK_RETURN, SDL_SCANCODE_RETURN)
-        XCTAssertEqual(input.poll(), [.keyDown("a", repeat: false), .keyDown("left", repeat: false), .keyDown("return", repeat: false)])
+        XCTAssertEqual(
+            input.poll(),
+            [.keyDown("a", repeat: false), .keyDown("left", repeat: false), .keyDown("return", repeat: false)])
         XCTAssertEqual(input.devices.keys, ["a", "left", "return"])
 
         key(SDL_KEYDOWN, SDLK_a, SDL_SCANCODE_A, repeat: true)
@@ -49,25 +51,45 @@ final class SDLInputTests: XCTestCase {
     func testMouseAndWindowEvents() {
         let input = SDLInput(mappingsFile: nil)
         _ = input.poll()
-        push { $0.type = SDL_MOUSEMOTION.rawValue; $0.motion.x = 120; $0.motion.y = 80 }
-        push { $0.type = SDL_MOUSEBUTTONDOWN.rawValue; $0.button.button = UInt8(SDL_BUTTON_LEFT); $0.button.x = 121; $0.button.y = 81 }
-        push { $0.type = SDL_MOUSEBUTTONDOWN.rawValue; $0.button.button = UInt8(SDL_BUTTON_RIGHT); $0.button.x = 121; $0.button.y = 81 }
-        push { $0.type = SDL_MOUSEWHEEL.rawValue; $0.wheel.y = 1 }
-        push { $0.type = SDL_MOUSEWHEEL.rawValue; $0.wheel.y = 2 }
-        push { $0.type = SDL_WINDOWEVENT.rawValue; $0.window.event = UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue); $0.window.data1 = 640; $0.window.data2 = 480 }
+        push {
+            $0.type = SDL_MOUSEMOTION.rawValue; $0.motion.x = 120; $0.motion.y = 80
+        }
+        push {
+            $0.type = SDL_MOUSEBUTTONDOWN.rawValue; $0.button.button = UInt8(SDL_BUTTON_LEFT); $0.button.x = 121;
+            $0.button.y = 81
+        }
+        push {
+            $0.type = SDL_MOUSEBUTTONDOWN.rawValue; $0.button.button = UInt8(SDL_BUTTON_RIGHT); $0.button.x = 121;
+            $0.button.y = 81
+        }
+        push {
+            $0.type = SDL_MOUSEWHEEL.rawValue; $0.wheel.y = 1
+        }
+        push {
+            $0.type = SDL_MOUSEWHEEL.rawValue; $0.wheel.y = 2
+        }
+        push {
+            $0.type = SDL_WINDOWEVENT.rawValue; $0.window.event = UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue);
+            $0.window.data1 = 640; $0.window.data2 = 480
+        }
         XCTAssertEqual(input.poll(), [.windowResized(640, 480)])
         XCTAssertEqual(input.devices.mouse.x, 121)
         XCTAssertEqual(input.devices.mouse.y, 81)
         XCTAssertEqual(input.devices.mouse.buttons, ["left", "right"])
         XCTAssertEqual(input.devices.mouse.wheel, 3)
 
-        push { $0.type = SDL_MOUSEBUTTONUP.rawValue; $0.button.button = UInt8(SDL_BUTTON_LEFT); $0.button.x = 121; $0.button.y = 81 }
+        push {
+            $0.type = SDL_MOUSEBUTTONUP.rawValue; $0.button.button = UInt8(SDL_BUTTON_LEFT); $0.button.x = 121;
+            $0.button.y = 81
+        }
         XCTAssertEqual(input.poll(), [])
         XCTAssertEqual(input.devices.mouse.buttons, ["right"])
         XCTAssertEqual(input.devices.mouse.wheel, 0, "the wheel counts one frame's turning")
 
         // Closing the last window sends a window close and SDL_QUIT: one quit.
-        push { $0.type = SDL_WINDOWEVENT.rawValue; $0.window.event = UInt8(SDL_WINDOWEVENT_CLOSE.rawValue) }
+        push {
+            $0.type = SDL_WINDOWEVENT.rawValue; $0.window.event = UInt8(SDL_WINDOWEVENT_CLOSE.rawValue)
+        }
         push { $0.type = SDL_QUIT.rawValue }
         XCTAssertEqual(input.poll(), [.quit])
     }
@@ -138,7 +160,8 @@ final class SDLInputTests: XCTestCase {
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }
         let file = dir.appendingPathComponent("gamecontrollerdb.txt")
-        let line = "03000000aaaa0000bbbb000000000000,Retrolua Test Mapping,a:b0,b:b1,leftx:a0,lefty:a1,platform:Linux,\n"
+        let line =
+            "03000000aaaa0000bbbb000000000000,Retrolua Test Mapping,a:b0,b:b1,leftx:a0,lefty:a1,platform:Linux,\n"
         try line.write(to: file, atomically: true, encoding: .utf8)
         let input = SDLInput(mappingsFile: file.path)
         XCTAssertEqual(input.notices, ["\(file.path): 1 controller mappings"])

@@ -17,8 +17,10 @@ final class SDLVideoTests: XCTestCase {
         super.tearDown()
     }
 
-    private func makeVideo(scale: Int = 1, width: Int = 256, height: Int = 224,
-                           integerScale: Bool = false) throws -> SDLVideo {
+    private func makeVideo(
+        scale: Int = 1, width: Int = 256, height: Int = 224,
+        integerScale: Bool = false
+    ) throws -> SDLVideo {
         guard ProcessInfo.processInfo.environment["DISPLAY"] != nil else {
             throw XCTSkip("no DISPLAY and no /usr/bin/Xvfb")
         }
@@ -35,7 +37,9 @@ final class SDLVideoTests: XCTestCase {
                 let o = y * pitch + x * format.bytesPerPixel
                 switch format {
                 case .xrgb8888:
-                    let v = UInt32(0xAB00_0000) | UInt32(x & 255) << 16 | UInt32((y * 3) & 255) << 8 | UInt32((x * 7 + y * 5) & 255)
+                    let v =
+                        UInt32(0xAB00_0000) | UInt32(x & 255) << 16 | UInt32((y * 3) & 255) << 8
+                        | UInt32((x * 7 + y * 5) & 255)
                     withUnsafeBytes(of: v.littleEndian) { bytes.replaceSubrange(o..<o + 4, with: $0) }
                 case .rgb565, .xrgb1555:
                     let v = UInt16(truncatingIfNeeded: x &* 37 &+ y &* 1013)
@@ -54,25 +58,34 @@ final class SDLVideoTests: XCTestCase {
         return bytes
     }
 
-    private func present(_ video: SDLVideo, _ bytes: [UInt8], _ format: PixelFormat, width: Int, height: Int,
-                         pitch: Int? = nil, emu: Canvas? = nil, hud: Canvas? = nil) {
+    private func present(
+        _ video: SDLVideo, _ bytes: [UInt8], _ format: PixelFormat, width: Int, height: Int,
+        pitch: Int? = nil, emu: Canvas? = nil, hud: Canvas? = nil
+    ) {
         bytes.withUnsafeBytes {
-            video.present(frame: $0.baseAddress, width: width, height: height,
-                          pitch: pitch ?? width * format.bytesPerPixel, format: format,
-                          aspect: Double(width) / Double(height), emu: emu, hud: hud)
+            video.present(
+                frame: $0.baseAddress, width: width, height: height,
+                pitch: pitch ?? width * format.bytesPerPixel, format: format,
+                aspect: Double(width) / Double(height), emu: emu, hud: hud)
         }
     }
 
     /// Fails with the first differing pixel rather than dumping two arrays.
-    private func assertSamePixels(_ got: [UInt8], _ want: [UInt8], width: Int, tolerance: Int = 0,
-                                  file: StaticString = #filePath, line: UInt = #line) {
+    private func assertSamePixels(
+        _ got: [UInt8], _ want: [UInt8], width: Int, tolerance: Int = 0,
+        file: StaticString = #filePath, line: UInt = #line
+    ) {
         XCTAssertEqual(got.count, want.count, "sizes", file: file, line: line)
         var bad = 0, first: String?
         for i in 0..<min(got.count, want.count) where i % 4 != 3 && abs(Int(got[i]) - Int(want[i])) > tolerance {
             bad += 1
             if first == nil {
                 let p = i / 4
-                first = "(\(p % width), \(p / width)) got \(Array(got[p * 4..<p * 4 + 3])) want \(Array(want[p * 4..<p * 4 + 3]))"
+                first =
+                    """
+                    (\(p % width), \(p / width)) got \(Array(got[p * 4..<p * 4 + 3])) want \
+                    \(Array(want[p * 4..<p * 4 + 3]))
+                    """
             }
         }
         XCTAssertEqual(bad, 0, "differing channels; first at \(first ?? "")", file: file, line: line)
@@ -84,7 +97,12 @@ final class SDLVideoTests: XCTestCase {
         XCTAssertEqual(video.windowSize.height, 448)
         XCTAssertFalse(video.isFullscreen)
         XCTAssertNil(video.capture(), "nothing presented yet")
-        print("SDL video driver \(String(cString: SDL_GetCurrentVideoDriver())), renderer \(video.rendererName), vsync \(video.vsyncActive)")
+        print(
+            """
+            SDL video driver \(String(cString: SDL_GetCurrentVideoDriver())), renderer \(video.rendererName), \
+            vsync \(video.vsyncActive)
+            """
+        )
     }
 
     /// XRGB8888 is shown bit for bit. The 16-bit formats go through SDL's converter (the GL renderer
@@ -110,8 +128,9 @@ final class SDLVideoTests: XCTestCase {
                 var converted = [UInt8](repeating: 0, count: w * h * 4)
                 bytes.withUnsafeBytes { source in
                     converted.withUnsafeMutableBytes {
-                        _ = SDL_ConvertPixels(Int32(w), Int32(h), SDLVideo.sdlFormat(format), source.baseAddress, Int32(pitch),
-                                              SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, Int32(w * 4))
+                        _ = SDL_ConvertPixels(
+                            Int32(w), Int32(h), SDLVideo.sdlFormat(format), source.baseAddress, Int32(pitch),
+                            SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, Int32(w * 4))
                     }
                 }
                 assertSamePixels(shot.rgba, converted, width: w)
@@ -123,8 +142,9 @@ final class SDLVideoTests: XCTestCase {
     func testDuplicateFrameKeepsTheLastPicture() throws {
         let video = try makeVideo()
         present(video, solid(0x123456, width: 256, height: 224), .xrgb8888, width: 256, height: 224)
-        video.present(frame: nil, width: 256, height: 224, pitch: 0, format: .xrgb8888,
-                      aspect: 256.0 / 224.0, emu: nil, hud: nil)
+        video.present(
+            frame: nil, width: 256, height: 224, pitch: 0, format: .xrgb8888,
+            aspect: 256.0 / 224.0, emu: nil, hud: nil)
         let shot = try XCTUnwrap(video.capture())
         XCTAssertEqual(Array(shot.rgba[0..<4]), [0x12, 0x34, 0x56, 255])
         XCTAssertEqual(Array(shot.rgba[shot.rgba.count - 4..<shot.rgba.count]), [0x12, 0x34, 0x56, 255])
@@ -133,16 +153,21 @@ final class SDLVideoTests: XCTestCase {
     func testGeometryChangesRecreateTheTexture() throws {
         let video = try makeVideo()
         let output = video.windowSize
-        for (w, h, colour) in [(256, 224, UInt32(0xFF0000)), (256, 240, 0x00FF00), (160, 144, 0x0000FF), (256, 224, 0xFFFFFF)] {
+        for (w, h, colour) in [
+            (256, 224, UInt32(0xFF0000)), (256, 240, 0x00FF00), (160, 144, 0x0000FF), (256, 224, 0xFFFFFF),
+        ] {
             present(video, solid(colour, width: w, height: h), .xrgb8888, width: w, height: h)
-            let dest = VideoLayout.destinationRect(frameWidth: w, frameHeight: h, aspect: Double(w) / Double(h),
-                                                   outputWidth: output.width, outputHeight: output.height,
-                                                   integerScale: false)
+            let dest = VideoLayout.destinationRect(
+                frameWidth: w, frameHeight: h, aspect: Double(w) / Double(h),
+                outputWidth: output.width, outputHeight: output.height,
+                integerScale: false)
             let shot = try XCTUnwrap(video.capture())
             XCTAssertEqual(shot.width, dest.width, "\(w)x\(h)")
             XCTAssertEqual(shot.height, dest.height, "\(w)x\(h)")
-            let want = VideoFrame(width: dest.width, height: dest.height, format: .xrgb8888,
-                                  pixels: solid(colour, width: dest.width, height: dest.height)).rgba()
+            let want = VideoFrame(
+                width: dest.width, height: dest.height, format: .xrgb8888,
+                pixels: solid(colour, width: dest.width, height: dest.height)
+            ).rgba()
             assertSamePixels(shot.rgba, want, width: dest.width)
         }
     }
@@ -201,8 +226,10 @@ final class SDLVideoTests: XCTestCase {
             let start = DispatchTime.now().uptimeNanoseconds
             for _ in 0..<frames { present(video, bytes, format, width: w, height: h, emu: emu, hud: hud) }
             let ms = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e6 / Double(frames)
-            print(String(format: "present %@ at %dx%d (%@): %.3f ms/frame", label, size.width, size.height,
-                         video.rendererName, ms))
+            print(
+                String(
+                    format: "present %@ at %dx%d (%@): %.3f ms/frame", label, size.width, size.height,
+                    video.rendererName, ms))
         }
         measure("XRGB8888 frame only", frame, .xrgb8888, emu: nil, hud: nil)
         measure("RGB565 frame only", frame565, .rgb565, emu: nil, hud: nil)

@@ -4,8 +4,9 @@ import XCTest
 /// The letterbox and integer-scale arithmetic, without a window.
 final class VideoLayoutTests: XCTestCase {
     private func rect(_ w: Int, _ h: Int, aspect: Double, _ ow: Int, _ oh: Int, integer: Bool = false) -> VideoRect {
-        VideoLayout.destinationRect(frameWidth: w, frameHeight: h, aspect: aspect, outputWidth: ow, outputHeight: oh,
-                                    integerScale: integer)
+        VideoLayout.destinationRect(
+            frameWidth: w, frameHeight: h, aspect: aspect, outputWidth: ow, outputHeight: oh,
+            integerScale: integer)
     }
 
     func testAspectFitLetterboxesAndPillarboxes() {
@@ -21,15 +22,22 @@ final class VideoLayoutTests: XCTestCase {
 
     func testIntegerScaleUsesWholeMultiplesOfTheAspectCorrectBase() {
         // Square pixels: 256x224 ×4 = 1024x896 fits 1280x1024.
-        XCTAssertEqual(rect(256, 224, aspect: 0, 1280, 1024, integer: true), VideoRect(x: 128, y: 64, width: 1024, height: 896))
+        XCTAssertEqual(
+            rect(256, 224, aspect: 0, 1280, 1024, integer: true), VideoRect(x: 128, y: 64, width: 1024, height: 896))
         // 4:3: base 299x224 (RetroArch's rule: keep the rows, round the width); ×4 = 1196x896.
-        XCTAssertEqual(rect(256, 224, aspect: 4.0 / 3, 1280, 1024, integer: true), VideoRect(x: 42, y: 64, width: 1196, height: 896))
+        XCTAssertEqual(
+            rect(256, 224, aspect: 4.0 / 3, 1280, 1024, integer: true),
+            VideoRect(x: 42, y: 64, width: 1196, height: 896))
         // Game Boy in 1920x1080: ×7 = 1120x1008.
-        XCTAssertEqual(rect(160, 144, aspect: 10.0 / 9, 1920, 1080, integer: true), VideoRect(x: 400, y: 36, width: 1120, height: 1008))
+        XCTAssertEqual(
+            rect(160, 144, aspect: 10.0 / 9, 1920, 1080, integer: true),
+            VideoRect(x: 400, y: 36, width: 1120, height: 1008))
         // Just under ×2 stays ×1.
-        XCTAssertEqual(rect(256, 240, aspect: 0, 511, 479, integer: true), VideoRect(x: 127, y: 119, width: 256, height: 240))
+        XCTAssertEqual(
+            rect(256, 240, aspect: 0, 511, 479, integer: true), VideoRect(x: 127, y: 119, width: 256, height: 240))
         // Smaller than ×1: fit instead of cropping.
-        XCTAssertEqual(rect(256, 240, aspect: 0, 128, 120, integer: true), VideoRect(x: 0, y: 0, width: 128, height: 120))
+        XCTAssertEqual(
+            rect(256, 240, aspect: 0, 128, 120, integer: true), VideoRect(x: 0, y: 0, width: 128, height: 120))
     }
 
     func testDegenerateSizesGiveAnEmptyRect() {

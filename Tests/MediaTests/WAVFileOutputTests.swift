@@ -25,7 +25,9 @@ final class WAVFileOutputTests: XCTestCase {
         let wav = try WAVFileOutput(path: path, sampleRate: 44100)
         let samples = stereoSine(frequency: 440, rate: 44100, frames: 1000)
         for start in stride(from: 0, to: 1000, by: 250) {
-            samples.withUnsafeBufferPointer { wav.queue(UnsafeBufferPointer(rebasing: $0[start * 2..<(start + 250) * 2])) }
+            samples.withUnsafeBufferPointer {
+                wav.queue(UnsafeBufferPointer(rebasing: $0[start * 2..<(start + 250) * 2]))
+            }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path), "nothing in place before close")
         XCTAssertTrue(FileManager.default.fileExists(atPath: path + ".tmp"))

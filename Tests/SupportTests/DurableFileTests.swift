@@ -18,7 +18,8 @@ final class DurableFileTests: XCTestCase {
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try DurableFile.write([9, 9], to: folder + "/keep.bin")
         // A folder squatting on the temporary file's name makes the write fail, even for root.
-        try FileManager.default.createDirectory(atPath: folder + "/keep.bin.tmp\(getpid())", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: folder + "/keep.bin.tmp\(getpid())", withIntermediateDirectories: true)
         XCTAssertThrowsError(try DurableFile.write([1], to: folder + "/keep.bin"))
         XCTAssertEqual(FileManager.default.contents(atPath: folder + "/keep.bin"), Data([9, 9]))
     }

@@ -23,7 +23,9 @@ final class RewindBufferTests: XCTestCase {
     /// A 4 KB state in which a frame changes a few counters, as a game's RAM does.
     private func frameState(_ frame: Int) -> [UInt8] {
         var bytes = (0..<4096).map { UInt8(truncatingIfNeeded: $0 * 7) }
-        for (slot, offset) in [16, 300, 1200, 3000].enumerated() { bytes[offset] = UInt8(truncatingIfNeeded: frame * (slot + 1)) }
+        for (slot, offset) in [16, 300, 1200, 3000].enumerated() {
+            bytes[offset] = UInt8(truncatingIfNeeded: frame * (slot + 1))
+        }
         return bytes
     }
 

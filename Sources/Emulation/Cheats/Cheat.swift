@@ -25,7 +25,9 @@ public struct RAMCheat: Sendable, Equatable {
         /// Lua names, in RetroArch's `cheat_type` order from 1.
         public static let names = ["set", "increase", "decrease", "if_equal", "if_not_equal", "if_less", "if_greater"]
         public var name: String { Operation.names[rawValue - 1] }
-        public static func named(_ name: String) -> Operation? { names.firstIndex(of: name).map { Operation(rawValue: $0 + 1)! } }
+        public static func named(_ name: String) -> Operation? {
+            names.firstIndex(of: name).map { Operation(rawValue: $0 + 1)! }
+        }
 
         var isCondition: Bool { rawValue >= Operation.ifEqual.rawValue }
     }
@@ -73,7 +75,9 @@ public final class CheatList {
     var isEmpty: Bool { cheats.isEmpty }
 
     @discardableResult
-    func add(_ description: String, _ kind: Cheat.Kind, enabled: Bool = true, extras: [(key: String, value: String)] = []) -> Int {
+    func add(
+        _ description: String, _ kind: Cheat.Kind, enabled: Bool = true, extras: [(key: String, value: String)] = []
+    ) -> Int {
         let id = nextID
         nextID += 1
         cheats.append(Cheat(id: id, description: description, enabled: enabled, kind: kind, extras: extras))
@@ -130,7 +134,8 @@ public final class CheatList {
                 continue
             }
             guard let domain = try? memory.domain(named: cheat.domain),
-                  let first = memory.resolve(domain, address: cheat.address, width: cheat.bytes) else { continue }
+                let first = memory.resolve(domain, address: cheat.address, width: cheat.bytes)
+            else { continue }
             let current = Self.read(first, cheat)
             var newValue: UInt32
             switch cheat.operation {
@@ -148,7 +153,8 @@ public final class CheatList {
             var bitMask = cheat.mask
             for _ in 0..<max(1, cheat.repeatCount) {
                 if let pointer = memory.resolve(domain, address: address, width: cheat.bytes) {
-                    Self.write(cheat.bits < 8 ? newValue : newValue & cheat.widthMask, to: pointer, cheat, bitMask: bitMask)
+                    Self.write(
+                        cheat.bits < 8 ? newValue : newValue & cheat.widthMask, to: pointer, cheat, bitMask: bitMask)
                 }
                 newValue = newValue &+ cheat.repeatValueStep
                 if cheat.bits < 8 {
@@ -186,7 +192,8 @@ public final class CheatList {
         }
         for index in 0..<cheat.bytes {
             let shift = cheat.bigEndian ? 8 * (cheat.bytes - 1 - index) : 8 * index
-            pointer.storeBytes(of: UInt8(truncatingIfNeeded: value >> UInt32(shift)), toByteOffset: index, as: UInt8.self)
+            pointer.storeBytes(
+                of: UInt8(truncatingIfNeeded: value >> UInt32(shift)), toByteOffset: index, as: UInt8.self)
         }
     }
 }

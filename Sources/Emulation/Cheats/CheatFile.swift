@@ -6,9 +6,11 @@ import Libretro
 /// mask, endianness and repeat keys. Values may be quoted.
 enum CheatFile {
     /// Keys per cheat that Retrolua reads; other `cheatI_` keys (rumble) are kept as extras.
-    private static let known: Set<String> = ["desc", "code", "enable", "handler", "memory_search_size", "cheat_type", "value",
-                                             "address", "address_bit_position", "big_endian", "repeat_count",
-                                             "repeat_add_to_value", "repeat_add_to_address"]
+    private static let known: Set<String> = [
+        "desc", "code", "enable", "handler", "memory_search_size", "cheat_type", "value",
+        "address", "address_bit_position", "big_endian", "repeat_count",
+        "repeat_add_to_value", "repeat_add_to_address",
+    ]
     /// The largest file read (a cheat file is text of a few kilobytes).
     static let maxSize = 8 << 20
 
@@ -18,15 +20,23 @@ enum CheatFile {
         for (number, raw) in text.split(omittingEmptySubsequences: false, whereSeparator: \.isNewline).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
-            guard let equals = line.firstIndex(of: "=") else { throw CheatFileError("\(name):\(number + 1): expected 'key = value', got '\(line)'") }
+            guard let equals = line.firstIndex(of: "=") else {
+                throw CheatFileError("\(name):\(number + 1): expected 'key = value', got '\(line)'")
+            }
             let key = line[..<equals].trimmingCharacters(in: .whitespaces)
             var value = line[line.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") { value = String(value.dropFirst().dropLast()) }
+            if value.count >= 2, value.hasPrefix("\""), value.hasSuffix("\"") {
+                value = String(value.dropFirst().dropLast())
+            }
             if values[key] == nil { order.append(key) }
             values[key] = value
         }
-        guard let countText = values["cheats"] else { throw CheatFileError("\(name): not a cheat file (no 'cheats = N' line)") }
-        guard let count = Int(countText), (0...100_000).contains(count) else { throw CheatFileError("\(name): 'cheats' should be a count, got '\(countText)'") }
+        guard let countText = values["cheats"] else {
+            throw CheatFileError("\(name): not a cheat file (no 'cheats = N' line)")
+        }
+        guard let count = Int(countText), (0...100_000).contains(count) else {
+            throw CheatFileError("\(name): 'cheats' should be a count, got '\(countText)'")
+        }
         var cheats: [Cheat] = []
         for index in 0..<count {
             let prefix = "cheat\(index)_"
@@ -34,7 +44,9 @@ enum CheatFile {
             func integer(_ key: String, _ fallback: Int) throws(CheatFileError) -> Int {
                 guard let text = field(key) else { return fallback }
                 let parsed = text.hasPrefix("0x") ? Int(text.dropFirst(2), radix: 16) : Int(text)
-                guard let parsed else { throw CheatFileError("\(name): \(prefix + key) should be a number, got '\(text)'") }
+                guard let parsed else {
+                    throw CheatFileError("\(name): \(prefix + key) should be a number, got '\(text)'")
+                }
                 return parsed
             }
             let description = field("desc") ?? ""
@@ -42,12 +54,17 @@ enum CheatFile {
             let extras = order.filter { $0.hasPrefix(prefix) && !known.contains(String($0.dropFirst(prefix.count))) }
                 .map { (String($0.dropFirst(prefix.count)), values[$0]!) }
             if try integer("handler", 0) == 1 {
-                var ram = RAMCheat(address: try integer("address", 0), value: UInt32(truncatingIfNeeded: try integer("value", 0)))
+                var ram = RAMCheat(
+                    address: try integer("address", 0), value: UInt32(truncatingIfNeeded: try integer("value", 0)))
                 let size = try integer("memory_search_size", 3)
-                guard RAMCheat.sizes.indices.contains(size) else { throw CheatFileError("\(name): \(prefix)memory_search_size must be 0…5, got \(size)") }
+                guard RAMCheat.sizes.indices.contains(size) else {
+                    throw CheatFileError("\(name): \(prefix)memory_search_size must be 0…5, got \(size)")
+                }
                 ram.bits = RAMCheat.sizes[size]
                 let type = try integer("cheat_type", 1)
-                guard (0...7).contains(type) else { throw CheatFileError("\(name): \(prefix)cheat_type must be 0…7, got \(type)") }
+                guard (0...7).contains(type) else {
+                    throw CheatFileError("\(name): \(prefix)cheat_type must be 0…7, got \(type)")
+                }
                 ram.operation = RAMCheat.Operation(rawValue: max(1, type))!
                 ram.mask = UInt8(truncatingIfNeeded: try integer("address_bit_position", 0xFF))
                 ram.bigEndian = field("big_endian") == "true"
@@ -55,10 +72,14 @@ enum CheatFile {
                 ram.repeatValueStep = UInt32(truncatingIfNeeded: try integer("repeat_add_to_value", 0))
                 ram.repeatAddressStep = try integer("repeat_add_to_address", 1)
                 // cheat_type 0 is RetroArch's "disabled" type.
-                cheats.append(Cheat(id: 0, description: description, enabled: enabled && type != 0, kind: .ram(ram), extras: extras))
+                cheats.append(
+                    Cheat(
+                        id: 0, description: description, enabled: enabled && type != 0, kind: .ram(ram), extras: extras)
+                )
             } else {
                 guard let code = field("code") else { throw CheatFileError("\(name): \(prefix)code is missing") }
-                cheats.append(Cheat(id: 0, description: description, enabled: enabled, kind: .code(code), extras: extras))
+                cheats.append(
+                    Cheat(id: 0, description: description, enabled: enabled, kind: .code(code), extras: extras))
             }
         }
         return cheats

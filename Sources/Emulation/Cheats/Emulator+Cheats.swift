@@ -5,8 +5,10 @@ import Support
 /// Cheats with their rule: none may be added, turned on or loaded in hardcore mode (turning one off,
 /// removing and listing always work).
 extension Emulator {
-    public func addCheat(_ description: String, _ kind: Cheat.Kind, enabled: Bool = true,
-                         extras: [(key: String, value: String)] = []) throws(Refusal) -> Int {
+    public func addCheat(
+        _ description: String, _ kind: Cheat.Kind, enabled: Bool = true,
+        extras: [(key: String, value: String)] = []
+    ) throws(Refusal) -> Int {
         if hardcore { throw .hardcore("cheats are") }
         return cheats.add(description, kind, enabled: enabled, extras: extras)
     }
@@ -25,10 +27,14 @@ extension Emulator {
     /// The list is unchanged when the file cannot be used.
     public func loadCheats(from path: String, append: Bool) throws(Refusal) -> Int {
         if hardcore { throw .hardcore("cheats are") }
-        guard let data = FileManager.default.contents(atPath: path) else { throw Refusal(.failed, "\(path): no such cheat file") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Refusal(.failed, "\(path): no such cheat file")
+        }
         guard data.count <= CheatFile.maxSize else { throw Refusal(.failed, "\(path): too large for a cheat file") }
         let loaded: [Cheat]
-        do { loaded = try CheatFile.parse(String(decoding: data, as: UTF8.self), name: path) } catch { throw .failed(error) }
+        do { loaded = try CheatFile.parse(String(decoding: data, as: UTF8.self), name: path) } catch {
+            throw .failed(error)
+        }
         if !append { cheats.removeAll() }
         for cheat in loaded { cheats.add(cheat.description, cheat.kind, enabled: cheat.enabled, extras: cheat.extras) }
         return loaded.count
@@ -36,6 +42,8 @@ extension Emulator {
 
     /// Writes the list as a RetroArch `.cht` file, durably.
     public func saveCheats(to path: String) throws(Refusal) {
-        do { try DurableFile.write(Array(CheatFile.encode(cheats.cheats).utf8), to: path) } catch { throw .failed(error) }
+        do { try DurableFile.write(Array(CheatFile.encode(cheats.cheats).utf8), to: path) } catch {
+            throw .failed(error)
+        }
     }
 }

@@ -64,7 +64,9 @@ public final class RAMSearch {
         guard domain.size <= 64 << 20 else { return nil }
         var bytes = [UInt8](repeating: 0, count: domain.size)
         for address in 0..<domain.size {
-            if let pointer = memory.resolve(domain, address: address, width: 1) { bytes[address] = pointer.load(as: UInt8.self) }
+            if let pointer = memory.resolve(domain, address: address, width: 1) {
+                bytes[address] = pointer.load(as: UInt8.self)
+            }
         }
         return bytes
     }
@@ -98,20 +100,21 @@ public final class RAMSearch {
         candidates.removeAll { candidate in
             let current = value(in: now[candidate.domain], at: candidate)
             let before = value(in: previous[candidate.domain], at: candidate)
-            let keep: Bool = switch comparison {
-            case .equal: current == operand
-            case .notEqual: current != operand
-            case .less: current < operand
-            case .greater: current > operand
-            case .lessEqual: current <= operand
-            case .greaterEqual: current >= operand
-            case .changed: current != before
-            case .unchanged: current == before
-            case .increased: current > before
-            case .decreased: current < before
-            case .increasedBy: current &- before == operand
-            case .decreasedBy: before &- current == operand
-            }
+            let keep: Bool =
+                switch comparison {
+                case .equal: current == operand
+                case .notEqual: current != operand
+                case .less: current < operand
+                case .greater: current > operand
+                case .lessEqual: current <= operand
+                case .greaterEqual: current >= operand
+                case .changed: current != before
+                case .unchanged: current == before
+                case .increased: current > before
+                case .decreased: current < before
+                case .increasedBy: current &- before == operand
+                case .decreasedBy: before &- current == operand
+                }
             return !keep
         }
         previous = now
@@ -122,10 +125,15 @@ public final class RAMSearch {
     func dropFirstCandidate() { if !candidates.isEmpty { candidates.removeFirst() } }
 
     /// The first `limit` candidates with their domain and their value now and at the last snapshot.
-    public func results(limit: Int, memory: MemoryAccess) -> [(domain: String, address: Int, mask: UInt8, value: UInt32, previous: UInt32)] {
+    public func results(
+        limit: Int, memory: MemoryAccess
+    ) -> [(domain: String, address: Int, mask: UInt8, value: UInt32, previous: UInt32)] {
         guard let now = snapshots(memory) else { return [] }
         return candidates.prefix(limit).map {
-            (domainNames[$0.domain], $0.address, mask($0), value(in: now[$0.domain], at: $0), value(in: previous[$0.domain], at: $0))
+            (
+                domainNames[$0.domain], $0.address, mask($0), value(in: now[$0.domain], at: $0),
+                value(in: previous[$0.domain], at: $0)
+            )
         }
     }
 }

@@ -78,8 +78,10 @@ public final class MemoryAccess {
             guard width <= domain.size, address <= domain.size - width else { return nil }
             return base + address
         }
-        for descriptor in busDescriptors where address >= descriptor.start && width <= descriptor.length
-            && address - descriptor.start <= descriptor.length - width {
+        for descriptor in busDescriptors
+        where address >= descriptor.start && width <= descriptor.length
+            && address - descriptor.start <= descriptor.length - width
+        {
             return descriptor.pointer! + descriptor.offset + (address - descriptor.start)
         }
         return nil
@@ -88,16 +90,22 @@ public final class MemoryAccess {
     /// The pointer for `width` bytes at `address`, or a refusal naming the domain and its size.
     @inlinable
     public func pointer(_ domain: Domain, address: Int, width: Int) throws(Refusal) -> UnsafeMutableRawPointer {
-        guard let pointer = resolve(domain, address: address, width: width) else { throw outside(domain, address, width) }
+        guard let pointer = resolve(domain, address: address, width: width) else {
+            throw outside(domain, address, width)
+        }
         return pointer
     }
 
     @usableFromInline
     func outside(_ domain: Domain, _ address: Int, _ width: Int) -> Refusal {
-        let hex = address < 0 ? "-0x" + String(address.magnitude, radix: 16, uppercase: true)
-                              : "0x" + String(address, radix: 16, uppercase: true)
-        let what = domain.base == nil ? "is not mapped in 'bus'"
-                                      : "is outside '\(name(domain))' (size 0x\(String(domain.size, radix: 16, uppercase: true)))"
+        let hex =
+            address < 0
+            ? "-0x" + String(address.magnitude, radix: 16, uppercase: true)
+            : "0x" + String(address, radix: 16, uppercase: true)
+        let what =
+            domain.base == nil
+            ? "is not mapped in 'bus'"
+            : "is outside '\(name(domain))' (size 0x\(String(domain.size, radix: 16, uppercase: true)))"
         return Refusal(.outOfRange, "address \(hex) (\(width) byte\(width == 1 ? "" : "s")) \(what)")
     }
 }
@@ -106,7 +114,9 @@ extension Emulator {
     /// Where a door may write `width` bytes at `address`: refused in hardcore mode, on read-only
     /// domains and outside the domain. The one path every memory write goes through.
     @inline(__always)
-    public func writablePointer(_ domain: MemoryAccess.Domain, address: Int, width: Int) throws(Refusal) -> UnsafeMutableRawPointer {
+    public func writablePointer(
+        _ domain: MemoryAccess.Domain, address: Int, width: Int
+    ) throws(Refusal) -> UnsafeMutableRawPointer {
         if hardcore { throw .hardcore("memory writes are") }
         guard domain.writable else { throw Refusal(.outOfRange, "domain '\(memory.name(domain))' is read-only") }
         return try memory.pointer(domain, address: address, width: width)

@@ -14,7 +14,9 @@ public enum BK2 {
     /// Extras that are not header fields: the LogKey, the line ending and the text members.
     static let logKeyExtra = "bk2.logkey", newlineExtra = "bk2.newline", fileExtraPrefix = "bk2.file."
     /// Header fields written first, in this order (the rest follow in the order they were read).
-    static let leadingKeys = ["MovieVersion", "Author", "emuVersion", "Platform", "GameName", "SHA1", "Core", "rerecordCount"]
+    static let leadingKeys = [
+        "MovieVersion", "Author", "emuVersion", "Platform", "GameName", "SHA1", "Core", "rerecordCount",
+    ]
     static let platforms: [(platform: String, system: String)] = [
         ("NES", "Nintendo Entertainment System"), ("GB", "Game Boy"), ("GBC", "Game Boy Color"),
         ("SNES", "Super Nintendo Entertainment System"), ("GBA", "Game Boy Advance"),
@@ -23,7 +25,8 @@ public enum BK2 {
     /// Button names (without the `Pn ` player prefix) and the RetroPad buttons they map to.
     static let buttonNames: [String: RetroPadButton] = [
         "Up": .up, "Down": .down, "Left": .left, "Right": .right, "Start": .start, "Select": .select,
-        "A": .a, "B": .b, "X": .x, "Y": .y, "L": .l, "R": .r, "L1": .l, "R1": .r, "L2": .l2, "R2": .r2, "L3": .l3, "R3": .r3,
+        "A": .a, "B": .b, "X": .x, "Y": .y, "L": .l, "R": .r, "L1": .l, "R1": .r, "L2": .l2, "R2": .r2, "L3": .l3,
+        "R3": .r3,
     ]
     /// The letters BizHawk writes for pressed buttons (its Bk2MnemonicLookup base table).
     static let mnemonics: [String: Character] = [
@@ -74,15 +77,27 @@ public enum BK2 {
         }
         func isTrue(_ key: String) -> Bool { header.last { $0.key == key }?.value.lowercased() == "true" }
         if isTrue("StartsFromSavestate") || header.contains(where: { $0.key == "SavestateBinaryBase64Blob" }) {
-            throw MovieError("\(name): the movie starts from a BizHawk savestate; BizHawk core states cannot be loaded by Retrolua (only movies recorded from power-on can be imported)")
+            throw MovieError(
+                """
+                \(name): the movie starts from a BizHawk savestate; BizHawk core states cannot be loaded by \
+                Retrolua (only movies recorded from power-on can be imported)
+                """
+            )
         }
         if isTrue("StartsFromSaveRam") {
-            throw MovieError("\(name): the movie starts from save RAM stored in it; Retrolua movies start from the save RAM the core creates, so it cannot be imported")
+            throw MovieError(
+                """
+                \(name): the movie starts from save RAM stored in it; Retrolua movies start from the save RAM the \
+                core creates, so it cannot be imported
+                """
+            )
         }
 
         let logBytes = withoutBOM(try archive.require(inputMember, limit: inputLogLimit))
         var lines = LineReader(bytes: logBytes)
-        func fail(_ message: String) -> MovieError { MovieError("\(name): \(inputMember):\(lines.lineNumber): \(message)") }
+        func fail(_ message: String) -> MovieError {
+            MovieError("\(name): \(inputMember):\(lines.lineNumber): \(message)")
+        }
         var key: LogKey?
         var movie = Movie(ports: 1)
         var positions: [Int] = [], bars: [Int] = [], bits: [UInt16] = [], flagBits: [UInt8] = [], ports: [Int] = []
@@ -93,12 +108,21 @@ public enum BK2 {
                 guard line.count == bars.last! + 1, bars.allSatisfy({ line[line.startIndex + $0] == bar }) else {
                     if line.contains(UInt8(ascii: ",")) { throw fail("analog input is not supported") }
                     let example = "|" + key.groups.map { String(repeating: ".", count: $0.count) + "|" }.joined()
-                    throw fail("expected a line like '\(example)' (the LogKey's columns), got '\(String(decoding: line.prefix(80), as: UTF8.self))'")
+                    throw fail(
+                        """
+                        expected a line like '\(example)' (the LogKey's columns), got \
+                        '\(String(decoding: line.prefix(80), as: UTF8.self))'
+                        """
+                    )
                 }
                 var input = InputState()
                 var flags: MovieFrameFlags = []
                 for index in positions.indices where line[line.startIndex + positions[index]] != dot {
-                    if flagBits[index] != 0 { flags.insert(MovieFrameFlags(rawValue: flagBits[index])) } else { input.buttons[ports[index]] |= bits[index] }
+                    if flagBits[index] != 0 {
+                        flags.insert(MovieFrameFlags(rawValue: flagBits[index]))
+                    } else {
+                        input.buttons[ports[index]] |= bits[index]
+                    }
                 }
                 movie.log.set(movie.length, input: input, flags: flags)
                 continue
@@ -134,7 +158,8 @@ public enum BK2 {
             switch field {
             case "rerecordCount":
                 guard let count = Int(value.trimmingCharacters(in: .whitespaces)), count >= 0 else {
-                    throw MovieError("\(name): \(headerMember): 'rerecordCount' should be a whole number, got '\(value)'")
+                    throw MovieError(
+                        "\(name): \(headerMember): 'rerecordCount' should be a whole number, got '\(value)'")
                 }
                 movie.rerecords = count
             case "Author": movie.author = value
@@ -172,10 +197,16 @@ public enum BK2 {
                 guard seen.insert(name).inserted else { throw MovieError("the LogKey lists '\(name)' twice") }
                 guard let column = column(named: name) else {
                     if looksAnalog(name) { throw MovieError("analog input '\(name)' is not supported") }
-                    throw MovieError("unknown button '\(name)' in the LogKey (known: Reset, Power and [Pn ]\(buttonNames.keys.sorted().joined(separator: "/")))")
+                    throw MovieError(
+                        """
+                        unknown button '\(name)' in the LogKey (known: Reset, Power and [Pn \
+                        ]\(buttonNames.keys.sorted().joined(separator: "/")))
+                        """
+                    )
                 }
                 guard column.port < InputState.maxPorts else {
-                    throw MovieError("the LogKey names player \(column.port + 1); at most \(InputState.maxPorts) are supported")
+                    throw MovieError(
+                        "the LogKey names player \(column.port + 1); at most \(InputState.maxPorts) are supported")
                 }
                 if let button = column.button {
                     ports = max(ports, column.port + 1)
@@ -213,17 +244,24 @@ public enum BK2 {
     /// Axis controls (zappers, sticks, paddles, tilt, sub-frame lengths), named to give a clearer error.
     static func looksAnalog(_ name: String) -> Bool {
         name.hasSuffix(" X") || name.hasSuffix(" Y") || name.hasSuffix(" Z")
-            || ["Axis", "Stick", "Paddle", "Tilt", "Length", "Sensor", "Disc Select", "Pen", "Mouse"].contains { name.contains($0) }
+            || ["Axis", "Stick", "Paddle", "Tilt", "Length", "Sensor", "Disc Select", "Pen", "Mouse"].contains {
+                name.contains($0)
+            }
     }
 
     // MARK: Writing
 
     public static func encode(_ movie: Movie) throws(MovieError) -> [UInt8] {
-        guard !movie.log.analog else { throw MovieError("cannot export to .bk2: the movie has analog input, which Retrolua does not export to BizHawk") }
+        guard !movie.log.analog else {
+            throw MovieError(
+                "cannot export to .bk2: the movie has analog input, which Retrolua does not export to BizHawk")
+        }
         let platform = platform(for: movie)
         let key: LogKey
         if let stored = movie.extra(logKeyExtra) {
-            do { key = try parseLogKey(stored) } catch { throw MovieError("cannot export to .bk2: the movie's kept LogKey: \(error.description)") }
+            do { key = try parseLogKey(stored) } catch {
+                throw MovieError("cannot export to .bk2: the movie's kept LogKey: \(error.description)")
+            }
         } else {
             key = try parseLogKey(defaultLogKey(platform: platform, movie: movie))
         }
@@ -239,8 +277,11 @@ public enum BK2 {
         for group in key.groups {
             for column in group {
                 if column.button == nil || column.port < movie.log.ports {
-                    slots.append((template.count, column.port, column.button.map { UInt16(1) << UInt16($0.rawValue) } ?? 0,
-                                  column.flag.rawValue, column.mnemonic))
+                    slots.append(
+                        (
+                            template.count, column.port, column.button.map { UInt16(1) << UInt16($0.rawValue) } ?? 0,
+                            column.flag.rawValue, column.mnemonic
+                        ))
                 }
                 template.append(dot)
             }
@@ -268,16 +309,22 @@ public enum BK2 {
             case "GameName": fields.append((field, movie.contentName))
             case "SHA1":
                 // BizHawk hashes NES ROMs without their iNES header, so Retrolua's file hash would not match.
-                if let value = kept(field) ?? (platform == "NES" || movie.contentSHA1.isEmpty ? nil : movie.contentSHA1.uppercased()) {
+                if let value = kept(field)
+                    ?? (platform == "NES" || movie.contentSHA1.isEmpty ? nil : movie.contentSHA1.uppercased())
+                {
                     fields.append((field, value))
                 }
             case "Core":
-                if let value = kept(field) ?? ["NES": "NesHawk", "GB": "Gambatte", "GBC": "Gambatte"][platform] { fields.append((field, value)) }
+                if let value = kept(field) ?? ["NES": "NesHawk", "GB": "Gambatte", "GBC": "Gambatte"][platform] {
+                    fields.append((field, value))
+                }
             default: fields.append((field, String(movie.rerecords)))
             }
         }
-        for extra in movie.extras where extra.key.hasPrefix("bk2.") && extra.key != logKeyExtra && extra.key != newlineExtra
-            && !extra.key.hasPrefix(fileExtraPrefix) && !leadingKeys.contains(String(extra.key.dropFirst(4))) {
+        for extra in movie.extras
+        where extra.key.hasPrefix("bk2.") && extra.key != logKeyExtra && extra.key != newlineExtra
+            && !extra.key.hasPrefix(fileExtraPrefix) && !leadingKeys.contains(String(extra.key.dropFirst(4)))
+        {
             fields.append((String(extra.key.dropFirst(4)), extra.value))
         }
         let headerText = fields.map { "\($0.0) \($0.1)\(newline)" }.joined() + newline
@@ -299,18 +346,34 @@ public enum BK2 {
         var covered = [UInt16](repeating: 0, count: InputState.maxPorts)
         var commands: MovieFrameFlags = []
         for column in key.columns {
-            if let button = column.button { covered[column.port] |= UInt16(1) << UInt16(button.rawValue) } else { commands.formUnion(column.flag) }
+            if let button = column.button {
+                covered[column.port] |= UInt16(1) << UInt16(button.rawValue)
+            } else {
+                commands.formUnion(column.flag)
+            }
         }
         for frame in 0..<movie.length {
             let flags = movie.log.flags(at: frame).intersection(.commands)
             if !flags.isSubset(of: commands) {
                 let what = flags.subtracting(commands).contains(.power) ? "Power" : "Reset"
-                throw MovieError("cannot export to .bk2: frame \(frame + 1) has a \(what.lowercased()) but the LogKey has no \(what) column")
+                throw MovieError(
+                    """
+                    cannot export to .bk2: frame \(frame + 1) has a \(what.lowercased()) but the LogKey has no \
+                    \(what) column
+                    """
+                )
             }
             let input = movie.log.input(at: frame)
             for port in 0..<movie.log.ports where input.buttons[port] & ~covered[port] != 0 {
-                let button = RetroPadButton.allCases.first { input.isPressed($0, port: port) && covered[port] & UInt16(1) << UInt16($0.rawValue) == 0 }!
-                throw MovieError("cannot export to .bk2: frame \(frame + 1) presses '\(button.name)' on port \(port + 1), which the LogKey has no column for")
+                let button = RetroPadButton.allCases.first {
+                    input.isPressed($0, port: port) && covered[port] & UInt16(1) << UInt16($0.rawValue) == 0
+                }!
+                throw MovieError(
+                    """
+                    cannot export to .bk2: frame \(frame + 1) presses '\(button.name)' on port \(port + 1), which \
+                    the LogKey has no column for
+                    """
+                )
             }
         }
     }
@@ -319,7 +382,9 @@ public enum BK2 {
     static func defaultLogKey(platform: String, movie: Movie) -> String {
         let players = 1...movie.log.ports
         switch platform {
-        case "NES": return "#Reset|Power|" + players.map { player in "#" + nesPad.map { "P\(player) \($0)|" }.joined() }.joined()
+        case "NES":
+            return "#Reset|Power|"
+                + players.map { player in "#" + nesPad.map { "P\(player) \($0)|" }.joined() }.joined()
         case "GB", "GBC": return gameBoyLogKey
         default:
             let names = movie.buttons.map { $0.name.prefix(1).uppercased() + $0.name.dropFirst() }
@@ -346,7 +411,8 @@ public enum BK2 {
     }
 
     static func commentLines(_ text: String) -> [String] {
-        text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).map(String.init)
+        text.split(omittingEmptySubsequences: true, whereSeparator: { $0 == "\n" || $0 == "\r\n" || $0 == "\r" }).map(
+            String.init)
     }
 
     /// Extras are single lines: backslashes, line feeds and carriage returns are written as `\\`, `\n`, `\r`.

@@ -21,7 +21,8 @@ extension Emulator {
 
     /// Plays a movie already read (or converted); returns warnings.
     @discardableResult
-    public func playMovie(_ played: Movie, path: String?, options: MovieEngine.PlayOptions) throws(Refusal) -> [String] {
+    public func playMovie(_ played: Movie, path: String?, options: MovieEngine.PlayOptions) throws(Refusal) -> [String]
+    {
         try refuseDuringInputPoll()
         if hardcore { throw .hardcore("movie playback is") }
         var warnings: [String] = []

@@ -27,7 +27,8 @@ public enum FM2 {
             let text = String(decoding: line, as: UTF8.self)
             if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
             if fields.isEmpty, text.trimmingCharacters(in: .whitespaces) != "version 3" {
-                throw fail("not an FCEUX version 3 movie (the first line should be 'version 3', got '\(text.prefix(60))')")
+                throw fail(
+                    "not an FCEUX version 3 movie (the first line should be 'version 3', got '\(text.prefix(60))')")
             }
             let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
             fields.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : "", lines.lineNumber))
@@ -53,26 +54,47 @@ public enum FM2 {
             case "romFilename": header.contentName = field.value
             case "guid": header.guid = field.value
             case "comment":
-                if field.value.hasPrefix("author ") { header.author = String(field.value.dropFirst(7)) } else { header.comments.append(field.value) }
+                if field.value.hasPrefix("author ") {
+                    header.author = String(field.value.dropFirst(7))
+                } else {
+                    header.comments.append(field.value)
+                }
             case "fourscore": fourscore = try integer(field) != 0
             case "port0", "port1":
                 let type = try integer(field)
                 switch type {
                 case 0, 1: portTypes[field.key == "port0" ? 0 : 1] = type
-                case 2: throw fieldError("\(field.key) is a Zapper (2), which is not supported (only gamepads, 1, and empty ports, 0)")
-                default: throw fieldError("\(field.key) has unknown device type \(type) (only gamepads, 1, and empty ports, 0, are supported)")
+                case 2:
+                    throw fieldError(
+                        "\(field.key) is a Zapper (2), which is not supported (only gamepads, 1, and empty ports, 0)")
+                default:
+                    throw fieldError(
+                        """
+                        \(field.key) has unknown device type \(type) (only gamepads, 1, and empty ports, 0, are \
+                        supported)
+                        """
+                    )
                 }
             case "port2":
                 let type = try integer(field)
-                guard type == 0 else { throw fieldError("expansion port device \(type) is not supported (port2 must be 0)") }
+                guard type == 0 else {
+                    throw fieldError("expansion port device \(type) is not supported (port2 must be 0)")
+                }
             case "binary":
-                guard try integer(field) == 0 else { throw fieldError("binary input logs are not supported (save the movie as text in FCEUX)") }
+                guard try integer(field) == 0 else {
+                    throw fieldError("binary input logs are not supported (save the movie as text in FCEUX)")
+                }
             case "length":
                 let value = try integer(field)
                 guard value >= 0 else { throw fieldError("'length' is negative") }
                 length = value
             case "savestate" where !field.value.trimmingCharacters(in: .whitespaces).isEmpty:
-                throw fieldError("the movie starts from an FCEUX savestate; Retrolua cannot load FCEUX states (only movies recorded from power-on can be imported)")
+                throw fieldError(
+                    """
+                    the movie starts from an FCEUX savestate; Retrolua cannot load FCEUX states (only movies \
+                    recorded from power-on can be imported)
+                    """
+                )
             case "savestate": break
             default: header.extras.append(("fm2.\(field.key)", field.value))
             }
@@ -96,26 +118,39 @@ public enum FM2 {
                 let (input, flags) = try parseFrame(current, portTypes: portTypes, fail: fail)
                 movie.log.set(movie.length, input: input, flags: flags)
             } else if !current.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
-                throw fail("expected an input line starting with '|', got '\(String(decoding: current.prefix(60), as: UTF8.self))'")
+                throw fail(
+                    """
+                    expected an input line starting with '|', got \
+                    '\(String(decoding: current.prefix(60), as: UTF8.self))'
+                    """
+                )
             }
             line = lines.next()
         }
         if let length, movie.length < length {
-            throw MovieError("\(name): truncated movie: the header says length \(length), the input log has \(movie.length) frames")
+            throw MovieError(
+                "\(name): truncated movie: the header says length \(length), the input log has \(movie.length) frames")
         }
         return movie
     }
 
     /// One input line: `|commands|pad|pad||` (four pads with a fourscore; an empty field for an empty port).
-    private static func parseFrame(_ line: ArraySlice<UInt8>, portTypes: [Int],
-                                   fail: (String) -> MovieError) throws(MovieError) -> (InputState, MovieFrameFlags) {
+    private static func parseFrame(
+        _ line: ArraySlice<UInt8>, portTypes: [Int],
+        fail: (String) -> MovieError
+    ) throws(MovieError) -> (InputState, MovieFrameFlags) {
         let bar = UInt8(ascii: "|"), space = UInt8(ascii: " "), tab = UInt8(ascii: "\t"), dot = UInt8(ascii: ".")
         var end = line.endIndex
         while end > line.startIndex, line[end - 1] == space || line[end - 1] == tab { end -= 1 }
         var text: String { String(decoding: line.prefix(80), as: UTF8.self) }
         func malformed() -> MovieError {
             let example = "|0|" + portTypes.map { $0 == 1 ? "........" : "" }.joined(separator: "|") + "||"
-            return fail("expected \(portTypes.count) controller fields and an empty expansion field like '\(example)', got '\(text)'")
+            return fail(
+                """
+                expected \(portTypes.count) controller fields and an empty expansion field like '\(example)', got \
+                '\(text)'
+                """
+            )
         }
         /// The index of the bar closing the field that starts at `start`.
         func close(_ start: Int) throws(MovieError) -> Int {
@@ -129,7 +164,12 @@ public enum FM2 {
         var commands: UInt32 = 0
         for digit in line[start..<commandEnd] {
             guard (48...57).contains(digit), commands < 100_000_000 else {
-                throw fail("the command field should be a number, got '\(String(decoding: line[start..<commandEnd], as: UTF8.self))'")
+                throw fail(
+                    """
+                    the command field should be a number, got \
+                    '\(String(decoding: line[start..<commandEnd], as: UTF8.self))'
+                    """
+                )
             }
             commands = commands * 10 + UInt32(digit - 48)
         }
@@ -139,7 +179,9 @@ public enum FM2 {
         let unsupported = commands & ~3
         if unsupported != 0 {
             let names = [(4, "FDS disk insert/eject"), (8, "FDS disk side select"), (16, "VS coin insertion")]
-            let what = names.first { unsupported & UInt32($0.0) != 0 }.map { "\($0.1) (\($0.0))" } ?? "unknown command bits \(unsupported)"
+            let what =
+                names.first { unsupported & UInt32($0.0) != 0 }.map { "\($0.1) (\($0.0))" }
+                ?? "unknown command bits \(unsupported)"
             throw fail("frame command \(commands): \(what) is not supported")
         }
         start = commandEnd + 1
@@ -149,13 +191,27 @@ public enum FM2 {
             let fieldEnd = try close(start)
             let field = line[start..<fieldEnd]
             if type == 0 {
-                guard field.isEmpty else { throw fail("port\(port) is empty in the header but the line has input '\(String(decoding: field, as: UTF8.self))'") }
+                guard field.isEmpty else {
+                    throw fail(
+                        """
+                        port\(port) is empty in the header but the line has input \
+                        '\(String(decoding: field, as: UTF8.self))'
+                        """
+                    )
+                }
             } else {
                 guard field.count == 8 else {
-                    throw fail("controller \(port + 1): the field should be 8 characters (RLDUTSBA), got '\(String(decoding: field, as: UTF8.self))'")
+                    throw fail(
+                        """
+                        controller \(port + 1): the field should be 8 characters (RLDUTSBA), got \
+                        '\(String(decoding: field, as: UTF8.self))'
+                        """
+                    )
                 }
                 var mask: UInt16 = 0
-                for column in 0..<8 where field[start + column] != dot && field[start + column] != space { mask |= padBits[column] }
+                for column in 0..<8 where field[start + column] != dot && field[start + column] != space {
+                    mask |= padBits[column]
+                }
                 input.buttons[port] = mask
             }
             start = fieldEnd + 1
@@ -176,21 +232,34 @@ public enum FM2 {
             let what = movie.system.isEmpty ? "core '\(movie.coreName)'" : "'\(movie.system)'"
             throw MovieError("cannot export to .fm2: the movie is for \(what), not the NES")
         }
-        guard !movie.log.analog else { throw MovieError("cannot export to .fm2: the movie has analog input, which the NES pad lacks") }
+        guard !movie.log.analog else {
+            throw MovieError("cannot export to .fm2: the movie has analog input, which the NES pad lacks")
+        }
         let ports = movie.log.ports
-        guard ports <= 4 else { throw MovieError("cannot export to .fm2: the movie has \(ports) ports (a Four Score has 4)") }
+        guard ports <= 4 else {
+            throw MovieError("cannot export to .fm2: the movie has \(ports) ports (a Four Score has 4)")
+        }
         let allowed = nesButtons.reduce(UInt16(0)) { $0 | UInt16(1) << UInt16($1.rawValue) }
         for frame in 0..<movie.length {
             let input = movie.log.input(at: frame)
             for port in 0..<ports where input.buttons[port] & ~allowed != 0 {
-                let button = RetroPadButton.allCases.first { input.isPressed($0, port: port) && !nesButtons.contains($0) }!
-                throw MovieError("cannot export to .fm2: frame \(frame + 1) presses '\(button.name)' on port \(port + 1), which the NES pad lacks")
+                let button = RetroPadButton.allCases.first {
+                    input.isPressed($0, port: port) && !nesButtons.contains($0)
+                }!
+                throw MovieError(
+                    """
+                    cannot export to .fm2: frame \(frame + 1) presses '\(button.name)' on port \(port + 1), which \
+                    the NES pad lacks
+                    """
+                )
             }
         }
         let fourscore = ports > 2
-        var header = ["version 3", "emuVersion \(movie.extra("fm2.emuVersion") ?? defaultEmuVersion)",
-                      "rerecordCount \(movie.rerecords)", "romFilename \(movie.contentName)", "guid \(movie.guid)",
-                      "fourscore \(fourscore ? 1 : 0)", "port0 1", "port1 1", "port2 0"]
+        var header = [
+            "version 3", "emuVersion \(movie.extra("fm2.emuVersion") ?? defaultEmuVersion)",
+            "rerecordCount \(movie.rerecords)", "romFilename \(movie.contentName)", "guid \(movie.guid)",
+            "fourscore \(fourscore ? 1 : 0)", "port0 1", "port1 1", "port2 0",
+        ]
         if !movie.author.isEmpty { header.append("comment author \(movie.author)") }
         header += movie.comments.map { "comment \($0)" }
         for extra in movie.extras where extra.key.hasPrefix("fm2.") && extra.key != "fm2.emuVersion" {

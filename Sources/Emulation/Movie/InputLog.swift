@@ -49,14 +49,18 @@ public struct InputLog: Sendable, Equatable {
         bytes.withUnsafeBytes { raw in
             let base = frame * stride + 1
             for port in 0..<ports {
-                state.buttons[port] = UInt16(littleEndian: raw.loadUnaligned(fromByteOffset: base + port * 2, as: UInt16.self))
+                state.buttons[port] = UInt16(
+                    littleEndian: raw.loadUnaligned(fromByteOffset: base + port * 2, as: UInt16.self))
             }
             guard analog else { return }
             let axes = base + ports * 2
             for port in 0..<ports {
                 for axis in 0..<4 {
-                    state.setAnalog(port: port, axis: axis,
-                                    Int16(littleEndian: raw.loadUnaligned(fromByteOffset: axes + (port * 4 + axis) * 2, as: Int16.self)))
+                    state.setAnalog(
+                        port: port, axis: axis,
+                        Int16(
+                            littleEndian: raw.loadUnaligned(
+                                fromByteOffset: axes + (port * 4 + axis) * 2, as: Int16.self)))
                 }
             }
         }
@@ -77,8 +81,9 @@ public struct InputLog: Sendable, Equatable {
             let axes = base + 1 + ports * 2
             for port in 0..<ports {
                 for axis in 0..<4 {
-                    raw.storeBytes(of: input.analog(port: port, axis: axis).littleEndian,
-                                   toByteOffset: axes + (port * 4 + axis) * 2, as: Int16.self)
+                    raw.storeBytes(
+                        of: input.analog(port: port, axis: axis).littleEndian,
+                        toByteOffset: axes + (port * 4 + axis) * 2, as: Int16.self)
                 }
             }
         }
@@ -102,7 +107,8 @@ public struct InputLog: Sendable, Equatable {
 
     /// Records equal apart from the lag flag (an outcome, not input).
     public func sameInput(_ frame: Int, as other: InputLog, _ otherFrame: Int) -> Bool {
-        let mine = bytes[frame * stride..<(frame + 1) * stride], theirs = other.bytes[otherFrame * stride..<(otherFrame + 1) * stride]
+        let mine = bytes[frame * stride..<(frame + 1) * stride],
+            theirs = other.bytes[otherFrame * stride..<(otherFrame + 1) * stride]
         return mine.first! & ~MovieFrameFlags.lag.rawValue == theirs.first! & ~MovieFrameFlags.lag.rawValue
             && mine.dropFirst().elementsEqual(theirs.dropFirst())
     }

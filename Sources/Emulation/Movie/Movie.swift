@@ -50,8 +50,10 @@ public struct Movie: Sendable {
 
 extension RetroPadButton {
     /// Column order in movie files: d-pad, start, select, then face and shoulder buttons.
-    public static let standardOrder: [RetroPadButton] = [.up, .down, .left, .right, .start, .select, .y, .b, .x, .a,
-                                                         .l, .r, .l2, .r2, .l3, .r3]
+    public static let standardOrder: [RetroPadButton] = [
+        .up, .down, .left, .right, .start, .select, .y, .b, .x, .a,
+        .l, .r, .l2, .r2, .l3, .r3,
+    ]
 
     /// The letter shown for a pressed button in Retrolua movies (any other character but `.` also reads as pressed).
     public var mnemonic: Character {

@@ -14,14 +14,19 @@ extension MovieEngine {
     }
 
     private func branchFolder() throws(MovieError) -> String {
-        guard let path else { throw MovieError("the movie has no file yet (save it first): branches are kept beside it") }
+        guard let path else {
+            throw MovieError("the movie has no file yet (save it first): branches are kept beside it")
+        }
         return path + ".branches"
     }
 
     private func branchPaths(_ name: String) throws(MovieError) -> (state: String, thumbnail: String) {
         guard !name.isEmpty, name.count <= 100,
-              name.unicodeScalars.allSatisfy({ CharacterSet.alphanumerics.contains($0) || "-_. ".unicodeScalars.contains($0) }),
-              !name.hasPrefix(".") else {
+            name.unicodeScalars.allSatisfy({
+                CharacterSet.alphanumerics.contains($0) || "-_. ".unicodeScalars.contains($0)
+            }),
+            !name.hasPrefix(".")
+        else {
             throw MovieError("bad branch name '\(name)' (letters, digits, space, '-', '_' and '.', at most 100)")
         }
         let folder = try branchFolder()
@@ -44,7 +49,9 @@ extension MovieEngine {
     public func loadBranch(_ name: String) throws(MovieError) {
         guard let movie, isActive else { throw MovieError("no movie is active") }
         let paths = try branchPaths(name)
-        guard let data = FileManager.default.contents(atPath: paths.state) else { throw MovieError("no branch named '\(name)'") }
+        guard let data = FileManager.default.contents(atPath: paths.state) else {
+            throw MovieError("no branch named '\(name)'")
+        }
         let bytes = [UInt8](data)
         let block: MovieStateBlock? = bytes.withUnsafeBytes { raw in
             guard let container = try? StateContainer.decode(raw), let range = container.movieBlock else { return nil }
@@ -64,7 +71,9 @@ extension MovieEngine {
         let paths = try branchPaths(name)
         guard FileManager.default.fileExists(atPath: paths.state) else { throw MovieError("no branch named '\(name)'") }
         try? FileManager.default.removeItem(atPath: paths.thumbnail)
-        do { try FileManager.default.removeItem(atPath: paths.state) } catch { throw MovieError("cannot delete branch '\(name)': \(error.localizedDescription)") }
+        do { try FileManager.default.removeItem(atPath: paths.state) } catch {
+            throw MovieError("cannot delete branch '\(name)': \(error.localizedDescription)")
+        }
     }
 
     /// The movie's branches, by name.
@@ -76,12 +85,15 @@ extension MovieEngine {
             let statePath = folder + "/" + file
             guard let data = FileManager.default.contents(atPath: statePath) else { return nil }
             let frame: Int? = data.withUnsafeBytes { raw in
-                guard let container = try? StateContainer.decode(raw), let range = container.movieBlock else { return nil }
+                guard let container = try? StateContainer.decode(raw), let range = container.movieBlock else {
+                    return nil
+                }
                 return MovieStateBlock.decode(UnsafeRawBufferPointer(rebasing: raw[range]))?.frame
             }
             let thumbnail = folder + "/" + name + ".png"
-            return Branch(name: name, frame: frame ?? -1, statePath: statePath,
-                          thumbnailPath: FileManager.default.fileExists(atPath: thumbnail) ? thumbnail : nil)
+            return Branch(
+                name: name, frame: frame ?? -1, statePath: statePath,
+                thumbnailPath: FileManager.default.fileExists(atPath: thumbnail) ? thumbnail : nil)
         }
     }
 }

@@ -44,7 +44,10 @@ public final class MovieEngine {
     /// Cheats change the game without being input: a movie made or played with them replays only with them.
     private func warnAboutCheats() {
         let count = emulator.cheats.cheats.filter(\.enabled).count
-        if count > 0 { pendingMessages.append("movie: \(count) cheat\(count == 1 ? " is" : "s are") on; the movie replays only with the same cheats") }
+        if count > 0 {
+            pendingMessages.append(
+                "movie: \(count) cheat\(count == 1 ? " is" : "s are") on; the movie replays only with the same cheats")
+        }
     }
 
     init(emulator: Emulator) { self.emulator = emulator }
@@ -70,7 +73,9 @@ public final class MovieEngine {
         if !options.overwrite && FileManager.default.fileExists(atPath: path) {
             throw MovieError("\(path) exists; movies are never overwritten (choose another name, or pass overwrite)")
         }
-        guard (1...InputState.maxPorts).contains(options.ports) else { throw MovieError("ports must be 1…\(InputState.maxPorts)") }
+        guard (1...InputState.maxPorts).contains(options.ports) else {
+            throw MovieError("ports must be 1…\(InputState.maxPorts)")
+        }
         try stop()
         var movie = Movie(ports: options.ports, analog: false)
         let core = session.core
@@ -80,7 +85,9 @@ public final class MovieEngine {
         movie.system = session.systemName ?? ""
         movie.contentName = session.content?.fileName ?? ""
         movie.contentSHA1 = session.content?.sha1 ?? ""
-        movie.options = core.options.definitions.compactMap { definition in core.options.value(definition.key).map { (definition.key, $0) } }
+        movie.options = core.options.definitions.compactMap { definition in
+            core.options.value(definition.key).map { (definition.key, $0) }
+        }
         movie.author = options.author
         movie.buttons = loggedButtons()
         switch options.start {
@@ -90,7 +97,9 @@ public final class MovieEngine {
             session.detachSaveRAM(because: "a movie started from power-on replaced the game's save RAM")
             emulator.emit(.timeJumped)
         case .now:
-            do { movie.startState = try emulator.encodeState() } catch { throw MovieError("cannot record from now: \(error)") }
+            do { movie.startState = try emulator.encodeState() } catch {
+                throw MovieError("cannot record from now: \(error)")
+            }
         }
         startFrame = session.frameCount
         if options.verify { movie.ramHashes.reserveCapacity(4096) }
@@ -126,18 +135,33 @@ public final class MovieEngine {
             problems.append("the movie was recorded with \(movie.coreLibrary), this is \(core.systemInfo.libraryName)")
         }
         if let sha1 = session.content?.sha1, !movie.contentSHA1.isEmpty, movie.contentSHA1 != sha1 {
-            problems.append("the movie was recorded with other content (\(movie.contentName), SHA-1 \(movie.contentSHA1.prefix(12))…), this is \(session.content?.fileName ?? "?") (SHA-1 \(sha1.prefix(12))…)")
+            problems.append(
+                """
+                the movie was recorded with other content (\(movie.contentName), SHA-1 \
+                \(movie.contentSHA1.prefix(12))…), this is \(session.content?.fileName ?? "?") (SHA-1 \
+                \(sha1.prefix(12))…)
+                """
+            )
         }
         if !problems.isEmpty && !options.force {
             throw MovieError(problems.joined(separator: "; ") + " (force to try anyway)")
         }
         var warnings = problems
         let version = core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces)
-        if !movie.coreVersion.isEmpty && movie.coreLibrary == core.systemInfo.libraryName && movie.coreVersion != version {
-            warnings.append("the movie was recorded with \(movie.coreLibrary) \(movie.coreVersion), this is \(version): it may desync")
+        if !movie.coreVersion.isEmpty && movie.coreLibrary == core.systemInfo.libraryName
+            && movie.coreVersion != version
+        {
+            warnings.append(
+                """
+                the movie was recorded with \(movie.coreLibrary) \(movie.coreVersion), this is \(version): it may \
+                desync
+                """
+            )
         }
         for (key, value) in movie.options where core.options.value(key) != value {
-            if let problem = core.options.set(key, value) { warnings.append(problem) } else {
+            if let problem = core.options.set(key, value) {
+                warnings.append(problem)
+            } else {
                 warnings.append("core option \(key) set to the movie's '\(value)'")
             }
         }
@@ -245,10 +269,14 @@ public final class MovieEngine {
         while movie!.log.count < index { movie!.log.set(movie!.log.count, input: InputState(), flags: []) }
         movie!.log.set(index, input: input, flags: flags)
         if verifyWhileRecording {
-            if movie!.ramHashes.count == index { movie!.ramHashes.append(ramHash()) } else {
+            if movie!.ramHashes.count == index {
+                movie!.ramHashes.append(ramHash())
+            } else {
                 verifyWhileRecording = false
                 movie!.ramHashes = []
-                emulator.show(message: "movie: verification log dropped (frames before \(index) have no RAM hashes)", from: "movie")
+                emulator.show(
+                    message: "movie: verification log dropped (frames before \(index) have no RAM hashes)",
+                    from: "movie")
             }
         }
         hasUnsavedChanges = true
@@ -261,8 +289,10 @@ public final class MovieEngine {
         if actual != expected {
             firstDesync = Desync(frame: index, expected: expected, actual: actual, what: "RAM differs")
         } else if wasLag != lagged {
-            firstDesync = Desync(frame: index, expected: expected, actual: actual,
-                                 what: wasLag ? "the recording lagged here, the replay did not" : "the replay lagged here, the recording did not")
+            firstDesync = Desync(
+                frame: index, expected: expected, actual: actual,
+                what: wasLag
+                    ? "the recording lagged here, the replay did not" : "the replay lagged here, the recording did not")
         } else {
             return
         }
@@ -295,7 +325,9 @@ public final class MovieEngine {
     /// verification hashes, which no longer describe them.
     public func setInput(_ frame: Int, _ input: InputState, flags: MovieFrameFlags) throws(MovieError) {
         guard movie != nil else { throw MovieError("no movie is active") }
-        guard frame >= 0, frame <= movie!.length else { throw MovieError("frame \(frame) is outside the movie (0…\(movie!.length))") }
+        guard frame >= 0, frame <= movie!.length else {
+            throw MovieError("frame \(frame) is outside the movie (0…\(movie!.length))")
+        }
         let lag = frame < movie!.length ? movie!.log.flags(at: frame).intersection(.lag) : []
         movie!.log.set(frame, input: input, flags: flags.intersection(.commands).union(lag))
         if movie!.ramHashes.count > frame { movie!.ramHashes.removeSubrange(frame...) }
@@ -313,7 +345,8 @@ public final class MovieEngine {
     /// The movie block for a savestate made now (nil without a movie).
     func stateBlock() -> [UInt8]? {
         guard let movie, mode != .idle else { return nil }
-        return MovieStateBlock.encode(guid: movie.guid, frame: max(0, frame), log: movie.log, ramHashes: movie.ramHashes)
+        return MovieStateBlock.encode(
+            guid: movie.guid, frame: max(0, frame), log: movie.log, ramHashes: movie.ramHashes)
     }
 
     /// Whether a state may be loaded now; a message when the movie forbids it.
@@ -324,8 +357,13 @@ public final class MovieEngine {
         }
         guard block.guid == movie.guid else { return "the state belongs to another movie" }
         if readOnly, !movie.log.hasPrefix(block.log.bytes[...]) {
-            let differs = (0..<block.log.count).first { $0 >= movie.length || !movie.log.sameInput($0, as: block.log, $0) } ?? 0
-            return "read-only: the state is on another timeline (its input differs from the movie's at frame \(differs)); switch to read-write to load it and record from there"
+            let differs =
+                (0..<block.log.count).first { $0 >= movie.length || !movie.log.sameInput($0, as: block.log, $0) } ?? 0
+            return
+                """
+                read-only: the state is on another timeline (its input differs from the movie's at frame \
+                \(differs)); switch to read-write to load it and record from there
+                """
         }
         return nil
     }
@@ -359,7 +397,10 @@ public final class MovieEngine {
 
     /// The buttons the game declares for port 1 (input descriptors), in movie column order.
     private func loggedButtons() -> [RetroPadButton] {
-        let declared = Set(session.core.inputDescriptors.filter { $0.device == 1 && $0.index == 0 }.compactMap { RetroPadButton(rawValue: $0.id) })
+        let declared = Set(
+            session.core.inputDescriptors.filter { $0.device == 1 && $0.index == 0 }.compactMap {
+                RetroPadButton(rawValue: $0.id)
+            })
         let ordered = RetroPadButton.standardOrder.filter(declared.contains)
         return ordered.count >= 4 ? ordered : RetroPadButton.standardOrder
     }

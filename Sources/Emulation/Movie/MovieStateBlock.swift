@@ -37,14 +37,17 @@ struct MovieStateBlock {
             return T(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: T.self))
         }
         guard let idLength = read(UInt16.self), bytes.count - offset >= Int(idLength) else { return nil }
-        let guid = String(decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(idLength)]), as: UTF8.self)
+        let guid = String(
+            decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(idLength)]), as: UTF8.self)
         offset += Int(idLength)
         guard let frame = read(UInt64.self), let ports = read(UInt8.self), let analog = read(UInt8.self),
-              let length = read(UInt32.self), bytes.count - offset >= Int(length) else { return nil }
+            let length = read(UInt32.self), bytes.count - offset >= Int(length)
+        else { return nil }
         let records = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(length)]))
         offset += Int(length)
         guard let log = InputLog(ports: Int(ports), analog: analog != 0, bytes: records), log.count <= Int(frame),
-              let hashCount = read(UInt32.self), Int(hashCount) <= log.count, bytes.count - offset == Int(hashCount) * 4 else { return nil }
+            let hashCount = read(UInt32.self), Int(hashCount) <= log.count, bytes.count - offset == Int(hashCount) * 4
+        else { return nil }
         var hashes: [UInt32] = []
         hashes.reserveCapacity(Int(hashCount))
         for _ in 0..<hashCount { hashes.append(read(UInt32.self)!) }

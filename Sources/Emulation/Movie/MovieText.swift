@@ -13,16 +13,20 @@ public enum MovieText {
     // MARK: Writing
 
     public static func encode(_ movie: Movie) -> [UInt8] {
-        var header = [magic, "guid \(movie.guid)", "core \(movie.coreName)", "core-library \(movie.coreLibrary)",
-                      "core-version \(movie.coreVersion)", "system \(movie.system)", "content \(movie.contentName)",
-                      "content-sha1 \(movie.contentSHA1)"]
+        var header = [
+            magic, "guid \(movie.guid)", "core \(movie.coreName)", "core-library \(movie.coreLibrary)",
+            "core-version \(movie.coreVersion)", "system \(movie.system)", "content \(movie.contentName)",
+            "content-sha1 \(movie.contentSHA1)",
+        ]
         header += movie.options.map { "option \($0.key)=\($0.value)" }
         if !movie.author.isEmpty { header.append("author \(movie.author)") }
         header += movie.comments.map { "comment \($0)" }
-        header += ["rerecords \(movie.rerecords)", "start \(movie.startState == nil ? "power" : "state")",
-                   "ports \(movie.log.ports)", "analog \(movie.log.analog ? "yes" : "no")",
-                   "buttons " + movie.buttons.map(\.name).joined(separator: " "),
-                   "verify \(movie.hasVerification ? "ram" : "none")", "frames \(movie.length)"]
+        header += [
+            "rerecords \(movie.rerecords)", "start \(movie.startState == nil ? "power" : "state")",
+            "ports \(movie.log.ports)", "analog \(movie.log.analog ? "yes" : "no")",
+            "buttons " + movie.buttons.map(\.name).joined(separator: " "),
+            "verify \(movie.hasVerification ? "ram" : "none")", "frames \(movie.length)",
+        ]
         header += movie.extras.map { "extra \($0.key) \($0.value)" }
         header.append("[input]")
         var out = [UInt8]((header.joined(separator: "\n") + "\n").utf8)
@@ -90,25 +94,38 @@ public enum MovieText {
         }
         func integer(_ key: String) throws(MovieError) -> Int {
             let text = try field(key)
-            guard let value = Int(text), value >= 0 else { throw MovieError("\(name): '\(key)' should be a whole number, got '\(text)'") }
+            guard let value = Int(text), value >= 0 else {
+                throw MovieError("\(name): '\(key)' should be a whole number, got '\(text)'")
+            }
             return value
         }
         let ports = try integer("ports")
-        guard (1...InputState.maxPorts).contains(ports) else { throw MovieError("\(name): 'ports' must be 1…\(InputState.maxPorts), got \(ports)") }
+        guard (1...InputState.maxPorts).contains(ports) else {
+            throw MovieError("\(name): 'ports' must be 1…\(InputState.maxPorts), got \(ports)")
+        }
         let analogText = try field("analog")
-        guard analogText == "yes" || analogText == "no" else { throw MovieError("\(name): 'analog' should be yes or no, got '\(analogText)'") }
+        guard analogText == "yes" || analogText == "no" else {
+            throw MovieError("\(name): 'analog' should be yes or no, got '\(analogText)'")
+        }
         var movie = Movie(ports: ports, analog: analogText == "yes")
         var buttons: [RetroPadButton] = []
         for word in try field("buttons").split(separator: " ") {
             guard let button = RetroPadButton.named(String(word)) else {
-                throw MovieError("\(name): unknown button '\(word)' (buttons: \(RetroPadButton.standardOrder.map(\.name).joined(separator: " ")))")
+                throw MovieError(
+                    """
+                    \(name): unknown button '\(word)' (buttons: \
+                    \(RetroPadButton.standardOrder.map(\.name).joined(separator: " ")))
+                    """
+                )
             }
             guard !buttons.contains(button) else { throw MovieError("\(name): button '\(word)' listed twice") }
             buttons.append(button)
         }
         movie.buttons = buttons
-        let known: Set<String> = ["guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "option",
-                                  "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra"]
+        let known: Set<String> = [
+            "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "option",
+            "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra",
+        ]
         for (key, value) in fields {
             switch key {
             case "option":
@@ -134,9 +151,13 @@ public enum MovieText {
         movie.author = (try? field("author")) ?? ""
         movie.rerecords = try integer("rerecords")
         let start = try field("start")
-        guard start == "power" || start == "state" else { throw MovieError("\(name): 'start' should be power or state, got '\(start)'") }
+        guard start == "power" || start == "state" else {
+            throw MovieError("\(name): 'start' should be power or state, got '\(start)'")
+        }
         let verify = try field("verify")
-        guard verify == "ram" || verify == "none" else { throw MovieError("\(name): 'verify' should be ram or none, got '\(verify)'") }
+        guard verify == "ram" || verify == "none" else {
+            throw MovieError("\(name): 'verify' should be ram or none, got '\(verify)'")
+        }
         let frames = try integer("frames")
 
         // The input log, parsed from bytes: a long movie has hundreds of thousands of lines.
@@ -154,14 +175,25 @@ public enum MovieText {
             if inState { stateText += line; continue }
             guard movie.length < frames else { throw fail("more input lines than the header's 'frames \(frames)'") }
             guard line.count >= 3, line[line.startIndex + 2] == bar else {
-                throw fail("expected a frame line like '..|\(String(repeating: ".", count: buttons.count))|', got '\(String(decoding: line, as: UTF8.self))'")
+                throw fail(
+                    """
+                    expected a frame line like '..|\(String(repeating: ".", count: buttons.count))|', got \
+                    '\(String(decoding: line, as: UTF8.self))'
+                    """
+                )
             }
             var flags: MovieFrameFlags = []
             switch line[line.startIndex] {
             case dot: break
             case UInt8(ascii: "r"): flags.insert(.reset)
             case UInt8(ascii: "p"): flags.insert(.power)
-            default: throw fail("unknown command '\(Character(Unicode.Scalar(line[line.startIndex])))' (expected '.', 'r' reset or 'p' power)")
+            default:
+                throw fail(
+                    """
+                    unknown command '\(Character(Unicode.Scalar(line[line.startIndex])))' (expected '.', 'r' \
+                    reset or 'p' power)
+                    """
+                )
             }
             if line[line.startIndex + 1] == UInt8(ascii: "*") { flags.insert(.lag) }
             var input = InputState()
@@ -172,11 +204,18 @@ public enum MovieText {
                 }
                 var field = line[position..<end]
                 if movie.log.analog {
-                    guard let colon = field.firstIndex(of: UInt8(ascii: ":")) else { throw fail("port \(port + 1): analog values missing (':x,y,rx,ry')") }
-                    let values = String(decoding: field[(colon + 1)...], as: UTF8.self).split(separator: ",", omittingEmptySubsequences: false)
-                    guard values.count == 4 else { throw fail("port \(port + 1): expected 4 analog values, got \(values.count)") }
+                    guard let colon = field.firstIndex(of: UInt8(ascii: ":")) else {
+                        throw fail("port \(port + 1): analog values missing (':x,y,rx,ry')")
+                    }
+                    let values = String(decoding: field[(colon + 1)...], as: UTF8.self).split(
+                        separator: ",", omittingEmptySubsequences: false)
+                    guard values.count == 4 else {
+                        throw fail("port \(port + 1): expected 4 analog values, got \(values.count)")
+                    }
                     for (axis, text) in values.enumerated() {
-                        guard let value = Int16(text) else { throw fail("port \(port + 1): analog value '\(text)' is not -32768…32767") }
+                        guard let value = Int16(text) else {
+                            throw fail("port \(port + 1): analog value '\(text)' is not -32768…32767")
+                        }
                         input.setAnalog(port: port, axis: axis, value)
                     }
                     field = field[..<colon]
@@ -185,7 +224,9 @@ public enum MovieText {
                     throw fail("port \(port + 1) has \(field.count) button columns, the header lists \(buttons.count)")
                 }
                 var mask: UInt16 = 0
-                for (index, character) in field.enumerated() where character != dot && character != space { mask |= bits[index] }
+                for (index, character) in field.enumerated() where character != dot && character != space {
+                    mask |= bits[index]
+                }
                 input.buttons[port] = mask
                 position = end + 1
             }
@@ -193,16 +234,23 @@ public enum MovieText {
             let rest = line[position...]
             if verify == "ram" {
                 let text = String(decoding: rest, as: UTF8.self).trimmingCharacters(in: .whitespaces)
-                guard let hash = UInt32(text, radix: 16) else { throw fail("missing or bad RAM hash '\(text)' (the header says 'verify ram')") }
+                guard let hash = UInt32(text, radix: 16) else {
+                    throw fail("missing or bad RAM hash '\(text)' (the header says 'verify ram')")
+                }
                 movie.ramHashes.append(hash)
             } else if !rest.allSatisfy({ $0 == space }) {
                 throw fail("unexpected text after the controller fields")
             }
         }
         guard ended else {
-            throw MovieError("\(name): truncated movie: \(inState ? "the start state is cut off" : "the header says \(frames) frames, the file ends after \(movie.length)") (no [end] line)")
+            let cut =
+                inState
+                ? "the start state is cut off" : "the header says \(frames) frames, the file ends after \(movie.length)"
+            throw MovieError("\(name): truncated movie: \(cut) (no [end] line)")
         }
-        guard movie.length == frames else { throw MovieError("\(name): truncated movie: the header says \(frames) frames, the log has \(movie.length)") }
+        guard movie.length == frames else {
+            throw MovieError("\(name): truncated movie: the header says \(frames) frames, the log has \(movie.length)")
+        }
         if start == "state" {
             guard !stateText.isEmpty, let compressed = Data(base64Encoded: Data(stateText)) else {
                 throw MovieError("\(name): the start state is missing or not base64")
@@ -234,7 +282,9 @@ public enum MovieText {
 
     static func contents(_ path: String) throws(MovieError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
-            throw MovieError(FileManager.default.fileExists(atPath: path) ? "\(path): cannot read the movie" : "\(path): no such movie")
+            throw MovieError(
+                FileManager.default.fileExists(atPath: path)
+                    ? "\(path): cannot read the movie" : "\(path): no such movie")
         }
         return [UInt8](data)
     }
@@ -243,7 +293,9 @@ public enum MovieText {
 
     static func compress(_ bytes: [UInt8]) -> Data {
         var out = [UInt8](repeating: 0, count: ZSTD_compressBound(bytes.count))
-        let length = out.withUnsafeMutableBytes { dst in bytes.withUnsafeBytes { ZSTD_compress(dst.baseAddress, dst.count, $0.baseAddress, $0.count, 3) } }
+        let length = out.withUnsafeMutableBytes { dst in
+            bytes.withUnsafeBytes { ZSTD_compress(dst.baseAddress, dst.count, $0.baseAddress, $0.count, 3) }
+        }
         precondition(ZSTD_isError(length) == 0, "zstd compression failed")
         return Data(out[0..<length])
     }
@@ -251,11 +303,16 @@ public enum MovieText {
     static func decompress(_ bytes: [UInt8], name: String) throws(MovieError) -> [UInt8] {
         let size = bytes.withUnsafeBytes { ZSTD_getFrameContentSize($0.baseAddress, $0.count) }
         guard size != ZSTD_CONTENTSIZE_ERROR, size != ZSTD_CONTENTSIZE_UNKNOWN, size <= UInt64(maxStateSize) else {
-            throw MovieError("\(name): the start state is corrupt (not zstd data of a known size up to \(maxStateSize >> 20) MB)")
+            throw MovieError(
+                "\(name): the start state is corrupt (not zstd data of a known size up to \(maxStateSize >> 20) MB)")
         }
         var out = [UInt8](repeating: 0, count: Int(size))
-        let length = out.withUnsafeMutableBytes { dst in bytes.withUnsafeBytes { ZSTD_decompress(dst.baseAddress, dst.count, $0.baseAddress, $0.count) } }
-        guard ZSTD_isError(length) == 0, length == Int(size) else { throw MovieError("\(name): the start state is corrupt (zstd could not decompress it)") }
+        let length = out.withUnsafeMutableBytes { dst in
+            bytes.withUnsafeBytes { ZSTD_decompress(dst.baseAddress, dst.count, $0.baseAddress, $0.count) }
+        }
+        guard ZSTD_isError(length) == 0, length == Int(size) else {
+            throw MovieError("\(name): the start state is corrupt (zstd could not decompress it)")
+        }
         return out
     }
 }

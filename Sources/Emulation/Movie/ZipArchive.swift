@@ -28,7 +28,8 @@ final class ZipArchive {
         }
         guard let archive = zip_open_from_source(source, ZIP_RDONLY, &error) else {
             zip_source_free(source)
-            throw Self.openError(zip_error_code_zip(&error), detail: String(cString: zip_error_strerror(&error)), name: name)
+            throw Self.openError(
+                zip_error_code_zip(&error), detail: String(cString: zip_error_strerror(&error)), name: name)
         }
         handle = try Self.checked(archive, name: name)
     }
@@ -90,7 +91,9 @@ final class ZipArchive {
         while true {
             let want = min(chunk.count, limit + 1 - out.count)
             let got = chunk.withUnsafeMutableBytes { zip_fread(file, $0.baseAddress!, UInt64(want)) }
-            if got < 0 { throw MovieError("\(name): member '\(member)' is corrupt: \(String(cString: zip_file_strerror(file)))") }
+            if got < 0 {
+                throw MovieError("\(name): member '\(member)' is corrupt: \(String(cString: zip_file_strerror(file)))")
+            }
             if got == 0 { break }
             out.append(contentsOf: chunk[0..<Int(got)])
             if out.count > limit { throw tooLarge }
@@ -100,7 +103,9 @@ final class ZipArchive {
 
     /// Like `read`, but a missing member is an error.
     func require(_ member: String, limit: Int) throws(MovieError) -> [UInt8] {
-        guard let bytes = try read(member, limit: limit) else { throw MovieError("\(name): missing member '\(member)'") }
+        guard let bytes = try read(member, limit: limit) else {
+            throw MovieError("\(name): missing member '\(member)'")
+        }
         return bytes
     }
 
@@ -129,12 +134,15 @@ final class ZipArchive {
             throw MovieError("cannot create a zip archive: \(String(cString: zip_error_strerror(&error)))")
         }
         func failure(_ what: String) -> MovieError {
-            let message = MovieError("cannot write the zip archive (\(what)): \(String(cString: zip_strerror(archive)))")
+            let message = MovieError(
+                "cannot write the zip archive (\(what)): \(String(cString: zip_strerror(archive)))")
             zip_discard(archive)
             return message
         }
         for member in members {
-            guard let copy = malloc(max(1, member.bytes.count)) else { zip_discard(archive); throw MovieError("out of memory") }
+            guard let copy = malloc(max(1, member.bytes.count)) else {
+                zip_discard(archive); throw MovieError("out of memory")
+            }
             member.bytes.withUnsafeBytes { raw in
                 if let base = raw.baseAddress { copy.copyMemory(from: base, byteCount: raw.count) }
             }
@@ -148,7 +156,8 @@ final class ZipArchive {
                 throw failure(member.name)
             }
             guard zip_set_file_compression(archive, UInt64(index), ZIP_CM_DEFLATE, level) == 0,
-                  zip_file_set_mtime(archive, UInt64(index), memberTime, 0) == 0 else { throw failure(member.name) }
+                zip_file_set_mtime(archive, UInt64(index), memberTime, 0) == 0
+            else { throw failure(member.name) }
         }
         guard zip_close(archive) == 0 else { throw failure("closing") }
 
@@ -162,7 +171,9 @@ final class ZipArchive {
         var out = [UInt8](repeating: 0, count: Int(stat.size))
         var filled = 0
         while filled < out.count {
-            let got = out.withUnsafeMutableBytes { zip_source_read(target, $0.baseAddress! + filled, UInt64($0.count - filled)) }
+            let got = out.withUnsafeMutableBytes {
+                zip_source_read(target, $0.baseAddress! + filled, UInt64($0.count - filled))
+            }
             guard got > 0 else { throw MovieError("cannot read back the zip archive") }
             filled += Int(got)
         }

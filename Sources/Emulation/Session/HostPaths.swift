@@ -44,7 +44,9 @@ public struct HostPaths: Sendable {
     }
 
     /// A file of the source tree, looked for above the executable and then beside these sources.
-    static func projectFile(_ relative: String, executable: String = CommandLine.arguments[0], source: String = #filePath) -> String? {
+    static func projectFile(
+        _ relative: String, executable: String = CommandLine.arguments[0], source: String = #filePath
+    ) -> String? {
         var folders: [URL] = []
         var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()
         for _ in 0..<5 {
@@ -52,7 +54,9 @@ public struct HostPaths: Sendable {
             folder.deleteLastPathComponent()
         }
         // Sources/Host/HostPaths.swift → the project root.
-        folders.append(URL(fileURLWithPath: source).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent())
+        folders.append(
+            URL(fileURLWithPath: source).deletingLastPathComponent().deletingLastPathComponent()
+                .deletingLastPathComponent())
         for root in folders {
             let candidate = root.appendingPathComponent(relative).path
             if FileManager.default.fileExists(atPath: candidate) { return candidate }

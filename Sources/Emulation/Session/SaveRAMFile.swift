@@ -18,10 +18,16 @@ final class SaveRAMFile {
 
     func load(into core: Core) {
         guard let region = core.memoryRegion(.saveRAM),
-              let data = FileManager.default.contents(atPath: path) else { return }
+            let data = FileManager.default.contents(atPath: path)
+        else { return }
         guard data.count == region.size else {
             rejected = true
-            warn("\(path): \(data.count) bytes, but the core's save RAM is \(region.size) bytes; not loaded, and kept as \(asidePath()) when the game saves")
+            warn(
+                """
+                \(path): \(data.count) bytes, but the core's save RAM is \(region.size) bytes; not loaded, and \
+                kept as \(asidePath()) when the game saves
+                """
+            )
             return
         }
         data.copyBytes(to: region.pointer.assumingMemoryBound(to: UInt8.self), count: region.size)
@@ -32,11 +38,13 @@ final class SaveRAMFile {
         if rejected {
             let aside = asidePath()
             if rename(path, aside) != 0 {
-                throw .fileWrite(path: path, reason: "cannot set the rejected save aside as \(aside); not overwriting it")
+                throw .fileWrite(
+                    path: path, reason: "cannot set the rejected save aside as \(aside); not overwriting it")
             }
             rejected = false
         }
-        do { try DurableFile.write(UnsafeRawBufferPointer(start: region.pointer, count: region.size), to: path) } catch {
+        do { try DurableFile.write(UnsafeRawBufferPointer(start: region.pointer, count: region.size), to: path) } catch
+        {
             throw RetroError(error)
         }
     }

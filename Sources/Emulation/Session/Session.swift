@@ -53,16 +53,19 @@ public final class Session {
             throw .contentRequired(core: "(none chosen)")
         }
         let fileName = (corePath as NSString).lastPathComponent
-        coreName = fileName.hasSuffix("_libretro.so") ? String(fileName.dropLast("_libretro.so".count))
-                                                       : (fileName as NSString).deletingPathExtension
+        coreName =
+            fileName.hasSuffix("_libretro.so")
+            ? String(fileName.dropLast("_libretro.so".count))
+            : (fileName as NSString).deletingPathExtension
         systemName = CoreLocator.infoFile(for: corePath, name: coreName).systems.first
         let paths = config.paths
         self.paths = paths
         for folder in [paths.saves, paths.system] {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        let directories = CoreDirectories(system: paths.system, save: paths.saves,
-                                          coreAssets: content.map { ($0.path as NSString).deletingLastPathComponent } ?? paths.system)
+        let directories = CoreDirectories(
+            system: paths.system, save: paths.saves,
+            coreAssets: content.map { ($0.path as NSString).deletingLastPathComponent } ?? paths.system)
         core = try Core(path: corePath, directories: directories)
         core.options.onWarning = warn
         for file in paths.optionFiles(core: coreName, game: content?.baseName) { core.options.load(file: file) }
@@ -82,7 +85,9 @@ public final class Session {
         }
         self.warn = warn
         powerOnState = try? core.serialize()
-        powerOnSaveRAM = core.memoryRegion(.saveRAM).map { Array(UnsafeRawBufferPointer(start: $0.pointer, count: $0.size)) }
+        powerOnSaveRAM = core.memoryRegion(.saveRAM).map {
+            Array(UnsafeRawBufferPointer(start: $0.pointer, count: $0.size))
+        }
         saveRAM = content.map { SaveRAMFile(folder: paths.saves, game: $0.baseName, warn: warn) }
         saveRAM?.load(into: core)
     }
@@ -91,10 +96,18 @@ public final class Session {
     /// the real console, unless `clearSaveRAM` (movies from power-on start without the player's save).
     public func powerCycle(clearSaveRAM: Bool = false) throws(RetroError) {
         guard let powerOnState else {
-            throw .stateRejected(reason: "\(core.systemInfo.libraryName) could not save its power-on state, so it cannot be power-cycled (record from a savestate instead)")
+            throw .stateRejected(
+                reason:
+                    """
+                    \(core.systemInfo.libraryName) could not save its power-on state, so it cannot be \
+                    power-cycled (record from a savestate instead)
+                    """
+            )
         }
         let region = core.memoryRegion(.saveRAM)
-        let kept = clearSaveRAM ? powerOnSaveRAM : region.map { Array(UnsafeRawBufferPointer(start: $0.pointer, count: $0.size)) }
+        let kept =
+            clearSaveRAM
+            ? powerOnSaveRAM : region.map { Array(UnsafeRawBufferPointer(start: $0.pointer, count: $0.size)) }
         try core.unserialize(powerOnState, protecting: false)
         if let region, let kept, kept.count == region.size {
             kept.withUnsafeBytes { region.pointer.copyMemory(from: $0.baseAddress!, byteCount: kept.count) }

@@ -13,7 +13,9 @@ extension Emulator {
         try refuseDuringInputPoll()
         let size = session.core.serializeSize
         guard size > 0 else { throw Refusal(.failed, "the core does not support savestates") }
-        if rewindScratch.count != size + Self.counterBytes { rewindScratch = [UInt8](repeating: 0, count: size + Self.counterBytes) }
+        if rewindScratch.count != size + Self.counterBytes {
+            rewindScratch = [UInt8](repeating: 0, count: size + Self.counterBytes)
+        }
         var problem: (any Error)?
         rewindScratch.withUnsafeMutableBytes { raw in
             do {
@@ -37,8 +39,9 @@ extension Emulator {
             let size = bytes.count - Self.counterBytes
             do {
                 try session.core.unserialize(UnsafeRawBufferPointer(rebasing: bytes[0..<size]), protecting: false)
-                session.restoreCounters(frame: Int(bytes.loadUnaligned(fromByteOffset: size, as: UInt64.self)),
-                                        lag: Int(bytes.loadUnaligned(fromByteOffset: size + 8, as: UInt64.self)))
+                session.restoreCounters(
+                    frame: Int(bytes.loadUnaligned(fromByteOffset: size, as: UInt64.self)),
+                    lag: Int(bytes.loadUnaligned(fromByteOffset: size + 8, as: UInt64.self)))
             } catch {
                 problem = error
             }

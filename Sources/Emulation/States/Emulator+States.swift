@@ -28,8 +28,9 @@ extension Emulator {
         let size = session.core.serializeSize
         guard size > 0 else { throw .failed(RetroError.stateUnsupported(core: session.core.systemInfo.libraryName)) }
         let block = movie.stateBlock()
-        return StateLayout(coreSize: size, trailer: StateContainer.trailer(scriptData, movieBlock: block),
-                           headerSize: statePrefix.count + StateContainer.countersSize)
+        return StateLayout(
+            coreSize: size, trailer: StateContainer.trailer(scriptData, movieBlock: block),
+            headerSize: statePrefix.count + StateContainer.countersSize)
     }
 
     /// Writes a container of `layout` (exactly `layout.length` bytes) at `container`.
@@ -41,9 +42,12 @@ extension Emulator {
             throw .failed(error)
         }
         statePrefix.withUnsafeBytes { container.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        StateContainer.writeCounters(frame: session.frameCount, lag: session.lagCount, stateSize: size,
-                                     to: container + statePrefix.count)
-        layout.trailer.withUnsafeBytes { (container + header + size).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        StateContainer.writeCounters(
+            frame: session.frameCount, lag: session.lagCount, stateSize: size,
+            to: container + statePrefix.count)
+        layout.trailer.withUnsafeBytes {
+            (container + header + size).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+        }
     }
 
     /// A complete container of the current state.
@@ -68,7 +72,9 @@ extension Emulator {
     public func loadState(from target: StateTarget) throws(Refusal) {
         let path = try self.path(of: target)
         try refuseStateLoads()
-        guard let data = FileManager.default.contents(atPath: path) else { throw Refusal(.failed, "\(path): no such savestate") }
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw Refusal(.failed, "\(path): no such savestate")
+        }
         let problem = data.withUnsafeBytes { raw -> Refusal? in
             do throws(Refusal) { try restore(raw, trusted: false, quiet: false) } catch { return error }
             return nil
@@ -113,7 +119,9 @@ extension Emulator {
     /// `restore` of bytes held in an array.
     func restore(_ bytes: [UInt8], trusted: Bool, checkMovie: Bool) throws(Refusal) {
         let problem = bytes.withUnsafeBytes { raw -> Refusal? in
-            do throws(Refusal) { try restore(raw, trusted: trusted, quiet: false, checkMovie: checkMovie) } catch { return error }
+            do throws(Refusal) { try restore(raw, trusted: trusted, quiet: false, checkMovie: checkMovie) } catch {
+                return error
+            }
             return nil
         }
         if let problem { throw problem }
@@ -123,7 +131,9 @@ extension Emulator {
     /// unless `quiet` or `checkMovie` is false (the movie's own start state and branches).
     func restore(_ bytes: UnsafeRawBufferPointer, trusted: Bool, quiet: Bool, checkMovie: Bool = true) throws(Refusal) {
         let container: StateContainer
-        do { container = try StateContainer.decode(bytes) } catch { throw Refusal(.failed, "not a savestate: \(error.message)") }
+        do { container = try StateContainer.decode(bytes) } catch {
+            throw Refusal(.failed, "not a savestate: \(error.message)")
+        }
         var block: MovieStateBlock?
         let movieRules = checkMovie && !quiet && movie.isActive
         if movieRules {
@@ -143,7 +153,10 @@ extension Emulator {
                 throw Refusal(.failed, "the state was made by \(coreName), not \(core.systemInfo.libraryName)")
             }
             if let ours = session.content?.sha1, !sha1.isEmpty, sha1 != ours {
-                throw Refusal(.failed, "the state was made with other content (SHA-1 \(sha1.prefix(12))…, this is \(ours.prefix(12))…)")
+                throw Refusal(
+                    .failed,
+                    "the state was made with other content (SHA-1 \(sha1.prefix(12))…, this is \(ours.prefix(12))…)"
+                )
             }
         }
         do {

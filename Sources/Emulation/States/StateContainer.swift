@@ -69,13 +69,20 @@ public struct StateContainer {
     }
 
     static func decode(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) -> StateContainer {
-        guard bytes.count >= 4, bytes.loadUnaligned(as: UInt32.self) == magic.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self) }) else {
-            return StateContainer(coreNameRange: 0..<0, contentSHA1Range: 0..<0, frame: -1, lag: -1, coreState: 0..<bytes.count, scriptData: [:])
+        guard bytes.count >= 4,
+            bytes.loadUnaligned(as: UInt32.self) == magic.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self) })
+        else {
+            return StateContainer(
+                coreNameRange: 0..<0, contentSHA1Range: 0..<0, frame: -1, lag: -1, coreState: 0..<bytes.count,
+                scriptData: [:])
         }
         var reader = Reader(bytes: bytes, offset: 4)
-        guard let version: UInt16 = reader.read(), version == 1 || version == 2 else { throw StateFormatError("unsupported state version") }
+        guard let version: UInt16 = reader.read(), version == 1 || version == 2 else {
+            throw StateFormatError("unsupported state version")
+        }
         guard let core = reader.skipString16(), let sha1 = reader.skipString16(), let frame: UInt64 = reader.read(),
-              let lag: UInt64 = reader.read(), let size: UInt32 = reader.read(), reader.remaining >= Int(size) else {
+            let lag: UInt64 = reader.read(), let size: UInt32 = reader.read(), reader.remaining >= Int(size)
+        else {
             throw StateFormatError("truncated state header")
         }
         let start = reader.offset
@@ -83,27 +90,36 @@ public struct StateContainer {
         guard let count: UInt32 = reader.read() else { throw StateFormatError("truncated state (script data missing)") }
         var data: [String: [UInt8]] = [:]
         for _ in 0..<count {
-            guard let key = reader.skipString16(), let length: UInt32 = reader.read(), reader.remaining >= Int(length) else {
+            guard let key = reader.skipString16(), let length: UInt32 = reader.read(), reader.remaining >= Int(length)
+            else {
                 throw StateFormatError("truncated script data")
             }
-            data[String(decoding: bytes[key], as: UTF8.self)] = Array(bytes[reader.offset..<reader.offset + Int(length)])
+            data[String(decoding: bytes[key], as: UTF8.self)] = Array(
+                bytes[reader.offset..<reader.offset + Int(length)])
             reader.offset += Int(length)
         }
         var movieBlock: Range<Int>?
         if version >= 2 {
-            guard let length: UInt32 = reader.read(), reader.remaining >= Int(length) else { throw StateFormatError("truncated movie input") }
+            guard let length: UInt32 = reader.read(), reader.remaining >= Int(length) else {
+                throw StateFormatError("truncated movie input")
+            }
             if length > 0 { movieBlock = reader.offset..<reader.offset + Int(length) }
             reader.offset += Int(length)
         }
-        guard reader.remaining == 0 else { throw StateFormatError("\(reader.remaining) unexpected bytes after the state") }
-        return StateContainer(coreNameRange: core, contentSHA1Range: sha1, frame: Int(frame), lag: Int(lag),
-                              coreState: start..<start + Int(size), scriptData: data, movieBlock: movieBlock)
+        guard reader.remaining == 0 else {
+            throw StateFormatError("\(reader.remaining) unexpected bytes after the state")
+        }
+        return StateContainer(
+            coreNameRange: core, contentSHA1Range: sha1, frame: Int(frame), lag: Int(lag),
+            coreState: start..<start + Int(size), scriptData: data, movieBlock: movieBlock)
     }
 
     var isBare: Bool { frame < 0 }
 
     func coreName(in bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes[coreNameRange], as: UTF8.self) }
-    func contentSHA1(in bytes: UnsafeRawBufferPointer) -> String { String(decoding: bytes[contentSHA1Range], as: UTF8.self) }
+    func contentSHA1(in bytes: UnsafeRawBufferPointer) -> String {
+        String(decoding: bytes[contentSHA1Range], as: UTF8.self)
+    }
 
     private static func put<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {
         withUnsafeBytes(of: value.littleEndian) { out.append(contentsOf: $0) }

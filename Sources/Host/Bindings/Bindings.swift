@@ -5,15 +5,22 @@ import LuaRuntime
 
 /// Every Lua module the host gives scripts, one file per module beside this one.
 enum Bindings {
-    static let modules: [LuaModule] = [emu, memory, joypad, input, savestate, rewind, movie, cheats, gui, event, console]
+    static let modules: [LuaModule] = [
+        emu, memory, joypad, input, savestate, rewind, movie, cheats, gui, event, console,
+    ]
 
     /// Userdata types: their metatables, metamethods and methods, registered like the modules.
     static let classes: [LuaModule] = [
-        LuaModule(class: "state", metatable: ScriptHost.stateMetatable,
-                  doc: "An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.", functions: stateMethods),
-        LuaModule(class: "image", metatable: imageMetatable, doc: "A decoded PNG from `gui.load_image()`.", functions: imageMethods),
-        LuaModule(class: "rewind_buffer", metatable: rewindMetatable, doc: "A rewind history from `rewind.new()`.",
-                  functions: rewindMethods),
+        LuaModule(
+            class: "state", metatable: ScriptHost.stateMetatable,
+            doc: "An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.",
+            functions: stateMethods),
+        LuaModule(
+            class: "image", metatable: imageMetatable, doc: "A decoded PNG from `gui.load_image()`.",
+            functions: imageMethods),
+        LuaModule(
+            class: "rewind_buffer", metatable: rewindMetatable, doc: "A rewind history from `rewind.new()`.",
+            functions: rewindMethods),
     ]
 
     /// The API reference's introduction.

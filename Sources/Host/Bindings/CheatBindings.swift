@@ -33,169 +33,277 @@ extension Bindings {
 
     private static let comparisonNames = RAMSearch.Comparison.allCases.map(\.rawValue).joined(separator: ", ")
 
-    static let cheats = LuaModule("cheats", doc: """
-        Cheats with RetroArch's semantics: codes the core applies (`retro_cheat_set`: Game Genie, Pro Action Replay, GameShark… whatever the core accepts) and RAM cheats Retrolua applies after every frame (set, increase, decrease, and conditions that run the next cheat; 1–32 bits, masks, big-endian, repeats). `.cht` files load and save. RAM search finds addresses by snapshot and compare. All refused in hardcore mode (see `emu.hardcore`). The default `cheats` script keeps each game's cheats in `~/.config/retrolua/cheats/GAME.cht`.
-        """, functions: [
-        LuaFunction("add_code", "code: string, options?: table", returns: "integer?, string?", doc: "Adds a core cheat code (`{description=, enabled= (default true)}`); returns its id. The core decides what it accepts (nestopia: Game Genie and Pro Action Rocky; gambatte: Game Genie and GameShark).") { L, context in
-            LuaCall.run(L) { call in
-                let emulator = Script.from(context).emulator
-                let code = try call.string(1, "code")
-                guard !code.trimmingCharacters(in: .whitespaces).isEmpty else { throw call.badArgument(1, "code", "must not be empty") }
-                var description = "", enabled = true
-                if try call.optionalTable(2, "options") {
-                    description = try call.stringField(2, "description", argument: 2) ?? ""
-                    enabled = try call.booleanField(2, "enabled", argument: 2) ?? true
-                }
-                call.push(try emulator.addCheat(description, .code(code), enabled: enabled))
-                return 1
-            }
-        },
-        LuaFunction("add_ram", "cheat: table", returns: "integer?, string?", doc: "Adds a RAM cheat: `{address=, value=, size= (1, 2, 4, 8, 16 or 32 bits; default 8), type= (\"set\" default, \"increase\", \"decrease\", \"if_equal\", \"if_not_equal\", \"if_less\", \"if_greater\"), mask= (sub-byte sizes: which bits, default all), big_endian=, repeat_count=, repeat_value_step=, repeat_address_step= (in values, default 1), domain=, description=, enabled= (default true)}`. A condition that fails skips the next enabled RAM cheat; as in RetroArch, `if_less` runs it when `value` < memory and `if_greater` when `value` > memory. Returns the id.") { L, context in
-            LuaCall.run(L) { call in
-                let emulator = Script.from(context).emulator
-                try call.table(1, "cheat")
-                guard let address = try call.integerField(1, "address", argument: 1) else { throw call.badField(1, "address", "is required") }
-                guard address >= 0 else { throw call.badField(1, "address", "must be 0 or more") }
-                guard let value = try call.integerField(1, "value", argument: 1) else { throw call.badField(1, "value", "is required") }
-                var ram = RAMCheat(address: address, value: UInt32(truncatingIfNeeded: value))
-                ram.bits = try call.integerField(1, "size", argument: 1) ?? 8
-                guard RAMCheat.sizes.contains(ram.bits) else { throw call.badField(1, "size", "must be 1, 2, 4, 8, 16 or 32 (bits)") }
-                if let type = try call.stringField(1, "type", argument: 1) {
-                    guard let operation = RAMCheat.Operation.named(type) else {
-                        throw call.badField(1, "type", "unknown type '\(type)'; types are \(RAMCheat.Operation.names.joined(separator: ", "))")
+    static let cheats = LuaModule(
+        "cheats",
+        doc: """
+            Cheats with RetroArch's semantics: codes the core applies (`retro_cheat_set`: Game Genie, Pro Action \
+            Replay, GameShark… whatever the core accepts) and RAM cheats Retrolua applies after every frame (set, \
+            increase, decrease, and conditions that run the next cheat; 1–32 bits, masks, big-endian, repeats). \
+            `.cht` files load and save. RAM search finds addresses by snapshot and compare. All refused in hardcore \
+            mode (see `emu.hardcore`). The default `cheats` script keeps each game's cheats in \
+            `~/.config/retrolua/cheats/GAME.cht`.
+            """,
+        functions: [
+            LuaFunction(
+                "add_code", "code: string, options?: table", returns: "integer?, string?",
+                doc:
+                    """
+                    Adds a core cheat code (`{description=, enabled= (default true)}`); returns its id. The core \
+                    decides what it accepts (nestopia: Game Genie and Pro Action Rocky; gambatte: Game Genie and \
+                    GameShark).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let emulator = Script.from(context).emulator
+                    let code = try call.string(1, "code")
+                    guard !code.trimmingCharacters(in: .whitespaces).isEmpty else {
+                        throw call.badArgument(1, "code", "must not be empty")
                     }
-                    ram.operation = operation
+                    var description = "", enabled = true
+                    if try call.optionalTable(2, "options") {
+                        description = try call.stringField(2, "description", argument: 2) ?? ""
+                        enabled = try call.booleanField(2, "enabled", argument: 2) ?? true
+                    }
+                    call.push(try emulator.addCheat(description, .code(code), enabled: enabled))
+                    return 1
                 }
-                let mask = try call.integerField(1, "mask", argument: 1) ?? (ram.bits < 8 ? (1 << ram.bits) - 1 : 0xFF)
-                guard (1...255).contains(mask) else { throw call.badField(1, "mask", "must be 1…255") }
-                ram.mask = UInt8(mask)
-                ram.bigEndian = try call.booleanField(1, "big_endian", argument: 1) ?? false
-                ram.repeatCount = try call.integerField(1, "repeat_count", argument: 1) ?? 1
-                guard (1...65536).contains(ram.repeatCount) else { throw call.badField(1, "repeat_count", "must be 1…65536") }
-                ram.repeatValueStep = UInt32(truncatingIfNeeded: try call.integerField(1, "repeat_value_step", argument: 1) ?? 0)
-                ram.repeatAddressStep = try call.integerField(1, "repeat_address_step", argument: 1) ?? 1
-                if let domain = try call.stringField(1, "domain", argument: 1) {
-                    guard (try? emulator.memory.domain(named: domain)) != nil else { throw call.badField(1, "domain", "no domain '\(domain)'") }
-                    ram.domain = domain
+            },
+            LuaFunction(
+                "add_ram", "cheat: table", returns: "integer?, string?",
+                doc:
+                    """
+                    Adds a RAM cheat: `{address=, value=, size= (1, 2, 4, 8, 16 or 32 bits; default 8), type= \
+                    (\"set\" default, \"increase\", \"decrease\", \"if_equal\", \"if_not_equal\", \"if_less\", \
+                    \"if_greater\"), mask= (sub-byte sizes: which bits, default all), big_endian=, repeat_count=, \
+                    repeat_value_step=, repeat_address_step= (in values, default 1), domain=, description=, \
+                    enabled= (default true)}`. A condition that fails skips the next enabled RAM cheat; as in \
+                    RetroArch, `if_less` runs it when `value` < memory and `if_greater` when `value` > memory. \
+                    Returns the id.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let emulator = Script.from(context).emulator
+                    try call.table(1, "cheat")
+                    guard let address = try call.integerField(1, "address", argument: 1) else {
+                        throw call.badField(1, "address", "is required")
+                    }
+                    guard address >= 0 else { throw call.badField(1, "address", "must be 0 or more") }
+                    guard let value = try call.integerField(1, "value", argument: 1) else {
+                        throw call.badField(1, "value", "is required")
+                    }
+                    var ram = RAMCheat(address: address, value: UInt32(truncatingIfNeeded: value))
+                    ram.bits = try call.integerField(1, "size", argument: 1) ?? 8
+                    guard RAMCheat.sizes.contains(ram.bits) else {
+                        throw call.badField(1, "size", "must be 1, 2, 4, 8, 16 or 32 (bits)")
+                    }
+                    if let type = try call.stringField(1, "type", argument: 1) {
+                        guard let operation = RAMCheat.Operation.named(type) else {
+                            throw call.badField(
+                                1, "type",
+                                "unknown type '\(type)'; types are \(RAMCheat.Operation.names.joined(separator: ", "))")
+                        }
+                        ram.operation = operation
+                    }
+                    let mask =
+                        try call.integerField(1, "mask", argument: 1) ?? (ram.bits < 8 ? (1 << ram.bits) - 1 : 0xFF)
+                    guard (1...255).contains(mask) else { throw call.badField(1, "mask", "must be 1…255") }
+                    ram.mask = UInt8(mask)
+                    ram.bigEndian = try call.booleanField(1, "big_endian", argument: 1) ?? false
+                    ram.repeatCount = try call.integerField(1, "repeat_count", argument: 1) ?? 1
+                    guard (1...65536).contains(ram.repeatCount) else {
+                        throw call.badField(1, "repeat_count", "must be 1…65536")
+                    }
+                    ram.repeatValueStep = UInt32(
+                        truncatingIfNeeded: try call.integerField(1, "repeat_value_step", argument: 1) ?? 0)
+                    ram.repeatAddressStep = try call.integerField(1, "repeat_address_step", argument: 1) ?? 1
+                    if let domain = try call.stringField(1, "domain", argument: 1) {
+                        guard (try? emulator.memory.domain(named: domain)) != nil else {
+                            throw call.badField(1, "domain", "no domain '\(domain)'")
+                        }
+                        ram.domain = domain
+                    }
+                    let description = try call.stringField(1, "description", argument: 1) ?? ""
+                    let enabled = try call.booleanField(1, "enabled", argument: 1) ?? true
+                    call.push(try emulator.addCheat(description, .ram(ram), enabled: enabled))
+                    return 1
                 }
-                let description = try call.stringField(1, "description", argument: 1) ?? ""
-                let enabled = try call.booleanField(1, "enabled", argument: 1) ?? true
-                call.push(try emulator.addCheat(description, .ram(ram), enabled: enabled))
-                return 1
-            }
-        },
-        LuaFunction("list", returns: "table", doc: "Every cheat in order: `{id=, description=, enabled=, code=}` or, for RAM cheats, the fields of `add_ram`.") { L, context in
-            LuaCall.run(L) { call in
-                let list = Script.from(context).emulator.cheats.cheats
-                call.newTable(array: list.count)
-                for (index, cheat) in list.enumerated() {
-                    push(cheat, call)
-                    lua_rawseti(L, -2, lua_Integer(index + 1))
+            },
+            LuaFunction(
+                "list", returns: "table",
+                doc:
+                    """
+                    Every cheat in order: `{id=, description=, enabled=, code=}` or, for RAM cheats, the fields \
+                    of `add_ram`.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let list = Script.from(context).emulator.cheats.cheats
+                    call.newTable(array: list.count)
+                    for (index, cheat) in list.enumerated() {
+                        push(cheat, call)
+                        lua_rawseti(L, -2, lua_Integer(index + 1))
+                    }
+                    return 1
                 }
-                return 1
-            }
-        },
-        LuaFunction("enable", "id: integer, on: boolean", returns: "boolean?, string?", doc: "Turns a cheat on or off; `false` when there is no such id (`nil, message` for turning one on in hardcore mode).") { L, context in
-            LuaCall.run(L) { call in
-                let id = try cheatID(call)
-                let on = try call.boolean(2, "on")
-                call.push(try Script.from(context).emulator.enableCheat(id, on))
-                return 1
-            }
-        },
-        LuaFunction("remove", "id: integer", returns: "boolean", doc: "Removes a cheat; `false` when there is no such id.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.removeCheat(try cheatID(call)))
-                return 1
-            }
-        },
-        LuaFunction("clear", doc: "Removes every cheat.") { L, context in
-            LuaCall.run(L) { _ in
-                Script.from(context).emulator.removeAllCheats()
-                return 0
-            }
-        },
-        LuaFunction("load", "path: string, options?: table", returns: "integer?, string?", doc: "Loads a RetroArch `.cht` file, replacing the list (`{append = true}` adds to it). Returns the number of cheats read, or `nil, message` (the list is unchanged then).") { L, context in
-            LuaCall.run(L) { call in
-                let path = try call.string(1, "path")
-                let append = try call.optionalTable(2, "options") ? try call.booleanField(2, "append", argument: 2) ?? false : false
-                call.push(try Script.from(context).emulator.loadCheats(from: path, append: append))
-                return 1
-            }
-        },
-        LuaFunction("save", "path: string", returns: "boolean?, string?", doc: "Writes the list as a RetroArch `.cht` file, durably.") { L, context in
-            LuaCall.run(L) { call in
-                let path = try call.string(1, "path")
-                try Script.from(context).emulator.saveCheats(to: path)
-                call.push(true)
-                return 1
-            }
-        },
-        LuaFunction("search_start", "options?: table", returns: "integer", doc: "Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default 8), big_endian=}`; values under 8 bits are searched in every bit group of every byte; `domain = \"all\"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.") { L, context in
-            LuaCall.run(L) { call in
-                let emulator = Script.from(context).emulator
-                var name: String?, bits = 8, bigEndian = false
-                if try call.optionalTable(1, "options") {
-                    name = try call.stringField(1, "domain", argument: 1)
-                    bits = try call.integerField(1, "size", argument: 1) ?? 8
-                    bigEndian = try call.booleanField(1, "big_endian", argument: 1) ?? false
+            },
+            LuaFunction(
+                "enable", "id: integer, on: boolean", returns: "boolean?, string?",
+                doc:
+                    """
+                    Turns a cheat on or off; `false` when there is no such id (`nil, message` for turning one on \
+                    in hardcore mode).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let id = try cheatID(call)
+                    let on = try call.boolean(2, "on")
+                    call.push(try Script.from(context).emulator.enableCheat(id, on))
+                    return 1
                 }
-                guard RAMCheat.sizes.contains(bits) else { throw call.badField(1, "size", "must be 1, 2, 4, 8, 16 or 32 (bits)") }
-                let memory = emulator.memory
-                let domains: [MemoryAccess.Domain]
-                if name == "all" {
-                    domains = memory.domains.filter { !$0.isBus }
-                } else if let domain = try? memory.domain(named: name) {
-                    domains = [domain]
-                } else {
-                    throw name == nil ? call.error("the core exposes no memory") : call.badField(1, "domain", "no domain '\(name!)'")
+            },
+            LuaFunction(
+                "remove", "id: integer", returns: "boolean", doc: "Removes a cheat; `false` when there is no such id."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    call.push(Script.from(context).emulator.removeCheat(try cheatID(call)))
+                    return 1
                 }
-                guard let search = RAMSearch(memory: memory, domains: domains, bits: bits, bigEndian: bigEndian) else {
-                    throw call.error("the domain is too large to search")
+            },
+            LuaFunction("clear", doc: "Removes every cheat.") { L, context in
+                LuaCall.run(L) { _ in
+                    Script.from(context).emulator.removeAllCheats()
+                    return 0
                 }
-                emulator.ramSearch = search
-                call.push(search.candidates.count)
-                return 1
-            }
-        },
-        LuaFunction("search", "comparison: string, value?: integer", returns: "integer", doc: "Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`). The memory now becomes the snapshot. Returns the candidates left.") { L, context in
-            LuaCall.run(L) { call in
-                let emulator = Script.from(context).emulator
-                let name = try call.string(1, "comparison")
-                guard let comparison = RAMSearch.Comparison(rawValue: name) else {
-                    throw call.badArgument(1, "comparison", "unknown comparison '\(name)'; one of \(comparisonNames)")
+            },
+            LuaFunction(
+                "load", "path: string, options?: table", returns: "integer?, string?",
+                doc:
+                    """
+                    Loads a RetroArch `.cht` file, replacing the list (`{append = true}` adds to it). Returns the \
+                    number of cheats read, or `nil, message` (the list is unchanged then).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let path = try call.string(1, "path")
+                    let append =
+                        try call.optionalTable(2, "options")
+                        ? try call.booleanField(2, "append", argument: 2) ?? false : false
+                    call.push(try Script.from(context).emulator.loadCheats(from: path, append: append))
+                    return 1
                 }
-                var operand: UInt32 = 0
-                if comparison.needsValue { operand = UInt32(truncatingIfNeeded: try call.integer(2, "value")) }
-                guard let search = emulator.ramSearch else { throw call.error("no search started (call cheats.search_start first)") }
-                call.push(search.filter(comparison, operand, memory: emulator.memory))
-                return 1
-            }
-        },
-        LuaFunction("search_results", "limit?: integer", returns: "table", doc: "The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for `add_ram`; values are then shifted down to bit 0).") { L, context in
-            LuaCall.run(L) { call in
-                let emulator = Script.from(context).emulator
-                let limit = try call.optionalInteger(1, "limit") ?? 100
-                guard limit >= 0 else { throw call.badArgument(1, "limit", "must be 0 or more") }
-                let results = emulator.ramSearch?.results(limit: limit, memory: emulator.memory) ?? []
-                call.newTable(array: results.count)
-                for (index, result) in results.enumerated() {
-                    call.newTable(fields: 5)
-                    call.set("mask", Int(result.mask))
-                    call.set("address", result.address)
-                    call.set("value", Int(result.value))
-                    call.set("previous", Int(result.previous))
-                    call.set("domain", result.domain)
-                    lua_rawseti(L, -2, lua_Integer(index + 1))
+            },
+            LuaFunction(
+                "save", "path: string", returns: "boolean?, string?",
+                doc: "Writes the list as a RetroArch `.cht` file, durably."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let path = try call.string(1, "path")
+                    try Script.from(context).emulator.saveCheats(to: path)
+                    call.push(true)
+                    return 1
                 }
-                return 1
-            }
-        },
-        LuaFunction("search_count", returns: "integer", doc: "Candidates left in the current search (0 without one).") { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.ramSearch?.candidates.count ?? 0)
-                return 1
-            }
-        },
-    ])
+            },
+            LuaFunction(
+                "search_start", "options?: table", returns: "integer",
+                doc:
+                    """
+                    Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default \
+                    8), big_endian=}`; values under 8 bits are searched in every bit group of every byte; `domain \
+                    = \"all\"` searches every domain but the assembled `bus`, which repeats them); every address \
+                    is a candidate. Returns the number of candidates.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let emulator = Script.from(context).emulator
+                    var name: String?, bits = 8, bigEndian = false
+                    if try call.optionalTable(1, "options") {
+                        name = try call.stringField(1, "domain", argument: 1)
+                        bits = try call.integerField(1, "size", argument: 1) ?? 8
+                        bigEndian = try call.booleanField(1, "big_endian", argument: 1) ?? false
+                    }
+                    guard RAMCheat.sizes.contains(bits) else {
+                        throw call.badField(1, "size", "must be 1, 2, 4, 8, 16 or 32 (bits)")
+                    }
+                    let memory = emulator.memory
+                    let domains: [MemoryAccess.Domain]
+                    if name == "all" {
+                        domains = memory.domains.filter { !$0.isBus }
+                    } else if let domain = try? memory.domain(named: name) {
+                        domains = [domain]
+                    } else {
+                        throw name == nil
+                            ? call.error("the core exposes no memory")
+                            : call.badField(1, "domain", "no domain '\(name!)'")
+                    }
+                    guard let search = RAMSearch(memory: memory, domains: domains, bits: bits, bigEndian: bigEndian)
+                    else {
+                        throw call.error("the domain is too large to search")
+                    }
+                    emulator.ramSearch = search
+                    call.push(search.candidates.count)
+                    return 1
+                }
+            },
+            LuaFunction(
+                "search", "comparison: string, value?: integer", returns: "integer",
+                doc:
+                    """
+                    Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, \
+                    `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, \
+                    `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`). The \
+                    memory now becomes the snapshot. Returns the candidates left.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let emulator = Script.from(context).emulator
+                    let name = try call.string(1, "comparison")
+                    guard let comparison = RAMSearch.Comparison(rawValue: name) else {
+                        throw call.badArgument(
+                            1, "comparison", "unknown comparison '\(name)'; one of \(comparisonNames)")
+                    }
+                    var operand: UInt32 = 0
+                    if comparison.needsValue { operand = UInt32(truncatingIfNeeded: try call.integer(2, "value")) }
+                    guard let search = emulator.ramSearch else {
+                        throw call.error("no search started (call cheats.search_start first)")
+                    }
+                    call.push(search.filter(comparison, operand, memory: emulator.memory))
+                    return 1
+                }
+            },
+            LuaFunction(
+                "search_results", "limit?: integer", returns: "table",
+                doc:
+                    """
+                    The candidates (at most `limit`, default 100), in address order: `{address=, value=, \
+                    previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for \
+                    `add_ram`; values are then shifted down to bit 0).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let emulator = Script.from(context).emulator
+                    let limit = try call.optionalInteger(1, "limit") ?? 100
+                    guard limit >= 0 else { throw call.badArgument(1, "limit", "must be 0 or more") }
+                    let results = emulator.ramSearch?.results(limit: limit, memory: emulator.memory) ?? []
+                    call.newTable(array: results.count)
+                    for (index, result) in results.enumerated() {
+                        call.newTable(fields: 5)
+                        call.set("mask", Int(result.mask))
+                        call.set("address", result.address)
+                        call.set("value", Int(result.value))
+                        call.set("previous", Int(result.previous))
+                        call.set("domain", result.domain)
+                        lua_rawseti(L, -2, lua_Integer(index + 1))
+                    }
+                    return 1
+                }
+            },
+            LuaFunction(
+                "search_count", returns: "integer", doc: "Candidates left in the current search (0 without one)."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    call.push(Script.from(context).emulator.ramSearch?.candidates.count ?? 0)
+                    return 1
+                }
+            },
+        ])
 }

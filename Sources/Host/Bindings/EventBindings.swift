@@ -4,44 +4,74 @@ import CLuaShim
 import LuaRuntime
 
 extension Bindings {
-    static let event = LuaModule("event", doc: """
-        Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
-        """, functions: [
-        LuaFunction("on", "name: string, fn: function", returns: "integer", doc: "Calls `fn` on every `name` event; returns an id for `event.off`.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let name = try call.string(1, "name")
-                guard let event = ScriptEvent(rawValue: name) else {
-                    throw call.badArgument(1, "name", "unknown event '\(name)'; one of \(ScriptEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+    static let event = LuaModule(
+        "event",
+        doc: """
+            Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this \
+            frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a \
+            window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and \
+            `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; \
+            an error in one unloads its script (the others go on).
+            """,
+        functions: [
+            LuaFunction(
+                "on", "name: string, fn: function", returns: "integer",
+                doc: "Calls `fn` on every `name` event; returns an id for `event.off`."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let name = try call.string(1, "name")
+                    guard let event = ScriptEvent(rawValue: name) else {
+                        throw call.badArgument(
+                            1, "name",
+                            """
+                            unknown event '\(name)'; one of \
+                            \(ScriptEvent.allCases.map(\.rawValue).joined(separator: ", "))
+                            """
+                        )
+                    }
+                    try call.function(2, "fn")
+                    call.push(script.addCallback(event, functionAt: 2, in: L!))
+                    return 1
                 }
-                try call.function(2, "fn")
-                call.push(script.addCallback(event, functionAt: 2, in: L!))
-                return 1
-            }
-        },
-        LuaFunction("off", "id: integer", returns: "boolean", doc: "Removes a callback or watch; returns whether it existed.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).remove(id: try call.integer(1, "id")))
-                return 1
-            }
-        },
-        LuaFunction("watch", "domain: string?, address: integer, size: integer, fn: function", returns: "integer", doc: "Calls `fn(new, old)` when `size` bytes at `address` changed during a frame. Checked natively after each frame, so idle watches cost almost nothing. Values of 1–4 bytes are integers in the domain's byte order; longer ones are strings. `domain` nil means the default domain. Returns an id for `event.off`.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let memory = script.emulator.memory
-                let domain = try memory.domain(call, argument: 1)
-                let address = try call.integer(2, "address")
-                let size = try call.integer(3, "size")
-                guard (1...4096).contains(size) else { throw call.badArgument(3, "size", "must be 1…4096") }
-                try call.function(4, "fn")
-                let pointer = try memory.pointer(domain, address: address, width: size)
-                lua_pushvalue(L, 4)
-                let reference = luaL_ref(L, lh_registryindex())
-                let id = script.takeID()
-                script.watches.append(MemoryWatch(id: id, reference: reference, pointer: pointer, size: size, bigEndian: domain.bigEndian))
-                call.push(id)
-                return 1
-            }
-        },
-    ])
+            },
+            LuaFunction(
+                "off", "id: integer", returns: "boolean",
+                doc: "Removes a callback or watch; returns whether it existed."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    call.push(Script.from(context).remove(id: try call.integer(1, "id")))
+                    return 1
+                }
+            },
+            LuaFunction(
+                "watch", "domain: string?, address: integer, size: integer, fn: function", returns: "integer",
+                doc:
+                    """
+                    Calls `fn(new, old)` when `size` bytes at `address` changed during a frame. Checked natively \
+                    after each frame, so idle watches cost almost nothing. Values of 1–4 bytes are integers in \
+                    the domain's byte order; longer ones are strings. `domain` nil means the default domain. \
+                    Returns an id for `event.off`.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let memory = script.emulator.memory
+                    let domain = try memory.domain(call, argument: 1)
+                    let address = try call.integer(2, "address")
+                    let size = try call.integer(3, "size")
+                    guard (1...4096).contains(size) else { throw call.badArgument(3, "size", "must be 1…4096") }
+                    try call.function(4, "fn")
+                    let pointer = try memory.pointer(domain, address: address, width: size)
+                    lua_pushvalue(L, 4)
+                    let reference = luaL_ref(L, lh_registryindex())
+                    let id = script.takeID()
+                    script.watches.append(
+                        MemoryWatch(
+                            id: id, reference: reference, pointer: pointer, size: size, bigEndian: domain.bigEndian))
+                    call.push(id)
+                    return 1
+                }
+            },
+        ])
 }

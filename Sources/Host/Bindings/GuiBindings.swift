@@ -19,18 +19,27 @@ extension Bindings {
         if call.type(index) == LUA_TNUMBER {
             var isInteger: Int32 = 0
             let value = lua_tointegerx(call.L, index, &isInteger)
-            guard isInteger != 0, (0...0xFFFF_FFFF).contains(value) else { return .failure(ColorProblem("a colour number must be an integer 0xAARRGGBB")) }
+            guard isInteger != 0, (0...0xFFFF_FFFF).contains(value) else {
+                return .failure(ColorProblem("a colour number must be an integer 0xAARRGGBB"))
+            }
             return .success(UInt32(value))
         }
         guard call.type(index) == LUA_TSTRING, let raw = lua_tolstring(call.L, index, nil) else {
-            return .failure(ColorProblem("colour expected (0xAARRGGBB, \"#rrggbb[aa]\" or a name), got \(call.typeName(index))"))
+            return .failure(
+                ColorProblem("colour expected (0xAARRGGBB, \"#rrggbb[aa]\" or a name), got \(call.typeName(index))"))
         }
         let text = String(cString: raw).lowercased()
         if let named = namedColors[text] { return .success(named) }
         if text.hasPrefix("#"), text.count == 7 || text.count == 9, let value = UInt32(text.dropFirst(), radix: 16) {
             return .success(text.count == 7 ? 0xFF00_0000 | value : (value >> 8) | (value & 0xFF) << 24)
         }
-        return .failure(ColorProblem("'\(text)' is not a colour (0xAARRGGBB, \"#rrggbb[aa]\" or one of \(namedColors.keys.sorted().joined(separator: ", ")))"))
+        return .failure(
+            ColorProblem(
+                """
+                '\(text)' is not a colour (0xAARRGGBB, \"#rrggbb[aa]\" or one of \
+                \(namedColors.keys.sorted().joined(separator: ", ")))
+                """
+            ))
     }
 
     struct ColorProblem: Error {
@@ -45,8 +54,10 @@ extension Bindings {
         var canvas: Canvas
     }
 
-    private static func options(_ call: LuaCall, _ index: Int32, host: ScriptHost, defaultColor: UInt32 = 0xFFFF_FFFF,
-                                fillKey: String = "fill") throws(LuaCallError) -> DrawOptions {
+    private static func options(
+        _ call: LuaCall, _ index: Int32, host: ScriptHost, defaultColor: UInt32 = 0xFFFF_FFFF,
+        fillKey: String = "fill"
+    ) throws(LuaCallError) -> DrawOptions {
         var options = DrawOptions(color: defaultColor, fill: nil, canvas: host.emuCanvas)
         guard try call.optionalTable(index, "options") else { return options }
         for key in ["color", fillKey] {
@@ -66,7 +77,9 @@ extension Bindings {
         return options
     }
 
-    private static func canvas(_ call: LuaCall, _ name: String, argument: Int32, host: ScriptHost) throws(LuaCallError) -> Canvas {
+    private static func canvas(
+        _ call: LuaCall, _ name: String, argument: Int32, host: ScriptHost
+    ) throws(LuaCallError) -> Canvas {
         switch name {
         case "emu": return host.emuCanvas
         case "hud": return host.hudCanvas
@@ -89,124 +102,189 @@ extension Bindings {
         return image
     }
 
-    static let gui = LuaModule("gui", doc: """
-        Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
-        """, functions: [
-        LuaFunction("text", "x: integer, y: integer, text: string, options?: table", returns: "integer, integer", doc: "Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, `surface`. Returns the text's width and height in pixels.") { L, context in
-            LuaCall.run(L) { call in
-                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                let text = try call.string(3, "text")
-                let options = try options(call, 4, host: Script.from(context).host, fillKey: "bg")
-                let size = options.canvas.text(x: x, y: y, text, color: options.color, background: options.fill)
-                call.push(size.width)
-                call.push(size.height)
-                return 2
-            }
-        },
-        LuaFunction("text_size", "text: string", returns: "integer, integer", doc: "The width and height `gui.text` would draw.") { L, context in
-            LuaCall.run(L) { call in
-                let size = Canvas.textSize(try call.string(1, "text"))
-                call.push(size.width)
-                call.push(size.height)
-                return 2
-            }
-        },
-        LuaFunction("pixel", "x: integer, y: integer, options?: table", doc: "Sets one pixel (option `color`).") { L, context in
-            LuaCall.run(L) { call in
-                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                let options = try options(call, 3, host: Script.from(context).host)
-                options.canvas.pixel(x: x, y: y, color: options.color)
-                return 0
-            }
-        },
-        LuaFunction("line", "x1: integer, y1: integer, x2: integer, y2: integer, options?: table", doc: "Draws a line, both ends included.") { L, context in
-            LuaCall.run(L) { call in
-                let x1 = try call.integer(1, "x1"), y1 = try call.integer(2, "y1")
-                let x2 = try call.integer(3, "x2"), y2 = try call.integer(4, "y2")
-                let options = try options(call, 5, host: Script.from(context).host)
-                options.canvas.line(x1: x1, y1: y1, x2: x2, y2: y2, color: options.color)
-                return 0
-            }
-        },
-        LuaFunction("rect", "x: integer, y: integer, width: integer, height: integer, options?: table", doc: "Draws a rectangle: outline in `color`, inside filled with `fill` when given.") { L, context in
-            LuaCall.run(L) { call in
-                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                let width = try call.integer(3, "width"), height = try call.integer(4, "height")
-                let options = try options(call, 5, host: Script.from(context).host)
-                options.canvas.rect(x: x, y: y, width: width, height: height, color: options.color, fill: options.fill)
-                return 0
-            }
-        },
-        LuaFunction("circle", "x: integer, y: integer, radius: integer, options?: table", doc: "Draws a circle around (x, y): outline in `color`, filled with `fill` when given.") { L, context in
-            LuaCall.run(L) { call in
-                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                let radius = try call.integer(3, "radius")
-                guard radius >= 0 else { throw call.badArgument(3, "radius", "must be 0 or more") }
-                let options = try options(call, 4, host: Script.from(context).host)
-                options.canvas.circle(cx: x, cy: y, radius: radius, color: options.color, fill: options.fill)
-                return 0
-            }
-        },
-        LuaFunction("image", "x: integer, y: integer, image: string|image, options?: table", doc: "Draws a PNG (by path, read once and cached) or an image from `gui.load_image`, blending its alpha; option `surface`.") { L, context in
-            LuaCall.run(L) { call in
-                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                let script = Script.from(context)
-                let image = try image(call, 3, script: script)
-                let options = try options(call, 4, host: script.host)
-                options.canvas.image(x: x, y: y, rgba: image.rgba, width: image.width, height: image.height)
-                return 0
-            }
-        },
-        LuaFunction("load_image", "path: string", returns: "image?, string?", doc: "Reads a PNG into an image object (`image:width()`, `image:height()`); `nil, message` if it cannot be read.") { L, context in
-            LuaCall.run(L) { call in
-                let path = try call.string(1, "path")
-                let script = Script.from(context)
-                let loaded: (rgba: [UInt8], width: Int, height: Int)
-                do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
-                let id = script.takeID()
-                script.images[id] = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
-                let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
-                memory.storeBytes(of: id, as: Int.self)
-                luaL_setmetatable(L, imageMetatable.cString)
-                return 1
-            }
-        },
-        LuaFunction("clear", "surface?: string", doc: "Erases a surface (`\"emu\"` by default) now.") { L, context in
-            LuaCall.run(L) { call in
-                let host = Script.from(context).host
-                try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host).clear()
-                return 0
-            }
-        },
-        LuaFunction("surface_size", "surface?: string", returns: "integer, integer", doc: "The width and height of a surface.") { L, context in
-            LuaCall.run(L) { call in
-                let host = Script.from(context).host
-                let canvas = try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host)
-                call.push(canvas.width)
-                call.push(canvas.height)
-                return 2
-            }
-        },
-        LuaFunction("fullscreen", "on?: boolean", returns: "boolean", doc: "Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no effect headless). Returns the state in effect.") { L, context in
-            LuaCall.run(L) { call in
-                let host = Script.from(context).host
-                if let on = try call.optionalBoolean(1, "on") { host.fullscreenRequest = on }
-                call.push(host.fullscreenRequest ?? host.isFullscreen)
-                return 1
-            }
-        },
-        LuaFunction("screenshot", "path: string", returns: "boolean?, string?", doc: "Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). Returns `true`, or `nil, message`.") { L, context in
-            LuaCall.run(L) { call in
-                let path = try call.string(1, "path")
-                guard let frame = Script.from(context).host.frameWithOverlay() else { return call.failure("no frame yet: run a frame first") }
-                do { try PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: path) } catch {
-                    return call.failure("\(error)")
+    static let gui = LuaModule(
+        "gui",
+        doc: """
+            Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and \
+            into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in \
+            screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after \
+            `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` \
+            (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, \
+            `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
+            """,
+        functions: [
+            LuaFunction(
+                "text", "x: integer, y: integer, text: string, options?: table", returns: "integer, integer",
+                doc:
+                    """
+                    Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, \
+                    `surface`. Returns the text's width and height in pixels.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                    let text = try call.string(3, "text")
+                    let options = try options(call, 4, host: Script.from(context).host, fillKey: "bg")
+                    let size = options.canvas.text(x: x, y: y, text, color: options.color, background: options.fill)
+                    call.push(size.width)
+                    call.push(size.height)
+                    return 2
                 }
-                call.push(true)
-                return 1
-            }
-        },
-    ])
+            },
+            LuaFunction(
+                "text_size", "text: string", returns: "integer, integer",
+                doc: "The width and height `gui.text` would draw."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let size = Canvas.textSize(try call.string(1, "text"))
+                    call.push(size.width)
+                    call.push(size.height)
+                    return 2
+                }
+            },
+            LuaFunction("pixel", "x: integer, y: integer, options?: table", doc: "Sets one pixel (option `color`).") {
+                L, context in
+                LuaCall.run(L) { call in
+                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                    let options = try options(call, 3, host: Script.from(context).host)
+                    options.canvas.pixel(x: x, y: y, color: options.color)
+                    return 0
+                }
+            },
+            LuaFunction(
+                "line", "x1: integer, y1: integer, x2: integer, y2: integer, options?: table",
+                doc: "Draws a line, both ends included."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let x1 = try call.integer(1, "x1"), y1 = try call.integer(2, "y1")
+                    let x2 = try call.integer(3, "x2"), y2 = try call.integer(4, "y2")
+                    let options = try options(call, 5, host: Script.from(context).host)
+                    options.canvas.line(x1: x1, y1: y1, x2: x2, y2: y2, color: options.color)
+                    return 0
+                }
+            },
+            LuaFunction(
+                "rect", "x: integer, y: integer, width: integer, height: integer, options?: table",
+                doc: "Draws a rectangle: outline in `color`, inside filled with `fill` when given."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                    let width = try call.integer(3, "width"), height = try call.integer(4, "height")
+                    let options = try options(call, 5, host: Script.from(context).host)
+                    options.canvas.rect(
+                        x: x, y: y, width: width, height: height, color: options.color, fill: options.fill)
+                    return 0
+                }
+            },
+            LuaFunction(
+                "circle", "x: integer, y: integer, radius: integer, options?: table",
+                doc: "Draws a circle around (x, y): outline in `color`, filled with `fill` when given."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                    let radius = try call.integer(3, "radius")
+                    guard radius >= 0 else { throw call.badArgument(3, "radius", "must be 0 or more") }
+                    let options = try options(call, 4, host: Script.from(context).host)
+                    options.canvas.circle(cx: x, cy: y, radius: radius, color: options.color, fill: options.fill)
+                    return 0
+                }
+            },
+            LuaFunction(
+                "image", "x: integer, y: integer, image: string|image, options?: table",
+                doc:
+                    """
+                    Draws a PNG (by path, read once and cached) or an image from `gui.load_image`, blending its \
+                    alpha; option `surface`.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                    let script = Script.from(context)
+                    let image = try image(call, 3, script: script)
+                    let options = try options(call, 4, host: script.host)
+                    options.canvas.image(x: x, y: y, rgba: image.rgba, width: image.width, height: image.height)
+                    return 0
+                }
+            },
+            LuaFunction(
+                "load_image", "path: string", returns: "image?, string?",
+                doc:
+                    """
+                    Reads a PNG into an image object (`image:width()`, `image:height()`); `nil, message` if it \
+                    cannot be read.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let path = try call.string(1, "path")
+                    let script = Script.from(context)
+                    let loaded: (rgba: [UInt8], width: Int, height: Int)
+                    do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
+                    let id = script.takeID()
+                    script.images[id] = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
+                    let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
+                    memory.storeBytes(of: id, as: Int.self)
+                    luaL_setmetatable(L, imageMetatable.cString)
+                    return 1
+                }
+            },
+            LuaFunction("clear", "surface?: string", doc: "Erases a surface (`\"emu\"` by default) now.") {
+                L, context in
+                LuaCall.run(L) { call in
+                    let host = Script.from(context).host
+                    try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host).clear()
+                    return 0
+                }
+            },
+            LuaFunction(
+                "surface_size", "surface?: string", returns: "integer, integer",
+                doc: "The width and height of a surface."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let host = Script.from(context).host
+                    let canvas = try canvas(
+                        call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host)
+                    call.push(canvas.width)
+                    call.push(canvas.height)
+                    return 2
+                }
+            },
+            LuaFunction(
+                "fullscreen", "on?: boolean", returns: "boolean",
+                doc:
+                    """
+                    Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no \
+                    effect headless). Returns the state in effect.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let host = Script.from(context).host
+                    if let on = try call.optionalBoolean(1, "on") { host.fullscreenRequest = on }
+                    call.push(host.fullscreenRequest ?? host.isFullscreen)
+                    return 1
+                }
+            },
+            LuaFunction(
+                "screenshot", "path: string", returns: "boolean?, string?",
+                doc:
+                    """
+                    Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). \
+                    Returns `true`, or `nil, message`.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let path = try call.string(1, "path")
+                    guard let frame = Script.from(context).host.frameWithOverlay() else {
+                        return call.failure("no frame yet: run a frame first")
+                    }
+                    do { try PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: path) } catch
+                    {
+                        return call.failure("\(error)")
+                    }
+                    call.push(true)
+                    return 1
+                }
+            },
+        ])
 
     /// The image object a method was called on.
     private static func selfImage(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> Script.Image {
@@ -230,7 +308,9 @@ extension Bindings {
             }
         },
         LuaFunction("__gc", doc: "Frees the pixels when the image object is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, imageMetatable.cString) { Script.from(context).images[memory.load(as: Int.self)] = nil }
+            if let memory = luaL_testudata(L, 1, imageMetatable.cString) {
+                Script.from(context).images[memory.load(as: Int.self)] = nil
+            }
             return 0
         },
     ]

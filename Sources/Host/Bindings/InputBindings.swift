@@ -4,108 +4,149 @@ import LuaRuntime
 import Media
 
 extension Bindings {
-    static let input = LuaModule("input", doc: """
-        The host's devices: keyboard, mouse and gamepads (not the emulated controllers: see `joypad`). Key names are SDL's, lower-case (`"a"`, `"left"`, `"return"`, `"space"`, `"f1"`); gamepad buttons and axes use SDL GameController names. The `set_*` functions simulate devices for headless runs and tests; in a window, real events overwrite them each frame.
-        """, functions: [
-        LuaFunction("keys", returns: "table", doc: "The keys held now: `{left=true, a=true}`.") { L, context in
-            LuaCall.run(L) { call in
-                let keys = Script.from(context).host.devices.keys
-                call.newTable(fields: keys.count)
-                for key in keys.sorted() { call.set(key, true) }
-                return 1
-            }
-        },
-        LuaFunction("mouse", returns: "table", doc: "`{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates.") { L, context in
-            LuaCall.run(L) { call in
-                let mouse = Script.from(context).host.devices.mouse
-                call.newTable(fields: 8)
-                call.set("x", mouse.x)
-                call.set("y", mouse.y)
-                call.set("wheel", mouse.wheel)
-                for button in ["left", "middle", "right", "x1", "x2"] { call.set(button, mouse.buttons.contains(button)) }
-                return 1
-            }
-        },
-        LuaFunction("gamepads", returns: "table", doc: "Connected gamepads: a list of `{name=, buttons={a=true, …}, axes={leftx=0, …}}`.") { L, context in
-            LuaCall.run(L) { call in
-                let pads = Script.from(context).host.devices.gamepads
-                call.newTable(array: pads.count)
-                for (index, pad) in pads.enumerated() {
-                    call.newTable(fields: 3)
-                    call.set("name", pad.name)
-                    call.newTable(fields: pad.buttons.count)
-                    for button in pad.buttons.sorted() { call.set(button, true) }
-                    lua_setfield(L, -2, "buttons")
-                    call.newTable(fields: pad.axes.count)
-                    for (axis, value) in pad.axes.sorted(by: { $0.key < $1.key }) { call.set(axis, value) }
-                    lua_setfield(L, -2, "axes")
-                    lua_rawseti(L, -2, lua_Integer(index + 1))
+    static let input = LuaModule(
+        "input",
+        doc: """
+            The host's devices: keyboard, mouse and gamepads (not the emulated controllers: see `joypad`). Key names \
+            are SDL's, lower-case (`"a"`, `"left"`, `"return"`, `"space"`, `"f1"`); gamepad buttons and axes use SDL \
+            GameController names. The `set_*` functions simulate devices for headless runs and tests; in a window, \
+            real events overwrite them each frame.
+            """,
+        functions: [
+            LuaFunction("keys", returns: "table", doc: "The keys held now: `{left=true, a=true}`.") { L, context in
+                LuaCall.run(L) { call in
+                    let keys = Script.from(context).host.devices.keys
+                    call.newTable(fields: keys.count)
+                    for key in keys.sorted() { call.set(key, true) }
+                    return 1
                 }
-                return 1
-            }
-        },
-        LuaFunction("set_key", "key: string, pressed: boolean", doc: "Simulates a key being held or released.") { L, context in
-            LuaCall.run(L) { call in
-                let key = try call.string(1, "key").lowercased()
-                let pressed = try call.boolean(2, "pressed")
-                let host = Script.from(context).host
-                if pressed { host.devices.keys.insert(key) } else { host.devices.keys.remove(key) }
-                return 0
-            }
-        },
-        LuaFunction("set_mouse", "state: table", doc: "Simulates the mouse: any of `x`, `y`, `wheel` (integers) and `left`, `middle`, `right`, `x1`, `x2` (booleans).") { L, context in
-            LuaCall.run(L) { call in
-                try call.table(1, "state")
-                let host = Script.from(context).host
-                var mouse = host.devices.mouse
-                if let x = try call.integerField(1, "x", argument: 1) { mouse.x = x }
-                if let y = try call.integerField(1, "y", argument: 1) { mouse.y = y }
-                if let wheel = try call.integerField(1, "wheel", argument: 1) { mouse.wheel = wheel }
-                for button in ["left", "middle", "right", "x1", "x2"] {
-                    if let pressed = try call.booleanField(1, button, argument: 1) {
-                        if pressed { mouse.buttons.insert(button) } else { mouse.buttons.remove(button) }
+            },
+            LuaFunction(
+                "mouse", returns: "table",
+                doc: "`{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let mouse = Script.from(context).host.devices.mouse
+                    call.newTable(fields: 8)
+                    call.set("x", mouse.x)
+                    call.set("y", mouse.y)
+                    call.set("wheel", mouse.wheel)
+                    for button in ["left", "middle", "right", "x1", "x2"] {
+                        call.set(button, mouse.buttons.contains(button))
                     }
+                    return 1
                 }
-                host.devices.mouse = mouse
-                return 0
-            }
-        },
-        LuaFunction("set_gamepad", "index: integer, state: table|nil", doc: "Simulates gamepad `index` (1-based; created if needed): `{name=, buttons={a=true}, axes={leftx=1000}}`; `nil` unplugs it.") { L, context in
-            LuaCall.run(L) { call in
-                let index = try call.integer(1, "index")
-                guard (1...16).contains(index) else { throw call.badArgument(1, "index", "must be 1…16") }
-                let host = Script.from(context).host
-                if call.isNoneOrNil(2) {
-                    if index <= host.devices.gamepads.count { host.devices.gamepads.remove(at: index - 1) }
+            },
+            LuaFunction(
+                "gamepads", returns: "table",
+                doc: "Connected gamepads: a list of `{name=, buttons={a=true, …}, axes={leftx=0, …}}`."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let pads = Script.from(context).host.devices.gamepads
+                    call.newTable(array: pads.count)
+                    for (index, pad) in pads.enumerated() {
+                        call.newTable(fields: 3)
+                        call.set("name", pad.name)
+                        call.newTable(fields: pad.buttons.count)
+                        for button in pad.buttons.sorted() { call.set(button, true) }
+                        lua_setfield(L, -2, "buttons")
+                        call.newTable(fields: pad.axes.count)
+                        for (axis, value) in pad.axes.sorted(by: { $0.key < $1.key }) { call.set(axis, value) }
+                        lua_setfield(L, -2, "axes")
+                        lua_rawseti(L, -2, lua_Integer(index + 1))
+                    }
+                    return 1
+                }
+            },
+            LuaFunction("set_key", "key: string, pressed: boolean", doc: "Simulates a key being held or released.") {
+                L, context in
+                LuaCall.run(L) { call in
+                    let key = try call.string(1, "key").lowercased()
+                    let pressed = try call.boolean(2, "pressed")
+                    let host = Script.from(context).host
+                    if pressed { host.devices.keys.insert(key) } else { host.devices.keys.remove(key) }
                     return 0
                 }
-                try call.table(2, "state")
-                while host.devices.gamepads.count < index { host.devices.gamepads.append(.init(name: "Simulated gamepad")) }
-                var pad = host.devices.gamepads[index - 1]
-                if let name = try call.stringField(2, "name", argument: 2) { pad.name = name }
-                for (field, isButtons) in [("buttons", true), ("axes", false)] {
-                    guard call.pushField(2, field) == LUA_TTABLE else { lua_settop(L, 2); continue }
-                    lua_pushnil(L)
-                    while lua_next(L, 3) != 0 {
-                        defer { lua_settop(L, 4) }
-                        guard lua_type(L, -2) == LUA_TSTRING, let key = lua_tolstring(L, -2, nil).map({ String(cString: $0) }) else {
-                            throw call.badArgument(2, "state", "\(field) keys must be names")
-                        }
-                        if isButtons {
-                            guard lua_type(L, -1) == LUA_TBOOLEAN else { throw call.badArgument(2, "state", "buttons.\(key) must be a boolean") }
-                            if lua_toboolean(L, -1) != 0 { pad.buttons.insert(key) } else { pad.buttons.remove(key) }
-                        } else {
-                            var isInteger: Int32 = 0
-                            let value = lua_tointegerx(L, -1, &isInteger)
-                            guard isInteger != 0, lua_type(L, -1) == LUA_TNUMBER else { throw call.badArgument(2, "state", "axes.\(key) must be an integer") }
-                            pad.axes[key] = Int(max(-32768, min(32767, value)))
+            },
+            LuaFunction(
+                "set_mouse", "state: table",
+                doc:
+                    """
+                    Simulates the mouse: any of `x`, `y`, `wheel` (integers) and `left`, `middle`, `right`, `x1`, \
+                    `x2` (booleans).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    try call.table(1, "state")
+                    let host = Script.from(context).host
+                    var mouse = host.devices.mouse
+                    if let x = try call.integerField(1, "x", argument: 1) { mouse.x = x }
+                    if let y = try call.integerField(1, "y", argument: 1) { mouse.y = y }
+                    if let wheel = try call.integerField(1, "wheel", argument: 1) { mouse.wheel = wheel }
+                    for button in ["left", "middle", "right", "x1", "x2"] {
+                        if let pressed = try call.booleanField(1, button, argument: 1) {
+                            if pressed { mouse.buttons.insert(button) } else { mouse.buttons.remove(button) }
                         }
                     }
-                    lua_settop(L, 2)
+                    host.devices.mouse = mouse
+                    return 0
                 }
-                host.devices.gamepads[index - 1] = pad
-                return 0
-            }
-        },
-    ])
+            },
+            LuaFunction(
+                "set_gamepad", "index: integer, state: table|nil",
+                doc:
+                    """
+                    Simulates gamepad `index` (1-based; created if needed): `{name=, buttons={a=true}, \
+                    axes={leftx=1000}}`; `nil` unplugs it.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let index = try call.integer(1, "index")
+                    guard (1...16).contains(index) else { throw call.badArgument(1, "index", "must be 1…16") }
+                    let host = Script.from(context).host
+                    if call.isNoneOrNil(2) {
+                        if index <= host.devices.gamepads.count { host.devices.gamepads.remove(at: index - 1) }
+                        return 0
+                    }
+                    try call.table(2, "state")
+                    while host.devices.gamepads.count < index {
+                        host.devices.gamepads.append(.init(name: "Simulated gamepad"))
+                    }
+                    var pad = host.devices.gamepads[index - 1]
+                    if let name = try call.stringField(2, "name", argument: 2) { pad.name = name }
+                    for (field, isButtons) in [("buttons", true), ("axes", false)] {
+                        guard call.pushField(2, field) == LUA_TTABLE else { lua_settop(L, 2); continue }
+                        lua_pushnil(L)
+                        while lua_next(L, 3) != 0 {
+                            defer { lua_settop(L, 4) }
+                            guard lua_type(L, -2) == LUA_TSTRING,
+                                let key = lua_tolstring(L, -2, nil).map({ String(cString: $0) })
+                            else {
+                                throw call.badArgument(2, "state", "\(field) keys must be names")
+                            }
+                            if isButtons {
+                                guard lua_type(L, -1) == LUA_TBOOLEAN else {
+                                    throw call.badArgument(2, "state", "buttons.\(key) must be a boolean")
+                                }
+                                if lua_toboolean(L, -1) != 0 {
+                                    pad.buttons.insert(key)
+                                } else {
+                                    pad.buttons.remove(key)
+                                }
+                            } else {
+                                var isInteger: Int32 = 0
+                                let value = lua_tointegerx(L, -1, &isInteger)
+                                guard isInteger != 0, lua_type(L, -1) == LUA_TNUMBER else {
+                                    throw call.badArgument(2, "state", "axes.\(key) must be an integer")
+                                }
+                                pad.axes[key] = Int(max(-32768, min(32767, value)))
+                            }
+                        }
+                        lua_settop(L, 2)
+                    }
+                    host.devices.gamepads[index - 1] = pad
+                    return 0
+                }
+            },
+        ])
 }

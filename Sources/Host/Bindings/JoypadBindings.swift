@@ -14,88 +14,125 @@ extension Bindings {
 
     private static let buttonNames = RetroPadButton.allCases.map(\.name).joined(separator: ", ")
 
-    static let joypad = LuaModule("joypad", doc: """
-        The emulated controllers (RetroPads). Buttons: `up`, `down`, `left`, `right`, `a`, `b`, `x`, `y`, `l`, `r`, `l2`, `r2`, `l3`, `r3`, `select`, `start`. Overrides set with `joypad.set` apply to the next frame only (or to the current one when set in an `input` callback), on top of the player's input.
-        """, functions: [
-        LuaFunction("get", "port?: integer", returns: "table", doc: "The buttons as the core saw them at its last input poll: `{a=false, b=true, …}`.") { L, context in
-            LuaCall.run(L) { call in
-                let port = try port(call, 1)
-                let input = Script.from(context).emulator.seenInput
-                call.newTable(fields: RetroPadButton.allCases.count)
-                for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
-                return 1
-            }
-        },
-        LuaFunction("set", "port: integer, buttons: table", doc: "Forces buttons for the next frame: `true` presses, `false` releases, absent or `nil` leaves the player's input. Several calls in one frame combine.") { L, context in
-            LuaCall.run(L) { call in
-                let port = try port(call, 1)
-                try call.table(2, "buttons")
-                let emulator = Script.from(context).emulator
-                var changes = emulator.overrides
-                lua_pushnil(L)
-                while lua_next(L, 2) != 0 {
-                    defer { lua_settop(L, 3) }
-                    guard lua_type(L, -2) == LUA_TSTRING, let name = lua_tolstring(L, -2, nil).map({ String(cString: $0) }) else {
-                        throw call.badArgument(2, "buttons", "keys must be button names")
+    static let joypad = LuaModule(
+        "joypad",
+        doc: """
+            The emulated controllers (RetroPads). Buttons: `up`, `down`, `left`, `right`, `a`, `b`, `x`, `y`, `l`, \
+            `r`, `l2`, `r2`, `l3`, `r3`, `select`, `start`. Overrides set with `joypad.set` apply to the next frame \
+            only (or to the current one when set in an `input` callback), on top of the player's input.
+            """,
+        functions: [
+            LuaFunction(
+                "get", "port?: integer", returns: "table",
+                doc: "The buttons as the core saw them at its last input poll: `{a=false, b=true, …}`."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let port = try port(call, 1)
+                    let input = Script.from(context).emulator.seenInput
+                    call.newTable(fields: RetroPadButton.allCases.count)
+                    for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
+                    return 1
+                }
+            },
+            LuaFunction(
+                "set", "port: integer, buttons: table",
+                doc:
+                    """
+                    Forces buttons for the next frame: `true` presses, `false` releases, absent or `nil` leaves \
+                    the player's input. Several calls in one frame combine.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let port = try port(call, 1)
+                    try call.table(2, "buttons")
+                    let emulator = Script.from(context).emulator
+                    var changes = emulator.overrides
+                    lua_pushnil(L)
+                    while lua_next(L, 2) != 0 {
+                        defer { lua_settop(L, 3) }
+                        guard lua_type(L, -2) == LUA_TSTRING,
+                            let name = lua_tolstring(L, -2, nil).map({ String(cString: $0) })
+                        else {
+                            throw call.badArgument(2, "buttons", "keys must be button names")
+                        }
+                        guard let button = RetroPadButton.named(name) else {
+                            throw call.badArgument(2, "buttons", "unknown button '\(name)'; buttons are \(buttonNames)")
+                        }
+                        guard lua_type(L, -1) == LUA_TBOOLEAN else {
+                            throw call.badArgument(
+                                2, "buttons", "'\(name)' must be a boolean, got \(call.typeName(-1))")
+                        }
+                        changes.set(button, lua_toboolean(L, -1) != 0, port: port)
                     }
-                    guard let button = RetroPadButton.named(name) else {
-                        throw call.badArgument(2, "buttons", "unknown button '\(name)'; buttons are \(buttonNames)")
+                    try emulator.setOverrides(changes)  // All or nothing: a bad entry changes no button.
+                    return 0
+                }
+            },
+            LuaFunction(
+                "set_player", "port: integer, state: table",
+                doc:
+                    """
+                    Sets the player's own input on a port — the layer under `joypad.set` overrides, kept until \
+                    changed. The input default (lua/defaults/input.lua) maps the host's devices here every frame. \
+                    `state` holds every button as a boolean (absent = released) and optionally `left_x`, \
+                    `left_y`, `right_x`, `right_y` (−32768…32767).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let port = try port(call, 1)
+                    try call.table(2, "state")
+                    let emulator = Script.from(context).emulator
+                    var input = emulator.playerInput
+                    for button in RetroPadButton.allCases {
+                        input.set(button, try call.booleanField(2, button.name, argument: 2) ?? false, port: port)
                     }
-                    guard lua_type(L, -1) == LUA_TBOOLEAN else {
-                        throw call.badArgument(2, "buttons", "'\(name)' must be a boolean, got \(call.typeName(-1))")
+                    for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
+                        let value = try call.integerField(2, name, argument: 2) ?? 0
+                        guard (-32768...32767).contains(value) else {
+                            throw call.badField(2, name, "must be −32768…32767")
+                        }
+                        input.setAnalog(port: port, axis: axis, Int16(value))
                     }
-                    changes.set(button, lua_toboolean(L, -1) != 0, port: port)
+                    emulator.playerInput = input
+                    return 0
                 }
-                try emulator.setOverrides(changes)  // All or nothing: a bad entry changes no button.
-                return 0
-            }
-        },
-        LuaFunction("set_player", "port: integer, state: table", doc: "Sets the player's own input on a port — the layer under `joypad.set` overrides, kept until changed. The input default (lua/defaults/input.lua) maps the host's devices here every frame. `state` holds every button as a boolean (absent = released) and optionally `left_x`, `left_y`, `right_x`, `right_y` (−32768…32767).") { L, context in
-            LuaCall.run(L) { call in
-                let port = try port(call, 1)
-                try call.table(2, "state")
-                let emulator = Script.from(context).emulator
-                var input = emulator.playerInput
-                for button in RetroPadButton.allCases {
-                    input.set(button, try call.booleanField(2, button.name, argument: 2) ?? false, port: port)
+            },
+            LuaFunction(
+                "set_analog", "port: integer, stick: string, x: integer, y: integer",
+                doc: "Forces an analog stick (`\"left\"` or `\"right\"`) for the next frame; axes run −32768…32767."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let port = try port(call, 1)
+                    let stick = try call.string(2, "stick")
+                    guard stick == "left" || stick == "right" else {
+                        throw call.badArgument(2, "stick", "\"left\" or \"right\" expected, got \"\(stick)\"")
+                    }
+                    let x = try call.integer(3, "x"), y = try call.integer(4, "y")
+                    for (index, value) in [(3, x), (4, y)] where !(-32768...32767).contains(value) {
+                        throw call.badArgument(Int32(index), index == 3 ? "x" : "y", "must be −32768…32767")
+                    }
+                    let emulator = Script.from(context).emulator
+                    let base = stick == "left" ? 0 : 2
+                    var changes = emulator.overrides
+                    changes.setAxis(base, Int16(x), port: port)
+                    changes.setAxis(base + 1, Int16(y), port: port)
+                    try emulator.setOverrides(changes)
+                    return 0
                 }
-                for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
-                    let value = try call.integerField(2, name, argument: 2) ?? 0
-                    guard (-32768...32767).contains(value) else { throw call.badField(2, name, "must be −32768…32767") }
-                    input.setAnalog(port: port, axis: axis, Int16(value))
+            },
+            LuaFunction(
+                "get_analog", "port?: integer", returns: "table",
+                doc: "The analog axes the core saw: `{left_x=, left_y=, right_x=, right_y=}`."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let port = try port(call, 1)
+                    let input = Script.from(context).emulator.seenInput
+                    call.newTable(fields: 4)
+                    for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
+                        call.set(name, Int(input.analog(port: port, axis: axis)))
+                    }
+                    return 1
                 }
-                emulator.playerInput = input
-                return 0
-            }
-        },
-        LuaFunction("set_analog", "port: integer, stick: string, x: integer, y: integer", doc: "Forces an analog stick (`\"left\"` or `\"right\"`) for the next frame; axes run −32768…32767.") { L, context in
-            LuaCall.run(L) { call in
-                let port = try port(call, 1)
-                let stick = try call.string(2, "stick")
-                guard stick == "left" || stick == "right" else { throw call.badArgument(2, "stick", "\"left\" or \"right\" expected, got \"\(stick)\"") }
-                let x = try call.integer(3, "x"), y = try call.integer(4, "y")
-                for (index, value) in [(3, x), (4, y)] where !(-32768...32767).contains(value) {
-                    throw call.badArgument(Int32(index), index == 3 ? "x" : "y", "must be −32768…32767")
-                }
-                let emulator = Script.from(context).emulator
-                let base = stick == "left" ? 0 : 2
-                var changes = emulator.overrides
-                changes.setAxis(base, Int16(x), port: port)
-                changes.setAxis(base + 1, Int16(y), port: port)
-                try emulator.setOverrides(changes)
-                return 0
-            }
-        },
-        LuaFunction("get_analog", "port?: integer", returns: "table", doc: "The analog axes the core saw: `{left_x=, left_y=, right_x=, right_y=}`.") { L, context in
-            LuaCall.run(L) { call in
-                let port = try port(call, 1)
-                let input = Script.from(context).emulator.seenInput
-                call.newTable(fields: 4)
-                for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
-                    call.set(name, Int(input.analog(port: port, axis: axis)))
-                }
-                return 1
-            }
-        },
-    ])
+            },
+        ])
 }

@@ -38,15 +38,21 @@ private struct Access {
     }
 
     static let all: [Access] = {
-        var list = [Access(width: 1, signed: false, bigEndian: false, float: false),
-                    Access(width: 1, signed: true, bigEndian: false, float: false)]
+        var list = [
+            Access(width: 1, signed: false, bigEndian: false, float: false),
+            Access(width: 1, signed: true, bigEndian: false, float: false),
+        ]
         for width in [2, 3, 4] {
             for signed in [false, true] {
-                for big in [nil, false, true] as [Bool?] { list.append(Access(width: width, signed: signed, bigEndian: big, float: false)) }
+                for big in [nil, false, true] as [Bool?] {
+                    list.append(Access(width: width, signed: signed, bigEndian: big, float: false))
+                }
             }
         }
         for width in [4, 8] {
-            for big in [nil, false, true] as [Bool?] { list.append(Access(width: width, signed: true, bigEndian: big, float: true)) }
+            for big in [nil, false, true] as [Bool?] {
+                list.append(Access(width: width, signed: true, bigEndian: big, float: true))
+            }
         }
         return list
     }()
@@ -74,7 +80,9 @@ private func load(_ pointer: UnsafeMutableRawPointer, _ width: Int, bigEndian: B
     if bigEndian {
         for i in 0..<width { value = value << 8 | UInt64(pointer.load(fromByteOffset: i, as: UInt8.self)) }
     } else {
-        for i in stride(from: width - 1, through: 0, by: -1) { value = value << 8 | UInt64(pointer.load(fromByteOffset: i, as: UInt8.self)) }
+        for i in stride(from: width - 1, through: 0, by: -1) {
+            value = value << 8 | UInt64(pointer.load(fromByteOffset: i, as: UInt8.self))
+        }
     }
     return value
 }
@@ -137,20 +145,40 @@ extension Bindings {
         }
     }
 
-    static let memory = LuaModule("memory", doc: """
-        The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
-        """, functions: domainFunctions + Access.all.map { access in
-            LuaFunction("read_" + access.suffix, "address: integer, domain?: string", returns: access.typeName,
-                        doc: "Reads a\(access.float ? "" : access.signed ? " signed" : "n unsigned") \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText).",
-                        tag: access.tag, readBody)
-        } + Access.all.map { access in
-            LuaFunction("write_" + access.suffix, "address: integer, value: \(access.typeName), domain?: string",
-                        doc: "Writes a \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText)\(access.float ? "" : "; the value may be given signed or unsigned").",
-                        tag: access.tag, writeBody)
-        })
+    static let memory = LuaModule(
+        "memory",
+        doc: """
+            The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, \
+            `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and \
+            `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`; for \
+            a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain \
+            raise an error naming the address and domain.
+            """,
+        functions: domainFunctions
+            + Access.all.map { access in
+                LuaFunction(
+                    "read_" + access.suffix, "address: integer, domain?: string", returns: access.typeName,
+                    doc:
+                        """
+                        Reads a\(access.float ? "" : access.signed ? " signed" : "n unsigned") \
+                        \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText).
+                        """,
+                    tag: access.tag, readBody)
+            }
+            + Access.all.map { access in
+                LuaFunction(
+                    "write_" + access.suffix, "address: integer, value: \(access.typeName), domain?: string",
+                    doc:
+                        "Writes a \(access.width * 8)-bit \(access.float ? "float" : "integer")\(access.orderText)"
+                        + (access.float ? "." : "; the value may be given signed or unsigned."),
+                    tag: access.tag, writeBody)
+            })
 
     private static let domainFunctions: [LuaFunction] = [
-        LuaFunction("domains", returns: "table", doc: "The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`.") { L, context in
+        LuaFunction(
+            "domains", returns: "table",
+            doc: "The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`."
+        ) { L, context in
             LuaCall.run(L) { call in
                 let memory = Script.from(context).memory
                 call.newTable(array: memory.domains.count)
@@ -166,7 +194,10 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("read_bytes", "address: integer, length: integer, domain?: string", returns: "string", doc: "Reads `length` bytes as a Lua string.") { L, context in
+        LuaFunction(
+            "read_bytes", "address: integer, length: integer, domain?: string", returns: "string",
+            doc: "Reads `length` bytes as a Lua string."
+        ) { L, context in
             LuaCall.run(L) { call in
                 let address = try call.integer(1, "address")
                 let length = try call.integer(2, "length")
@@ -179,7 +210,9 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("write_bytes", "address: integer, bytes: string, domain?: string", doc: "Writes the bytes of a Lua string.") { L, context in
+        LuaFunction(
+            "write_bytes", "address: integer, bytes: string, domain?: string", doc: "Writes the bytes of a Lua string."
+        ) { L, context in
             LuaCall.run(L) { call in
                 let address = try call.integer(1, "address")
                 let bytes = try call.bytes(2, "bytes")
@@ -188,7 +221,10 @@ extension Bindings {
                 return 0
             }
         },
-        LuaFunction("hash", "domain?: string, address?: integer, length?: integer", returns: "string", doc: "SHA-1 (hex) of a region: the whole domain by default.") { L, context in
+        LuaFunction(
+            "hash", "domain?: string, address?: integer, length?: integer", returns: "string",
+            doc: "SHA-1 (hex) of a region: the whole domain by default."
+        ) { L, context in
             LuaCall.run(L) { call in
                 let memory = Script.from(context).memory
                 let domain = try memory.domain(call, argument: 1)

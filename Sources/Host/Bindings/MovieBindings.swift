@@ -13,215 +13,370 @@ extension Bindings {
 
     /// Runs a movie operation for `script` (its events reach scripts on the running thread); a
     /// refusal becomes `nil, message`.
-    private static func movieCall(_ call: LuaCall, _ script: Script, _ body: (Emulator) throws(Refusal) -> Void) throws(Refusal) -> Int32 {
+    private static func movieCall(
+        _ call: LuaCall, _ script: Script, _ body: (Emulator) throws(Refusal) -> Void
+    ) throws(Refusal) -> Int32 {
         try call.nested(script) { () throws(Refusal) in try body(script.emulator) }
         call.push(true)
         return 1
     }
 
-    static let movie = LuaModule("movie", doc: """
-        TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
-        """, functions: [
-        LuaFunction("record", "path: string, options?: table", returns: "boolean?, string?", doc: "Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `\"power\"` (default: power-cycle, with the game's save RAM as the core creates it) or `\"now\"` (also `\"state\"`: start from the current state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let path = try call.string(1, "path")
-                var options = MovieEngine.RecordOptions()
-                if try call.optionalTable(2, "options") {
-                    switch try call.stringField(2, "from", argument: 2) ?? "power" {
-                    case "power": options.start = .power
-                    case "now", "state": options.start = .now
-                    case let other: throw call.badField(2, "from", "\"power\" or \"now\" expected, got \"\(other)\"")
+    static let movie = LuaModule(
+        "movie",
+        doc: """
+            TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and \
+            verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` \
+            is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` \
+            overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode \
+            replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's \
+            timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. \
+            Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
+            """,
+        functions: [
+            LuaFunction(
+                "record", "path: string, options?: table", returns: "boolean?, string?",
+                doc:
+                    """
+                    Starts recording to `path` (a new file: existing files are never overwritten unless \
+                    `overwrite = true`). Options: `from` = `\"power\"` (default: power-cycle, with the game's \
+                    save RAM as the core creates it) or `\"now\"` (also `\"state\"`: start from the current \
+                    state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua \
+                    movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let path = try call.string(1, "path")
+                    var options = MovieEngine.RecordOptions()
+                    if try call.optionalTable(2, "options") {
+                        switch try call.stringField(2, "from", argument: 2) ?? "power" {
+                        case "power": options.start = .power
+                        case "now", "state": options.start = .now
+                        case let other:
+                            throw call.badField(2, "from", "\"power\" or \"now\" expected, got \"\(other)\"")
+                        }
+                        options.author = try call.stringField(2, "author", argument: 2) ?? ""
+                        options.verify = try call.booleanField(2, "verify", argument: 2) ?? false
+                        options.overwrite = try call.booleanField(2, "overwrite", argument: 2) ?? false
+                        options.ports = try call.integerField(2, "ports", argument: 2) ?? 2
+                        guard (1...InputState.maxPorts).contains(options.ports) else {
+                            throw call.badField(2, "ports", "must be 1…\(InputState.maxPorts)")
+                        }
                     }
-                    options.author = try call.stringField(2, "author", argument: 2) ?? ""
-                    options.verify = try call.booleanField(2, "verify", argument: 2) ?? false
-                    options.overwrite = try call.booleanField(2, "overwrite", argument: 2) ?? false
-                    options.ports = try call.integerField(2, "ports", argument: 2) ?? 2
-                    guard (1...InputState.maxPorts).contains(options.ports) else { throw call.badField(2, "ports", "must be 1…\(InputState.maxPorts)") }
+                    return try movieCall(call, script) { emulator throws(Refusal) in
+                        try emulator.recordMovie(to: path, options: options)
+                    }
                 }
-                return try movieCall(call, script) { emulator throws(Refusal) in try emulator.recordMovie(to: path, options: options) }
-            }
-        },
-        LuaFunction("play", "path: string, options?: table", returns: "boolean?, string?", doc: "Plays a movie file from its start (power-on or its start state). Options: `readonly` (default true), `force` (play against another core or content, with a warning). A movie made with other content or another core is refused with `nil, message`; core options are set to the movie's. Warnings are shown as messages.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let path = try call.string(1, "path")
-                var options = MovieEngine.PlayOptions()
-                if try call.optionalTable(2, "options") {
-                    options.readOnly = try call.booleanField(2, "readonly", argument: 2) ?? true
-                    options.force = try call.booleanField(2, "force", argument: 2) ?? false
+            },
+            LuaFunction(
+                "play", "path: string, options?: table", returns: "boolean?, string?",
+                doc:
+                    """
+                    Plays a movie file from its start (power-on or its start state). Options: `readonly` (default \
+                    true), `force` (play against another core or content, with a warning). A movie made with \
+                    other content or another core is refused with `nil, message`; core options are set to the \
+                    movie's. Warnings are shown as messages.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let path = try call.string(1, "path")
+                    var options = MovieEngine.PlayOptions()
+                    if try call.optionalTable(2, "options") {
+                        options.readOnly = try call.booleanField(2, "readonly", argument: 2) ?? true
+                        options.force = try call.booleanField(2, "force", argument: 2) ?? false
+                    }
+                    var warnings: [String] = []
+                    let result = try movieCall(call, script) { emulator throws(Refusal) in
+                        warnings = try emulator.playMovie(at: path, options: options)
+                    }
+                    call.nested(script) {
+                        for warning in warnings { script.emulator.show(message: "movie: \(warning)", from: "movie") }
+                    }
+                    return result
                 }
-                var warnings: [String] = []
-                let result = try movieCall(call, script) { emulator throws(Refusal) in
-                    warnings = try emulator.playMovie(at: path, options: options)
+            },
+            LuaFunction(
+                "stop", returns: "boolean?, string?",
+                doc:
+                    """
+                    Ends the movie (a recording is saved first; `nil, message` if that fails, and the movie stays \
+                    active). The game runs on.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.stopMovie() }
                 }
-                call.nested(script) { for warning in warnings { script.emulator.show(message: "movie: \(warning)", from: "movie") } }
-                return result
-            }
-        },
-        LuaFunction("stop", returns: "boolean?, string?", doc: "Ends the movie (a recording is saved first; `nil, message` if that fails, and the movie stays active). The game runs on.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                return try movieCall(call, script) { emulator throws(Refusal) in try emulator.stopMovie() }
-            }
-        },
-        LuaFunction("save", "path?: string", returns: "boolean?, string?", doc: "Writes the movie now (durably), to `path` or its own file; a played movie is only ever written by this call.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let path = try call.optionalString(1, "path")
-                return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveMovie(to: path) }
-            }
-        },
-        LuaFunction("mode", returns: "string", doc: "`\"idle\"`, `\"record\"`, `\"play\"` or `\"finished\"` (played to the end in read-only mode; the player has control).") { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.movie.mode.rawValue)
-                return 1
-            }
-        },
-        LuaFunction("frame", returns: "integer", doc: "The movie frame about to run (frames played or recorded so far); 0 without a movie.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.movie.frame)
-                return 1
-            }
-        },
-        LuaFunction("length", returns: "integer", doc: "Frames in the movie; 0 without one.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.movie.movie?.length ?? 0)
-                return 1
-            }
-        },
-        LuaFunction("input", "frame: integer, port?: integer", returns: "table?, string?", doc: "The buttons logged for `frame` on `port` (default 1) as `{a=true, …}`, plus the frame's command (`\"reset\"`, `\"power\"` or nil) as a second value; `nil, message` outside the movie.") { L, context in
-            LuaCall.run(L) { call in
-                let engine = Script.from(context).emulator.movie
-                let frame = try movieFrame(call, 1)
-                let port = try call.optionalInteger(2, "port") ?? 1
-                guard (1...InputState.maxPorts).contains(port) else { throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)") }
-                guard let (input, flags) = engine.input(at: frame) else {
-                    return call.failure(engine.isActive ? "frame \(frame) is past the movie's end (\(engine.movie?.length ?? 0) frames)" : "no movie is active")
+            },
+            LuaFunction(
+                "save", "path?: string", returns: "boolean?, string?",
+                doc:
+                    """
+                    Writes the movie now (durably), to `path` or its own file; a played movie is only ever \
+                    written by this call.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let path = try call.optionalString(1, "path")
+                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveMovie(to: path) }
                 }
-                call.newTable(fields: RetroPadButton.allCases.count)
-                for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port - 1)) }
-                if flags.contains(.power) { call.push("power") } else if flags.contains(.reset) { call.push("reset") } else { call.pushNil() }
-                return 2
-            }
-        },
-        LuaFunction("set_input", "frame: integer, port: integer, buttons: table, command?: string", doc: "Rewrites the input of `frame` on `port` (`buttons` as `{a=true, …}`: absent = released; `frame` = `movie.length()` appends). `command` `\"reset\"` or `\"power\"` puts that command on the frame. Verification hashes from `frame` on are dropped. Returns `true`, or `nil, message`.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let engine = script.emulator.movie
-                let frame = try movieFrame(call, 1)
-                let port = try call.integer(2, "port")
-                guard (1...InputState.maxPorts).contains(port) else { throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)") }
-                try call.table(3, "buttons")
-                var flags: MovieFrameFlags = []
-                switch try call.optionalString(4, "command") {
-                case nil: break
-                case "reset": flags = .reset
-                case "power": flags = .power
-                case let other?: throw call.badArgument(4, "command", "\"reset\" or \"power\" expected, got \"\(other)\"")
+            },
+            LuaFunction(
+                "mode", returns: "string",
+                doc:
+                    """
+                    `\"idle\"`, `\"record\"`, `\"play\"` or `\"finished\"` (played to the end in read-only mode; \
+                    the player has control).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    call.push(Script.from(context).emulator.movie.mode.rawValue)
+                    return 1
                 }
-                guard let movie = engine.movie else { return call.failure("no movie is active") }
-                guard port <= movie.log.ports else { return call.failure("the movie logs \(movie.log.ports) ports") }
-                var input = engine.input(at: frame)?.0 ?? InputState()
-                for button in RetroPadButton.allCases {
-                    input.set(button, try call.booleanField(3, button.name, argument: 3) ?? false, port: port - 1)
+            },
+            LuaFunction(
+                "frame", returns: "integer",
+                doc: "The movie frame about to run (frames played or recorded so far); 0 without a movie."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    call.push(Script.from(context).emulator.movie.frame)
+                    return 1
                 }
-                if flags.isEmpty, let old = engine.input(at: frame)?.1 { flags = old.intersection(.commands) }
-                return try movieCall(call, script) { emulator throws(Refusal) in try emulator.setMovieInput(frame, input, flags: flags) }
-            }
-        },
-        LuaFunction("rerecords", "count?: integer", returns: "integer", doc: "The movie's rerecord count; with `count`, sets it. 0 without a movie.") { L, context in
-            LuaCall.run(L) { call in
-                let engine = Script.from(context).emulator.movie
-                if let count = try call.optionalInteger(1, "count") {
-                    guard count >= 0 else { throw call.badArgument(1, "count", "must be 0 or more") }
-                    engine.setRerecords(count)
+            },
+            LuaFunction("length", returns: "integer", doc: "Frames in the movie; 0 without one.") { L, context in
+                LuaCall.run(L) { call in
+                    call.push(Script.from(context).emulator.movie.movie?.length ?? 0)
+                    return 1
                 }
-                call.push(engine.movie?.rerecords ?? 0)
-                return 1
-            }
-        },
-        LuaFunction("set_rerecord_counting", "on: boolean", doc: "Whether state loads in read-write mode count as rerecords (on by default; bots that load states thousands of times turn it off).") { L, context in
-            LuaCall.run(L) { call in
-                Script.from(context).emulator.movie.countsRerecords = try call.boolean(1, "on")
-                return 0
-            }
-        },
-        LuaFunction("readonly", "on?: boolean", returns: "boolean", doc: "Read-only mode: with an argument, sets it (turning it on while recording switches to playback; off at the end of a played movie resumes recording). Returns the mode.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                if let on = try call.optionalBoolean(1, "on") { call.nested(script) { script.emulator.setMovieReadOnly(on) } }
-                call.push(script.emulator.movie.readOnly)
-                return 1
-            }
-        },
-        LuaFunction("info", returns: "table?", doc: "The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, author=, rerecords=, length=, start= (\"power\" or \"state\"), guid=, verify= (boolean), unsaved= (boolean), readonly=}`; nil without a movie.") { L, context in
-            LuaCall.run(L) { call in
-                let engine = Script.from(context).emulator.movie
-                guard let movie = engine.movie else { call.pushNil(); return 1 }
-                call.newTable(fields: 14)
-                if let path = engine.path { call.set("path", path) }
-                call.set("core", movie.coreName)
-                call.set("core_version", movie.coreVersion)
-                call.set("system", movie.system)
-                call.set("content", movie.contentName)
-                call.set("content_sha1", movie.contentSHA1)
-                call.set("author", movie.author)
-                call.set("rerecords", movie.rerecords)
-                call.set("length", movie.length)
-                call.set("start", movie.startState == nil ? "power" : "state")
-                call.set("guid", movie.guid)
-                call.set("verify", movie.hasVerification)
-                call.set("unsaved", engine.hasUnsavedChanges)
-                call.set("readonly", engine.readOnly)
-                return 1
-            }
-        },
-        LuaFunction("desync", returns: "table?", doc: "The first frame where playback's RAM (or lag) differed from the movie's verification log: `{frame=, what=}`; nil while in sync.") { L, context in
-            LuaCall.run(L) { call in
-                guard let desync = Script.from(context).emulator.movie.firstDesync else { call.pushNil(); return 1 }
-                call.newTable(fields: 2)
-                call.set("frame", desync.frame)
-                call.set("what", desync.what)
-                return 1
-            }
-        },
-        LuaFunction("branch_save", "name: string", returns: "boolean?, string?", doc: "Saves a named branch: the current state with the movie's input up to now, and a thumbnail (in `MOVIE.branches/`). Not allowed during the input poll.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let name = try call.string(1, "name")
-                return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveBranch(name) }
-            }
-        },
-        LuaFunction("branch_load", "name: string", returns: "boolean?, string?", doc: "Loads a branch: its state, and its input replaces the movie's (a rerecord). In read-only mode the movie then plays to the branch's end. Not allowed during the input poll.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let name = try call.string(1, "name")
-                return try movieCall(call, script) { emulator throws(Refusal) in try emulator.loadBranch(name) }
-            }
-        },
-        LuaFunction("branch_delete", "name: string", returns: "boolean?, string?", doc: "Deletes a branch and its thumbnail.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let name = try call.string(1, "name")
-                return try movieCall(call, script) { emulator throws(Refusal) in try emulator.deleteBranch(name) }
-            }
-        },
-        LuaFunction("branches", returns: "table?, string?", doc: "The movie's branches, by name: a list of `{name=, frame=, thumbnail= (PNG path or nil)}`; `nil, message` without a movie file.") { L, context in
-            LuaCall.run(L) { call in
-                let engine = Script.from(context).emulator.movie
-                let branches: [MovieEngine.Branch]
-                do { branches = try engine.branches() } catch { return call.failure("\(error)") }
-                call.newTable(array: branches.count)
-                for (index, branch) in branches.enumerated() {
-                    call.newTable(fields: 3)
-                    call.set("name", branch.name)
-                    call.set("frame", branch.frame)
-                    if let thumbnail = branch.thumbnailPath { call.set("thumbnail", thumbnail) }
-                    lua_rawseti(L, -2, lua_Integer(index + 1))
+            },
+            LuaFunction(
+                "input", "frame: integer, port?: integer", returns: "table?, string?",
+                doc:
+                    """
+                    The buttons logged for `frame` on `port` (default 1) as `{a=true, …}`, plus the frame's \
+                    command (`\"reset\"`, `\"power\"` or nil) as a second value; `nil, message` outside the movie.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let engine = Script.from(context).emulator.movie
+                    let frame = try movieFrame(call, 1)
+                    let port = try call.optionalInteger(2, "port") ?? 1
+                    guard (1...InputState.maxPorts).contains(port) else {
+                        throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)")
+                    }
+                    guard let (input, flags) = engine.input(at: frame) else {
+                        return call.failure(
+                            engine.isActive
+                                ? "frame \(frame) is past the movie's end (\(engine.movie?.length ?? 0) frames)"
+                                : "no movie is active")
+                    }
+                    call.newTable(fields: RetroPadButton.allCases.count)
+                    for button in RetroPadButton.allCases {
+                        call.set(button.name, input.isPressed(button, port: port - 1))
+                    }
+                    if flags.contains(.power) {
+                        call.push("power")
+                    } else if flags.contains(.reset) {
+                        call.push("reset")
+                    } else {
+                        call.pushNil()
+                    }
+                    return 2
                 }
-                return 1
-            }
-        },
-    ])
+            },
+            LuaFunction(
+                "set_input", "frame: integer, port: integer, buttons: table, command?: string",
+                doc:
+                    """
+                    Rewrites the input of `frame` on `port` (`buttons` as `{a=true, …}`: absent = released; \
+                    `frame` = `movie.length()` appends). `command` `\"reset\"` or `\"power\"` puts that command \
+                    on the frame. Verification hashes from `frame` on are dropped. Returns `true`, or `nil, \
+                    message`.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let engine = script.emulator.movie
+                    let frame = try movieFrame(call, 1)
+                    let port = try call.integer(2, "port")
+                    guard (1...InputState.maxPorts).contains(port) else {
+                        throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)")
+                    }
+                    try call.table(3, "buttons")
+                    var flags: MovieFrameFlags = []
+                    switch try call.optionalString(4, "command") {
+                    case nil: break
+                    case "reset": flags = .reset
+                    case "power": flags = .power
+                    case let other?:
+                        throw call.badArgument(4, "command", "\"reset\" or \"power\" expected, got \"\(other)\"")
+                    }
+                    guard let movie = engine.movie else { return call.failure("no movie is active") }
+                    guard port <= movie.log.ports else {
+                        return call.failure("the movie logs \(movie.log.ports) ports")
+                    }
+                    var input = engine.input(at: frame)?.0 ?? InputState()
+                    for button in RetroPadButton.allCases {
+                        input.set(button, try call.booleanField(3, button.name, argument: 3) ?? false, port: port - 1)
+                    }
+                    if flags.isEmpty, let old = engine.input(at: frame)?.1 { flags = old.intersection(.commands) }
+                    return try movieCall(call, script) { emulator throws(Refusal) in
+                        try emulator.setMovieInput(frame, input, flags: flags)
+                    }
+                }
+            },
+            LuaFunction(
+                "rerecords", "count?: integer", returns: "integer",
+                doc: "The movie's rerecord count; with `count`, sets it. 0 without a movie."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let engine = Script.from(context).emulator.movie
+                    if let count = try call.optionalInteger(1, "count") {
+                        guard count >= 0 else { throw call.badArgument(1, "count", "must be 0 or more") }
+                        engine.setRerecords(count)
+                    }
+                    call.push(engine.movie?.rerecords ?? 0)
+                    return 1
+                }
+            },
+            LuaFunction(
+                "set_rerecord_counting", "on: boolean",
+                doc:
+                    """
+                    Whether state loads in read-write mode count as rerecords (on by default; bots that load \
+                    states thousands of times turn it off).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    Script.from(context).emulator.movie.countsRerecords = try call.boolean(1, "on")
+                    return 0
+                }
+            },
+            LuaFunction(
+                "readonly", "on?: boolean", returns: "boolean",
+                doc:
+                    """
+                    Read-only mode: with an argument, sets it (turning it on while recording switches to \
+                    playback; off at the end of a played movie resumes recording). Returns the mode.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    if let on = try call.optionalBoolean(1, "on") {
+                        call.nested(script) { script.emulator.setMovieReadOnly(on) }
+                    }
+                    call.push(script.emulator.movie.readOnly)
+                    return 1
+                }
+            },
+            LuaFunction(
+                "info", returns: "table?",
+                doc:
+                    """
+                    The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, \
+                    author=, rerecords=, length=, start= (\"power\" or \"state\"), guid=, verify= (boolean), \
+                    unsaved= (boolean), readonly=}`; nil without a movie.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let engine = Script.from(context).emulator.movie
+                    guard let movie = engine.movie else { call.pushNil(); return 1 }
+                    call.newTable(fields: 14)
+                    if let path = engine.path { call.set("path", path) }
+                    call.set("core", movie.coreName)
+                    call.set("core_version", movie.coreVersion)
+                    call.set("system", movie.system)
+                    call.set("content", movie.contentName)
+                    call.set("content_sha1", movie.contentSHA1)
+                    call.set("author", movie.author)
+                    call.set("rerecords", movie.rerecords)
+                    call.set("length", movie.length)
+                    call.set("start", movie.startState == nil ? "power" : "state")
+                    call.set("guid", movie.guid)
+                    call.set("verify", movie.hasVerification)
+                    call.set("unsaved", engine.hasUnsavedChanges)
+                    call.set("readonly", engine.readOnly)
+                    return 1
+                }
+            },
+            LuaFunction(
+                "desync", returns: "table?",
+                doc:
+                    """
+                    The first frame where playback's RAM (or lag) differed from the movie's verification log: \
+                    `{frame=, what=}`; nil while in sync.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    guard let desync = Script.from(context).emulator.movie.firstDesync else { call.pushNil(); return 1 }
+                    call.newTable(fields: 2)
+                    call.set("frame", desync.frame)
+                    call.set("what", desync.what)
+                    return 1
+                }
+            },
+            LuaFunction(
+                "branch_save", "name: string", returns: "boolean?, string?",
+                doc:
+                    """
+                    Saves a named branch: the current state with the movie's input up to now, and a thumbnail (in \
+                    `MOVIE.branches/`). Not allowed during the input poll.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let name = try call.string(1, "name")
+                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveBranch(name) }
+                }
+            },
+            LuaFunction(
+                "branch_load", "name: string", returns: "boolean?, string?",
+                doc:
+                    """
+                    Loads a branch: its state, and its input replaces the movie's (a rerecord). In read-only mode \
+                    the movie then plays to the branch's end. Not allowed during the input poll.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let name = try call.string(1, "name")
+                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.loadBranch(name) }
+                }
+            },
+            LuaFunction(
+                "branch_delete", "name: string", returns: "boolean?, string?",
+                doc: "Deletes a branch and its thumbnail."
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let name = try call.string(1, "name")
+                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.deleteBranch(name) }
+                }
+            },
+            LuaFunction(
+                "branches", returns: "table?, string?",
+                doc:
+                    """
+                    The movie's branches, by name: a list of `{name=, frame=, thumbnail= (PNG path or nil)}`; \
+                    `nil, message` without a movie file.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let engine = Script.from(context).emulator.movie
+                    let branches: [MovieEngine.Branch]
+                    do { branches = try engine.branches() } catch { return call.failure("\(error)") }
+                    call.newTable(array: branches.count)
+                    for (index, branch) in branches.enumerated() {
+                        call.newTable(fields: 3)
+                        call.set("name", branch.name)
+                        call.set("frame", branch.frame)
+                        if let thumbnail = branch.thumbnailPath { call.set("thumbnail", thumbnail) }
+                        lua_rawseti(L, -2, lua_Integer(index + 1))
+                    }
+                    return 1
+                }
+            },
+        ])
 }

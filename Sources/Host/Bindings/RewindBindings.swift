@@ -10,47 +10,78 @@ extension Bindings {
 
     private static func selfBuffer(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> RewindBuffer {
         let memory = try call.userdata(1, rewindMetatable, "self", expected: "rewind buffer")
-        guard let buffer = script.rewindBuffers[memory.load(as: Int.self)] else { throw call.error("the rewind buffer was freed") }
+        guard let buffer = script.rewindBuffers[memory.load(as: Int.self)] else {
+            throw call.error("the rewind buffer was freed")
+        }
         return buffer
     }
 
-    static let rewind = LuaModule("rewind", doc: """
-        Rewind history, native and compact: each entry is a savestate stored as the zstd-compressed XOR against the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores the core and the frame/lag counters (not `savestate.data`) and fires no event.
-        """, functions: [
-        LuaFunction("new", "options?: table", returns: "rewind_buffer", doc: "A rewind buffer holding at most `memory_mb` megabytes (default 64); the oldest entries are forgotten first.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                var megabytes = 64.0
-                if try call.optionalTable(1, "options"), let value = try call.numberField(1, "memory_mb", argument: 1) {
-                    guard value > 0, value <= 4096 else { throw call.badField(1, "memory_mb", "must be more than 0 and at most 4096") }
-                    megabytes = value
+    static let rewind = LuaModule(
+        "rewind",
+        doc: """
+            Rewind history, native and compact: each entry is a savestate stored as the zstd-compressed XOR against \
+            the next newer one, so a frame of a typical game costs a few hundred bytes. The policy (when to record, \
+            when to step back) belongs to the script; see `buffer:push()` and `buffer:step()`. Stepping back restores \
+            the core and the frame/lag counters (not `savestate.data`) and fires no event.
+            """,
+        functions: [
+            LuaFunction(
+                "new", "options?: table", returns: "rewind_buffer",
+                doc:
+                    """
+                    A rewind buffer holding at most `memory_mb` megabytes (default 64); the oldest entries are \
+                    forgotten first.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    var megabytes = 64.0
+                    if try call.optionalTable(1, "options"),
+                        let value = try call.numberField(1, "memory_mb", argument: 1)
+                    {
+                        guard value > 0, value <= 4096 else {
+                            throw call.badField(1, "memory_mb", "must be more than 0 and at most 4096")
+                        }
+                        megabytes = value
+                    }
+                    let id = script.takeID()
+                    script.rewindBuffers[id] = RewindBuffer(memoryLimit: Int(megabytes * 1_048_576))
+                    let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
+                    memory.storeBytes(of: id, as: Int.self)
+                    luaL_setmetatable(L, rewindMetatable.cString)
+                    return 1
                 }
-                let id = script.takeID()
-                script.rewindBuffers[id] = RewindBuffer(memoryLimit: Int(megabytes * 1_048_576))
-                let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
-                memory.storeBytes(of: id, as: Int.self)
-                luaL_setmetatable(L, rewindMetatable.cString)
-                return 1
             }
-        },
-    ])
+        ])
 
     static let rewindMethods: [LuaFunction] = [
-        LuaFunction("push", doc: "Records the current state as the newest entry. Not allowed during the input poll.") { L, context in
+        LuaFunction("push", doc: "Records the current state as the newest entry. Not allowed during the input poll.") {
+            L, context in
             LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let buffer = try selfBuffer(call, script)
                 // Every failure here is the caller's to see as an error (a core without states).
-                do throws(Refusal) { try script.emulator.pushRewind(to: buffer) } catch { throw call.error(error.reason) }
+                do throws(Refusal) { try script.emulator.pushRewind(to: buffer) } catch {
+                    throw call.error(error.reason)
+                }
                 return 0
             }
         },
-        LuaFunction("step", returns: "boolean", doc: "Restores the newest entry and removes it, so repeated calls walk back in time; `false` when the history is empty. Not allowed during the input poll.") { L, context in
+        LuaFunction(
+            "step", returns: "boolean",
+            doc:
+                """
+                Restores the newest entry and removes it, so repeated calls walk back in time; `false` when the \
+                history is empty. Not allowed during the input poll.
+                """
+        ) { L, context in
             LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let buffer = try selfBuffer(call, script)
                 let stepped: Bool
-                do throws(Refusal) { stepped = try script.emulator.stepRewind(buffer) } catch where error.kind == .failed { throw call.error(error.reason) }
+                do throws(Refusal) { stepped = try script.emulator.stepRewind(buffer) } catch
+                    where error.kind == .failed
+                { throw call.error(error.reason) }
                 call.push(stepped)
                 return 1
             }
@@ -74,7 +105,9 @@ extension Bindings {
             }
         },
         LuaFunction("__gc", doc: "Frees the history when the buffer is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, rewindMetatable.cString) { Script.from(context).rewindBuffers[memory.load(as: Int.self)] = nil }
+            if let memory = luaL_testudata(L, 1, rewindMetatable.cString) {
+                Script.from(context).rewindBuffers[memory.load(as: Int.self)] = nil
+            }
             return 0
         },
     ]

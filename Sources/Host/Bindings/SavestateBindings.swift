@@ -20,70 +20,126 @@ extension Bindings {
         return .file(try call.string(1, "path"))
     }
 
-    static let savestate = LuaModule("savestate", doc: """
-        Savestates: numbered slots (`~/.local/share/retrolua/states/GAME/slotN.state`), files, and in-memory state objects for bots. Every state carries the frame and lag counters and the scripts' `savestate.data`, restored on load. States from another core or other content are refused with a message. Saving and loading are not allowed during the input poll.
-        """, functions: [
-        LuaFunction("save", "slot_or_path: integer|string", returns: "boolean?, string?", doc: "Saves to a slot or a file (written durably: a failed write keeps the old file). Fires `state_saved(slot_or_path)`. Returns `true`, or `nil, message`.") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let target = try target(call)
-                try call.nested(script) { () throws(Refusal) in try script.emulator.saveState(to: target) }
-                call.push(true)
-                return 1
-            }
-        },
-        LuaFunction("load", "slot_or_path: integer|string", returns: "boolean?, string?", doc: "Loads a slot or a file (Retrolua states, or a bare state of the same core). Fires `state_loaded(slot_or_path)`. Returns `true`, or `nil, message` (missing file, wrong core or content, corrupt state: the game is left as it was).") { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let target = try target(call)
-                try call.nested(script) { () throws(Refusal) in try script.emulator.loadState(from: target) }
-                call.push(true)
-                return 1
-            }
-        },
-        LuaFunction("create", returns: "state", doc: "Captures the current state in memory and returns a state object: `state:load()`, `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.") { L, context in
-            LuaCall.run(L) { call in
-                do throws(Refusal) { try Script.from(context).host.pushNewState(L!) } catch { throw call.error(error.reason) }
-                return 1
-            }
-        },
-        LuaFunction("from_bytes", "bytes: string", returns: "state?, string?", doc: "A state object from `state:bytes()` or a state file's contents; `nil, message` when they are not a state.") { L, context in
-            LuaCall.run(L) { call in
-                let bytes = try call.bytes(1, "bytes")
-                do { try Script.from(context).host.pushState(L!, copying: bytes) } catch { return call.failure("not a savestate: \(error)") }
-                return 1
-            }
-        },
-        LuaFunction("data", "key: string, value?: any", returns: "any", doc: "Script data stored with every savestate: with a value (nil, boolean, number, string or table of those) stores it; without, returns what is stored (after a state load: what was stored when that state was made). Shared by all scripts: prefix your keys.") { L, context in
-            LuaCall.run(L) { call in
-                let emulator = Script.from(context).emulator
-                let key = try call.string(1, "key")
-                if call.count >= 2 {
-                    if call.isNoneOrNil(2) {
-                        emulator.scriptData[key] = nil
-                    } else {
-                        do { emulator.scriptData[key] = try LuaSerializer.encode(L!, 2) } catch {
-                            throw call.badArgument(2, "value", "\(error)")
-                        }
-                    }
-                    return 0
-                }
-                guard let stored = emulator.scriptData[key], LuaSerializer.push(L!, stored) else {
-                    call.pushNil()
+    static let savestate = LuaModule(
+        "savestate",
+        doc: """
+            Savestates: numbered slots (`~/.local/share/retrolua/states/GAME/slotN.state`), files, and in-memory \
+            state objects for bots. Every state carries the frame and lag counters and the scripts' `savestate.data`, \
+            restored on load. States from another core or other content are refused with a message. Saving and \
+            loading are not allowed during the input poll.
+            """,
+        functions: [
+            LuaFunction(
+                "save", "slot_or_path: integer|string", returns: "boolean?, string?",
+                doc:
+                    """
+                    Saves to a slot or a file (written durably: a failed write keeps the old file). Fires \
+                    `state_saved(slot_or_path)`. Returns `true`, or `nil, message`.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let target = try target(call)
+                    try call.nested(script) { () throws(Refusal) in try script.emulator.saveState(to: target) }
+                    call.push(true)
                     return 1
                 }
-                return 1
-            }
-        },
-    ])
+            },
+            LuaFunction(
+                "load", "slot_or_path: integer|string", returns: "boolean?, string?",
+                doc:
+                    """
+                    Loads a slot or a file (Retrolua states, or a bare state of the same core). Fires \
+                    `state_loaded(slot_or_path)`. Returns `true`, or `nil, message` (missing file, wrong core or \
+                    content, corrupt state: the game is left as it was).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    let target = try target(call)
+                    try call.nested(script) { () throws(Refusal) in try script.emulator.loadState(from: target) }
+                    call.push(true)
+                    return 1
+                }
+            },
+            LuaFunction(
+                "create", returns: "state",
+                doc:
+                    """
+                    Captures the current state in memory and returns a state object: `state:load()`, \
+                    `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    do throws(Refusal) { try Script.from(context).host.pushNewState(L!) } catch {
+                        throw call.error(error.reason)
+                    }
+                    return 1
+                }
+            },
+            LuaFunction(
+                "from_bytes", "bytes: string", returns: "state?, string?",
+                doc:
+                    """
+                    A state object from `state:bytes()` or a state file's contents; `nil, message` when they are \
+                    not a state.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let bytes = try call.bytes(1, "bytes")
+                    do { try Script.from(context).host.pushState(L!, copying: bytes) } catch {
+                        return call.failure("not a savestate: \(error)")
+                    }
+                    return 1
+                }
+            },
+            LuaFunction(
+                "data", "key: string, value?: any", returns: "any",
+                doc:
+                    """
+                    Script data stored with every savestate: with a value (nil, boolean, number, string or table \
+                    of those) stores it; without, returns what is stored (after a state load: what was stored \
+                    when that state was made). Shared by all scripts: prefix your keys.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let emulator = Script.from(context).emulator
+                    let key = try call.string(1, "key")
+                    if call.count >= 2 {
+                        if call.isNoneOrNil(2) {
+                            emulator.scriptData[key] = nil
+                        } else {
+                            do { emulator.scriptData[key] = try LuaSerializer.encode(L!, 2) } catch {
+                                throw call.badArgument(2, "value", "\(error)")
+                            }
+                        }
+                        return 0
+                    }
+                    guard let stored = emulator.scriptData[key], LuaSerializer.push(L!, stored) else {
+                        call.pushNil()
+                        return 1
+                    }
+                    return 1
+                }
+            },
+        ])
 
     /// Methods of state objects (the `retrolua.state` metatable).
     static let stateMethods: [LuaFunction] = [
-        LuaFunction("load", "options?: table", returns: "boolean?, string?", doc: "Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)` — unless `{quiet = true}`, which also keeps queued sound (run-ahead's undo).") { L, context in
+        LuaFunction(
+            "load", "options?: table", returns: "boolean?, string?",
+            doc:
+                """
+                Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)` — unless \
+                `{quiet = true}`, which also keeps queued sound (run-ahead's undo).
+                """
+        ) { L, context in
             LuaCall.run(L) { call in
                 let script = Script.from(context)
                 let state = try script.host.stateBytes(call)
-                let quiet = try call.optionalTable(2, "options") ? try call.booleanField(2, "quiet", argument: 2) ?? false : false
+                let quiet =
+                    try call.optionalTable(2, "options")
+                    ? try call.booleanField(2, "quiet", argument: 2) ?? false : false
                 try call.nested(script) { () throws(Refusal) in
                     try script.emulator.loadState(state.bytes, trusted: state.trusted, quiet: quiet)
                 }
@@ -91,13 +147,23 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("save", returns: "boolean?, string?", doc: "Captures the current state into this object again, reusing its memory (for bots that branch every frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with `savestate.create()`).") { L, context in
+        LuaFunction(
+            "save", returns: "boolean?, string?",
+            doc:
+                """
+                Captures the current state into this object again, reusing its memory (for bots that branch every \
+                frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with \
+                `savestate.create()`).
+                """
+        ) { L, context in
             LuaCall.run(L) { call in
                 let host = Script.from(context).host
                 _ = try host.stateBytes(call)
                 do throws(Refusal) {
-                    guard try host.resave(L!, 1) else { return call.failure("the state's size changed; use savestate.create()") }
-                } catch where error.isMisuse {
+                    guard try host.resave(L!, 1) else {
+                        return call.failure("the state's size changed; use savestate.create()")
+                    }
+                } catch  where error.isMisuse {
                     throw error
                 } catch {
                     return call.failure(error.reason)
@@ -106,7 +172,8 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("bytes", returns: "string", doc: "The state as a string (the same bytes as a state file).") { L, context in
+        LuaFunction("bytes", returns: "string", doc: "The state as a string (the same bytes as a state file).") {
+            L, context in
             LuaCall.run(L) { call in
                 let state = try Script.from(context).host.stateBytes(call)
                 call.push(bytes: state.bytes)
@@ -120,7 +187,9 @@ extension Bindings {
                 return 1
             }
         },
-        LuaFunction("frame", returns: "integer?", doc: "The frame count when the state was made (nil for a bare core state).") { L, context in
+        LuaFunction(
+            "frame", returns: "integer?", doc: "The frame count when the state was made (nil for a bare core state)."
+        ) { L, context in
             LuaCall.run(L) { call in
                 let state = try Script.from(context).host.stateBytes(call)
                 guard let frame = StateContainer.frame(of: state.bytes) else { call.pushNil(); return 1 }

@@ -13,17 +13,24 @@ public final class ControlServer {
         public static func parse(_ text: String) throws(ControlError) -> Address {
             if text.hasPrefix("unix:") {
                 let path = String(text.dropFirst(5))
-                guard !path.isEmpty, path.utf8.count < 100 else { throw ControlError("--control unix:PATH needs a path of under 100 bytes") }
+                guard !path.isEmpty, path.utf8.count < 100 else {
+                    throw ControlError("--control unix:PATH needs a path of under 100 bytes")
+                }
                 return .unix(path)
             }
-            guard text.hasPrefix("tcp:"), let colon = text.lastIndex(of: ":"), colon > text.index(text.startIndex, offsetBy: 3) else {
+            guard text.hasPrefix("tcp:"), let colon = text.lastIndex(of: ":"),
+                colon > text.index(text.startIndex, offsetBy: 3)
+            else {
                 throw ControlError("--control expects unix:PATH or tcp:127.0.0.1:PORT, got '\(text)'")
             }
             let host = String(text[text.index(text.startIndex, offsetBy: 4)..<colon])
             guard host == "127.0.0.1" || host == "localhost" else {
-                throw ControlError("refusing to listen on '\(host)': the control socket only listens on loopback (127.0.0.1)")
+                throw ControlError(
+                    "refusing to listen on '\(host)': the control socket only listens on loopback (127.0.0.1)")
             }
-            guard let port = UInt16(text[text.index(after: colon)...]) else { throw ControlError("bad port in '\(text)'") }
+            guard let port = UInt16(text[text.index(after: colon)...]) else {
+                throw ControlError("bad port in '\(text)'")
+            }
             return .tcp(port: port)
         }
     }
@@ -48,7 +55,9 @@ public final class ControlServer {
         case .unix(let path):
             var info = stat()
             if lstat(path, &info) == 0 {
-                guard info.st_mode & S_IFMT == S_IFSOCK else { throw ControlError("\(path) exists and is not a socket; not replacing it") }
+                guard info.st_mode & S_IFMT == S_IFSOCK else {
+                    throw ControlError("\(path) exists and is not a socket; not replacing it")
+                }
                 unlink(path)  // A stale socket from an earlier run.
             }
             listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -59,7 +68,9 @@ public final class ControlServer {
                 for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
             }
             let bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             guard bound == 0 else { throw closing(ControlError("cannot listen on \(path): \(Self.lastError())")) }
             chmod(path, 0o600)  // The emulator's memory and input are the user's alone.
@@ -74,12 +85,18 @@ public final class ControlServer {
             socketAddress.sin_port = port.bigEndian
             socketAddress.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian  // 127.0.0.1 only
             let bound = withUnsafePointer(to: &socketAddress) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
             }
-            guard bound == 0 else { throw closing(ControlError("cannot listen on 127.0.0.1:\(port): \(Self.lastError())")) }
+            guard bound == 0 else {
+                throw closing(ControlError("cannot listen on 127.0.0.1:\(port): \(Self.lastError())"))
+            }
             var actual = sockaddr_in()
             var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            _ = withUnsafeMutablePointer(to: &actual) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) } }
+            _ = withUnsafeMutablePointer(to: &actual) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+            }
             description = "tcp:127.0.0.1:\(UInt16(bigEndian: actual.sin_port))"
         }
         guard listen(listener, 8) == 0 else { throw closing(ControlError("cannot listen: \(Self.lastError())")) }
@@ -107,7 +124,9 @@ public final class ControlServer {
     /// Waits up to `timeout` seconds for activity, accepts clients, and hands every complete line to
     /// `handle`, writing back the reply it returns. A client that goes away is dropped quietly.
     public func poll(timeout: Double, _ handle: (String) -> String) {
-        var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)] + clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
+        var fds =
+            [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+            + clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
         guard Glibc.poll(&fds, nfds_t(fds.count), Int32(timeout * 1000)) > 0 else { return }
         if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
         for (index, client) in zip(fds.indices.dropFirst(), clients) where fds[index].revents != 0 {
@@ -154,7 +173,9 @@ public final class ControlServer {
         var bytes = Array(reply.utf8)
         var offset = 0
         while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.send(client.fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            let written = bytes.withUnsafeMutableBytes {
+                Glibc.send(client.fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
+            }
             if written < 0 {
                 if errno == EINTR { continue }
                 if errno == EAGAIN {

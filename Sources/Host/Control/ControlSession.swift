@@ -39,8 +39,10 @@ public final class ControlSession {
         while !quitRequested && host.emulator.exitCode == nil && !StopSignals.isRequested {
             server.poll(timeout: 0.1, handle)
         }
-        return RunReport(frames: session.frameCount - framesBefore, seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
-                         lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
+        return RunReport(
+            frames: session.frameCount - framesBefore,
+            seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+            lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
     }
 
     /// Loads the scenario script (its main chunk defines `reward()` and `done()`).
@@ -65,7 +67,8 @@ public final class ControlSession {
         } catch {
             reply = ["ok": false, "error": "malformed request: not valid JSON"]
         }
-        let data = (try? JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys]))
+        let data =
+            (try? JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys]))
             ?? Data("{\"ok\":false,\"error\":\"the reply could not be encoded\"}".utf8)
         return String(decoding: data, as: UTF8.self)
     }
@@ -97,7 +100,8 @@ public final class ControlSession {
                 throw ControlError("write needs \"data\": base64 bytes")
             }
             guard request["length"] == nil || (request["length"] as? Int) == bytes.count else {
-                throw ControlError("\"length\" (\(request["length"]!)) differs from the \(bytes.count) bytes of \"data\"")
+                throw ControlError(
+                    "\"length\" (\(request["length"]!)) differs from the \(bytes.count) bytes of \"data\"")
             }
             let (domain, address) = try place(request)
             try emulator.write([UInt8](bytes), to: domain, address: address)
@@ -122,12 +126,19 @@ public final class ControlSession {
             return ["frame": session.frameCount]
         case "frame":
             let format = request["format"] as? String ?? "rgb"
-            guard ["rgb", "rgba", "native"].contains(format) else { throw ControlError("\"format\" is rgb, rgba or native") }
+            guard ["rgb", "rgba", "native"].contains(format) else {
+                throw ControlError("\"format\" is rgb, rgba or native")
+            }
             if format == "native" {
                 // The core's own pixels (its pixel format, rows packed), without the overlay: the cheapest.
-                guard let frame = session.core.currentFrame() else { throw ControlError("the core has not drawn a frame yet") }
-                return ["width": frame.width, "height": frame.height, "format": "native", "pixel_format": frame.format.description,
-                        "data": Data(frame.pixels).base64EncodedString()]
+                guard let frame = session.core.currentFrame() else {
+                    throw ControlError("the core has not drawn a frame yet")
+                }
+                return [
+                    "width": frame.width, "height": frame.height, "format": "native",
+                    "pixel_format": frame.format.description,
+                    "data": Data(frame.pixels).base64EncodedString(),
+                ]
             }
             guard let frame = host.frameWithOverlay() else { throw ControlError("the core has not drawn a frame yet") }
             var pixels = frame.rgba
@@ -140,22 +151,34 @@ public final class ControlSession {
                 }
                 pixels = rgb
             }
-            return ["width": frame.width, "height": frame.height, "format": format, "data": Data(pixels).base64EncodedString()]
+            return [
+                "width": frame.width, "height": frame.height, "format": format,
+                "data": Data(pixels).base64EncodedString(),
+            ]
         case "audio":
             let samples = audio
             audio.removeAll(keepingCapacity: true)
             let data = samples.withUnsafeBytes { Data($0) }
-            return ["rate": session.core.avInfo?.sampleRate ?? 0, "channels": 2, "frames": samples.count / 2, "data": data.base64EncodedString()]
+            return [
+                "rate": session.core.avInfo?.sampleRate ?? 0, "channels": 2, "frames": samples.count / 2,
+                "data": data.base64EncodedString(),
+            ]
         case "info":
             let core = session.core
-            return ["core": session.coreName, "core_library": core.systemInfo.libraryName,
-                    "core_version": core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces),
-                    "content": session.content?.fileName ?? "", "content_sha1": session.content?.sha1 ?? "",
-                    "fps": core.avInfo?.fps ?? 0, "sample_rate": core.avInfo?.sampleRate ?? 0,
-                    "width": core.frameWidth, "height": core.frameHeight, "frame": session.frameCount, "lag": session.lagCount,
-                    "domains": emulator.memory.names.enumerated().map { ["name": $1, "size": emulator.memory.domains[$0].size] },
-                    "default_domain": emulator.memory.domains.isEmpty ? "" : emulator.memory.names[emulator.memory.defaultIndex],
-                    "buttons": RetroPadButton.allCases.map(\.name), "scenario": scenario != nil]
+            return [
+                "core": session.coreName, "core_library": core.systemInfo.libraryName,
+                "core_version": core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces),
+                "content": session.content?.fileName ?? "", "content_sha1": session.content?.sha1 ?? "",
+                "fps": core.avInfo?.fps ?? 0, "sample_rate": core.avInfo?.sampleRate ?? 0,
+                "width": core.frameWidth, "height": core.frameHeight, "frame": session.frameCount,
+                "lag": session.lagCount,
+                "domains": emulator.memory.names.enumerated().map {
+                    ["name": $1, "size": emulator.memory.domains[$0].size]
+                },
+                "default_domain": emulator.memory.domains.isEmpty
+                    ? "" : emulator.memory.names[emulator.memory.defaultIndex],
+                "buttons": RetroPadButton.allCases.map(\.name), "scenario": scenario != nil,
+            ]
         case "reset":
             try emulator.reset()
             return ["frame": session.frameCount]
@@ -164,16 +187,25 @@ public final class ControlSession {
             return [:]
         case "eval":
             guard allowEval else { throw ControlError("eval is only allowed with --trust") }
-            guard let source = request["lua"] as? String else { throw ControlError("eval needs \"lua\": a chunk of Lua") }
+            guard let source = request["lua"] as? String else {
+                throw ControlError("eval needs \"lua\": a chunk of Lua")
+            }
             if evaluator == nil {
-                do { evaluator = try Script(path: "control", host: host, source: "") } catch { throw ControlError(error.message) }
+                do { evaluator = try Script(path: "control", host: host, source: "") } catch {
+                    throw ControlError(error.message)
+                }
             }
             switch evaluator!.evaluate(source) {
             case .success(let values): return ["values": values]
             case .failure(let message): throw ControlError(message.description)
             }
         default:
-            throw ControlError("unknown command '\(command)' (commands: step, read, write, save_state, load_state, frame, audio, info, reset, quit, eval)")
+            throw ControlError(
+                """
+                unknown command '\(command)' (commands: step, read, write, save_state, load_state, frame, audio, \
+                info, reset, quit, eval)
+                """
+            )
         }
     }
 
@@ -186,17 +218,26 @@ public final class ControlSession {
         var input = emulator.playerInput
         var ports: [[String: Any]] = []
         if let one = request["input"] {
-            guard let table = one as? [String: Any] else { throw ControlError("\"input\" is an object of buttons, e.g. {\"a\": true}") }
+            guard let table = one as? [String: Any] else {
+                throw ControlError("\"input\" is an object of buttons, e.g. {\"a\": true}")
+            }
             ports = [table]
         } else if let many = request["inputs"] {
-            guard let list = many as? [[String: Any]], list.count <= InputState.maxPorts else { throw ControlError("\"inputs\" is a list of up to 8 button objects") }
+            guard let list = many as? [[String: Any]], list.count <= InputState.maxPorts else {
+                throw ControlError("\"inputs\" is a list of up to 8 button objects")
+            }
             ports = list
         }
         for (port, table) in ports.enumerated() {
             input.buttons[port] = 0
             for (name, value) in table {
                 guard let button = RetroPadButton.named(name) else {
-                    throw ControlError("unknown button '\(name)' (buttons: \(RetroPadButton.allCases.map(\.name).joined(separator: ", ")))")
+                    throw ControlError(
+                        """
+                        unknown button '\(name)' (buttons: \
+                        \(RetroPadButton.allCases.map(\.name).joined(separator: ", ")))
+                        """
+                    )
                 }
                 guard let pressed = value as? Bool else { throw ControlError("button '\(name)' must be true or false") }
                 input.set(button, pressed, port: port)
@@ -220,7 +261,9 @@ public final class ControlSession {
             reply["reward"] = reward
             reply["done"] = done
         }
-        if let failure = scenario?.failed == true ? host.failures.last : nil { reply["scenario_error"] = failure.message }
+        if let failure = scenario?.failed == true ? host.failures.last : nil {
+            reply["scenario_error"] = failure.message
+        }
         return reply
     }
 

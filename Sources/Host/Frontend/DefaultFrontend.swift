@@ -8,8 +8,10 @@ public enum DefaultFrontend {
     public static let names = ["osd", "input", "hotkeys", "rewind", "runahead", "cheats", "achievements"]
 
     /// The script files to load, the user's replacements taking the place of the shipped ones.
-    public static func scripts(excluding disabled: Set<String>, paths: HostPaths,
-                               luaFolder: String? = HostPaths.luaFolder()) -> [String] {
+    public static func scripts(
+        excluding disabled: Set<String>, paths: HostPaths,
+        luaFolder: String? = HostPaths.luaFolder()
+    ) -> [String] {
         guard !disabled.contains("all") else { return [] }
         return names.filter { !disabled.contains($0) }.compactMap { name in
             let replacement = paths.config + "/scripts/" + name + ".lua"

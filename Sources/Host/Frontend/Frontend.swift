@@ -90,8 +90,9 @@ public final class Frontend {
         }
         if !outputs.isEmpty {
             let output: AudioOutput = outputs.count == 1 ? outputs[0] : TeeAudioOutput(outputs[0], outputs[1])
-            let pipeline = AudioPipeline(inputRate: rate, output: output, quality: options.audioQuality,
-                                         delta: options.rateControlDelta, latency: options.latency)
+            let pipeline = AudioPipeline(
+                inputRate: rate, output: output, quality: options.audioQuality,
+                delta: options.rateControlDelta, latency: options.latency)
             audio = pipeline
             core.onAudio = { samples, frames in pipeline.push(samples, frames: frames) }
             // A state load or reset jumps in time: stale queued sound would play out of place.
@@ -105,15 +106,18 @@ public final class Frontend {
         if options.sync == .vsync {
             let fps = av?.fps ?? 60
             if !video.vsyncActive || refresh <= 0 || abs(refresh - fps) / fps > 0.01 {
-                onNotice(String(format: "--sync vsync: the display runs at %.2f Hz, the core at %.4f fps; pacing by %@ instead",
-                                refresh, fps, cardPaces ? "audio" : "the clock"))
+                onNotice(
+                    String(
+                        format: "--sync vsync: the display runs at %.2f Hz, the core at %.4f fps; pacing by %@ instead",
+                        refresh, fps, cardPaces ? "audio" : "the clock"))
                 options.sync = cardPaces ? .audio : .clock
             }
         }
         // Paced by anything but the sound card, the resampler must learn the card's clock drift itself.
         audio?.learnsClockDrift = options.sync != .audio
         if let path = options.videoPath, VideoDump.ffmpeg() == nil {
-            throw .fileWrite(path: path, reason: "--video needs ffmpeg, which is not installed (apt-get install ffmpeg)")
+            throw .fileWrite(
+                path: path, reason: "--video needs ffmpeg, which is not installed (apt-get install ffmpeg)")
         }
     }
 
@@ -129,9 +133,10 @@ public final class Frontend {
         }
         let av = host.session.core.avInfo
         do {
-            let window = try SDLVideo(title: "Retrolua — \(host.session.content?.fileName ?? host.session.coreName)",
-                                      options: options.video, baseWidth: av?.baseWidth ?? 256, baseHeight: av?.baseHeight ?? 224,
-                                      aspect: aspect)
+            let window = try SDLVideo(
+                title: "Retrolua — \(host.session.content?.fileName ?? host.session.coreName)",
+                options: options.video, baseWidth: av?.baseWidth ?? 256, baseHeight: av?.baseHeight ?? 224,
+                aspect: aspect)
             return (window, SDLInput())
         } catch {
             onNotice("no display (\(error)): running headless")
@@ -187,8 +192,9 @@ public final class Frontend {
             present(force: false)
             pace()
         }
-        let report = RunReport(frames: frames, seconds: seconds(since: start), lagFrames: session.lagCount - lagBefore,
-                               lastFrame: session.core.currentFrame())
+        let report = RunReport(
+            frames: frames, seconds: seconds(since: start), lagFrames: session.lagCount - lagBefore,
+            lastFrame: session.core.currentFrame())
         return report
     }
 
@@ -197,7 +203,9 @@ public final class Frontend {
         var problems: [String] = []
         if let path = options.windowCapturePath {
             if let capture = video.capture() {
-                do { try PNGFile.write(rgba: capture.rgba, width: capture.width, height: capture.height, to: path) } catch {
+                do {
+                    try PNGFile.write(rgba: capture.rgba, width: capture.width, height: capture.height, to: path)
+                } catch {
                     problems.append("\(error)")
                 }
             } else {
@@ -258,8 +266,9 @@ public final class Frontend {
             // The first frame fixes the encode's size (later geometry changes are letterboxed into it).
             if dump == nil, let fps = core.avInfo?.fps {
                 do {
-                    dump = try VideoDump(path: path, audioPath: audioRecordingPath!, keepAudio: options.wavPath != nil,
-                                         width: frame.width, height: frame.height, fps: fps)
+                    dump = try VideoDump(
+                        path: path, audioPath: audioRecordingPath!, keepAudio: options.wavPath != nil,
+                        width: frame.width, height: frame.height, fps: fps)
                 } catch {
                     options.videoPath = nil
                     onNotice("\(error)")
@@ -279,9 +288,10 @@ public final class Frontend {
             }
         }
         let buffer = core.lastFrameBuffer
-        video.present(frame: buffer?.data, width: buffer?.width ?? 0, height: buffer?.height ?? 0, pitch: buffer?.pitch ?? 0,
-                      format: core.pixelFormat, aspect: aspect,
-                      emu: host.emuCanvas, hud: host.hudCanvas)
+        video.present(
+            frame: buffer?.data, width: buffer?.width ?? 0, height: buffer?.height ?? 0, pitch: buffer?.pitch ?? 0,
+            format: core.pixelFormat, aspect: aspect,
+            emu: host.emuCanvas, hud: host.hudCanvas)
         lastPresent = now()
         host.emulator.stats.add(.present, seconds: seconds(since: start))
     }

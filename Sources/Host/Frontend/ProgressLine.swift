@@ -20,7 +20,8 @@ public struct ProgressLine {
         lastDraw = now
         let seconds = Double(now - start) / 1e9
         let fps = seconds > 0 ? Double(frames) / seconds : 0
-        var line = total.map { String(format: "frames %d/%d (%.0f%%)", frames, $0, 100 * Double(frames) / Double(max($0, 1))) }
+        var line =
+            total.map { String(format: "frames %d/%d (%.0f%%)", frames, $0, 100 * Double(frames) / Double(max($0, 1))) }
             ?? "frames \(frames)"
         line += String(format: "  %.0f fps", fps)
         if let total, fps > 0 { line += String(format: "  ETA %.1f s", Double(total - frames) / fps) }

@@ -29,7 +29,8 @@ final class VideoDump {
     /// Starts ffmpeg for frames of `width`×`height` at `fps` (frames of other sizes are letterboxed).
     init(path: String, audioPath: String, keepAudio: Bool, width: Int, height: Int, fps: Double) throws(RetroError) {
         guard let ffmpeg = VideoDump.ffmpeg() else {
-            throw .fileWrite(path: path, reason: "--video needs ffmpeg, which is not installed (apt-get install ffmpeg)")
+            throw .fileWrite(
+                path: path, reason: "--video needs ffmpeg, which is not installed (apt-get install ffmpeg)")
         }
         self.path = path
         self.audioPath = audioPath
@@ -40,9 +41,11 @@ final class VideoDump {
         process = Process()
         pipe = Pipe()
         process.executableURL = URL(fileURLWithPath: ffmpeg)
-        process.arguments = ["-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)",
-                             "-r", String(format: "%.6f", fps), "-i", "-", "-c:v", "libx264", "-preset", "veryfast",
-                             "-crf", "18", "-pix_fmt", "yuv420p", path + ".video.mkv"]
+        process.arguments = [
+            "-loglevel", "error", "-y", "-f", "rawvideo", "-pix_fmt", "rgba", "-s", "\(width)x\(height)",
+            "-r", String(format: "%.6f", fps), "-i", "-", "-c:v", "libx264", "-preset", "veryfast",
+            "-crf", "18", "-pix_fmt", "yuv420p", path + ".video.mkv",
+        ]
         process.standardInput = pipe
         do { try process.run() } catch { throw .fileWrite(path: path, reason: "cannot start ffmpeg: \(error)") }
     }
@@ -57,10 +60,14 @@ final class VideoDump {
             for index in frame.indices { frame[index] = index % 4 == 3 ? 255 : 0 }
             for row in 0..<min(height, frameHeight) {
                 let count = min(width, frameWidth) * 4
-                frame.replaceSubrange(row * width * 4..<row * width * 4 + count, with: rgba[row * frameWidth * 4..<row * frameWidth * 4 + count])
+                frame.replaceSubrange(
+                    row * width * 4..<row * width * 4 + count,
+                    with: rgba[row * frameWidth * 4..<row * frameWidth * 4 + count])
             }
         }
-        do { try pipe.fileHandleForWriting.write(contentsOf: frame) } catch { failure = "ffmpeg stopped taking frames: \(error)" }
+        do { try pipe.fileHandleForWriting.write(contentsOf: frame) } catch {
+            failure = "ffmpeg stopped taking frames: \(error)"
+        }
     }
 
     /// Closes the stream and muxes the audio; returns an error message on failure.
@@ -68,11 +75,15 @@ final class VideoDump {
         try? pipe.fileHandleForWriting.close()
         process.waitUntilExit()
         if let failure { return failure }
-        guard process.terminationStatus == 0 else { return "ffmpeg failed encoding \(path) (status \(process.terminationStatus))" }
+        guard process.terminationStatus == 0 else {
+            return "ffmpeg failed encoding \(path) (status \(process.terminationStatus))"
+        }
         let mux = Process()
         mux.executableURL = process.executableURL
-        mux.arguments = ["-loglevel", "error", "-y", "-i", path + ".video.mkv", "-i", audioPath, "-c:v", "copy", "-c:a", "flac",
-                         "-shortest", path]
+        mux.arguments = [
+            "-loglevel", "error", "-y", "-i", path + ".video.mkv", "-i", audioPath, "-c:v", "copy", "-c:a", "flac",
+            "-shortest", path,
+        ]
         do { try mux.run() } catch { return "cannot start ffmpeg: \(error)" }
         mux.waitUntilExit()
         try? FileManager.default.removeItem(atPath: path + ".video.mkv")

@@ -39,6 +39,7 @@ extension Session {
             for _ in 0..<frames { runFrame() }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return RunReport(frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
+        return RunReport(
+            frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
     }
 }

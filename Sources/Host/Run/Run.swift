@@ -35,7 +35,9 @@ public final class Run {
             let parts = try RunParts.assemble(plan, session: session, movie: movie, console: console)
             (outcome, picture) = parts.runToEnd()
         }
-        if let path = plan.screenshotPath, !writeScreenshot(picture ?? outcome.report.lastFrame.map(Picture.init), to: path) {
+        if let path = plan.screenshotPath,
+            !writeScreenshot(picture ?? outcome.report.lastFrame.map(Picture.init), to: path)
+        {
             outcome.status = 1
         }
         do { try session.close() } catch {
@@ -53,7 +55,9 @@ public final class Run {
     private func open(_ config: SessionConfig) throws(RunFailure) -> Session {
         let console = console
         let session: Session
-        do { session = try Session(config, warn: { console.problem("warning: \($0)") }) } catch { throw RunFailure(error.description) }
+        do { session = try Session(config, warn: { console.problem("warning: \($0)") }) } catch {
+            throw RunFailure(error.description)
+        }
         if plan.verbose {
             let name = session.coreName
             session.core.onLog = { _, message in FileHandle.standardError.write(Data("[\(name)] \(message)\n".utf8)) }
@@ -89,5 +93,7 @@ struct Picture {
 
     init(_ frame: VideoFrame) { self.init(rgba: frame.rgba(), width: frame.width, height: frame.height) }
 
-    init(_ frame: (rgba: [UInt8], width: Int, height: Int)) { self.init(rgba: frame.rgba, width: frame.width, height: frame.height) }
+    init(_ frame: (rgba: [UInt8], width: Int, height: Int)) {
+        self.init(rgba: frame.rgba, width: frame.width, height: frame.height)
+    }
 }

@@ -48,8 +48,10 @@ struct RunMovie {
     /// The movie's part of `--json`.
     func summary(_ emulator: Emulator) -> [String: Any]? {
         guard let movie = emulator.movie.movie else { return nil }
-        var summary: [String: Any] = ["path": plan.path ?? "", "length": movie.length, "rerecords": movie.rerecords,
-                                      "mode": plan.isRecording ? "record" : "play", "frame": emulator.movie.frame]
+        var summary: [String: Any] = [
+            "path": plan.path ?? "", "length": movie.length, "rerecords": movie.rerecords,
+            "mode": plan.isRecording ? "record" : "play", "frame": emulator.movie.frame,
+        ]
         if let desync = emulator.movie.firstDesync { summary["desync_frame"] = desync.frame }
         return summary
     }
@@ -66,7 +68,9 @@ extension Emulator {
             let path = engine.path ?? "?"
             do {
                 try engine.stop()
-                if !quiet { console.print("movie    recorded \(movie.length) frames to \(path) (rerecords \(movie.rerecords))") }
+                if !quiet {
+                    console.print("movie    recorded \(movie.length) frames to \(path) (rerecords \(movie.rerecords))")
+                }
             } catch {
                 console.problem("\(error)")
                 return 1
@@ -96,7 +100,8 @@ extension Emulator {
         let recovered = folder + "/recovered-\(stamp)-" + (name as NSString).deletingPathExtension + ".rlm"
         do {
             try MovieText.write(engine.movie!, to: recovered)
-            console.problem("the movie changed in read-write mode; \(source) is untouched, the changes are in \(recovered)")
+            console.problem(
+                "the movie changed in read-write mode; \(source) is untouched, the changes are in \(recovered)")
         } catch {
             console.problem("the movie's changes could not be kept: \(error)")
         }

@@ -71,6 +71,7 @@ public struct RunConsole: Sendable {
         self.problem = problem
     }
 
-    public static let standard = RunConsole(print: { Swift.print($0) },
-                                            problem: { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) })
+    public static let standard = RunConsole(
+        print: { Swift.print($0) },
+        problem: { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) })
 }

@@ -19,14 +19,17 @@ final class RunParts {
         self.session = session
         self.movie = movie
         self.console = console
-        try? FileManager.default.createDirectory(atPath: plan.scriptOptions.dataFolder, withIntermediateDirectories: true)
+        try? FileManager.default.createDirectory(
+            atPath: plan.scriptOptions.dataFolder, withIntermediateDirectories: true)
         host = ScriptHost(emulator: Emulator(session: session), options: plan.scriptOptions)
         host.onFailure = { console.problem("\($0)") }
     }
 
     /// Opens every part; on failure lets go of what was opened without running the scripts' exit
     /// callbacks or writing save RAM (the run never started), and throws.
-    static func assemble(_ plan: RunPlan, session: Session, movie: RunMovie?, console: RunConsole) throws(RunFailure) -> RunParts {
+    static func assemble(
+        _ plan: RunPlan, session: Session, movie: RunMovie?, console: RunConsole
+    ) throws(RunFailure) -> RunParts {
         let parts = RunParts(plan, session: session, movie: movie, console: console)
         do {
             try parts.open()
@@ -39,7 +42,9 @@ final class RunParts {
 
     private func open() throws(RunFailure) {
         if let log = plan.logPath {
-            if !FileManager.default.fileExists(atPath: log) { _ = FileManager.default.createFile(atPath: log, contents: nil) }
+            if !FileManager.default.fileExists(atPath: log) {
+                _ = FileManager.default.createFile(atPath: log, contents: nil)
+            }
             host.logFile = FileHandle(forWritingAtPath: log)
             _ = try? host.logFile?.seekToEnd()
             if host.logFile == nil { throw RunFailure("run: --log \(log): cannot open for writing") }
@@ -55,7 +60,8 @@ final class RunParts {
         }
         let movieLength = try movie?.start(host.emulator, console: console)
         // Headless without scripts has no natural end: the default length (a played movie's own).
-        if let frontend, !frontend.isWindowed && plan.frameLimit == nil && (plan.scripts.isEmpty || movieLength != nil) {
+        if let frontend, !frontend.isWindowed && plan.frameLimit == nil && (plan.scripts.isEmpty || movieLength != nil)
+        {
             frontend.frameLimit = movieLength ?? 600
         }
         loadScripts()

@@ -66,7 +66,8 @@ public struct RunPlan: Sendable {
 
     /// Nothing but the core: the leanest loop (the benchmark's baseline) serves it.
     var isBare: Bool {
-        scripts.isEmpty && !frontend.window && !defaults.headless && frontend.wavPath == nil && frontend.videoPath == nil
+        scripts.isEmpty && !frontend.window && !defaults.headless && frontend.wavPath == nil
+            && frontend.videoPath == nil
             && !frontend.showStats && movie == nil && control == nil && replay == nil
     }
 }

@@ -25,8 +25,9 @@ enum RunReplay {
             }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let report = RunReport(frames: session.frameCount - framesBefore, seconds: seconds, lagFrames: session.lagCount - lagBefore,
-                               lastFrame: session.core.currentFrame())
+        let report = RunReport(
+            frames: session.frameCount - framesBefore, seconds: seconds, lagFrames: session.lagCount - lagBefore,
+            lastFrame: session.core.currentFrame())
         return (report, outcome)
     }
 }

@@ -8,9 +8,11 @@ enum RunSummary {
         if let content = outcome.content {
             console.print("content  \(content.fileName)  crc32 \(content.crc32)  sha1 \(content.sha1)")
         }
-        console.print(String(format: "frames   %d in %.3f s: %.0f fps, %.1fx real time (core runs at %.4f fps); %d lag frames",
-                             report.frames, report.seconds, report.framesPerSecond, report.framesPerSecond / core.fps, core.fps,
-                             report.lagFrames))
+        console.print(
+            String(
+                format: "frames   %d in %.3f s: %.0f fps, %.1fx real time (core runs at %.4f fps); %d lag frames",
+                report.frames, report.seconds, report.framesPerSecond, report.framesPerSecond / core.fps, core.fps,
+                report.lagFrames))
         if let frame = report.lastFrame, let hash = report.frameHash {
             console.print("frame    \(frame.width)x\(frame.height) \(frame.format)  hash \(hash)")
         } else {

@@ -20,11 +20,13 @@ struct HostPreludes: Sendable {
     /// The preludes under `luaFolder`; without them no script may run, so a missing one is an error naming the file.
     static func load(luaFolder: String?) throws(HostPreludeError) -> HostPreludes {
         guard let luaFolder else {
-            throw HostPreludeError("no lua/ folder found (set RETROLUA_LUA_DIR): scripts cannot run without its host/prelude.lua")
+            throw HostPreludeError(
+                "no lua/ folder found (set RETROLUA_LUA_DIR): scripts cannot run without its host/prelude.lua")
         }
         if let cached = cache.withLock({ $0[luaFolder] }) { return cached }
         let preludes = HostPreludes(
-            security: try read(luaFolder + "/host/prelude.lua", chunkName: "retrolua/prelude", role: "security prelude"),
+            security: try read(
+                luaFolder + "/host/prelude.lua", chunkName: "retrolua/prelude", role: "security prelude"),
             console: try read(luaFolder + "/host/console.lua", chunkName: "retrolua/console", role: "console prelude"))
         cache.withLock { $0[luaFolder] = preludes }
         return preludes

@@ -28,7 +28,10 @@ struct MemoryWatch {
         func push(_ L: OpaquePointer) {
             switch self {
             case .integer(let value): lua_pushinteger(L, lua_Integer(value))
-            case .bytes(let bytes): bytes.withUnsafeBytes { lua_pushlstring(L, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count) }
+            case .bytes(let bytes):
+                _ = bytes.withUnsafeBytes {
+                    lua_pushlstring(L, $0.baseAddress?.assumingMemoryBound(to: CChar.self), $0.count)
+                }
             }
         }
     }

@@ -119,9 +119,15 @@ public final class ScriptHost: EmulatorClient {
         case .reset: dispatch(.reset)
         case .stateSaved(let target): dispatch(.stateSaved) { L in Self.push(target, L) }
         case .stateLoaded(let target): dispatch(.stateLoaded) { L in Self.push(target, L) }
-        case .movieStarted(let mode): dispatch(.movieStart) { L in lua_pushstring(L, mode); return 1 }
+        case .movieStarted(let mode):
+            dispatch(.movieStart) { L in
+                lua_pushstring(L, mode); return 1
+            }
         case .movieEnded: dispatch(.movieEnd)
-        case .movieDesync(let frame): dispatch(.movieDesync) { L in lua_pushinteger(L, lua_Integer(frame)); return 1 }
+        case .movieDesync(let frame):
+            dispatch(.movieDesync) { L in
+                lua_pushinteger(L, lua_Integer(frame)); return 1
+            }
         case .message(let text, let source): show(message: text, from: source)
         case .timeJumped: break
         }
@@ -144,12 +150,18 @@ public final class ScriptHost: EmulatorClient {
         for event in events {
             switch event {
             case .keyDown(let key, let isRepeat):
-                dispatch(.keyDown) { L in lua_pushstring(L, key); lua_pushboolean(L, isRepeat ? 1 : 0); return 2 }
+                dispatch(.keyDown) { L in
+                    lua_pushstring(L, key); lua_pushboolean(L, isRepeat ? 1 : 0); return 2
+                }
             case .keyUp(let key):
-                dispatch(.keyUp) { L in lua_pushstring(L, key); return 1 }
+                dispatch(.keyUp) { L in
+                    lua_pushstring(L, key); return 1
+                }
             case .gamepadAdded(let name), .gamepadRemoved(let name):
                 let connected: Int32 = if case .gamepadAdded = event { 1 } else { 0 }
-                dispatch(.gamepad) { L in lua_pushstring(L, name); lua_pushboolean(L, connected); return 2 }
+                dispatch(.gamepad) { L in
+                    lua_pushstring(L, name); lua_pushboolean(L, connected); return 2
+                }
             default:
                 break
             }
@@ -178,7 +190,9 @@ public final class ScriptHost: EmulatorClient {
     /// `emu.message`: to the scripts listening for `message` (the OSD), else printed.
     func show(message text: String, from source: String) {
         if scripts.contains(where: { !$0.failed && $0.hasCallbacks(for: .message) }) {
-            dispatch(.message) { L in lua_pushstring(L, text); return 1 }
+            dispatch(.message) { L in
+                lua_pushstring(L, text); return 1
+            }
         } else {
             write("[\(source)] \(text)\n", error: true)
         }

@@ -17,7 +17,8 @@ extension Script {
                 call.push(true)
                 return 1
             }
-            return call.failure("\(path): outside the sandbox (allowed: \(script.sandboxRoots.joined(separator: ", ")))")
+            return call.failure(
+                "\(path): outside the sandbox (allowed: \(script.sandboxRoots.joined(separator: ", ")))")
         }
     }
 

@@ -48,7 +48,9 @@ extension ScriptHost {
         let memory = lua_newuserdatauv(L, ScriptHost.stateUserdataHeader + bytes.count, 0)!
         memory.storeBytes(of: UInt64(0), as: UInt64.self)
         (memory + 8).storeBytes(of: UInt64(bytes.count), as: UInt64.self)
-        if !bytes.isEmpty { (memory + ScriptHost.stateUserdataHeader).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count) }
+        if !bytes.isEmpty {
+            (memory + ScriptHost.stateUserdataHeader).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
         luaL_setmetatable(L, ScriptHost.stateMetatable.cString)
     }
 
@@ -56,7 +58,9 @@ extension ScriptHost {
     func stateBytes(_ call: LuaCall) throws(LuaCallError) -> (bytes: UnsafeRawBufferPointer, trusted: Bool) {
         let memory = try call.userdata(1, ScriptHost.stateMetatable, "self", expected: "state")
         let size = Int((memory + 8).load(as: UInt64.self))
-        return (UnsafeRawBufferPointer(start: memory + ScriptHost.stateUserdataHeader, count: size),
-                memory.load(as: UInt64.self) == 1)
+        return (
+            UnsafeRawBufferPointer(start: memory + ScriptHost.stateUserdataHeader, count: size),
+            memory.load(as: UInt64.self) == 1
+        )
     }
 }

@@ -42,7 +42,9 @@ extension Script {
             lua_settop(L, base)
             return .failure(ScriptError(script: name, message: error.message))
         }
-        let values = (base + 1...max(base + 1, lua_gettop(L))).prefix(Int(lua_gettop(L) - base)).map { Script.jsonValue(L, $0, depth: 0) }
+        let values = (base + 1...max(base + 1, lua_gettop(L))).prefix(Int(lua_gettop(L) - base)).map {
+            Script.jsonValue(L, $0, depth: 0)
+        }
         lua_settop(L, base)
         return .success(values)
     }
@@ -54,7 +56,8 @@ extension Script {
         switch lua_type(L, index) {
         case LUA_TNIL, LUA_TNONE: return NSNull()
         case LUA_TBOOLEAN: return lua_toboolean(L, index) != 0
-        case LUA_TNUMBER: return lua_isinteger(L, index) != 0 ? Int(lua_tointegerx(L, index, nil)) : lua_tonumberx(L, index, nil)
+        case LUA_TNUMBER:
+            return lua_isinteger(L, index) != 0 ? Int(lua_tointegerx(L, index, nil)) : lua_tonumberx(L, index, nil)
         case LUA_TSTRING:
             var length = 0
             let pointer = lua_tolstring(L, index, &length)!

@@ -54,8 +54,9 @@ public final class TeeAudioOutput: AudioOutput {
     public let copy: AudioOutput
 
     public init(_ primary: AudioOutput, _ copy: AudioOutput) {
-        precondition(primary.sampleRate == copy.sampleRate,
-                     "TeeAudioOutput: copy runs at \(copy.sampleRate) Hz but primary at \(primary.sampleRate) Hz")
+        precondition(
+            primary.sampleRate == copy.sampleRate,
+            "TeeAudioOutput: copy runs at \(copy.sampleRate) Hz but primary at \(primary.sampleRate) Hz")
         self.primary = primary
         self.copy = copy
     }

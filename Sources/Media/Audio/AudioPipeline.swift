@@ -67,8 +67,10 @@ public final class AudioPipeline {
     /// - Parameters:
     ///   - inputRate: the core's sample rate (`retro_system_av_info.timing.sample_rate`).
     ///   - latency: the target queue length in seconds.
-    public init(inputRate: Double, output: AudioOutput, quality: ResamplerQuality = .sincFastest,
-                delta: Double = 0.005, latency: Double = 0.064, learnsClockDrift: Bool = false) {
+    public init(
+        inputRate: Double, output: AudioOutput, quality: ResamplerQuality = .sincFastest,
+        delta: Double = 0.005, latency: Double = 0.064, learnsClockDrift: Bool = false
+    ) {
         self.output = output
         self.inputRate = inputRate
         self.learnsClockDrift = learnsClockDrift

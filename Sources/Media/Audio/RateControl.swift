@@ -44,7 +44,9 @@ public struct RateControl: Sendable {
     /// `outputRate / inputRate`: the ratio with no correction.
     public var baseRatio: Double { outputRate / inputRate }
 
-    public init(inputRate: Double, outputRate: Double, delta: Double = 0.005, driftGain: Double = RateControl.defaultDriftGain) {
+    public init(
+        inputRate: Double, outputRate: Double, delta: Double = 0.005, driftGain: Double = RateControl.defaultDriftGain
+    ) {
         self.inputRate = inputRate
         self.outputRate = outputRate
         self.delta = delta

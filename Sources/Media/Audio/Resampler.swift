@@ -98,7 +98,9 @@ public final class Resampler {
     /// All the input is consumed; the returned samples (interleaved stereo, count even) stay valid
     /// until the next call or until the resampler is released. Their number is about
     /// `frames × ratio`, give or take the few frames the filter holds back or releases.
-    public func process(_ input: UnsafePointer<Int16>, frames: Int, ratio: Double) throws(ResamplerError) -> UnsafeBufferPointer<Int16> {
+    public func process(
+        _ input: UnsafePointer<Int16>, frames: Int, ratio: Double
+    ) throws(ResamplerError) -> UnsafeBufferPointer<Int16> {
         guard frames > 0 else { return UnsafeBufferPointer(start: outputShorts, count: 0) }
         guard ratio.isFinite, src_is_valid_ratio(ratio) != 0 else {
             throw ResamplerError("resampler: ratio \(ratio) is outside libsamplerate's range (1/256 to 256)")

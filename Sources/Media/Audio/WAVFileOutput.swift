@@ -102,12 +102,12 @@ public final class WAVFileOutput: AudioOutput {
         header += Array("RIFF".utf8); u32(36 + dataBytes)
         header += Array("WAVE".utf8)
         header += Array("fmt ".utf8); u32(16)
-        u16(1)                      // PCM
-        u16(2)                      // channels
+        u16(1)  // PCM
+        u16(2)  // channels
         u32(sampleRate)
-        u32(sampleRate * 4)         // bytes per second
-        u16(4)                      // bytes per frame
-        u16(16)                     // bits per sample
+        u32(sampleRate * 4)  // bytes per second
+        u16(4)  // bytes per frame
+        u16(16)  // bits per sample
         header += Array("data".utf8); u32(dataBytes)
         if fwrite(header, 1, header.count, file) != header.count {
             failure = String(cString: strerror(errno))

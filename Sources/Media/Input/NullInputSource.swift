@@ -32,7 +32,9 @@ public final class NullInputSource: InputSource {
             devices.mouse.buttons.removeAll()
         case .gamepadAdded(let name): devices.gamepads.append(HostDevices.Gamepad(name: name))
         case .gamepadRemoved(let name):
-            if let index = devices.gamepads.firstIndex(where: { $0.name == name }) { devices.gamepads.remove(at: index) }
+            if let index = devices.gamepads.firstIndex(where: { $0.name == name }) {
+                devices.gamepads.remove(at: index)
+            }
         case .quit, .windowResized, .focusGained: break
         }
     }

@@ -25,10 +25,12 @@ public final class SDLInput: InputSource {
     /// The SDL subsystems this object started (and stops in deinit).
     private let subsystems: UInt32
     private static let buttonNames: [String] = (0..<SDL_CONTROLLER_BUTTON_MAX.rawValue).map {
-        SDL_GameControllerGetStringForButton(SDL_GameControllerButton(rawValue: $0)).map { String(cString: $0) } ?? "button\($0)"
+        SDL_GameControllerGetStringForButton(SDL_GameControllerButton(rawValue: $0)).map { String(cString: $0) }
+            ?? "button\($0)"
     }
     private static let axisNames: [String] = (0..<SDL_CONTROLLER_AXIS_MAX.rawValue).map {
-        SDL_GameControllerGetStringForAxis(SDL_GameControllerAxis(rawValue: $0)).map { String(cString: $0) } ?? "axis\($0)"
+        SDL_GameControllerGetStringForAxis(SDL_GameControllerAxis(rawValue: $0)).map { String(cString: $0) }
+            ?? "axis\($0)"
     }
 
     /// Starts SDL's controller and event subsystems, loads the user's mappings from `mappingsFile`
@@ -46,8 +48,10 @@ public final class SDLInput: InputSource {
         if let path = mappingsFile, let rw = SDL_RWFromFile(path, "rb") {
             // SDL_GameControllerAddMappingsFromFile is a macro for this call; 1 = SDL closes `rw`.
             let added = SDL_GameControllerAddMappingsFromRW(rw, 1)
-            notices.append(added < 0 ? "\(path): \(String(cString: SDL_GetError()))"
-                                     : "\(path): \(added) controller mappings")
+            notices.append(
+                added < 0
+                    ? "\(path): \(String(cString: SDL_GetError()))"
+                    : "\(path): \(added) controller mappings")
         }
         for index in 0..<SDL_NumJoysticks() {
             if let name = open(deviceIndex: index) { pending.append(.gamepadAdded(name)) }
@@ -153,10 +157,14 @@ public final class SDLInput: InputSource {
     private func open(deviceIndex index: Int32) -> String? {
         guard index >= 0, index < SDL_NumJoysticks(), SDL_IsGameController(index) == SDL_TRUE else { return nil }
         let id = SDL_JoystickGetDeviceInstanceID(index)
-        guard !controllers.contains(where: { $0.id == id }), let handle = SDL_GameControllerOpen(index) else { return nil }
+        guard !controllers.contains(where: { $0.id == id }), let handle = SDL_GameControllerOpen(index) else {
+            return nil
+        }
         let name = SDL_GameControllerName(handle).map { String(cString: $0) } ?? "Controller"
-        controllers.append(Controller(id: SDL_JoystickInstanceID(SDL_GameControllerGetJoystick(handle)),
-                                      handle: handle, name: name))
+        controllers.append(
+            Controller(
+                id: SDL_JoystickInstanceID(SDL_GameControllerGetJoystick(handle)),
+                handle: handle, name: name))
         return name
     }
 
@@ -179,7 +187,8 @@ public final class SDLInput: InputSource {
                 pad.buttons.insert(name)
             }
             for (i, name) in Self.axisNames.enumerated() {
-                pad.axes[name] = Int(SDL_GameControllerGetAxis(controller.handle, SDL_GameControllerAxis(rawValue: Int32(i))))
+                pad.axes[name] = Int(
+                    SDL_GameControllerGetAxis(controller.handle, SDL_GameControllerAxis(rawValue: Int32(i))))
             }
             return pad
         }

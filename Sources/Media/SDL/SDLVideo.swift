@@ -36,8 +36,10 @@ public final class SDLVideo: VideoOutput {
     /// Opens the window at `baseWidth`×`baseHeight` (shown at `aspect`, 0 meaning square pixels) times
     /// `options.scale`, reduced if it would not fit the desktop. Throws when SDL has no usable video
     /// driver or cannot create a window or renderer.
-    public init(title: String, options: VideoOptions, baseWidth: Int = 256, baseHeight: Int = 224,
-                aspect: Double = 0) throws {
+    public init(
+        title: String, options: VideoOptions, baseWidth: Int = 256, baseHeight: Int = 224,
+        aspect: Double = 0
+    ) throws {
         guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw SDLDeviceError("SDL video") }
         // With no display SDL quietly falls back to a driver nobody can see; that is "no window" unless
         // the user asked for it by name (SDL_VIDEODRIVER=offscreen works for tests without X).
@@ -56,16 +58,21 @@ public final class SDLVideo: VideoOutput {
         var flags = SDL_WINDOW_RESIZABLE.rawValue | SDL_WINDOW_ALLOW_HIGHDPI.rawValue
         if options.fullscreen { flags |= SDL_WINDOW_FULLSCREEN_DESKTOP.rawValue }
         let centered = Int32(0x2FFF_0000)  // SDL_WINDOWPOS_CENTERED, a function-like macro Swift cannot import
-        guard let window = SDL_CreateWindow(title, centered, centered, Int32(base.width * scale),
-                                            Int32(base.height * scale), flags) else {
+        guard
+            let window = SDL_CreateWindow(
+                title, centered, centered, Int32(base.width * scale),
+                Int32(base.height * scale), flags)
+        else {
             let error = SDLDeviceError("SDL window")
             SDL_QuitSubSystem(SDL_INIT_VIDEO)
             throw error
         }
         let vsyncFlag = options.vsync ? SDL_RENDERER_PRESENTVSYNC.rawValue : 0
         // A GPU renderer when there is one; the software renderer still works on any X server.
-        guard let renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | vsyncFlag)
-            ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue | vsyncFlag) else {
+        guard
+            let renderer = SDL_CreateRenderer(window, -1, SDL_RENDERER_ACCELERATED.rawValue | vsyncFlag)
+                ?? SDL_CreateRenderer(window, -1, SDL_RENDERER_SOFTWARE.rawValue | vsyncFlag)
+        else {
             let error = SDLDeviceError("SDL renderer")
             SDL_DestroyWindow(window)
             SDL_QuitSubSystem(SDL_INIT_VIDEO)
@@ -90,8 +97,10 @@ public final class SDLVideo: VideoOutput {
     // MARK: - Presenting
 
     /// Shows one frame (see `VideoOutput.present`); a nil frame redraws the last frame's texture unchanged.
-    public func present(frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
-                        aspect: Double, emu emuCanvas: Canvas?, hud hudCanvas: Canvas?) {
+    public func present(
+        frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
+        aspect: Double, emu emuCanvas: Canvas?, hud hudCanvas: Canvas?
+    ) {
         if let frame, width > 0, height > 0 {
             let sdlFormat = Self.sdlFormat(format)
             if game.width != width || game.height != height || gameFormat != sdlFormat {
@@ -129,7 +138,8 @@ public final class SDLVideo: VideoOutput {
         var rgba = [UInt8](repeating: 0, count: dest.width * dest.height * 4)
         // ABGR8888 is a packed 32-bit format; on a little-endian host its bytes are R, G, B, A.
         let status = rgba.withUnsafeMutableBytes {
-            SDL_RenderReadPixels(renderer, &rect, SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, Int32(dest.width * 4))
+            SDL_RenderReadPixels(
+                renderer, &rect, SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, Int32(dest.width * 4))
         }
         return status == 0 ? (rgba, dest.width, dest.height) : nil
     }
@@ -140,9 +150,10 @@ public final class SDLVideo: VideoOutput {
         SDL_RenderClear(renderer)
         guard let texture = game.texture else { return nil }
         let size = windowSize
-        let dest = VideoLayout.destinationRect(frameWidth: game.width, frameHeight: game.height, aspect: lastAspect,
-                                        outputWidth: size.width, outputHeight: size.height,
-                                        integerScale: options.integerScale)
+        let dest = VideoLayout.destinationRect(
+            frameWidth: game.width, frameHeight: game.height, aspect: lastAspect,
+            outputWidth: size.width, outputHeight: size.height,
+            integerScale: options.integerScale)
         guard dest.width > 0, dest.height > 0 else { return nil }
         var rect = dest.sdl
         SDL_RenderCopy(renderer, texture, nil, &rect)
@@ -155,8 +166,9 @@ public final class SDLVideo: VideoOutput {
     private func upload(_ canvas: Canvas, into layer: inout Layer) -> Bool {
         if layer.width != canvas.width || layer.height != canvas.height || layer.texture == nil {
             // Straight alpha, as Canvas stores it: SDL_BLENDMODE_BLEND is dst = src·a + dst·(1 − a).
-            replace(&layer, width: canvas.width, height: canvas.height,
-                    format: SDL_PIXELFORMAT_ABGR8888.rawValue, blend: SDL_BLENDMODE_BLEND)
+            replace(
+                &layer, width: canvas.width, height: canvas.height,
+                format: SDL_PIXELFORMAT_ABGR8888.rawValue, blend: SDL_BLENDMODE_BLEND)
         }
         guard let texture = layer.texture else { return false }
         let pitch = Int32(canvas.width * 4)
@@ -168,8 +180,10 @@ public final class SDLVideo: VideoOutput {
         if let old = layer.texture { SDL_DestroyTexture(old) }
         layer = Layer()
         guard width > 0, height > 0,
-              let texture = SDL_CreateTexture(renderer, format, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
-                                              Int32(width), Int32(height)) else { return }
+            let texture = SDL_CreateTexture(
+                renderer, format, Int32(SDL_TEXTUREACCESS_STREAMING.rawValue),
+                Int32(width), Int32(height))
+        else { return }
         SDL_SetTextureBlendMode(texture, blend)
         SDL_SetTextureScaleMode(texture, options.smooth ? SDL_ScaleModeLinear : SDL_ScaleModeNearest)
         layer = Layer(texture: texture, width: width, height: height)

@@ -22,8 +22,10 @@ public final class NullVideoOutput: VideoOutput {
 
     public func setFullscreen(_ on: Bool) { isFullscreen = on }
 
-    public func present(frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
-                        aspect: Double, emu: Canvas?, hud: Canvas?) {
+    public func present(
+        frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
+        aspect: Double, emu: Canvas?, hud: Canvas?
+    ) {
         framesPresented += 1
         if frame != nil, width > 0, height > 0 {
             lastFrameSize = (width, height)

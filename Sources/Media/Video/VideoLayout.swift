@@ -25,8 +25,10 @@ public enum VideoLayout {
     /// pixels) goes in an output of the given size, centred. Fitting keeps the aspect and fills one
     /// dimension. Integer scaling uses the largest whole multiple n of the base size (see `baseSize`)
     /// that fits; when even n = 1 does not fit, it falls back to fitting.
-    public static func destinationRect(frameWidth: Int, frameHeight: Int, aspect: Double,
-                                       outputWidth: Int, outputHeight: Int, integerScale: Bool) -> VideoRect {
+    public static func destinationRect(
+        frameWidth: Int, frameHeight: Int, aspect: Double,
+        outputWidth: Int, outputHeight: Int, integerScale: Bool
+    ) -> VideoRect {
         guard frameWidth > 0, frameHeight > 0, outputWidth > 0, outputHeight > 0 else {
             return VideoRect(x: 0, y: 0, width: 0, height: 0)
         }

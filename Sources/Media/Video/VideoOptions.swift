@@ -10,8 +10,10 @@ public struct VideoOptions: Sendable, Equatable {
     /// Linear filtering when scaling; nearest (sharp pixels) otherwise.
     public var smooth = false
 
-    public init(scale: Int = 3, integerScale: Bool = false, vsync: Bool = true, fullscreen: Bool = false,
-                smooth: Bool = false) {
+    public init(
+        scale: Int = 3, integerScale: Bool = false, vsync: Bool = true, fullscreen: Bool = false,
+        smooth: Bool = false
+    ) {
         self.scale = scale
         self.integerScale = integerScale
         self.vsync = vsync

@@ -22,8 +22,9 @@ public protocol VideoOutput: AnyObject {
     /// Shows one frame: `height` rows of `width` pixels, `pitch` bytes apart, in `format`; nil means the
     /// core duplicated the last frame. `aspect` is the core's display aspect ratio (≤ 0: square pixels).
     /// Empty canvases cost nothing.
-    func present(frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
-                 aspect: Double, emu: Canvas?, hud: Canvas?)
+    func present(
+        frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
+        aspect: Double, emu: Canvas?, hud: Canvas?)
 
     /// The game area as the last present showed it (the game and the emu overlay, not the hud) as RGBA;
     /// nil when nothing was shown.
