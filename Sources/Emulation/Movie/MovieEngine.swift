@@ -20,18 +20,18 @@ public final class MovieEngine {
     }
 
     unowned let emulator: Emulator
-    private var session: Session { emulator.session }
-    public private(set) var movie: Movie?
+    var session: Session { emulator.session }
+    public internal(set) var movie: Movie?
     /// Where the movie is saved (recordings: written at stop and exit; played movies: only by `save`).
     public private(set) var path: String?
-    public private(set) var mode: Mode = .idle
+    public internal(set) var mode: Mode = .idle
     public private(set) var readOnly = true
     public var countsRerecords = true
     /// Frame count (`emu.framecount()`) at movie frame 0.
-    private var startFrame = 0
+    var startFrame = 0
     /// The first frame whose RAM (or lag) differed from the movie's verification log.
     public private(set) var firstDesync: Desync?
-    public private(set) var hasUnsavedChanges = false
+    public internal(set) var hasUnsavedChanges = false
     /// A recording made by `record` is saved to its path when stopped; a played movie only when asked.
     public private(set) var savesOnStop = false
     private var pendingCommands: MovieFrameFlags = []
@@ -117,7 +117,7 @@ public final class MovieEngine {
     }
 
     /// Whether new frames get verification hashes while recording.
-    private var verifyWhileRecording = false
+    var verifyWhileRecording = false
 
     public struct PlayOptions: Sendable {
         public var readOnly = true
@@ -312,85 +312,6 @@ public final class MovieEngine {
     /// A reset or power cycle while recording: logged on the next frame.
     func noteCommand(_ command: MovieFrameFlags) {
         if mode == .record { pendingCommands.formUnion(command) }
-    }
-
-    // MARK: Editing
-
-    public func input(at frame: Int) -> (InputState, MovieFrameFlags)? {
-        guard let movie, frame >= 0, frame < movie.length else { return nil }
-        return (movie.log.input(at: frame), movie.log.flags(at: frame))
-    }
-
-    /// Changes one frame's input (one past the end appends). Frames from there on lose their
-    /// verification hashes, which no longer describe them.
-    public func setInput(_ frame: Int, _ input: InputState, flags: MovieFrameFlags) throws(MovieError) {
-        guard movie != nil else { throw MovieError("no movie is active") }
-        guard frame >= 0, frame <= movie!.length else {
-            throw MovieError("frame \(frame) is outside the movie (0…\(movie!.length))")
-        }
-        let lag = frame < movie!.length ? movie!.log.flags(at: frame).intersection(.lag) : []
-        movie!.log.set(frame, input: input, flags: flags.intersection(.commands).union(lag))
-        if movie!.ramHashes.count > frame { movie!.ramHashes.removeSubrange(frame...) }
-        hasUnsavedChanges = true
-        if mode == .finished && frame >= self.frame - 1 { mode = .play }
-    }
-
-    public func setRerecords(_ count: Int) {
-        movie?.rerecords = count
-        hasUnsavedChanges = true
-    }
-
-    // MARK: Savestates
-
-    /// The movie block for a savestate made now (nil without a movie).
-    func stateBlock() -> [UInt8]? {
-        guard let movie, mode != .idle else { return nil }
-        return MovieStateBlock.encode(
-            guid: movie.guid, frame: max(0, frame), log: movie.log, ramHashes: movie.ramHashes)
-    }
-
-    /// Whether a state may be loaded now; a message when the movie forbids it.
-    func checkLoad(_ block: MovieStateBlock?) -> String? {
-        guard let movie, mode != .idle else { return nil }
-        guard let block else {
-            return "the state was not made during this movie (it carries no movie input); stop the movie to load it"
-        }
-        guard block.guid == movie.guid else { return "the state belongs to another movie" }
-        if readOnly, !movie.log.hasPrefix(block.log.bytes[...]) {
-            let differs =
-                (0..<block.log.count).first { $0 >= movie.length || !movie.log.sameInput($0, as: block.log, $0) } ?? 0
-            return
-                """
-                read-only: the state is on another timeline (its input differs from the movie's at frame \
-                \(differs)); switch to read-write to load it and record from there
-                """
-        }
-        return nil
-    }
-
-    /// After a state passed `checkLoad` and the core took it.
-    func didLoad(_ block: MovieStateBlock?) {
-        guard let block, let movie, mode != .idle else { return }
-        if readOnly {
-            startFrame = session.frameCount - block.frame
-            mode = block.frame < movie.length ? .play : .finished
-        } else {
-            adopt(block)
-        }
-    }
-
-    /// Takes a state's (or branch's) input as the movie's own: a rerecord.
-    func adopt(_ block: MovieStateBlock) {
-        guard movie != nil else { return }
-        startFrame = session.frameCount - block.frame
-        movie!.log = block.log
-        movie!.ramHashes = block.ramHashes
-        // Verification goes on when the state's hashes cover its input (a state of frame 0 has none).
-        verifyWhileRecording = verifyWhileRecording && block.ramHashes.count == block.log.count
-        if !verifyWhileRecording { movie!.ramHashes = [] }
-        if countsRerecords { movie!.rerecords += 1 }
-        mode = !readOnly ? .record : block.frame < movie!.length ? .play : .finished
-        hasUnsavedChanges = true
     }
 
     // MARK: Helpers
