@@ -1,4 +1,3 @@
-
 /// The pixel arithmetic under every primitive: blending with premultiplied coverage, spans, clipping.
 extension Canvas {
 

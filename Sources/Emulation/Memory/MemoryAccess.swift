@@ -16,38 +16,38 @@ public final class MemoryAccess {
         public var isBus: Bool { base == nil }
     }
 
-    public private(set) var domains: [Domain] = []
-    public private(set) var names: [String] = []
-    private var byName: [String: Int] = [:]
-    @usableFromInline private(set) var busDescriptors: [MemoryDescriptor] = []
-    public private(set) var defaultIndex = 0
-    private let core: Core
+    // Constants once the game is loaded: reading `let`s of a class needs no exclusivity check, which
+    // `memory.read_u8` would otherwise pay on every call.
+    public let domains: [Domain]
+    public let names: [String]
+    private let byName: [String: Int]
+    @usableFromInline let busDescriptors: [MemoryDescriptor]
+    public let defaultIndex: Int
 
+    /// The domains the core exposes once its game is loaded (regions, memory map, the assembled bus).
     init(core: Core) {
-        self.core = core
-        refresh()
-    }
-
-    /// Rebuilds the list from the core (after loading, or when its memory map changes).
-    public func refresh() {
         let regions = core.memoryDomains()
-        domains = regions.enumerated().map {
+        var domains = regions.enumerated().map {
             Domain(index: $0, size: $1.size, bigEndian: $1.bigEndian, writable: $1.writable, base: $1.pointer)
         }
-        names = regions.map(\.name)
-        busDescriptors = core.memoryDescriptors.filter { $0.pointer != nil && $0.length > 0 }
+        var names = regions.map(\.name)
+        let busDescriptors = core.memoryDescriptors.filter { $0.pointer != nil && $0.length > 0 }
         if !busDescriptors.isEmpty {
             let end = busDescriptors.map { $0.start + $0.length }.max() ?? 0
             let bigEndian = busDescriptors.contains { $0.flags & 2 != 0 }  // RETRO_MEMDESC_BIGENDIAN
             domains.append(Domain(index: domains.count, size: end, bigEndian: bigEndian, writable: true, base: nil))
             names.append("bus")
         }
-        byName = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
+        let byName = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // system_ram, else the memory map's region flagged system RAM (RETRO_MEMDESC_SYSTEM_RAM), else
         // the bus (game documentation gives bus addresses), else the first.
         let systemRAMMap = regions.firstIndex { region in
             region.busAddress != nil && busDescriptors.contains { $0.start == region.busAddress && $0.flags & 4 != 0 }
         }
+        self.domains = domains
+        self.names = names
+        self.byName = byName
+        self.busDescriptors = busDescriptors
         defaultIndex = byName["system_ram"] ?? systemRAMMap ?? byName["bus"] ?? 0
     }
 

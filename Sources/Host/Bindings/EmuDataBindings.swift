@@ -20,52 +20,52 @@ extension Bindings {
 
     /// `emu` functions for the user's folders and a script's own durable files.
     static let dataFunctions: [LuaFunction] = [
-            LuaFunction(
-                "paths", returns: "table",
-                doc: "The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let paths = Script.from(context).emulator.session.paths
-                    call.newTable(fields: 6)
-                    call.set("config", paths.config)
-                    call.set("data", paths.data)
-                    call.set("saves", paths.saves)
-                    call.set("states", paths.states)
-                    call.set("screenshots", paths.screenshots)
-                    call.set("system", paths.system)
-                    return 1
+        LuaFunction(
+            "paths", returns: "table",
+            doc: "The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`."
+        ) { L, context in
+            LuaCall.run(L) { call in
+                let paths = Script.from(context).emulator.session.paths
+                call.newTable(fields: 6)
+                call.set("config", paths.config)
+                call.set("data", paths.data)
+                call.set("saves", paths.saves)
+                call.set("states", paths.states)
+                call.set("screenshots", paths.screenshots)
+                call.set("system", paths.system)
+                return 1
+            }
+        },
+        LuaFunction(
+            "save_data", "name: string, contents: string", returns: "boolean?, string?",
+            doc:
+                """
+                Writes `contents` durably (temporary file, fsync, rename: a crash never leaves half a file) \
+                as `name` in the data folder (`emu.paths().data`) — for a script's own saves, such as \
+                achievement progress. `name` is a relative path (folders are created) without `..`.
+                """
+        ) { L, context in
+            LuaCall.run(L) { call in
+                let host = Script.from(context).host
+                let path = try dataPath(call, host)
+                let contents = try call.bytes(2, "contents")
+                do { try DurableFile.write(contents, to: path) } catch { return call.failure("\(error)") }
+                call.push(true)
+                return 1
+            }
+        },
+        LuaFunction(
+            "load_data", "name: string", returns: "string?, string?",
+            doc: "Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none."
+        ) { L, context in
+            LuaCall.run(L) { call in
+                let path = try dataPath(call, Script.from(context).host)
+                guard let data = FileManager.default.contents(atPath: path) else {
+                    return call.failure("\(path): no such file")
                 }
-            },
-            LuaFunction(
-                "save_data", "name: string, contents: string", returns: "boolean?, string?",
-                doc:
-                    """
-                    Writes `contents` durably (temporary file, fsync, rename: a crash never leaves half a file) \
-                    as `name` in the data folder (`emu.paths().data`) — for a script's own saves, such as \
-                    achievement progress. `name` is a relative path (folders are created) without `..`.
-                    """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let host = Script.from(context).host
-                    let path = try dataPath(call, host)
-                    let contents = try call.bytes(2, "contents")
-                    do { try DurableFile.write(contents, to: path) } catch { return call.failure("\(error)") }
-                    call.push(true)
-                    return 1
-                }
-            },
-            LuaFunction(
-                "load_data", "name: string", returns: "string?, string?",
-                doc: "Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let path = try dataPath(call, Script.from(context).host)
-                    guard let data = FileManager.default.contents(atPath: path) else {
-                        return call.failure("\(path): no such file")
-                    }
-                    data.withUnsafeBytes { call.push(bytes: $0) }
-                    return 1
-                }
-            },
+                data.withUnsafeBytes { call.push(bytes: $0) }
+                return 1
+            }
+        },
     ]
 }
