@@ -17,7 +17,7 @@ final class ScriptHarness {
         session = try Fixtures.session(rom: rom, core: core, folder: folder)
         var options = ScriptOptions(dataFolder: folder + "/data")
         configure(&options)
-        host = ScriptHost(emulator: Emulator(session: session), options: options)
+        host = ScriptHost(emulator: Emulator(session: session), options: options, api: Bindings.api)
         host.output = { [unowned self] text, error in
             if error { errors += text } else { output += text }
         }

@@ -4,7 +4,10 @@ import Emulation
 import LuaRuntime
 
 /// Every Lua module the host gives scripts, one file per module beside this one.
-enum Bindings {
+public enum Bindings {
+    /// What every script gets: the modules and the classes.
+    public static let api = modules + classes
+
     static let modules: [LuaModule] = [
         emu, memory, joypad, input, savestate, rewind, movie, cheats, gui, event, console,
     ]

@@ -21,7 +21,7 @@ final class RunParts {
         self.console = console
         try? FileManager.default.createDirectory(
             atPath: plan.scriptOptions.dataFolder, withIntermediateDirectories: true)
-        host = ScriptHost(emulator: Emulator(session: session), options: plan.scriptOptions)
+        host = ScriptHost(emulator: Emulator(session: session), options: plan.scriptOptions, api: Bindings.api)
         host.onFailure = { console.problem("\($0)") }
     }
 

@@ -65,7 +65,7 @@ final class Script {
         }
         lua = LuaState(memoryLimit: host.options.memoryLimit, instructionBudget: host.options.instructionBudget)
         let context = Unmanaged.passUnretained(self).toOpaque()
-        for module in Bindings.modules + Bindings.classes { module.register(in: lua.L, context: context) }
+        for module in host.api { module.register(in: lua.L, context: context) }
         do {
             try installEnvironment(preludes)
             try lua.load(source, name: path)  // As the user gave it: messages read `examples/x.lua:12:`.

@@ -39,6 +39,9 @@ public final class ScriptHost: EmulatorClient {
     public let emulator: Emulator
     public var session: Session { emulator.session }
     public let options: ScriptOptions
+    /// The Lua modules and classes every script gets (the Lua door, `Bindings.api`), registered in each
+    /// new state: scripting knows how to run Lua, not which functions exist.
+    let api: [LuaModule]
     var scripts: [Script] = []
     /// Every script failure so far, in order.
     public private(set) var failures: [ScriptError] = []
@@ -65,9 +68,10 @@ public final class ScriptHost: EmulatorClient {
     public var logFile: FileHandle?
     private var framesSinceReloadCheck = 0
 
-    public init(emulator: Emulator, options: ScriptOptions) {
+    public init(emulator: Emulator, options: ScriptOptions, api: [LuaModule]) {
         self.emulator = emulator
         self.options = options
+        self.api = api
         emulator.client = self
         emulator.picture = { [unowned self] in frameWithOverlay() }
         resizeCanvases()
