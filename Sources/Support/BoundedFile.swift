@@ -22,7 +22,7 @@ public enum BoundedFile {
         defer { close(fd) }
         let size = try regularSize(fd)
         guard size <= limit else {
-            throw Failure(kind: .tooLarge, reason: "larger than \(describe(limit)) (\(describe(size)))")
+            throw Failure(kind: .tooLarge, reason: "larger than \(describe(limit)) (\(size) bytes)")
         }
         var failure: Int32 = 0
         let bytes = [UInt8](unsafeUninitializedCapacity: max(size, 1)) { buffer, count in
@@ -70,7 +70,6 @@ public enum BoundedFile {
     public static func describe(_ size: Int) -> String {
         if size >= 1 << 20, size % (1 << 20) == 0 { return "\(size >> 20) MB" }
         if size >= 1 << 10, size % (1 << 10) == 0 { return "\(size >> 10) KB" }
-        if size >= 1 << 20 { return "\(size >> 20) MB" }
         return "\(size) bytes"
     }
 }
