@@ -60,25 +60,29 @@ enum BadInput {
         let table = cases.map { "{name = [==[\($0.name)]==], code = [==[\($0.lua)]==]}" }.joined(separator: ",\n")
         let script = """
             local cases = {\(table)}
-            for _, c in ipairs(cases) do
-              local f = assert(load("return " .. c.code, c.name))
-              local ok, a, b = pcall(f)
-              local message
-              if not ok then message = tostring(a) elseif a == nil then message = tostring(b)
-              else message = "RETURNED " .. tostring(a) end
-              io.stdout:write("CASE\\t", c.name, "\\t", (message:gsub("\\n", " ")), "\\n")
-              io.stdout:flush()
+            local function runCases()
+              for _, c in ipairs(cases) do
+                local f = assert(load("return " .. c.code, c.name))
+                local ok, a, b = pcall(f)
+                local message
+                if not ok then message = tostring(a) elseif a == nil then message = tostring(b)
+                else message = "RETURNED " .. tostring(a) end
+                io.stdout:write("CASE\\t", c.name, "\\t", (message:gsub("\\n", " ")), "\\n")
+                io.stdout:flush()
+              end
             end
+            -- After the first frame (so there is a picture and a state), then `frames` more.
             local frames = 0
             event.on("frame_end", function()
+              if frames == 0 then runCases() end
               frames = frames + 1
-              if frames >= \(frames) then io.stdout:write("FRAMES\\tdone\\n"); io.stdout:flush(); emu.exit() end
+              if frames > \(frames) then io.stdout:write("FRAMES\\tdone\\n"); io.stdout:flush(); emu.exit() end
             end)
             """
         let path = folder + "/cases.lua"
         try script.write(toFile: path, atomically: true, encoding: .utf8)
         let child = try run(
-            ["run", rom, "--headless", "--frames", String(frames + 5), "--script", path, "--quiet"], in: folder)
+            ["run", rom, "--headless", "--frames", String(frames + 8), "--script", path, "--quiet"], in: folder)
         var messages: [String: String] = [:]
         for resultLine in child.stdout.split(separator: "\n") where resultLine.hasPrefix("CASE\t") {
             let parts = resultLine.split(separator: "\t", maxSplits: 2, omittingEmptySubsequences: false)
