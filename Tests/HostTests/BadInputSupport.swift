@@ -97,7 +97,8 @@ enum BadInput {
                     """, file: file, line: line)
                 return messages.count
             }
-            XCTAssertFalse(message.hasPrefix("RETURNED"), "\(badCase.name): accepted (\(message))", file: file, line: line)
+            XCTAssertFalse(
+                message.hasPrefix("RETURNED"), "\(badCase.name): accepted (\(message))", file: file, line: line)
             for needle in badCase.expect {
                 XCTAssertTrue(
                     message.contains(needle), "\(badCase.name): '\(message)' does not mention '\(needle)'", file: file,
@@ -113,7 +114,9 @@ enum BadInput {
 
     // MARK: Crafted savestates
 
-    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] { withUnsafeBytes(of: value.littleEndian) { Array($0) } }
+    static func le<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.littleEndian) { Array($0) }
+    }
 
     /// A container in the layout `StateContainer` documents, with every field chosen by the caller.
     static func state(
@@ -126,14 +129,15 @@ enum BadInput {
         out += le(UInt16(sha1.utf8.count)) + Array(sha1.utf8)
         out += le(frame) + le(lag) + le(stateSize ?? UInt32(coreState.count)) + coreState
         out += le(entryCount ?? UInt32(entries.count))
-        for (key, value) in entries { out += le(UInt16(key.utf8.count)) + Array(key.utf8) + le(UInt32(value.count)) + value }
+        for (key, value) in entries {
+            out += le(UInt16(key.utf8.count)) + Array(key.utf8) + le(UInt32(value.count)) + value
+        }
         if version >= 2 { out += le(movieSize ?? UInt32(movie.count)) + movie }
         return out
     }
 
     /// A movie block (`MovieStateBlock`) with chosen counts.
-    static func movieBlock(frame: UInt64, records: [UInt8], recordCount: UInt32? = nil, hashes: UInt32 = 0) -> [UInt8]
-    {
+    static func movieBlock(frame: UInt64, records: [UInt8], recordCount: UInt32? = nil, hashes: UInt32 = 0) -> [UInt8] {
         le(UInt16(4)) + Array("guid".utf8) + le(frame) + [1, 0] + le(recordCount ?? UInt32(records.count)) + records
             + le(hashes)
     }

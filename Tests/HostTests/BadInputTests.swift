@@ -50,7 +50,8 @@ final class BadInputTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(try BadInput.check(cases, in: folder), 50)
         for (name, bytes, _) in files {
             XCTAssertEqual(
-                FileManager.default.contents(atPath: folder + "/\(name.replacingOccurrences(of: " ", with: "_")).state"),
+                FileManager.default.contents(
+                    atPath: folder + "/\(name.replacingOccurrences(of: " ", with: "_")).state"),
                 Data(bytes), "\(name) left intact")
         }
     }
@@ -69,7 +70,8 @@ final class BadInputTests: XCTestCase {
         let moviePath = write(MovieText.encode(movie), folder + "/start.rlm")
         try BadInput.check(
             [
-                BadCase("movie start state 2^64-1", "movie.play(\"\(moviePath)\")", expect: [moviePath, "out of range"]),
+                BadCase(
+                    "movie start state 2^64-1", "movie.play(\"\(moviePath)\")", expect: [moviePath, "out of range"]),
                 BadCase(
                     "state bytes frame 2^64-1", "savestate.from_bytes(\(luaString(BadInput.state(frame: .max))))",
                     expect: ["out of range"]),
@@ -102,7 +104,9 @@ final class BadInputTests: XCTestCase {
             ("rlm empty", "rlm", [], "not a Retrolua movie"),
             (
                 "rlm bad base64 state", "rlm",
-                Array(replacing("start", "state").replacingOccurrences(of: "[end]", with: "[start-state]\n!!!\n[end]").utf8),
+                Array(
+                    replacing("start", "state").replacingOccurrences(of: "[end]", with: "[start-state]\n!!!\n[end]")
+                        .utf8),
                 "start state"
             ),
             (
@@ -114,7 +118,10 @@ final class BadInputTests: XCTestCase {
             ),
             ("rlm bad analog", "rlm", Array(good.replacingOccurrences(of: "..|", with: "..|:99999,0,0,0").utf8), ""),
             ("fm2 wrong version", "fm2", Array("version 2\n|0|........|||\n".utf8), "version 3"),
-            ("fm2 rerecords huge", "fm2", Array("version 3\nrerecordCount 99999999999999999999\n".utf8), "rerecordCount"),
+            (
+                "fm2 rerecords huge", "fm2", Array("version 3\nrerecordCount 99999999999999999999\n".utf8),
+                "rerecordCount"
+            ),
             ("fm2 command huge", "fm2", Array("version 3\n|99999999999999|........|||\n".utf8), "command"),
             ("fm2 short field", "fm2", Array("version 3\n|0|....|||\n".utf8), ""),
             ("fm2 port huge", "fm2", Array("version 3\nport0 9223372036854775807\n|0|........|||\n".utf8), "port0"),
@@ -156,8 +163,11 @@ final class BadInputTests: XCTestCase {
                 + "cheat0_value = 1\n" + extra
         }
         let files: [(String, String, String)] = [
-            ("address step max", ram("cheat0_repeat_count = 2\ncheat0_repeat_add_to_address = 9223372036854775807\n"),
-             "repeat address step"),
+            (
+                "address step max",
+                ram("cheat0_repeat_count = 2\ncheat0_repeat_add_to_address = 9223372036854775807\n"),
+                "repeat address step"
+            ),
             ("address step negative", ram("cheat0_repeat_count = 2\ncheat0_repeat_add_to_address = -5\n"), "step"),
             ("repeat count max", ram("cheat0_repeat_count = 9223372036854775807\n"), "repeat count"),
             ("repeat count million", ram("cheat0_repeat_count = 1000000\n"), "repeat count"),
@@ -184,11 +194,13 @@ final class BadInputTests: XCTestCase {
         cases.append(BadCase("folder cheat file", "cheats.load(\"\(folder)\")", expect: [folder, "folder"]))
         // The largest repeats allowed load and run every frame without stalling (sub-byte steps too).
         let bounded = write(
-            ram("cheat0_memory_search_size = 0\ncheat0_repeat_count = 65536\ncheat0_repeat_add_to_address = 16777216\n"),
+            ram(
+                "cheat0_memory_search_size = 0\ncheat0_repeat_count = 65536\ncheat0_repeat_add_to_address = 16777216\n"),
             folder + "/bounded.cht")
         cases.append(
             BadCase(
-                "bounded repeats load", "(function() local n = cheats.load(\"\(bounded)\"); return nil, 'loaded ' .. n end)()",
+                "bounded repeats load",
+                "(function() local n = cheats.load(\"\(bounded)\"); return nil, 'loaded ' .. n end)()",
                 expect: ["loaded 1"]))
         XCTAssertGreaterThanOrEqual(try BadInput.check(cases, in: folder, frames: 3), 19)
         XCTAssertEqual(BadInput.fileType(pipe), S_IFIFO)

@@ -25,7 +25,8 @@ final class BadNumberAndPathTests: XCTestCase {
                 BadCase("write_u16_le \(tag)", "memory.write_u16_le(\(n), 1, \(d))", expect: ["memory.write_u16_le"]),
                 BadCase("read_bytes address \(tag)", "memory.read_bytes(\(n), 4, \(d))", expect: ["memory.read_bytes"]),
                 BadCase("read_bytes length \(tag)", "memory.read_bytes(1, \(n), \(d))", expect: ["memory.read_bytes"]),
-                BadCase("write_bytes \(tag)", "memory.write_bytes(\(n), \"abc\", \(d))", expect: ["memory.write_bytes"]),
+                BadCase(
+                    "write_bytes \(tag)", "memory.write_bytes(\(n), \"abc\", \(d))", expect: ["memory.write_bytes"]),
                 BadCase("hash address \(tag)", "memory.hash(\(d), \(n))", expect: ["memory.hash"]),
                 BadCase("hash length \(tag)", "memory.hash(\(d), 1, \(n))", expect: ["memory.hash"]),
                 BadCase(
@@ -63,14 +64,17 @@ final class BadNumberAndPathTests: XCTestCase {
 
     func testOneCharacterRelativePathsAreWritten() throws {
         let folder = Fixtures.temporaryFolder()
-        let shot = try BadInput.run(["run", Fixtures.nesROM, "--headless", "--frames", "2", "--screenshot", "s"], in: folder)
+        let shot = try BadInput.run(
+            ["run", Fixtures.nesROM, "--headless", "--frames", "2", "--screenshot", "s"], in: folder)
         XCTAssertEqual(shot.status, 0, shot.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/s"))
-        try "assert(savestate.save('1')); emu.exit()".write(toFile: folder + "/a.lua", atomically: true, encoding: .utf8)
+        try "assert(savestate.save('1')); emu.exit()".write(
+            toFile: folder + "/a.lua", atomically: true, encoding: .utf8)
         let state = try BadInput.run(["run", Fixtures.nesROM, "--headless", "--script", "a.lua"], in: folder)
         XCTAssertEqual(state.status, 0, state.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/1"))
-        let movie = try BadInput.run(["movie", "record", "m", Fixtures.nesROM, "--headless", "--frames", "3"], in: folder)
+        let movie = try BadInput.run(
+            ["movie", "record", "m", Fixtures.nesROM, "--headless", "--frames", "3"], in: folder)
         XCTAssertEqual(movie.status, 0, movie.stderr)
         XCTAssertEqual(try MovieText.read(path: folder + "/m").length, 3)
         XCTAssertEqual(FilePath.folder(of: "s"), ".")
@@ -98,7 +102,8 @@ final class BadNumberAndPathTests: XCTestCase {
             for option in ["--screenshot", "--wav", "--record-movie"] {
                 let child = try BadInput.run(["run", Fixtures.nesROM, "--headless", option, target], in: folder)
                 XCTAssertEqual(child.status, 1, "\(option) \(target)")
-                XCTAssertTrue(child.stderr.contains(target) && child.stderr.contains("not a regular file"), child.stderr)
+                XCTAssertTrue(
+                    child.stderr.contains(target) && child.stderr.contains("not a regular file"), child.stderr)
                 XCTAssertFalse(child.stdout.contains("frames"), "\(option) \(target): the run started: \(child.stdout)")
             }
             XCTAssertThrowsError(try DurableFile.write([1, 2, 3], to: target)) {
@@ -128,7 +133,8 @@ final class BadNumberAndPathTests: XCTestCase {
         session.run(3)
         try session.close()
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder + "/saves"), [name + ".srm"])
-        XCTAssertLessThanOrEqual(FilePath.fileName(of: DurableFile.temporaryPath(for: folder + "/\(name).srm")).utf8.count, 255)
+        XCTAssertLessThanOrEqual(
+            FilePath.fileName(of: DurableFile.temporaryPath(for: folder + "/\(name).srm")).utf8.count, 255)
     }
 
     func testStaleTemporaryFilesOfDeadProcessesAreRemoved() throws {

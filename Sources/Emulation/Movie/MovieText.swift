@@ -289,7 +289,8 @@ public enum MovieText {
     }
 
     private static func movieError(_ path: String, _ error: BoundedFile.Failure) -> MovieError {
-        MovieError(error.kind == .missing ? "\(path): no such movie" : "\(path): cannot read the movie: \(error.reason)")
+        MovieError(
+            error.kind == .missing ? "\(path): no such movie" : "\(path): cannot read the movie: \(error.reason)")
     }
 
     // MARK: Start state compression
