@@ -113,8 +113,9 @@ public final class Core {
                 throw .wrongSystem(
                     path: content.path, core: systemInfo.libraryName, extensions: systemInfo.validExtensions)
             }
+            let inMemory = systemInfo.needFullpath ? [] : try content.bytes()
             loaded = content.path.withCString { cPath in
-                content.bytes.withUnsafeBytes { bytes in
+                inMemory.withUnsafeBytes { bytes in
                     var game = retro_game_info(
                         path: cPath,
                         data: systemInfo.needFullpath ? nil : bytes.baseAddress,

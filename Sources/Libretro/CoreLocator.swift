@@ -1,6 +1,7 @@
 import CLibretro
 import Foundation
 import Glibc
+import Support
 
 /// An installed core as found on disk, described without initialising it.
 public struct InstalledCore: Sendable, Equatable {
@@ -101,7 +102,7 @@ public struct CoreLocator: Sendable {
     public static func infoFile(
         for corePath: String, name: String
     ) -> (displayName: String?, systems: [String], extensions: [String]) {
-        let folder = (corePath as NSString).deletingLastPathComponent
+        let folder = FilePath.folder(of: corePath)
         let candidates = [
             folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info",
         ]

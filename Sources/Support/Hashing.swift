@@ -6,7 +6,7 @@ import Foundation
 public enum Hashing {
     public static func crc32(_ bytes: some ContiguousBytes) -> String {
         let value = bytes.withUnsafeBytes { raw in
-            CZlib.crc32(0, raw.bindMemory(to: Bytef.self).baseAddress, uInt(raw.count))
+            crc32_z(0, raw.bindMemory(to: Bytef.self).baseAddress, raw.count)  // size_t length: no 4 GiB limit
         }
         return hex(withUnsafeBytes(of: UInt32(value).bigEndian) { Array($0) })
     }

@@ -64,7 +64,7 @@ enum InfoCommand {
                 core = try locator.core(for: content.path)
             }
             print("content  \(content.path)")
-            print("size     \(content.bytes.count) bytes")
+            print("size     \(content.size) bytes")
             print("crc32    \(content.crc32)")
             print("sha1     \(content.sha1)")
             print("core     \(core.name) (\(core.displayName)) at \(core.path)")

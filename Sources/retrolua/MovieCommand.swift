@@ -2,6 +2,7 @@ import Emulation
 import Foundation
 import Host
 import Libretro
+import Support
 
 /// `retrolua movie record|play|verify|convert|info`.
 enum MovieCommand {
@@ -81,15 +82,15 @@ enum MovieCommand {
 
     /// The content a movie names: beside the movie, in the working folder, or the built-in demo.
     static func findContent(for movie: Movie, moviePath: String) -> String {
-        let folder = (moviePath as NSString).deletingLastPathComponent
+        let folder = FilePath.folder(of: moviePath)
         var candidates: [String] = []
         if !movie.contentName.isEmpty {
-            candidates += [(folder.isEmpty ? "." : folder) + "/" + movie.contentName, movie.contentName]
+            candidates += [folder + "/" + movie.contentName, movie.contentName]
         }
         if let demo = HostPaths.defaultContent() {
             // The project's built ROMs (build/roms/), where the examples' movies were made.
             if !movie.contentName.isEmpty {
-                candidates.append((demo as NSString).deletingLastPathComponent + "/" + movie.contentName)
+                candidates.append(FilePath.folder(of: demo) + "/" + movie.contentName)
             }
             candidates.append(demo)
         }

@@ -30,10 +30,10 @@ final class WAVFileOutputTests: XCTestCase {
             }
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: path), "nothing in place before close")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: path + ".tmp"))
+        XCTAssertTrue(FileManager.default.fileExists(atPath: path + ".tmp\(getpid())"))
         try wav.close()
         try wav.close()  // Idempotent.
-        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".tmp"))
+        XCTAssertFalse(FileManager.default.fileExists(atPath: path + ".tmp\(getpid())"))
 
         let data = [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
         XCTAssertEqual(data.count, 44 + 4000)

@@ -158,16 +158,25 @@ public final class CheatList {
                 }
                 newValue = newValue &+ cheat.repeatValueStep
                 if cheat.bits < 8 {
-                    // Sub-byte cheats step through the byte's bit groups, then to the next byte.
-                    for _ in 0..<cheat.repeatAddressStep {
+                    // Sub-byte cheats step through the byte's bit groups, then to the next byte; from the
+                    // first group, a byte's worth of steps is one byte on (so large steps cost nothing).
+                    let groups = 8 / cheat.bits, first = UInt8(cheat.widthMask)
+                    var steps = cheat.repeatAddressStep
+                    while steps > 0 {
+                        if bitMask == first && steps >= groups {
+                            address = address &+ steps / groups
+                            steps %= groups
+                            continue
+                        }
                         bitMask = UInt8(truncatingIfNeeded: UInt16(bitMask) << UInt16(cheat.bits))
                         if bitMask == 0 {
-                            bitMask = UInt8(cheat.widthMask)
-                            address += 1
+                            bitMask = first
+                            address &+= 1
                         }
+                        steps -= 1
                     }
                 } else {
-                    address += cheat.repeatAddressStep * cheat.bytes
+                    address = address &+ cheat.repeatAddressStep &* cheat.bytes
                 }
             }
         }
@@ -200,4 +209,37 @@ public final class CheatList {
 
 extension Cheat {
     var isCode: Bool { if case .code = kind { true } else { false } }
+}
+
+/// The limits every cheat is held to, from a script, a request or a `.cht` file.
+extension Cheat.Kind {
+    /// Cores copy a code into fixed buffers (nestopia's `retro_cheat_set` holds 255 bytes).
+    public static let maxCodeLength = 255
+    /// Repeats and steps large enough for any real cheat; more would stall every frame.
+    public static let maxRepeatCount = 65536
+    public static let maxAddressStep = 1 << 24
+    public static let maxAddress = 1 << 48
+
+    /// Why the cheat cannot be used (nil: it can).
+    public var problem: String? {
+        switch self {
+        case .code(let code):
+            guard code.utf8.count <= Self.maxCodeLength else {
+                return "cheat code is \(code.utf8.count) bytes long (at most \(Self.maxCodeLength))"
+            }
+            guard !code.utf8.contains(0) else { return "cheat code contains a NUL byte" }
+            return nil
+        case .ram(let ram):
+            guard (0...Self.maxAddress).contains(ram.address) else {
+                return "cheat address \(ram.address) is out of range (0…\(Self.maxAddress))"
+            }
+            guard (1...Self.maxRepeatCount).contains(ram.repeatCount) else {
+                return "repeat count \(ram.repeatCount) is out of range (1…\(Self.maxRepeatCount))"
+            }
+            guard (0...Self.maxAddressStep).contains(ram.repeatAddressStep) else {
+                return "repeat address step \(ram.repeatAddressStep) is out of range (0…\(Self.maxAddressStep))"
+            }
+            return nil
+        }
+    }
 }

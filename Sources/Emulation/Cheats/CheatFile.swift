@@ -71,6 +71,9 @@ enum CheatFile {
                 ram.repeatCount = max(1, try integer("repeat_count", 1))
                 ram.repeatValueStep = UInt32(truncatingIfNeeded: try integer("repeat_add_to_value", 0))
                 ram.repeatAddressStep = try integer("repeat_add_to_address", 1)
+                if let problem = Cheat.Kind.ram(ram).problem {
+                    throw CheatFileError("\(name): cheat\(index): \(problem)")
+                }
                 // cheat_type 0 is RetroArch's "disabled" type.
                 cheats.append(
                     Cheat(
@@ -78,6 +81,9 @@ enum CheatFile {
                 )
             } else {
                 guard let code = field("code") else { throw CheatFileError("\(name): \(prefix)code is missing") }
+                if let problem = Cheat.Kind.code(code).problem {
+                    throw CheatFileError("\(name): \(prefix)code: \(problem)")
+                }
                 cheats.append(
                     Cheat(id: 0, description: description, enabled: enabled, kind: .code(code), extras: extras))
             }

@@ -10,6 +10,7 @@ extension Emulator {
         extras: [(key: String, value: String)] = []
     ) throws(Refusal) -> Int {
         if hardcore { throw .hardcore("cheats are") }
+        if let problem = kind.problem { throw Refusal(.outOfRange, problem) }
         return cheats.add(description, kind, enabled: enabled, extras: extras)
     }
 
@@ -27,10 +28,10 @@ extension Emulator {
     /// The list is unchanged when the file cannot be used.
     public func loadCheats(from path: String, append: Bool) throws(Refusal) -> Int {
         if hardcore { throw .hardcore("cheats are") }
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Refusal(.failed, "\(path): no such cheat file")
+        let data: [UInt8]
+        do { data = try BoundedFile.read(path, limit: CheatFile.maxSize) } catch {
+            throw Refusal(.failed, error.kind == .missing ? "\(path): no such cheat file" : "\(path): \(error.reason)")
         }
-        guard data.count <= CheatFile.maxSize else { throw Refusal(.failed, "\(path): too large for a cheat file") }
         let loaded: [Cheat]
         do { loaded = try CheatFile.parse(String(decoding: data, as: UTF8.self), name: path) } catch {
             throw .failed(error)

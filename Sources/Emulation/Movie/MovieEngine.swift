@@ -143,8 +143,10 @@ public final class MovieEngine {
                 """
             )
         }
+        // Errors name the movie file, so a run given several files says which one is wrong.
+        let named = path.map { "\($0): " } ?? ""
         if !problems.isEmpty && !options.force {
-            throw MovieError(problems.joined(separator: "; ") + " (force to try anyway)")
+            throw MovieError(named + problems.joined(separator: "; ") + " (force to try anyway)")
         }
         var warnings = problems
         let version = core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces)
@@ -170,7 +172,7 @@ public final class MovieEngine {
             do {
                 try emulator.restore(state, trusted: false, checkMovie: false)
             } catch {
-                throw MovieError("the movie's start state: \(error)")
+                throw MovieError("\(named)the movie's start state: \(error)")
             }
         } else {
             do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }

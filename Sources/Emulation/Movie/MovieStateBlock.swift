@@ -40,18 +40,19 @@ struct MovieStateBlock {
         let guid = String(
             decoding: UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(idLength)]), as: UTF8.self)
         offset += Int(idLength)
-        guard let frame = read(UInt64.self), let ports = read(UInt8.self), let analog = read(UInt8.self),
-            let length = read(UInt32.self), bytes.count - offset >= Int(length)
+        guard let rawFrame = read(UInt64.self), let frame = Int(exactly: rawFrame), frame <= StateContainer.maxCounter,
+            let ports = read(UInt8.self), let analog = read(UInt8.self), let length = read(UInt32.self),
+            bytes.count - offset >= Int(length)
         else { return nil }
         let records = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(length)]))
         offset += Int(length)
-        guard let log = InputLog(ports: Int(ports), analog: analog != 0, bytes: records), log.count <= Int(frame),
+        guard let log = InputLog(ports: Int(ports), analog: analog != 0, bytes: records), log.count <= frame,
             let hashCount = read(UInt32.self), Int(hashCount) <= log.count, bytes.count - offset == Int(hashCount) * 4
         else { return nil }
         var hashes: [UInt32] = []
         hashes.reserveCapacity(Int(hashCount))
         for _ in 0..<hashCount { hashes.append(read(UInt32.self)!) }
-        return MovieStateBlock(guid: guid, frame: Int(frame), log: log, ramHashes: hashes)
+        return MovieStateBlock(guid: guid, frame: frame, log: log, ramHashes: hashes)
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {

@@ -9,6 +9,8 @@ public enum MovieText {
     static let magic = "retrolua-movie 1"
     /// Largest start state accepted when reading (a corrupt size field must not allocate gigabytes).
     static let maxStateSize = 256 << 20
+    /// Largest movie file read (a start state of `maxStateSize` in base64, and input to spare).
+    static let maxFileSize = 512 << 20
 
     // MARK: Writing
 
@@ -263,7 +265,9 @@ public enum MovieText {
     /// Reads a movie file of any supported format, chosen by extension (`.rlm`, `.bk2`, `.fm2`).
     public static func read(path: String) throws(MovieError) -> Movie {
         switch (path as NSString).pathExtension.lowercased() {
-        case "bk2": return try BK2.read(path: path)
+        case "bk2":
+            do { _ = try BoundedFile.size(path) } catch { throw movieError(path, error) }
+            return try BK2.read(path: path)
         case "fm2": return try FM2.decode(try contents(path), name: path)
         default: return try decode(try contents(path), name: path)
         }
@@ -281,12 +285,12 @@ public enum MovieText {
     }
 
     static func contents(_ path: String) throws(MovieError) -> [UInt8] {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw MovieError(
-                FileManager.default.fileExists(atPath: path)
-                    ? "\(path): cannot read the movie" : "\(path): no such movie")
-        }
-        return [UInt8](data)
+        do { return try BoundedFile.read(path, limit: maxFileSize) } catch { throw movieError(path, error) }
+    }
+
+    private static func movieError(_ path: String, _ error: BoundedFile.Failure) -> MovieError {
+        MovieError(
+            error.kind == .missing ? "\(path): no such movie" : "\(path): cannot read the movie: \(error.reason)")
     }
 
     // MARK: Start state compression

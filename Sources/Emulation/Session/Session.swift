@@ -1,5 +1,6 @@
 import Foundation
 import Libretro
+import Support
 
 /// What to run: content, core and the user's settings.
 public struct SessionConfig: Sendable {
@@ -65,7 +66,7 @@ public final class Session {
         }
         let directories = CoreDirectories(
             system: paths.system, save: paths.saves,
-            coreAssets: content.map { ($0.path as NSString).deletingLastPathComponent } ?? paths.system)
+            coreAssets: content.map { FilePath.folder(of: $0.path) } ?? paths.system)
         core = try Core(path: corePath, directories: directories)
         core.options.onWarning = warn
         for file in paths.optionFiles(core: coreName, game: content?.baseName) { core.options.load(file: file) }

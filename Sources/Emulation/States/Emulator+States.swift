@@ -68,12 +68,16 @@ extension Emulator {
         emit(.stateSaved(target))
     }
 
+    /// The largest savestate file read (cores' states are kilobytes to tens of megabytes).
+    public static let maxStateFileSize = 256 << 20
+
     /// Loads a slot or file; emits `stateLoaded`. The game is untouched when it is refused.
     public func loadState(from target: StateTarget) throws(Refusal) {
         let path = try self.path(of: target)
         try refuseStateLoads()
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Refusal(.failed, "\(path): no such savestate")
+        let data: [UInt8]
+        do { data = try BoundedFile.read(path, limit: Self.maxStateFileSize) } catch {
+            throw Refusal(.failed, error.kind == .missing ? "\(path): no such savestate" : "\(path): \(error.reason)")
         }
         let problem = data.withUnsafeBytes { raw -> Refusal? in
             do throws(Refusal) { try restore(raw, trusted: false, quiet: false) } catch { return error }

@@ -32,6 +32,9 @@ public struct StateContainer {
         return out
     }
 
+    /// The largest frame or lag count a state may carry (about 150,000 years of frames at 60 Hz).
+    static let maxCounter = 1 << 48
+
     /// Bytes between the prefix and the core state: frame, lag, state size.
     static let countersSize = 20
 
@@ -85,6 +88,11 @@ public struct StateContainer {
         else {
             throw StateFormatError("truncated state header")
         }
+        // Counters past any real run would trap the frame loop's arithmetic later.
+        guard let frame = Int(exactly: frame), frame <= maxCounter, let lag = Int(exactly: lag), lag <= maxCounter
+        else {
+            throw StateFormatError("frame or lag count out of range (at most \(maxCounter))")
+        }
         let start = reader.offset
         reader.offset += Int(size)
         guard let count: UInt32 = reader.read() else { throw StateFormatError("truncated state (script data missing)") }
@@ -110,7 +118,7 @@ public struct StateContainer {
             throw StateFormatError("\(reader.remaining) unexpected bytes after the state")
         }
         return StateContainer(
-            coreNameRange: core, contentSHA1Range: sha1, frame: Int(frame), lag: Int(lag),
+            coreNameRange: core, contentSHA1Range: sha1, frame: frame, lag: lag,
             coreState: start..<start + Int(size), scriptData: data, movieBlock: movieBlock)
     }
 

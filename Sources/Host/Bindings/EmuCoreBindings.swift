@@ -42,7 +42,7 @@ extension Bindings {
                     call.newTable(fields: 5)
                     call.set("path", content.path)
                     call.set("name", content.baseName)
-                    call.set("size", content.bytes.count)
+                    call.set("size", content.size)
                     call.set("sha1", content.sha1)
                     call.set("crc32", content.crc32)
                     lua_setfield(L, -2, "rom")

@@ -2,6 +2,7 @@ import Emulation
 import Foundation
 import Libretro
 import Media
+import Support
 
 /// Turns a `RunPlan` into running parts and runs it to the end: the one place that decides the order
 /// in which a run's parts are opened (movie, session, scripts, frontend, socket) and closed (exit
@@ -19,6 +20,9 @@ public final class Run {
     /// Runs the plan; throws when the run cannot be put together (nothing is written then: no save
     /// RAM, no exit callbacks). Problems at the end (a dump, the screenshot) set the status instead.
     public func execute() throws(RunFailure) -> RunOutcome {
+        for path in plan.outputPaths {
+            do { try DurableFile.checkWritable(path) } catch { throw RunFailure("run: \(error)") }
+        }
         var config = plan.session
         var movie = plan.movie.map(RunMovie.init)
         try movie?.prepare(&config)

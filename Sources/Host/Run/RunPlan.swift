@@ -64,6 +64,13 @@ public struct RunPlan: Sendable {
         set { frontend.frameLimit = newValue }
     }
 
+    /// Files the run writes: checked before the core starts, so a bad path costs no run.
+    var outputPaths: [String] {
+        var paths = [screenshotPath, frontend.wavPath, frontend.videoPath, frontend.windowCapturePath].compactMap { $0 }
+        if case .record(let path, _, _) = movie { paths.append(path) }
+        return paths
+    }
+
     /// Nothing but the core: the leanest loop (the benchmark's baseline) serves it.
     var isBare: Bool {
         scripts.isEmpty && !frontend.window && !defaults.headless && frontend.wavPath == nil

@@ -98,7 +98,7 @@ final class Script {
         try lua.load(preludes.security.text, name: preludes.security.chunkName)
         lua_pushboolean(lua.L, host.options.trust ? 1 : 0)
         lua_pushboolean(lua.L, host.options.sandbox ? 1 : 0)
-        let folder = (path as NSString).deletingLastPathComponent
+        let folder = FilePath.folder(of: path)
         var searchPath = folder + "/?.lua;" + folder + "/?/init.lua"
         if let luaFolder = host.options.luaFolder {
             searchPath += ";" + luaFolder + "/?.lua;" + luaFolder + "/?/init.lua"
@@ -112,7 +112,7 @@ final class Script {
 
     /// Folders a sandboxed script may touch: its own folder and the data folder.
     var sandboxRoots: [String] {
-        [(path as NSString).deletingLastPathComponent, host.options.dataFolder].map {
+        [FilePath.folder(of: path), host.options.dataFolder].map {
             URL(fileURLWithPath: $0).resolvingSymlinksInPath().path
         }
     }

@@ -1,10 +1,11 @@
 import Foundation
 import Glibc
 import Libretro
+import Support
 
 /// Records the audio stream as a 16-bit stereo PCM WAV file.
 ///
-/// Durable the project's way (see `DurableFile`): samples go to `path + ".tmp"`; `close()` writes
+/// Durable the project's way (see `DurableFile`): samples go to `DurableFile.temporaryPath(for: path)`; `close()` writes
 /// the real sizes into the RIFF header, fsyncs, renames into place and fsyncs the folder, so `path`
 /// is either the old file or a complete recording, never half of one. A write error (disk full) is
 /// remembered, later samples are dropped, and `close()` reports it and removes the temporary file.
@@ -26,14 +27,9 @@ public final class WAVFileOutput: AudioOutput {
     public init(path: String, sampleRate: Int) throws(RetroError) {
         self.path = path
         self.sampleRate = sampleRate
-        temporaryPath = path + ".tmp"
-        let folder = Self.folder(of: path)
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw .fileWrite(path: path, reason: "cannot create folder \(folder)")
-        }
-        guard let file = fopen(temporaryPath, "wb") else {
+        temporaryPath = DurableFile.temporaryPath(for: path)
+        do { try DurableFile.prepare(path) } catch { throw RetroError(error) }
+        guard let file = fopen(temporaryPath, "wbe") else {
             throw .fileWrite(path: path, reason: String(cString: strerror(errno)))
         }
         self.file = file
@@ -76,16 +72,11 @@ public final class WAVFileOutput: AudioOutput {
         if failure == nil && fflush(file) != 0 { failure = String(cString: strerror(errno)) }
         if failure == nil && fsync(fileno(file)) != 0 { failure = String(cString: strerror(errno)) }
         if fclose(file) != 0 && failure == nil { failure = String(cString: strerror(errno)) }
-        if failure == nil && rename(temporaryPath, path) != 0 { failure = String(cString: strerror(errno)) }
         if let failure {
             unlink(temporaryPath)
             throw .fileWrite(path: path, reason: failure)
         }
-        let folderFD = open(Self.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if folderFD >= 0 {
-            fsync(folderFD)
-            Glibc.close(folderFD)
-        }
+        do { try DurableFile.commit(temporaryPath, to: path) } catch { throw RetroError(error) }
     }
 
     private func writeHeader(dataBytes: Int) {
@@ -112,10 +103,5 @@ public final class WAVFileOutput: AudioOutput {
         if fwrite(header, 1, header.count, file) != header.count {
             failure = String(cString: strerror(errno))
         }
-    }
-
-    private static func folder(of path: String) -> String {
-        let folder = (path as NSString).deletingLastPathComponent
-        return folder.isEmpty ? "." : folder
     }
 }
