@@ -94,7 +94,9 @@ extension Core {
         if let checked = checkedRegions[id.rawValue], checked.pointer == pointer, checked.size == size {
             return checked
         }
-        let names: [MemoryRegionID: String] = [.saveRAM: "save RAM", .rtc: "RTC", .systemRAM: "system RAM", .videoRAM: "video RAM"]
+        let names: [MemoryRegionID: String] = [
+            .saveRAM: "save RAM", .rtc: "RTC", .systemRAM: "system RAM", .videoRAM: "video RAM",
+        ]
         guard let region = checkedRegion(names[id] ?? "memory", pointer: pointer, size: size) else { return nil }
         checkedRegions[id.rawValue] = region
         return region

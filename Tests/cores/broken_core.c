@@ -103,6 +103,9 @@ void retro_get_system_info(struct retro_system_info *info) {
     info->library_name = "broken";
     info->library_version = "1";
     info->valid_extensions = "brk";
+#ifdef MODE_HANG_INIT
+    info->valid_extensions = "hang"; /* Chosen only for its own content: it hangs when started. */
+#endif
 }
 
 void retro_get_system_av_info(struct retro_system_av_info *info) {

@@ -41,6 +41,7 @@ extension Session {
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return RunReport(
-            frames: frameCount - framesBefore, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
+            frames: frameCount - framesBefore, seconds: seconds, lagFrames: lagCount - lagBefore,
+            lastFrame: core.currentFrame())
     }
 }
