@@ -35,8 +35,13 @@ public struct AVInfo: Sendable, Equatable {
         maxWidth = Int(raw.geometry.max_width)
         maxHeight = Int(raw.geometry.max_height)
         aspectRatio = AVInfo.aspect(Double(raw.geometry.aspect_ratio), baseWidth, baseHeight)
-        fps = raw.timing.fps
-        sampleRate = raw.timing.sample_rate
+        (baseWidth, baseHeight, maxWidth, maxHeight) = (
+            AVInfo.side(baseWidth), AVInfo.side(baseHeight), AVInfo.side(maxWidth), AVInfo.side(maxHeight)
+        )
+        // Timing feeds divisions and integer conversions: a core's nonsense becomes the usual values.
+        fps = raw.timing.fps.isFinite && raw.timing.fps >= 1 && raw.timing.fps <= 1000 ? raw.timing.fps : 60
+        let rate = raw.timing.sample_rate
+        sampleRate = rate.isFinite && rate >= 1000 && rate <= 1_000_000 ? rate : 48000
     }
 
     mutating func apply(geometry raw: retro_game_geometry) {
@@ -46,10 +51,16 @@ public struct AVInfo: Sendable, Equatable {
         maxWidth = max(maxWidth, Int(raw.max_width), baseWidth)
         maxHeight = max(maxHeight, Int(raw.max_height), baseHeight)
         aspectRatio = AVInfo.aspect(Double(raw.aspect_ratio), baseWidth, baseHeight)
+        (baseWidth, baseHeight, maxWidth, maxHeight) = (
+            AVInfo.side(baseWidth), AVInfo.side(baseHeight), AVInfo.side(maxWidth), AVInfo.side(maxHeight)
+        )
     }
 
+    /// Sizes past the largest believable frame side are clamped: windows and buffers follow them.
+    static func side(_ value: Int) -> Int { min(value, 16384) }
+
     static func aspect(_ given: Double, _ width: Int, _ height: Int) -> Double {
-        if given > 0 { return given }
+        if given.isFinite && given > 0.01 && given < 100 { return given }
         return height > 0 ? Double(width) / Double(height) : 4.0 / 3.0
     }
 }

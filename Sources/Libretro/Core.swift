@@ -31,6 +31,9 @@ public final class Core {
     public let options = CoreOptions()
     let symbols: CoreSymbols
     private var handle: UnsafeMutableRawPointer?
+    /// Set once `retro_load_game` succeeded: only then may `retro_unload_game` be called (some cores
+    /// crash unloading a game they refused).
+    private var gameLoaded = false
     let strings = CStringStore()
 
     // What the core told us through the environment.
@@ -73,12 +76,19 @@ public final class Core {
     public var onMessage: ((String) -> Void)?
     private var singleSamples: [Int16] = []
     private var cachedSerializeSize: Int?
+    /// Buffers already checked to be readable, so a core that reuses its buffers pays for one check.
+    var checkedFrameBuffers: [(pointer: UnsafeRawPointer, span: Int)] = []
+    var checkedAudioBuffer: (pointer: UnsafeRawPointer, span: Int)?
+    var checkedRegions: [UInt32: (pointer: UnsafeMutableRawPointer, size: Int)] = [:]
+    /// Misbehaviours already reported (each once per run).
+    var reportedProblems = Set<String>()
 
     /// Loads the core library, checks it speaks libretro v1, and initialises it.
     public init(path: String, directories: CoreDirectories) throws(RetroError) {
         guard Core.current == nil else { fatalError("Core: only one core may be loaded at a time") }
         self.path = path
         self.directories = directories
+        try CoreFile.check(path: path)
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             throw .notALibrary(path: path, reason: dlerror().map { String(cString: $0) } ?? "unknown error")
         }
@@ -129,6 +139,7 @@ public final class Core {
             loaded = Core.withStdoutOnStderr { symbols.loadGame(nil) }
             if !loaded { throw .loadGameFailed(path: "(no content)", core: systemInfo.libraryName) }
         }
+        gameLoaded = true
         var av = retro_system_av_info()
         symbols.getSystemAVInfo(&av)
         avInfo = AVInfo(av)
@@ -164,8 +175,7 @@ public final class Core {
 
     /// The core's savestate, or an error when it cannot make one now.
     public func serialize() throws(RetroError) -> [UInt8] {
-        let size = serializeSize
-        guard size > 0 else { throw .stateUnsupported(core: systemInfo.libraryName) }
+        let size = try stateSize()
         var bytes = [UInt8](repeating: 0, count: size)
         let ok = bytes.withUnsafeMutableBytes { symbols.serialize($0.baseAddress, size) }
         guard ok else { throw .stateRejected(reason: "\(systemInfo.libraryName) could not serialize its state now") }
@@ -208,7 +218,27 @@ public final class Core {
 
     /// The size `serialize` needs now. Some cores serialize just to measure, so the answer is
     /// cached until the next frame or reset (or load, for cores whose state size varies).
+    /// 0 when the core has no state now or reports an implausible size (see `stateSize`).
     public var serializeSize: Int {
+        let size = reportedSerializeSize
+        return size > 0 && size <= Core.maxStateSize ? size : 0
+    }
+
+    /// The size `serialize` needs now, or why there is none: a size beyond `maxStateSize` (or one
+    /// that wrapped negative) is a core's lie, refused before any memory is set aside for it.
+    public func stateSize() throws(RetroError) -> Int {
+        let size = reportedSerializeSize
+        guard size != 0 else { throw .stateUnsupported(core: systemInfo.libraryName) }
+        guard size > 0, size <= Core.maxStateSize else {
+            throw .implausibleSize(core: systemInfo.libraryName, what: "savestate", size: UInt(bitPattern: size))
+        }
+        return size
+    }
+
+    /// 512 MiB: more than any console's state (N64 with expansion pak, Saturn: tens of MiB).
+    public static let maxStateSize = 512 << 20
+
+    private var reportedSerializeSize: Int {
         if let cachedSerializeSize { return cachedSerializeSize }
         let size = symbols.serializeSize()
         cachedSerializeSize = size
@@ -225,7 +255,8 @@ public final class Core {
     /// Unloads the game and the core. The `Core` is unusable afterwards.
     public func close() {
         guard let handle else { return }
-        symbols.unloadGame()
+        if gameLoaded { symbols.unloadGame() }
+        gameLoaded = false
         symbols.deinitialize()
         Core.current = nil
         dlclose(handle)
@@ -246,6 +277,10 @@ public final class Core {
 
     @inline(__always)
     func videoRefresh(_ data: UnsafeRawPointer?, _ width: Int, _ height: Int, _ pitch: Int) {
+        if let data, !frameIsSafe(data, width, height, pitch) {
+            forgetFrame()  // Nothing of a frame that lies about its size is read; the picture goes blank.
+            return
+        }
         if let data {
             lastFrameData = data
             frameWidth = width
@@ -255,6 +290,14 @@ public final class Core {
             dupedFrames += 1
         }
         onVideo?(data, width, height, pitch)
+    }
+
+    /// Drops the last frame: after a format or geometry change its size no longer vouches for it.
+    func forgetFrame() {
+        lastFrameData = nil
+        frameWidth = 0
+        frameHeight = 0
+        checkedFrameBuffers.removeAll()
     }
 
     /// The core's last frame, in place (valid until its next frame): for presenting without a copy.
@@ -272,6 +315,7 @@ public final class Core {
 
     @inline(__always)
     func audioBatch(_ samples: UnsafePointer<Int16>, _ frames: Int) {
+        guard audioBatchIsSafe(samples, frames) else { return }
         if audioEnabled { onAudio?(samples, frames) }
     }
 

@@ -11,6 +11,8 @@ public struct InstalledCore: Sendable, Equatable {
     public let displayName: String
     public let systems: [String]
     public let extensions: [String]
+    /// Why the core cannot be used (not a library, truncated, crashed or hung when probed), if so.
+    public var problem: String? = nil
 }
 
 /// Finds cores by name, by path, or by the content they take.
@@ -20,6 +22,7 @@ public struct InstalledCore: Sendable, Equatable {
 /// display names and systems from `.info` (RetroArch) or `.libretro` (Debian) files beside it.
 public struct CoreLocator: Sendable {
     public let searchFolders: [String]
+    public let prober: CoreProbe
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         var folders: [String] = []
@@ -31,21 +34,25 @@ public struct CoreLocator: Sendable {
         folders.append(config + "/retroarch/cores")
         folders += ["/usr/lib/x86_64-linux-gnu/libretro", "/usr/lib/aarch64-linux-gnu/libretro", "/usr/lib/libretro"]
         searchFolders = folders
+        prober = CoreProbe(environment: environment)
     }
 
     /// Every core file in the search folders; the first folder wins when a name repeats.
     public func installed() -> [InstalledCore] {
         var seen = Set<String>()
-        var cores: [InstalledCore] = []
+        var found: [(path: String, name: String)] = []
         for folder in searchFolders {
             guard let files = try? FileManager.default.contentsOfDirectory(atPath: folder) else { continue }
             for file in files.sorted() where file.hasSuffix("_libretro.so") {
                 let name = String(file.dropLast("_libretro.so".count))
                 guard seen.insert(name).inserted else { continue }
-                cores.append(describe(path: folder + "/" + file, name: name))
+                found.append((folder + "/" + file, name))
             }
         }
-        return cores
+        // Only cores whose info files give no extensions are probed (in a child, cached).
+        let unknown = found.filter { CoreLocator.infoFile(for: $0.path, name: $0.name).extensions.isEmpty }
+        let probes = prober.results(for: unknown.map(\.path))
+        return found.map { describe(path: $0.path, name: $0.name, probe: probes[$0.path]) }
     }
 
     /// Resolves `--core`: a path (contains `/` or ends in `.so`) or a short name.
@@ -72,19 +79,27 @@ public struct CoreLocator: Sendable {
         let ranked = cores.sorted {
             (preferred.firstIndex(of: $0.name) ?? 99) < (preferred.firstIndex(of: $1.name) ?? 99)
         }
-        if let match = ranked.first(where: { $0.extensions.contains(ext) }) { return match }
+        if let match = ranked.first(where: { $0.problem == nil && $0.extensions.contains(ext) }) { return match }
         throw .noCoreForContent(path: contentPath, installed: cores.map(\.name))
     }
 
     /// Reads a core's description: extensions from the library, names from its info file.
-    public func describe(path: String, name: String) -> InstalledCore {
-        let probe = CoreLocator.probe(path: path)
+    /// Info files first: only a core they do not describe is probed (`probe`, else a child now).
+    public func describe(path: String, name: String, probe given: CoreProbeResult? = nil) -> InstalledCore {
         let info = CoreLocator.infoFile(for: path, name: name)
-        let extensions = info.extensions.isEmpty ? (probe?.validExtensions ?? []) : info.extensions
+        var probe = given
+        var problem: String?
+        if info.extensions.isEmpty {
+            if probe == nil { probe = prober.results(for: [path])[path] }
+            problem = probe?.problem
+        } else {
+            do { try CoreFile.check(path: path) } catch { problem = error.description }
+        }
+        let extensions = info.extensions.isEmpty ? (probe?.extensions ?? []) : info.extensions
         return InstalledCore(
             name: name, path: path,
             displayName: info.displayName ?? probe?.libraryName ?? name,
-            systems: info.systems, extensions: extensions)
+            systems: info.systems, extensions: extensions, problem: problem)
     }
 
     /// `retro_get_system_info` without `retro_init` (the API allows it), then the library is closed again.

@@ -16,15 +16,18 @@ extension Core {
         // Video.
         case RETRO_ENVIRONMENT_SET_PIXEL_FORMAT:
             guard let raw = data?.load(as: UInt32.self), let format = PixelFormat(rawValue: raw) else { return false }
+            if format != pixelFormat { forgetFrame() }
             pixelFormat = format
             return true
         case RETRO_ENVIRONMENT_SET_GEOMETRY:
             guard let data, avInfo != nil else { return false }
             avInfo!.apply(geometry: data.load(as: retro_game_geometry.self))
+            forgetFrame()
             return true
         case RETRO_ENVIRONMENT_SET_SYSTEM_AV_INFO:
             guard let data else { return false }
             avInfo = AVInfo(data.load(as: retro_system_av_info.self))
+            forgetFrame()
             return true
         case RETRO_ENVIRONMENT_SET_ROTATION:
             guard let data else { return false }
@@ -143,7 +146,10 @@ extension Core {
             guard let data else { return false }
             var item = data.assumingMemoryBound(to: retro_input_descriptor.self)
             var list: [InputDescriptor] = []
-            while let description = item.pointee.description {
+            // A list without its NULL end is cut off where it stops being readable, or at a sane length.
+            while list.count < 1024, rs_is_readable(item, MemoryLayout<retro_input_descriptor>.stride) != 0,
+                let description = item.pointee.description
+            {
                 list.append(
                     InputDescriptor(
                         port: Int(item.pointee.port), device: Int(item.pointee.device),
@@ -157,9 +163,15 @@ extension Core {
             guard let data else { return false }
             var item = data.assumingMemoryBound(to: retro_controller_info.self)
             var ports: [[ControllerType]] = []
-            while let types = item.pointee.types {
+            while ports.count < InputState.maxPorts,
+                rs_is_readable(item, MemoryLayout<retro_controller_info>.stride) != 0, let types = item.pointee.types
+            {
+                let count = min(Int(item.pointee.num_types), 256)
+                guard rs_is_readable(types, count * MemoryLayout<retro_controller_description>.stride) != 0 else {
+                    break
+                }
                 ports.append(
-                    (0..<Int(item.pointee.num_types)).map {
+                    (0..<count).map {
                         ControllerType(description: types[$0].desc.map { String(cString: $0) } ?? "", id: types[$0].id)
                     })
                 item += 1
@@ -176,7 +188,7 @@ extension Core {
             guard let map = data?.load(as: retro_memory_map.self), let descriptors = map.descriptors else {
                 return false
             }
-            memoryDescriptors = (0..<Int(map.num_descriptors)).map { MemoryDescriptor(descriptors[$0]) }
+            memoryDescriptors = acceptMemoryMap(descriptors, count: Int(map.num_descriptors))
             return true
         case RETRO_ENVIRONMENT_SET_SERIALIZATION_QUIRKS:
             guard let data else { return false }

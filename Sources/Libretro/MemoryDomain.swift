@@ -1,4 +1,5 @@
 import CLibretro
+import CRetroShim
 
 /// A named, directly addressable block of the emulated machine's memory.
 public struct MemoryDomain: @unchecked Sendable {
@@ -85,10 +86,61 @@ extension Core {
         }
     }
 
-    /// `retro_get_memory_data`/`size` for one region id, or nil when the core has none.
+    /// `retro_get_memory_data`/`size` for one region id, or nil when the core has none (or reports a
+    /// size its memory does not have: checked once per pointer and size).
     public func memoryRegion(_ id: MemoryRegionID) -> (pointer: UnsafeMutableRawPointer, size: Int)? {
-        guard let pointer = symbols.getMemoryData(id.rawValue) else { return nil }
+        let pointer = symbols.getMemoryData(id.rawValue)
         let size = symbols.getMemorySize(id.rawValue)
-        return size > 0 ? (pointer, size) : nil
+        if let checked = checkedRegions[id.rawValue], checked.pointer == pointer, checked.size == size {
+            return checked
+        }
+        let names: [MemoryRegionID: String] = [
+            .saveRAM: "save RAM", .rtc: "RTC", .systemRAM: "system RAM", .videoRAM: "video RAM",
+        ]
+        guard let region = checkedRegion(names[id] ?? "memory", pointer: pointer, size: size) else { return nil }
+        checkedRegions[id.rawValue] = region
+        return region
+    }
+
+    /// SET_MEMORY_MAPS: the descriptors whose numbers add up and whose memory is readable; the rest are
+    /// dropped with a warning (a descriptor past the end of the address space, a block the core does not own).
+    func acceptMemoryMap(_ list: UnsafePointer<retro_memory_descriptor>, count: Int) -> [MemoryDescriptor] {
+        let stride = MemoryLayout<retro_memory_descriptor>.stride
+        guard count <= Core.maxMemoryDescriptors, rs_is_readable(list, count * stride) != 0 else {
+            reportOnce("memory map", "a memory map of \(count) descriptors that are not readable memory")
+            return []
+        }
+        var accepted: [MemoryDescriptor] = []
+        for index in 0..<count {
+            let raw = list[index]
+            if let problem = Core.problem(with: raw) {
+                reportOnce("memory map \(index)", "memory-map descriptor \(index): \(problem)")
+                continue
+            }
+            accepted.append(MemoryDescriptor(raw))
+        }
+        return accepted
+    }
+
+    /// Thousands of descriptors are already many (fceumm's are 1 KiB each).
+    static let maxMemoryDescriptors = 1 << 16
+
+    /// What is wrong with a descriptor, if anything.
+    private static func problem(with raw: retro_memory_descriptor) -> String? {
+        let hex = { (value: Int) in "0x" + String(UInt(bitPattern: value), radix: 16, uppercase: true) }
+        guard raw.start >= 0, raw.len >= 0, raw.offset >= 0 else {
+            return "start \(hex(raw.start)), length \(hex(raw.len)) or offset \(hex(raw.offset)) out of range"
+        }
+        guard raw.len <= maxRegionSize, !raw.start.addingReportingOverflow(raw.len).overflow else {
+            return "start \(hex(raw.start)) + length \(hex(raw.len)) overflows"
+        }
+        guard let pointer = raw.ptr, raw.len > 0 else { return nil }  // Open bus, or nothing to read.
+        let (end, wraps) = UInt(bitPattern: Int(bitPattern: pointer)).addingReportingOverflow(UInt(raw.offset))
+        guard !wraps, !end.addingReportingOverflow(UInt(raw.len)).overflow,
+            rs_is_readable(pointer + raw.offset, raw.len) != 0
+        else {
+            return "\(hex(raw.len)) bytes at offset \(hex(raw.offset)) are not readable memory"
+        }
+        return nil
     }
 }

@@ -15,6 +15,8 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
     case stateUnsupported(core: String)
     case stateRejected(reason: String)
     case fileWrite(path: String, reason: String)
+    /// A size the core reported that no real machine needs (a savestate of 2^62 bytes).
+    case implausibleSize(core: String, what: String, size: UInt)
 
     public var description: String {
         switch self {
@@ -58,6 +60,8 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
             return "savestate rejected: \(reason)"
         case let .fileWrite(path, reason):
             return FileWriteError(path: path, reason: reason).description
+        case let .implausibleSize(core, what, size):
+            return "core '\(core)' reports a \(what) size of \(size) bytes, more than Retrolua accepts; refused"
         }
     }
 }

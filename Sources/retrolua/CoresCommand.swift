@@ -29,7 +29,20 @@ enum CoresCommand {
             print("    systems:    \(core.systems.isEmpty ? "-" : core.systems.joined(separator: ", "))")
             print("    extensions: \(core.extensions.map { "." + $0 }.joined(separator: " "))")
             print("    path:       \(core.path)")
+            if let problem = core.problem { print("    unusable:   \(problem)") }
         }
+    }
+}
+
+/// `retrolua probe-core PATH`: what one core says about itself, as JSON on stdout, for `CoreProbe` (which
+/// runs it in a child so a core that crashes or hangs while loading only takes this process down).
+enum ProbeCoreCommand {
+    static func main(_ raw: [String]) {
+        guard raw.count == 1 else { fail("probe-core: expected one core path", code: Exit.usage) }
+        let result = CoreProbe.probeHere(raw[0])
+        guard let data = try? JSONEncoder().encode(result) else { exit(Exit.failure) }
+        FileHandle.standardOutput.write(data)
+        exit(0)
     }
 }
 

@@ -39,6 +39,7 @@ case "info": InfoCommand.main(arguments)
 case "movie": MovieCommand.main(arguments)
 case "batch": BatchCommand.main(arguments)
 case "docs": DocsCommand.main(arguments)
+case "probe-core": ProbeCoreCommand.main(arguments)  // Hidden: the child that asks one core about itself.
 case "--help", "-h", "help": print(usage)
 default: fail("unknown command '\(command)'\n\(usage)", code: Exit.usage)
 }

@@ -60,7 +60,7 @@ enum Fixtures {
     @discardableResult
     static func cli(
         _ arguments: [String], home: String = temporaryFolder(), environment extra: [String: String] = [:],
-        executable: String? = nil, arguments override: [String]? = nil
+        executable: String? = nil, arguments override: [String]? = nil, timeout: Double = 120
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable ?? binary)
@@ -69,6 +69,7 @@ enum Fixtures {
         environment["HOME"] = home
         environment["XDG_DATA_HOME"] = nil
         environment["XDG_CONFIG_HOME"] = nil
+        environment["XDG_CACHE_HOME"] = nil
         // Headless unless a test brings its own display.
         environment["DISPLAY"] = nil
         environment["WAYLAND_DISPLAY"] = nil
@@ -79,7 +80,7 @@ enum Fixtures {
         process.standardError = err
         try process.run()
         // A run that hangs fails its test instead of the whole suite.
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [process] in
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         let outData = out.fileHandleForReading.readDataToEndOfFile()

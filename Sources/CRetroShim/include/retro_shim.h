@@ -15,4 +15,8 @@ void rs_log_printf(enum retro_log_level level, const char *fmt, ...);
 /// `rs_log_printf` as a value: Swift cannot name a variadic C function.
 retro_log_printf_t rs_log_printf_pointer(void);
 
+/// 1 when every byte of `length` bytes at `pointer` can be read (checked page by page without
+/// touching the memory), 0 when some page is unmapped or unreadable: for sizes cores report.
+int rs_is_readable(const void *pointer, size_t length);
+
 #endif

@@ -25,8 +25,8 @@ extension Emulator {
     /// The layout of a state made now; refused inside the input poll or when the core cannot save.
     public func stateLayout() throws(Refusal) -> StateLayout {
         try refuseDuringInputPoll()
-        let size = session.core.serializeSize
-        guard size > 0 else { throw .failed(RetroError.stateUnsupported(core: session.core.systemInfo.libraryName)) }
+        let size: Int
+        do { size = try session.core.stateSize() } catch { throw .failed(error) }
         let block = movie.stateBlock()
         return StateLayout(
             coreSize: size, trailer: StateContainer.trailer(scriptData, movieBlock: block),

@@ -169,7 +169,10 @@ public final class Frontend {
         var frames = 0
         var progress = ProgressLine(enabled: options.progress && !video.isVisible && isatty(2) != 0)
         defer { progress.finish() }
-        while host.emulator.exitCode == nil && !quitRequested && !StopSignals.isRequested {
+        // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked, as closing the window does.
+        while host.emulator.exitCode == nil && !quitRequested && !StopSignals.isRequested
+            && !session.core.shutdownRequested
+        {
             if let limit = options.frameLimit, frames >= limit { break }
             // Headless with no limit: done once no script has anything left to do.
             if options.frameLimit == nil && !video.isVisible && !host.hasActiveScripts { break }

@@ -26,20 +26,22 @@ extension Session {
     /// Runs `frames` frames as fast as the core goes. Only the last frame is copied out,
     /// so the loop costs no more than the core itself.
     public func runHeadless(frames: Int, progress showProgress: Bool = false) -> RunReport {
-        let lagBefore = lagCount
+        let lagBefore = lagCount, framesBefore = frameCount
         let start = DispatchTime.now().uptimeNanoseconds
         if showProgress {
             var progress = ProgressLine()
-            for frame in 1...max(frames, 1) where frame <= frames {
+            for frame in 1...max(frames, 1) where frame <= frames && !core.shutdownRequested {
                 runFrame()
                 progress.update(frames: frame, of: frames)
             }
             progress.finish()
         } else {
-            for _ in 0..<frames { runFrame() }
+            // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked.
+            for _ in 0..<frames where !core.shutdownRequested { runFrame() }
         }
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return RunReport(
-            frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
+            frames: frameCount - framesBefore, seconds: seconds, lagFrames: lagCount - lagBefore,
+            lastFrame: core.currentFrame())
     }
 }
