@@ -9,20 +9,28 @@ import Libretro
 final class AchievementsTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
+    /// achievements_test.lua: rcheevos' semantics; achievements_limits_test.lua: measured values and hostile input.
     func testThePureLuaEngineSuitePassesUnderStockLua() throws {
-        let result = try Fixtures.cli(
-            [], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/achievements_test.lua"])
-        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        XCTAssertTrue(result.stdout.contains("ok "), result.stdout)
+        for suite in ["achievements_test.lua", "achievements_limits_test.lua"] {
+            let result = try Fixtures.cli(
+                [], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/" + suite])
+            XCTAssertEqual(result.status, 0, suite + ": " + result.stdout + result.stderr)
+            XCTAssertTrue(result.stdout.contains("ok "), suite + ": " + result.stdout)
+        }
     }
 
     /// A harness with the demo's achievement set installed and the default achievements script loaded.
-    private func harness(settings: String? = nil, folder: String? = nil) throws -> ScriptHarness {
+    /// `set` replaces the demo's set with that JSON text.
+    private func harness(settings: String? = nil, folder: String? = nil, set: String? = nil) throws -> ScriptHarness {
         let harness = try ScriptHarness()
         let config = harness.folder + "/config"
         try FileManager.default.createDirectory(atPath: config + "/achievements", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(
-            atPath: Fixtures.root + "/examples/achievements/demo.json", toPath: config + "/achievements/demo.json")
+        if let set {
+            try set.write(toFile: config + "/achievements/demo.json", atomically: true, encoding: .utf8)
+        } else {
+            try FileManager.default.copyItem(
+                atPath: Fixtures.root + "/examples/achievements/demo.json", toPath: config + "/achievements/demo.json")
+        }
         if let settings { try settings.write(toFile: config + "/achievements.lua", atomically: true, encoding: .utf8) }
         if let folder {
             try? FileManager.default.createDirectory(
@@ -82,6 +90,34 @@ final class AchievementsTests: XCTestCase {
         let again = try self.harness(folder: harness.folder)
         XCTAssertTrue(again.errors.contains("Retrolua NES demo: 0 achievements to earn"), again.errors)
         again.close()
+    }
+
+    /// Valid JSON that is not a set, and sets with fields of the wrong types: a message naming the file, no crash.
+    func testMalformedSetsAreReportedNotFatal() throws {
+        let cases: [(json: String, expected: String)] = [
+            ("42", "the top level must be an object (the game's PatchData), not a number"),
+            ("[1, 2]", "the top level must be an object (the game's PatchData), not an array"),
+            ("\"text\"", "not a string"),
+            ("{\"Achievements\": 5}", "'Achievements' must be an array, ignored"),
+            ("{\"Achievements\": [1, {\"ID\": \"x\"}]}", "achievement #1 skipped: no integer ID"),
+            (
+                "{\"Achievements\": [{\"ID\": 7, \"MemAddr\": 5, \"Title\": {}, \"Points\": \"many\"}],"
+                    + " \"Leaderboards\": [true, {\"Mem\": []}], \"RichPresencePatch\": \"Display:\\n@Number(0xZ)\"}",
+                "leaderboard '#1' skipped"
+            ),
+            ("{\"PatchData\": 3, \"Title\": [], \"ConsoleID\": \"NES\"}", ": 0 achievements to earn, 0 leaderboards"),
+        ]
+        for (json, expected) in cases {
+            let harness = try harness(set: json)
+            harness.run(2)
+            for failure in harness.failures { XCTFail("\(json): \(failure.message)") }
+            let messages = harness.errors
+            XCTAssertTrue(messages.contains(expected), "\(json): missing '\(expected)' in:\n\(messages)")
+            if expected.hasPrefix("the top level") || expected.hasPrefix("not a") {
+                XCTAssertTrue(messages.contains("/config/achievements/demo.json: "), "names the file: \(messages)")
+            }
+            harness.close()
+        }
     }
 
     func testHardcoreFromTheSettings() throws {

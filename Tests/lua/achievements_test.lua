@@ -488,7 +488,7 @@ do
   check("measured not percent", pct, false)
   m:u8(1, 25)
   check("measured triggers", t:update(m.peek), "triggered")
-  check("measured after trigger", (t:measured()), 0)
+  check("measured after trigger keeps the triggering frame's value", (t:measured()), 25)
 
   local g = assert(ra.trigger("G:0xH0001>=100"))
   g:update(m.peek)
@@ -524,7 +524,7 @@ do
   check("measured takes max over alts", (alt:measured()), 70)
 
   local unk = assert(ra.trigger("M:0xH0001>=100"))
-  check("measured before first frame", (unk:measured()), 0)
+  check("measured before first frame is unknown", (unk:measured()), nil)
 
   run("primed", "0xH0000=1_T:0xH0001=5", memory(), {
     { nil, "active" },

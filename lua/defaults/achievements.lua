@@ -25,13 +25,32 @@ local ra_memory = require("retrolua.ra_memory")
 
 local data, problem = json.decode(text)
 if not data then return emu.message("achievements: " .. file .. ": " .. problem) end
-data = data.PatchData or data
+if type(data) == "table" and type(data.PatchData) == "table" then data = data.PatchData end
+-- A set is an object; every field is checked before use, so a malformed file is reported, never a crash.
+if type(data) ~= "table" or data[1] ~= nil then
+  return emu.message("achievements: " .. file .. ": the top level must be an object (the game's PatchData), not "
+                     .. (type(data) == "table" and "an array" or "a " .. type(data)))
+end
+local function list(name)
+  local value = data[name]
+  if value == nil then return {} end
+  if type(value) ~= "table" then
+    emu.message(string.format("achievements: %s: '%s' must be an array, ignored", file, name))
+    return {}
+  end
+  return value
+end
+local function text_of(value, default)
+  if type(value) == "string" then return value end
+  if math.type(value) == "integer" then return tostring(value) end
+  return default
+end
 
 -- RetroAchievements console IDs for the systems libretro info files name.
 local CONSOLES = { ["Nintendo Entertainment System"] = 7, ["Game Boy"] = 4, ["Game Boy Color"] = 6,
                    ["Game Boy Advance"] = 5, ["Super Nintendo Entertainment System"] = 3, ["Sega Genesis"] = 1,
                    ["Mega Drive"] = 1 }
-local console_id = data.ConsoleID or CONSOLES[emu.info().system or ""]
+local console_id = math.type(data.ConsoleID) == "integer" and data.ConsoleID or CONSOLES[emu.info().system or ""]
 -- Snapshots: the core's regions copied once per frame, so hundreds of conditions cost no host calls.
 local peek, refresh = ra_memory.peek(console_id, memory, { snapshot = true })
 if not peek then return emu.message("achievements: " .. refresh) end
@@ -51,31 +70,44 @@ end
 
 -- Compile everything once; a definition rcheevos would reject is reported and skipped.
 local achievements, leaderboards = {}, {}
-for _, entry in ipairs(data.Achievements or {}) do
-  local official = entry.Flags == nil or entry.Flags == 3
-  if (official or settings.unofficial) and not unlocked[entry.ID] then
-    local trigger, err = ra.trigger(entry.MemAddr or "")
-    if trigger then
-      achievements[#achievements + 1] = { id = entry.ID, title = entry.Title or "?", points = entry.Points or 0,
-                                          trigger = trigger, official = official }
-    else
-      console.warn(string.format("achievements: '%s' (%s) skipped: %s\n", entry.Title, tostring(entry.ID), err))
+for index, entry in ipairs(list("Achievements")) do
+  local id = type(entry) == "table" and math.type(entry.ID) == "integer" and entry.ID or nil
+  if id == nil then
+    console.warn(string.format("achievements: %s: achievement #%d skipped: no integer ID\n", file, index))
+  else
+    local official = entry.Flags == nil or entry.Flags == 3
+    local title = text_of(entry.Title, "?")
+    if (official or settings.unofficial) and not unlocked[id] then
+      local trigger, err = ra.trigger(type(entry.MemAddr) == "string" and entry.MemAddr or "")
+      if trigger then
+        local points = math.type(entry.Points) == "integer" and entry.Points or 0
+        achievements[#achievements + 1] = { id = id, title = title, points = points, trigger = trigger,
+                                            official = official }
+      else
+        console.warn(string.format("achievements: '%s' (%d) skipped: %s\n", title, id, err))
+      end
     end
   end
 end
-for _, entry in ipairs(data.Leaderboards or {}) do
-  local board, err = ra.leaderboard(entry.Mem or "")
+for index, entry in ipairs(list("Leaderboards")) do
+  local title = type(entry) == "table" and text_of(entry.Title, "?") or "#" .. index
+  local board, err = ra.leaderboard(type(entry) == "table" and type(entry.Mem) == "string" and entry.Mem or "")
   if board then
-    leaderboards[#leaderboards + 1] = { title = entry.Title or "?", format = entry.Format or "VALUE", board = board, state = "inactive" }
+    leaderboards[#leaderboards + 1] = { title = title, format = text_of(entry.Format, "VALUE"), board = board,
+                                        state = "inactive" }
   else
-    console.warn(string.format("achievements: leaderboard '%s' skipped: %s\n", entry.Title, err))
+    console.warn(string.format("achievements: leaderboard '%s' skipped: %s\n", title, err))
   end
 end
-local presence = data.RichPresencePatch and data.RichPresencePatch ~= "" and ra.richpresence(data.RichPresencePatch)
+local presence
+if type(data.RichPresencePatch) == "string" and data.RichPresencePatch ~= "" then
+  local script, err = ra.richpresence(data.RichPresencePatch)
+  if script then presence = script else console.warn("achievements: rich presence ignored: " .. err .. "\n") end
+end
 local presence_text = ""
 
 if settings.hardcore then emu.hardcore(true) end
-emu.message(string.format("%s: %d achievements to earn, %d leaderboards%s", data.Title or rom.name, #achievements,
+emu.message(string.format("%s: %d achievements to earn, %d leaderboards%s", text_of(data.Title, rom.name), #achievements,
                           #leaderboards, emu.hardcore() and " (hardcore)" or ""))
 
 local function formatted(value, format)
@@ -88,13 +120,16 @@ event.on("frame_end", function()
   for i = #achievements, 1, -1 do
     local achievement = achievements[i]
     local state = achievement.trigger:update(peek)
-    -- Progress of measured achievements, as RetroArch pops it up: when the count goes up.
+    -- Progress of measured achievements, as RetroArch pops it up: when the count goes up (a value is unknown,
+    -- nil, until a frame measured it: after a reset or a state load the count starts over).
     local value, target, percent = achievement.trigger:measured()
-    if target > 0 and value > (achievement.progress or 0) and value < target and state ~= "triggered" then
-      emu.message(percent and string.format("%s: %d%%", achievement.title, value * 100 // target)
-                  or string.format("%s: %d/%d", achievement.title, value, target))
+    if value ~= nil then
+      if target > 0 and value > (achievement.progress or 0) and value < target and state ~= "triggered" then
+        emu.message(percent and string.format("%s: %d%%", achievement.title, value * 100 // target)
+                    or string.format("%s: %d/%d", achievement.title, value, target))
+      end
+      achievement.progress = value
     end
-    achievement.progress = value
     if state == "triggered" then
       unlocked[achievement.id] = true
       table.remove(achievements, i)
@@ -122,7 +157,10 @@ end)
 
 -- rcheevos starts triggers over after the game jumps in time.
 local function restart()
-  for _, achievement in ipairs(achievements) do achievement.trigger:reset() end
+  for _, achievement in ipairs(achievements) do
+    achievement.trigger:reset()
+    achievement.progress = nil
+  end
 end
 event.on("state_loaded", restart)
 event.on("reset", restart)

@@ -14,7 +14,7 @@
 --                      --  | "triggered" | "inactive"        (see Trigger:update)
 --   t.state            --> persistent state: "waiting", "active", "paused",
 --                      --  "primed", "triggered", "inactive", "disabled"
---   t:measured()       --> value, target, as_percent
+--   t:measured()       --> value (nil while unknown), target, as_percent
 --   t:reset()          -- clear hit counts, back to "waiting"
 --   t:set_active(bool) -- "inactive" keeps tracking memory without evaluating
 --   t:disable()
@@ -61,7 +61,19 @@ local tou32, toi32 = num.tou32, num.toi32
 
 local ra = {}
 
+-- rcheevos' RC_MEASURED_UNKNOWN: t.measured_value before the first frame
+-- that measured anything (t:measured() reports it as nil)
 local MEASURED_UNKNOWN = 0xFFFFFFFF
+ra.MEASURED_UNKNOWN = MEASURED_UNKNOWN
+
+-- compile.compile under protection: a definition the parser accepted must
+-- never raise out of a constructor (nor should the compiler have bugs, but
+-- a script is better served by `nil, message` than by an error)
+local function compiled(prog, opts)
+  local ok, err = pcall(compile.compile, prog, opts)
+  if ok then return true end
+  return nil, "cannot compile the definition: " .. tostring(err):sub(1, 200)
+end
 
 -- H[0] is the "some condition was true since the last reset" flag of
 -- compile.lua's sticky mode; H[1..n] are the conditions' hit counts
@@ -101,16 +113,19 @@ end
 -- @return Trigger object, or nil and an error message
 function ra.trigger(def, opts)
   if type(def) ~= "string" then return nil, "trigger definition must be a string" end
+  if opts ~= nil and type(opts) ~= "table" then return nil, "trigger options must be a table" end
   local mem = parse.new_mem()
   local unit, err = parse.protect(function()
+    parse.check_length(def)
     local ps = parse.new_state(def, mem, false)
     return (parse.parse_trigger(ps, 1))
   end)
   if not unit then return nil, err end
-  unit.exact_hits = opts ~= nil and opts.exact_hits or false
+  unit.exact_hits = opts ~= nil and opts.exact_hits == true
   local mh_groups = measured_hit_groups(unit)
   local prog = { mem = mem, units = { unit } }
-  compile.compile(prog, { embed = unit, step = true })
+  local ok, problem = compiled(prog, { embed = unit, step = true })
+  if not ok then return nil, problem end
   return setmetatable({
     definition = def,
     state = "waiting",
@@ -154,15 +169,18 @@ function Trigger:paused_measured_from_hits()
   return false
 end
 
---- Progress of a Measured trigger: value, target, as_percent.  Like
--- rcheevos' runtime, an inactive or triggered achievement reports 0, 0.
+--- Progress of a Measured trigger: value, target, as_percent, as rcheevos
+-- keeps them in rc_trigger_t (measured_value, measured_target,
+-- measured_as_percent).  The value is nil while unknown: from creation or
+-- reset (state "waiting") until a frame measures it.  It is the value of
+-- the last frame that was not paused, not capped at the target (6 of 5 is a
+-- valid report), and kept once triggered (the triggering frame's value) or
+-- deactivated.  A trigger without a Measured condition reports 0, 0.
+-- With as_percent, show value * 100 // target (rcheevos' own progress text
+-- caps the value at the target first).
 function Trigger:measured()
-  local state = self.state
-  if state == "inactive" or state == "disabled" or state == "triggered" then
-    return 0, 0, self.as_percent
-  end
   local v = self.measured_value
-  if v == MEASURED_UNKNOWN then v = 0 end
+  if v == MEASURED_UNKNOWN then v = nil end
   return v, self.target, self.as_percent
 end
 
@@ -228,12 +246,14 @@ function ra.value(def)
   if type(def) ~= "string" then return nil, "value definition must be a string" end
   local mem = parse.new_mem()
   local unit, err = parse.protect(function()
+    parse.check_length(def)
     local ps = parse.new_state(def, mem, true)
     return (parse.parse_value(ps, 1))
   end)
   if not unit then return nil, err end
   local prog = { mem = mem, units = { unit } }
-  compile.compile(prog, { embed = unit })
+  local ok, problem = compiled(prog, { embed = unit })
+  if not ok then return nil, problem end
   return setmetatable({ definition = def, unit = unit, prog = prog, last = 0 }, Value)
 end
 
@@ -262,12 +282,16 @@ Leaderboard.__index = Leaderboard
 function ra.leaderboard(def)
   if type(def) ~= "string" then return nil, "leaderboard definition must be a string" end
   local mem = parse.new_mem()
-  local parts, err = parse.protect(parse.parse_lboard, def, mem)
+  local parts, err = parse.protect(function()
+    parse.check_length(def)
+    return parse.parse_lboard(def, mem)
+  end)
   if not parts then return nil, err end
   local units = { parts.start, parts.cancel, parts.submit, parts.value }
   if parts.progress then units[#units + 1] = parts.progress end
   local prog = { mem = mem, units = units }
-  compile.compile(prog)
+  local ok, problem = compiled(prog)
+  if not ok then return nil, problem end
   return setmetatable({
     definition = def, state = "waiting", prog = prog,
     start = parts.start, cancel = parts.cancel, submit = parts.submit,
@@ -376,6 +400,9 @@ end
 --   "MINUTES", "SECS_AS_MINS", "FLOAT1".."FLOAT6", "FIXED1".."FIXED3",
 --   "TENS", "HUNDREDS", "THOUSANDS", "UNSIGNED", ... (unknown: VALUE)
 function ra.format(value, format_type)
+  if type(value) ~= "number" then
+    error("ra.format: bad argument #1 'value' (number expected, got " .. type(value) .. ")", 2)
+  end
   if math.type(value) == "integer" then value = value & 0xFFFFFFFF end
   return fmt.format_value(value, fmt.parse_format(format_type))
 end

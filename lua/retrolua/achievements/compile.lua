@@ -72,27 +72,45 @@ local function unit_sets(unit)
 end
 C.unit_sets = unit_sets
 
+-- nodes an operand reads (through a recall's reference)
+local function operand_node(op)
+  while op.k == "recall" and op.ref do op = op.ref end
+  if op.k == "mem" then return op.node end
+  return nil
+end
+
+-- A node inlined into the expression that uses it nests that expression one
+-- level deeper; past this depth it is stored instead, so an AddSource chain
+-- of any length compiles to code within Lua's parser limits.
+local MAX_INLINE_DEPTH = 16
+
+-- iterative: AddSource chains and pointer chains may be thousands of nodes deep
 local function analyze(prog)
   local uses, reached = {}, {}
-  local walk
-  local function ref(node, access)
-    uses[node] = (uses[node] or 0) + 1
-    if access == "d" then node.need_delta = true elseif access == "p" then node.need_prior = true end
-    if not reached[node] then
-      reached[node] = true
-      if node.kind == "ind" then
-        walk(node.parent)
-      elseif node.kind == "mod" then
-        walk(node.parent)
-        walk(node.modifier)
-      end
-    end
+  local stack = {}
+  local function push(op)
+    if op.k == "mem" or (op.k == "recall" and op.ref) then stack[#stack + 1] = op end
   end
-  walk = function(op)
-    if op.k == "mem" then
-      ref(op.node, op.access)
-    elseif op.k == "recall" and op.ref then
-      walk(op.ref)
+  local function drain()
+    while #stack > 0 do
+      local op = stack[#stack]
+      stack[#stack] = nil
+      if op.k == "recall" then
+        push(op.ref)
+      else
+        local node, access = op.node, op.access
+        uses[node] = (uses[node] or 0) + 1
+        if access == "d" then node.need_delta = true elseif access == "p" then node.need_prior = true end
+        if not reached[node] then
+          reached[node] = true
+          if node.kind == "ind" then
+            push(node.parent)
+          elseif node.kind == "mod" then
+            push(node.modifier)
+            push(node.parent)
+          end
+        end
+      end
     end
   end
   for _, unit in ipairs(prog.units) do
@@ -100,17 +118,30 @@ local function analyze(prog)
       for _, cond in ipairs(set.conds) do
         if evaluated(cond) then
           if COMPARISON[cond.oper] then
-            walk(cond.op1)
-            walk(cond.op2)
+            push(cond.op1)
+            push(cond.op2)
+            drain()
           end
-          if cond.flag == "M" and cond.req == 0 then walk(cond.op1) end
+          if cond.flag == "M" and cond.req == 0 then push(cond.op1); drain() end
         end
       end
     end
   end
-  local inline = {}
-  for node in pairs(reached) do
-    if not node.need_delta and not node.need_prior and uses[node] == 1 then inline[node] = true end
+  -- nodes are registered after the nodes they read, so one pass in id order
+  -- knows every child's inlined depth
+  local inline, depth = {}, {}
+  for _, node in ipairs(prog.mem.nodes) do
+    if reached[node] then
+      local d = 1
+      for _, op in ipairs({ node.parent or false, node.modifier or false }) do
+        local child = op and operand_node(op)
+        if child and inline[child] and depth[child] + 1 > d then d = depth[child] + 1 end
+      end
+      depth[node] = d
+      if not node.need_delta and not node.need_prior and uses[node] == 1 and d <= MAX_INLINE_DEPTH then
+        inline[node] = true
+      end
+    end
   end
   return reached, inline
 end
@@ -417,6 +448,8 @@ local function emit_group(ctx, emit, set, g, info)
     local list = byclass[cls]
     if #list > 0 then
       local before = { an = st.an, on = st.on, rn = st.rn, ah = st.ah }
+      local last_target = 0 -- the last condition of the class with a hit target
+      for idx, cond in ipairs(list) do if cond.req ~= 0 then last_target = idx end end
       local guarded = false
       if cls == "hittarget" and info.has_reset then
         emit("if not was_reset then")
@@ -439,8 +472,7 @@ local function emit_group(ctx, emit, set, g, info)
         -- can be skipped if none of them has a hit target
         local can_skip = false
         if cls == "other" and info.short_circuit then
-          can_skip = true
-          for j = idx, #list do if list[j].req ~= 0 then can_skip = false end end
+          can_skip = idx > last_target
           if can_skip and idx == 1 and evaluated_before then
             emit("if not is_primed%s then goto %s end", info.mode == "sticky" and " and sticky" or "", label)
             used_label = true

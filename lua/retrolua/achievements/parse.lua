@@ -93,9 +93,25 @@ P.size_is_float = size_is_float
 local Mem = {}
 Mem.__index = Mem
 
---- Creates an empty node registry.
+-- Bounds on one definition (a trigger, value, leaderboard or rich presence
+-- script), far above any real set, so that hostile input cannot make
+-- parsing and compiling take unbounded time or memory.
+P.MAX_LENGTH = 1024 * 1024
+P.MAX_CONDITIONS = 10000
+P.MAX_GROUPS = 10000
+
+--- Creates an empty node registry (one per definition: it also counts the
+-- conditions and groups parsed into it against the limits above).
 function P.new_mem()
-  return setmetatable({ nodes = {}, bykey = {}, uid = 0 }, Mem)
+  return setmetatable({ nodes = {}, bykey = {}, uid = 0, conditions = 0, groups = 0 }, Mem)
+end
+
+--- Fails unless the definition `s` is within P.MAX_LENGTH bytes.
+function P.check_length(s, limit)
+  limit = limit or P.MAX_LENGTH
+  if #s > limit then
+    fail(limit + 1, format("Definition longer than %d bytes (the limit)", limit))
+  end
 end
 
 local function opkey(op)
@@ -164,8 +180,11 @@ local HEX = {}
 for d = 0, 9 do HEX[48 + d] = d end
 for d = 0, 5 do HEX[65 + d] = 10 + d; HEX[97 + d] = 10 + d end
 
---- C's strtoul: returns value (saturated to 2^64-1 and wrapped like C for a
--- leading minus), the index after the number, and whether digits were found.
+--- C's strtoul on a 64-bit unsigned long: returns the value as a Lua
+-- integer holding those 64 bits (a leading minus negates them modulo 2^64,
+-- more than 64 bits saturate to 2^64-1 = -1 like C's ULONG_MAX), the index
+-- after the number, and whether digits were found.  Callers compare with
+-- `v > M32 or v < 0` for "does not fit 32 bits" and `v & M32` for C's cast.
 local function strtoul(s, i, base)
   local j = i
   while is_space(ch(s, j)) do j = j + 1 end
@@ -176,18 +195,22 @@ local function strtoul(s, i, base)
       and HEX[byte(s, j + 2) or 0] then
     j = j + 2
   end
-  local v, start, big = 0, j, false
+  -- two 32-bit halves, so the arithmetic never wraps
+  local hi, lo, start, saturated = 0, 0, j, false
   while true do
     local d = HEX[byte(s, j) or 0]
     if d == nil or d >= base then break end
-    if not big then
-      v = v * base + d
-      if v > M32 then big = true end
+    if not saturated then
+      lo = lo * base + d
+      hi = hi * base + (lo >> 32)
+      lo = lo & M32
+      if hi > M32 then saturated = true end
     end
     j = j + 1
   end
   if j == start then return 0, i, false end
-  if big then v = M32 + 1 end -- anything above 32 bits behaves the same for every caller
+  if saturated then return -1, j, true end -- ULONG_MAX, even after a minus
+  local v = (hi << 32) | lo
   if neg then v = -v end
   return v, j, true
 end
@@ -260,7 +283,7 @@ local function parse_signed(s, i, allow_decimal, start)
   local v, e, ok = strtoul(s, i, 10)
   if ch(s, ok and e or i) == "." and allow_decimal then
     local intpart = ok and v or 0
-    if intpart > M32 then intpart = M32 end
+    if intpart < -M32 or intpart > M32 then intpart = M32 end
     local j = (ok and e or i) + 1
     if not is_digit(ch(s, j)) then fail(start, "Invalid floating-point operand") end
     local shift, frac = 1, 0
@@ -297,8 +320,11 @@ local function parse_variable(ps, s, i, start)
   local name = sub(s, i, j - 1)
   if name ~= "recall" then fail(start, "Unknown variable name '" .. name .. "'") end
   local op
-  if ps.remember then
-    op = { k = "recall", ref = copy(ps.remember), size = ps.remember.size or "32" }
+  local remember = ps.remember
+  -- a recall of a remembered recall reads what that one reads: keep refs one level deep
+  while remember and remember.k == "recall" and remember.ref do remember = remember.ref end
+  if remember then
+    op = { k = "recall", ref = copy(remember), size = remember.size or "32" }
   else
     ps.mem.uid = ps.mem.uid + 1
     op = { k = "recall", ref = nil, size = "32", uid = ps.mem.uid }
@@ -556,16 +582,22 @@ end
 local CLASS_ORDER = { "pause", "reset", "hittarget", "measured", "other" }
 P.CLASS_ORDER = CLASS_ORDER
 
-local function update_recall(op, remember, seen)
-  if op.k == "recall" then
-    if op.ref == nil then
-      op.ref = copy(remember)
-      op.size = remember.size or "32"
+-- iterative (an AddSource chain may be thousands of nodes deep)
+local function update_recall(first, remember, seen)
+  local stack = { first }
+  while #stack > 0 do
+    local op = stack[#stack]
+    stack[#stack] = nil
+    if op.k == "recall" then
+      if op.ref == nil then
+        op.ref = copy(remember)
+        op.size = remember.size or "32"
+      end
+    elseif op.k == "mem" and op.node.kind == "mod" and not seen[op.node] then
+      seen[op.node] = true
+      stack[#stack + 1] = op.node.parent
+      stack[#stack + 1] = op.node.modifier
     end
-  elseif op.k == "mem" and op.node.kind == "mod" and not seen[op.node] then
-    seen[op.node] = true
-    update_recall(op.node.parent, remember, seen)
-    update_recall(op.node.modifier, remember, seen)
   end
 end
 
@@ -604,6 +636,9 @@ end
 function P.parse_condset(ps, i)
   local s = ps.s
   local set = { conds = {} }
+  local mem = ps.mem
+  mem.groups = mem.groups + 1
+  if mem.groups > P.MAX_GROUPS then fail(i, format("More than %d groups (the limit)", P.MAX_GROUPS)) end
   local c = ch(s, i)
   if c == "S" or c == "s" or c == "" then return set, i end
 
@@ -611,6 +646,10 @@ function P.parse_condset(ps, i)
   local measured_target = 0
   local conds = set.conds
   while true do
+    mem.conditions = mem.conditions + 1
+    if mem.conditions > P.MAX_CONDITIONS then
+      fail(i, format("More than %d conditions (the limit)", P.MAX_CONDITIONS))
+    end
     local cond
     cond, i = P.parse_condition(ps, i)
     local flag = cond.flag
@@ -732,8 +771,15 @@ local function parse_legacy_value(ps, i)
   while true do
     local set = { conds = {} }
     ps.as_parent, ps.as_oper, ps.ind_parent, ps.remember = nil, nil, nil, nil
+    local mem = ps.mem
+    mem.groups = mem.groups + 1
+    if mem.groups > P.MAX_GROUPS then fail(i, format("More than %d groups (the limit)", P.MAX_GROUPS)) end
     local last
     while true do
+      mem.conditions = mem.conditions + 1
+      if mem.conditions > P.MAX_CONDITIONS then
+        fail(i, format("More than %d conditions (the limit)", P.MAX_CONDITIONS))
+      end
       local flag, buf, partpos = "A", {}, i
       while true do
         local c = ch(s, i)

@@ -78,21 +78,63 @@ local function lookup_number(s, i)
   return v & 0xFFFFFFFF, e
 end
 
+-- entries are collected as written and sorted once the lookup ends:
+-- overlapping ranges are an error, adjacent ranges with one label merge
+-- (sorting keeps a lookup of n entries at n log n, not n^2)
 local function insert_item(lookup, first, last, label, pos)
+  if last < first then return end -- a reversed range never matches (rcheevos' tree never finds it)
   local items = lookup.items
-  for _, it in ipairs(items) do
-    if first > it.last then
-      if first == it.last + 1 and label == it.label then it.last = last; return end
-    elseif last < it.first then
-      if last == it.first - 1 and label == it.label then it.first = first; return end
-    else
-      fail(pos, "Duplicated lookup value")
-    end
-  end
-  items[#items + 1] = { first = first, last = last, label = label }
+  items[#items + 1] = { first = first, last = last, label = label, pos = pos, order = #items + 1 }
 end
 
+local function finish_lookup(lookup)
+  local items = lookup.items
+  table.sort(items, function(a, b)
+    if a.first ~= b.first then return a.first < b.first end
+    return a.order < b.order
+  end)
+  local merged = {}
+  for _, it in ipairs(items) do
+    local prev = merged[#merged]
+    if prev and it.first <= prev.last then
+      fail(math.max(it.pos, prev.pos), "Duplicated lookup value")
+    elseif prev and it.first == prev.last + 1 and it.label == prev.label then
+      prev.last = it.last
+      prev.pos = math.max(prev.pos, it.pos)
+    else
+      merged[#merged + 1] = { first = it.first, last = it.last, label = it.label, pos = it.pos }
+    end
+  end
+  lookup.items = merged
+end
+
+-- the label of value v (binary search over the sorted ranges)
+local function lookup_label(lookup, v)
+  local items = lookup.items
+  local lo, hi = 1, #items
+  while lo <= hi do
+    local mid = (lo + hi) // 2
+    local it = items[mid]
+    if v < it.first then
+      hi = mid - 1
+    elseif v > it.last then
+      lo = mid + 1
+    else
+      return it.label
+    end
+  end
+  return lookup.default
+end
+
+local parse_lookup_entries
+
 local function parse_lookup(s, lookup, i)
+  local nexti = parse_lookup_entries(s, lookup, i)
+  finish_lookup(lookup)
+  return nexti
+end
+
+parse_lookup_entries = function(s, lookup, i)
   while i <= #s do
     local b, e, nexti = parse_line(s, i)
     if e - b + 1 < 2 then
@@ -185,7 +227,11 @@ local function parse_display(state, s, b, e)
   return parts
 end
 
+-- rich presence scripts hold whole lookup tables: a larger bound than a trigger's
+RP.MAX_LENGTH = 4 * 1024 * 1024
+
 local function parse_script(script)
+  parse.check_length(script, RP.MAX_LENGTH)
   if script == "" then fail(1, "Missing display string") end
   local state = { lookups = {}, values = {}, units = {}, mem = parse.new_mem() }
   local displays = {}
@@ -265,7 +311,8 @@ function RP.new(script)
     error(state, 0)
   end
   local prog = { mem = state.mem, units = state.units }
-  compile.compile(prog)
+  local compiled, problem = pcall(compile.compile, prog)
+  if not compiled then return nil, "cannot compile the script: " .. tostring(problem):sub(1, 200) end
   return setmetatable({ prog = prog, state = state, displays = displays }, Rich)
 end
 
@@ -296,12 +343,7 @@ local function render(parts)
     if part.kind == "text" then
       out[#out + 1] = part.text
     elseif part.kind == "lookup" then
-      local v = num.tou32(part.unit.last)
-      local text = part.lookup.default
-      for _, it in ipairs(part.lookup.items) do
-        if v >= it.first and v <= it.last then text = it.label; break end
-      end
-      out[#out + 1] = text
+      out[#out + 1] = lookup_label(part.lookup, num.tou32(part.unit.last))
     elseif part.format == "ASCIICHAR" or part.format == "UNICODECHAR" then
       local kind = part.format
       while true do
