@@ -245,7 +245,7 @@ public final class ControlSession {
         }
         emulator.playerInput = input
         var reward = 0.0, done = false, ran = 0, lagged = 0
-        while ran < frames && !done && emulator.exitCode == nil {
+        while ran < frames && !done && emulator.exitCode == nil && !StopSignals.isRequested {
             emulator.runFrame()
             ran += 1
             if host.session.lastFrameLagged { lagged += 1 }

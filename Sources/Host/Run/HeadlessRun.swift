@@ -24,22 +24,21 @@ public struct RunReport: Sendable {
 
 extension Session {
     /// Runs `frames` frames as fast as the core goes. Only the last frame is copied out,
-    /// so the loop costs no more than the core itself.
-    public func runHeadless(frames: Int, progress showProgress: Bool = false) -> RunReport {
+    /// so the loop costs no more than the core itself (and one load of the stop flag per frame).
+    public func runHeadless(frames: Int, progress showProgress: Bool = false, stopsOnSignals: Bool = false) -> RunReport
+    {
         let lagBefore = lagCount
         let start = DispatchTime.now().uptimeNanoseconds
-        if showProgress {
-            var progress = ProgressLine()
-            for frame in 1...max(frames, 1) where frame <= frames {
-                runFrame()
-                progress.update(frames: frame, of: frames)
-            }
-            progress.finish()
-        } else {
-            for _ in 0..<frames { runFrame() }
+        var ran = 0
+        var progress = ProgressLine(enabled: showProgress && isatty(2) != 0)
+        while ran < frames && !(stopsOnSignals && StopSignals.isRequested) {
+            runFrame()
+            ran += 1
+            if showProgress { progress.update(frames: ran, of: frames) }
         }
+        progress.finish()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return RunReport(
-            frames: frames, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
+            frames: ran, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
     }
 }

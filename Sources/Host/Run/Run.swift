@@ -19,6 +19,7 @@ public final class Run {
     /// Runs the plan; throws when the run cannot be put together (nothing is written then: no save
     /// RAM, no exit callbacks). Problems at the end (a dump, the screenshot) set the status instead.
     public func execute() throws(RunFailure) -> RunOutcome {
+        if plan.stopsOnSignals { StopSignals.install() }
         var config = plan.session
         var movie = plan.movie.map(RunMovie.init)
         try movie?.prepare(&config)
@@ -29,7 +30,8 @@ public final class Run {
         var outcome: RunOutcome
         var picture: Picture?
         if plan.isBare {
-            let report = session.runHeadless(frames: plan.frameLimit ?? 600, progress: plan.frontend.progress)
+            let report = session.runHeadless(
+                frames: plan.frameLimit ?? 600, progress: plan.frontend.progress, stopsOnSignals: plan.stopsOnSignals)
             outcome = RunOutcome(report: report, session: session)
         } else {
             let parts = try RunParts.assemble(plan, session: session, movie: movie, console: console)
@@ -44,6 +46,8 @@ public final class Run {
             console.problem("\(error)")
             outcome.status = 1
         }
+        // A stop signal ended the run: everything above was still written, and the status says why.
+        if plan.stopsOnSignals, let signalled = StopSignals.exitStatus { outcome.status = signalled }
         switch plan.report {
         case .json: RunSummary.printJSON(outcome, to: console)
         case .summary where !plan.quiet: RunSummary.print(outcome, to: console)

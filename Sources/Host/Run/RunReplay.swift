@@ -11,7 +11,7 @@ enum RunReplay {
         switch kind {
         case .verify:
             var progress = ProgressLine()
-            while emulator.movie.mode == .play && emulator.movie.firstDesync == nil {
+            while emulator.movie.mode == .play && emulator.movie.firstDesync == nil && !StopSignals.isRequested {
                 emulator.runFrame()
                 progress.update(frames: emulator.movie.frame, of: length)
             }
@@ -19,7 +19,7 @@ enum RunReplay {
             outcome.desync = emulator.movie.firstDesync
         case .hashRAM:
             outcome.ramHashes.reserveCapacity(length)
-            while emulator.movie.mode == .play {
+            while emulator.movie.mode == .play && !StopSignals.isRequested {
                 emulator.runFrame()
                 outcome.ramHashes.append(emulator.movie.ramHash())
             }
