@@ -30,6 +30,7 @@ extension MovieCommand {
         do { try MovieText.write(recovery.movie, to: output) } catch { fail("\(error)") }
         unlink(journal)
         let movie = recovery.movie
-        print("movie    recovered \(movie.length) frames to \(output) (rerecords \(movie.rerecords)); \(journal) removed")
+        print(
+            "movie    recovered \(movie.length) frames to \(output) (rerecords \(movie.rerecords)); \(journal) removed")
     }
 }

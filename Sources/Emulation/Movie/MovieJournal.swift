@@ -28,7 +28,9 @@ public final class MovieJournal {
 
     /// Refuses a recording that could not be saved or journaled, before anything runs.
     static func checkTarget(_ target: String) throws(MovieError) {
-        let folder = (target as NSString).deletingLastPathComponent.isEmpty ? "." : (target as NSString).deletingLastPathComponent
+        let folder =
+            (target as NSString).deletingLastPathComponent.isEmpty
+            ? "." : (target as NSString).deletingLastPathComponent
         var isFolder: ObjCBool = false
         if FileManager.default.fileExists(atPath: target, isDirectory: &isFolder), isFolder.boolValue {
             throw MovieError("cannot record to \(target): it is a folder")
@@ -38,7 +40,8 @@ public final class MovieJournal {
         }
         guard access(folder, W_OK | X_OK) == 0 else {
             throw MovieError(
-                "cannot record to \(target): the folder \(folder) is not writable (\(String(cString: strerror(errno))))")
+                "cannot record to \(target): the folder \(folder) is not writable (\(String(cString: strerror(errno))))"
+            )
         }
         let journal = path(for: target)
         if FileManager.default.fileExists(atPath: journal) {
@@ -148,7 +151,9 @@ public final class MovieJournal {
     static func commonFrames(_ old: [UInt8], _ new: [UInt8], stride: Int) -> Int {
         let shared = min(old.count, new.count)
         if shared == 0 { return 0 }
-        let same = old.withUnsafeBytes { a in new.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, shared) } }
+        let same = old.withUnsafeBytes { a in
+            new.withUnsafeBytes { b in memcmp(a.baseAddress!, b.baseAddress!, shared) }
+        }
         if same == 0 { return shared / stride }
         var index = 0
         while index < shared && old[index] == new[index] { index += 1 }
@@ -156,7 +161,8 @@ public final class MovieJournal {
     }
 
     static func syncFolder(of path: String) {
-        let folder = (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        let folder =
+            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {
             fsync(folderFD)
