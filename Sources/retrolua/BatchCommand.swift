@@ -35,7 +35,7 @@ enum BatchCommand {
 
     static func main(_ raw: [String]) {
         let args: Arguments
-        do { args = try Arguments(raw, valued: ["jobs"], flags: ["help"]) } catch {
+        do { args = try Arguments(raw, valued: ["jobs", "timeout"], flags: ["help"]) } catch {
             fail("batch: \(error)\n\n\(help)", code: Exit.usage)
         }
         if args.flag("help") { print(help); exit(0) }

@@ -104,9 +104,11 @@ final class BatchTimeoutTests: XCTestCase {
         let byName = lines(result.stdout)
         XCTAssertEqual(
             byName["text"]?["error"] as? String, "job 'text': 'frames' must be a whole number, got the string \"600\"")
-        XCTAssertEqual(byName["fraction"]?["error"] as? String, "job 'fraction': 'frames' must be a whole number, got 1.5")
         XCTAssertEqual(
-            byName["negative"]?["error"] as? String, "job 'negative': 'timeout' must be a number of seconds above 0, got -1")
+            byName["fraction"]?["error"] as? String, "job 'fraction': 'frames' must be a whole number, got 1.5")
+        XCTAssertEqual(
+            byName["negative"]?["error"] as? String,
+            "job 'negative': 'timeout' must be a number of seconds above 0, got -1")
         XCTAssertEqual(
             byName["wordy"]?["error"] as? String,
             "job 'wordy': 'timeout' must be a number of seconds above 0, got the string \"soon\"")

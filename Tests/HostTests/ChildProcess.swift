@@ -63,7 +63,8 @@ final class ChildProcess {
         process.waitUntilExit()
         while !collected.done { usleep(1000) }
         return Fixtures.Result(
-            status: process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus,
+            status: process.terminationReason == .uncaughtSignal
+                ? -process.terminationStatus : process.terminationStatus,
             stdout: collected.stdout, stderr: collected.stderr)
     }
 
@@ -73,7 +74,11 @@ final class ChildProcess {
         func setOut(_ data: Data) { lock.lock(); outData = data; lock.unlock() }
         func setErr(_ data: Data) { lock.lock(); errData = data; lock.unlock() }
         var done: Bool { lock.lock(); defer { lock.unlock() }; return outData != nil && errData != nil }
-        var stdout: String { lock.lock(); defer { lock.unlock() }; return String(decoding: outData ?? Data(), as: UTF8.self) }
-        var stderr: String { lock.lock(); defer { lock.unlock() }; return String(decoding: errData ?? Data(), as: UTF8.self) }
+        var stdout: String {
+            lock.lock(); defer { lock.unlock() }; return String(decoding: outData ?? Data(), as: UTF8.self)
+        }
+        var stderr: String {
+            lock.lock(); defer { lock.unlock() }; return String(decoding: errData ?? Data(), as: UTF8.self)
+        }
     }
 }
