@@ -5,16 +5,20 @@ import Foundation
 /// of results per job; a failing job is reported and the others go on.
 enum BatchCommand {
     static let help = """
-        usage: retrolua batch JOBS.jsonl [--jobs N]
+        usage: retrolua batch JOBS.jsonl [--jobs N] [--timeout SECONDS]
 
         Runs one headless `retrolua run` per line of JOBS.jsonl, N at a time (default: the number of
         cores), each in its own process, and prints one JSON line per job as it finishes:
           {"job": 1, "name": …, "status": 0, "ok": true, "seconds": 0.8, "result": {…the run's --json…}}
         A job line is a JSON object: {"name": "optional", "rom": "game.nes", "core": "nestopia",
         "script": "bot.lua" (or a list), "frames": 6000, "args": ["--option", "k=v", …],
-        "env": {"SEED": "7"} (extra environment variables, e.g. for a bot's os.getenv)}.
+        "env": {"SEED": "7"} (extra environment variables, e.g. for a bot's os.getenv),
+        "timeout": 60 (seconds; default --timeout, none without it)}.
         Blank lines and lines starting with # are skipped. A job that fails (exit status ≠ 0, a crash,
-        a bad line) is reported with its error; the exit status is 1 when any job failed.
+        a bad line, its timeout: it is stopped with SIGTERM, then SIGKILL 2 s later, and reported with
+        "timed_out": true) is reported with its error; the exit status is 1 when any job failed.
+        SIGINT, SIGTERM or SIGHUP stop the batch: no new job starts, the running ones are stopped the
+        same way, and batch exits with 128 + the signal (130, 143, 129).
         """
 
     struct Job {
@@ -25,11 +29,13 @@ enum BatchCommand {
         var environment: [String: String] = [:]
         /// The status reported for a job that never started (a usage error's, or -1 for a bad line).
         var status = -1
+        /// Seconds before the job is stopped (nil: no limit).
+        var timeout: Double?
     }
 
     static func main(_ raw: [String]) {
         let args: Arguments
-        do { args = try Arguments(raw, valued: ["jobs"], flags: ["help"]) } catch {
+        do { args = try Arguments(raw, valued: ["jobs", "timeout"], flags: ["help"]) } catch {
             fail("batch: \(error)\n\n\(help)", code: Exit.usage)
         }
         if args.flag("help") { print(help); exit(0) }
@@ -41,33 +47,51 @@ enum BatchCommand {
             fail("batch: \(error)", code: Exit.usage)
         }
         guard parallel >= 1 else { fail("batch: --jobs must be at least 1", code: Exit.usage) }
+        var defaultTimeout: Double?
+        if let text = args.value("timeout") {
+            guard let seconds = Double(text), seconds > 0, seconds.isFinite else {
+                fail("batch: --timeout must be a number of seconds above 0, got '\(text)'", code: Exit.usage)
+            }
+            defaultTimeout = seconds
+        }
         guard let data = FileManager.default.contents(atPath: path) else { fail("\(path): no such jobs file") }
-        let jobs = parse(String(decoding: data, as: UTF8.self))
+        let jobs = parse(String(decoding: data, as: UTF8.self)).map { job in
+            var job = job
+            if job.timeout == nil { job.timeout = defaultTimeout }
+            return job
+        }
         guard !jobs.isEmpty else { fail("\(path): no jobs") }
 
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let output = Output()
+        let children = BatchChildren()
+        children.stopOnSignals()
         let slots = DispatchSemaphore(value: parallel)
         let group = DispatchGroup()
         let start = Date()
         for job in jobs {
             slots.wait()
+            if children.stopSignal != nil { break }  // Stopping: the jobs not started are not run.
             group.enter()
             DispatchQueue.global().async {
-                let line = run(job, binary: binary)
+                let line = run(job, binary: binary, children: children)
                 output.emit(line)
                 slots.signal()
                 group.leave()
             }
         }
         group.wait()
-        let failed = output.failures
+        let failed = output.failures, ran = output.emitted
+        let skipped = jobs.count - ran
         FileHandle.standardError.write(
             Data(
                 String(
-                    format: "batch: %d jobs, %d passed, %d failed in %.2f s\n",
-                    jobs.count, jobs.count - failed, failed, Date().timeIntervalSince(start)
+                    format: "batch: %d jobs, %d passed, %d failed%@ in %.2f s\n",
+                    jobs.count, ran - failed, failed,
+                    skipped > 0 ? ", \(skipped) not started (stopped by a signal)" : "",
+                    Date().timeIntervalSince(start)
                 ).utf8))
+        if let signal = children.stopSignal { exit(128 + signal) }
         exit(failed == 0 ? 0 : Exit.failure)
     }
 
@@ -92,7 +116,16 @@ enum BatchCommand {
             if let core = object["core"] as? String { arguments += ["--core", core] }
             let scripts = (object["script"] as? String).map { [$0] } ?? (object["script"] as? [String]) ?? []
             for script in scripts { arguments += ["--script", script] }
-            if let frames = object["frames"] as? Int { arguments += ["--frames", String(frames)] }
+            var timeout: Double?
+            do {
+                if let frames = try whole(object["frames"], "frames", job: name) {
+                    arguments += ["--frames", String(frames)]
+                }
+                timeout = try seconds(object["timeout"], "timeout", job: name)
+            } catch {
+                jobs.append(Job(number: number, name: name, arguments: nil, problem: error.message))
+                continue
+            }
             if let extra = object["args"] {
                 guard let list = extra as? [String] else {
                     jobs.append(
@@ -110,7 +143,9 @@ enum BatchCommand {
                 }
                 for (key, value) in table { environment[key] = value as? String ?? "\(value)" }
             }
-            let unknown = Set(object.keys).subtracting(["name", "rom", "core", "script", "frames", "args", "env"])
+            let unknown = Set(object.keys).subtracting([
+                "name", "rom", "core", "script", "frames", "args", "env", "timeout",
+            ])
             guard unknown.isEmpty else {
                 jobs.append(
                     Job(number: number, name: name, arguments: nil, problem: "unknown field '\(unknown.sorted()[0])'"))
@@ -121,9 +156,45 @@ enum BatchCommand {
                 jobs.append(Job(number: number, name: name, arguments: nil, problem: refusal, status: Int(Exit.usage)))
                 continue
             }
-            jobs.append(Job(number: number, name: name, arguments: arguments, problem: nil, environment: environment))
+            jobs.append(
+                Job(
+                    number: number, name: name, arguments: arguments, problem: nil, environment: environment,
+                    timeout: timeout))
         }
         return jobs
+    }
+
+    struct FieldError: Error { let message: String }
+
+    /// A job field that must be a whole number (JSON numbers only: "600" as a string is refused).
+    static func whole(_ value: Any?, _ field: String, job: String) throws(FieldError) -> Int? {
+        guard let value else { return nil }
+        guard !(value is String), let number = value as? NSNumber, let whole = Int(exactly: number.doubleValue),
+            whole >= 0
+        else {
+            throw FieldError(message: "job '\(job)': '\(field)' must be a whole number, got \(describe(value))")
+        }
+        return whole
+    }
+
+    /// A job field that must be a number of seconds above 0.
+    static func seconds(_ value: Any?, _ field: String, job: String) throws(FieldError) -> Double? {
+        guard let value else { return nil }
+        guard !(value is String), let number = value as? NSNumber, number.doubleValue > 0,
+            number.doubleValue.isFinite
+        else {
+            throw FieldError(
+                message: "job '\(job)': '\(field)' must be a number of seconds above 0, got \(describe(value))")
+        }
+        return number.doubleValue
+    }
+
+    private static func describe(_ value: Any) -> String {
+        if let text = value as? String { return "the string \"\(text.prefix(40))\"" }
+        if let data = try? JSONSerialization.data(withJSONObject: [value], options: [.fragmentsAllowed]) {
+            return String(decoding: data, as: UTF8.self).dropFirst().dropLast().description
+        }
+        return "a \(type(of: value))"
     }
 
     /// A job's arguments are read by `retrolua run`'s own parser: a command line the run would refuse
@@ -136,76 +207,19 @@ enum BatchCommand {
         return nil
     }
 
-    /// Runs one job in its own process; its result line.
-    static func run(_ job: Job, binary: String) -> [String: Any] {
-        var line: [String: Any] = ["job": job.number, "name": job.name]
-        guard let arguments = job.arguments else {
-            line["ok"] = false
-            line["status"] = job.status
-            line["error"] = job.problem ?? "bad job"
-            return line
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = arguments
-        if !job.environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(job.environment) { _, job in job }
-        }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let start = Date()
-        do { try process.run() } catch {
-            line["ok"] = false
-            line["status"] = -1
-            line["error"] = "cannot start \(binary): \(error.localizedDescription)"
-            return line
-        }
-        // Read both pipes while the job runs: a chatty job must not block on a full pipe.
-        let errorText = LockedData()
-        let reader = Thread { errorText.set(err.fileHandleForReading.readDataToEndOfFile()) }
-        reader.start()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errorText.isSet { usleep(1000) }
-        line["seconds"] = Date().timeIntervalSince(start)
-        let crashed = process.terminationReason == .uncaughtSignal
-        line["status"] = crashed ? -Int(process.terminationStatus) : Int(process.terminationStatus)
-        line["ok"] = !crashed && process.terminationStatus == 0
-        let lastLine = String(decoding: stdout, as: UTF8.self).split(separator: "\n").last.map(String.init) ?? ""
-        if let result = try? JSONSerialization.jsonObject(with: Data(lastLine.utf8)) as? [String: Any] {
-            line["result"] = result
-        }
-        if !(line["ok"] as! Bool) {
-            let stderr = String(decoding: errorText.value, as: UTF8.self).split(separator: "\n").suffix(5).joined(
-                separator: "\n")
-            let what =
-                crashed ? "killed by signal \(process.terminationStatus)" : "exit status \(process.terminationStatus)"
-            line["error"] = stderr.isEmpty ? what : what + ": " + stderr
-        }
-        return line
-    }
-
     /// Prints result lines whole, one at a time, and counts failures.
     final class Output: @unchecked Sendable {
         private let lock = NSLock()
         private(set) var failures = 0
+        private(set) var emitted = 0
 
         func emit(_ line: [String: Any]) {
             let data = (try? JSONSerialization.data(withJSONObject: line, options: [.sortedKeys])) ?? Data("{}".utf8)
             lock.lock()
             defer { lock.unlock() }
+            emitted += 1
             if !(line["ok"] as? Bool ?? false) { failures += 1 }
             FileHandle.standardOutput.write(data + Data("\n".utf8))
         }
-    }
-
-    final class LockedData: @unchecked Sendable {
-        private let lock = NSLock()
-        private var data: Data?
-        func set(_ value: Data) { lock.lock(); data = value; lock.unlock() }
-        var isSet: Bool { lock.lock(); defer { lock.unlock() }; return data != nil }
-        var value: Data { lock.lock(); defer { lock.unlock() }; return data ?? Data() }
     }
 }

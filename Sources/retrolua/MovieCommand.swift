@@ -12,6 +12,7 @@ enum MovieCommand {
                retrolua movie verify MOVIE [ROM] [--core NAME] [--force]
                retrolua movie convert IN OUT [--rom ROM] [--core NAME] [--overwrite]
                retrolua movie info MOVIE
+               retrolua movie recover JOURNAL [OUT] [--overwrite]
 
         Movies are .rlm (Retrolua's text format), .bk2 (BizHawk) or .fm2 (FCEUX), chosen by extension.
           record   record from power-on (or --from-now, --from-state FILE); in a window the player plays,
@@ -22,6 +23,9 @@ enum MovieCommand {
                    prints "in sync" (exit 0) or the first frame whose RAM differs (exit 1)
           convert  between formats; --rom fills in the content's name and SHA-1 (imports lack them)
           info     the header, length, lag frames, rerecords and branches
+          recover  a recording that did not finish (a crash, a kill, a power loss) from its journal
+                   (MOVIE.rlm.journal, kept beside the movie while it records): writes the movie to OUT
+                   (default: MOVIE.rlm), reports the frames recovered and removes the journal
         Without ROM, the movie's content is looked for by name beside the movie, in the working folder and
         among the built example ROMs (build/roms/), and checked by SHA-1.
         `retrolua run --help` lists the run options.
@@ -36,6 +40,7 @@ enum MovieCommand {
         case "verify": play(rest, verify: true)
         case "convert": convert(rest)
         case "info": info(rest)
+        case "recover": recover(rest)
         case "--help", "-h", "help": print(help)
         default: fail("movie: unknown subcommand '\(sub)'\n\n\(help)", code: Exit.usage)
         }

@@ -21,6 +21,10 @@ enum Verify {
         options.force = args.flag("force")
         let outcome = replay(config, movie: .play(path: moviePath, options), kind: .verify)
         guard let replay = outcome.replay else { return outcome.status }
+        if let signalled = StopSignals.exitStatus {
+            print("stopped  by a signal after \(outcome.frames) of \(replay.length) frames (no verdict)")
+            return signalled
+        }
         if let desync = replay.desync {
             print(
                 """
@@ -44,6 +48,7 @@ enum Verify {
         stripped.ramHashes = []
         let config = SessionConfig(contentPath: rom, coreSpec: core)
         let outcome = replay(config, movie: .playMovie(stripped, path: nil, MovieEngine.PlayOptions()), kind: .hashRAM)
+        if let signalled = StopSignals.exitStatus { fail("stopped by a signal; nothing written", code: signalled) }
         stripped.ramHashes = outcome.replay?.ramHashes ?? []
         return stripped
     }

@@ -79,5 +79,7 @@ extension MovieEngine {
         if countsRerecords { movie!.rerecords += 1 }
         mode = !readOnly ? .record : block.frame < movie!.length ? .play : .finished
         hasUnsavedChanges = true
+        // A rerecord truncates the movie: journaled at once, so a crash keeps the new timeline.
+        journal?.record(movie!)
     }
 }

@@ -35,6 +35,8 @@ public final class MovieEngine {
     /// A recording made by `record` is saved to its path when stopped; a played movie only when asked.
     public private(set) var savesOnStop = false
     private var pendingCommands: MovieFrameFlags = []
+    /// A recording's journal beside its file (nil for played movies).
+    var journal: MovieJournal?
     /// What the movie announces (`movie_start`, `movie_end`, `movie_desync`); the emulator sends them on
     /// after each operation and frame, with the messages for the player that go with them first.
     enum Event { case started, ended, desync }
@@ -76,6 +78,8 @@ public final class MovieEngine {
         guard (1...InputState.maxPorts).contains(options.ports) else {
             throw MovieError("ports must be 1…\(InputState.maxPorts)")
         }
+        // Before anything changes: a recording that could not be saved is refused now, not at its end.
+        try MovieJournal.checkTarget(path)
         try stop()
         var movie = Movie(ports: options.ports, analog: false)
         let core = session.core
@@ -103,6 +107,7 @@ public final class MovieEngine {
         }
         startFrame = session.frameCount
         if options.verify { movie.ramHashes.reserveCapacity(4096) }
+        journal = try MovieJournal(target: path, movie: movie, framesPerSecond: core.avInfo?.fps ?? 60)
         self.movie = movie
         self.path = path
         verifyWhileRecording = options.verify
@@ -199,6 +204,9 @@ public final class MovieEngine {
     public func stop() throws(MovieError) {
         guard mode != .idle else { return }
         if savesOnStop && hasUnsavedChanges, let path { try save(to: path) }
+        // Saved (or nothing to save): the journal has done its work.
+        journal?.remove()
+        journal = nil
         mode = .idle
         movie = nil
         path = nil
@@ -209,7 +217,7 @@ public final class MovieEngine {
     public func save(to target: String? = nil) throws(MovieError) {
         guard var movie else { throw MovieError("no movie is active") }
         guard let destination = target ?? path else { throw MovieError("the movie has no file yet: give a path") }
-        movie.buttons = coveredButtons(movie)
+        movie.buttons = movie.coveredButtons()
         try MovieText.write(movie, to: destination)
         self.movie = movie
         path = destination
@@ -282,6 +290,7 @@ public final class MovieEngine {
             }
         }
         hasUnsavedChanges = true
+        journal?.frameRecorded(movie!)
     }
 
     private func check(_ index: Int, lagged: Bool, movie: Movie) {
@@ -326,16 +335,5 @@ public final class MovieEngine {
             })
         let ordered = RetroPadButton.standardOrder.filter(declared.contains)
         return ordered.count >= 4 ? ordered : RetroPadButton.standardOrder
-    }
-
-    /// The logged buttons plus any button the log presses that they miss.
-    private func coveredButtons(_ movie: Movie) -> [RetroPadButton] {
-        var used: UInt16 = 0
-        for index in 0..<movie.length {
-            let input = movie.log.input(at: index)
-            for port in 0..<movie.log.ports { used |= input.buttons[port] }
-        }
-        let listed = Set(movie.buttons)
-        return RetroPadButton.standardOrder.filter { listed.contains($0) || used & (1 << UInt16($0.rawValue)) != 0 }
     }
 }

@@ -34,11 +34,15 @@ public final class Session {
     public private(set) var lastFrameLagged = false
     private let saveRAM: SaveRAMFile?
     private var closed = false
+    private var saveRAMWriteFailed = false
     private let warn: (String) -> Void
     /// The core right after loading the game, before the player's battery save went in: power-on
     /// for `powerCycle` and movies (nil when the core cannot serialize before its first frame).
     private let powerOnState: [UInt8]?
     private let powerOnSaveRAM: [UInt8]?
+    /// Frames until save RAM is next compared with the file (once a second of emulated time).
+    private var framesUntilSaveRAMCheck = Int.max
+    private let saveRAMCheckInterval: Int
     /// Why save RAM will not be written back at close (a movie replaced the player's save in the core).
     public private(set) var saveRAMDetachedReason: String?
 
@@ -89,8 +93,12 @@ public final class Session {
         powerOnSaveRAM = core.memoryRegion(.saveRAM).map {
             Array(UnsafeRawBufferPointer(start: $0.pointer, count: $0.size))
         }
+        // Counted in frames at the core's rate, so when saves reach the disk does not depend on the machine.
+        saveRAMCheckInterval = max(1, Int(exactly: (core.avInfo?.fps ?? 60).rounded()) ?? 60)
         saveRAM = content.map { SaveRAMFile(folder: paths.saves, game: $0.baseName, warn: warn) }
         saveRAM?.load(into: core)
+        saveRAM?.remember(core)
+        if saveRAM != nil && core.memoryRegion(.saveRAM) != nil { framesUntilSaveRAMCheck = saveRAMCheckInterval }
     }
 
     /// Turns the console off and on: the game restarts from power-on. Battery save RAM survives, as on
@@ -127,6 +135,19 @@ public final class Session {
         frameCount += 1
         lastFrameLagged = !core.polledInput
         if lastFrameLagged { lagCount += 1 }
+        framesUntilSaveRAMCheck &-= 1
+        if framesUntilSaveRAMCheck == 0 { writeSaveRAMIfChanged() }
+    }
+
+    /// Once a second of emulated time: a changed battery save goes to disk now, so a crash or power
+    /// loss costs at most a second of the game's saves. A failure is reported once; close still tries.
+    private func writeSaveRAMIfChanged() {
+        framesUntilSaveRAMCheck = saveRAMCheckInterval
+        guard saveRAMDetachedReason == nil, let saveRAM else { return }
+        do { try saveRAM.saveIfChanged(from: core) } catch {
+            if !saveRAMWriteFailed { warn("\(error) (retried at exit)") }
+            saveRAMWriteFailed = true
+        }
     }
 
     /// Puts the counters back to where a loaded savestate was made.

@@ -247,7 +247,9 @@ public final class ControlSession {
         }
         emulator.playerInput = input
         var reward = 0.0, done = false, ran = 0, lagged = 0
-        while ran < frames && !done && emulator.exitCode == nil && !host.session.core.shutdownRequested {
+        while ran < frames && !done && emulator.exitCode == nil && !StopSignals.isRequested
+            && !host.session.core.shutdownRequested
+        {
             emulator.runFrame()
             ran += 1
             if host.session.lastFrameLagged { lagged += 1 }

@@ -1,24 +1,34 @@
-import Emulation
 import Dispatch
+import Emulation
 import Glibc
 import Synchronization
 
-/// SIGINT and SIGTERM end the run like closing the window: the frame loop stops at the next frame and
-/// save RAM, dumps and scripts' exit callbacks are written and run as usual.
+/// SIGINT, SIGTERM and SIGHUP end the run like closing the window: every loop (window, headless,
+/// control socket, replays) stops before its next frame, and save RAM, the movie, dumps, the report
+/// and scripts' exit callbacks are written and run as usual. The run then exits with 128 + the signal
+/// (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as a shell reports a process the signal ended.
 public enum StopSignals {
-    private static let requested = Atomic<Bool>(false)
+    /// The first stop signal received (0: none).
+    private static let received = Atomic<Int32>(0)
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    public static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
 
     public static func install() {
         guard sources.isEmpty else { return }
-        for number in [SIGINT, SIGTERM] {
+        for number in handled {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { requested.store(true, ordering: .relaxed) }
+            source.setEventHandler { _ = received.compareExchange(expected: 0, desired: number, ordering: .relaxed) }
             source.resume()
             sources.append(source)
         }
     }
 
-    public static var isRequested: Bool { requested.load(ordering: .relaxed) }
+    public static var isRequested: Bool { received.load(ordering: .relaxed) != 0 }
+
+    /// The exit status for the signal that stopped the run (nil: none did).
+    public static var exitStatus: Int32? {
+        let number = received.load(ordering: .relaxed)
+        return number == 0 ? nil : 128 + number
+    }
 }

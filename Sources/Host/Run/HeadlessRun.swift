@@ -24,24 +24,22 @@ public struct RunReport: Sendable {
 
 extension Session {
     /// Runs `frames` frames as fast as the core goes. Only the last frame is copied out,
-    /// so the loop costs no more than the core itself.
-    public func runHeadless(frames: Int, progress showProgress: Bool = false) -> RunReport {
-        let lagBefore = lagCount, framesBefore = frameCount
+    /// so the loop costs no more than the core itself (and one load of the stop flag per frame).
+    public func runHeadless(frames: Int, progress showProgress: Bool = false, stopsOnSignals: Bool = false) -> RunReport
+    {
+        let lagBefore = lagCount
         let start = DispatchTime.now().uptimeNanoseconds
-        if showProgress {
-            var progress = ProgressLine()
-            for frame in 1...max(frames, 1) where frame <= frames && !core.shutdownRequested {
-                runFrame()
-                progress.update(frames: frame, of: frames)
-            }
-            progress.finish()
-        } else {
-            // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked.
-            for _ in 0..<frames where !core.shutdownRequested { runFrame() }
+        var ran = 0
+        var progress = ProgressLine(enabled: showProgress && isatty(2) != 0)
+        // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked.
+        while ran < frames && !(stopsOnSignals && StopSignals.isRequested) && !core.shutdownRequested {
+            runFrame()
+            ran += 1
+            if showProgress { progress.update(frames: ran, of: frames) }
         }
+        progress.finish()
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         return RunReport(
-            frames: frameCount - framesBefore, seconds: seconds, lagFrames: lagCount - lagBefore,
-            lastFrame: core.currentFrame())
+            frames: ran, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
     }
 }

@@ -23,6 +23,7 @@ public final class Run {
         for path in plan.outputPaths {
             do { try DurableFile.checkWritable(path) } catch { throw RunFailure("run: \(error)") }
         }
+        if plan.stopsOnSignals { StopSignals.install() }
         var config = plan.session
         var movie = plan.movie.map(RunMovie.init)
         try movie?.prepare(&config)
@@ -33,7 +34,8 @@ public final class Run {
         var outcome: RunOutcome
         var picture: Picture?
         if plan.isBare {
-            let report = session.runHeadless(frames: plan.frameLimit ?? 600, progress: plan.frontend.progress)
+            let report = session.runHeadless(
+                frames: plan.frameLimit ?? 600, progress: plan.frontend.progress, stopsOnSignals: plan.stopsOnSignals)
             outcome = RunOutcome(report: report, session: session)
         } else {
             let parts = try RunParts.assemble(plan, session: session, movie: movie, console: console)
@@ -48,6 +50,8 @@ public final class Run {
             console.problem("\(error)")
             outcome.status = 1
         }
+        // A stop signal ended the run: everything above was still written, and the status says why.
+        if plan.stopsOnSignals, let signalled = StopSignals.exitStatus { outcome.status = signalled }
         switch plan.report {
         case .json: RunSummary.printJSON(outcome, to: console)
         case .summary where !plan.quiet: RunSummary.print(outcome, to: console)

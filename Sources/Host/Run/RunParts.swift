@@ -51,8 +51,6 @@ final class RunParts {
         }
         try? host.emulator.setSpeed(plan.frontend.speed)  // Validated with the arguments; hardcore is off at start.
         if plan.replay == nil {
-            // Only the frontend's and the socket's loops stop on signals: a replay is left to them.
-            if plan.stopsOnSignals { StopSignals.install() }
             let frontend = Frontend(host: host, options: plan.frontend)
             frontend.onNotice = console.problem
             do { try frontend.open() } catch { throw RunFailure(error.description) }

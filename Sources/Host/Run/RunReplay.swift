@@ -11,7 +11,9 @@ enum RunReplay {
         switch kind {
         case .verify:
             var progress = ProgressLine()
-            while emulator.movie.mode == .play && emulator.movie.firstDesync == nil && !session.core.shutdownRequested {
+            while emulator.movie.mode == .play && emulator.movie.firstDesync == nil && !StopSignals.isRequested
+                && !session.core.shutdownRequested
+            {
                 emulator.runFrame()
                 progress.update(frames: emulator.movie.frame, of: length)
             }
@@ -19,7 +21,9 @@ enum RunReplay {
             outcome.desync = emulator.movie.firstDesync
         case .hashRAM:
             outcome.ramHashes.reserveCapacity(length)
-            while emulator.movie.mode == .play && !session.core.shutdownRequested {
+            while emulator.movie.mode == .play && !StopSignals.isRequested
+                && !session.core.shutdownRequested
+            {
                 emulator.runFrame()
                 outcome.ramHashes.append(emulator.movie.ramHash())
             }
