@@ -93,6 +93,7 @@ public final class Emulator {
         let dupesBefore = session.core.dupedFrames
         let coreStart = now()
         session.runFrame()
+        if session.core.shutdownRequested { requestExit(0) }  // RETRO_ENVIRONMENT_SHUTDOWN: the game asked to end.
         if movie.isActive {
             movie.endFrame(
                 seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged)

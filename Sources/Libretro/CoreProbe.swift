@@ -50,7 +50,7 @@ public struct CoreProbe: Sendable {
         }
         if changed, let data = try? JSONEncoder().encode(cache) {
             try? FileManager.default.createDirectory(
-                atPath: (cachePath as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+                atPath: FilePath.folder(of: cachePath), withIntermediateDirectories: true)
             try? DurableFile.write(data, to: cachePath)  // A cache that cannot be written is only slower.
         }
         return answers
@@ -111,8 +111,8 @@ public struct CoreProbe: Sendable {
     static let executable: String? = {
         guard let me = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") else { return nil }
         if (me as NSString).lastPathComponent == "retrolua" { return me }
-        let folder = (me as NSString).deletingLastPathComponent
-        for candidate in [folder + "/retrolua", (folder as NSString).deletingLastPathComponent + "/retrolua"]
+        let folder = FilePath.folder(of: me)
+        for candidate in [folder + "/retrolua", FilePath.folder(of: folder) + "/retrolua"]
         where FileManager.default.isExecutableFile(atPath: candidate) {
             return candidate
         }

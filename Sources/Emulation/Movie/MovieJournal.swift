@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+import Support
 import Glibc
 import Libretro
 
@@ -28,20 +29,13 @@ public final class MovieJournal {
 
     /// Refuses a recording that could not be saved or journaled, before anything runs.
     static func checkTarget(_ target: String) throws(MovieError) {
-        let folder =
-            (target as NSString).deletingLastPathComponent.isEmpty
-            ? "." : (target as NSString).deletingLastPathComponent
-        var isFolder: ObjCBool = false
-        if FileManager.default.fileExists(atPath: target, isDirectory: &isFolder), isFolder.boolValue {
-            throw MovieError("cannot record to \(target): it is a folder")
+        // The same test every output of a run passes (regular file or none, a folder that can be written).
+        do { try DurableFile.checkWritable(target) } catch {
+            throw MovieError("cannot record to \(target): \(error.reason)")
         }
+        let folder = FilePath.folder(of: target)
         if !FileManager.default.fileExists(atPath: folder) {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        }
-        guard access(folder, W_OK | X_OK) == 0 else {
-            throw MovieError(
-                "cannot record to \(target): the folder \(folder) is not writable (\(String(cString: strerror(errno))))"
-            )
         }
         let journal = path(for: target)
         if FileManager.default.fileExists(atPath: journal) {
@@ -162,7 +156,7 @@ public final class MovieJournal {
 
     static func syncFolder(of path: String) {
         let folder =
-            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+            FilePath.folder(of: path)
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {
             fsync(folderFD)

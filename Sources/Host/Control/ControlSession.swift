@@ -36,9 +36,7 @@ public final class ControlSession {
         let session = host.session
         let (framesBefore, lagBefore) = (session.frameCount, session.lagCount)
         let start = DispatchTime.now().uptimeNanoseconds
-        while !quitRequested && host.emulator.exitCode == nil && !StopSignals.isRequested
-            && !session.core.shutdownRequested
-        {
+        while !quitRequested && host.emulator.exitCode == nil && !StopSignals.isRequested {
             server.poll(timeout: 0.1, handle)
         }
         return RunReport(
@@ -247,9 +245,7 @@ public final class ControlSession {
         }
         emulator.playerInput = input
         var reward = 0.0, done = false, ran = 0, lagged = 0
-        while ran < frames && !done && emulator.exitCode == nil && !StopSignals.isRequested
-            && !host.session.core.shutdownRequested
-        {
+        while ran < frames && !done && emulator.exitCode == nil && !StopSignals.isRequested {
             emulator.runFrame()
             ran += 1
             if host.session.lastFrameLagged { lagged += 1 }

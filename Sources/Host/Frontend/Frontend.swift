@@ -169,10 +169,8 @@ public final class Frontend {
         var frames = 0
         var progress = ProgressLine(enabled: options.progress && !video.isVisible && isatty(2) != 0)
         defer { progress.finish() }
-        // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked, as closing the window does.
-        while host.emulator.exitCode == nil && !quitRequested && !StopSignals.isRequested
-            && !session.core.shutdownRequested
-        {
+        // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked (the emulator's exit request).
+        while host.emulator.exitCode == nil && !quitRequested && !StopSignals.isRequested {
             if let limit = options.frameLimit, frames >= limit { break }
             // Headless with no limit: done once no script has anything left to do.
             if options.frameLimit == nil && !video.isVisible && !host.hasActiveScripts { break }

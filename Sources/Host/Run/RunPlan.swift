@@ -66,9 +66,8 @@ public struct RunPlan: Sendable {
 
     /// Files the run writes: checked before the core starts, so a bad path costs no run.
     var outputPaths: [String] {
-        var paths = [screenshotPath, frontend.wavPath, frontend.videoPath, frontend.windowCapturePath].compactMap { $0 }
-        if case .record(let path, _, _) = movie { paths.append(path) }
-        return paths
+        // A recording's target is checked by the movie engine as it starts (for scripts' recordings too).
+        [screenshotPath, frontend.wavPath, frontend.videoPath, frontend.windowCapturePath].compactMap { $0 }
     }
 
     /// Nothing but the core: the leanest loop (the benchmark's baseline) serves it.

@@ -11,8 +11,8 @@ enum RunReplay {
         switch kind {
         case .verify:
             var progress = ProgressLine()
-            while emulator.movie.mode == .play && emulator.movie.firstDesync == nil && !StopSignals.isRequested
-                && !session.core.shutdownRequested
+            while emulator.movie.mode == .play && emulator.movie.firstDesync == nil && emulator.exitCode == nil
+                && !StopSignals.isRequested
             {
                 emulator.runFrame()
                 progress.update(frames: emulator.movie.frame, of: length)
@@ -21,9 +21,7 @@ enum RunReplay {
             outcome.desync = emulator.movie.firstDesync
         case .hashRAM:
             outcome.ramHashes.reserveCapacity(length)
-            while emulator.movie.mode == .play && !StopSignals.isRequested
-                && !session.core.shutdownRequested
-            {
+            while emulator.movie.mode == .play && emulator.exitCode == nil && !StopSignals.isRequested {
                 emulator.runFrame()
                 outcome.ramHashes.append(emulator.movie.ramHash())
             }
