@@ -289,28 +289,33 @@ final class ScriptModelTests: XCTestCase {
         XCTAssertEqual(harness.lines, ["function\tfunction\tfunction"])
     }
 
-    func testSandboxConfinesFilesToTheScriptAndDataFolders() throws {
-        let harness = try ScriptHarness { $0.sandbox = true }
+    func testTheDefaultProfileConfinesFilesToTheScriptAndDataFolders() throws {
+        let harness = try ScriptHarness()
         try FileManager.default.createDirectory(atPath: harness.folder + "/data", withIntermediateDirectories: true)
+        try "hi".write(toFile: harness.folder + "/notes.txt", atomically: true, encoding: .utf8)
         try harness.load(
             """
-            local here = assert(io.open(SCRIPT_DIR .. "/notes.txt", "w")); here:write("hi"); here:close()
+            local here = assert(io.open(SCRIPT_DIR .. "/notes.txt")); print(here:read("a")); here:close()
             local data = assert(io.open(SCRIPT_DIR .. "/data/out.txt", "w")); data:close()
             print(io.open("/etc/passwd"))
             print(io.open(SCRIPT_DIR .. "/../escape.txt", "w"))
             print(pcall(os.remove, "/tmp/anything"))
             print(loadfile("/etc/hostname"))
             print(debug.getupvalue)
+            print(io.open(SCRIPT_DIR .. "/notes.txt", "w"))
             """.replacingOccurrences(of: "SCRIPT_DIR", with: "\"\(harness.folder)\""))
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
-        XCTAssertEqual(harness.lines.count, 5)
-        XCTAssertTrue(harness.lines[0].hasPrefix("nil\t/etc/passwd: outside the sandbox"), harness.lines[0])
-        XCTAssertTrue(harness.lines[1].contains("escape.txt: outside the sandbox"), harness.lines[1])
+        XCTAssertEqual(harness.lines.count, 7)
+        XCTAssertEqual(harness.lines[0], "hi")
+        XCTAssertTrue(harness.lines[1].hasPrefix("nil\tio.open: /etc/passwd: outside the folders"), harness.lines[1])
+        XCTAssertTrue(harness.lines[2].contains("escape.txt: outside the folders"), harness.lines[2])
         XCTAssertTrue(
-            harness.lines[2].hasPrefix("false\t") && harness.lines[2].contains("outside the sandbox"), harness.lines[2])
-        XCTAssertTrue(harness.lines[3].hasPrefix("nil\t/etc/hostname: outside the sandbox"), harness.lines[3])
-        XCTAssertEqual(harness.lines[4], "nil")
-        XCTAssertTrue(FileManager.default.fileExists(atPath: harness.folder + "/notes.txt"))
+            harness.lines[3].hasPrefix("false\t") && harness.lines[3].contains("os.remove: /tmp/anything: outside"),
+            harness.lines[3])
+        XCTAssertTrue(harness.lines[4].hasPrefix("nil\tloadfile: /etc/hostname: outside the folders"), harness.lines[4])
+        XCTAssertEqual(harness.lines[5], "nil")
+        XCTAssertTrue(harness.lines[6].contains("outside the folders this script may write"), harness.lines[6])
+        XCTAssertEqual(try String(contentsOfFile: harness.folder + "/notes.txt", encoding: .utf8), "hi")
     }
 
     func testHotReloadReplacesCallbacksAndKeepsTheEmulator() throws {

@@ -70,12 +70,15 @@ final class RunParts {
     }
 
     private func loadScripts() {
-        var scripts = plan.scripts
+        var scripts = plan.scripts.map { (path: $0, isDefault: false) }
         if frontend?.isWindowed == true || plan.defaults.headless {
-            scripts = DefaultFrontend.scripts(excluding: plan.defaults.disabled, paths: session.paths) + scripts
+            scripts =
+                DefaultFrontend.scripts(excluding: plan.defaults.disabled, paths: session.paths).map {
+                    (path: $0, isDefault: true)
+                } + scripts
         }
         for script in scripts {
-            do { try host.load(scriptAt: script) } catch {
+            do { try host.load(scriptAt: script.path, frontendDefault: script.isDefault) } catch {
                 host.onFailure(error)
                 if plan.scriptOptions.strict { status = 1 }
             }
