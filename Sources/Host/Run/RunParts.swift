@@ -64,6 +64,7 @@ final class RunParts {
         {
             frontend.frameLimit = movieLength ?? 600
         }
+        RunEmergency.install(self)
         loadScripts()
         if status != 0 { frontend?.frameLimit = 0 }
         if let plan = plan.control { try openControl(plan) }
@@ -101,6 +102,7 @@ final class RunParts {
 
     /// The run never started: scripts go without their exit callbacks, the core without saving.
     private func abandon() {
+        RunEmergency.uninstall()
         control?.server.close()
         host.unloadScripts()
         frontend = nil
@@ -135,6 +137,7 @@ final class RunParts {
         outcome.results = host.results  // after `exit` callbacks, which may record results
         if let code = host.emulator.exitCode { outcome.status = code }
         if plan.frontend.showStats && !plan.quiet { console.print(host.emulator.stats.summary) }
+        RunEmergency.uninstall()
         return (outcome, picture)
     }
 
