@@ -243,7 +243,9 @@ final class MovieTests: XCTestCase {
         assert(movie.stop())
         """.write(toFile: folder + "/now.lua", atomically: true, encoding: .utf8)
         XCTAssertEqual(
-            try Fixtures.cli(["run", Fixtures.nesROM, "--allow-files", "--script", folder + "/now.lua", "--quiet"], home: home).status, 0
+            try Fixtures.cli(
+                ["run", Fixtures.nesROM, "--allow-files", "--script", folder + "/now.lua", "--quiet"], home: home
+            ).status, 0
         )
         let movie = try MovieText.read(path: path)
         XCTAssertNotNil(movie.startState)

@@ -204,8 +204,10 @@ final class ScriptModelTests: XCTestCase {
         for failure in harness.failures { XCTAssertTrue(failure.message.contains("runaway loop"), failure.message) }
         XCTAssertEqual(
             harness.lines,
-            ["coroutines hooked\ttrue", "coroutines hooked\ttrue", "coroutines hooked\ttrue", "hook after\tnil",
-             "coroutines hooked\ttrue"],
+            [
+                "coroutines hooked\ttrue", "coroutines hooked\ttrue", "coroutines hooked\ttrue", "hook after\tnil",
+                "coroutines hooked\ttrue",
+            ],
             "runaway coroutines are stopped; the host's own entries run without a hook")
         harness.close()
 

@@ -25,7 +25,9 @@ local ra_memory = require("retrolua.ra_memory")
 
 local data, problem = json.decode(text)
 if not data then return emu.message("achievements: " .. file .. ": " .. problem) end
+if type(data) ~= "table" then return emu.message("achievements: " .. file .. ": expected a JSON object, got a " .. type(data)) end
 data = data.PatchData or data
+if type(data) ~= "table" then return emu.message("achievements: " .. file .. ": PatchData is not a JSON object") end
 
 -- RetroAchievements console IDs for the systems libretro info files name.
 local CONSOLES = { ["Nintendo Entertainment System"] = 7, ["Game Boy"] = 4, ["Game Boy Color"] = 6,

@@ -49,7 +49,8 @@ final class Script {
 
     /// Reads and compiles the script; the main chunk has not run yet.
     /// `source` given: a script without a file (the control socket's evaluator), named `path`.
-    init(path: String, host: ScriptHost, source given: String? = nil, frontendDefault: Bool = false) throws(ScriptError) {
+    init(path: String, host: ScriptHost, source given: String? = nil, frontendDefault: Bool = false) throws(ScriptError)
+    {
         self.path = given == nil ? URL(fileURLWithPath: path).standardizedFileURL.path : path
         name = (path as NSString).lastPathComponent
         isFrontendDefault = frontendDefault
@@ -57,7 +58,9 @@ final class Script {
         emulator = host.emulator
         memory = host.emulator.memory
         modified = given == nil ? Script.modificationDate(path) : nil
-        guard let source = given ?? (try? String(contentsOfFile: path, encoding: .utf8)) else {
+        // Bytes as they are: Lua takes any bytes in string literals (a Latin-1 "é" is valid Lua).
+        guard let source = given.map({ Array($0.utf8) }) ?? FileManager.default.contents(atPath: path).map(Array.init)
+        else {
             throw ScriptError(script: name, message: "\(path): cannot read script")
         }
         let preludes: HostPreludes

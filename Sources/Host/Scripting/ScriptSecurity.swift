@@ -32,7 +32,9 @@ extension Script {
         if path.utf8.contains(0) { return "\(path): a path with a NUL byte is not allowed" }
         let resolved = Script.resolve(path, relativeTo: FileManager.default.currentDirectoryPath)
         let roots = fileRoots
-        if roots.contains(where: { ($0.writable || !write) && (resolved == $0.folder || resolved.hasPrefix($0.folder + "/")) }) {
+        if roots.contains(where: {
+            ($0.writable || !write) && (resolved == $0.folder || resolved.hasPrefix($0.folder + "/"))
+        }) {
             return nil
         }
         let readable = roots.filter { !$0.writable }.map(\.folder).joined(separator: ", ")
