@@ -367,7 +367,8 @@ int lh_pcall_traceback(lua_State *L, int nargs, int nresults) {
 }
 
 static int tostring_of(lua_State *L) {
-    luaL_tolstring(L, 1, NULL);
+    if (luaL_callmeta(L, 1, "__tostring")) return 1;
+    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
     return 1;
 }
 

@@ -29,45 +29,67 @@ final class HostileScriptTests: XCTestCase {
     static let cases: [Case] = [
         // debug beyond traceback and getinfo, by every way to the library
         Case("require-debug", untrusted, "out(require('debug').getupvalue, require('debug').sethook)", "nil\tnil"),
-        Case("loaded-debug", untrusted, "out(package.loaded.debug.getupvalue, package.loaded.debug.setlocal)", "nil\tnil"),
-        Case("global-debug", untrusted, "out(debug.getupvalue, debug.sethook, debug.getregistry, debug.upvalueid)", "nil\tnil\tnil\tnil"),
+        Case(
+            "loaded-debug", untrusted, "out(package.loaded.debug.getupvalue, package.loaded.debug.setlocal)", "nil\tnil"
+        ),
+        Case(
+            "global-debug", untrusted, "out(debug.getupvalue, debug.sethook, debug.getregistry, debug.upvalueid)",
+            "nil\tnil\tnil\tnil"),
         Case("same-table", untrusted, "out(require('debug') == debug, package.loaded.debug == debug)", "true\ttrue"),
-        Case("getinfo-func", untrusted, "out(debug.getinfo(1, 'f').func, debug.getinfo(io.open, 'f').func)", "nil\tnil"),
-        Case("getinfo-in-reader", untrusted,
-             "local seen; load(function() seen = debug.getinfo(2, 'f') return nil end); out(seen and seen.func)", "nil"),
+        Case(
+            "getinfo-func", untrusted, "out(debug.getinfo(1, 'f').func, debug.getinfo(io.open, 'f').func)", "nil\tnil"),
+        Case(
+            "getinfo-in-reader", untrusted,
+            "local seen; load(function() seen = debug.getinfo(2, 'f') return nil end); out(seen and seen.func)", "nil"),
         Case("getinfo-works", untrusted, "out(debug.getinfo(1, 'S').short_src:match('getinfo%-works') ~= nil)", "true"),
-        Case("getinfo-level", untrusted, "local function f() return debug.getinfo(2, 'n') end out(f() ~= nil)", "true"),
+        Case(
+            "getinfo-level", untrusted,
+            "local function f() local info = debug.getinfo(2, 'S') return info end out(f().what)", "main"),
         Case("traceback-works", untrusted, "out(debug.traceback('tb'):match('^tb\\nstack traceback') ~= nil)", "true"),
-        Case("getupvalue-wrapper", untrusted, "out(pcall(debug.getupvalue, io.open, 1))", "attempt to call a nil value"),
+        Case(
+            "getupvalue-wrapper", untrusted, "out(pcall(debug.getupvalue, io.open, 1))", "attempt to call a nil value"),
         // bytecode on every path
         Case("load-dump", untrusted, "out(load(\(dumped)))", binary),
         Case("load-mode-b", untrusted, "out(load(\(dumped), 'x', 'b'))", binary),
         Case("load-mode-bt", untrusted, "out(load(\(dumped), 'x', 'bt'))", binary),
-        Case("load-reader", untrusted, "local s = \(dumped) out(load(function() local c = s s = nil return c end))", binary),
-        Case("loadfile-bytecode", untrusted,
-             "local f = assert(io.open(DATA .. '/b.luac', 'wb')) f:write(\(dumped)) f:close() out(loadfile(DATA .. '/b.luac'))",
-             binary),
-        Case("loadfile-mode-b", untrusted,
-             "local f = assert(io.open(DATA .. '/c.luac', 'wb')) f:write(\(dumped)) f:close() out(loadfile(DATA .. '/c.luac', 'b'))",
-             binary),
-        Case("dofile-bytecode", untrusted,
-             "local f = assert(io.open(DATA .. '/d.luac', 'wb')) f:write(\(dumped)) f:close() out(pcall(dofile, DATA .. '/d.luac'))",
-             binary),
-        Case("require-bytecode", untrusted,
-             "local f = assert(io.open(DATA .. '/evil.lua', 'wb')) f:write(\(dumped)) f:close() package.path = DATA .. '/?.lua' out(pcall(require, 'evil'))",
-             binary),
+        Case(
+            "load-reader", untrusted, "local s = \(dumped) out(load(function() local c = s s = nil return c end))",
+            binary),
+        Case(
+            "loadfile-bytecode", untrusted,
+            "local f = assert(io.open(DATA .. '/b.luac', 'wb')) f:write(\(dumped)) f:close() out(loadfile(DATA .. '/b.luac'))",
+            binary),
+        Case(
+            "loadfile-mode-b", untrusted,
+            "local f = assert(io.open(DATA .. '/c.luac', 'wb')) f:write(\(dumped)) f:close() out(loadfile(DATA .. '/c.luac', 'b'))",
+            binary),
+        Case(
+            "dofile-bytecode", untrusted,
+            "local f = assert(io.open(DATA .. '/d.luac', 'wb')) f:write(\(dumped)) f:close() out(pcall(dofile, DATA .. '/d.luac'))",
+            binary),
+        Case(
+            "require-bytecode", untrusted,
+            "local f = assert(io.open(DATA .. '/evil.lua', 'wb')) f:write(\(dumped)) f:close() package.path = DATA .. '/?.lua' out(pcall(require, 'evil'))",
+            binary),
         Case("searchers-count", untrusted, "out(#package.searchers, package.cpath, package.loadlib)", "2\t\tnil"),
         Case("require-native", untrusted, "out(pcall(require, 'socket.core'))", "module 'socket.core' not found"),
         // processes
         Case("os-execute", untrusted, "out(os.execute, io.popen)", "nil\tnil"),
         Case("os-exit", untrusted, "out(pcall(os.exit, 0))", "use emu.exit(code)"),
         // require and searchpath confined
-        Case("require-etc", [.confined], "package.path = '/etc/?' out(pcall(require, 'passwd'))", "require: /etc/passwd: \(outside) read"),
-        Case("searchpath-etc", [.confined], "out(package.searchpath('passwd', '/etc/?'))", "/etc/passwd: \(outside) read"),
-        Case("searchpath-oracle", [.confined],
-             "local _, a = package.searchpath('passwd', '/etc/?') local _, b = package.searchpath('nothere', '/etc/?') out(a:gsub('passwd', 'X') == b:gsub('nothere', 'X'))",
-             "true"),
-        Case("require-here", [.confined], "package.path = HERE .. '/?.lua' out(pcall(require, 'nothing_here'))", "no file"),
+        Case(
+            "require-etc", [.confined], "package.path = '/etc/?' out(pcall(require, 'passwd'))",
+            "require: /etc/passwd: \(outside) read"),
+        Case(
+            "searchpath-etc", [.confined], "out(package.searchpath('passwd', '/etc/?'))", "/etc/passwd: \(outside) read"
+        ),
+        Case(
+            "searchpath-oracle", [.confined],
+            "local _, a = package.searchpath('passwd', '/etc/?') local _, b = package.searchpath('nothere', '/etc/?') out(a:gsub('passwd', 'X') == b:gsub('nothere', 'X'))",
+            "true"),
+        Case(
+            "require-here", [.confined], "package.path = HERE .. '/?.lua' out(pcall(require, 'nothing_here'))",
+            "no file"),
         Case("require-retrolua", [.confined], "out(type(require('retrolua.json').decode))", "function"),
         // files in the default profile
         Case("open-etc", [.confined], "out(io.open('/etc/passwd'))", "io.open: /etc/passwd: \(outside) read"),
@@ -79,14 +101,21 @@ final class HostileScriptTests: XCTestCase {
         Case("open-data-w", [.confined], "local f = io.open(DATA .. '/w.txt', 'w') out(f ~= nil) f:close()", "true"),
         Case("open-dotdot", [.confined], "out(io.open(DATA .. '/../../escape.txt', 'w'))", "\(outside) write"),
         Case("open-nul", [.confined], "out(io.open(DATA .. '/x\\0/../../../etc/passwd'))", "NUL byte"),
-        Case("open-number", [.confined], "out(io.open(42))", "io.open: bad argument 'path' (string expected, got number)"),
-        Case("open-mode-table", [.confined], "out(pcall(io.open, DATA .. '/m.txt', {}))", "io.open: bad argument #2 'mode'"),
+        Case(
+            "open-number", [.confined], "out(io.open(42))", "io.open: bad argument 'path' (string expected, got number)"
+        ),
+        Case(
+            "open-mode-table", [.confined], "out(pcall(io.open, DATA .. '/m.txt', {}))",
+            "io.open: bad argument #2 'mode'"),
         Case("open-symlink", [.confined], "out(io.open(HERE .. '/link/passwd'))", "\(outside) read"),
         Case("rename-out", [.confined], "out(pcall(os.rename, PRECIOUS, DATA .. '/stolen'))", "os.rename: "),
-        Case("rename-in", [.confined],
-             "io.open(DATA .. '/r.txt', 'w'):close() out(pcall(os.rename, DATA .. '/r.txt', PRECIOUS))", "os.rename: "),
+        Case(
+            "rename-in", [.confined],
+            "io.open(DATA .. '/r.txt', 'w'):close() out(pcall(os.rename, DATA .. '/r.txt', PRECIOUS))", "os.rename: "),
         Case("remove-out", [.confined], "out(pcall(os.remove, PRECIOUS))", "os.remove: "),
-        Case("remove-data", [.confined], "io.open(DATA .. '/x.txt', 'w'):close() out(os.remove(DATA .. '/x.txt'))", "true"),
+        Case(
+            "remove-data", [.confined], "io.open(DATA .. '/x.txt', 'w'):close() out(os.remove(DATA .. '/x.txt'))",
+            "true"),
         Case("lines-etc", [.confined], "out(pcall(io.lines, '/etc/passwd'))", "io.lines: /etc/passwd: \(outside) read"),
         Case("input-etc", [.confined], "out(pcall(io.input, '/etc/passwd'))", "io.input: /etc/passwd"),
         Case("output-precious", [.confined], "out(pcall(io.output, PRECIOUS))", "io.output: "),
@@ -110,17 +139,22 @@ final class HostileScriptTests: XCTestCase {
         Case("trust-debug", [.trust], "out(type(require('debug').getupvalue), type(os.execute))", "function\tfunction"),
         Case("trust-bytecode", [.trust], "out(load(\(dumped))())", "1"),
         // errors read clearly
-        Case("tostring-error", [.confined], "error(setmetatable({}, { __tostring = function() return 'custom problem' end }))",
-             "custom problem"),
+        Case(
+            "tostring-error", [.confined],
+            "error(setmetatable({}, { __tostring = function() return 'custom problem' end }))",
+            "custom problem"),
         Case("table-error", [.confined], "error({})", "(error object is a table value)"),
         // runaways and memory
         Case("pcall-loop", [.confined], "while true do pcall(function() while true do end end) end", "runaway loop"),
-        Case("coroutine-loop", [.confined],
-             "while true do coroutine.resume(coroutine.create(function() while true do end end)) end", "runaway loop"),
+        Case(
+            "coroutine-loop", [.confined],
+            "while true do coroutine.resume(coroutine.create(function() while true do end end)) end", "runaway loop"),
         Case("sethook-loop", [.trust], "while true do debug.sethook() end", "runaway loop"),
         Case("rep-huge", [.confined], "out(pcall(string.rep, 'x', 1 << 40))", "resulting string too large"),
         Case("rep-cap", [.confined], "local s = string.rep('x', 1 << 29) out(#s)", "memory limit"),
-        Case("gsub-cap", [.confined], "local s = string.rep('x', 1 << 20) s = s:gsub('x', string.rep('y', 1000)) out(#s)", "memory limit"),
+        Case(
+            "gsub-cap", [.confined],
+            "local s = string.rep('x', 1 << 20) s = s:gsub('x', string.rep('y', 1000)) out(#s)", "memory limit"),
     ]
 
     func testHostileScriptsInEveryProfile() throws {
@@ -141,7 +175,8 @@ final class HostileScriptTests: XCTestCase {
             for test in Self.cases where test.profiles.contains(profile) {
                 let source =
                     "local PRECIOUS, DATA, HERE = \(quoted(precious)), \(quoted(data)), \(quoted(harness.folder))\n"
-                    + "local function out(...) print('\(test.name)|', ...) end\n" + test.source
+                    + "local function out(...) local t = table.pack(...) for i = 1, t.n do t[i] = tostring(t[i]):gsub('%z', '\\\\0'):gsub('\\n', ' ') end "
+                    + "print('\(test.name)|', table.unpack(t, 1, t.n)) end\n" + test.source
                 try harness.load(source, name: test.name + ".lua")
                 harness.run(1)
             }
@@ -174,7 +209,8 @@ final class HostileScriptTests: XCTestCase {
         let path = folder + "/hostile.lua"
         try script.write(toFile: path, atomically: true, encoding: .utf8)
         return try Fixtures.cli([
-            "run", Fixtures.nesROM, "--headless", "--quiet", "--frames", String(frames), "--save-dir", folder + "/saves",
+            "run", Fixtures.nesROM, "--headless", "--quiet", "--frames", String(frames), "--save-dir",
+            folder + "/saves",
             "--script", path,
         ])
     }
@@ -191,22 +227,29 @@ final class HostileScriptTests: XCTestCase {
 
     func testARunawayExitCallbackStillLetsSaveRAMBeWritten() throws {
         let folder = Fixtures.temporaryFolder()
-        let result = try run("event.on('exit', function() while true do pcall(function() while true do end end) end end)", in: folder, frames: 3)
+        let result = try run(
+            "event.on('exit', function() while true do pcall(function() while true do end end) end end)", in: folder,
+            frames: 3)
         XCTAssertTrue(result.stderr.contains("runaway loop"), result.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/saves/demo.srm"), "save RAM written")
     }
 
     func testSIGTERMDuringARunawayEndsTheRunWithSaveRAMWritten() throws {
-        for body in ["while true do pcall(function() while true do end end) end",
-                     "string.find(string.rep('a', 40), string.rep('(.-)', 14) .. 'b')"] {
+        for body in [
+            "while true do pcall(function() while true do end end) end",
+            "string.find(string.rep('a', 40), string.rep('(.-)', 14) .. 'b')",
+        ] {
             let folder = Fixtures.temporaryFolder()
             let path = folder + "/spin.lua"
-            try "event.on('frame_end', function() if emu.framecount() == 2 then print('spinning') io.stdout:flush() \(body) end end)"
+            try
+                "event.on('frame_end', function() if emu.framecount() == 2 then print('spinning') io.stdout:flush() \(body) end end)"
                 .write(toFile: path, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Fixtures.binary)
-            process.arguments = ["run", Fixtures.nesROM, "--headless", "--quiet", "--frames", "100000", "--save-dir",
-                                 folder + "/saves", "--script", path]
+            process.arguments = [
+                "run", Fixtures.nesROM, "--headless", "--quiet", "--frames", "100000", "--save-dir",
+                folder + "/saves", "--script", path,
+            ]
             var environment = ProcessInfo.processInfo.environment
             environment["HOME"] = folder
             environment["DISPLAY"] = nil
@@ -227,7 +270,8 @@ final class HostileScriptTests: XCTestCase {
             kill(process.processIdentifier, SIGTERM)
             process.waitUntilExit()
             XCTAssertNotEqual(process.terminationReason, .uncaughtSignal, "ended by itself, not killed: \(body)")
-            XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/saves/demo.srm"), "save RAM written: \(body)")
+            XCTAssertTrue(
+                FileManager.default.fileExists(atPath: folder + "/saves/demo.srm"), "save RAM written: \(body)")
         }
     }
 }

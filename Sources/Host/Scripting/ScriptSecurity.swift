@@ -29,7 +29,10 @@ extension Script {
     /// Nil when this script may open `path` (for writing when `write`), else why not, naming the folders.
     func fileAccessProblem(_ path: String, write: Bool) -> String? {
         if host.options.trust || host.options.allowFiles { return nil }
-        if path.utf8.contains(0) { return "\(path): a path with a NUL byte is not allowed" }
+        if path.utf8.contains(0) {
+            // Shown with \0: the message travels as a C string.
+            return "\(path.replacingOccurrences(of: "\0", with: "\\0")): a path with a NUL byte is not allowed"
+        }
         let resolved = Script.resolve(path, relativeTo: FileManager.default.currentDirectoryPath)
         let roots = fileRoots
         if roots.contains(where: {
