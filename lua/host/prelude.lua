@@ -14,7 +14,7 @@ package.path = package_path
 package.cpath = ""
 if trust then return end
 
-local type, error, select, tostring, pairs = type, error, select, tostring, pairs
+local type, error, select, tostring = type, error, select, tostring
 local find, gsub, gmatch, format = string.find, string.gsub, string.gmatch, string.format
 local concat, remove_item = table.concat, table.remove
 local running = coroutine.running
