@@ -14,6 +14,9 @@
  * a runaway loop promptly. */
 #define HOOK_INTERVAL 10000
 
+static void count_hook(lua_State *L, lua_Debug *ar);
+static _Atomic uint64_t soft_deadline_ns; /* defined with the watchdog below */
+
 static lh_limits *limits_of(lua_State *L) {
     void *ud = NULL;
     lua_getallocf(L, &ud);
@@ -39,19 +42,43 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return block;
 }
 
+/* What stops a running entry, set on the Lua thread (hook, signal handler) and read by the hook. */
+enum { STOP_NONE, STOP_BUDGET, STOP_TIME, STOP_SIGNAL };
+
+static void hook_every_instruction(lua_State *L);
+
+static void raise_stop(lua_State *L, lh_limits *limits) {
+    /* Once stopped, the hook fires on every instruction until control is back in the host: a script
+     * that catches the error with pcall (or in a coroutine it resumed) fails again at its next
+     * instruction, so it cannot loop on. */
+    hook_every_instruction(L);
+    limits->over_instruction_budget = 1;
+    luaL_where(L, 0);  /* level 0 is the running Lua function (a hook is not a call level) */
+    switch (limits->stop_reason) {
+    case STOP_SIGNAL:
+        lua_pushstring(L, "script interrupted: the run is stopping (SIGINT/SIGTERM)");
+        break;
+    case STOP_TIME:
+        lua_pushfstring(L, "script ran for %d seconds without returning to the emulator (runaway loop?)",
+                        (int)(atomic_load(&soft_deadline_ns) / 1000000000ull));
+        break;
+    default:
+        lua_pushfstring(L, "script ran %I instructions without returning to the emulator (runaway loop?)",
+                        (lua_Integer)limits->instruction_budget);
+    }
+    lua_concat(L, 2);
+    lua_error(L);
+}
+
 static void count_hook(lua_State *L, lua_Debug *ar) {
     (void)ar;
     lh_limits *limits = limits_of(L);
+    if (limits->stop_reason != STOP_NONE) raise_stop(L, limits);
     if (!limits->instruction_budget) return;
     limits->instructions_left -= HOOK_INTERVAL;
     if (limits->instructions_left <= 0) {
-        limits->over_instruction_budget = 1;
-        /* Level 0 is the running Lua function (a hook is not a call level), so name its line. */
-        luaL_where(L, 0);
-        lua_pushfstring(L, "script ran %I instructions without returning to the emulator (runaway loop?)",
-                        (lua_Integer)limits->instruction_budget);
-        lua_concat(L, 2);
-        lua_error(L);
+        limits->stop_reason = STOP_BUDGET;
+        raise_stop(L, limits);
     }
 }
 
@@ -60,8 +87,15 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
  * and a watchdog thread arms the count hook only on an entry that has run for ARM_AFTER_NS: from then
  * on the instruction budget counts as before. Arming happens in a signal handler on the Lua thread
  * itself (as lua.c stops scripts on SIGINT), never from another thread. Coroutines that scripts
- * create always carry the hook (see hooked_create), since the watchdog only knows the host's entries. */
+ * create always carry the hook (see hooked_create), since the watchdog only knows the host's entries.
+ *
+ * Runaways always end. Past the soft deadline in one entry (or at a stop request for an entry begun
+ * before it) the handler re-arms the hook on every tick to fire at the next instruction, so clearing
+ * it with debug.sethook does not help. A C function never runs the hook (a backtracking string.find):
+ * past the hard deadline — or a second after a stop request — the watchdog thread calls the host's
+ * emergency handler (save RAM, movies) and ends the process with a message and LH_EXIT_RUNAWAY. */
 #define ARM_AFTER_NS 20000000ull
+#define STOP_GRACE_NS 1000000000ull
 #define WATCH_DEPTH 64
 #define WATCH_SIGNAL SIGURG
 
@@ -69,10 +103,13 @@ typedef struct { lua_State *thread; uint64_t started; int armed; } watch_entry;
 static watch_entry entries[WATCH_DEPTH];
 static atomic_int depth;                 /* entries in use; written by the Lua thread only */
 static _Atomic uint64_t innermost_started; /* start of the innermost entry, 0 when none */
+static _Atomic uint64_t outermost_started; /* start of the outermost entry, 0 when none */
+static _Atomic uint64_t stop_requested;    /* when a stop was requested, 0 when none */
+static _Atomic uint64_t soft_deadline_ns = 2000000000ull;
+static _Atomic uint64_t hard_deadline_ns = 4000000000ull;
+static _Atomic(lh_emergency) emergency;
 static _Atomic pthread_t lua_thread;
 static pthread_once_t watchdog_once = PTHREAD_ONCE_INIT;
-
-static void count_hook(lua_State *L, lua_Debug *ar);
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -80,15 +117,38 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* On the Lua thread: arm the innermost entry if it is overdue. */
+/* On the Lua thread: arm the innermost entry if it is overdue; stop it past the soft deadline or at a
+ * stop request it began before. */
 static void arm_overdue(int signal) {
     (void)signal;
     int d = atomic_load(&depth);
     if (d <= 0 || d > WATCH_DEPTH) return;
     watch_entry *entry = &entries[d - 1];
-    if (entry->armed || !entry->thread || now_ns() - entry->started < ARM_AFTER_NS) return;
+    uint64_t now = now_ns();
+    if (!entry->thread || now - entry->started < ARM_AFTER_NS) return;
+    uint64_t stop = atomic_load(&stop_requested);
+    lh_limits *limits = limits_of(entry->thread);
+    if (stop && entries[0].started <= stop) {
+        limits->stop_reason = STOP_SIGNAL;
+    } else if (now - entries[0].started >= atomic_load(&soft_deadline_ns) && limits->stop_reason == STOP_NONE) {
+        limits->stop_reason = STOP_TIME;
+    }
+    if (limits->stop_reason != STOP_NONE) {
+        entry->armed = 1;
+        lua_sethook(entry->thread, count_hook, LUA_MASKCOUNT, 1);
+        return;
+    }
+    if (entry->armed) return;
     entry->armed = 1;
     lua_sethook(entry->thread, count_hook, LUA_MASKCOUNT, HOOK_INTERVAL);
+}
+
+static void end_runaway(const char *message, int status) {
+    fprintf(stderr, "retrolua: %s\n", message);
+    lh_emergency handler = atomic_load(&emergency);
+    if (handler) handler(message);
+    fflush(stderr);
+    _exit(status);
 }
 
 static void *watchdog(void *unused) {
@@ -97,7 +157,20 @@ static void *watchdog(void *unused) {
         struct timespec pause = {0, 10000000};  /* 10 ms */
         nanosleep(&pause, NULL);
         uint64_t started = atomic_load(&innermost_started);
-        if (started && now_ns() - started >= ARM_AFTER_NS) pthread_kill(atomic_load(&lua_thread), WATCH_SIGNAL);
+        uint64_t outer = atomic_load(&outermost_started);
+        uint64_t stop = atomic_load(&stop_requested);
+        uint64_t now = now_ns();
+        if (!started) continue;
+        if (outer && now - outer >= atomic_load(&hard_deadline_ns)) {
+            end_runaway("a script ran past its hard deadline without returning (a long C call such as a "
+                        "backtracking string.find?); ending the run after writing save RAM and movies",
+                        LH_EXIT_RUNAWAY);
+        }
+        if (stop && now - stop >= STOP_GRACE_NS) {
+            end_runaway("a script did not stop within a second of SIGINT/SIGTERM; ending the run after writing "
+                        "save RAM and movies", LH_EXIT_RUNAWAY);
+        }
+        if (now - started >= ARM_AFTER_NS || stop) pthread_kill(atomic_load(&lua_thread), WATCH_SIGNAL);
     }
     return NULL;
 }
@@ -126,6 +199,7 @@ static void watch_enter(lua_State *thread) {
     entries[d].started = now_ns();
     atomic_store(&lua_thread, pthread_self());
     atomic_store(&depth, d + 1);
+    if (d == 0) atomic_store(&outermost_started, entries[d].started);
     atomic_store(&innermost_started, entries[d].started);
 }
 
@@ -143,7 +217,31 @@ static void watch_leave(void) {
         entry->armed = 0;
     }
     atomic_store(&innermost_started, d > 0 && d <= WATCH_DEPTH ? entries[d - 1].started : 0);
+    if (d == 0) atomic_store(&outermost_started, 0);
 }
+
+/* On the Lua thread: `L` and the innermost entry's thread stop at their next instruction. */
+static void hook_every_instruction(lua_State *L) {
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
+    int d = atomic_load(&depth);
+    if (d <= 0 || d > WATCH_DEPTH) return;
+    watch_entry *entry = &entries[d - 1];
+    if (!entry->thread) return;
+    entry->armed = 1;  /* watch_leave takes the hook off again */
+    lua_sethook(entry->thread, count_hook, LUA_MASKCOUNT, 1);
+}
+
+void lh_request_stop(void) {
+    uint64_t expected = 0;
+    atomic_compare_exchange_strong(&stop_requested, &expected, now_ns());
+}
+
+void lh_set_deadlines(double soft_seconds, double hard_seconds) {
+    if (soft_seconds > 0) atomic_store(&soft_deadline_ns, (uint64_t)(soft_seconds * 1e9));
+    if (hard_seconds > 0) atomic_store(&hard_deadline_ns, (uint64_t)(hard_seconds * 1e9));
+}
+
+void lh_set_emergency(lh_emergency handler) { atomic_store(&emergency, handler); }
 
 /* coroutine.create and coroutine.wrap with the count hook set on the new thread. */
 static int hooked_create(lua_State *L) {
@@ -198,6 +296,7 @@ lua_State *lh_newstate(lh_limits *limits) {
 
 void lh_refill_budget(lh_limits *limits) {
     limits->instructions_left = limits->instruction_budget;
+    limits->stop_reason = 0;
 }
 
 static int trampoline(lua_State *L) {
@@ -267,6 +366,31 @@ int lh_pcall_traceback(lua_State *L, int nargs, int nresults) {
     return status;
 }
 
+static int tostring_of(lua_State *L) {
+    if (luaL_callmeta(L, 1, "__tostring")) return 1;
+    lua_pushfstring(L, "(error object is a %s value)", luaL_typename(L, 1));
+    return 1;
+}
+
+/* A non-string error object from a coroutine, as text: its __tostring (run on `from`, protected and
+ * watched, since the errored coroutine cannot run code), else its type. The text stays on top of `from`'s
+ * stack, for the caller to pop once the traceback is built. */
+static const char *describe_error(lua_State *co, lua_State *from) {
+    lua_pushcfunction(from, tostring_of);
+    lua_pushvalue(co, -1);
+    lua_xmove(co, from, 1);
+    watch_enter(from);
+    int status = lua_pcall(from, 1, 1, 0);
+    watch_leave();
+    if (status == LUA_OK && lua_type(from, -1) == LUA_TSTRING) return lua_tostring(from, -1);
+    lua_pop(from, 1);
+    lua_pushvalue(co, -1);
+    lua_xmove(co, from, 1);
+    const char *text = lua_pushfstring(from, "(error object is a %s value)", luaL_typename(from, -1));
+    lua_remove(from, -2);
+    return text;
+}
+
 int lh_resume_traceback(lua_State *co, lua_State *from, int nargs, int *nresults) {
     watch_enter(co);
     int status = lua_resume(co, from, nargs, nresults);
@@ -277,8 +401,11 @@ int lh_resume_traceback(lua_State *co, lua_State *from, int nargs, int *nresults
         size_t limit = limits->memory_limit;
         limits->memory_limit = 0;
         const char *message = lua_tostring(co, -1);
-        luaL_traceback(co, co, message ? message : "(error object is not a string)", 0);
+        int described = message == NULL;
+        if (described) message = describe_error(co, from);
+        luaL_traceback(co, co, message, 0);
         lua_remove(co, -2);
+        if (described) lua_pop(from, 1);
         limits->memory_limit = limit;
     }
     return status;

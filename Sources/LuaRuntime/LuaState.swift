@@ -46,8 +46,12 @@ public final class LuaState {
 
     /// Compiles a chunk and leaves it on the stack.
     public func load(_ source: String, name: String) throws(LuaError) {
-        var source = source
-        let status = source.withUTF8 { buffer in
+        try load(Array(source.utf8), name: name)
+    }
+
+    /// Compiles a chunk given as bytes (any encoding: Lua strings are bytes) and leaves it on the stack.
+    public func load(_ source: [UInt8], name: String) throws(LuaError) {
+        let status = source.withUnsafeBufferPointer { buffer in
             buffer.withMemoryRebound(to: CChar.self) { lh_loadbuffer(L, $0.baseAddress, $0.count, "@" + name) }
         }
         if status != LUA_OK { throw popError(kind: status == LUA_ERRSYNTAX ? .syntax : .memory) }

@@ -21,7 +21,8 @@ enum RunArguments {
         "no-default", "control", "scenario",
     ]
     static let flags: Set<String> = [
-        "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "integer-scale", "fullscreen",
+        "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "allow-files", "integer-scale",
+        "fullscreen",
         "no-vsync",
         "smooth", "no-audio", "stats", "square-pixels", "with-defaults", "json",
     ]
@@ -89,7 +90,12 @@ enum RunArguments {
         plan.scriptOptions.strict = args.flag("strict")
         plan.scriptOptions.watch = args.flag("watch")
         plan.scriptOptions.trust = args.flag("trust")
-        plan.scriptOptions.sandbox = args.flag("sandbox")
+        // --sandbox names the default (confined) profile, kept for command lines written before it was.
+        plan.scriptOptions.allowFiles = args.flag("allow-files")
+        if args.flag("sandbox") && (plan.scriptOptions.allowFiles || plan.scriptOptions.trust) {
+            throw Arguments.UsageError(
+                description: "--sandbox is the default profile; it cannot be combined with --allow-files or --trust")
+        }
         plan.scripts = args.all("script")
         plan.defaults.disabled = Set(args.all("no-default"))
         for name in args.all("no-default") where name != "all" && !DefaultFrontend.names.contains(name) {

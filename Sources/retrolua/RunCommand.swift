@@ -47,8 +47,11 @@ enum RunCommand {
           --script FILE         run a script (repeatable; scripts run in this order every frame)
           --strict              a failing script ends the run with exit status 1 (default: it is unloaded)
           --watch               reload a script when its file is saved (emulator state is kept)
-          --trust               allow os.execute, io.popen, native modules and bytecode
-          --sandbox             confine file access to the script's folder and the data folder
+          --allow-files         let scripts read and write any file you can (default: read their own folder and
+                                lua/, read and write the data folder; see README "Security")
+          --trust               give scripts everything: os.execute, io.popen, native modules, bytecode, debug,
+                                every file
+          --sandbox             the default profile, named (accepted for older command lines)
           --data-dir DIR        the data folder (default ~/.local/share/retrolua/data)
           --script-memory MB    memory cap per script (default 256)
           --script-budget N     instructions (millions) a script may run before returning (default 200; counted

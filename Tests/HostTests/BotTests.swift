@@ -38,7 +38,7 @@ final class BotTests: XCTestCase {
     func testTheSearchBotBeatsTheReactiveBotAndItsMovieVerifies() throws {
         let folder = Fixtures.temporaryFolder()
         let result = try Fixtures.cli(
-            ["run", Self.dodge, "--headless", "--quiet", "--script", bot("search")],
+            ["run", Self.dodge, "--headless", "--quiet", "--allow-files", "--script", bot("search")],
             environment: ["RETROLUA_SEARCH_OUT": folder + "/search.rlm"])
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.hasPrefix("reached score 5 in 153 frames"), result.stdout)

@@ -69,8 +69,8 @@ final class HostPreludeTests: XCTestCase {
     }
 
     func testLoadAndLoadfileKeepTheGlobalsUnlessGivenAnEnvironment() throws {
-        for sandbox in [false, true] {
-            let harness = try ScriptHarness { $0.sandbox = sandbox }
+        for allowFiles in [false, true] {
+            let harness = try ScriptHarness { $0.allowFiles = allowFiles }
             try "return type(print)".write(toFile: harness.folder + "/chunk.lua", atomically: true, encoding: .utf8)
             try harness.load(
                 """
@@ -78,7 +78,7 @@ final class HostPreludeTests: XCTestCase {
                 "bt", { x = 5 })())
                 print(select(2, load(string.dump(function() end))))
                 """)
-            XCTAssertEqual(harness.lines.first, "function\tfunction\t5", "sandbox \(sandbox): \(harness.lines)")
+            XCTAssertEqual(harness.lines.first, "function\tfunction\t5", "allow files \(allowFiles): \(harness.lines)")
             XCTAssertTrue(
                 harness.lines.last?.contains("attempt to load a binary chunk") == true,
                 "bytecode stays refused: \(harness.lines)")

@@ -243,7 +243,9 @@ final class MovieTests: XCTestCase {
         assert(movie.stop())
         """.write(toFile: folder + "/now.lua", atomically: true, encoding: .utf8)
         XCTAssertEqual(
-            try Fixtures.cli(["run", Fixtures.nesROM, "--script", folder + "/now.lua", "--quiet"], home: home).status, 0
+            try Fixtures.cli(
+                ["run", Fixtures.nesROM, "--allow-files", "--script", folder + "/now.lua", "--quiet"], home: home
+            ).status, 0
         )
         let movie = try MovieText.read(path: path)
         XCTAssertNotNil(movie.startState)
@@ -259,7 +261,7 @@ final class MovieTests: XCTestCase {
         for _ = 1, 30 do joypad.set(1, {right = true}); emu.frameadvance() end
         """.write(toFile: folder + "/record.lua", atomically: true, encoding: .utf8)
         let recorded = try Fixtures.cli(
-            ["run", Fixtures.nesROM, "--headless", "--script", folder + "/record.lua"], home: home)
+            ["run", Fixtures.nesROM, "--headless", "--allow-files", "--script", folder + "/record.lua"], home: home)
         XCTAssertEqual(recorded.status, 0, recorded.stderr)
         XCTAssertTrue(recorded.stdout.contains("movie    recorded 30 frames to \(folder)/lua.rlm"), recorded.stdout)
         let original = try Data(contentsOf: URL(fileURLWithPath: folder + "/lua.rlm"))
@@ -275,7 +277,7 @@ final class MovieTests: XCTestCase {
         let rewritten = try Fixtures.cli(
             [
                 "movie", "play", folder + "/lua.rlm", Fixtures.nesROM, "--read-write", "--headless",
-                "--frames", "25", "--script", folder + "/rewrite.lua",
+                "--frames", "25", "--allow-files", "--script", folder + "/rewrite.lua",
             ], home: home)
         XCTAssertEqual(rewritten.status, 0, rewritten.stderr)
         XCTAssertEqual(
@@ -293,7 +295,7 @@ final class MovieTests: XCTestCase {
         let checkedIn = Fixtures.root + "/examples/tas/demo.rlm"
         let made = try Fixtures.cli(
             [
-                "run", Fixtures.nesROM, "--headless", "--quiet", "--script",
+                "run", Fixtures.nesROM, "--headless", "--quiet", "--allow-files", "--script",
                 Fixtures.root + "/examples/tas/make_tas.lua",
             ],
             environment: ["RETROLUA_TAS_OUT": folder + "/made.rlm"])

@@ -21,6 +21,7 @@ final class RunAssemblyTests: XCTestCase {
         plan.frontend.audio = false
         plan.report = .none
         plan.stopsOnSignals = false
+        plan.scriptOptions.allowFiles = true  // the scripts here mark files in their own (temporary) folder
         return plan
     }
 

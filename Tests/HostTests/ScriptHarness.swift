@@ -16,6 +16,9 @@ final class ScriptHarness {
     {
         session = try Fixtures.session(rom: rom, core: core, folder: folder)
         var options = ScriptOptions(dataFolder: folder + "/data")
+        // Tests keep their files in temporary folders beside the scripts; the confined default profile
+        // is tested on its own (HostileScriptTests, ScriptModelTests) with allowFiles set back to false.
+        options.allowFiles = true
         configure(&options)
         host = ScriptHost(emulator: Emulator(session: session), options: options, api: Bindings.api)
         host.output = { [unowned self] text, error in
@@ -47,7 +50,7 @@ final class ScriptHarness {
 
     /// Loads a script file as it is (the shipped defaults).
     func load(file path: String) throws {
-        try host.load(scriptAt: path)
+        try host.load(scriptAt: path, frontendDefault: true)
     }
 
     func run(_ frames: Int) {

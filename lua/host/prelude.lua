@@ -1,62 +1,144 @@
--- Security prelude, run first in every script's state: the host passes (trust, sandbox, package_path, allow_path) from its options.
--- It runs before any script code, so no script holds on to what it removes.
--- Without trust: no process spawning, no native code, no bytecode, no os.exit (use emu.exit).
--- With sandbox: files only under the script's folder and the data folder, and no debug library
--- (its upvalue access would reach the unwrapped functions). allow_path(path, write) → true | nil, message.
-local trust, sandbox, package_path, allow_path = ...
+-- Security prelude, run first in every script's state: the host passes (trust, allow_files, package_path,
+-- allow_path) from its options. It runs before any script code, so no script holds on to what it replaces.
+-- The profiles (README "Security"):
+--   default:       no process spawning, no native modules, no binary chunks on any path (load, loadfile,
+--                  dofile, require, package.searchers), debug only as traceback and getinfo (without
+--                  functions), no os.exit (use emu.exit); files: read the script's folder and lua/, read and
+--                  write the data folder (allow_path decides, the same check the bindings with paths use).
+--   allow_files:   the default, with every file the user may open.
+--   trust:         everything.
+-- The replacements are Lua closures holding the real functions as upvalues; that is safe only because no
+-- script can read upvalues (debug.getupvalue and getinfo's func are gone) — keep it so.
+local trust, allow_files, package_path, allow_path = ...
 package.path = package_path
 package.cpath = ""
-if not trust then
-  os.execute, io.popen, package.loadlib = nil, nil, nil
-  os.exit = function() error("os.exit is not available to scripts; use emu.exit(code)", 2) end
-  for i = #package.searchers, 3, -1 do table.remove(package.searchers, i) end
-  local base_load, base_loadfile = load, loadfile
-  -- env travels in `...` so that it is passed only when given: an explicit nil env leaves a chunk no globals.
-  load = function(chunk, name, _, ...) return base_load(chunk, name, "t", ...) end
-  loadfile = function(path, _, ...) return base_loadfile(path, "t", ...) end
-  dofile = function(path)
-    local chunk, message = loadfile(path)
-    if not chunk then error(message, 2) end
-    return chunk()
+if trust then return end
+
+local type, error, select, tostring = type, error, select, tostring
+local find, gsub, gmatch, format = string.find, string.gsub, string.gmatch, string.format
+local concat, remove_item = table.concat, table.remove
+local running = coroutine.running
+local base_load, base_loadfile = load, loadfile
+local open, lines, input, output = io.open, io.lines, io.input, io.output
+local remove, rename = os.remove, os.rename
+local getinfo, traceback = debug.getinfo, debug.traceback
+
+os.execute, io.popen, package.loadlib = nil, nil, nil
+os.exit = function() error("os.exit is not available to scripts; use emu.exit(code)", 2) end
+
+-- nil when `path` may be opened by function `name`, else the message (naming the function and the path).
+local function refusal(name, path, write)
+  if allow_files then return nil end
+  if type(path) ~= "string" then
+    return format("%s: bad argument 'path' (string expected, got %s)", name, type(path))
   end
+  local ok, message = allow_path(path, write)
+  if ok then return nil end
+  return name .. ": " .. tostring(message)
 end
-if sandbox then
-  local function guard(path, write, level)
-    local ok, message = allow_path(path, write)
-    if not ok then error(message, level + 1) end
+
+local function guard(name, path, write)
+  local message = refusal(name, path, write)
+  if message then error(message, 3) end
+end
+
+-- Bytecode is never loaded: Lua 5.4 does not verify it, and a crafted chunk corrupts the host.
+-- env travels in `...` so that it is passed only when given: an explicit nil env leaves a chunk no globals.
+load = function(chunk, name, _, ...) return base_load(chunk, name, "t", ...) end
+loadfile = function(path, _, ...)
+  if path == nil and not allow_files then return nil, "loadfile: reading stdin is not allowed (use a file)" end
+  if path ~= nil then
+    local message = refusal("loadfile", path, false)
+    if message then return nil, message end
   end
-  local open, lines, input, output = io.open, io.lines, io.input, io.output
-  local remove, rename, base_loadfile = os.remove, os.rename, loadfile
+  return base_loadfile(path, "t", ...)
+end
+dofile = function(path)
+  if path == nil and not allow_files then error("dofile: reading stdin is not allowed (use a file)", 2) end
+  local chunk, message = loadfile(path)
+  if not chunk then error(message, 2) end
+  return chunk()
+end
+
+if not allow_files then
   io.open = function(path, mode)
-    local ok, message = allow_path(path, mode ~= nil and mode:find("[wa+]") ~= nil)
-    if not ok then return nil, message end
+    if mode ~= nil and type(mode) ~= "string" then
+      error(format("io.open: bad argument #2 'mode' (string expected, got %s)", type(mode)), 2)
+    end
+    local message = refusal("io.open", path, mode ~= nil and find(mode, "[wa+]") ~= nil)
+    if message then return nil, message end
     return open(path, mode)
   end
   io.lines = function(path, ...)
-    if path ~= nil then guard(path, false, 2) end
+    if path ~= nil then guard("io.lines", path, false) end
     return lines(path, ...)
   end
   io.input = function(file)
-    if type(file) == "string" then guard(file, false, 2) end
+    if type(file) == "string" then guard("io.input", file, false) end
     return input(file)
   end
   io.output = function(file)
-    if type(file) == "string" then guard(file, true, 2) end
+    if type(file) == "string" then guard("io.output", file, true) end
     return output(file)
   end
-  os.remove = function(path) guard(path, true, 2) return remove(path) end
-  os.rename = function(from, to) guard(from, true, 2) guard(to, true, 2) return rename(from, to) end
-  os.tmpname = nil
-  loadfile = function(path, ...)
-    if path == nil then return nil, "loadfile: reading stdin is not allowed in the sandbox" end
-    local ok, message = allow_path(path, false)
-    if not ok then return nil, message end
-    return base_loadfile(path, ...)
+  os.remove = function(path) guard("os.remove", path, true) return remove(path) end
+  os.rename = function(from, to)
+    guard("os.rename", from, true)
+    guard("os.rename", to, true)
+    return rename(from, to)
   end
-  dofile = function(path)
-    local chunk, message = loadfile(path)
-    if not chunk then error(message, 2) end
-    return chunk()
-  end
-  debug = { traceback = debug.traceback }
+  os.tmpname = nil  -- it creates a file in /tmp
 end
+
+-- require: the preload searcher and a Lua-file searcher that loads text only and opens only files this
+-- script may read; package.searchpath likewise reports only such files (no existence oracle elsewhere).
+local function searchpath(name, path, separator, replacement)
+  if type(name) ~= "string" then error("package.searchpath: bad argument #1 'name' (string expected)", 2) end
+  if type(path) ~= "string" then error("package.searchpath: bad argument #2 'path' (string expected)", 2) end
+  separator, replacement = separator or ".", replacement or "/"
+  if separator ~= "" then name = gsub(name, gsub(separator, "%W", "%%%0"), function() return replacement end) end
+  local tried = {}
+  for template in gmatch(path, "[^;]+") do
+    local file = gsub(template, "%?", function() return name end)
+    local message = refusal("require", file, false)
+    if message then
+      tried[#tried + 1] = "\n\t" .. message
+    else
+      local handle = open(file, "r")
+      if handle then
+        handle:close()
+        return file
+      end
+      tried[#tried + 1] = "\n\tno file '" .. file .. "'"
+    end
+  end
+  return nil, concat(tried)
+end
+package.searchpath = searchpath
+package.searchers[2] = function(name)
+  if type(package.path) ~= "string" then error("'package.path' must be a string", 2) end
+  local file, message = searchpath(name, package.path)
+  if not file then return message end
+  local chunk, problem = base_loadfile(file, "t")
+  if not chunk then error(format("error loading module '%s' from file '%s':\n\t%s", name, file, problem), 2) end
+  return chunk, file
+end
+for i = #package.searchers, 3, -1 do remove_item(package.searchers, i) end
+
+-- debug: traceback, and getinfo without the function it describes (a raw function calling back into a
+-- script would otherwise hand itself out). require("debug") and package.loaded.debug give the same table.
+local function safe_getinfo(...)
+  local first = ...
+  local info
+  if type(first) == "number" then
+    info = getinfo(first + 1, select(2, ...))  -- levels count from this wrapper's caller
+  elseif type(first) == "thread" and first == running() and type(select(2, ...)) == "number" then
+    info = getinfo(first, select(2, ...) + 1, select(3, ...))
+  else
+    info = getinfo(...)
+  end
+  if type(info) == "table" then info.func = nil end
+  return info
+end
+debug = { traceback = traceback, getinfo = safe_getinfo }
+package.loaded.debug = debug

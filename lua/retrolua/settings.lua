@@ -15,7 +15,7 @@
 -- A missing file is normal: the defaults, no message. A file that cannot be read, does not compile,
 -- raises an error or returns something other than a table is reported (path and line) and skipped.
 -- Reports go to stderr through console.warn: `[osd.lua] warning: osd settings: …/osd.lua:3: …`.
--- Under --sandbox the config folder is out of the script's reach: no settings file is read.
+-- A user script in the default profile may not read the config folder: no settings file is read then.
 
 local settings = {}
 

@@ -23,8 +23,26 @@ typedef struct lh_limits {
     int in_binding;               /* >0 while a Swift binding runs: allocations may not fail there */
     long long instructions_left;  /* refilled by the host before every entry into Lua */
     long long instruction_budget; /* 0 = unlimited */
-    int over_instruction_budget;
+    int over_instruction_budget;  /* set once the entry was stopped (budget, deadline or stop request) */
+    int stop_reason;              /* why the running entry is being stopped; 0 = it is not */
 } lh_limits;
+
+/// The exit status of a run ended because a script never returned (see lh_set_emergency).
+#define LH_EXIT_RUNAWAY 3
+
+/// Called on the watchdog thread just before the process ends a runaway: write what must not be lost.
+typedef void (*lh_emergency)(const char *message);
+
+/// Stops the running entry into Lua (and any begun before now) at its next instruction: SIGINT/SIGTERM.
+/// A second later, if Lua is still running (a long C call), the emergency handler runs and the process ends.
+void lh_request_stop(void);
+
+/// An entry is stopped past `soft_seconds` even when its instruction budget is not spent (its hook was
+/// cleared); past `hard_seconds` the process ends through the emergency handler. 0 keeps a value.
+void lh_set_deadlines(double soft_seconds, double hard_seconds);
+
+/// The handler for runaways that only ending the process can stop (NULL: none).
+void lh_set_emergency(lh_emergency handler);
 
 /// A new state whose allocator enforces `limits` (which must outlive the state). Its instruction budget is
 /// enforced by a count hook that a watchdog arms on entries running longer than 20 ms (see lua_shim.c).

@@ -156,6 +156,12 @@ public final class Session {
         lagCount = lag
     }
 
+    /// Writes save RAM now and keeps the core: a run ending in an emergency (a script that never returns).
+    public func writeSaveRAM() throws(RetroError) {
+        guard !closed, saveRAMDetachedReason == nil else { return }
+        try saveRAM?.save(from: core)
+    }
+
     /// Writes save RAM and unloads the core. Safe to call twice.
     public func close() throws(RetroError) {
         guard !closed else { return }

@@ -185,6 +185,7 @@ extension Bindings {
             ) { L, context in
                 LuaCall.run(L) { call in
                     let path = try call.string(1, "path")
+                    try Script.from(context).checkFileAccess(path, write: false)
                     let append =
                         try call.optionalTable(2, "options")
                         ? try call.booleanField(2, "append", argument: 2) ?? false : false
@@ -198,6 +199,7 @@ extension Bindings {
             ) { L, context in
                 LuaCall.run(L) { call in
                     let path = try call.string(1, "path")
+                    try Script.from(context).checkFileAccess(path, write: true)
                     try Script.from(context).emulator.saveCheats(to: path)
                     call.push(true)
                     return 1

@@ -95,6 +95,7 @@ extension Bindings {
         }
         let path = try call.string(index, "image")
         if let cached = script.imageCache[path] { return cached }
+        if let problem = script.fileAccessProblem(path, write: false) { throw call.error(problem) }
         let loaded: (rgba: [UInt8], width: Int, height: Int)
         do { loaded = try PNGFile.read(path) } catch { throw call.error("\(error)") }
         let image = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
@@ -217,6 +218,7 @@ extension Bindings {
                 LuaCall.run(L) { call in
                     let path = try call.string(1, "path")
                     let script = Script.from(context)
+                    try script.checkFileAccess(path, write: false)
                     let loaded: (rgba: [UInt8], width: Int, height: Int)
                     do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
                     let id = script.takeID()
@@ -273,6 +275,7 @@ extension Bindings {
             ) { L, context in
                 LuaCall.run(L) { call in
                     let path = try call.string(1, "path")
+                    try Script.from(context).checkFileAccess(path, write: true)
                     guard let frame = Script.from(context).host.frameWithOverlay() else {
                         return call.failure("no frame yet: run a frame first")
                     }

@@ -47,6 +47,7 @@ extension Bindings {
                 LuaCall.run(L) { call in
                     let script = Script.from(context)
                     let path = try call.string(1, "path")
+                    try script.checkFileAccess(path, write: true)
                     var options = MovieEngine.RecordOptions()
                     if try call.optionalTable(2, "options") {
                         switch try call.stringField(2, "from", argument: 2) ?? "power" {
@@ -86,6 +87,8 @@ extension Bindings {
                         options.readOnly = try call.booleanField(2, "readonly", argument: 2) ?? true
                         options.force = try call.booleanField(2, "force", argument: 2) ?? false
                     }
+                    // A movie played read-write is saved back to its file.
+                    try script.checkFileAccess(path, write: !options.readOnly)
                     var warnings: [String] = []
                     let result = try movieCall(call, script) { emulator throws(Refusal) in
                         warnings = try emulator.playMovie(at: path, options: options)
@@ -120,6 +123,7 @@ extension Bindings {
                 LuaCall.run(L) { call in
                     let script = Script.from(context)
                     let path = try call.optionalString(1, "path")
+                    if let path { try script.checkFileAccess(path, write: true) }
                     return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveMovie(to: path) }
                 }
             },

@@ -40,6 +40,7 @@ extension Bindings {
                 LuaCall.run(L) { call in
                     let script = Script.from(context)
                     let target = try target(call)
+                    if case .file(let path) = target { try script.checkFileAccess(path, write: true) }
                     try call.nested(script) { () throws(Refusal) in try script.emulator.saveState(to: target) }
                     call.push(true)
                     return 1
@@ -57,6 +58,7 @@ extension Bindings {
                 LuaCall.run(L) { call in
                     let script = Script.from(context)
                     let target = try target(call)
+                    if case .file(let path) = target { try script.checkFileAccess(path, write: false) }
                     try call.nested(script) { () throws(Refusal) in try script.emulator.loadState(from: target) }
                     call.push(true)
                     return 1

@@ -1,4 +1,5 @@
 import Dispatch
+import CLuaShim
 import Emulation
 import Glibc
 import Synchronization
@@ -6,7 +7,9 @@ import Synchronization
 /// SIGINT, SIGTERM and SIGHUP end the run like closing the window: every loop (window, headless,
 /// control socket, replays) stops before its next frame, and save RAM, the movie, dumps, the report
 /// and scripts' exit callbacks are written and run as usual. The run then exits with 128 + the signal
-/// (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as a shell reports a process the signal ended.
+/// (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as a shell reports a process the signal ended. A script
+/// running at the time is interrupted; one stuck in a long C call ends the process a second later
+/// (RunEmergency).
 public enum StopSignals {
     /// The first stop signal received (0: none).
     private static let received = Atomic<Int32>(0)
@@ -18,7 +21,10 @@ public enum StopSignals {
         for number in handled {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { _ = received.compareExchange(expected: 0, desired: number, ordering: .relaxed) }
+            source.setEventHandler {
+                _ = received.compareExchange(expected: 0, desired: number, ordering: .relaxed)
+                lh_request_stop()  // A script running now is stopped too (the watchdog in lua_shim.c).
+            }
             source.resume()
             sources.append(source)
         }

@@ -62,18 +62,22 @@ final class RunParts {
         {
             frontend.frameLimit = movieLength ?? 600
         }
+        RunEmergency.install(self)
         loadScripts()
         if status != 0 { frontend?.frameLimit = 0 }
         if let plan = plan.control { try openControl(plan) }
     }
 
     private func loadScripts() {
-        var scripts = plan.scripts
+        var scripts = plan.scripts.map { (path: $0, isDefault: false) }
         if frontend?.isWindowed == true || plan.defaults.headless {
-            scripts = DefaultFrontend.scripts(excluding: plan.defaults.disabled, paths: session.paths) + scripts
+            scripts =
+                DefaultFrontend.scripts(excluding: plan.defaults.disabled, paths: session.paths).map {
+                    (path: $0, isDefault: true)
+                } + scripts
         }
         for script in scripts {
-            do { try host.load(scriptAt: script) } catch {
+            do { try host.load(scriptAt: script.path, frontendDefault: script.isDefault) } catch {
                 host.onFailure(error)
                 if plan.scriptOptions.strict { status = 1 }
             }
@@ -96,6 +100,7 @@ final class RunParts {
 
     /// The run never started: scripts go without their exit callbacks, the core without saving.
     private func abandon() {
+        RunEmergency.uninstall()
         control?.server.close()
         host.unloadScripts()
         frontend = nil
@@ -130,6 +135,7 @@ final class RunParts {
         outcome.results = host.results  // after `exit` callbacks, which may record results
         if let code = host.emulator.exitCode { outcome.status = code }
         if plan.frontend.showStats && !plan.quiet { console.print(host.emulator.stats.summary) }
+        RunEmergency.uninstall()
         return (outcome, picture)
     }
 

@@ -35,6 +35,8 @@ final class Script {
     /// Rewind histories from `rewind.new`, by the id stored in the userdata.
     var rewindBuffers: [Int: RewindBuffer] = [:]
     private(set) var modified: Date?
+    /// One of Retrolua's own default frontend scripts: it may also use the config folder.
+    let isFrontendDefault: Bool
 
     /// The state closes while the script is whole: its userdata's `__gc` metamethods reach into it.
     deinit { lua.close() }
@@ -47,14 +49,18 @@ final class Script {
 
     /// Reads and compiles the script; the main chunk has not run yet.
     /// `source` given: a script without a file (the control socket's evaluator), named `path`.
-    init(path: String, host: ScriptHost, source given: String? = nil) throws(ScriptError) {
+    init(path: String, host: ScriptHost, source given: String? = nil, frontendDefault: Bool = false) throws(ScriptError)
+    {
         self.path = given == nil ? URL(fileURLWithPath: path).standardizedFileURL.path : path
         name = (path as NSString).lastPathComponent
+        isFrontendDefault = frontendDefault
         self.host = host
         emulator = host.emulator
         memory = host.emulator.memory
         modified = given == nil ? Script.modificationDate(path) : nil
-        guard let source = given ?? (try? String(contentsOfFile: path, encoding: .utf8)) else {
+        // Bytes as they are: Lua takes any bytes in string literals (a Latin-1 "é" is valid Lua).
+        guard let source = given.map({ Array($0.utf8) }) ?? FileManager.default.contents(atPath: path).map(Array.init)
+        else {
             throw ScriptError(script: name, message: "\(path): cannot read script")
         }
         let preludes: HostPreludes
@@ -97,24 +103,17 @@ final class Script {
     private func installEnvironment(_ preludes: HostPreludes) throws(LuaError) {
         try lua.load(preludes.security.text, name: preludes.security.chunkName)
         lua_pushboolean(lua.L, host.options.trust ? 1 : 0)
-        lua_pushboolean(lua.L, host.options.sandbox ? 1 : 0)
+        lua_pushboolean(lua.L, host.options.allowFiles ? 1 : 0)
         let folder = FilePath.folder(of: path)
         var searchPath = folder + "/?.lua;" + folder + "/?/init.lua"
         if let luaFolder = host.options.luaFolder {
             searchPath += ";" + luaFolder + "/?.lua;" + luaFolder + "/?/init.lua"
         }
         lua_pushstring(lua.L, searchPath)
-        lh_push_binding(lua.L, Script.allowPath, Unmanaged.passUnretained(self).toOpaque(), "sandbox")
+        lh_push_binding(lua.L, Script.allowPath, Unmanaged.passUnretained(self).toOpaque(), "allow_path")
         try lua.call(nargs: 4, nresults: 0)
         try lua.load(preludes.console.text, name: preludes.console.chunkName)
         try lua.call(nargs: 0, nresults: 0)
-    }
-
-    /// Folders a sandboxed script may touch: its own folder and the data folder.
-    var sandboxRoots: [String] {
-        [FilePath.folder(of: path), host.options.dataFolder].map {
-            URL(fileURLWithPath: $0).resolvingSymlinksInPath().path
-        }
     }
 
     // MARK: Running

@@ -7,10 +7,11 @@ import Media
 
 /// How scripts run: security profile, limits, reloading.
 public struct ScriptOptions: Sendable {
-    /// Allow process spawning, native modules and bytecode.
+    /// Everything: process spawning, native modules, bytecode, the whole debug library, every file.
     public var trust = false
-    /// Confine file access to the script's folder and `dataFolder`.
-    public var sandbox = false
+    /// Every file the user may open (`--allow-files`); otherwise a script reads its own folder and the
+    /// lua/ folder and reads and writes `dataFolder` (lua/host/prelude.lua, Script.fileAccessProblem).
+    public var allowFiles = false
     /// A failing script ends the run (exit status 1) instead of being unloaded.
     public var strict = false
     /// Reload a script when its file changes.
@@ -78,8 +79,9 @@ public final class ScriptHost: EmulatorClient {
     }
 
     /// Loads a script and runs its main chunk up to its first `emu.frameadvance()`.
-    public func load(scriptAt path: String) throws(ScriptError) {
-        let script = try Script(path: path, host: self)
+    /// `frontendDefault`: one of Retrolua's default frontend scripts (it may use the config folder).
+    public func load(scriptAt path: String, frontendDefault: Bool = false) throws(ScriptError) {
+        let script = try Script(path: path, host: self, frontendDefault: frontendDefault)
         scripts.append(script)
         script.resume()
         reap()
@@ -262,7 +264,7 @@ public final class ScriptHost: EmulatorClient {
         for (index, script) in scripts.enumerated() {
             guard let date = Script.modificationDate(script.path), date != script.modified else { continue }
             do {
-                let fresh = try Script(path: script.path, host: self)
+                let fresh = try Script(path: script.path, host: self, frontendDefault: script.isFrontendDefault)
                 script.detach()
                 scripts[index] = fresh
                 show(message: "reloaded \(fresh.name)", from: "retrolua")
