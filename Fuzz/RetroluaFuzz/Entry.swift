@@ -5,7 +5,9 @@ import Foundation
 nonisolated(unsafe) private var selected: FuzzTarget?
 
 @_cdecl("LLVMFuzzerInitialize")
-public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>>)
+public func initialize(
+    _ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>>
+)
     -> CInt
 {
     let name = ProcessInfo.processInfo.environment["RETROLUA_FUZZ_TARGET"] ?? ""

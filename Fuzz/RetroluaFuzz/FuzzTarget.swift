@@ -34,7 +34,9 @@ enum FuzzTarget: String, CaseIterable {
         guard !container.isBare else { return }
         _ = container.coreName(in: bytes)
         _ = container.contentSHA1(in: bytes)
-        if let block = container.movieBlock { _ = MovieStateBlock.decode(UnsafeRawBufferPointer(rebasing: bytes[block])) }
+        if let block = container.movieBlock {
+            _ = MovieStateBlock.decode(UnsafeRawBufferPointer(rebasing: bytes[block]))
+        }
     }
 
     /// A movie as `MovieText.read` takes it (the start state inflated), its start state as a container,
