@@ -45,13 +45,14 @@ struct MovieStateBlock {
         else { return nil }
         let records = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(length)]))
         offset += Int(length)
-        guard let log = InputLog(ports: Int(ports), analog: analog != 0, bytes: records), log.count <= Int(frame),
+        guard let frame = Int(exactly: frame), let log = InputLog(ports: Int(ports), analog: analog != 0, bytes: records),
+            log.count <= frame,
             let hashCount = read(UInt32.self), Int(hashCount) <= log.count, bytes.count - offset == Int(hashCount) * 4
         else { return nil }
         var hashes: [UInt32] = []
         hashes.reserveCapacity(Int(hashCount))
         for _ in 0..<hashCount { hashes.append(read(UInt32.self)!) }
-        return MovieStateBlock(guid: guid, frame: Int(frame), log: log, ramHashes: hashes)
+        return MovieStateBlock(guid: guid, frame: frame, log: log, ramHashes: hashes)
     }
 
     private static func append<T: FixedWidthInteger>(_ value: T, _ out: inout [UInt8]) {

@@ -85,6 +85,10 @@ public struct StateContainer {
         else {
             throw StateFormatError("truncated state header")
         }
+        // Counters come from the file: beyond Int they are corrupt, not a reason to trap.
+        guard let frame = Int(exactly: frame), let lag = Int(exactly: lag) else {
+            throw StateFormatError("corrupt state header (frame or lag count out of range)")
+        }
         let start = reader.offset
         reader.offset += Int(size)
         guard let count: UInt32 = reader.read() else { throw StateFormatError("truncated state (script data missing)") }
@@ -110,7 +114,7 @@ public struct StateContainer {
             throw StateFormatError("\(reader.remaining) unexpected bytes after the state")
         }
         return StateContainer(
-            coreNameRange: core, contentSHA1Range: sha1, frame: Int(frame), lag: Int(lag),
+            coreNameRange: core, contentSHA1Range: sha1, frame: frame, lag: lag,
             coreState: start..<start + Int(size), scriptData: data, movieBlock: movieBlock)
     }
 
