@@ -6,6 +6,7 @@
 local API = API or {} -- luacheck: ignore
 local SECONDS = SECONDS or 10 -- luacheck: ignore
 local SEED = SEED or 1 -- luacheck: ignore
+local TRACE = TRACE -- luacheck: ignore
 math.randomseed(SEED)
 
 local skipped = { ["emu.exit"] = true } -- ends the run (called once, at the end)
@@ -19,7 +20,7 @@ local function random_string()
   if kind == 3 then
     local picks = { "red", "#ff0000", "#12345678", "a", "start", "up", "x", "left", "frame_end", "draw",
       "input", "reset", "overlay", "screen", "eq", "ne", "lt", "gt", ">", "<", "==", "!=", "VALUE", "stderr",
-      "stdout", "../../outside.txt", "/etc/passwd", "sub/dir/file.state", "fuzz.rlm", "fuzz.bk2", "fuzz.fm2",
+      "out", "err", "../../outside.txt", "/etc/passwd", "sub/dir/file.state", "fuzz.rlm", "fuzz.bk2", "fuzz.fm2",
       "fuzz.cht", "fuzz.png", "00A0-0A", "SXIOPO", "7E0019:01", "\0", "nan", "1e309", "-0" }
     return picks[math.random(#picks)]
   end
@@ -78,6 +79,7 @@ local function call(name)
   local count = math.random(0, 5)
   for i = 1, count do args[i] = value() end
   if object then table.insert(args, 1, math.random(8) == 1 and value() or owner) end
+  if TRACE then console.write(name .. "\n", "err") end
   local results = table.pack(pcall(fn, table.unpack(args, 1, object and count + 1 or count)))
   calls = calls + 1
   if results[1] then

@@ -55,4 +55,12 @@ final class FuzzRegressionTests: XCTestCase {
             XCTAssertTrue(control.handle(String(decoding: bytes, as: UTF8.self)).contains("\"ok\":false"), name)
         }
     }
+
+    /// Headless runs are never paused: a script's emu.pause() must not stop the run.
+    func testHeadlessRunIgnoresPause() throws {
+        let script = Self.folder + "/lua-api-headless-pause.lua"
+        let result = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--frames", "10", "--script", script])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("frames\t3"), result.stdout)
+    }
 }

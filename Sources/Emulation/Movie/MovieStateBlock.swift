@@ -45,7 +45,8 @@ struct MovieStateBlock {
         else { return nil }
         let records = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[offset..<offset + Int(length)]))
         offset += Int(length)
-        guard let frame = Int(exactly: frame), let log = InputLog(ports: Int(ports), analog: analog != 0, bytes: records),
+        guard let frame = Int(exactly: frame),
+            let log = InputLog(ports: Int(ports), analog: analog != 0, bytes: records),
             log.count <= frame,
             let hashCount = read(UInt32.self), Int(hashCount) <= log.count, bytes.count - offset == Int(hashCount) * 4
         else { return nil }
