@@ -5,8 +5,8 @@ import Glibc
 /// temporary file in the same folder, fsync, rename into place, fsync the folder.
 public enum DurableFile {
     public static func write(_ bytes: some ContiguousBytes, to path: String) throws(FileWriteError) {
-        let folder =
-            (path as NSString).deletingLastPathComponent.isEmpty ? "." : (path as NSString).deletingLastPathComponent
+        // Not NSString.deletingLastPathComponent: it traps on one-character relative paths (found by the lua-api fuzzer).
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
         do {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         } catch {
