@@ -63,4 +63,11 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("frames\t3"), result.stdout)
     }
+
+    func testHashOfAnAddressNearIntMinIsRefused() throws {
+        let script = Self.folder + "/lua-api-hash-address-min.lua"
+        let result = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--frames", "2", "--script", script])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("hash\tfalse\tmemory.hash"), result.stdout)
+    }
 }

@@ -229,7 +229,8 @@ extension Bindings {
                 let memory = Script.from(context).memory
                 let domain = try memory.domain(call, argument: 1)
                 let address = try call.optionalInteger(2, "address") ?? 0
-                let length = try call.optionalInteger(3, "length") ?? (domain.size - address)
+                // Wrapping: an address near Int.min must be refused by `pointer`, not trap here (lua-api fuzzer).
+                let length = try call.optionalInteger(3, "length") ?? (domain.size &- address)
                 guard length > 0 else { throw call.badArgument(3, "length", "must be positive") }
                 let pointer = try memory.pointer(domain, address: address, width: length)
                 call.push(Hashing.sha1(UnsafeRawBufferPointer(start: pointer, count: length)))
