@@ -45,3 +45,12 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Fuzz targets (Fuzz/, libFuzzer): declared only for scripts/fuzz (RETROLUA_FUZZ=1), so ordinary builds skip them.
+if Context.environment["RETROLUA_FUZZ"] == "1" {
+    package.targets.append(
+        .executableTarget(
+            name: "RetroluaFuzz", dependencies: ["Emulation", "Host"], path: "Fuzz/RetroluaFuzz",
+            swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
+    package.products.append(.executable(name: "RetroluaFuzz", targets: ["RetroluaFuzz"]))
+}

@@ -177,7 +177,8 @@ public final class Frontend {
             handleEvents()
             if let betweenFrames, !betweenFrames() { break }
             if quitRequested { break }
-            if host.emulator.paused && !advanceOneFrame {
+            // Headless runs are never paused (emu.pause there would wait forever for a frame advance).
+            if host.emulator.paused && video.isVisible && !advanceOneFrame {
                 if !wasPaused { audio?.clear() }
                 wasPaused = true
                 present(force: true)

@@ -1,0 +1,49 @@
+@testable import Emulation
+import Foundation
+
+/// Every parser of untrusted bytes, each fed through the entry point the host uses.
+enum FuzzTarget: String, CaseIterable {
+    case state, movieblock, rlm, fm2, bk2, cht, control, content
+
+    /// Work done once per process (the control and content targets load a real core).
+    func prepare() {
+        switch self {
+        case .control: ControlFuzz.prepare()
+        case .content: ContentFuzz.prepare()
+        default: break
+        }
+    }
+
+    func run(_ bytes: UnsafeRawBufferPointer) {
+        switch self {
+        case .state: Self.state(bytes)
+        case .movieblock: _ = MovieStateBlock.decode(bytes)
+        case .rlm: Self.rlm([UInt8](bytes))
+        case .fm2: _ = try? FM2.decode([UInt8](bytes), name: "fuzz.fm2")
+        case .bk2: _ = try? BK2.decode(zip: [UInt8](bytes), name: "fuzz.bk2")
+        case .cht: _ = try? CheatFile.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz.cht")
+        case .control: ControlFuzz.run(bytes)
+        case .content: ContentFuzz.run(bytes)
+        }
+    }
+
+    /// A savestate as the host reads it: the container, then what it points at (names, movie block).
+    private static func state(_ bytes: UnsafeRawBufferPointer) {
+        guard let container = try? StateContainer.decode(bytes) else { return }
+        _ = StateContainer.frame(of: bytes)
+        guard !container.isBare else { return }
+        _ = container.coreName(in: bytes)
+        _ = container.contentSHA1(in: bytes)
+        if let block = container.movieBlock {
+            _ = MovieStateBlock.decode(UnsafeRawBufferPointer(rebasing: bytes[block]))
+        }
+    }
+
+    /// A movie as `MovieText.read` takes it (the start state inflated), its start state as a container,
+    /// and the movie written back.
+    private static func rlm(_ bytes: [UInt8]) {
+        guard let movie = try? MovieText.decode(bytes, name: "fuzz.rlm") else { return }
+        if let state = movie.startState { _ = state.withUnsafeBytes { try? StateContainer.decode($0) } }
+        _ = MovieText.encode(movie)
+    }
+}

@@ -1,0 +1,79 @@
+import Emulation
+import Foundation
+import Host
+
+/// Where the project's files are (the ROMs scripts/setup builds) and a scratch folder for this process.
+enum FuzzPaths {
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().path
+    static let nesROM = root + "/build/roms/demo.nes"
+    static let scratch: String = {
+        let path = NSTemporaryDirectory() + "retrolua-fuzz-\(getpid())"
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }()
+
+    static func config(content: String) -> SessionConfig {
+        var config = SessionConfig(contentPath: content, coreSpec: "nestopia")
+        config.paths.saves = scratch + "/saves"
+        config.paths.system = scratch + "/system"
+        config.paths.states = scratch + "/states"
+        config.paths.data = scratch + "/data"
+        config.paths.screenshots = scratch + "/screenshots"
+        return config
+    }
+
+    static func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("fuzz: \(message)\n".utf8))
+        exit(2)
+    }
+}
+
+/// Control requests against the NES demo in nestopia, loaded once per process as `retrolua control` does.
+enum ControlFuzz {
+    nonisolated(unsafe) private static var control: ControlSession?
+
+    static func prepare() {
+        do {
+            let session = try Session(FuzzPaths.config(content: FuzzPaths.nesROM), warn: { _ in })
+            let host = ScriptHost(
+                emulator: Emulator(session: session), options: ScriptOptions(dataFolder: FuzzPaths.scratch + "/data"))
+            host.output = { _, _ in }
+            host.onFailure = { _ in }
+            for _ in 0..<5 { host.emulator.runFrame() }
+            control = ControlSession(host: host, allowEval: false)
+        } catch {
+            FuzzPaths.fail("cannot load nestopia with \(FuzzPaths.nesROM) (run scripts/setup): \(error)")
+        }
+    }
+
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        let line = String(decoding: bytes, as: UTF8.self)
+        // The protocol allows a million frames per step on purpose; a fuzzer only needs a few to cover it.
+        if let request = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            let frames = request["frames"] as? Int, frames > 30
+        {
+            return
+        }
+        _ = control?.handle(line)
+    }
+}
+
+/// Content as a run loads it: read from a file, hashed, handed to nestopia, one frame run, unloaded.
+enum ContentFuzz {
+    static let path = FuzzPaths.scratch + "/fuzz.nes"
+
+    static func prepare() { _ = FuzzPaths.scratch }
+
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+            FuzzPaths.fail("cannot write \(path)")
+        }
+        guard let session = try? Session(FuzzPaths.config(content: path), warn: { _ in }) else { return }
+        _ = session.content?.sha1
+        _ = session.content?.crc32
+        let emulator = Emulator(session: session)
+        emulator.runFrame()
+        try? session.close()
+    }
+}
