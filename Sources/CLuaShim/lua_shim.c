@@ -31,7 +31,7 @@ static void *limited_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
         limits->memory_used -= old;
         return NULL;
     }
-    if (limits->memory_limit && nsize > old && limits->memory_used - old + nsize > limits->memory_limit) {
+    if (limits->memory_limit && nsize > old && limits->memory_used + limits->host_held - old + nsize > limits->memory_limit) {
         limits->over_memory_limit = 1;
         /* Inside a Swift binding a failure would longjmp over Swift frames: allow it, and let the
          * trampoline raise once the binding has returned. */
@@ -306,7 +306,7 @@ static int trampoline(lua_State *L) {
     limits->in_binding++;
     int results = fn(L, context);
     limits->in_binding--;
-    if (limits->memory_limit && limits->memory_used > limits->memory_limit && !limits->in_binding) {
+    if (limits->memory_limit && limits->memory_used + limits->host_held > limits->memory_limit && !limits->in_binding) {
         limits->over_memory_limit = 1;
         lua_pushfstring(L, "script exceeded its memory limit of %d MB", (int)(limits->memory_limit >> 20));
         return lua_error(L);

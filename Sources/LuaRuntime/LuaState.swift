@@ -44,6 +44,27 @@ public final class LuaState {
 
     public var memoryUsed: Int { limits.pointee.memory_used }
 
+    /// Bytes the host keeps on the script's behalf, counted against its memory cap with its Lua heap.
+    public var hostHeld: Int { Int(limits.pointee.host_held) }
+
+    /// Charges `bytes` the host is about to keep for the script; false (nothing charged) when the script's
+    /// Lua heap and what the host already holds for it would pass its cap.
+    public func hold(_ bytes: Int) -> Bool {
+        let limit = Int(limits.pointee.memory_limit)
+        let used = Int(limits.pointee.memory_used + limits.pointee.host_held)
+        guard bytes >= 0, limit == 0 || (bytes <= limit && used <= limit - bytes) else { return false }
+        limits.pointee.host_held += bytes
+        return true
+    }
+
+    /// Gives back what `hold` charged.
+    public func release(_ bytes: Int) {
+        limits.pointee.host_held -= min(limits.pointee.host_held, max(bytes, 0))
+    }
+
+    /// The cap in MB, for messages.
+    public var memoryLimitMB: Int { Int(limits.pointee.memory_limit >> 20) }
+
     /// Compiles a chunk and leaves it on the stack.
     public func load(_ source: String, name: String) throws(LuaError) {
         try load(Array(source.utf8), name: name)

@@ -70,7 +70,8 @@ final class BadNumberAndPathTests: XCTestCase {
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/s"))
         try "assert(savestate.save('1')); emu.exit()".write(
             toFile: folder + "/a.lua", atomically: true, encoding: .utf8)
-        let state = try BadInput.run(["run", Fixtures.nesROM, "--headless", "--script", "a.lua"], in: folder)
+        let state = try BadInput.run(
+            ["run", Fixtures.nesROM, "--headless", "--allow-files", "--script", "a.lua"], in: folder)
         XCTAssertEqual(state.status, 0, state.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/1"))
         let movie = try BadInput.run(

@@ -44,7 +44,8 @@ final class KillLoopTests: XCTestCase {
         var recoveredFrames = 0, rerecords = 0
         for take in 1...50 {
             let child = try ChildProcess(
-                ["run", Fixtures.nesROM, "--headless", "--script", script], home: home,
+                // The script keeps its files outside the data folder: it needs the widened file profile.
+                ["run", Fixtures.nesROM, "--headless", "--allow-files", "--script", script], home: home,
                 environment: ["KILL_DIR": dir, "KILL_TAKE": String(take)])
             let movie = dir + "/take\(take).rlm"
             XCTAssertTrue(child.waitUntil { FileManager.default.fileExists(atPath: MovieJournal.path(for: movie)) })

@@ -18,6 +18,7 @@ typedef int (*lh_binding)(lua_State *L, void *context);
 /// Per-script limits, shared by all coroutines of a state through the allocator's userdata.
 typedef struct lh_limits {
     size_t memory_used;
+    size_t host_held;             /* bytes the host keeps for the script (images, savestate.data, results) */
     size_t memory_limit;          /* 0 = unlimited */
     int over_memory_limit;        /* set when an allocation was refused or deferred */
     int in_binding;               /* >0 while a Swift binding runs: allocations may not fail there */

@@ -72,6 +72,7 @@ public final class MovieEngine {
 
     /// Starts recording a new movie to `path` (never over an existing file unless `overwrite`).
     public func record(to path: String, options: RecordOptions) throws(MovieError) {
+        try MovieJournal.checkTarget(path)  // a regular file (or none) in a folder that can be written
         if !options.overwrite && FileManager.default.fileExists(atPath: path) {
             throw MovieError("\(path) exists; movies are never overwritten (choose another name, or pass overwrite)")
         }
@@ -79,7 +80,6 @@ public final class MovieEngine {
             throw MovieError("ports must be 1…\(InputState.maxPorts)")
         }
         // Before anything changes: a recording that could not be saved is refused now, not at its end.
-        try MovieJournal.checkTarget(path)
         try stop()
         var movie = Movie(ports: options.ports, analog: false)
         let core = session.core

@@ -242,8 +242,12 @@ extension Bindings {
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
-                    let host = Script.from(context).host
+                    let script = Script.from(context)
+                    let host = script.host
                     let key = try call.string(1, "key")
+                    // What the host keeps for the report counts against the script's cap.
+                    let size = key.utf8.count + (call.type(2) == LUA_TSTRING ? Int(lua_rawlen(L, 2)) : 8)
+                    try script.hold(call.isNoneOrNil(2) ? 0 : size, as: "result " + key, for: "emu.result: the value")
                     switch call.type(2) {
                     case LUA_TNIL, LUA_TNONE: host.results[key] = nil
                     case LUA_TBOOLEAN: host.results[key] = try call.boolean(2, "value")

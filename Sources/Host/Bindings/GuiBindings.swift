@@ -99,6 +99,7 @@ extension Bindings {
         let loaded: (rgba: [UInt8], width: Int, height: Int)
         do { loaded = try PNGFile.read(path) } catch { throw call.error("\(error)") }
         let image = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
+        try script.hold(loaded.rgba.count, as: "image " + path, for: "gui.image: the decoded image")
         script.imageCache[path] = image
         return image
     }
@@ -221,6 +222,9 @@ extension Bindings {
                     try script.checkFileAccess(path, write: false)
                     let loaded: (rgba: [UInt8], width: Int, height: Int)
                     do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
+                    do throws(LuaCallError) { try script.hold(loaded.rgba.count, for: "the decoded image") } catch {
+                        return call.failure("\(path): \(error.message)")
+                    }
                     let id = script.takeID()
                     script.images[id] = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
                     let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
@@ -312,7 +316,10 @@ extension Bindings {
         },
         LuaFunction("__gc", doc: "Frees the pixels when the image object is collected.") { L, context in
             if let memory = luaL_testudata(L, 1, imageMetatable.cString) {
-                Script.from(context).images[memory.load(as: Int.self)] = nil
+                let script = Script.from(context)
+                if let image = script.images.removeValue(forKey: memory.load(as: Int.self)) {
+                    script.lua.release(image.rgba.count)
+                }
             }
             return 0
         },

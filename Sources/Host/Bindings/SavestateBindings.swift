@@ -105,15 +105,22 @@ extension Bindings {
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
-                    let emulator = Script.from(context).emulator
+                    let script = Script.from(context)
+                    let emulator = script.emulator
                     let key = try call.string(1, "key")
                     if call.count >= 2 {
                         if call.isNoneOrNil(2) {
+                            try script.hold(0, as: "data " + key, for: "")
                             emulator.scriptData[key] = nil
                         } else {
-                            do { emulator.scriptData[key] = try LuaSerializer.encode(L!, 2) } catch {
+                            let encoded: [UInt8]
+                            do { encoded = try LuaSerializer.encode(L!, 2) } catch {
                                 throw call.badArgument(2, "value", "\(error)")
                             }
+                            // The host keeps it (and copies it into every state): it counts against the cap.
+                            try script.hold(
+                                encoded.count + key.utf8.count, as: "data " + key, for: "savestate.data: the value")
+                            emulator.scriptData[key] = encoded
                         }
                         return 0
                     }

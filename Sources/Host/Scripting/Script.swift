@@ -38,6 +38,24 @@ final class Script {
     /// One of Retrolua's own default frontend scripts: it may also use the config folder.
     let isFrontendDefault: Bool
 
+    /// Bytes this script had the host keep under a name (its `savestate.data` keys, its `emu.result` keys),
+    /// charged to its memory cap until replaced or removed.
+    var heldByName: [String: Int] = [:]
+
+    /// Charges what the host is about to keep for this script (`what` names it in the error); replaces the
+    /// charge kept under `name`, if any. The cap counts the script's Lua heap and these together.
+    func hold(_ bytes: Int, as name: String? = nil, for what: String) throws(LuaCallError) {
+        let previous = name.flatMap { heldByName[$0] } ?? 0
+        lua.release(previous)
+        guard lua.hold(bytes) else {
+            _ = lua.hold(previous)
+            throw LuaCallError(
+                "\(what) (\(bytes >> 10) KB) would pass the script's memory limit of \(lua.memoryLimitMB) MB "
+                    + "(its Lua heap and what the host keeps for it count together)")
+        }
+        if let name { heldByName[name] = bytes > 0 ? bytes : nil }
+    }
+
     /// The state closes while the script is whole: its userdata's `__gc` metamethods reach into it.
     deinit { lua.close() }
 
