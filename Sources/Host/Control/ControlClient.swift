@@ -63,11 +63,14 @@ final class ControlClient {
 
     private func scanForNewline() -> Int? {
         if scanned < lineStart { scanned = lineStart }
-        while scanned < input.count {
-            if input[scanned] == UInt8(ascii: "\n") { return scanned }
-            scanned += 1
+        guard scanned < input.count else { return nil }
+        let found = input.withUnsafeBytes { raw -> Int? in
+            let from = raw.baseAddress! + scanned
+            guard let hit = memchr(from, Int32(UInt8(ascii: "\n")), raw.count - scanned) else { return nil }
+            return UnsafeRawPointer(hit) - UnsafeRawPointer(raw.baseAddress!)
         }
-        return nil
+        scanned = found ?? input.count
+        return found
     }
 
     /// Queues a reply line and sends what the kernel takes now.

@@ -12,7 +12,7 @@ struct ControlRequest {
             throw ControlError("malformed request: not valid UTF-8")
         }
         let parsed: Any
-        do { parsed = try JSONSerialization.jsonObject(with: Data(line)) } catch {
+        do { parsed = try JSONSerialization.jsonObject(with: Data(line), options: [.fragmentsAllowed]) } catch {
             let detail = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
             throw ControlError("malformed request: not valid JSON" + (detail.map { " (\($0))" } ?? ""))
         }

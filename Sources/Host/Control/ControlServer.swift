@@ -24,8 +24,9 @@ public final class ControlServer {
     static let maxLine = 64 << 20
     /// Partial lines of all clients together: past this, the client that filled it is dropped.
     static let maxInputTotal = 128 << 20
-    /// Replies a client has not taken yet: past this, it is dropped (a big read or state fits).
-    static let maxQueued = 48 << 20
+    /// Replies a client has not taken yet: past this, it is dropped (the largest reply, a 16 MiB
+    /// read as base64, fits).
+    static let maxQueued = 32 << 20
     /// Replies queued for all clients together.
     static let maxQueuedTotal = 160 << 20
     static let maxClients = 32
@@ -85,7 +86,9 @@ public final class ControlServer {
             }
             description = "tcp:127.0.0.1:\(UInt16(bigEndian: actual.sin_port))"
         }
-        guard listen(listener, 8) == 0 else { throw closing(ControlError("cannot listen: \(Self.lastError())")) }
+        guard listen(listener, SOMAXCONN) == 0 else {
+            throw closing(ControlError("cannot listen: \(Self.lastError())"))
+        }
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
     }
 

@@ -75,15 +75,7 @@ public final class ControlSession {
         }
     }
 
-    /// The reply line: `ok` is added when the fields do not say.
-    func encode(_ fields: [String: Any]) -> String {
-        var reply = fields
-        if reply["ok"] == nil { reply["ok"] = true }
-        let data =
-            (try? JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys]))
-            ?? Data("{\"ok\":false,\"error\":\"the reply could not be encoded\"}".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
+    func encode(_ fields: [String: Any]) -> String { ControlReply.encode(fields) }
 
     private func perform(_ command: String, _ request: ControlRequest) throws(ControlError) -> [String: Any] {
         do {
@@ -105,7 +97,7 @@ public final class ControlSession {
             let length = try request.integer("length", in: 1...(16 << 20)) ?? 1
             let (domain, address) = try place(request)
             let pointer = try emulator.memory.pointer(domain, address: address, width: length)
-            return ["data": Data(bytes: pointer, count: length).base64EncodedString()]
+            return ["data": ControlPayload(Data(bytes: pointer, count: length))]
         case "write":
             guard let text = try request.string("data"), let bytes = Data(base64Encoded: text) else {
                 throw ControlError("write needs \"data\": base64 bytes")
@@ -122,7 +114,7 @@ public final class ControlSession {
                 return ["slot": slot]
             }
             let bytes = try emulator.encodeState()
-            return ["state": Data(bytes).base64EncodedString()]
+            return ["state": ControlPayload(Data(bytes))]
         case "load_state":
             if let slot = try request.integer("slot") {
                 try emulator.loadState(from: .slot(slot))
@@ -145,7 +137,7 @@ public final class ControlSession {
                 return [
                     "width": frame.width, "height": frame.height, "format": "native",
                     "pixel_format": frame.format.description,
-                    "data": Data(frame.pixels).base64EncodedString(),
+                    "data": ControlPayload(Data(frame.pixels)),
                 ]
             }
             guard let frame = host.frameWithOverlay() else { throw ControlError("the core has not drawn a frame yet") }
@@ -161,7 +153,7 @@ public final class ControlSession {
             }
             return [
                 "width": frame.width, "height": frame.height, "format": format,
-                "data": Data(pixels).base64EncodedString(),
+                "data": ControlPayload(Data(pixels)),
             ]
         case "audio":
             let samples = audio
@@ -169,7 +161,7 @@ public final class ControlSession {
             let data = samples.withUnsafeBytes { Data($0) }
             return [
                 "rate": session.core.avInfo?.sampleRate ?? 0, "channels": 2, "frames": samples.count / 2,
-                "data": data.base64EncodedString(),
+                "data": ControlPayload(data),
             ]
         case "info":
             let core = session.core
@@ -210,8 +202,8 @@ public final class ControlSession {
         default:
             throw ControlError(
                 """
-                unknown command '\(command.prefix(40))' (commands: hello, step, read, write, save_state, load_state, frame, audio, \
-                info, reset, quit, eval)
+                unknown command '\(command.prefix(40))' (commands: hello, step, read, write, save_state, load_state, \
+                frame, audio, info, reset, quit, eval)
                 """
             )
         }

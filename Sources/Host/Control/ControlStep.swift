@@ -43,7 +43,8 @@ final class ControlStep {
                     )
                 }
                 guard let pressed = ControlRequest.boolean(value) else {
-                    throw ControlRequest.wrong("button '\(name)'", "true or false", value)
+                    throw ControlError(
+                        "button '\(name)' must be true or false, got \(ControlRequest.describe(value))")
                 }
                 input.set(button, pressed, port: port)
             }

@@ -109,7 +109,9 @@ final class RunParts {
         if let generated {
             // Printed once; kept 0600 for clients of the same user (Retrolua.connect reads it).
             let path = ControlAccess.tokenFile(dataFolder: self.plan.scriptOptions.dataFolder, port: server.port)
-            do { try ControlAccess.writeToken(generated, to: path) } catch { throw RunFailure("run: --control: \(error)") }
+            do { try ControlAccess.writeToken(generated, to: path) } catch {
+                throw RunFailure("run: --control: \(error)")
+            }
             tokenFile = path
             console.problem("control token \(generated) (also in \(path))")
         }
