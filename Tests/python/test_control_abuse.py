@@ -95,12 +95,15 @@ def launch_unix(*extra):
     process = subprocess.Popen([BINARY, "run", NES, "--headless", "--quiet", "--control", "unix:" + path, *extra],
                                stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 30
-    while not os.path.exists(path):
-        if process.poll() is not None or time.time() > deadline:
-            process.kill()
-            raise RuntimeError("retrolua did not start: " + process.stderr.read().decode(errors="replace"))
-        time.sleep(0.01)
-    return process, folder, path
+    while True:  # until it accepts (its socket's file appears just before it listens)
+        try:
+            connect(path).close()
+            return process, folder, path
+        except (FileNotFoundError, ConnectionRefusedError):
+            if process.poll() is not None or time.time() > deadline:
+                process.kill()
+                raise RuntimeError("retrolua did not start: " + process.stderr.read().decode(errors="replace"))
+            time.sleep(0.01)
 
 
 def connect(path):
@@ -456,6 +459,17 @@ class TCPTokenTests(unittest.TestCase):
     def test_garbage_before_hello_is_refused(self):
         self.assertRefusedAndClosed(b"\xff\xfe not json", 'needs {"cmd": "hello"')
         self.assertRefusedAndClosed(b'{"cmd": "eval", "lua": "os.execute(\'id\')"}', 'needs {"cmd": "hello"')
+
+    def test_a_long_line_before_hello_is_cut_short(self):
+        client = self.lines()
+        try:
+            client.sock.sendall(b"z" * 5000)  # all read before the refusal: a close without a reset
+        except OSError:
+            pass
+        reply = client.reply()
+        self.assertEqual(reply["error"], "the first request (hello) is longer than 4096 bytes; closing")
+        client.close()
+        self.assertServing()
 
     def test_the_right_token_admits_and_the_connection_serves(self):
         client = self.lines()

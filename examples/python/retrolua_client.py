@@ -96,8 +96,17 @@ class Retrolua:
                 process.kill()
                 raise RetroluaError("retrolua did not open its control socket in time")
             time.sleep(0.01)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.connect(path)
+        while True:  # the socket's file appears just before it listens
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(path)
+                break
+            except ConnectionRefusedError:
+                sock.close()
+                if time.time() > deadline:
+                    process.kill()
+                    raise RetroluaError("retrolua did not accept connections in time")
+                time.sleep(0.01)
         return cls(sock, process, folder)
 
     def request(self, cmd, **fields):

@@ -30,6 +30,8 @@ public final class ControlServer {
     /// Replies queued for all clients together.
     static let maxQueuedTotal = 160 << 20
     static let maxClients = 32
+    /// Before the token is shown, a connection may not make the server hold more than a hello.
+    static let maxHello = 4096
     /// Read per client per turn, so one fast sender cannot keep the others waiting.
     static let readPerTurn = 1 << 20
 
@@ -149,7 +151,9 @@ public final class ControlServer {
     }
 
     private func checkInputBounds(_ client: ControlClient) {
-        if client.bufferedInput > Self.maxLine && !client.hasCompleteLine {
+        if !client.admitted && client.bufferedInput > Self.maxHello && !client.hasCompleteLine {
+            client.refuse(Self.error("the first request (hello) is longer than \(Self.maxHello) bytes; closing"))
+        } else if client.bufferedInput > Self.maxLine && !client.hasCompleteLine {
             client.refuse(Self.error("request line longer than \(Self.maxLine) bytes; closing"))
         } else if clients.reduce(0, { $0 + $1.bufferedInput }) > Self.maxInputTotal {
             client.refuse(Self.error("the control socket's input buffers are full; closing"))
