@@ -130,10 +130,12 @@ public final class ControlServer {
         }
         let milliseconds = busy ? 0 : Int32(max(0, min(timeout, 60)) * 1000)
         if Glibc.poll(&fds, nfds_t(fds.count), milliseconds) > 0 {
-            if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
             for (index, client) in zip(fds.indices.dropFirst(), clients) where fds[index].revents != 0 {
                 transfer(client, fds[index].revents)
             }
+            // After the hang-ups: a client that left makes room for one that just came.
+            clients.removeAll { $0.isClosed }
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
         }
         for client in clients where !client.isClosed { turn(client, handle) }
         for client in clients where client.isFinished { client.close() }
