@@ -18,7 +18,7 @@ enum RunArguments {
         "script-budget",
         "log", "scale", "sync", "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture",
         "speed",
-        "no-default", "control", "scenario",
+        "no-default", "control", "scenario", "control-token",
     ]
     static let flags: Set<String> = [
         "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "allow-files", "integer-scale",
@@ -64,9 +64,15 @@ enum RunArguments {
         if let address = args.value("control") {
             control = ControlPlan(
                 address: try ControlServer.Address.parse(address), scenario: args.value("scenario"),
-                allowEval: args.flag("trust"))
+                allowEval: args.flag("trust"), tokenPath: args.value("control-token"))
+            if control?.address.isTCP == false && args.value("control-token") != nil {
+                throw Arguments.UsageError(
+                    description: "--control-token applies to tcp: a Unix socket admits its own user only")
+            }
         } else if args.value("scenario") != nil {
             throw Arguments.UsageError(description: "--scenario applies to --control")
+        } else if args.value("control-token") != nil {
+            throw Arguments.UsageError(description: "--control-token applies to --control tcp:…")
         }
         for pair in args.all("option") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {

@@ -61,6 +61,8 @@ enum RunCommand {
         control socket (off by default; see README "Control socket"):
           --control ADDRESS     serve JSON-line requests on unix:PATH or tcp:127.0.0.1:PORT (loopback only; port 0
                                 picks one). Headless, the emulator runs only when a client steps it
+          --control-token FILE  tcp: the token clients must send in {"cmd": "hello", "token": …}, read from FILE
+                                (default: a new one per run, printed once and kept 0600 beside the data folder)
           --scenario FILE       a Lua script defining reward() and done(), reported with every step
                                 (--trust also allows {"cmd": "eval"})
 

@@ -4,6 +4,7 @@ Tests/HostTests/ControlTests.swift, with RETROLUA pointing at the built binary).
 import base64
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -89,10 +90,23 @@ class ControlSocketTests(unittest.TestCase):
         try:
             line = process.stderr.readline().decode()
             self.assertIn("control socket listening on tcp:127.0.0.1:", line)
-            emu = Retrolua.connect(line.strip().rsplit(" ", 1)[1])
+            address = line.strip().rsplit(" ", 1)[1]
+            token_line = process.stderr.readline().decode()
+            match = re.search(r"control token ([0-9a-f]{32}) \(also in (.*control-\d+\.token)\)$", token_line.strip())
+            self.assertIsNotNone(match, token_line)
+            token, token_file = match.group(1), match.group(2)
+            self.assertEqual(os.stat(token_file).st_mode & 0o777, 0o600)
+            with self.assertRaises(RetroluaError) as caught:
+                Retrolua.connect(address, token="0" * 32)
+            self.assertIn("wrong control token", str(caught.exception))
+            emu = Retrolua.connect(address, token=token)
             self.assertEqual(emu.step(5, {"right": True})["frame"], 5)
+            emu.disconnect()
+            emu = Retrolua.connect(address)  # the token from the file beside the data folder
+            self.assertEqual(emu.step(1)["frame"], 6)
             emu.close()
             self.assertEqual(process.wait(timeout=30), 0)
+            self.assertFalse(os.path.exists(token_file), "the token file goes with the run")
         finally:
             if process.poll() is None:
                 process.kill()

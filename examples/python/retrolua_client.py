@@ -9,6 +9,10 @@
 
 Only the standard library: `launch` starts `retrolua run --headless --control unix:…` and connects;
 `connect` joins a running one. Errors from the emulator raise RetroluaError with its message.
+
+A TCP socket needs the run's token (`connect(address, token=…)`); without one, `connect` takes
+$RETROLUA_CONTROL_TOKEN, else the file the run wrote beside its data folder
+(~/.local/share/retrolua/control-PORT.token, or under $XDG_DATA_HOME).
 """
 
 import base64
@@ -33,18 +37,41 @@ class Retrolua:
         self._folder = folder
 
     @classmethod
-    def connect(cls, address):
-        """Connects to `unix:PATH` or `tcp:127.0.0.1:PORT`."""
+    def connect(cls, address, token=None, data_folder=None):
+        """Connects to `unix:PATH` or `tcp:127.0.0.1:PORT` (TCP: sends the token in a hello first)."""
         if address.startswith("unix:"):
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.connect(address[5:])
-        elif address.startswith("tcp:"):
-            host, port = address[4:].rsplit(":", 1)
-            sock = socket.create_connection((host, int(port)))
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        else:
+            return cls(sock)
+        if not address.startswith("tcp:"):
             raise ValueError("address must be unix:PATH or tcp:HOST:PORT")
-        return cls(sock)
+        host, port = address[4:].rsplit(":", 1)
+        token = token or os.environ.get("RETROLUA_CONTROL_TOKEN") or cls._token_from_file(port, data_folder)
+        if not token:
+            raise RetroluaError("no control token for " + address + ": pass token=, set RETROLUA_CONTROL_TOKEN, "
+                                "or run as the user who started retrolua")
+        sock = socket.create_connection((host, int(port)))
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        client = cls(sock)
+        try:
+            client.request("hello", token=token)
+        except (RetroluaError, OSError):
+            client.disconnect()
+            raise
+        return client
+
+    @staticmethod
+    def _token_from_file(port, data_folder=None):
+        """The token a run wrote beside its data folder (`control-PORT.token`), or None."""
+        if data_folder is None:
+            base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
+            data_folder = os.path.join(base, "retrolua", "data")
+        path = os.path.join(os.path.dirname(os.path.abspath(data_folder)), "control-" + port + ".token")
+        try:
+            with open(path, encoding="utf-8") as file:
+                return file.readline().strip() or None
+        except OSError:
+            return None
 
     @classmethod
     def launch(cls, rom=None, core=None, scenario=None, scripts=(), binary=None, extra_args=(), env=None, timeout=30):
@@ -69,8 +96,17 @@ class Retrolua:
                 process.kill()
                 raise RetroluaError("retrolua did not open its control socket in time")
             time.sleep(0.01)
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.connect(path)
+        while True:  # the socket's file appears just before it listens
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                sock.connect(path)
+                break
+            except ConnectionRefusedError:
+                sock.close()
+                if time.time() > deadline:
+                    process.kill()
+                    raise RetroluaError("retrolua did not accept connections in time")
+                time.sleep(0.01)
         return cls(sock, process, folder)
 
     def request(self, cmd, **fields):

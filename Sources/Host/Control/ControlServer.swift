@@ -2,55 +2,44 @@ import Emulation
 import Foundation
 import Glibc
 
+/// What a request line becomes: its reply now, or work that runs a slice at a time (one slice per
+/// turn, between other clients' turns) and returns the reply once done.
+public enum ControlOutcome {
+    case reply(String)
+    case continuing(() -> String?)
+}
+
 /// The control socket's transport: a listening Unix or loopback TCP socket, clients that come and
-/// go, and newline-delimited messages. Single-threaded: `poll` is called from the emulation loop.
+/// go, and newline-delimited messages. Single-threaded: `poll` is called from the emulation loop and
+/// never waits on a client: replies are queued and sent as each peer takes them; a client whose
+/// queue or input grows past the limits is dropped.
 public final class ControlServer {
-    public enum Address: Equatable, Sendable {
-        case unix(String)
-        case tcp(port: UInt16)
-
-        /// `unix:PATH` or `tcp:127.0.0.1:PORT` (loopback only: anything else is refused).
-        public static func parse(_ text: String) throws(ControlError) -> Address {
-            if text.hasPrefix("unix:") {
-                let path = String(text.dropFirst(5))
-                guard !path.isEmpty, path.utf8.count < 100 else {
-                    throw ControlError("--control unix:PATH needs a path of under 100 bytes")
-                }
-                return .unix(path)
-            }
-            guard text.hasPrefix("tcp:"), let colon = text.lastIndex(of: ":"),
-                colon > text.index(text.startIndex, offsetBy: 3)
-            else {
-                throw ControlError("--control expects unix:PATH or tcp:127.0.0.1:PORT, got '\(text)'")
-            }
-            let host = String(text[text.index(text.startIndex, offsetBy: 4)..<colon])
-            guard host == "127.0.0.1" || host == "localhost" else {
-                throw ControlError(
-                    "refusing to listen on '\(host)': the control socket only listens on loopback (127.0.0.1)")
-            }
-            guard let port = UInt16(text[text.index(after: colon)...]) else {
-                throw ControlError("bad port in '\(text)'")
-            }
-            return .tcp(port: port)
-        }
-    }
-
     private var listener: Int32 = -1
-    private var clients: [Client] = []
+    private var clients: [ControlClient] = []
     private let address: Address
+    private let access: ControlAccess
     /// Where clients can connect (for tcp with port 0: the port the system chose).
     public private(set) var description: String = ""
-    /// Largest request line accepted (a state or frame sent back can be large; requests are small).
+    /// Largest request line accepted (a state sent back can be large; requests are small).
     static let maxLine = 64 << 20
+    /// Partial lines of all clients together: past this, the client that filled it is dropped.
+    static let maxInputTotal = 128 << 20
+    /// Replies a client has not taken yet: past this, it is dropped (the largest reply, a 16 MiB
+    /// read as base64, fits).
+    static let maxQueued = 32 << 20
+    /// Replies queued for all clients together.
+    static let maxQueuedTotal = 160 << 20
+    static let maxClients = 32
+    /// Before the token is shown, a connection may not make the server hold more than a hello.
+    static let maxHello = 4096
+    /// Read per client per turn, so one fast sender cannot keep the others waiting.
+    static let readPerTurn = 1 << 20
 
-    private final class Client {
-        let fd: Int32
-        var input: [UInt8] = []
-        init(fd: Int32) { self.fd = fd }
-    }
-
-    public init(_ address: Address) throws(ControlError) {
+    /// Listens on `address`; a TCP address needs `access.token` (every connection must show it).
+    public init(_ address: Address, access: ControlAccess) throws(ControlError) {
         self.address = address
+        self.access = access
+        if address.isTCP && access.token == nil { throw ControlError("a TCP control socket needs a token") }
         switch address {
         case .unix(let path):
             var info = stat()
@@ -99,7 +88,9 @@ public final class ControlServer {
             }
             description = "tcp:127.0.0.1:\(UInt16(bigEndian: actual.sin_port))"
         }
-        guard listen(listener, 8) == 0 else { throw closing(ControlError("cannot listen: \(Self.lastError())")) }
+        guard listen(listener, SOMAXCONN) == 0 else {
+            throw closing(ControlError("cannot listen: \(Self.lastError())"))
+        }
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
     }
 
@@ -112,7 +103,7 @@ public final class ControlServer {
     deinit { close() }
 
     public func close() {
-        for client in clients { Glibc.close(client.fd) }
+        for client in clients { client.close() }
         clients.removeAll()
         if listener >= 0 {
             Glibc.close(listener)
@@ -121,18 +112,92 @@ public final class ControlServer {
         }
     }
 
-    /// Waits up to `timeout` seconds for activity, accepts clients, and hands every complete line to
-    /// `handle`, writing back the reply it returns. A client that goes away is dropped quietly.
-    public func poll(timeout: Double, _ handle: (String) -> String) {
-        var fds =
-            [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
-            + clients.map { pollfd(fd: $0.fd, events: Int16(POLLIN), revents: 0) }
-        guard Glibc.poll(&fds, nfds_t(fds.count), Int32(timeout * 1000)) > 0 else { return }
-        if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
-        for (index, client) in zip(fds.indices.dropFirst(), clients) where fds[index].revents != 0 {
-            readAndServe(client, handle)
+    /// The port a TCP socket listens on ("" for a Unix socket).
+    public var port: String {
+        guard address.isTCP, let colon = description.lastIndex(of: ":") else { return "" }
+        return String(description[description.index(after: colon)...])
+    }
+
+    /// Waits up to `timeout` seconds for activity (not at all while requests are waiting), accepts
+    /// clients, reads and sends what the sockets allow, then gives every client one turn: a slice
+    /// of its running request, or its next request line handed to `handle`.
+    public func poll(timeout: Double, _ handle: (ArraySlice<UInt8>) -> ControlOutcome) {
+        let busy = clients.contains { $0.hasTurn }
+        var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
+        for client in clients {
+            let events = (client.wantsInput ? POLLIN : 0) | (client.queuedOutput > 0 ? POLLOUT : 0)
+            fds.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
         }
-        clients.removeAll { $0.fd < 0 }
+        let milliseconds = busy ? 0 : Int32(max(0, min(timeout, 60)) * 1000)
+        if Glibc.poll(&fds, nfds_t(fds.count), milliseconds) > 0 {
+            for (index, client) in zip(fds.indices.dropFirst(), clients) where fds[index].revents != 0 {
+                transfer(client, fds[index].revents)
+            }
+            // After the hang-ups: a client that left makes room for one that just came.
+            clients.removeAll { $0.isClosed }
+            if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
+        }
+        for client in clients where !client.isClosed { turn(client, handle) }
+        for client in clients where client.isFinished { client.close() }
+        clients.removeAll { $0.isClosed }
+    }
+
+    private func transfer(_ client: ControlClient, _ events: Int16) {
+        if events & Int16(POLLOUT) != 0 { client.flush() }
+        if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 && client.wantsInput {
+            if !client.receive(into: &buffer, limit: Self.readPerTurn) { client.ended = true }
+            checkInputBounds(client)
+        } else if events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+            client.close()  // Gone: a request it left running is abandoned.
+        }
+    }
+
+    private func checkInputBounds(_ client: ControlClient) {
+        if !client.admitted && client.bufferedInput > Self.maxHello && !client.hasCompleteLine {
+            client.refuse(Self.error("the first request (hello) is longer than \(Self.maxHello) bytes; closing"))
+        } else if client.bufferedInput > Self.maxLine && !client.hasCompleteLine {
+            client.refuse(Self.error("request line longer than \(Self.maxLine) bytes; closing"))
+        } else if clients.reduce(0, { $0 + $1.bufferedInput }) > Self.maxInputTotal {
+            client.refuse(Self.error("the control socket's input buffers are full; closing"))
+        }
+    }
+
+    /// One request's worth of work for one client.
+    private func turn(_ client: ControlClient, _ handle: (ArraySlice<UInt8>) -> ControlOutcome) {
+        if let work = client.work {
+            if let reply = work() {
+                client.work = nil
+                send(reply, to: client)
+            }
+            return
+        }
+        guard !client.closing, let line = client.nextLine() else { return }
+        if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") || $0 == UInt8(ascii: "\r") }) {
+            return
+        }
+        guard client.admitted else {
+            if let refusal = access.checkHello(line) {
+                client.refuse(Self.error(refusal))
+            } else {
+                client.admitted = true
+                send("{\"ok\":true}", to: client)
+            }
+            return
+        }
+        switch handle(line) {
+        case .reply(let reply): send(reply, to: client)
+        case .continuing(let work): client.work = work
+        }
+    }
+
+    /// Queues a reply; a client that has let too much pile up (or the socket as a whole) is dropped.
+    private func send(_ reply: String, to client: ControlClient) {
+        client.queue(reply)
+        if client.queuedOutput > Self.maxQueued
+            || clients.reduce(0, { $0 + $1.queuedOutput }) > Self.maxQueuedTotal
+        {
+            client.close()
+        }
     }
 
     private func acceptClients() {
@@ -140,64 +205,31 @@ public final class ControlServer {
             let fd = accept(listener, nil, nil)
             guard fd >= 0 else { return }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            var yes: Int32 = 1
-            setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
-            clients.append(Client(fd: fd))
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            let client = ControlClient(fd: fd, admitted: !address.isTCP)
+            clients.append(client)
+            if address.isTCP {
+                var yes: Int32 = 1
+                setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
+            } else if let refusal = ControlAccess.admits(peer: ControlAccess.peerUID(fd), own: geteuid()) {
+                client.refuse(Self.error(refusal))
+                continue
+            }
+            if clients.filter({ !$0.isClosed }).count > Self.maxClients {
+                client.refuse(Self.error("too many control clients (\(Self.maxClients)); closing"))
+            }
         }
     }
 
     /// Reused for every read (allocating 64 KB per request would cost more than the request).
     private var buffer = [UInt8](repeating: 0, count: 65536)
 
-    private func readAndServe(_ client: Client, _ handle: (String) -> String) {
-        let count = read(client.fd, &buffer, buffer.count)
-        guard count > 0 else {
-            drop(client)
-            return
-        }
-        client.input += buffer[0..<count]
-        while let newline = client.input.firstIndex(of: UInt8(ascii: "\n")) {
-            let line = String(decoding: client.input[0..<newline], as: UTF8.self)
-            client.input.removeSubrange(0...newline)
-            if line.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-            guard send(handle(line) + "\n", to: client) else { return }
-        }
-        if client.input.count > Self.maxLine {
-            _ = send("{\"ok\":false,\"error\":\"request line longer than \(Self.maxLine) bytes\"}\n", to: client)
-            drop(client)
-        }
-    }
+    public var clientCount: Int { clients.filter { !$0.isClosed }.count }
 
-    /// Writes a whole reply (blocking until sent); false when the client is gone.
-    private func send(_ reply: String, to client: Client) -> Bool {
-        var bytes = Array(reply.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes {
-                Glibc.send(client.fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL))
-            }
-            if written < 0 {
-                if errno == EINTR { continue }
-                if errno == EAGAIN {
-                    var pfd = pollfd(fd: client.fd, events: Int16(POLLOUT), revents: 0)
-                    _ = Glibc.poll(&pfd, 1, 1000)
-                    continue
-                }
-                drop(client)
-                return false
-            }
-            offset += written
-        }
-        return true
+    static func error(_ message: String) -> String {
+        let data = try? JSONSerialization.data(withJSONObject: ["ok": false, "error": message], options: [.sortedKeys])
+        return data.map { String(decoding: $0, as: UTF8.self) } ?? "{\"ok\":false}"
     }
-
-    private func drop(_ client: Client) {
-        guard let index = clients.firstIndex(where: { $0 === client }) else { return }
-        Glibc.close(client.fd)
-        clients[index] = Client(fd: -1)
-    }
-
-    public var clientCount: Int { clients.filter { $0.fd >= 0 }.count }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }
 }

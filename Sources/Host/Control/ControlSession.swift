@@ -35,13 +35,13 @@ public final class ControlSession {
     public func serve(_ server: ControlServer) -> RunReport {
         let session = host.session
         let (framesBefore, lagBefore) = (session.frameCount, session.lagCount)
-        let start = DispatchTime.now().uptimeNanoseconds
+        let began = DispatchTime.now().uptimeNanoseconds
         while !quitRequested && host.emulator.exitCode == nil && !StopSignals.isRequested {
-            server.poll(timeout: 0.1, handle)
+            server.poll(timeout: 0.1, start)
         }
         return RunReport(
             frames: session.frameCount - framesBefore,
-            seconds: Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9,
+            seconds: Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9,
             lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
     }
 
@@ -51,29 +51,33 @@ public final class ControlSession {
         scenario = host.scripts.last
     }
 
-    /// Handles one request line; returns the reply line.
+    /// Handles one request line to the end (a long step runs all its slices); returns the reply line.
     public func handle(_ line: String) -> String {
-        let reply: [String: Any]
-        do {
-            guard let request = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else {
-                throw ControlError("a request is a JSON object, e.g. {\"cmd\": \"info\"}")
-            }
-            guard let command = request["cmd"] as? String else { throw ControlError("the request has no \"cmd\"") }
-            var result = try perform(command, request)
-            result["ok"] = true
-            reply = result
-        } catch let error as ControlError {
-            reply = ["ok": false, "error": error.description]
-        } catch {
-            reply = ["ok": false, "error": "malformed request: not valid JSON"]
+        switch start(Array(line.utf8)[...]) {
+        case .reply(let reply): return reply
+        case .continuing(let work):
+            while true { if let reply = work() { return reply } }
         }
-        let data =
-            (try? JSONSerialization.data(withJSONObject: reply, options: [.sortedKeys]))
-            ?? Data("{\"ok\":false,\"error\":\"the reply could not be encoded\"}".utf8)
-        return String(decoding: data, as: UTF8.self)
     }
 
-    private func perform(_ command: String, _ request: [String: Any]) throws(ControlError) -> [String: Any] {
+    /// Starts one request line: its reply, or (a long step) work the server runs a slice at a time.
+    public func start(_ line: ArraySlice<UInt8>) -> ControlOutcome {
+        do throws(ControlError) {
+            let request = try ControlRequest(line)
+            guard let command = try request.string("cmd") else { throw ControlError("the request has no \"cmd\"") }
+            if command == "step" {
+                let step = try ControlStep(request, session: self)
+                return .continuing { [self] in step.runSlice().map(encode) }
+            }
+            return .reply(encode(try perform(command, request)))
+        } catch {
+            return .reply(encode(["ok": false, "error": error.description]))
+        }
+    }
+
+    func encode(_ fields: [String: Any]) -> String { ControlReply.encode(fields) }
+
+    private func perform(_ command: String, _ request: ControlRequest) throws(ControlError) -> [String: Any] {
         do {
             return try perform(command, request, host.emulator)
         } catch let error as ControlError {
@@ -85,47 +89,43 @@ public final class ControlSession {
         }
     }
 
-    private func perform(_ command: String, _ request: [String: Any], _ emulator: Emulator) throws -> [String: Any] {
+    private func perform(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
         let session = emulator.session
         switch command {
-        case "step": return try step(request)
+        case "hello": return [:]  // Unix peers are admitted by their uid; TCP's hello is the server's.
         case "read":
-            let length = request["length"] as? Int ?? 1
-            guard (1...(16 << 20)).contains(length) else { throw ControlError("\"length\" must be 1…16777216") }
+            let length = try request.integer("length", in: 1...(16 << 20)) ?? 1
             let (domain, address) = try place(request)
             let pointer = try emulator.memory.pointer(domain, address: address, width: length)
-            return ["data": Data(bytes: pointer, count: length).base64EncodedString()]
+            return ["data": ControlPayload(Data(bytes: pointer, count: length))]
         case "write":
-            guard let text = request["data"] as? String, let bytes = Data(base64Encoded: text) else {
+            guard let text = try request.string("data"), let bytes = Data(base64Encoded: text) else {
                 throw ControlError("write needs \"data\": base64 bytes")
             }
-            guard request["length"] == nil || (request["length"] as? Int) == bytes.count else {
-                throw ControlError(
-                    "\"length\" (\(request["length"]!)) differs from the \(bytes.count) bytes of \"data\"")
+            if let length = try request.integer("length"), length != bytes.count {
+                throw ControlError("\"length\" (\(length)) differs from the \(bytes.count) bytes of \"data\"")
             }
             let (domain, address) = try place(request)
             try emulator.write([UInt8](bytes), to: domain, address: address)
             return [:]
         case "save_state":
-            if let slot = request["slot"] {
-                guard let slot = slot as? Int else { throw ControlError("\"slot\" must be 0…999") }
+            if let slot = try request.integer("slot") {
                 try emulator.saveState(to: .slot(slot))
                 return ["slot": slot]
             }
             let bytes = try emulator.encodeState()
-            return ["state": Data(bytes).base64EncodedString()]
+            return ["state": ControlPayload(Data(bytes))]
         case "load_state":
-            if let slot = request["slot"] {
-                guard let slot = slot as? Int else { throw ControlError("\"slot\" must be 0…999") }
+            if let slot = try request.integer("slot") {
                 try emulator.loadState(from: .slot(slot))
-            } else if let text = request["state"] as? String, let data = Data(base64Encoded: text) {
+            } else if let text = try request.string("state"), let data = Data(base64Encoded: text) {
                 try emulator.loadState([UInt8](data), trusted: false)
             } else {
                 throw ControlError("load_state needs \"slot\" or \"state\" (base64)")
             }
             return ["frame": session.frameCount]
         case "frame":
-            let format = request["format"] as? String ?? "rgb"
+            let format = try request.string("format") ?? "rgb"
             guard ["rgb", "rgba", "native"].contains(format) else {
                 throw ControlError("\"format\" is rgb, rgba or native")
             }
@@ -137,7 +137,7 @@ public final class ControlSession {
                 return [
                     "width": frame.width, "height": frame.height, "format": "native",
                     "pixel_format": frame.format.description,
-                    "data": Data(frame.pixels).base64EncodedString(),
+                    "data": ControlPayload(Data(frame.pixels)),
                 ]
             }
             guard let frame = host.frameWithOverlay() else { throw ControlError("the core has not drawn a frame yet") }
@@ -153,7 +153,7 @@ public final class ControlSession {
             }
             return [
                 "width": frame.width, "height": frame.height, "format": format,
-                "data": Data(pixels).base64EncodedString(),
+                "data": ControlPayload(Data(pixels)),
             ]
         case "audio":
             let samples = audio
@@ -161,7 +161,7 @@ public final class ControlSession {
             let data = samples.withUnsafeBytes { Data($0) }
             return [
                 "rate": session.core.avInfo?.sampleRate ?? 0, "channels": 2, "frames": samples.count / 2,
-                "data": data.base64EncodedString(),
+                "data": ControlPayload(data),
             ]
         case "info":
             let core = session.core
@@ -187,7 +187,7 @@ public final class ControlSession {
             return [:]
         case "eval":
             guard allowEval else { throw ControlError("eval is only allowed with --trust") }
-            guard let source = request["lua"] as? String else {
+            guard let source = try request.string("lua") else {
                 throw ControlError("eval needs \"lua\": a chunk of Lua")
             }
             if evaluator == nil {
@@ -202,75 +202,16 @@ public final class ControlSession {
         default:
             throw ControlError(
                 """
-                unknown command '\(command)' (commands: step, read, write, save_state, load_state, frame, audio, \
-                info, reset, quit, eval)
+                unknown command '\(command.prefix(40))' (commands: hello, step, read, write, save_state, load_state, \
+                frame, audio, info, reset, quit, eval)
                 """
             )
         }
     }
 
-    /// `{"cmd": "step", "frames": N, "input": {"a": true, …} | "inputs": [{…}, {…}]}`: holds the input
-    /// for N frames (the player's layer, under scripts); stops early when the scenario says done.
-    private func step(_ request: [String: Any]) throws(ControlError) -> [String: Any] {
-        let frames = request["frames"] as? Int ?? 1
-        guard (0...1_000_000).contains(frames) else { throw ControlError("\"frames\" must be 0…1000000") }
-        let emulator = host.emulator
-        var input = emulator.playerInput
-        var ports: [[String: Any]] = []
-        if let one = request["input"] {
-            guard let table = one as? [String: Any] else {
-                throw ControlError("\"input\" is an object of buttons, e.g. {\"a\": true}")
-            }
-            ports = [table]
-        } else if let many = request["inputs"] {
-            guard let list = many as? [[String: Any]], list.count <= InputState.maxPorts else {
-                throw ControlError("\"inputs\" is a list of up to 8 button objects")
-            }
-            ports = list
-        }
-        for (port, table) in ports.enumerated() {
-            input.buttons[port] = 0
-            for (name, value) in table {
-                guard let button = RetroPadButton.named(name) else {
-                    throw ControlError(
-                        """
-                        unknown button '\(name)' (buttons: \
-                        \(RetroPadButton.allCases.map(\.name).joined(separator: ", ")))
-                        """
-                    )
-                }
-                guard let pressed = value as? Bool else { throw ControlError("button '\(name)' must be true or false") }
-                input.set(button, pressed, port: port)
-            }
-        }
-        emulator.playerInput = input
-        var reward = 0.0, done = false, ran = 0, lagged = 0
-        while ran < frames && !done && emulator.exitCode == nil && !StopSignals.isRequested {
-            emulator.runFrame()
-            ran += 1
-            if host.session.lastFrameLagged { lagged += 1 }
-            if let scenario, !scenario.failed {
-                if case .success(let value) = scenario.callGlobal("reward") {
-                    reward += (value as? Double) ?? (value as? Int).map(Double.init) ?? 0
-                }
-                if case .success(let value) = scenario.callGlobal("done"), let flag = value as? Bool { done = flag }
-            }
-        }
-        var reply: [String: Any] = ["frame": host.session.frameCount, "frames": ran, "lag": lagged]
-        if scenario != nil {
-            reply["reward"] = reward
-            reply["done"] = done
-        }
-        if let failure = scenario?.failed == true ? host.failures.last : nil {
-            reply["scenario_error"] = failure.message
-        }
-        return reply
-    }
-
     /// The domain and address a read or write names: `domain` (default: the default domain), `address`.
-    private func place(_ request: [String: Any]) throws -> (MemoryAccess.Domain, Int) {
-        guard let address = request["address"] as? Int else { throw ControlError("needs \"address\": an integer") }
-        if let name = request["domain"], !(name is String) { throw ControlError("\"domain\" is a domain's name") }
-        return (try host.emulator.memory.domain(named: request["domain"] as? String), address)
+    private func place(_ request: ControlRequest) throws -> (MemoryAccess.Domain, Int) {
+        guard let address = try request.integer("address") else { throw ControlError("needs \"address\": an integer") }
+        return (try host.emulator.memory.domain(named: try request.string("domain")), address)
     }
 }

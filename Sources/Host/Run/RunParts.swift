@@ -11,6 +11,8 @@ final class RunParts {
     private(set) var frontend: Frontend?
     let movie: RunMovie?
     private var control: (server: ControlServer, session: ControlSession)?
+    /// The generated token's file, removed when the run ends.
+    private var tokenFile: String?
     /// Nonzero once a script failed to load under `--strict`.
     private var status: Int32 = 0
 
@@ -86,7 +88,17 @@ final class RunParts {
 
     private func openControl(_ plan: ControlPlan) throws(RunFailure) {
         let server: ControlServer
-        do { server = try ControlServer(plan.address) } catch { throw RunFailure("run: --control: \(error)") }
+        var generated: String?
+        do {
+            var token: String?
+            if plan.address.isTCP {
+                token = try plan.tokenPath.map(ControlAccess.readToken) ?? ControlAccess.generateToken()
+                if plan.tokenPath == nil { generated = token }
+            }
+            server = try ControlServer(plan.address, access: ControlAccess(token: token))
+        } catch {
+            throw RunFailure("run: --control: \(error)")
+        }
         let control = ControlSession(host: host, allowEval: plan.allowEval)
         if let scenario = plan.scenario {
             do { try control.loadScenario(scenario) } catch {
@@ -96,12 +108,22 @@ final class RunParts {
         }
         console.problem("control socket listening on \(server.description)")
         self.control = (server, control)
+        if let generated {
+            // Printed once; kept 0600 for clients of the same user (Retrolua.connect reads it).
+            let path = ControlAccess.tokenFile(dataFolder: self.plan.scriptOptions.dataFolder, port: server.port)
+            do { try ControlAccess.writeToken(generated, to: path) } catch {
+                throw RunFailure("run: --control: \(error)")
+            }
+            tokenFile = path
+            console.problem("control token \(generated) (also in \(path))")
+        }
     }
 
     /// The run never started: scripts go without their exit callbacks, the core without saving.
     private func abandon() {
         RunEmergency.uninstall()
         control?.server.close()
+        if let tokenFile { unlink(tokenFile) }
         host.unloadScripts()
         frontend = nil
         session.core.close()
@@ -117,6 +139,7 @@ final class RunParts {
         } else if let control {
             report = serve(control.server, control.session)
             control.server.close()
+            if let tokenFile { unlink(tokenFile) }
         } else {
             report = frontend!.run()
         }
@@ -143,7 +166,7 @@ final class RunParts {
     private func serve(_ server: ControlServer, _ control: ControlSession) -> RunReport {
         guard let frontend, frontend.isWindowed else { return control.serve(server) }
         frontend.betweenFrames = {
-            server.poll(timeout: 0, control.handle)
+            server.poll(timeout: 0, control.start)
             return !control.quitRequested
         }
         return frontend.run()

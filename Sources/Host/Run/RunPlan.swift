@@ -97,15 +97,20 @@ public enum MoviePlan: Sendable {
     var isRecording: Bool { if case .record = self { true } else { false } }
 }
 
-/// `--control`: the socket, its scenario, and whether `eval` is allowed (`--trust`).
+/// `--control`: the socket, its scenario, whether `eval` is allowed (`--trust`), and for TCP the
+/// file holding the token clients must show (`--control-token`; without it one is generated).
 public struct ControlPlan: Sendable {
     public var address: ControlServer.Address
     public var scenario: String?
     public var allowEval = false
+    public var tokenPath: String?
 
-    public init(address: ControlServer.Address, scenario: String? = nil, allowEval: Bool = false) {
+    public init(
+        address: ControlServer.Address, scenario: String? = nil, allowEval: Bool = false, tokenPath: String? = nil
+    ) {
         self.address = address
         self.scenario = scenario
         self.allowEval = allowEval
+        self.tokenPath = tokenPath
     }
 }

@@ -1,0 +1,142 @@
+import Glibc
+
+/// One connection to the control socket: its unread input (split into lines in one pass), its
+/// replies waiting to be sent (never blocking: what the kernel does not take now waits here), and
+/// the request it is in the middle of. Nothing here ever waits for the peer.
+final class ControlClient {
+    let fd: Int32
+    /// Shown the token (TCP) or the same user (Unix); until then only `hello` is read.
+    var admitted: Bool
+    /// A request running in slices between other clients' turns (a long `step`).
+    var work: (() -> String?)?
+    /// Send what is queued, then close: a refusal that ends the connection.
+    private(set) var closing = false
+    /// The peer finished sending: serve its complete lines, then close.
+    var ended = false
+    private(set) var isClosed = false
+
+    private var input: [UInt8] = []
+    /// Where the next line starts in `input`.
+    private var lineStart = 0
+    /// `input[lineStart..<scanned]` holds no newline: each byte is looked at once.
+    private var scanned = 0
+    private var output: [UInt8] = []
+    private var sent = 0
+
+    init(fd: Int32, admitted: Bool) {
+        self.fd = fd
+        self.admitted = admitted
+    }
+
+    /// Bytes received and not yet handed out as lines.
+    var bufferedInput: Int { input.count - lineStart }
+    /// Bytes of replies the peer has not taken yet.
+    var queuedOutput: Int { output.count - sent }
+    /// Reading more waits until the lines already here are served (keeps each client's input small).
+    var wantsInput: Bool { !isClosed && !closing && !ended && work == nil && !hasCompleteLine }
+    var hasCompleteLine: Bool { scanForNewline() != nil }
+    /// Has a slice or a request to run now.
+    var hasTurn: Bool { !isClosed && !closing && (work != nil || hasCompleteLine) }
+    /// Gone, or done with everything it asked for.
+    var isFinished: Bool {
+        isClosed || (closing && queuedOutput == 0) || (ended && !hasTurn && queuedOutput == 0)
+    }
+
+    func append(_ bytes: UnsafeRawBufferPointer) {
+        if lineStart > 0 && lineStart >= input.count / 2 {
+            // Compacting only once half is consumed keeps the copying linear overall.
+            input.removeSubrange(0..<lineStart)
+            scanned -= lineStart
+            lineStart = 0
+        }
+        input.append(contentsOf: bytes)
+    }
+
+    /// The next complete line (without its newline), if one has arrived.
+    func nextLine() -> ArraySlice<UInt8>? {
+        guard let newline = scanForNewline() else { return nil }
+        let line = input[lineStart..<newline]
+        lineStart = newline + 1
+        scanned = lineStart
+        return line
+    }
+
+    private func scanForNewline() -> Int? {
+        if scanned < lineStart { scanned = lineStart }
+        guard scanned < input.count else { return nil }
+        let found = input.withUnsafeBytes { raw -> Int? in
+            let from = raw.baseAddress! + scanned
+            guard let hit = memchr(from, Int32(UInt8(ascii: "\n")), raw.count - scanned) else { return nil }
+            return UnsafeRawPointer(hit) - UnsafeRawPointer(raw.baseAddress!)
+        }
+        scanned = found ?? input.count
+        return found
+    }
+
+    /// Queues a reply line and sends what the kernel takes now.
+    func queue(_ reply: String) {
+        guard !isClosed else { return }
+        if sent > 0 && sent >= output.count / 2 {
+            output.removeSubrange(0..<sent)
+            sent = 0
+        }
+        output.append(contentsOf: reply.utf8)
+        output.append(UInt8(ascii: "\n"))
+        flush()
+    }
+
+    /// Queues a last reply; the connection closes once it is sent.
+    func refuse(_ reply: String) {
+        queue(reply)
+        closing = true
+        if queuedOutput == 0 { close() }
+    }
+
+    /// Sends without waiting; a peer that is gone or broken is closed.
+    func flush() {
+        while sent < output.count && !isClosed {
+            let written = output.withUnsafeBytes {
+                Glibc.send(fd, $0.baseAddress! + sent, $0.count - sent, Int32(MSG_NOSIGNAL | MSG_DONTWAIT))
+            }
+            if written > 0 {
+                sent += written
+            } else if written < 0 && errno == EINTR {
+                continue
+            } else if written < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) {
+                return
+            } else {
+                close()
+            }
+        }
+        if closing && queuedOutput == 0 { close() }
+    }
+
+    /// Reads what has arrived (up to `limit` bytes); false at end of input or on an error.
+    func receive(into buffer: inout [UInt8], limit: Int) -> Bool {
+        var total = 0
+        while total < limit {
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress!, $0.count, Int32(MSG_DONTWAIT)) }
+            if count > 0 {
+                buffer.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                total += count
+                continue
+            }
+            if count < 0 && errno == EINTR { continue }
+            if count < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
+            return false
+        }
+        return true
+    }
+
+    func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        work = nil
+        Glibc.close(fd)
+        input = []
+        output = []
+        sent = 0
+        lineStart = 0
+        scanned = 0
+    }
+}

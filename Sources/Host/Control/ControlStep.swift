@@ -1,0 +1,82 @@
+import Emulation
+import Libretro
+
+/// `{"cmd": "step", "frames": N, "input": {"a": true, …} | "inputs": [{…}, {…}]}`: holds the input
+/// for N frames (the player's layer, under scripts); stops early when the scenario says done.
+/// Runs `sliceFrames` frames per turn: between slices the server serves the other clients (their
+/// requests may change the game mid-step); each slice holds this step's input again. The reply's
+/// `frames`, `lag` and `reward` count this step's frames only.
+final class ControlStep {
+    static let sliceFrames = 60
+    private unowned let session: ControlSession
+    private let frames: Int
+    private let input: InputState
+    private var ran = 0, lagged = 0, reward = 0.0, done = false
+
+    init(_ request: ControlRequest, session: ControlSession) throws(ControlError) {
+        self.session = session
+        frames = try request.integer("frames", in: 0...1_000_000) ?? 1
+        var input = session.host.emulator.playerInput
+        var ports: [[String: Any]] = []
+        if let one = try request.object("input") {
+            ports = [one]
+        } else if let many = try request.list("inputs") {
+            guard many.count <= InputState.maxPorts else {
+                throw ControlError("\"inputs\" is a list of up to \(InputState.maxPorts) button objects")
+            }
+            for (index, port) in many.enumerated() {
+                guard let table = port as? [String: Any] else {
+                    throw ControlRequest.wrong("inputs[\(index + 1)]", "an object of buttons", port)
+                }
+                ports.append(table)
+            }
+        }
+        for (port, table) in ports.enumerated() {
+            input.buttons[port] = 0
+            for (name, value) in table.sorted(by: { $0.key < $1.key }) {
+                guard let button = RetroPadButton.named(name) else {
+                    throw ControlError(
+                        """
+                        unknown button '\(name.prefix(40))' (buttons: \
+                        \(RetroPadButton.allCases.map(\.name).joined(separator: ", ")))
+                        """
+                    )
+                }
+                guard let pressed = ControlRequest.boolean(value) else {
+                    throw ControlError(
+                        "button '\(name)' must be true or false, got \(ControlRequest.describe(value))")
+                }
+                input.set(button, pressed, port: port)
+            }
+        }
+        self.input = input
+    }
+
+    /// Runs the next slice; the reply's fields once the step is over, nil while frames remain.
+    func runSlice() -> [String: Any]? {
+        let host = session.host
+        let emulator = host.emulator
+        emulator.playerInput = input
+        var slice = 0
+        while ran < frames && !done && emulator.exitCode == nil && slice < Self.sliceFrames {
+            emulator.runFrame()
+            ran += 1
+            slice += 1
+            if host.session.lastFrameLagged { lagged += 1 }
+            if let scenario = session.scenario, !scenario.failed {
+                if case .success(let value) = scenario.callGlobal("reward") {
+                    reward += (value as? Double) ?? (value as? Int).map(Double.init) ?? 0
+                }
+                if case .success(let value) = scenario.callGlobal("done"), let flag = value as? Bool { done = flag }
+            }
+        }
+        guard ran >= frames || done || emulator.exitCode != nil else { return nil }
+        var reply: [String: Any] = ["frame": host.session.frameCount, "frames": ran, "lag": lagged]
+        if let scenario = session.scenario {
+            reply["reward"] = reward
+            reply["done"] = done
+            if scenario.failed, let failure = host.failures.last { reply["scenario_error"] = failure.message }
+        }
+        return reply
+    }
+}
