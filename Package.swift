@@ -41,7 +41,10 @@ let package = Package(
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "LibretroTests", dependencies: ["Libretro", "CLibretro"]),
         .testTarget(name: "MediaTests", dependencies: ["Media", "Libretro", "CSDL2"]),
-        .testTarget(name: "HostTests", dependencies: ["Host", "Emulation", "Support", "Libretro", "Media"]),
+        // FuzzRegressions: inputs the fuzzers found, read by path at run time.
+        .testTarget(
+            name: "HostTests", dependencies: ["Host", "Emulation", "Support", "Libretro", "Media"],
+            exclude: ["FuzzRegressions"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -37,7 +37,8 @@ enum ControlFuzz {
         do {
             let session = try Session(FuzzPaths.config(content: FuzzPaths.nesROM), warn: { _ in })
             let host = ScriptHost(
-                emulator: Emulator(session: session), options: ScriptOptions(dataFolder: FuzzPaths.scratch + "/data"))
+                emulator: Emulator(session: session), options: ScriptOptions(dataFolder: FuzzPaths.scratch + "/data"),
+                api: Bindings.api)
             host.output = { _, _ in }
             host.onFailure = { _ in }
             for _ in 0..<5 { host.emulator.runFrame() }

@@ -432,4 +432,22 @@ enum PNGRead {
         let image = try Media.PNGFile.read(path)
         return Image(rgba: image.rgba, width: image.width)
     }
+
+}
+
+extension LuaAPITests {
+    /// Found by the API fuzzer: a table walk kept its key at a fixed stack slot, so an extra argument
+    /// made `lua_next` raise ("invalid key to 'next'") through the binding.
+    func testExtraArgumentsAreIgnoredByFunctionsThatWalkTables() throws {
+        let harness = try lua(
+            """
+            joypad.set(1, { a = true, b = false }, "extra", 42)
+            input.set_gamepad(1, { buttons = { a = true }, axes = { leftx = 100 } }, 5, {})
+            emu.frameadvance()
+            print(joypad.get(1).a, input.gamepads()[1].buttons.a)
+            """, frames: 3)
+        for failure in harness.failures { XCTFail(failure.message) }
+        XCTAssertEqual(harness.lines, ["true\ttrue"])
+        harness.close()
+    }
 }

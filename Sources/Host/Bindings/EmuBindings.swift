@@ -152,7 +152,7 @@ extension Bindings {
                 doc:
                     """
                     Shows a short message to the player: fires the `message` event (the default OSD draws it); \
-                    printed to stderr when no script listens.
+                    printed to stderr when no script listens; written to the `--log` file either way.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in

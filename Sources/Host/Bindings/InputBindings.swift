@@ -109,6 +109,7 @@ extension Bindings {
                         return 0
                     }
                     try call.table(2, "state")
+                    lua_settop(L, 2)  // Extra arguments are ignored; the walks below keep their tables at 3.
                     while host.devices.gamepads.count < index {
                         host.devices.gamepads.append(.init(name: "Simulated gamepad"))
                     }

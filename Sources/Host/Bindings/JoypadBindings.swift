@@ -47,6 +47,7 @@ extension Bindings {
                     try call.table(2, "buttons")
                     let emulator = Script.from(context).emulator
                     var changes = emulator.overrides
+                    lua_settop(L, 2)  // Extra arguments are ignored; the walk below keeps its key at 3.
                     lua_pushnil(L)
                     while lua_next(L, 2) != 0 {
                         defer { lua_settop(L, 3) }

@@ -195,13 +195,15 @@ public final class ScriptHost: EmulatorClient {
 
     /// `emu.message`: to the scripts listening for `message` (the OSD), else printed.
     func show(message text: String, from source: String) {
-        if scripts.contains(where: { !$0.failed && $0.hasCallbacks(for: .message) }) {
+        let listened = scripts.contains { !$0.failed && $0.hasCallbacks(for: .message) }
+        if listened {
             dispatch(.message) { L in
                 lua_pushstring(L, text); return 1
             }
-        } else {
-            write("[\(source)] \(text)\n", error: true)
         }
+        // Shown on screen or printed, a message (a desync, a bad cheat file) also reaches the --log file.
+        let line = "[\(source)] \(text)\n"
+        if listened { logFile?.write(Data(line.utf8)) } else { write(line, error: true) }
     }
 
     func report(failure: ScriptError) {
