@@ -64,7 +64,7 @@ function emu.option(key, value) end
 ---@return table
 function emu.options() end
 
---- Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens.
+--- Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens; written to the `--log` file either way.
 ---@param text string
 function emu.message(text) end
 
