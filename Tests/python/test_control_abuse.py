@@ -479,6 +479,22 @@ class TCPTokenTests(unittest.TestCase):
         self.assertIn("a request is a JSON object", client.ask(b"[]")["error"])
         client.close()
 
+    def test_silent_strangers_never_keep_a_client_with_the_token_out(self):
+        strangers = [socket.create_connection(("127.0.0.1", self.port), timeout=30) for _ in range(MAX_CLIENTS + 8)]
+        try:
+            self.assertServing()  # the oldest waiting connections made room
+            self.assertIn(b"too many connections waiting to say hello", strangers[0].recv(4096))
+        finally:
+            for sock in strangers:
+                sock.close()
+
+    def test_a_connection_that_never_says_hello_is_closed(self):
+        client = self.lines()
+        reply = client.reply()  # waits: the server closes it after its hello deadline
+        self.assertEqual(reply["error"], "no hello with the token within 5 s; closing")
+        self.assertIsNone(client.reply())
+        client.close()
+
     def test_the_client_without_a_token_says_so(self):
         with self.assertRaises(RetroluaError) as caught:
             Retrolua.connect("tcp:127.0.0.1:%d" % self.port, data_folder=os.path.join(self.folder, "data"))

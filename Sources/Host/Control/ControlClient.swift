@@ -23,9 +23,13 @@ final class ControlClient {
     private var output: [UInt8] = []
     private var sent = 0
 
-    init(fd: Int32, admitted: Bool) {
+    /// When it connected (monotonic seconds): a connection that shows no token in time is dropped.
+    let connectedAt: Double
+
+    init(fd: Int32, admitted: Bool, connectedAt: Double) {
         self.fd = fd
         self.admitted = admitted
+        self.connectedAt = connectedAt
     }
 
     /// Bytes received and not yet handed out as lines.

@@ -30,6 +30,11 @@ public final class ControlServer {
     /// Replies queued for all clients together.
     static let maxQueuedTotal = 160 << 20
     static let maxClients = 32
+    /// Connections that have not shown the token yet: past this, the oldest of them is dropped, so
+    /// strangers holding connections open never keep a client with the token out.
+    static let maxWaitingForHello = 8
+    /// Seconds a TCP connection has to show the token.
+    static let helloDeadline = 5.0
     /// Before the token is shown, a connection may not make the server hold more than a hello.
     static let maxHello = 4096
     /// Read per client per turn, so one fast sender cannot keep the others waiting.
@@ -138,6 +143,7 @@ public final class ControlServer {
             if fds[0].revents & Int16(POLLIN) != 0 { acceptClients() }
         }
         for client in clients where !client.isClosed { turn(client, handle) }
+        dropLateHellos()
         for client in clients where client.isFinished { client.close() }
         clients.removeAll { $0.isClosed }
     }
@@ -190,6 +196,14 @@ public final class ControlServer {
         }
     }
 
+    private func dropLateHellos() {
+        let now = Self.monotonicSeconds()
+        for client in clients where !client.admitted && !client.closing && now - client.connectedAt > Self.helloDeadline
+        {
+            client.refuse(Self.error("no hello with the token within \(Int(Self.helloDeadline)) s; closing"))
+        }
+    }
+
     /// Queues a reply; a client that has let too much pile up (or the socket as a whole) is dropped.
     private func send(_ reply: String, to client: ControlClient) {
         client.queue(reply)
@@ -206,7 +220,7 @@ public final class ControlServer {
             guard fd >= 0 else { return }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            let client = ControlClient(fd: fd, admitted: !address.isTCP)
+            let client = ControlClient(fd: fd, admitted: !address.isTCP, connectedAt: Self.monotonicSeconds())
             clients.append(client)
             if address.isTCP {
                 var yes: Int32 = 1
@@ -215,7 +229,11 @@ public final class ControlServer {
                 client.refuse(Self.error(refusal))
                 continue
             }
-            if clients.filter({ !$0.isClosed }).count > Self.maxClients {
+            let waiting = clients.filter { !$0.isClosed && !$0.closing && !$0.admitted }
+            if waiting.count > Self.maxWaitingForHello {
+                waiting[0].refuse(Self.error("too many connections waiting to say hello; closing the oldest"))
+            }
+            if clients.filter({ !$0.isClosed && !$0.closing }).count > Self.maxClients {
                 client.refuse(Self.error("too many control clients (\(Self.maxClients)); closing"))
             }
         }
@@ -229,6 +247,12 @@ public final class ControlServer {
     static func error(_ message: String) -> String {
         let data = try? JSONSerialization.data(withJSONObject: ["ok": false, "error": message], options: [.sortedKeys])
         return data.map { String(decoding: $0, as: UTF8.self) } ?? "{\"ok\":false}"
+    }
+
+    private static func monotonicSeconds() -> Double {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
     }
 
     private static func lastError() -> String { String(cString: strerror(errno)) }
