@@ -87,7 +87,6 @@ extension Bindings {
                     guard let address = try call.integerField(1, "address", argument: 1) else {
                         throw call.badField(1, "address", "is required")
                     }
-                    guard address >= 0 else { throw call.badField(1, "address", "must be 0 or more") }
                     guard let value = try call.integerField(1, "value", argument: 1) else {
                         throw call.badField(1, "value", "is required")
                     }
@@ -110,9 +109,6 @@ extension Bindings {
                     ram.mask = UInt8(mask)
                     ram.bigEndian = try call.booleanField(1, "big_endian", argument: 1) ?? false
                     ram.repeatCount = try call.integerField(1, "repeat_count", argument: 1) ?? 1
-                    guard (1...65536).contains(ram.repeatCount) else {
-                        throw call.badField(1, "repeat_count", "must be 1…65536")
-                    }
                     ram.repeatValueStep = UInt32(
                         truncatingIfNeeded: try call.integerField(1, "repeat_value_step", argument: 1) ?? 0)
                     ram.repeatAddressStep = try call.integerField(1, "repeat_address_step", argument: 1) ?? 1
