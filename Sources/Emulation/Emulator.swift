@@ -68,11 +68,17 @@ public final class Emulator {
     public init(session: Session) {
         self.session = session
         memory = MemoryAccess(core: session.core)
-        picture = { [core = session.core] in
-            core.currentFrame().map { frame in (frame.rgba(), frame.width, frame.height) }
-        }
+        picture = { [core = session.core] in Emulator.picture(of: core) }
         session.core.onInputPoll = { [unowned self] in self.inputPolledByCore() }
     }
+
+    /// The core's last frame as RGBA, with nothing drawn over it.
+    public static func picture(of core: Core) -> (rgba: [UInt8], width: Int, height: Int)? {
+        core.currentFrame().map { frame in (frame.rgba(), frame.width, frame.height) }
+    }
+
+    // The core outlives the emulator (the session owns it): nothing it calls may reach a freed emulator.
+    deinit { session.core.onInputPoll = nil }
 
     /// Adds a listener for every event (in addition to the client).
     public func listen(_ listener: @escaping (EmulatorEvent) -> Void) { listeners.append(listener) }

@@ -45,7 +45,7 @@ public final class Content {
     public private(set) lazy var sha1: String = hash { Hashing.sha1($0) }
 
     /// Hashes the loaded bytes in place, or the file as a memory map (no copy, any size).
-    private func hash(_ function: (UnsafeRawBufferPointer) -> String) -> String {
+    func hash(_ function: (UnsafeRawBufferPointer) -> String) -> String {
         if let loaded { return loaded.withUnsafeBytes(function) }
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { return "" }

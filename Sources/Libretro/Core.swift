@@ -255,6 +255,12 @@ public final class Core {
     /// Unloads the game and the core. The `Core` is unusable afterwards.
     public func close() {
         guard let handle else { return }
+        // A core may still call back while it unloads (parallel_n64 finishes a frame): those calls reach
+        // no owner, since the objects that set the hooks may be gone by now.
+        onVideo = nil
+        onAudio = nil
+        onInputPoll = nil
+        onMessage = nil
         if gameLoaded { symbols.unloadGame() }
         gameLoaded = false
         symbols.deinitialize()

@@ -37,19 +37,19 @@ extension Core {
             return answer(data, true)
         case RETRO_ENVIRONMENT_GET_OVERSCAN:
             return answer(data, false)
+        // These four with NULL data ask whether the call is supported (libretro.h): it is.
         case RETRO_ENVIRONMENT_GET_AUDIO_VIDEO_ENABLE:
-            guard let data else { return false }
-            data.storeBytes(of: Int32((videoEnabled ? 1 : 0) | (audioEnabled ? 2 : 0)), as: Int32.self)
+            data?.storeBytes(of: Int32((videoEnabled ? 1 : 0) | (audioEnabled ? 2 : 0)), as: Int32.self)
             return true
         case RETRO_ENVIRONMENT_GET_TARGET_REFRESH_RATE:
             guard let data, let fps = avInfo?.fps else { return false }
             data.storeBytes(of: Float(fps), as: Float.self)
             return true
         case RETRO_ENVIRONMENT_GET_FASTFORWARDING:
-            return answer(data, throttleMode == UInt32(RETRO_THROTTLE_FAST_FORWARD))
+            data?.storeBytes(of: throttleMode == UInt32(RETRO_THROTTLE_FAST_FORWARD), as: Bool.self)
+            return true
         case RETRO_ENVIRONMENT_GET_THROTTLE_STATE:
-            guard let data else { return false }
-            data.storeBytes(
+            data?.storeBytes(
                 of: retro_throttle_state(mode: throttleMode, rate: throttleRate), as: retro_throttle_state.self)
             return true
 
@@ -195,8 +195,7 @@ extension Core {
             serializationQuirks = data.load(as: UInt64.self)
             return true
         case RETRO_ENVIRONMENT_GET_SAVESTATE_CONTEXT:
-            guard let data else { return false }
-            data.storeBytes(of: Int32(RETRO_SAVESTATE_CONTEXT_NORMAL.rawValue), as: Int32.self)
+            data?.storeBytes(of: Int32(RETRO_SAVESTATE_CONTEXT_NORMAL.rawValue), as: Int32.self)
             return true
         case RETRO_ENVIRONMENT_SET_SUPPORT_NO_GAME:
             supportsNoGame = data?.load(as: Bool.self) ?? false

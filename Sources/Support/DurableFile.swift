@@ -104,7 +104,7 @@ public enum DurableFile {
     }
 
     /// The longest file name Linux file systems take (NAME_MAX).
-    static let nameMax = 255
+    public static let nameMax = 255
     private static let marker = ".tmp"
 
     /// `NAME.tmp<pid>` beside `path`, NAME shortened (at a character boundary) to fit in NAME_MAX.

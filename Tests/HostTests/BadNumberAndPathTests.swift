@@ -133,9 +133,11 @@ final class BadNumberAndPathTests: XCTestCase {
         let session = try Fixtures.session(rom: folder + "/\(name).nes", folder: folder)
         session.run(3)
         try session.close()
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder + "/saves"), [name + ".srm"])
+        let saved = Fixtures.srm(folder + "/\(name).nes")
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder + "/saves"), [saved])
+        XCTAssertLessThanOrEqual(saved.utf8.count, 255)
         XCTAssertLessThanOrEqual(
-            FilePath.fileName(of: DurableFile.temporaryPath(for: folder + "/\(name).srm")).utf8.count, 255)
+            FilePath.fileName(of: DurableFile.temporaryPath(for: folder + "/" + saved)).utf8.count, 255)
     }
 
     func testStaleTemporaryFilesOfDeadProcessesAreRemoved() throws {

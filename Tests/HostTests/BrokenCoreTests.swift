@@ -222,6 +222,13 @@ final class BrokenCoreTests: XCTestCase {
     func testEveryCommandWithNullDataInRun() throws { try expectVariableStillAnswered("ENV_NULL_RUN", when: "run") }
     func testOptionsWithNullKeysValuesAndLists() throws { try expectVariableStillAnswered("OPTIONS_NULL") }
 
+    func testQueriesWithNullDataAreAnsweredAsSupported() throws {
+        let result = try run("NULL_QUERIES")
+        XCTAssertTrue(
+            result.stderr.contains("broken: queries savestate_context=1 av_enable=1 fastforwarding=1 throttle=1"),
+            result.stderr)
+    }
+
     func testLogWithANullFormat() throws {
         let result = try run("LOG_NULL")
         XCTAssertTrue(result.stderr.contains("broken: logged"), result.stderr)
@@ -243,7 +250,7 @@ final class BrokenCoreTests: XCTestCase {
         let home = Fixtures.temporaryFolder()
         let result = try run("SHUTDOWN_AT_10", ["--save-dir", home + "/saves"], home: home)
         XCTAssertTrue(result.stdout.contains("frames   10 in"), result.stdout)
-        let save = FileManager.default.contents(atPath: home + "/saves/game.srm")
+        let save = FileManager.default.contents(atPath: home + "/saves/" + Fixtures.srm(Self.game))
         XCTAssertEqual(save?.first, 0x5A)
     }
 
@@ -255,7 +262,7 @@ final class BrokenCoreTests: XCTestCase {
             environment: ["DISPLAY": try XDisplay.name()], timeout: 30)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("frames   10 in"), result.stdout)
-        XCTAssertEqual(FileManager.default.contents(atPath: home + "/saves/game.srm")?.first, 0x5A)
+        XCTAssertEqual(FileManager.default.contents(atPath: home + "/saves/" + Fixtures.srm(Self.game))?.first, 0x5A)
     }
 
     // MARK: Files in the core folders

@@ -21,6 +21,12 @@ enum Fixtures {
         return root + "/.build/debug/retrolua"
     }
 
+    /// The battery save's file name for `rom` (`GAME.KEY.srm`, keyed by the content's identity).
+    static func srm(_ rom: String = nesROM) -> String {
+        let content = try! Content(path: rom)
+        return SaveRAMFile.fileName(game: content.baseName, key: String(content.identity.prefix(16)))
+    }
+
     static func requireROMs() throws {
         for rom in [nesROM, gbROM] where !FileManager.default.fileExists(atPath: rom) {
             XCTFail("\(rom) is missing: run scripts/setup (it builds the test ROMs)")

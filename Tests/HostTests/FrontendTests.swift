@@ -248,7 +248,7 @@ final class FrontendTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("frames   "), result.stdout)
         XCTAssertFalse(result.stdout.contains("frames   3000 in"), "ended by the close, not the frame limit")
-        let sram = try XCTUnwrap(FileManager.default.contents(atPath: folder + "/saves/demo.srm"))
+        let sram = try XCTUnwrap(FileManager.default.contents(atPath: folder + "/saves/" + Fixtures.srm()))
         XCTAssertEqual(sram.first, 1, "save RAM written on the way out")
     }
 
@@ -267,6 +267,6 @@ final class FrontendTests: XCTestCase {
         process.terminate()
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 143, "a clean end, with SIGTERM's conventional status")
-        XCTAssertEqual(FileManager.default.contents(atPath: folder + "/demo.srm")?.first, 1)
+        XCTAssertEqual(FileManager.default.contents(atPath: folder + "/" + Fixtures.srm())?.first, 1)
     }
 }

@@ -222,7 +222,7 @@ final class HostileScriptTests: XCTestCase {
                 + "string.find(string.rep('a', 40), string.rep('(.-)', 14) .. 'b') end end)", in: folder)
         XCTAssertEqual(result.status, 3, result.stderr)
         XCTAssertTrue(result.stderr.contains("ran past its hard deadline"), result.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/saves/demo.srm"), "save RAM written")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/saves/" + Fixtures.srm()), "save RAM written")
     }
 
     func testARunawayExitCallbackStillLetsSaveRAMBeWritten() throws {
@@ -231,7 +231,7 @@ final class HostileScriptTests: XCTestCase {
             "event.on('exit', function() while true do pcall(function() while true do end end) end end)", in: folder,
             frames: 3)
         XCTAssertTrue(result.stderr.contains("runaway loop"), result.stderr)
-        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/saves/demo.srm"), "save RAM written")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/saves/" + Fixtures.srm()), "save RAM written")
     }
 
     func testSIGTERMDuringARunawayEndsTheRunWithSaveRAMWritten() throws {
@@ -271,7 +271,8 @@ final class HostileScriptTests: XCTestCase {
             process.waitUntilExit()
             XCTAssertNotEqual(process.terminationReason, .uncaughtSignal, "ended by itself, not killed: \(body)")
             XCTAssertTrue(
-                FileManager.default.fileExists(atPath: folder + "/saves/demo.srm"), "save RAM written: \(body)")
+                FileManager.default.fileExists(atPath: folder + "/saves/" + Fixtures.srm()), "save RAM written: \(body)"
+            )
         }
     }
 }

@@ -199,7 +199,7 @@ final class MovieJournalTests: XCTestCase {
 
     func testChangedSaveRAMReachesTheDiskAfterASecondOfGameTime() throws {
         let folder = Fixtures.temporaryFolder()
-        let srm = folder + "/saves/demo.srm"
+        let srm = folder + "/saves/" + Fixtures.srm()
         let session = try Fixtures.session(folder: folder)
         session.run(59)
         XCTAssertNil(bootCount(srm), "not before a second of game time")
@@ -213,7 +213,7 @@ final class MovieJournalTests: XCTestCase {
 
     func testUnchangedSaveRAMIsNotRewritten() throws {
         let folder = Fixtures.temporaryFolder()
-        let srm = folder + "/saves/demo.srm"
+        let srm = folder + "/saves/" + Fixtures.srm()
         let session = try Fixtures.session(folder: folder)
         session.run(60)
         try FileManager.default.removeItem(atPath: srm)
@@ -226,7 +226,7 @@ final class MovieJournalTests: XCTestCase {
     func testAMovieFromPowerOnStopsThePeriodicSaveRAMWrites() throws {
         let harness = try ScriptHarness()
         defer { harness.close() }
-        let srm = harness.session.paths.saves + "/demo.srm"
+        let srm = harness.session.paths.saves + "/" + Fixtures.srm()
         try harness.host.emulator.movie.record(to: Fixtures.temporaryFolder() + "/m.rlm", options: .init())
         harness.run(120)
         XCTAssertNil(bootCount(srm), "the movie's save RAM is not the player's")

@@ -219,18 +219,18 @@ final class MovieTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: saves, withIntermediateDirectories: true)
         var save = [UInt8](repeating: 0, count: 8192)
         save[0] = 41  // the demo's power-on counter
-        try Data(save).write(to: URL(fileURLWithPath: saves + "/demo.srm"))
+        try Data(save).write(to: URL(fileURLWithPath: saves + "/" + Fixtures.srm()))
         let path = folder + "/p.rlm"
         try recordWithCLI(path, frames: 60, home: home)
         XCTAssertEqual(
-            try Data(contentsOf: URL(fileURLWithPath: saves + "/demo.srm")), Data(save),
+            try Data(contentsOf: URL(fileURLWithPath: saves + "/" + Fixtures.srm())), Data(save),
             "the player's save is untouched")
         // Playback in a process whose save differs still matches: the movie starts without it.
         save[0] = 7
-        try Data(save).write(to: URL(fileURLWithPath: saves + "/demo.srm"))
+        try Data(save).write(to: URL(fileURLWithPath: saves + "/" + Fixtures.srm()))
         let result = try Fixtures.cli(["movie", "verify", path, Fixtures.nesROM], home: home)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: saves + "/demo.srm")), Data(save))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: saves + "/" + Fixtures.srm())), Data(save))
     }
 
     func testMoviesFromNowCarryTheirStartState() throws {

@@ -126,7 +126,8 @@ final class RunAssemblyTests: XCTestCase {
         XCTAssertEqual(try Run(again).execute().status, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/exit-ran"))
         XCTAssertEqual(
-            try FileManager.default.contentsOfDirectory(atPath: folder + "/saves"), ["demo.srm"], "a run that ran saves"
+            try FileManager.default.contentsOfDirectory(atPath: folder + "/saves"), [Fixtures.srm()],
+            "a run that ran saves"
         )
     }
 }

@@ -16,7 +16,7 @@ final class StopSignalTests: XCTestCase {
     /// it is removed, and the signal's clean end must write it again.
     private func plainHeadless(_ number: Int32, expect status: Int32) throws {
         let home = Fixtures.temporaryFolder()
-        let srm = saves(home) + "/demo.srm"
+        let srm = saves(home) + "/" + Fixtures.srm()
         let child = try ChildProcess(
             ["run", Fixtures.nesROM, "--headless", "--frames", "100000000", "--json"], home: home)
         XCTAssertTrue(child.waitUntil { exists(srm) }, "the periodic write puts the save on disk")
@@ -115,7 +115,7 @@ final class StopSignalTests: XCTestCase {
 
     func testWindowRunEndsWith143OnSIGTERM() throws {
         let home = Fixtures.temporaryFolder()
-        let srm = saves(home) + "/demo.srm"
+        let srm = saves(home) + "/" + Fixtures.srm()
         let child = try ChildProcess(
             ["run", Fixtures.nesROM, "--no-audio", "--json"], home: home,
             environment: ["DISPLAY": try XDisplay.name(), "SDL_AUDIODRIVER": "dummy"])

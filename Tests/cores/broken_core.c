@@ -63,6 +63,12 @@ void retro_set_environment(retro_environment_t cb) {
 #ifdef MODE_ENV_NULL_SETENV
     environment_with_null();
 #endif
+#ifdef MODE_NULL_QUERIES
+    /* libretro.h: these calls with NULL data ask whether the frontend supports them. */
+    fprintf(stderr, "broken: queries savestate_context=%d av_enable=%d fastforwarding=%d throttle=%d\n",
+            env(RETRO_ENVIRONMENT_GET_SAVESTATE_CONTEXT, NULL), env(RETRO_ENVIRONMENT_GET_AUDIO_VIDEO_ENABLE, NULL),
+            env(RETRO_ENVIRONMENT_GET_FASTFORWARDING, NULL), env(RETRO_ENVIRONMENT_GET_THROTTLE_STATE, NULL));
+#endif
 #ifdef MODE_OPTIONS_NULL
     static struct retro_variable no_value[] = {{"broken_null", NULL}, {NULL, NULL}};
     env(RETRO_ENVIRONMENT_SET_VARIABLES, no_value);

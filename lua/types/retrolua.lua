@@ -75,7 +75,7 @@ function emu.step() end
 ---@param options? table
 function emu.run_frame(options) end
 
---- The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`.
+--- The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`, and `save_ram=`: this game's battery save file (`GAME.KEY.srm`, KEY from the content's SHA-1 without headers; nil without content).
 ---@return table
 function emu.paths() end
 

@@ -33,6 +33,8 @@ public final class Session {
     /// True when the core did not poll input during the last frame.
     public private(set) var lastFrameLagged = false
     private let saveRAM: SaveRAMFile?
+    /// Where this game's battery save lives (nil without content).
+    public var saveRAMPath: String? { saveRAM?.path }
     private var closed = false
     private var saveRAMWriteFailed = false
     private let warn: (String) -> Void
@@ -95,7 +97,9 @@ public final class Session {
         }
         // Counted in frames at the core's rate, so when saves reach the disk does not depend on the machine.
         saveRAMCheckInterval = max(1, Int(exactly: (core.avInfo?.fps ?? 60).rounded()) ?? 60)
-        saveRAM = content.map { SaveRAMFile(folder: paths.saves, game: $0.baseName, warn: warn) }
+        saveRAM = content.map {
+            SaveRAMFile(folder: paths.saves, game: $0.baseName, identity: $0.identity, warn: warn)
+        }
         saveRAM?.load(into: core)
         saveRAM?.remember(core)
         if saveRAM != nil && core.memoryRegion(.saveRAM) != nil { framesUntilSaveRAMCheck = saveRAMCheckInterval }

@@ -22,11 +22,18 @@ extension Bindings {
     static let dataFunctions: [LuaFunction] = [
         LuaFunction(
             "paths", returns: "table",
-            doc: "The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`."
+            doc:
+                """
+                The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`, and `save_ram=`: \
+                this game's battery save file (`GAME.KEY.srm`, KEY from the content's SHA-1 without headers; \
+                nil without content).
+                """
         ) { L, context in
             LuaCall.run(L) { call in
-                let paths = Script.from(context).emulator.session.paths
-                call.newTable(fields: 6)
+                let session = Script.from(context).emulator.session
+                let paths = session.paths
+                call.newTable(fields: 7)
+                if let saveRAMPath = session.saveRAMPath { call.set("save_ram", saveRAMPath) }
                 call.set("config", paths.config)
                 call.set("data", paths.data)
                 call.set("saves", paths.saves)

@@ -16,11 +16,15 @@ public final class ControlSession {
     private var audio: [Int16] = []
     public private(set) var quitRequested = false
 
+    /// The audio hook this session replaced, put back when it ends (the core outlives the session).
+    private let previousOnAudio: ((UnsafePointer<Int16>, Int) -> Void)?
+
     public init(host: ScriptHost, allowEval: Bool) {
         self.host = host
         self.allowEval = allowEval
         let core = host.session.core
         let previous = core.onAudio
+        previousOnAudio = previous
         let limit = Int((core.avInfo?.sampleRate ?? 48000) * 60) * 2
         core.onAudio = { [unowned self] samples, frames in
             previous?(samples, frames)
@@ -29,6 +33,8 @@ public final class ControlSession {
             if audio.count > limit { audio.removeFirst(audio.count - limit / 2) }
         }
     }
+
+    deinit { host.session.core.onAudio = previousOnAudio }
 
     /// Headless: serves requests until `quit`, `emu.exit` or a stop signal; the emulator runs only when
     /// a client steps it. Clients may come and go.

@@ -74,7 +74,10 @@ public final class ScriptHost: EmulatorClient {
         self.options = options
         self.api = api
         emulator.client = self
-        emulator.picture = { [unowned self] in frameWithOverlay() }
+        // Weak: a picture taken after the script host is gone (at exit) is the bare frame.
+        emulator.picture = { [weak self, core = emulator.session.core] in
+            self?.frameWithOverlay() ?? Emulator.picture(of: core)
+        }
         resizeCanvases()
     }
 
