@@ -769,6 +769,23 @@ function gui.image(x, y, image, options) end
 ---@return string?
 function gui.load_image(path) end
 
+--- The colour of the core's last frame at (x, y) as `r, g, b` (0…255; what the core drew, without scripts' drawing); `nil, message` before the core has drawn a frame. Coordinates outside the frame are an error.
+---@param x integer
+---@param y integer
+---@return integer?
+---@return integer|string
+---@return integer?
+function gui.getpixel(x, y) end
+
+--- The core's last frame, rows top to bottom with no padding: `pixels, width, height`. `format`: `"rgba"` (default; 4 bytes a pixel, alpha 255), `"rgb"` (3 bytes), `"native"` (the core's own pixel format, also returned 4th: `XRGB8888` as little-endian 32-bit words, `RGB565` or `0RGB1555` as little-endian 16-bit ones) or `"image"` (an image object for `gui.image`). `overlay`: include what scripts drew on the `emu` surface (not with `"native"`). `nil, message` before the first frame.
+---@param format? string
+---@param overlay? boolean
+---@return string|image|nil
+---@return integer|string
+---@return integer?
+---@return string?
+function gui.frame(format, overlay) end
+
 --- Erases a surface (`"emu"` by default) now.
 ---@param surface? string
 function gui.clear(surface) end

@@ -222,17 +222,13 @@ extension Bindings {
                     try script.checkFileAccess(path, write: false)
                     let loaded: (rgba: [UInt8], width: Int, height: Int)
                     do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
-                    do throws(LuaCallError) { try script.hold(loaded.rgba.count, for: "the decoded image") } catch {
-                        return call.failure("\(path): \(error.message)")
+                    if let refusal = pushImage(call, script, loaded.rgba, loaded.width, loaded.height) {
+                        return call.failure("\(path): \(refusal)")
                     }
-                    let id = script.takeID()
-                    script.images[id] = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
-                    let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
-                    memory.storeBytes(of: id, as: Int.self)
-                    luaL_setmetatable(L, imageMetatable.cString)
                     return 1
                 }
             },
+        ] + frameFunctions + [
             LuaFunction("clear", "surface?: string", doc: "Erases a surface (`\"emu\"` by default) now.") {
                 L, context in
                 LuaCall.run(L) { call in

@@ -147,16 +147,7 @@ public final class ControlSession {
                 ]
             }
             guard let frame = host.frameWithOverlay() else { throw ControlError("the core has not drawn a frame yet") }
-            var pixels = frame.rgba
-            if format == "rgb" {
-                var rgb = [UInt8](repeating: 0, count: frame.width * frame.height * 3)
-                for index in 0..<frame.width * frame.height {
-                    rgb[index * 3] = pixels[index * 4]
-                    rgb[index * 3 + 1] = pixels[index * 4 + 1]
-                    rgb[index * 3 + 2] = pixels[index * 4 + 2]
-                }
-                pixels = rgb
-            }
+            let pixels = format == "rgb" ? VideoFrame.rgb(fromRGBA: frame.rgba) : frame.rgba
             return [
                 "width": frame.width, "height": frame.height, "format": format,
                 "data": ControlPayload(Data(pixels)),

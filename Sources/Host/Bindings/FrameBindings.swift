@@ -1,0 +1,96 @@
+import CLua
+import Emulation
+import Libretro
+import LuaRuntime
+
+/// `gui` functions that read what is on screen: the core's last frame, for bots and test-ROM runners.
+extension Bindings {
+    static let frameFunctions: [LuaFunction] = [
+        LuaFunction(
+            "getpixel", "x: integer, y: integer", returns: "integer?, integer|string, integer?",
+            doc:
+                """
+                The colour of the core's last frame at (x, y) as `r, g, b` (0…255; what the core drew, without \
+                scripts' drawing); `nil, message` before the core has drawn a frame. Coordinates outside the \
+                frame are an error.
+                """
+        ) { L, context in
+            LuaCall.run(L) { call in
+                let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+                guard let frame = Script.from(context).emulator.session.core.currentFrame() else {
+                    return call.failure("the core has not drawn a frame yet")
+                }
+                guard (0..<frame.width).contains(x) else {
+                    throw call.badArgument(1, "x", "outside the frame (0…\(frame.width - 1))")
+                }
+                guard (0..<frame.height).contains(y) else {
+                    throw call.badArgument(2, "y", "outside the frame (0…\(frame.height - 1))")
+                }
+                let colour = frame.rgb(x: x, y: y)
+                call.push(Int(colour >> 16))
+                call.push(Int((colour >> 8) & 0xFF))
+                call.push(Int(colour & 0xFF))
+                return 3
+            }
+        },
+        LuaFunction(
+            "frame", "format?: string, overlay?: boolean", returns: "string|image|nil, integer|string, integer?, string?",
+            doc:
+                """
+                The core's last frame, rows top to bottom with no padding: `pixels, width, height`. `format`: \
+                `"rgba"` (default; 4 bytes a pixel, alpha 255), `"rgb"` (3 bytes), `"native"` (the core's own \
+                pixel format, also returned 4th: `XRGB8888` as little-endian 32-bit words, `RGB565` or `0RGB1555` \
+                as little-endian 16-bit ones) or `"image"` (an image object for `gui.image`). `overlay`: include \
+                what scripts drew on the `emu` surface (not with `"native"`). `nil, message` before the first frame.
+                """
+        ) { L, context in
+            LuaCall.run(L) { call in
+                let format = try call.optionalString(1, "format") ?? "rgba"
+                guard ["rgba", "rgb", "native", "image"].contains(format) else {
+                    throw call.badArgument(1, "format", "\"rgba\", \"rgb\", \"native\" or \"image\" expected")
+                }
+                let overlay = try call.optionalBoolean(2, "overlay") ?? false
+                let script = Script.from(context)
+                if format == "native" {
+                    guard !overlay else { throw call.badArgument(2, "overlay", "not with the \"native\" format") }
+                    guard let frame = script.emulator.session.core.currentFrame() else {
+                        return call.failure("the core has not drawn a frame yet")
+                    }
+                    frame.pixels.withUnsafeBytes { call.push(bytes: $0) }
+                    call.push(frame.width)
+                    call.push(frame.height)
+                    call.push(frame.format.description)
+                    return 4
+                }
+                let picture =
+                    overlay ? script.host.frameWithOverlay() : Emulator.picture(of: script.emulator.session.core)
+                guard let picture else { return call.failure("the core has not drawn a frame yet") }
+                switch format {
+                case "image":
+                    if let refusal = pushImage(call, script, picture.rgba, picture.width, picture.height) {
+                        return call.failure(refusal)
+                    }
+                case "rgb": VideoFrame.rgb(fromRGBA: picture.rgba).withUnsafeBytes { call.push(bytes: $0) }
+                default: picture.rgba.withUnsafeBytes { call.push(bytes: $0) }
+                }
+                call.push(picture.width)
+                call.push(picture.height)
+                return 3
+            }
+        },
+    ]
+
+    /// Pushes a new image object holding `rgba`, counted against the script's memory cap; past the cap
+    /// pushes nothing and returns why.
+    static func pushImage(_ call: LuaCall, _ script: Script, _ rgba: [UInt8], _ width: Int, _ height: Int) -> String? {
+        do throws(LuaCallError) { try script.hold(rgba.count, for: "the image's pixels") } catch {
+            return error.message
+        }
+        let id = script.takeID()
+        script.images[id] = Script.Image(rgba: rgba, width: width, height: height)
+        let memory = lua_newuserdatauv(call.L, MemoryLayout<Int>.size, 0)!
+        memory.storeBytes(of: id, as: Int.self)
+        luaL_setmetatable(call.L, imageMetatable.cString)
+        return nil
+    }
+}

@@ -1,0 +1,18 @@
+/// Packed 8-bit RGB, the format bots and image libraries take most often.
+extension VideoFrame {
+    /// RGBA rows (as `rgba()` gives them) without their alpha bytes.
+    public static func rgb(fromRGBA rgba: [UInt8]) -> [UInt8] {
+        let count = rgba.count / 4
+        var rgb = [UInt8](repeating: 0, count: count * 3)
+        rgba.withUnsafeBufferPointer { source in
+            rgb.withUnsafeMutableBufferPointer { destination in
+                for index in 0..<count {
+                    destination[index * 3] = source[index * 4]
+                    destination[index * 3 + 1] = source[index * 4 + 1]
+                    destination[index * 3 + 2] = source[index * 4 + 2]
+                }
+            }
+        }
+        return rgb
+    }
+}
