@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 @testable import Host
 import Libretro
+import Support
 
 /// Importing and exporting FCEUX (.fm2) and BizHawk (.bk2) movies, from fixtures written by hand
 /// after the documented formats, and the Retrolua text format's decode errors.
