@@ -35,7 +35,11 @@ public final class Content {
     private var prepared = false
     private var hashes: [String: String] = [:]
 
-    public var fileName: String { FilePath.fileName(of: member ?? (playlist != nil ? corePath : path)) }
+    public var fileName: String {
+        if let member { return FilePath.fileName(of: member) }
+        if let first = playlist?.entries.first, !prepared { return FilePath.fileName(of: first.path) }
+        return FilePath.fileName(of: corePath.hasPrefix(path + "#") ? path : corePath)
+    }
     /// The name without folder or extension, used for save files (`game.srm`).
     public var baseName: String { (fileName as NSString).deletingPathExtension }
     public var fileExtension: String { ContentArchive.extensionOf(fileName) }
@@ -67,6 +71,22 @@ public final class Content {
         if let archive { return archive.memberExtensions }
         if let first = playlist?.entries.first { return [ContentArchive.extensionOf(first.path)] }
         return [ContentArchive.extensionOf(path)]
+    }
+
+    /// A zip's file members with safe names, in archive order (empty for other content).
+    public var archiveMembers: [String] {
+        archive?.members.filter { ContentArchive.isSafe($0.name) }.map(\.name) ?? []
+    }
+
+    /// Up to `count` bytes from the start of the content's data, for recognising its header.
+    func head(_ count: Int) -> [UInt8] {
+        if let loaded { return Array(loaded.prefix(count)) }
+        let fd = open(dataPath, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return [] }
+        defer { close(fd) }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress, count, 0) }
+        return Array(bytes.prefix(max(got, 0)))
     }
 
     /// Readies the content for a core that takes `extensions`: picks a zip's member (extracting it for

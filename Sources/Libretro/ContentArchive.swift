@@ -47,8 +47,10 @@ struct ContentArchive {
     func choose(for extensions: [String], core: String) throws(RetroError) -> ZipArchive.Member {
         if let member = usable(for: extensions).first { return member }
         let unsafe = members.filter { !Self.isSafe($0.name) }.map { "'\($0.name)'" }
-        let skipped = unsafe.isEmpty ? "" : "; skipped (their paths leave the archive): \(unsafe.joined(separator: ", "))"
-        let inside = members.isEmpty ? "it is empty" : "it holds \(members.prefix(8).map(\.name).joined(separator: ", "))"
+        let skipped =
+            unsafe.isEmpty ? "" : "; skipped (their paths leave the archive): \(unsafe.joined(separator: ", "))"
+        let inside =
+            members.isEmpty ? "it is empty" : "it holds \(members.prefix(8).map(\.name).joined(separator: ", "))"
         throw .contentUnreadable(
             path: path,
             reason:
@@ -71,7 +73,8 @@ struct ContentArchive {
         try checkSize(member)
         let fd = open(target, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard fd >= 0 else {
-            throw .contentUnreadable(path: path, reason: "cannot extract to \(target): \(String(cString: strerror(errno)))")
+            throw .contentUnreadable(
+                path: path, reason: "cannot extract to \(target): \(String(cString: strerror(errno)))")
         }
         defer { close(fd) }
         do { try archive.extract(index: member.index, to: fd, limit: Content.maxLoadedSize) } catch {
@@ -117,7 +120,8 @@ enum ExtractedContent {
         let base = ProcessInfo.processInfo.environment["TMPDIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
         var template = Array((base + "/retrolua-content-XXXXXX").utf8CString)
         guard let made = template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) else {
-            throw .contentUnreadable(path: base, reason: "cannot make a folder to extract into: \(String(cString: strerror(errno)))")
+            throw .contentUnreadable(
+                path: base, reason: "cannot make a folder to extract into: \(String(cString: strerror(errno)))")
         }
         let folder = String(cString: made)
         lock.withLock {

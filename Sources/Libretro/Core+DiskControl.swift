@@ -77,7 +77,8 @@ extension Core {
         guard let callbacks = diskControl?.callbacks else { return nil }
         let count = Int(callbacks.get_num_images?() ?? 0)
         let index = Int(callbacks.get_image_index?() ?? 0)
-        return DiscTray(count: count, index: index < count ? index : nil, ejected: callbacks.get_eject_state?() ?? false)
+        return DiscTray(
+            count: count, index: index < count ? index : nil, ejected: callbacks.get_eject_state?() ?? false)
     }
 
     /// Opens or closes the tray; false when the core refused.

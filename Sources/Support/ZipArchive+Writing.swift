@@ -8,7 +8,8 @@ extension ZipArchive {
     private static let memberTime: time_t = 315_532_800
 
     /// A deflated zip archive of `members`, built in memory. `level` 0 is zlib's default; 1 is fastest.
-    public static func write(_ members: [(name: String, bytes: [UInt8])], level: UInt32 = 0) throws(Failure) -> [UInt8] {
+    public static func write(_ members: [(name: String, bytes: [UInt8])], level: UInt32 = 0) throws(Failure) -> [UInt8]
+    {
         var error = zip_error_t()
         zip_error_init(&error)
         defer { zip_error_fini(&error) }
@@ -21,7 +22,8 @@ extension ZipArchive {
             throw Failure(.other, "cannot create a zip archive: \(String(cString: zip_error_strerror(&error)))")
         }
         func failure(_ what: String) -> Failure {
-            let message = Failure(.other, 
+            let message = Failure(
+                .other,
                 "cannot write the zip archive (\(what)): \(String(cString: zip_strerror(archive)))")
             zip_discard(archive)
             return message

@@ -3,7 +3,11 @@ import Support
 /// The zip reader (Support's, shared with zipped content) in movie words: its failures become `MovieError`s.
 extension MovieError {
     init(_ failure: ZipArchive.Failure, path: String? = nil) {
-        if failure.kind == .missing, let path { self.init("\(path): no such movie") } else { self.init(failure.description) }
+        if failure.kind == .missing, let path {
+            self.init("\(path): no such movie")
+        } else {
+            self.init(failure.description)
+        }
     }
 }
 
