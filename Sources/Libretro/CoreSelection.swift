@@ -13,7 +13,8 @@ public struct CoreChoice: Sendable, Equatable {
 
     /// One line for stderr: which core, by which rule, and what else could take the file.
     public var note: String {
-        let others = alternatives.isEmpty ? "" : "; also takes it: \(alternatives.joined(separator: ", ")) (pick with --core)"
+        let others =
+            alternatives.isEmpty ? "" : "; also takes it: \(alternatives.joined(separator: ", ")) (pick with --core)"
         return "core \(core.name) chosen for \(subject): \(rule)\(others)"
     }
 }
@@ -62,9 +63,12 @@ extension CoreLocator {
                 subject = "\(FilePath.fileName(of: content.path)) (member \(member))"
             } else if members.allSatisfy({ Self.documentExtensions.contains(ContentArchive.extensionOf($0)) }) {
                 let looked = Set(consoles.flatMap(\.extensions)).sorted().map { "." + $0 }.joined(separator: " ")
-                let inside = members.isEmpty ? "it holds no usable file" : "it holds \(members.prefix(8).joined(separator: ", "))"
+                let inside =
+                    members.isEmpty
+                    ? "it holds no usable file" : "it holds \(members.prefix(8).joined(separator: ", "))"
                 throw .contentUnreadable(
-                    path: content.path, reason: "no member with an extension an installed core takes (looked for \(looked)); \(inside)")
+                    path: content.path,
+                    reason: "no member with an extension an installed core takes (looked for \(looked)); \(inside)")
             } else {
                 ext = "zip"
                 subject = "\(FilePath.fileName(of: content.path)) (an arcade romset: no member a console core takes)"
@@ -123,12 +127,15 @@ extension CoreLocator {
     static func readPreferences(_ path: String) -> [String: String] {
         guard let bytes = try? BoundedFile.read(path, limit: 64 << 10) else { return [:] }
         let pairs = CoreOptions.parse(String(decoding: bytes, as: UTF8.self))
-        return Dictionary(pairs.map { ($0.0.lowercased().trimmingPrefix("."), $0.1) }, uniquingKeysWith: { _, last in last })
+        return Dictionary(
+            pairs.map { ($0.0.lowercased().trimmingPrefix("."), $0.1) }, uniquingKeysWith: { _, last in last })
     }
 }
 
 extension String {
-    fileprivate func trimmingPrefix(_ prefix: String) -> String { hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self }
+    fileprivate func trimmingPrefix(_ prefix: String) -> String {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : self
+    }
 }
 
 /// The system a ROM's header shows, in the `.info` files' `database` words; nil when it shows none.

@@ -25,7 +25,8 @@ extension Emulator {
     private func refuseDiscChange(_ what: String) throws(Refusal) {
         try refuseDuringInputPoll()
         if movie.mode != .idle {
-            throw Refusal(.movie, "\(what) not allowed while a movie is \(movie.mode == .play ? "playing" : "recording")")
+            throw Refusal(
+                .movie, "\(what) not allowed while a movie is \(movie.mode == .play ? "playing" : "recording")")
         }
     }
 
