@@ -89,6 +89,14 @@ public final class Content {
         return Array(bytes.prefix(max(got, 0)))
     }
 
+    /// The start of a zip member (members above 8 MB are not read for this) and its size.
+    func head(_ count: Int, member name: String) -> ([UInt8], Int) {
+        guard let archive, let member = archive.members.first(where: { $0.name == name }), member.size <= 8 << 20,
+            let bytes = try? archive.bytes(of: member)
+        else { return ([], 0) }
+        return (Array(bytes.prefix(count)), bytes.count)
+    }
+
     /// Readies the content for a core that takes `extensions`: picks a zip's member (extracting it for
     /// a `need_fullpath` core) or a playlist's first disc, unless the core takes the zip or playlist
     /// itself. Once per content; later calls do nothing.

@@ -50,6 +50,7 @@ extension CoreLocator {
         let consoles = usable.filter { !$0.extensions.contains(where: ContentArchive.archiveExtensions.contains) }
         var subject = content.fileName
         var ext = content.candidateExtensions.first ?? ""
+        var chosenMember: String?
         if content.isArchive {
             let members = content.archiveMembers
             let counted = members.filter { member in
@@ -60,6 +61,7 @@ extension CoreLocator {
             }
             if let member = counted.first {
                 ext = ContentArchive.extensionOf(member)
+                chosenMember = member
                 subject = "\(FilePath.fileName(of: content.path)) (member \(member))"
             } else if members.allSatisfy({ Self.documentExtensions.contains(ContentArchive.extensionOf($0)) }) {
                 let looked = Set(consoles.flatMap(\.extensions)).sorted().map { "." + $0 }.joined(separator: " ")
@@ -81,7 +83,7 @@ extension CoreLocator {
         guard !candidates.isEmpty else {
             throw .noCoreForContent(path: content.path, installed: installed().map(\.name))
         }
-        let system = ContentSystem.guess(content)
+        let system = candidates.count > 1 ? ContentSystem.guess(content, member: chosenMember, ext: ext) : nil
         let ranked = candidates.map { ($0, rank($0, ext: ext, system: system)) }.sorted { $0.1 < $1.1 }
         let winner = ranked[0]
         let rule: String
@@ -140,9 +142,9 @@ extension String {
 
 /// The system a ROM's header shows, in the `.info` files' `database` words; nil when it shows none.
 enum ContentSystem {
-    static func guess(_ content: Content) -> String? {
-        guard !content.isArchive, content.playlist == nil else { return nil }
-        let head = content.head(0x8000)
+    static func guess(_ content: Content, member: String?, ext: String) -> String? {
+        guard content.playlist == nil, !content.isArchive || member != nil else { return nil }
+        let (head, size) = member.map { content.head(0x8000, member: $0) } ?? (content.head(0x8000), content.size)
         func matches(_ offset: Int, _ bytes: [UInt8]) -> Bool {
             head.count >= offset + bytes.count && Array(head[offset..<offset + bytes.count]) == bytes
         }
@@ -155,7 +157,7 @@ enum ContentSystem {
             return head.count > 0x143 && head[0x143] & 0x80 != 0 ? "Nintendo - Game Boy Color" : "Nintendo - Game Boy"
         }
         if matches(4, [0x24, 0xFF, 0xAE, 0x51]) { return "Nintendo - Game Boy Advance" }
-        if ["bin", "a26"].contains(content.fileExtension), content.size <= 64 << 10 { return "Atari - 2600" }
+        if ["bin", "a26"].contains(ext), size <= 64 << 10 { return "Atari - 2600" }
         return nil
     }
 }

@@ -33,7 +33,9 @@ final class ContentTests: XCTestCase {
         defer { try? session.close() }
         session.run(30)
         let picture = session.core.currentFrame()?.rgba() ?? []
-        return (Array(Hashing.sha1(picture).utf8), session.content!.sha1, session.content!.fileName, session.content!.member)
+        return (
+            Array(Hashing.sha1(picture).utf8), session.content!.sha1, session.content!.fileName, session.content!.member
+        )
     }
 
     func testZippedROMsRunAsTheROMsOnRealCores() throws {
@@ -128,7 +130,10 @@ final class ContentTests: XCTestCase {
         try FileManager.default.copyItem(atPath: Fixtures.nesROM, toPath: folder + "/demo.nes")
         _ = try write("b.m3u", "demo.nes\na.m3u\n")
         let cases: [(String, [String])] = [
-            (try write("missing.m3u", "# discs\ndemo.nes\ndisc2.nes\n"), ["missing.m3u", "line 3", "'disc2.nes'", "no such file"]),
+            (
+                try write("missing.m3u", "# discs\ndemo.nes\ndisc2.nes\n"),
+                ["missing.m3u", "line 3", "'disc2.nes'", "no such file"]
+            ),
             (try write("self.m3u", "self.m3u\n"), ["self.m3u", "includes itself", "self.m3u → self.m3u"]),
             (try write("a.m3u", "b.m3u\n"), ["a.m3u", "includes itself", "a.m3u → b.m3u → a.m3u"]),
             (try write("empty.m3u", "# nothing\n\n"), ["empty.m3u", "names no disc"]),
