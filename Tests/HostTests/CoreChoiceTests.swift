@@ -18,7 +18,9 @@ final class CoreChoiceTests: XCTestCase {
     func locator(preferences: String? = nil) throws -> CoreLocator {
         let config = folder + "/config"
         try FileManager.default.createDirectory(atPath: config + "/retrolua", withIntermediateDirectories: true)
-        if let preferences { try preferences.write(toFile: config + "/retrolua/cores.cfg", atomically: true, encoding: .utf8) }
+        if let preferences {
+            try preferences.write(toFile: config + "/retrolua/cores.cfg", atomically: true, encoding: .utf8)
+        }
         return CoreLocator(environment: [
             "RETROLUA_CORE_PATH": ContentTests.bundled, "HOME": folder, "XDG_CONFIG_HOME": config,
             "XDG_CACHE_HOME": folder + "/cache",
@@ -48,10 +50,12 @@ final class CoreChoiceTests: XCTestCase {
             for: Content(path: zip("sf2.zip", [("sf2.01", [1]), ("sf2_02.bin", [2]), ("sf2_03.bin", [3])])))
         XCTAssertEqual(romset.core.name, "fbneo", romset.note)
         XCTAssertTrue(romset.subject.contains("arcade romset"), romset.subject)
-        let single = try locator.choose(for: Content(path: zip("pitfall.zip", [("pitfall.bin", [UInt8](repeating: 0xEA, count: 4096))])))
+        let single = try locator.choose(
+            for: Content(path: zip("pitfall.zip", [("pitfall.bin", [UInt8](repeating: 0xEA, count: 4096))])))
         XCTAssertEqual(single.core.name, "stella", "a small headerless .bin is an Atari 2600 game: \(single.note)")
         XCTAssertThrowsError(try locator.choose(for: Content(path: zip("docs.zip", [("readme.txt", [1])])))) {
-            XCTAssertTrue("\($0)".contains("docs.zip") && "\($0)".contains("looked for") && "\($0)".contains(".nes"), "\($0)")
+            XCTAssertTrue(
+                "\($0)".contains("docs.zip") && "\($0)".contains("looked for") && "\($0)".contains(".nes"), "\($0)")
         }
     }
 
@@ -94,7 +98,9 @@ final class CoreChoiceTests: XCTestCase {
             $0.split(separator: " ").first.map(String.init)
         }
         XCTAssertTrue(names.contains("fbneo") && names.contains("nestopia"), "\(names)")
-        if FileManager.default.fileExists(atPath: "/usr/lib/x86_64-linux-gnu/libretro/bsnes_mercury_performance_libretro.so") {
+        if FileManager.default.fileExists(
+            atPath: "/usr/lib/x86_64-linux-gnu/libretro/bsnes_mercury_performance_libretro.so")
+        {
             XCTAssertTrue(names.contains("bsnes_mercury_performance"), "\(names)")
         }
         let locator = try locator()
