@@ -45,7 +45,17 @@ final class ContentTests: XCTestCase {
             (nes, Fixtures.nesROM, "nestopia"), (nes, Fixtures.nesROM, try bundledCore("fceumm")),
             (gb, Fixtures.gbROM, "gambatte"), (gb, Fixtures.gbROM, "mgba"),
         ]
-        for (zipped, plain, core) in cases {
+        // The other systems' homebrew ROMs, where scripts/setup has built them.
+        var more: [(String, String, String)] = []
+        for (rom, core) in [
+            ("demo.sfc", "snes9x"), ("demo.gba", "mgba"), ("demo.a26", "stella"), ("demo.pce", "mednafen_pce_fast"),
+        ] {
+            let plain = Fixtures.root + "/build/roms/" + rom
+            guard FileManager.default.fileExists(atPath: plain) else { continue }
+            let corePath = core == "mgba" ? core : try bundledCore(core)
+            more.append((try zip(rom + ".zip", [(rom, bytes(plain))]), plain, corePath))
+        }
+        for (zipped, plain, core) in cases + more {
             let fromZip = try play(zipped, core: core)
             let direct = try play(plain, core: core)
             XCTAssertEqual(fromZip.picture, direct.picture, "\(core): same game, same picture")
