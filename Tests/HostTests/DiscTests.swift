@@ -99,6 +99,36 @@ final class DiscTests: XCTestCase {
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
+    /// A real core's tray (picodrive's, for Sega CD): images are added and listed through its _EXT
+    /// interface; it refuses to insert a cartridge as a CD, and that refusal reaches the script.
+    func testPicodrivesTrayThroughTheDiscModule() throws {
+        let rom = Fixtures.root + "/build/roms/airstriker.md"
+        let core = ContentTests.bundled + "/picodrive_libretro.so"
+        guard FileManager.default.fileExists(atPath: rom), FileManager.default.fileExists(atPath: core) else {
+            throw XCTSkip("picodrive or Airstriker missing: run scripts/setup")
+        }
+        let harness = try ScriptHarness(rom: rom, core: core)
+        defer { harness.close() }
+        let copy = harness.folder + "/second.md"
+        try FileManager.default.copyItem(atPath: rom, toPath: copy)
+        try harness.load(
+            """
+            print(disc.add("\(copy)"), disc.count())
+            for _, d in ipairs(disc.list()) do print(d.index, d.path:match("[^/]+$"), d.label) end
+            print(disc.eject(), disc.ejected())
+            print(disc.select(2))
+            print(disc.insert(), disc.index())
+            """)
+        harness.run(10)
+        XCTAssertEqual(
+            harness.lines,
+            [
+                "2\t2", "1\tairstriker.md\tairstriker", "2\tsecond.md\tsecond", "true\ttrue",
+                "nil\tcore 'picodrive' refused disc 2", "true\t1",
+            ], harness.errors)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
     func testCoresWithoutDiskControlAnswerNilAndAMessage() throws {
         let harness = try ScriptHarness()
         defer { harness.close() }
