@@ -110,7 +110,7 @@ struct ContentArchive {
 
 /// Private folders holding members extracted for `need_fullpath` cores: removed with their content,
 /// and at exit whatever is left (a run that ends through `exit`).
-enum ExtractedContent {
+public enum ExtractedContent {
     private static let lock = NSLock()
     nonisolated(unsafe) private static var folders: Set<String> = []
     nonisolated(unsafe) private static var registered = false
@@ -139,7 +139,8 @@ enum ExtractedContent {
         _ = lock.withLock { folders.remove(folder) }
     }
 
-    static func removeAll() {
+    /// Removes every folder still held (the process is about to end).
+    public static func removeAll() {
         for folder in lock.withLock({ folders }) { remove(folder) }
     }
 }

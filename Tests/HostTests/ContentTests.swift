@@ -96,11 +96,16 @@ final class ContentTests: XCTestCase {
         truncatedBytes.removeLast(40)
         let truncated = folder + "/truncated.zip"
         try Data(truncatedBytes).write(to: URL(fileURLWithPath: truncated))
+        var damagedBytes = try bytes(try zip("whole2.zip", [("demo.nes", nes)]))
+        for offset in 60..<90 { damagedBytes[offset] ^= 0x5A }  // inside the deflated data
+        let damaged = folder + "/damaged.zip"
+        try Data(damagedBytes).write(to: URL(fileURLWithPath: damaged))
         let escaping = try zip("escape.zip", [("../evil.nes", nes), ("/abs.nes", nes)])
         let cases: [(String, [String])] = [
             (noMember, ["docs.zip", "no member with an extension", ".nes", "readme.txt"]),
             (corrupt, ["corrupt.zip", "not a zip archive"]),
             (truncated, ["truncated.zip"]),
+            (damaged, ["damaged.zip", "member 'demo.nes' is corrupt"]),
             (escaping, ["escape.zip", "'../evil.nes'", "'/abs.nes'", "leave the archive"]),
             (try bomb(), ["bomb.zip", "demo.nes", "content limit", "before extracting"]),
         ]
