@@ -845,7 +845,7 @@ function disc.state() end
 ---@return string?
 function disc.count() end
 
---- The disc in the tray (from 1), or `false` when none is; with `index`, selects that disc first                     (as `disc.select`).
+--- The disc in the tray (from 1), or `false` when none is; with `index`, selects that disc first (as `disc.select`).
 ---@param index? integer
 ---@return integer|false|nil
 ---@return string?

@@ -42,7 +42,8 @@ extension Bindings {
                 "index", "index?: integer", returns: "integer|false|nil, string?",
                 doc:
                     """
-                    The disc in the tray (from 1), or `false` when none is; with `index`, selects that disc first                     (as `disc.select`).
+                    The disc in the tray (from 1), or `false` when none is; with `index`, selects that disc first \
+                    (as `disc.select`).
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
