@@ -27,12 +27,12 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
 
         // What any layer may use and nothing libretro-specific: durable writes, hashes, the rewind history.
-        .target(name: "Support", dependencies: ["CZlib", "CCrypto", "CZstd"]),
+        .target(name: "Support", dependencies: ["CZlib", "CCrypto", "CZstd", "CZip"]),
         .target(name: "Libretro", dependencies: ["Support", "CLibretro", "CRetroShim"]),
         .target(name: "Media", dependencies: ["Support", "Libretro", "CPNG", "CSDL2", "CSampleRate"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         // The emulator every door drives: session, frame loop, input layers, states, movies, cheats, rules.
-        .target(name: "Emulation", dependencies: ["Support", "Libretro", "Media", "CZlib", "CZip", "CZstd"]),
+        .target(name: "Emulation", dependencies: ["Support", "Libretro", "Media", "CZlib", "CZstd"]),
         .target(
             name: "Host",
             dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),

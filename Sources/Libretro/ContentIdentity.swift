@@ -6,7 +6,7 @@ import Support
 extension Content {
     /// The SHA-1 of the content without its header (40 hex digits; empty when unreadable).
     public var identity: String {
-        hash { bytes in
+        hash("identity") { bytes in
             let skip = Self.headerLength(bytes, fileExtension: fileExtension)
             return Hashing.sha1(UnsafeRawBufferPointer(rebasing: bytes[skip...]))
         }

@@ -49,6 +49,8 @@ public final class Core {
     public internal(set) var shutdownRequested = false
     var frameTimeCallback: retro_frame_time_callback?
     var keyboardCallback: retro_keyboard_event_t?
+    /// SET_DISK_CONTROL(_EXT)_INTERFACE: the core's disc tray (see Core+DiskControl.swift).
+    var diskControl: DiskControl?
 
     // What the frontend tells the core.
     @exclusivity(unchecked) public var input = InputState()
@@ -119,12 +121,15 @@ public final class Core {
         if content == nil && !supportsNoGame { throw .contentRequired(core: systemInfo.libraryName) }
         var loaded = false
         if let content {
+            try content.prepare(
+                extensions: systemInfo.validExtensions, needFullpath: systemInfo.needFullpath,
+                blockExtract: systemInfo.blockExtract, core: systemInfo.libraryName)
             if !systemInfo.validExtensions.isEmpty && !systemInfo.validExtensions.contains(content.fileExtension) {
                 throw .wrongSystem(
                     path: content.path, core: systemInfo.libraryName, extensions: systemInfo.validExtensions)
             }
             let inMemory = systemInfo.needFullpath ? [] : try content.bytes()
-            loaded = content.path.withCString { cPath in
+            loaded = content.corePath.withCString { cPath in
                 inMemory.withUnsafeBytes { bytes in
                     var game = retro_game_info(
                         path: cPath,
@@ -140,6 +145,7 @@ public final class Core {
             if !loaded { throw .loadGameFailed(path: "(no content)", core: systemInfo.libraryName) }
         }
         gameLoaded = true
+        if let content { insertExtraDiscs(content) }
         var av = retro_system_av_info()
         symbols.getSystemAVInfo(&av)
         avInfo = AVInfo(av)

@@ -23,6 +23,9 @@ public struct InstalledCore: Sendable, Equatable {
 public struct CoreLocator: Sendable {
     public let searchFolders: [String]
     public let prober: CoreProbe
+    /// `cores.cfg`: the core to pick per extension (`nes = fceumm`), ranked first when choosing.
+    public var preferences: [String: String]
+    public let preferencesPath: String
 
     public init(environment: [String: String] = ProcessInfo.processInfo.environment) {
         var folders: [String] = []
@@ -35,6 +38,8 @@ public struct CoreLocator: Sendable {
         folders += ["/usr/lib/x86_64-linux-gnu/libretro", "/usr/lib/aarch64-linux-gnu/libretro", "/usr/lib/libretro"]
         searchFolders = folders
         prober = CoreProbe(environment: environment)
+        preferencesPath = config + "/retrolua/cores.cfg"
+        preferences = CoreLocator.readPreferences(preferencesPath)
     }
 
     /// Every core file in the search folders; the first folder wins when a name repeats.
@@ -71,16 +76,9 @@ public struct CoreLocator: Sendable {
         throw .coreNotFound(name: spec, installed: installed().map(\.name))
     }
 
-    /// The first installed core (in name order, preferring well-known defaults) that takes the file's extension.
+    /// The core `choose(for:)` picks for the file (see CoreSelection.swift for the rule).
     public func core(for contentPath: String) throws(RetroError) -> InstalledCore {
-        let ext = (contentPath as NSString).pathExtension.lowercased()
-        let cores = installed()
-        let preferred = ["nestopia", "gambatte", "mgba", "snes9x", "genesis_plus_gx"]
-        let ranked = cores.sorted {
-            (preferred.firstIndex(of: $0.name) ?? 99) < (preferred.firstIndex(of: $1.name) ?? 99)
-        }
-        if let match = ranked.first(where: { $0.problem == nil && $0.extensions.contains(ext) }) { return match }
-        throw .noCoreForContent(path: contentPath, installed: cores.map(\.name))
+        try choose(for: Content(path: contentPath)).core
     }
 
     /// Reads a core's description: extensions from the library, names from its info file.
@@ -113,17 +111,24 @@ public struct CoreLocator: Sendable {
         return SystemInfo(raw)
     }
 
+    /// Every `key = "value"` of the core's RetroArch `.info` file (beside it, else Debian's info folder).
+    public static func infoFields(for corePath: String, name: String) -> [String: String]? {
+        let folder = FilePath.folder(of: corePath)
+        for candidate in [
+            folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info",
+        ] {
+            guard let text = try? String(contentsOfFile: candidate, encoding: .utf8) else { continue }
+            return Dictionary(CoreOptions.parse(text), uniquingKeysWith: { first, _ in first })
+        }
+        return nil
+    }
+
     /// Names, systems and extensions from RetroArch `.info` files or Debian `.libretro` files.
     public static func infoFile(
         for corePath: String, name: String
     ) -> (displayName: String?, systems: [String], extensions: [String]) {
         let folder = FilePath.folder(of: corePath)
-        let candidates = [
-            folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info",
-        ]
-        for candidate in candidates {
-            guard let text = try? String(contentsOfFile: candidate, encoding: .utf8) else { continue }
-            let fields = Dictionary(CoreOptions.parse(text), uniquingKeysWith: { first, _ in first })
+        if let fields = infoFields(for: corePath, name: name) {
             return (
                 fields["display_name"], fields["systemname"].map { [$0] } ?? [],
                 fields["supported_extensions"].map { $0.split(separator: "|").map { $0.lowercased() } } ?? []

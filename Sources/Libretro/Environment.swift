@@ -207,6 +207,12 @@ extension Core {
             guard let data else { return false }
             frameTimeCallback = data.load(as: retro_frame_time_callback.self)
             return true
+        case RETRO_ENVIRONMENT_GET_DISK_CONTROL_INTERFACE_VERSION:
+            guard let data else { return false }
+            data.storeBytes(of: UInt32(1), as: UInt32.self)
+            return true
+        case RETRO_ENVIRONMENT_SET_DISK_CONTROL_INTERFACE, RETRO_ENVIRONMENT_SET_DISK_CONTROL_EXT_INTERFACE:
+            return acceptDiskControl(data, extended: cmd == RETRO_ENVIRONMENT_SET_DISK_CONTROL_EXT_INTERFACE)
         case RETRO_ENVIRONMENT_SHUTDOWN:
             shutdownRequested = true
             return true
@@ -214,7 +220,7 @@ extension Core {
             RETRO_ENVIRONMENT_SET_MINIMUM_AUDIO_LATENCY, RETRO_ENVIRONMENT_SET_CONTENT_INFO_OVERRIDE:
             return true  // Hints this frontend has no use for; accepting them is harmless.
         default:
-            // HW rendering, disk control, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
+            // HW rendering, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
             return false
         }
     }

@@ -24,8 +24,11 @@ enum CoresCommand {
                 """
             )
         }
+        // Full names, padded but never cut: each is what --core takes.
+        let width = min(max(16, cores.map(\.name.count).max() ?? 0), 40)
         for core in cores {
-            print("\(core.name.padding(toLength: 16, withPad: " ", startingAt: 0)) \(core.displayName)")
+            let pad = String(repeating: " ", count: max(0, width - core.name.count))
+            print("\(core.name)\(pad) \(core.displayName)")
             print("    systems:    \(core.systems.isEmpty ? "-" : core.systems.joined(separator: ", "))")
             print("    extensions: \(core.extensions.map { "." + $0 }.joined(separator: " "))")
             print("    path:       \(core.path)")
@@ -66,22 +69,31 @@ enum InfoCommand {
             let content = try Content(path: path)
             let locator = CoreLocator()
             let core: InstalledCore
+            var choice: CoreChoice?
             if let spec = args.value("core") {
                 let corePath = try locator.resolve(spec)
                 let name = (corePath as NSString).lastPathComponent.replacingOccurrences(of: "_libretro.so", with: "")
                 core = locator.describe(path: corePath, name: name)
-                if !core.extensions.isEmpty && !core.extensions.contains(content.fileExtension) {
-                    throw RetroError.wrongSystem(path: content.path, core: core.name, extensions: core.extensions)
-                }
             } else {
-                core = try locator.core(for: content.path)
+                choice = try locator.choose(for: content)
+                core = choice!.core
+            }
+            try content.prepare(extensions: core.extensions, needFullpath: false, core: core.name)
+            if !core.extensions.isEmpty && !core.extensions.contains(content.fileExtension) {
+                throw RetroError.wrongSystem(path: content.path, core: core.name, extensions: core.extensions)
             }
             print("content  \(content.path)")
+            if let member = content.member { print("member   \(member)") }
+            if let playlist = content.playlist { print("discs    \(playlist.entries.count)") }
             print("size     \(content.size) bytes")
             print("crc32    \(content.crc32)")
             print("sha1     \(content.sha1)")
             print("core     \(core.name) (\(core.displayName)) at \(core.path)")
             print("system   \(core.systems.isEmpty ? "-" : core.systems.joined(separator: ", "))")
+            if let choice {
+                print("chosen   \(choice.rule)")
+                print("others   \(choice.alternatives.isEmpty ? "-" : choice.alternatives.joined(separator: ", "))")
+            }
         } catch let error as RetroError {
             fail(error.description)
         } catch {

@@ -23,6 +23,10 @@ local bindings = require("retrolua.settings").load("hotkeys", {
   movie_readonly = "m",
   movie_branch_save = "f9",
   movie_branch_load = "f10",
+  -- Multi-disc games (cores with disk control): open/close the tray, pick the next or previous disc.
+  disc_eject = "o",
+  disc_next = "]",
+  disc_previous = "[",
 }, { allow_false = true })
 
 local paths = emu.paths()
@@ -35,6 +39,21 @@ local fast_forward = false
 
 local function restore_speed()
   emu.speed(fast_forward and 0 or 1)
+end
+
+-- Opens the tray if needed and selects the disc `step` away; the tray stays open until disc_eject closes it,
+-- so the game sees the swap (as on the console).
+local function change_disc(step)
+  local tray, problem = disc.state()
+  if not tray then return emu.message(problem) end
+  if tray.count == 0 then return emu.message("no discs") end
+  if not tray.ejected then
+    local ok, why = disc.eject()
+    if not ok then return emu.message(why) end
+  end
+  local target = ((tray.index or 1) - 1 + step) % tray.count + 1
+  local ok, why = disc.select(target)
+  emu.message(ok and string.format("disc %d of %d (tray open)", target, tray.count) or why)
 end
 
 local pressed = {
@@ -82,6 +101,15 @@ local pressed = {
     local ok, problem = movie.branch_save("slot" .. slot)
     emu.message(ok and ("saved branch slot" .. slot .. " at frame " .. movie.frame()) or problem)
   end,
+  disc_eject = function()
+    local open, problem = disc.ejected()
+    if open == nil then return emu.message(problem) end
+    local ok, why
+    if open then ok, why = disc.insert() else ok, why = disc.eject() end
+    emu.message(ok and (open and ("disc " .. tostring(disc.index() or "none") .. " inserted") or "tray open") or why)
+  end,
+  disc_next = function() change_disc(1) end,
+  disc_previous = function() change_disc(-1) end,
   movie_branch_load = function()
     local ok, problem = movie.branch_load("slot" .. slot)
     emu.message(ok and ("loaded branch slot" .. slot .. " (" .. movie.length() .. " frames)") or problem)

@@ -849,6 +849,57 @@ function console.warn(...) end
 ---@param ... any
 function console.error(...) end
 
+--- The disc tray of cores with disk control (multi-disc CD games, FDS disk sides; `.m3u` playlists load their first disc and add the rest). Discs are numbered from 1. Every function returns `nil, message` when the core has no disk control. Changing discs is refused while a movie plays or records (swaps are not part of a movie's input) and, like loading a state, during the input poll. To swap: `disc.eject()`, `disc.select(n)`, `disc.insert()`.
+disc = {}
+
+--- The tray: `{count=, index=, ejected=}` — `index` is the disc in the tray (nil when none is).
+---@return table?
+---@return string?
+function disc.state() end
+
+--- How many discs the tray holds.
+---@return integer?
+---@return string?
+function disc.count() end
+
+--- The disc in the tray (from 1), or `false` when none is; with `index`, selects that disc first (as `disc.select`).
+---@param index? integer
+---@return integer|false|nil
+---@return string?
+function disc.index(index) end
+
+--- True while the tray is open.
+---@return boolean?
+---@return string?
+function disc.ejected() end
+
+--- Opens the tray.
+---@return boolean?
+---@return string?
+function disc.eject() end
+
+--- Closes the tray on the selected disc.
+---@return boolean?
+---@return string?
+function disc.insert() end
+
+--- Puts disc `index` (from 1) in the open tray; `nil, message` while the tray is closed. An index outside the tray is an error.
+---@param index integer
+---@return boolean?
+---@return string?
+function disc.select(index) end
+
+--- Every disc: a list of `{index=, path=, label=}` (`path` and `label` as the core or the playlist give them; either may be nil).
+---@return table?
+---@return string?
+function disc.list() end
+
+--- Adds a disc image file at the end of the tray and returns its number. The path must be one the script may read.
+---@param path string
+---@return integer?
+---@return string?
+function disc.add(path) end
+
 --- An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.
 ---@class state
 local state = {}

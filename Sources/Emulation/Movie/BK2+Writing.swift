@@ -90,7 +90,7 @@ extension BK2 {
             if let text { members.append((member, Array(text.utf8))) }
         }
         members.append((inputMember, log))
-        return try ZipArchive.write(members)
+        return try zip(members)
     }
 
     /// Refuses movies whose input the LogKey cannot express (a button or command without a column).

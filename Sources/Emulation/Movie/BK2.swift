@@ -1,5 +1,6 @@
 import Foundation
 import Libretro
+import Support
 
 /// BizHawk's movie format (`.bk2`): a zip holding `Header.txt` ("Key Value" lines) and `Input Log.txt`
 /// (a `LogKey:` line naming every column, then one `|..|UDLRSsBA|` line per frame), plus optional
@@ -58,17 +59,17 @@ public enum BK2 {
     // MARK: Reading
 
     public static func read(path: String) throws(MovieError) -> Movie {
-        try decode(archive: ZipArchive(path: path))
+        try decode(archive: archive(path: path))
     }
 
     public static func decode(zip bytes: [UInt8], name: String) throws(MovieError) -> Movie {
-        try decode(archive: ZipArchive(bytes: bytes, name: name))
+        try decode(archive: archive(bytes: bytes, name: name))
     }
 
     static func decode(archive: ZipArchive) throws(MovieError) -> Movie {
         let name = archive.name
         var header: [(key: String, value: String)] = []
-        var headerLines = LineReader(bytes: withoutBOM(try archive.require(headerMember, limit: textLimit)))
+        var headerLines = LineReader(bytes: withoutBOM(try archive.requiredMovieMember(headerMember, limit: textLimit)))
         while let line = headerLines.next() {
             let text = String(decoding: line, as: UTF8.self)
             if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
@@ -93,7 +94,7 @@ public enum BK2 {
             )
         }
 
-        let logBytes = withoutBOM(try archive.require(inputMember, limit: inputLogLimit))
+        let logBytes = withoutBOM(try archive.requiredMovieMember(inputMember, limit: inputLogLimit))
         var lines = LineReader(bytes: logBytes)
         func fail(_ message: String) -> MovieError {
             MovieError("\(name): \(inputMember):\(lines.lineNumber): \(message)")
@@ -173,7 +174,7 @@ public enum BK2 {
             extras.append((newlineExtra, "crlf"))
         }
         for member in textMembers {
-            guard let bytes = try archive.read(member, limit: textLimit) else { continue }
+            guard let bytes = try archive.movieMember(member, limit: textLimit) else { continue }
             let text = String(decoding: bytes, as: UTF8.self)
             extras.append((fileExtraPrefix + member, escape(text)))
             if member == commentsMember { movie.comments = commentLines(text) }

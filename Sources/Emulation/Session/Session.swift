@@ -26,6 +26,8 @@ public final class Session {
     public let coreName: String
     /// The system the core emulates, from its info file (`Nintendo Entertainment System`), when known.
     public let systemName: String?
+    /// How the core was chosen from the content (nil when `--core` named it).
+    public private(set) var coreChoice: CoreChoice?
     /// Where this session's user files live.
     public let paths: HostPaths
     public private(set) var frameCount = 0
@@ -55,7 +57,9 @@ public final class Session {
         if let spec = config.coreSpec {
             corePath = try config.locator.resolve(spec)
         } else if let content {
-            corePath = try config.locator.core(for: content.path).path
+            let choice = try config.locator.choose(for: content)
+            corePath = choice.core.path
+            coreChoice = choice
         } else {
             throw .contentRequired(core: "(none chosen)")
         }

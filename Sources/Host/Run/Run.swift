@@ -66,6 +66,10 @@ public final class Run {
         do { session = try Session(config, warn: { console.problem("warning: \($0)") }) } catch {
             throw RunFailure(error.description)
         }
+        // Ambiguous content: which core took it and what else could have (README "Choosing a core").
+        if let choice = session.coreChoice, !choice.alternatives.isEmpty, !plan.quiet {
+            FileHandle.standardError.write(Data("retrolua: \(choice.note)\n".utf8))
+        }
         if plan.verbose {
             let name = session.coreName
             session.core.onLog = { _, message in FileHandle.standardError.write(Data("[\(name)] \(message)\n".utf8)) }

@@ -1,6 +1,7 @@
 import CLuaShim
 import Emulation
 import Foundation
+import Libretro
 
 /// What a run must not lose when a script never returns and only ending the process stops it (a long C
 /// call such as a backtracking `string.find`, or no return within a second of SIGTERM): the watchdog
@@ -24,5 +25,6 @@ enum RunEmergency {
         guard let parts else { return }
         _ = parts.host.emulator.finishMovie(quiet: true, console: parts.console)
         do { try parts.session.writeSaveRAM() } catch { parts.console.problem("\(error)") }
+        ExtractedContent.removeAll()  // _exit skips the atexit handler that would remove them
     }
 }
