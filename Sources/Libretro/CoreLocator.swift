@@ -113,16 +113,21 @@ public struct CoreLocator: Sendable {
         return SystemInfo(raw)
     }
 
+    /// The core's RetroArch `.info` file: beside the core, else in libretro-core-info's folder.
+    public static func infoFilePath(for corePath: String, name: String) -> String? {
+        let folder = FilePath.folder(of: corePath)
+        return [folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info"]
+            .first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
     /// Names, systems and extensions from RetroArch `.info` files or Debian `.libretro` files.
     public static func infoFile(
         for corePath: String, name: String
     ) -> (displayName: String?, systems: [String], extensions: [String]) {
         let folder = FilePath.folder(of: corePath)
-        let candidates = [
-            folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info",
-        ]
-        for candidate in candidates {
-            guard let text = try? String(contentsOfFile: candidate, encoding: .utf8) else { continue }
+        if let candidate = infoFilePath(for: corePath, name: name),
+            let text = try? String(contentsOfFile: candidate, encoding: .utf8)
+        {
             let fields = Dictionary(CoreOptions.parse(text), uniquingKeysWith: { first, _ in first })
             return (
                 fields["display_name"], fields["systemname"].map { [$0] } ?? [],

@@ -30,7 +30,9 @@ struct MatrixCell {
     var tamperButton = "right"
     var expected: [MatrixCheck: String] = [:]
 
-    var name: String { "\(system) / \((core as NSString).lastPathComponent.replacingOccurrences(of: "_libretro.so", with: "")) (\(core.hasPrefix("/usr") ? "Debian" : "wheel"))" }
+    var name: String {
+        "\(system) / \((core as NSString).lastPathComponent.replacingOccurrences(of: "_libretro.so", with: "")) (\(core.hasPrefix("/usr") ? "Debian" : "wheel"))"
+    }
 
     /// `P`, the cell's parameters for Tests/lua/system_matrix.lua.
     func luaParameters(driveOnly: Bool) -> String {

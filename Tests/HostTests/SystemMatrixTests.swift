@@ -21,8 +21,10 @@ final class SystemMatrixTests: XCTestCase {
             }
         }
         let outcomes = collected.all
-        var table = ["system / core".padding(toLength: 44, withPad: " ", startingAt: 0)
-            + MatrixCheck.allCases.map { $0.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0) }.joined()]
+        var table = [
+            "system / core".padding(toLength: 44, withPad: " ", startingAt: 0)
+                + MatrixCheck.allCases.map { $0.rawValue.padding(toLength: 12, withPad: " ", startingAt: 0) }.joined()
+        ]
         for (cell, outcome) in zip(cells, outcomes) {
             var row = cell.name.padding(toLength: 44, withPad: " ", startingAt: 0)
             for check in MatrixCheck.allCases {
@@ -116,7 +118,8 @@ final class SystemMatrixTests: XCTestCase {
         else { return Run(problem: "run failed (\(result.status)): \(result.stderr.suffix(400))") }
         var run = Run(frame: frame, results: results.mapValues { "\($0)" })
         if let pattern = cell.pattern, run.results["pattern"] != SystemMatrix.text {
-            run.problem = "\(pattern.domain)+$\(String(pattern.offset, radix: 16)) holds \(run.results["pattern"] ?? "nothing")"
+            run.problem =
+                "\(pattern.domain)+$\(String(pattern.offset, radix: 16)) holds \(run.results["pattern"] ?? "nothing")"
         }
         return run
     }
@@ -152,7 +155,8 @@ final class SystemMatrixTests: XCTestCase {
         let caught = try Fixtures.cli(["movie", "verify", tampered, cell.rom, "--core", cell.core])
         let tamperProblem =
             caught.status == 1 && caught.stdout.hasPrefix("desync")
-            ? nil : "a movie with \(cell.tamperButton) toggled on frame \(cell.tamperFrame) verified: "
+            ? nil
+            : "a movie with \(cell.tamperButton) toggled on frame \(cell.tamperFrame) verified: "
                 + "\(caught.status) \(caught.stdout.prefix(200))"
         return (movieProblem, tamperProblem)
     }
