@@ -13,7 +13,9 @@ public struct FirmwareFile: Equatable, Sendable {
     public let fullPath: String
 
     public init(path: String, description: String, optional: Bool, md5: String?, fullPath: String) {
-        (self.path, self.description, self.optional, self.md5, self.fullPath) = (path, description, optional, md5, fullPath)
+        (self.path, self.description, self.optional, self.md5, self.fullPath) = (
+            path, description, optional, md5, fullPath
+        )
     }
 
     /// `scph5501.bin (PS1 US BIOS)`: the description, which often starts with the name already.
@@ -97,7 +99,9 @@ public enum CoreFirmware {
     }
 
     /// The firmware check for a core about to be loaded, from its `.info` file when there is one.
-    public static func check(corePath: String, name: String, systemFolder: String, warn: (String) -> Void)
+    public static func check(
+        corePath: String, name: String, systemFolder: String, warn: (String) -> Void
+    )
         throws(RetroError)
     {
         guard let info = CoreLocator.infoFilePath(for: corePath, name: name),

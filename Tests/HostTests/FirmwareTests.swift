@@ -20,7 +20,8 @@ final class FirmwareTests: XCTestCase {
         if !FileManager.default.fileExists(atPath: library) {
             let cc = Process()
             cc.executableURL = URL(fileURLWithPath: "/usr/bin/cc")
-            cc.arguments = ["-shared", "-fPIC", "-O1", "-o", library, Fixtures.root + "/Tests/cores/broken_core.c", "-lm"]
+            let source = Fixtures.root + "/Tests/cores/broken_core.c"
+            cc.arguments = ["-shared", "-fPIC", "-O1", "-o", library, source, "-lm"]
             try cc.run()
             cc.waitUntilExit()
             XCTAssertEqual(cc.terminationStatus, 0)
@@ -32,7 +33,10 @@ final class FirmwareTests: XCTestCase {
     private func run(info: String) throws -> Fixtures.Result {
         try info.write(toFile: folder + "/bios_libretro.info", atomically: true, encoding: .utf8)
         return try Fixtures.cli(
-            ["run", game, "--core", folder + "/bios_libretro.so", "--system-dir", system, "--headless", "--frames", "3"],
+            [
+                "run", game, "--core", folder + "/bios_libretro.so", "--system-dir", system, "--headless",
+                "--frames", "3",
+            ],
             timeout: 30)
     }
 
