@@ -111,16 +111,19 @@ public struct CoreLocator: Sendable {
         return SystemInfo(raw)
     }
 
-    /// Every `key = "value"` of the core's RetroArch `.info` file (beside it, else Debian's info folder).
-    public static func infoFields(for corePath: String, name: String) -> [String: String]? {
+    /// The core's RetroArch `.info` file: beside the core, else in libretro-core-info's folder.
+    public static func infoFilePath(for corePath: String, name: String) -> String? {
         let folder = FilePath.folder(of: corePath)
-        for candidate in [
-            folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info",
-        ] {
-            guard let text = try? String(contentsOfFile: candidate, encoding: .utf8) else { continue }
-            return Dictionary(CoreOptions.parse(text), uniquingKeysWith: { first, _ in first })
-        }
-        return nil
+        return [folder + "/" + name + "_libretro.info", "/usr/share/libretro/info/" + name + "_libretro.info"]
+            .first { FileManager.default.isReadableFile(atPath: $0) }
+    }
+
+    /// Every `key = "value"` of the core's `.info` file.
+    public static func infoFields(for corePath: String, name: String) -> [String: String]? {
+        guard let path = infoFilePath(for: corePath, name: name),
+            let text = try? String(contentsOfFile: path, encoding: .utf8)
+        else { return nil }
+        return Dictionary(CoreOptions.parse(text), uniquingKeysWith: { first, _ in first })
     }
 
     /// Names, systems and extensions from RetroArch `.info` files or Debian `.libretro` files.

@@ -17,6 +17,8 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
     case fileWrite(path: String, reason: String)
     /// A size the core reported that no real machine needs (a savestate of 2^62 bytes).
     case implausibleSize(core: String, what: String, size: UInt)
+    /// Required BIOS files (per the core's `.info`) that are not in the system folder.
+    case firmwareMissing(core: String, systemFolder: String, files: [FirmwareFile])
 
     public var description: String {
         switch self {
@@ -62,6 +64,16 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
             return FileWriteError(path: path, reason: reason).description
         case let .implausibleSize(core, what, size):
             return "core '\(core)' reports a \(what) size of \(size) bytes, more than Retrolua accepts; refused"
+        case let .firmwareMissing(core, systemFolder, files):
+            let lines = files.map { file in
+                "  \(file.label)\(file.md5.map { ", md5 \($0)" } ?? ""): put it at \(file.fullPath)"
+            }
+            return
+                """
+                core '\(core)' needs firmware (BIOS) that is not in the system folder \(systemFolder) \
+                (--system-dir):
+                \(lines.joined(separator: "\n"))
+                """
         }
     }
 }

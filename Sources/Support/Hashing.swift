@@ -2,7 +2,7 @@ import CCrypto
 import CZlib
 import Foundation
 
-/// Checksums through Debian's zlib (CRC-32) and OpenSSL (SHA-1), not hand-written code.
+/// Checksums through Debian's zlib (CRC-32) and OpenSSL (SHA-1, MD5), not hand-written code.
 public enum Hashing {
     public static func crc32(_ bytes: some ContiguousBytes) -> String {
         let value = bytes.withUnsafeBytes { raw in
@@ -16,6 +16,16 @@ public enum Hashing {
         var length: UInt32 = 0
         bytes.withUnsafeBytes { raw in
             _ = EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha1(), nil)
+        }
+        return hex(digest.prefix(Int(length)))
+    }
+
+    /// For BIOS files: libretro's `.info` files name their expected md5.
+    public static func md5(_ bytes: some ContiguousBytes) -> String {
+        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+        var length: UInt32 = 0
+        bytes.withUnsafeBytes { raw in
+            _ = EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_md5(), nil)
         }
         return hex(digest.prefix(Int(length)))
     }

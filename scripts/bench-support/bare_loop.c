@@ -8,10 +8,38 @@
 #include <libretro-common/libretro.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
+
+/* Cores that strcmp a variable without a NULL check (genesis_plus_gx) need GET_VARIABLE answered:
+ * each key declared through SET_VARIABLES ("Description; default|other|...") gets its default. */
+static char keys[256][128], values[256][128];
+static int variables;
+
+static void declare(const struct retro_variable *list) {
+    for (; list->key && variables < 256; list++) {
+        const char *choices = list->value ? strstr(list->value, "; ") : NULL;
+        if (!choices) continue;
+        choices += 2;
+        size_t length = strcspn(choices, "|");
+        snprintf(keys[variables], sizeof keys[0], "%s", list->key);
+        snprintf(values[variables], sizeof values[0], "%.*s", (int)length, choices);
+        variables++;
+    }
+}
+
+static bool answer(struct retro_variable *variable) {
+    for (int i = 0; i < variables; i++) {
+        if (strcmp(keys[i], variable->key) == 0) { variable->value = values[i]; return true; }
+    }
+    variable->value = NULL;
+    return false;
+}
 
 static bool environment(unsigned cmd, void *data) {
     if (cmd == RETRO_ENVIRONMENT_SET_PIXEL_FORMAT) return true;
+    if (cmd == RETRO_ENVIRONMENT_SET_VARIABLES && data) { declare(data); return true; }
+    if (cmd == RETRO_ENVIRONMENT_GET_VARIABLE && data) return answer(data);
     if (cmd == RETRO_ENVIRONMENT_GET_CAN_DUPE) { *(bool *)data = true; return true; }
     /* Some cores (nestopia) refuse content when they get no system folder. */
     if (cmd == RETRO_ENVIRONMENT_GET_SYSTEM_DIRECTORY || cmd == RETRO_ENVIRONMENT_GET_SAVE_DIRECTORY) {

@@ -77,6 +77,8 @@ public final class Session {
         let directories = CoreDirectories(
             system: paths.system, save: paths.saves,
             coreAssets: content.map { FilePath.folder(of: $0.path) } ?? paths.system)
+        // Before the core is loaded: a core without its BIOS may crash or refuse the content silently.
+        try CoreFirmware.check(corePath: corePath, name: coreName, systemFolder: paths.system, warn: warn)
         core = try Core(path: corePath, directories: directories)
         core.options.onWarning = warn
         for file in paths.optionFiles(core: coreName, game: content?.baseName) { core.options.load(file: file) }

@@ -34,7 +34,8 @@ extension Bindings {
             }
         },
         LuaFunction(
-            "frame", "format?: string, overlay?: boolean", returns: "string|image|nil, integer|string, integer?, string?",
+            "frame", "format?: string, overlay?: boolean",
+            returns: "string|image|nil, integer|string, integer?, string?",
             doc:
                 """
                 The core's last frame, rows top to bottom with no padding: `pixels, width, height`. `format`: \
