@@ -49,6 +49,9 @@ public final class Core {
     public internal(set) var shutdownRequested = false
     var frameTimeCallback: retro_frame_time_callback?
     var keyboardCallback: retro_keyboard_event_t?
+    /// SET_HW_RENDER: offered when the run has GL (`hardwareRendererFactory`), set when accepted.
+    let hardwareRendererFactory: HardwareRendererFactory?
+    var hardware: HardwareRenderState?
 
     // What the frontend tells the core.
     @exclusivity(unchecked) public var input = InputState()
@@ -65,6 +68,10 @@ public final class Core {
     public private(set) var frameHeight = 0
     public private(set) var framePitch = 0
     private var lastFrameData: UnsafeRawPointer?
+    /// The last frame is in the GL framebuffer; it is read back only when pixels are asked for.
+    public private(set) var hardwareFrame = false
+    var hardwareReadback = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    var hardwareReadbackValid = false
     public private(set) var dupedFrames = 0
     /// Called for every video refresh with the core's buffer (nil = duplicate of the last frame).
     public var onVideo: ((UnsafeRawPointer?, Int, Int, Int) -> Void)?
@@ -84,9 +91,12 @@ public final class Core {
     var reportedProblems = Set<String>()
 
     /// Loads the core library, checks it speaks libretro v1, and initialises it.
-    public init(path: String, directories: CoreDirectories) throws(RetroError) {
+    public init(
+        path: String, directories: CoreDirectories, hardwareRenderers: HardwareRendererFactory? = nil
+    ) throws(RetroError) {
         guard Core.current == nil else { fatalError("Core: only one core may be loaded at a time") }
         self.path = path
+        hardwareRendererFactory = hardwareRenderers
         self.directories = directories
         try CoreFile.check(path: path)
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
@@ -156,6 +166,7 @@ public final class Core {
             // A fixed frame time, not the wall clock, keeps runs deterministic.
             callback(retro_usec_t(1_000_000 / fps))
         }
+        if hardware != nil { readyHardwareContext() }
         symbols.run()
         if !singleSamples.isEmpty { flushSingleSamples() }
     }
@@ -255,9 +266,14 @@ public final class Core {
     /// Unloads the game and the core. The `Core` is unusable afterwards.
     public func close() {
         guard let handle else { return }
+        destroyHardwareContext()  // libretro.h: context_destroy comes before retro_unload_game.
         if gameLoaded { symbols.unloadGame() }
         gameLoaded = false
         symbols.deinitialize()
+        hardware?.renderer.destroy()
+        hardware = nil
+        hardwareReadback.deallocate()
+        hardwareReadback = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         Core.current = nil
         dlclose(handle)
         self.handle = nil
@@ -277,6 +293,11 @@ public final class Core {
 
     @inline(__always)
     func videoRefresh(_ data: UnsafeRawPointer?, _ width: Int, _ height: Int, _ pitch: Int) {
+        if data == UnsafeRawPointer(bitPattern: -1) {  // RETRO_HW_FRAME_BUFFER_VALID
+            hardwareVideoRefresh(width, height)
+            return
+        }
+        if data != nil && hardwareFrame { hardwareFrame = false }
         if let data, !frameIsSafe(data, width, height, pitch) {
             forgetFrame()  // Nothing of a frame that lies about its size is read; the picture goes blank.
             return
@@ -295,6 +316,7 @@ public final class Core {
     /// Drops the last frame: after a format or geometry change its size no longer vouches for it.
     func forgetFrame() {
         lastFrameData = nil
+        hardwareFrame = false
         frameWidth = 0
         frameHeight = 0
         checkedFrameBuffers.removeAll()
@@ -302,6 +324,9 @@ public final class Core {
 
     /// The core's last frame, in place (valid until its next frame): for presenting without a copy.
     public var lastFrameBuffer: (data: UnsafeRawPointer, width: Int, height: Int, pitch: Int)? {
+        if hardwareFrame {
+            return readBackHardwareFrame().map { (UnsafeRawPointer($0), frameWidth, frameHeight, frameWidth * 4) }
+        }
         guard let lastFrameData, frameWidth > 0, frameHeight > 0 else { return nil }
         return (lastFrameData, frameWidth, frameHeight, framePitch)
     }
@@ -309,8 +334,30 @@ public final class Core {
     /// A copy of the last frame the core presented. The core's buffer stays valid until its next
     /// frame (frontends rely on this to redraw while paused), so nothing is copied per frame.
     public func currentFrame() -> VideoFrame? {
+        if hardwareFrame {
+            guard let data = readBackHardwareFrame() else { return nil }
+            return VideoFrame(
+                copying: data, width: frameWidth, height: frameHeight, pitch: frameWidth * 4, format: .xrgb8888)
+        }
         guard let data = lastFrameData, frameWidth > 0, frameHeight > 0 else { return nil }
         return VideoFrame(copying: data, width: frameWidth, height: frameHeight, pitch: framePitch, format: pixelFormat)
+    }
+
+    /// The format of `lastFrameBuffer` and `currentFrame`: the core's, or XRGB8888 for GL frames.
+    public var framePixelFormat: PixelFormat { hardwareFrame ? .xrgb8888 : pixelFormat }
+
+    private func hardwareVideoRefresh(_ width: Int, _ height: Int) {
+        guard hardwareFrameIsSafe(width, height) else {
+            forgetFrame()
+            return
+        }
+        lastFrameData = nil
+        hardwareFrame = true
+        hardwareReadbackValid = false
+        frameWidth = width
+        frameHeight = height
+        framePitch = width * 4
+        onVideo?(nil, width, height, framePitch)
     }
 
     @inline(__always)

@@ -208,6 +208,12 @@ extension Core {
             guard let data else { return false }
             frameTimeCallback = data.load(as: retro_frame_time_callback.self)
             return true
+        case RETRO_ENVIRONMENT_SET_HW_RENDER:
+            return setHardwareRender(data)
+        case RETRO_ENVIRONMENT_GET_PREFERRED_HW_RENDER:
+            guard let data, hardwareRendererFactory != nil else { return false }
+            data.storeBytes(of: UInt32(RETRO_HW_CONTEXT_OPENGL.rawValue), as: UInt32.self)
+            return true
         case RETRO_ENVIRONMENT_SHUTDOWN:
             shutdownRequested = true
             return true
@@ -215,7 +221,7 @@ extension Core {
             RETRO_ENVIRONMENT_SET_MINIMUM_AUDIO_LATENCY, RETRO_ENVIRONMENT_SET_CONTENT_INFO_OVERRIDE:
             return true  // Hints this frontend has no use for; accepting them is harmless.
         default:
-            // HW rendering, disk control, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
+            // Vulkan/D3D contexts, disk control, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
             return false
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Libretro
+import Media
 import Support
 
 /// What to run: content, core and the user's settings.
@@ -71,7 +72,7 @@ public final class Session {
         let directories = CoreDirectories(
             system: paths.system, save: paths.saves,
             coreAssets: content.map { FilePath.folder(of: $0.path) } ?? paths.system)
-        core = try Core(path: corePath, directories: directories)
+        core = try Core(path: corePath, directories: directories, hardwareRenderers: EGLHeadlessRenderer.make)
         core.options.onWarning = warn
         for file in paths.optionFiles(core: coreName, game: content?.baseName) { core.options.load(file: file) }
         for (key, value) in config.options {

@@ -292,7 +292,7 @@ public final class Frontend {
         let buffer = core.lastFrameBuffer
         video.present(
             frame: buffer?.data, width: buffer?.width ?? 0, height: buffer?.height ?? 0, pitch: buffer?.pitch ?? 0,
-            format: core.pixelFormat, aspect: aspect,
+            format: core.framePixelFormat, aspect: aspect,
             emu: host.emuCanvas, hud: host.hudCanvas)
         lastPresent = now()
         host.emulator.stats.add(.present, seconds: seconds(since: start))
