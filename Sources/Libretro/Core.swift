@@ -72,6 +72,8 @@ public final class Core {
     public private(set) var hardwareFrame = false
     var hardwareReadback = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     var hardwareReadbackValid = false
+    /// GL frames read back so far (each costs a glReadPixels): what a run paid for pixels.
+    public internal(set) var hardwareReadbacks = 0
     public private(set) var dupedFrames = 0
     /// Called for every video refresh with the core's buffer (nil = duplicate of the last frame).
     public var onVideo: ((UnsafeRawPointer?, Int, Int, Int) -> Void)?

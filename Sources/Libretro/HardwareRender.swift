@@ -88,7 +88,8 @@ extension HardwareRenderRequest {
         case RETRO_HW_CONTEXT_OPENGLES2: kind = .es(major: 2, minor: 0)
         case RETRO_HW_CONTEXT_OPENGLES3: kind = .es(major: 3, minor: 0)
         case RETRO_HW_CONTEXT_OPENGLES_VERSION: kind = .es(major: major, minor: minor)
-        case RETRO_HW_CONTEXT_VULKAN: throw HardwareRenderRefusal("a Vulkan context, which this frontend does not offer")
+        case RETRO_HW_CONTEXT_VULKAN:
+            throw HardwareRenderRefusal("a Vulkan context, which this frontend does not offer")
         case RETRO_HW_CONTEXT_DIRECT3D:
             throw HardwareRenderRefusal("a Direct3D context, which this frontend does not offer")
         default:
@@ -219,6 +220,7 @@ extension Core {
         hardware.renderer.read(
             into: buffer, width: frameWidth, height: frameHeight, bottomLeftOrigin: hardware.request.bottomLeftOrigin)
         hardwareReadbackValid = true
+        hardwareReadbacks &+= 1
         return buffer
     }
 }

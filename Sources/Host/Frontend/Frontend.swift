@@ -289,7 +289,8 @@ public final class Frontend {
                 host.hudCanvas.text(x: 4, y: 4 + index * 9, line, color: 0xFFFF_FF00, background: 0xA000_0000)
             }
         }
-        let buffer = core.lastFrameBuffer
+        // A GL frame is read back for a window only: nobody sees a headless present.
+        let buffer = core.hardwareFrame && !video.isVisible ? nil : core.lastFrameBuffer
         video.present(
             frame: buffer?.data, width: buffer?.width ?? 0, height: buffer?.height ?? 0, pitch: buffer?.pitch ?? 0,
             format: core.framePixelFormat, aspect: aspect,
