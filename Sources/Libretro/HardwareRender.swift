@@ -155,6 +155,7 @@ extension Core {
     @inline(__always)
     func readyHardwareContext() {
         guard let hardware else { return }
+        hardware.renderer.makeCurrent()  // A window's renderer may have taken the thread's context.
         let limit = hardwareFrameLimit
         if hardware.live && limit.width <= hardware.preparedSize.width && limit.height <= hardware.preparedSize.height {
             return
@@ -193,6 +194,16 @@ extension Core {
             return false
         }
         return true
+    }
+
+    /// Ends hardware rendering when its context goes away (the window closes): context_destroy with it
+    /// current, then the context. The core draws nothing after this.
+    public func releaseHardwareRenderer() {
+        guard let hardware else { return }
+        destroyHardwareContext()
+        hardware.renderer.destroy()
+        hardware.preparedSize = (0, 0)
+        forgetFrame()
     }
 
     /// The request the core made, nil for software-rendering cores.

@@ -1,6 +1,7 @@
 @testable import Emulation
 import Foundation
 import Libretro
+import Media
 import XCTest
 
 /// Hardware-rendered (OpenGL) cores, headless on Mesa through EGL: our GL test core
@@ -129,13 +130,40 @@ final class HardwareRenderTests: XCTestCase {
         XCTAssertEqual(hashes[0], hashes[1], "the same frame hash twice")
     }
 
+    /// In a window the core draws in a context shared with SDL's renderer and its frame is copied on the
+    /// GPU: what the window shows (with a script's overlay) equals the frame read back for --screenshot.
+    func testTheWindowShowsTheGLFrameWithItsOverlay() throws {
+        let core = try glCore()
+        let folder = Fixtures.temporaryFolder()
+        try "event.on('draw', function() gui.rect(40, 40, 20, 10, {fill = '#0000ff'}) end)".write(
+            toFile: folder + "/overlay.lua", atomically: true, encoding: .utf8)
+        for context in ["gl", "gles3"] {
+            let result = try Fixtures.cli(
+                [
+                    "run", Self.content, "--core", core, "--frames", "20", "--scale", "1", "--square-pixels",
+                    "--no-audio", "--script", folder + "/overlay.lua", "--window-capture", folder + "/window.png",
+                    "--screenshot", folder + "/frame.png",
+                ], environment: ["DISPLAY": try XDisplay.name(), "GL_CORE_CONTEXT": context])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertFalse(result.stderr.contains("running headless"), result.stderr)
+            XCTAssertFalse(result.stderr.contains("GL frames are read back"), result.stderr)
+            let window = try PNGFile.read(folder + "/window.png")
+            let frame = try PNGFile.read(folder + "/frame.png")
+            XCTAssertEqual([window.width, window.height], [160, 120], context)
+            XCTAssertEqual(window.rgba, frame.rgba, "\(context): the window equals the read-back frame")
+            XCTAssertEqual(Array(frame.rgba[(12 * 160 + 12) * 4..<(12 * 160 + 12) * 4 + 3]), [255, 0, 0], context)
+            XCTAssertEqual(Array(frame.rgba[(45 * 160 + 45) * 4..<(45 * 160 + 45) * 4 + 3]), [0, 0, 255], context)
+        }
+    }
+
     func testAContextWeCannotMakeIsRefusedByName() throws {
         let core = try glCore()
         for (context, named) in [("vulkan", "a Vulkan context"), ("core99", "OpenGL 9.9 core profile")] {
             let result = try Fixtures.cli(
                 ["run", Self.content, "--core", core, "--frames", "2"], environment: ["GL_CORE_CONTEXT": context])
             XCTAssertEqual(result.status, 1, result.stderr)
-            XCTAssertTrue(result.stderr.contains("hardware rendering refused: the core asked for \(named)"), result.stderr)
+            XCTAssertTrue(
+                result.stderr.contains("hardware rendering refused: the core asked for \(named)"), result.stderr)
             XCTAssertTrue(result.stderr.contains("SET_HW_RENDER refused"), "the core saw false")
         }
     }
@@ -165,7 +193,8 @@ final class HardwareRenderTests: XCTestCase {
     /// A big-endian .z64: a 64-byte header, our boot code where IPL3 would be, zeros after.
     private func n64ROM() throws -> String {
         let object = Self.folder + "/boot.o", linked = Self.folder + "/boot.elf", binary = Self.folder + "/boot.bin"
-        try tool("/usr/bin/mips-linux-gnu-as", ["-mips3", "-EB", "-o", object, Fixtures.root + "/Tests/content/n64_boot.s"])
+        try tool(
+            "/usr/bin/mips-linux-gnu-as", ["-mips3", "-EB", "-o", object, Fixtures.root + "/Tests/content/n64_boot.s"])
         try tool("/usr/bin/mips-linux-gnu-ld", ["-EB", "-Ttext=0xA4000040", "-e", "start", "-o", linked, object])
         try tool("/usr/bin/mips-linux-gnu-objcopy", ["-O", "binary", "-j", ".text", linked, binary])
         let boot = try Data(contentsOf: URL(fileURLWithPath: binary))

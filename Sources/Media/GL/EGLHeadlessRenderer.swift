@@ -74,6 +74,8 @@ public final class EGLHeadlessRenderer: HardwareRenderer {
             destroy()
             throw error
         }
+        // Not left current: glvnd refuses a window's GLX context on a thread that holds an EGL one.
+        eglMakeCurrent(display, nil, nil, nil)
     }
 
     public func prepare(width: Int, height: Int) -> Bool {

@@ -4,7 +4,8 @@ import CGL
 /// when asked for, depth (and stencil). Made and used with its context current.
 final class GLFramebuffer {
     private(set) var id: GLuint = 0
-    private var color: GLuint = 0
+    /// The colour renderbuffer: a window's context shares it to copy frames on the GPU.
+    private(set) var color: GLuint = 0
     private var depthStencil: GLuint = 0
     private(set) var width = 0
     private(set) var height = 0
