@@ -64,14 +64,12 @@ public final class Core {
 
     // Per frame.
     @exclusivity(unchecked) public private(set) var polledInput = false
-    public private(set) var frameWidth = 0
-    public private(set) var frameHeight = 0
-    public private(set) var framePitch = 0
-    private var lastFrameData: UnsafeRawPointer?
+    public internal(set) var frameWidth = 0
+    public internal(set) var frameHeight = 0
+    public internal(set) var framePitch = 0
+    var lastFrameData: UnsafeRawPointer?
     /// The last frame is in the GL framebuffer; it is read back only when pixels are asked for.
-    public private(set) var hardwareFrame = false
-    var hardwareReadback = UnsafeMutableRawBufferPointer(start: nil, count: 0)
-    var hardwareReadbackValid = false
+    public internal(set) var hardwareFrame = false
     /// GL frames read back so far (each costs a glReadPixels): what a run paid for pixels.
     public internal(set) var hardwareReadbacks = 0
     public private(set) var dupedFrames = 0
@@ -274,8 +272,6 @@ public final class Core {
         symbols.deinitialize()
         hardware?.renderer.destroy()
         hardware = nil
-        hardwareReadback.deallocate()
-        hardwareReadback = UnsafeMutableRawBufferPointer(start: nil, count: 0)
         Core.current = nil
         dlclose(handle)
         self.handle = nil
@@ -326,40 +322,18 @@ public final class Core {
 
     /// The core's last frame, in place (valid until its next frame): for presenting without a copy.
     public var lastFrameBuffer: (data: UnsafeRawPointer, width: Int, height: Int, pitch: Int)? {
-        if hardwareFrame {
-            return readBackHardwareFrame().map { (UnsafeRawPointer($0), frameWidth, frameHeight, frameWidth * 4) }
-        }
-        guard let lastFrameData, frameWidth > 0, frameHeight > 0 else { return nil }
-        return (lastFrameData, frameWidth, frameHeight, framePitch)
+        guard let data = hardwareFrame ? readBackHardwareFrame() : lastFrameData, frameWidth > 0, frameHeight > 0
+        else { return nil }
+        return (data, frameWidth, frameHeight, framePitch)
     }
 
     /// A copy of the last frame the core presented. The core's buffer stays valid until its next
     /// frame (frontends rely on this to redraw while paused), so nothing is copied per frame.
     public func currentFrame() -> VideoFrame? {
-        if hardwareFrame {
-            guard let data = readBackHardwareFrame() else { return nil }
-            return VideoFrame(
-                copying: data, width: frameWidth, height: frameHeight, pitch: frameWidth * 4, format: .xrgb8888)
-        }
-        guard let data = lastFrameData, frameWidth > 0, frameHeight > 0 else { return nil }
-        return VideoFrame(copying: data, width: frameWidth, height: frameHeight, pitch: framePitch, format: pixelFormat)
-    }
-
-    /// The format of `lastFrameBuffer` and `currentFrame`: the core's, or XRGB8888 for GL frames.
-    public var framePixelFormat: PixelFormat { hardwareFrame ? .xrgb8888 : pixelFormat }
-
-    private func hardwareVideoRefresh(_ width: Int, _ height: Int) {
-        guard hardwareFrameIsSafe(width, height) else {
-            forgetFrame()
-            return
-        }
-        lastFrameData = nil
-        hardwareFrame = true
-        hardwareReadbackValid = false
-        frameWidth = width
-        frameHeight = height
-        framePitch = width * 4
-        onVideo?(nil, width, height, framePitch)
+        guard let data = hardwareFrame ? readBackHardwareFrame() : lastFrameData, frameWidth > 0, frameHeight > 0
+        else { return nil }
+        return VideoFrame(
+            copying: data, width: frameWidth, height: frameHeight, pitch: framePitch, format: framePixelFormat)
     }
 
     @inline(__always)

@@ -67,6 +67,9 @@ final class HardwareRenderState {
     /// Whether `context_reset` was called (so `context_destroy` is owed before unload).
     var live = false
     var preparedSize = (width: 0, height: 0)
+    /// The last frame read back (XRGB8888), valid until the next frame.
+    var readback = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    var readbackValid = false
 
     init(request: HardwareRenderRequest, callback: retro_hw_render_callback, renderer: HardwareRenderer) {
         self.request = request
@@ -74,6 +77,8 @@ final class HardwareRenderState {
         contextDestroy = callback.context_destroy
         self.renderer = renderer
     }
+
+    deinit { readback.deallocate() }
 }
 
 extension HardwareRenderRequest {
@@ -138,7 +143,7 @@ extension Core {
         pointer.pointee.get_current_framebuffer = { Core.current?.hardware?.renderer.framebuffer ?? 0 }
         pointer.pointee.get_proc_address = { name in
             guard let name, let address = Core.current?.hardware?.renderer.procAddress(name) else { return nil }
-            return unsafeBitCast(address, to: retro_proc_address_t.self)
+            return address
         }
         return true
     }
@@ -217,21 +222,39 @@ extension Core {
         hardware.live = false
     }
 
-    /// Reads the last hardware frame back into `hardwareReadback` once per frame; nil when there is none.
-    func readBackHardwareFrame() -> UnsafeMutableRawPointer? {
+    /// Reads the last hardware frame back into the state's buffer once per frame; nil when there is none.
+    func readBackHardwareFrame() -> UnsafeRawPointer? {
         guard let hardware, hardware.live, frameWidth > 0, frameHeight > 0 else { return nil }
-        if hardwareReadbackValid, let buffer = hardwareReadback.baseAddress { return buffer }
+        if hardware.readbackValid, let buffer = hardware.readback.baseAddress { return UnsafeRawPointer(buffer) }
         let bytes = frameWidth * frameHeight * 4
-        if hardwareReadback.count < bytes {
-            hardwareReadback.deallocate()
-            hardwareReadback = .allocate(byteCount: bytes, alignment: 16)
+        if hardware.readback.count < bytes {
+            hardware.readback.deallocate()
+            hardware.readback = .allocate(byteCount: bytes, alignment: 16)
         }
-        guard let buffer = hardwareReadback.baseAddress else { return nil }
+        guard let buffer = hardware.readback.baseAddress else { return nil }
         hardware.renderer.makeCurrent()
         hardware.renderer.read(
             into: buffer, width: frameWidth, height: frameHeight, bottomLeftOrigin: hardware.request.bottomLeftOrigin)
-        hardwareReadbackValid = true
+        hardware.readbackValid = true
         hardwareReadbacks &+= 1
-        return buffer
+        return UnsafeRawPointer(buffer)
     }
+
+    /// The format of `lastFrameBuffer` and `currentFrame`: the core's, or XRGB8888 for GL frames.
+    public var framePixelFormat: PixelFormat { hardwareFrame ? .xrgb8888 : pixelFormat }
+
+    func hardwareVideoRefresh(_ width: Int, _ height: Int) {
+        guard hardwareFrameIsSafe(width, height) else {
+            forgetFrame()
+            return
+        }
+        lastFrameData = nil
+        hardwareFrame = true
+        hardware?.readbackValid = false
+        frameWidth = width
+        frameHeight = height
+        framePitch = width * 4
+        onVideo?(nil, width, height, framePitch)
+    }
+
 }

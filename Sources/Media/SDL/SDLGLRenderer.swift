@@ -81,7 +81,9 @@ final class SDLGLRenderer: HardwareRenderer {
     /// Blits the core's `width`×`height` frame into `texture` (an SDL texture of that size); false when
     /// the renderer cannot bind it as a GL texture.
     func copy(into texture: OpaquePointer, width: Int, height: Int) -> Bool {
-        guard !destroyed, target.color != 0, let w = GLint(exactly: width), let h = GLint(exactly: height) else { return false }
+        guard !destroyed, target.color != 0, let w = GLint(exactly: width), let h = GLint(exactly: height) else {
+            return false
+        }
         makeCurrent()
         glFlush()  // The core's drawing must be done before the other context reads it.
         guard SDL_GL_BindTexture(texture, nil, nil) == 0 else { return false }  // Now in the renderer's context.
