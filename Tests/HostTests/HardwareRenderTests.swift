@@ -168,6 +168,15 @@ final class HardwareRenderTests: XCTestCase {
         }
     }
 
+    func testAGLFrameLargerThanItsFramebufferIsNeverRead() throws {
+        let core = try glCore()
+        let result = try Fixtures.cli(
+            ["run", Self.content, "--core", core, "--frames", "5", "--json"], environment: ["GL_CORE_LIE": "1"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("a GL frame of 100000x100000 outside its framebuffer"), result.stderr)
+        XCTAssertNil(try json(result)["frame"] as? [String: Any], "no frame rather than a read past the framebuffer")
+    }
+
     /// parallel_n64 with its default (GL) plugin on our own boot code: it runs, presents GL frames and
     /// gives the same hash twice. (glide64 draws only RDP output, so the picture itself is black.)
     func testParallelN64RunsWithItsGLPlugin() throws {

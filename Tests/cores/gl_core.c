@@ -2,7 +2,7 @@
  * frontend's framebuffer with glClear and scissor boxes only, so every GL version and ES serve it.
  * Its context comes from GL_CORE_CONTEXT at load time: "gl" (default, compatibility), "core33",
  * "gles2", "gles3", "vulkan" (refused by the host), "core99" (a version no one has).
- * GL_CORE_ORIGIN=top asks for a top-left origin. No content ("no game"); states hold 16 bytes.
+ * GL_CORE_ORIGIN=top asks for a top-left origin; GL_CORE_LIE=1 reports 100000x100000 frames. No content ("no game"); states hold 16 bytes.
  *
  * The picture (image rows top first), W x H = 160 x 120:
  *   background: red = frame * 8 (mod 256), green 0x40, blue 0xFF while B is held else 0
@@ -98,7 +98,8 @@ void retro_run(void) {
         box(8 + (int)ram.x, 8, 16, 16, 1.0f, 0.0f, 0.0f);
         box(W - 8, H - 8, 8, 8, 0.0f, 1.0f, 0.0f);
         p_glDisable(GL_SCISSOR_TEST);
-        video(RETRO_HW_FRAME_BUFFER_VALID, W, H, 0);
+        int lie = getenv("GL_CORE_LIE") != NULL;
+        video(RETRO_HW_FRAME_BUFFER_VALID, lie ? 100000 : W, lie ? 100000 : H, 0);
     }
     audio_batch(sound, 800);
 }
