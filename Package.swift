@@ -20,6 +20,8 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CLibretro", providers: [.apt(["retroarch-dev"])]),
+        // EGL (offscreen contexts, no display) and OpenGL through glvnd, for hardware-rendered cores.
+        .systemLibrary(name: "CGL", pkgConfig: "egl", providers: [.apt(["libegl-dev", "libgl-dev", "libegl-mesa0"])]),
 
         // C glue Swift cannot express: the variadic libretro log callback.
         .target(name: "CRetroShim", dependencies: ["CLibretro"]),
@@ -29,7 +31,7 @@ let package = Package(
         // What any layer may use and nothing libretro-specific: durable writes, hashes, the rewind history.
         .target(name: "Support", dependencies: ["CZlib", "CCrypto", "CZstd", "CZip"]),
         .target(name: "Libretro", dependencies: ["Support", "CLibretro", "CRetroShim"]),
-        .target(name: "Media", dependencies: ["Support", "Libretro", "CPNG", "CSDL2", "CSampleRate"]),
+        .target(name: "Media", dependencies: ["Support", "Libretro", "CPNG", "CSDL2", "CSampleRate", "CGL"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         // The emulator every door drives: session, frame loop, input layers, states, movies, cheats, rules.
         .target(name: "Emulation", dependencies: ["Support", "Libretro", "Media", "CZlib", "CZstd"]),

@@ -51,6 +51,9 @@ public final class Core {
     var keyboardCallback: retro_keyboard_event_t?
     /// SET_DISK_CONTROL(_EXT)_INTERFACE: the core's disc tray (see Core+DiskControl.swift).
     var diskControl: DiskControl?
+    /// SET_HW_RENDER: offered when the run has GL (`hardwareRendererFactory`), set when accepted.
+    let hardwareRendererFactory: HardwareRendererFactory?
+    var hardware: HardwareRenderState?
 
     // What the frontend tells the core.
     @exclusivity(unchecked) public var input = InputState()
@@ -63,10 +66,14 @@ public final class Core {
 
     // Per frame.
     @exclusivity(unchecked) public private(set) var polledInput = false
-    public private(set) var frameWidth = 0
-    public private(set) var frameHeight = 0
-    public private(set) var framePitch = 0
-    private var lastFrameData: UnsafeRawPointer?
+    public internal(set) var frameWidth = 0
+    public internal(set) var frameHeight = 0
+    public internal(set) var framePitch = 0
+    var lastFrameData: UnsafeRawPointer?
+    /// The last frame is in the GL framebuffer; it is read back only when pixels are asked for.
+    public internal(set) var hardwareFrame = false
+    /// GL frames read back so far (each costs a glReadPixels): what a run paid for pixels.
+    public internal(set) var hardwareReadbacks = 0
     public private(set) var dupedFrames = 0
     /// Called for every video refresh with the core's buffer (nil = duplicate of the last frame).
     public var onVideo: ((UnsafeRawPointer?, Int, Int, Int) -> Void)?
@@ -86,9 +93,12 @@ public final class Core {
     var reportedProblems = Set<String>()
 
     /// Loads the core library, checks it speaks libretro v1, and initialises it.
-    public init(path: String, directories: CoreDirectories) throws(RetroError) {
+    public init(
+        path: String, directories: CoreDirectories, hardwareRenderers: HardwareRendererFactory? = nil
+    ) throws(RetroError) {
         guard Core.current == nil else { fatalError("Core: only one core may be loaded at a time") }
         self.path = path
+        hardwareRendererFactory = hardwareRenderers
         self.directories = directories
         try CoreFile.check(path: path)
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
@@ -162,6 +172,7 @@ public final class Core {
             // A fixed frame time, not the wall clock, keeps runs deterministic.
             callback(retro_usec_t(1_000_000 / fps))
         }
+        if hardware != nil { readyHardwareContext() }
         symbols.run()
         if !singleSamples.isEmpty { flushSingleSamples() }
     }
@@ -267,9 +278,12 @@ public final class Core {
         onAudio = nil
         onInputPoll = nil
         onMessage = nil
+        destroyHardwareContext()  // libretro.h: context_destroy comes before retro_unload_game.
         if gameLoaded { symbols.unloadGame() }
         gameLoaded = false
         symbols.deinitialize()
+        hardware?.renderer.destroy()
+        hardware = nil
         Core.current = nil
         dlclose(handle)
         self.handle = nil
@@ -289,6 +303,11 @@ public final class Core {
 
     @inline(__always)
     func videoRefresh(_ data: UnsafeRawPointer?, _ width: Int, _ height: Int, _ pitch: Int) {
+        if data == UnsafeRawPointer(bitPattern: -1) {  // RETRO_HW_FRAME_BUFFER_VALID
+            hardwareVideoRefresh(width, height)
+            return
+        }
+        if data != nil && hardwareFrame { hardwareFrame = false }
         if let data, !frameIsSafe(data, width, height, pitch) {
             forgetFrame()  // Nothing of a frame that lies about its size is read; the picture goes blank.
             return
@@ -307,6 +326,7 @@ public final class Core {
     /// Drops the last frame: after a format or geometry change its size no longer vouches for it.
     func forgetFrame() {
         lastFrameData = nil
+        hardwareFrame = false
         frameWidth = 0
         frameHeight = 0
         checkedFrameBuffers.removeAll()
@@ -314,15 +334,18 @@ public final class Core {
 
     /// The core's last frame, in place (valid until its next frame): for presenting without a copy.
     public var lastFrameBuffer: (data: UnsafeRawPointer, width: Int, height: Int, pitch: Int)? {
-        guard let lastFrameData, frameWidth > 0, frameHeight > 0 else { return nil }
-        return (lastFrameData, frameWidth, frameHeight, framePitch)
+        guard let data = hardwareFrame ? readBackHardwareFrame() : lastFrameData, frameWidth > 0, frameHeight > 0
+        else { return nil }
+        return (data, frameWidth, frameHeight, framePitch)
     }
 
     /// A copy of the last frame the core presented. The core's buffer stays valid until its next
     /// frame (frontends rely on this to redraw while paused), so nothing is copied per frame.
     public func currentFrame() -> VideoFrame? {
-        guard let data = lastFrameData, frameWidth > 0, frameHeight > 0 else { return nil }
-        return VideoFrame(copying: data, width: frameWidth, height: frameHeight, pitch: framePitch, format: pixelFormat)
+        guard let data = hardwareFrame ? readBackHardwareFrame() : lastFrameData, frameWidth > 0, frameHeight > 0
+        else { return nil }
+        return VideoFrame(
+            copying: data, width: frameWidth, height: frameHeight, pitch: framePitch, format: framePixelFormat)
     }
 
     @inline(__always)

@@ -213,6 +213,12 @@ extension Core {
             return true
         case RETRO_ENVIRONMENT_SET_DISK_CONTROL_INTERFACE, RETRO_ENVIRONMENT_SET_DISK_CONTROL_EXT_INTERFACE:
             return acceptDiskControl(data, extended: cmd == RETRO_ENVIRONMENT_SET_DISK_CONTROL_EXT_INTERFACE)
+        case RETRO_ENVIRONMENT_SET_HW_RENDER:
+            return setHardwareRender(data)
+        case RETRO_ENVIRONMENT_GET_PREFERRED_HW_RENDER:
+            guard let data, hardwareRendererFactory != nil else { return false }
+            data.storeBytes(of: UInt32(RETRO_HW_CONTEXT_OPENGL.rawValue), as: UInt32.self)
+            return true
         case RETRO_ENVIRONMENT_SHUTDOWN:
             shutdownRequested = true
             return true
@@ -220,7 +226,7 @@ extension Core {
             RETRO_ENVIRONMENT_SET_MINIMUM_AUDIO_LATENCY, RETRO_ENVIRONMENT_SET_CONTENT_INFO_OVERRIDE:
             return true  // Hints this frontend has no use for; accepting them is harmless.
         default:
-            // HW rendering, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
+            // Vulkan/D3D contexts, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
             return false
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import Libretro
+import Media
 import Support
 
 /// What to run: content, core and the user's settings.
@@ -79,7 +80,7 @@ public final class Session {
             coreAssets: content.map { FilePath.folder(of: $0.path) } ?? paths.system)
         // Before the core is loaded: a core without its BIOS may crash or refuse the content silently.
         try CoreFirmware.check(corePath: corePath, name: coreName, systemFolder: paths.system, warn: warn)
-        core = try Core(path: corePath, directories: directories)
+        core = try Core(path: corePath, directories: directories, hardwareRenderers: EGLHeadlessRenderer.make)
         core.options.onWarning = warn
         for file in paths.optionFiles(core: coreName, game: content?.baseName) { core.options.load(file: file) }
         for (key, value) in config.options {

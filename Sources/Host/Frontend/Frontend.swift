@@ -137,11 +137,25 @@ public final class Frontend {
                 title: "Retrolua — \(host.session.content?.fileName ?? host.session.coreName)",
                 options: options.video, baseWidth: av?.baseWidth ?? 256, baseHeight: av?.baseHeight ?? 224,
                 aspect: aspect)
+            useWindowForHardwareRendering(window)
             return (window, SDLInput())
         } catch {
             onNotice("no display (\(error)): running headless")
             return headless
         }
+    }
+
+    /// A GL core draws in the window's context (its frames then cost no readback); where SDL's renderer
+    /// is not OpenGL it keeps its offscreen context and its frames are read back for the window.
+    private func useWindowForHardwareRendering(_ window: SDLVideo) {
+        let core = host.session.core
+        guard let request = core.hardwareRenderRequest else { return }
+        guard let renderer = window.makeHardwareRenderer(for: request) else {
+            onNotice("the window's renderer (\(window.rendererName)) cannot share GL: GL frames are read back")
+            return
+        }
+        core.replaceHardwareRenderer(renderer)
+        window.willClose = { [weak core] in core?.releaseHardwareRenderer() }
     }
 
     public var isWindowed: Bool { video.isVisible }
@@ -289,10 +303,15 @@ public final class Frontend {
                 host.hudCanvas.text(x: 4, y: 4 + index * 9, line, color: 0xFFFF_FF00, background: 0xA000_0000)
             }
         }
-        let buffer = core.lastFrameBuffer
+        // A GL frame goes to the window on the GPU when it can, is read back for it when not, and is not
+        // read at all for a headless present, which nobody sees.
+        let gpuFrame =
+            core.hardwareFrame
+            && (!video.isVisible || video.presentHardwareFrame(width: core.frameWidth, height: core.frameHeight))
+        let buffer = gpuFrame ? nil : core.lastFrameBuffer
         video.present(
             frame: buffer?.data, width: buffer?.width ?? 0, height: buffer?.height ?? 0, pitch: buffer?.pitch ?? 0,
-            format: core.pixelFormat, aspect: aspect,
+            format: core.framePixelFormat, aspect: aspect,
             emu: host.emuCanvas, hud: host.hudCanvas)
         lastPresent = now()
         host.emulator.stats.add(.present, seconds: seconds(since: start))

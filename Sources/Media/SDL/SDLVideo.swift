@@ -26,6 +26,10 @@ public final class SDLVideo: VideoOutput {
     private var emuShown = false
     /// The core's display aspect ratio at the last present.
     private var lastAspect = 0.0
+    /// A hardware-rendering core's context, sharing the renderer's (`makeHardwareRenderer`).
+    private var glRenderer: SDLGLRenderer?
+    /// Runs first when the window closes: a GL core's context must be destroyed while the window lives.
+    public var willClose: (() -> Void)?
 
     /// One streaming texture and its size.
     private struct Layer {
@@ -88,6 +92,8 @@ public final class SDLVideo: VideoOutput {
     }
 
     deinit {
+        willClose?()
+        glRenderer?.destroy()
         for texture in [game.texture, emu.texture, hud.texture] { if let texture { SDL_DestroyTexture(texture) } }
         SDL_DestroyRenderer(renderer)
         SDL_DestroyWindow(window)
@@ -159,6 +165,25 @@ public final class SDLVideo: VideoOutput {
         SDL_RenderCopy(renderer, texture, nil, &rect)
         if emuShown, let overlay = emu.texture { SDL_RenderCopy(renderer, overlay, nil, &rect) }
         return dest
+    }
+
+    /// A GL context in this window for a hardware-rendering core, whose frames then reach the window by
+    /// a GPU copy; nil when the renderer is not SDL's OpenGL one or the context cannot be made.
+    public func makeHardwareRenderer(for request: HardwareRenderRequest) -> HardwareRenderer? {
+        guard rendererName == "opengl", glRenderer == nil else { return nil }
+        glRenderer = SDLGLRenderer(window: window, renderer: renderer, request: request)
+        return glRenderer
+    }
+
+    public func presentHardwareFrame(width: Int, height: Int) -> Bool {
+        guard let glRenderer, width > 0, height > 0 else { return false }
+        let format = SDL_PIXELFORMAT_RGB888.rawValue
+        if game.width != width || game.height != height || gameFormat != format {
+            gameFormat = format
+            replace(&game, width: width, height: height, format: format, blend: SDL_BLENDMODE_NONE)
+        }
+        guard let texture = game.texture else { return false }
+        return glRenderer.copy(into: texture, width: width, height: height)
     }
 
     /// Copies a canvas into its layer's texture (made or remade at the canvas's size); false if SDL

@@ -26,7 +26,15 @@ public protocol VideoOutput: AnyObject {
         frame: UnsafeRawPointer?, width: Int, height: Int, pitch: Int, format: PixelFormat,
         aspect: Double, emu: Canvas?, hud: Canvas?)
 
+    /// Takes a hardware-rendering core's `width`×`height` frame straight from its GL framebuffer (for the
+    /// next `present` with a nil frame); false when this output cannot, and the frame must be read back.
+    func presentHardwareFrame(width: Int, height: Int) -> Bool
+
     /// The game area as the last present showed it (the game and the emu overlay, not the hud) as RGBA;
     /// nil when nothing was shown.
     func capture() -> (rgba: [UInt8], width: Int, height: Int)?
+}
+
+extension VideoOutput {
+    public func presentHardwareFrame(width: Int, height: Int) -> Bool { false }
 }
