@@ -46,16 +46,19 @@ public enum AssembledMaps {
             if let ram {
                 let length = min(ram.size, 0x2000)
                 descriptors.append(
-                    MemoryDescriptor(flags: systemRAM, pointer: ram.pointer, start: 0xC000, select: 0xE000, length: length))
+                    MemoryDescriptor(
+                        flags: systemRAM, pointer: ram.pointer, start: 0xC000, select: 0xE000, length: length))
                 descriptors.append(
                     MemoryDescriptor(flags: systemRAM, pointer: ram.pointer, start: 0xE000, length: 0x1E00))
             }
             if let video {
-                descriptors.append(MemoryDescriptor(pointer: video.pointer, start: 0x8000, length: min(video.size, 0x2000)))
+                descriptors.append(
+                    MemoryDescriptor(pointer: video.pointer, start: 0x8000, length: min(video.size, 0x2000)))
             }
             if let save {
                 descriptors.append(
-                    MemoryDescriptor(flags: saveRAM, pointer: save.pointer, start: 0xA000, select: 0xE000,
+                    MemoryDescriptor(
+                        flags: saveRAM, pointer: save.pointer, start: 0xA000, select: 0xE000,
                         length: min(save.size, 0x2000)))
             }
         }

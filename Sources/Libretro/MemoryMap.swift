@@ -124,8 +124,10 @@ extension MemoryMap {
         var top: UInt = 1
         for descriptor in descriptors {
             let start = UInt(bitPattern: descriptor.start), length = UInt(bitPattern: descriptor.length)
-            top |= start | (length > 0 ? start &+ length &- 1 : 0) | MemoryMap.significantSelect(
-                UInt(bitPattern: descriptor.select))
+            top |=
+                start | (length > 0 ? start &+ length &- 1 : 0)
+                | MemoryMap.significantSelect(
+                    UInt(bitPattern: descriptor.select))
         }
         top = MemoryMap.fillDown(top)
         var entries: [Entry] = []

@@ -30,7 +30,8 @@ extension MemoryAccess {
     }
 
     /// Each byte's host pointer (writes: writable blocks only), or a refusal naming the first that fails.
-    func busBytes(_ domain: Domain, address: Int, count: Int, write: Bool) throws(Refusal) -> [UnsafeMutableRawPointer] {
+    func busBytes(_ domain: Domain, address: Int, count: Int, write: Bool) throws(Refusal) -> [UnsafeMutableRawPointer]
+    {
         guard let table = buses[domain.index], address >= 0, count <= domain.size, address <= domain.size - count else {
             throw outside(domain, address, count)
         }
@@ -49,9 +50,12 @@ extension MemoryAccess {
     func unwritable(_ domain: Domain, _ address: Int, _ width: Int) -> Refusal {
         guard address >= 0, let table = buses[domain.index] else { return outside(domain, address, width) }
         for index in 0..<max(1, width) {
-            guard let (_, writable) = table.locate(address &+ index) else { return outside(domain, address &+ index, 1) }
+            guard let (_, writable) = table.locate(address &+ index) else {
+                return outside(domain, address &+ index, 1)
+            }
             if !writable {
-                return Refusal(.outOfRange, "address \(Self.hex(address &+ index)) in '\(name(domain))' is read-only (ROM)")
+                return Refusal(
+                    .outOfRange, "address \(Self.hex(address &+ index)) in '\(name(domain))' is read-only (ROM)")
             }
         }
         return outside(domain, address, width)
@@ -79,7 +83,9 @@ extension MemoryAccess {
         }
         let start = address ?? 0
         let count = length ?? max(1, domain.size &- start)
-        guard start >= 0, count <= domain.size, start <= domain.size - count else { throw outside(domain, start, count) }
+        guard start >= 0, count <= domain.size, start <= domain.size - count else {
+            throw outside(domain, start, count)
+        }
         var offset = 0, mapped = 0
         while offset < count {
             if let (pointer, run) = table.run(at: start + offset, limit: count - offset) {

@@ -26,6 +26,9 @@ public struct Movie: Sendable {
     public var log: InputLog
     /// CRC-32 of the game's RAM after each frame (`verify` replays against these); empty when off.
     public var ramHashes: [UInt32] = []
+    /// What the hashes cover (`verify-covers` in the header); nil in movies made before it existed,
+    /// whose hashes covered system RAM.
+    public var verifyCovers: VerificationCover?
     /// Header fields of an imported movie that Retrolua does not use, kept for exporting it back.
     public var extras: [(key: String, value: String)] = []
 
