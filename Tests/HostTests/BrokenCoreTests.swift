@@ -199,6 +199,25 @@ final class BrokenCoreTests: XCTestCase {
     }
     func testMemoryMapCountPastItsArray() throws { try expectMemoryWarning("MMAP_COUNT_PAST", "of 500 descriptors") }
 
+    /// A region and a descriptor over a file mapping longer than the file (touching its end is SIGBUS):
+    /// both are refused, and no bus address a script names faults.
+    func testRegionAndDescriptorBeyondAFilesEnd() throws {
+        let bus = script(
+            """
+            for _, address in ipairs({0x8000, 0x8FFF, 0x9000, 0x9FFF, -1, 0x6000, math.maxinteger, math.mininteger}) do
+              print("bus " .. address .. " " .. tostring(pcall(memory.read_u8, address, "bus")))
+            end
+            print("hash " .. tostring(pcall(memory.hash, "bus")))
+            """)
+        let result = try run("FILE_SHORT", ["--script", memoryScript, "--script", bus])
+        XCTAssertTrue(result.stderr.contains("save RAM of 8192 bytes that is not readable"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("memory-map descriptor 1"), result.stderr)
+        XCTAssertFalse(result.stdout.contains("domain save_ram"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("bus 36864 false"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("bus 24576 true"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("hash true"), result.stdout)
+    }
+
     func testMemoryMapWithNonsenseSelectAndDisconnect() throws {
         let result = try run("MMAP_SELECT", ["--script", memoryScript])
         XCTAssertTrue(result.stdout.contains("domain bus_8000 3 true"), result.stdout)

@@ -84,6 +84,7 @@ final class BusTable {
 
     /// How many bytes from `address` (at most `limit`) follow each other in one host block, with their pointer.
     func run(at address: Int, limit: Int) -> (pointer: UnsafeMutableRawPointer, count: Int)? {
+        guard address >= 0, address < map.size, limit > 0 else { return nil }
         let page = address >> pageShift
         let pageSize = 1 << pageShift
         if let base = bases[page] {

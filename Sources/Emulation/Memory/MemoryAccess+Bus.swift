@@ -15,7 +15,9 @@ extension MemoryAccess {
         if let pointer = resolve(domain, address: address, width: count) {
             return [UInt8](UnsafeRawBufferPointer(start: pointer, count: count))
         }
-        guard domain.isBus else { throw outside(domain, address, count) }
+        guard domain.isBus, address >= 0, count <= domain.size, address <= domain.size - count else {
+            throw outside(domain, address, count)
+        }
         var out = [UInt8](repeating: 0, count: count)
         var done = 0
         guard let table = buses[domain.index] else { throw outside(domain, address, count) }
@@ -92,7 +94,7 @@ extension MemoryAccess {
                 hasher.update(UnsafeRawBufferPointer(start: pointer, count: run))
                 offset += run
                 mapped += run
-            } else if table.kinds[(start + offset) >> table.pageShift] == BusTable.unmapped {
+            } else if table.kinds[(start &+ offset) >> table.pageShift] == BusTable.unmapped {
                 offset += (1 << table.pageShift) - ((start + offset) & ((1 << table.pageShift) - 1))
             } else {
                 offset += 1
