@@ -28,7 +28,9 @@ extension MovieEngine {
             var seen = Set<UnsafeRawPointer>()
             var blocks: [UnsafeRawBufferPointer] = []
             func add(_ pointer: UnsafeRawPointer, _ count: Int) {
-                if count > 0, seen.insert(pointer).inserted { blocks.append(UnsafeRawBufferPointer(start: pointer, count: count)) }
+                if count > 0, seen.insert(pointer).inserted {
+                    blocks.append(UnsafeRawBufferPointer(start: pointer, count: count))
+                }
             }
             // Not the RTC: it follows the wall clock.
             for id in [MemoryRegionID.saveRAM, .videoRAM] {
