@@ -105,10 +105,10 @@ function emu.exit(code) end
 ---@param value number|string|boolean|nil
 function emu.result(key, value) end
 
---- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
+--- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the CPU's address space: from the core's memory map with libretro.h's rules (select, disconnect, len, mirrors; other address spaces are domains named after them), or for cores that send no map assembled from the regions the core exposes and the system's documented layout (NES, Game Boy). The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
 memory = {}
 
---- The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`.
+--- The memory domains: a list of `{name=, size=, big_endian=, writable=, default=, source=}`. `source` says where the bytes come from: `"region"` (the core's `retro_get_memory_data`), `"map"` (the core's own memory map: its address spaces and descriptors) or `"assembled"` (a bus Retrolua put together from the core's regions and the system's documented layout, for cores that send no map: only what the core exposes is mapped). `writable` on a bus: some of it is (its ROM is not).
 ---@return table
 function memory.domains() end
 
@@ -125,7 +125,7 @@ function memory.read_bytes(address, length, domain) end
 ---@param domain? string
 function memory.write_bytes(address, bytes, domain) end
 
---- SHA-1 (hex) of a region: the whole domain by default.
+--- SHA-1 (hex) of a region: the whole domain by default. On a bus-like domain, with no range: each block the memory map maps, once (mirrors are not hashed twice), in the map's order; with a range: the mapped bytes of the range in address order (unmapped addresses skipped).
 ---@param domain? string
 ---@param address? integer
 ---@param length? integer
