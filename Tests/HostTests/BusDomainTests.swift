@@ -118,14 +118,19 @@ final class VerificationCoverTests: XCTestCase {
         let folder = Fixtures.temporaryFolder()
         let movie = folder + "/gb.rlm"
         let recorded = try Fixtures.cli(
-            ["movie", "record", movie, Fixtures.gbROM, "--core", "mgba", "--headless", "--frames", "90", "--verify-log"])
+            [
+                "movie", "record", movie, Fixtures.gbROM, "--core", "mgba", "--headless", "--frames", "90",
+                "--verify-log",
+            ])
         XCTAssertEqual(recorded.status, 0, recorded.stderr)
-        XCTAssertTrue(recorded.stderr.contains("the verification log hashes the core's RAM-like memory"), recorded.stderr)
+        XCTAssertTrue(
+            recorded.stderr.contains("the verification log hashes the core's RAM-like memory"), recorded.stderr)
         var text = try String(contentsOfFile: movie, encoding: .utf8)
         XCTAssertTrue(text.contains("\nverify-covers memory\n"), text)
         let verified = try Fixtures.cli(["movie", "verify", movie, Fixtures.gbROM, "--core", "mgba"])
         XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
-        XCTAssertTrue(verified.stdout.contains("in sync") && verified.stdout.contains("RAM-like memory"), verified.stdout)
+        XCTAssertTrue(
+            verified.stdout.contains("in sync") && verified.stdout.contains("RAM-like memory"), verified.stdout)
         // Hold every button on frame 40: the game's RAM (its input byte) changes there.
         var lines = text.components(separatedBy: "\n")
         let input = try XCTUnwrap(lines.firstIndex(of: "[input]"))
