@@ -348,6 +348,9 @@ bool retro_serialize(void *data, size_t size) {
 #ifdef MODE_SERIALIZE_FAILS
     return false;
 #endif
+#ifdef MODE_SERIALIZE_AFTER_FIRST_FRAME
+    if (frame_count == 0) return false; /* parallel_n64 cannot serialize before its first frame */
+#endif
     if (size < sizeof frame_count + sizeof save_ram) return false;
     memcpy(data, &frame_count, sizeof frame_count);
     memcpy((uint8_t *)data + sizeof frame_count, save_ram, sizeof save_ram);

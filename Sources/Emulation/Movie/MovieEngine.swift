@@ -102,8 +102,7 @@ public final class MovieEngine {
         movie.buttons = loggedButtons()
         switch options.start {
         case .power:
-            do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }
-            session.restoreCounters(frame: 0, lag: 0)
+            try startAtPowerOn(&movie)
             session.detachSaveRAM(because: "a movie started from power-on replaced the game's save RAM")
             emulator.emit(.timeJumped)
         case .now:
@@ -193,8 +192,7 @@ public final class MovieEngine {
                 throw MovieError("\(named)the movie's start state: \(error)")
             }
         } else {
-            do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }
-            session.restoreCounters(frame: 0, lag: 0)
+            do { try session.startAtPowerOn() } catch { throw MovieError("\(error)") }
             emulator.emit(.timeJumped)
         }
         session.detachSaveRAM(because: "a movie was played, which replaced the game's save RAM")

@@ -29,6 +29,7 @@ public enum MovieText {
             "buttons " + movie.buttons.map(\.name).joined(separator: " "),
             "verify \(movie.hasVerification ? "ram" : "none")", "frames \(movie.length)",
         ]
+        if let anchor = movie.anchorFrame, movie.startState != nil { header.append("anchor \(anchor)") }
         if movie.hasVerification, let covers = movie.verifyCovers { header.append("verify-covers \(covers.rawValue)") }
         header += movie.extras.map { "extra \($0.key) \($0.value)" }
         header.append("[input]")
@@ -128,7 +129,7 @@ public enum MovieText {
         let known: Set<String> = [
             "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "option",
             "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra",
-            "verify-covers",
+            "verify-covers", "anchor",
         ]
         for (key, value) in fields {
             switch key {
@@ -163,6 +164,7 @@ public enum MovieText {
             throw MovieError("\(name): 'verify' should be ram or none, got '\(verify)'")
         }
         let frames = try integer("frames")
+        if fields.contains(where: { $0.key == "anchor" }) { movie.anchorFrame = try integer("anchor") }
         if let covers = fields.last(where: { $0.key == "verify-covers" })?.value {
             guard let cover = VerificationCover(rawValue: covers) else {
                 throw MovieError(
