@@ -139,7 +139,10 @@ extension MemoryMap {
             var free: UInt = 0
             if exactlyOnce {
                 guard length > 0 else {
-                    problem("memory-map descriptor \(index): select and len are both 0 (ignored)")
+                    // An empty descriptor claims nothing; one with memory behind it is a mistake worth a word.
+                    if descriptor.pointer != nil {
+                        problem("memory-map descriptor \(index): select and len are both 0 (ignored)")
+                    }
                     continue
                 }
                 free = MemoryMap.inflate(MemoryMap.fillDown(length - 1), disconnect)

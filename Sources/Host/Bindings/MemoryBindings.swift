@@ -87,6 +87,16 @@ private func load(_ pointer: UnsafeMutableRawPointer, _ width: Int, bigEndian: B
     return value
 }
 
+/// A bus read across blocks or mirrors: gathered byte by byte (or refused where unmapped). Kept out of
+/// line so the direct path stays small.
+@inline(never)
+private func gathered(
+    _ memory: MemoryAccess, _ domain: MemoryAccess.Domain, _ address: Int, _ width: Int, _ bigEndian: Bool
+) throws(Refusal) -> UInt64 {
+    var bytes = try memory.read(domain, address: address, count: width)
+    return bytes.withUnsafeMutableBytes { load($0.baseAddress!, width, bigEndian: bigEndian) }
+}
+
 @inline(__always)
 private func store(_ value: UInt64, _ pointer: UnsafeMutableRawPointer, _ width: Int, bigEndian: Bool) {
     for i in 0..<width {
@@ -102,23 +112,22 @@ extension Bindings {
             let address = try call.integer(1, "address")
             let memory = Script.from(context).memory
             let domain = try memory.domain(call, argument: 2)
-            var scratch: UInt64 = 0
-            let pointer: UnsafeMutableRawPointer
-            if let direct = memory.resolve(domain, address: address, width: access.width) {
-                pointer = direct
+            let raw: UInt64
+            if let pointer = memory.resolve(domain, address: address, width: access.width) {
+                // Byte 0 first: a u8 read is the hot path of most bots.
+                if access.width == 1 {
+                    let byte = pointer.load(as: UInt8.self)
+                    call.push(access.signed ? Int(Int8(bitPattern: byte)) : Int(byte))
+                    return 1
+                }
+                raw = load(pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
             } else {
-                // A bus read across blocks or mirrors: gathered byte by byte (or refused where unmapped).
-                let bytes = try memory.read(domain, address: address, count: access.width)
-                withUnsafeMutableBytes(of: &scratch) { $0.copyBytes(from: bytes) }
-                pointer = withUnsafeMutableBytes(of: &scratch) { $0.baseAddress! }
+                raw = try gathered(memory, domain, address, access.width, access.bigEndian ?? domain.bigEndian)
             }
-            // Byte 0 first: a u8 read is the hot path of most bots.
             if access.width == 1 {
-                let byte = pointer.load(as: UInt8.self)
-                call.push(access.signed ? Int(Int8(bitPattern: byte)) : Int(byte))
+                call.push(access.signed ? Int(Int8(truncatingIfNeeded: raw)) : Int(raw))
                 return 1
             }
-            let raw = load(pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
             if access.float {
                 call.push(access.width == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw))
             } else if access.signed {
