@@ -17,15 +17,28 @@ public final class MemoryAccess {
 
     /// Plain values only (names and descriptors live beside it), so passing one around on the
     /// `memory.read_u8` path costs no reference counting.
+    /// Four words, so it travels in registers: the index, page shift and flags share one.
     public struct Domain {
-        public let index: Int
         public let size: Int
-        public let bigEndian: Bool
-        public let writable: Bool
         /// Flat domains: the whole block. Buses: nil, addresses go through the page table.
         @usableFromInline let base: UnsafeMutableRawPointer?
         @usableFromInline let pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
-        @usableFromInline let pageShift: Int
+        @usableFromInline let packed: Int
+
+        init(
+            index: Int, size: Int, bigEndian: Bool, writable: Bool, base: UnsafeMutableRawPointer?,
+            pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, pageShift: Int
+        ) {
+            self.size = size
+            self.base = base
+            self.pages = pages
+            packed = index << 16 | (pageShift & 0xFF) << 8 | (bigEndian ? 1 : 0) | (writable ? 2 : 0)
+        }
+
+        public var index: Int { packed >> 16 }
+        public var bigEndian: Bool { packed & 1 != 0 }
+        public var writable: Bool { packed & 2 != 0 }
+        @usableFromInline var pageShift: Int { (packed >> 8) & 0xFF }
         public var isBus: Bool { base == nil }
     }
 
@@ -108,7 +121,7 @@ public final class MemoryAccess {
     /// The host pointer for `width` contiguous bytes at `address`, or nil outside the domain (or, on a
     /// bus, where the bytes are unmapped or not one run of one block: `read`/`write` handle those).
     /// Inlinable: `memory.read_u8` and the other doors' reads resolve without a call across modules.
-    @inlinable
+    @inlinable @inline(__always)
     public func resolve(_ domain: Domain, address: Int, width: Int) -> UnsafeMutableRawPointer? {
         guard address >= 0, width > 0, width <= domain.size, address <= domain.size - width else { return nil }
         if let base = domain.base { return base + address }

@@ -97,6 +97,21 @@ private func gathered(
     return bytes.withUnsafeMutableBytes { load($0.baseAddress!, width, bigEndian: bigEndian) }
 }
 
+/// Pushes a gathered value as the access reads it.
+@inline(never)
+private func push(_ call: LuaCall, _ raw: UInt64, _ access: Access) -> Int32 {
+    if access.float {
+        call.push(
+            access.width == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))) : Double(bitPattern: raw))
+    } else if access.signed {
+        let shift = UInt64(64 - access.width * 8)
+        call.push(Int(Int64(bitPattern: raw << shift) >> Int64(shift)))
+    } else {
+        call.push(Int(raw))
+    }
+    return 1
+}
+
 @inline(__always)
 private func store(_ value: UInt64, _ pointer: UnsafeMutableRawPointer, _ width: Int, bigEndian: Bool) {
     for i in 0..<width {
@@ -112,22 +127,18 @@ extension Bindings {
             let address = try call.integer(1, "address")
             let memory = Script.from(context).memory
             let domain = try memory.domain(call, argument: 2)
-            let raw: UInt64
-            if let pointer = memory.resolve(domain, address: address, width: access.width) {
-                // Byte 0 first: a u8 read is the hot path of most bots.
-                if access.width == 1 {
-                    let byte = pointer.load(as: UInt8.self)
-                    call.push(access.signed ? Int(Int8(bitPattern: byte)) : Int(byte))
-                    return 1
-                }
-                raw = load(pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
-            } else {
-                raw = try gathered(memory, domain, address, access.width, access.bigEndian ?? domain.bigEndian)
+            guard let pointer = memory.resolve(domain, address: address, width: access.width) else {
+                // A bus read across blocks or mirrors: gathered (or refused where unmapped).
+                let raw = try gathered(memory, domain, address, access.width, access.bigEndian ?? domain.bigEndian)
+                return push(call, raw, access)
             }
+            // Byte 0 first: a u8 read is the hot path of most bots.
             if access.width == 1 {
-                call.push(access.signed ? Int(Int8(truncatingIfNeeded: raw)) : Int(raw))
+                let byte = pointer.load(as: UInt8.self)
+                call.push(access.signed ? Int(Int8(bitPattern: byte)) : Int(byte))
                 return 1
             }
+            let raw = load(pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
             if access.float {
                 call.push(access.width == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw))
             } else if access.signed {
