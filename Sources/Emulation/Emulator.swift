@@ -67,7 +67,9 @@ public final class Emulator {
 
     public init(session: Session) {
         self.session = session
-        memory = MemoryAccess(core: session.core)
+        memory = MemoryAccess(
+            core: session.core,
+            system: AssembledMaps.System(extension: session.content?.fileExtension, systemName: session.systemName))
         picture = { [core = session.core] in Emulator.picture(of: core) }
         session.core.onInputPoll = { [unowned self] in self.inputPolledByCore() }
     }

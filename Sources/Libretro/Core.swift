@@ -155,6 +155,9 @@ public final class Core {
             if !loaded { throw .loadGameFailed(path: "(no content)", core: systemInfo.libraryName) }
         }
         gameLoaded = true
+        // The core read its options while loading: values given before the load are no change to report
+        // (mGBA re-applies its settings on an update, and the run would differ from one given none).
+        options.changed = false
         if let content { insertExtraDiscs(content) }
         var av = retro_system_av_info()
         symbols.getSystemAVInfo(&av)

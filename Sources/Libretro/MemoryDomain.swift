@@ -28,6 +28,20 @@ public struct MemoryDescriptor: @unchecked Sendable {
     public let length: Int
     public let addressSpace: String
 
+    public init(
+        flags: UInt64 = 0, pointer: UnsafeMutableRawPointer?, offset: Int = 0, start: Int, select: Int = 0,
+        disconnect: Int = 0, length: Int, addressSpace: String = ""
+    ) {
+        self.flags = flags
+        self.pointer = pointer
+        self.offset = offset
+        self.start = start
+        self.select = select
+        self.disconnect = disconnect
+        self.length = length
+        self.addressSpace = addressSpace
+    }
+
     init(_ raw: retro_memory_descriptor) {
         flags = raw.flags
         pointer = raw.ptr

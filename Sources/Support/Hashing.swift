@@ -30,6 +30,25 @@ public enum Hashing {
         return hex(digest.prefix(Int(length)))
     }
 
+    /// SHA-1 over several pieces, fed in order (the hash of their concatenation).
+    public final class SHA1 {
+        private let context = EVP_MD_CTX_new()
+
+        public init() { EVP_DigestInit_ex(context, EVP_sha1(), nil) }
+        deinit { EVP_MD_CTX_free(context) }
+
+        public func update(_ bytes: UnsafeRawBufferPointer) {
+            if bytes.count > 0 { EVP_DigestUpdate(context, bytes.baseAddress, bytes.count) }
+        }
+
+        public func finish() -> String {
+            var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
+            var length: UInt32 = 0
+            EVP_DigestFinal_ex(context, &digest, &length)
+            return Hashing.hex(digest.prefix(Int(length)))
+        }
+    }
+
     static func hex(_ bytes: some Collection<UInt8>) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var out: [UInt8] = []

@@ -25,20 +25,28 @@ enum Verify {
             print("stopped  by a signal after \(outcome.frames) of \(replay.length) frames (no verdict)")
             return signalled
         }
+        if let problem = replay.problem {
+            print("cannot verify: \(problem)")
+            return Exit.failure
+        }
         if let desync = replay.desync {
             print(
                 """
-                desync   frame \(desync.frame) of \(replay.length): \(desync.what) (RAM CRC-32 \
+                desync   frame \(desync.frame) of \(replay.length): \(desync.what) (CRC-32 \
                 \(hex(desync.actual)), the movie logged \(hex(desync.expected)))
                 """
             )
+            return Exit.failure
+        }
+        guard replay.coveredChecks > 0 else {
+            print("cannot verify: no frame had anything to hash (\(replay.covers))")
             return Exit.failure
         }
         let seconds = outcome.report.seconds
         print(
             String(
                 format: "in sync  %d frames verified in %.2f s (%.0f fps)", replay.length, seconds,
-                Double(replay.length) / max(seconds, 1e-9)))
+                Double(replay.length) / max(seconds, 1e-9)) + ", hashing \(replay.covers)")
         return outcome.status
     }
 
@@ -50,6 +58,7 @@ enum Verify {
         let outcome = replay(config, movie: .playMovie(stripped, path: nil, MovieEngine.PlayOptions()), kind: .hashRAM)
         if let signalled = StopSignals.exitStatus { fail("stopped by a signal; nothing written", code: signalled) }
         stripped.ramHashes = outcome.replay?.ramHashes ?? []
+        stripped.verifyCovers = outcome.replay?.cover
         return stripped
     }
 

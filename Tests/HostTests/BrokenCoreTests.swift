@@ -199,6 +199,59 @@ final class BrokenCoreTests: XCTestCase {
     }
     func testMemoryMapCountPastItsArray() throws { try expectMemoryWarning("MMAP_COUNT_PAST", "of 500 descriptors") }
 
+    /// A core that cannot serialize before its first frame still gets power-on movies that replay and
+    /// verify: from the command line (nothing has run yet) and from a script after frames have run
+    /// (anchored at the first state it gave, noted in the header).
+    func testPowerOnMoviesOnACoreThatCannotSerializeBeforeItsFirstFrame() throws {
+        let path = try core("SERIALIZE_AFTER_FIRST_FRAME")
+        let folder = Fixtures.temporaryFolder()
+        let movie = folder + "/power.rlm"
+        let recorded = try Fixtures.cli(
+            ["movie", "record", movie, Self.game, "--core", path, "--headless", "--frames", "20", "--verify-log"],
+            timeout: 30)
+        XCTAssertEqual(recorded.status, 0, recorded.stderr)
+        XCTAssertTrue(try String(contentsOfFile: movie, encoding: .utf8).contains("\nstart power\n"))
+        let verified = try Fixtures.cli(["movie", "verify", movie, Self.game, "--core", path], timeout: 30)
+        XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+        XCTAssertTrue(verified.stdout.contains("in sync  20 frames"), verified.stdout)
+
+        let anchored = folder + "/anchored.rlm"
+        let recorder = script(
+            """
+            for _ = 1, 5 do emu.frameadvance() end
+            assert(movie.record("\(anchored)", {verify = true}))
+            """)
+        let run = try Fixtures.cli(
+            ["run", Self.game, "--core", path, "--headless", "--frames", "30", "--script", recorder, "--allow-files"],
+            timeout: 30)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("cannot save its power-on state"), run.stderr)
+        let text = try String(contentsOfFile: anchored, encoding: .utf8)
+        XCTAssertTrue(text.contains("\nstart state\n") && text.contains("\nanchor 1\n"), text)
+        let replayed = try Fixtures.cli(["movie", "verify", anchored, Self.game, "--core", path], timeout: 30)
+        XCTAssertEqual(replayed.status, 0, replayed.stdout + replayed.stderr)
+        XCTAssertTrue(replayed.stdout.contains("in sync"), replayed.stdout)
+    }
+
+    /// A region and a descriptor over a file mapping longer than the file (touching its end is SIGBUS):
+    /// both are refused, and no bus address a script names faults.
+    func testRegionAndDescriptorBeyondAFilesEnd() throws {
+        let bus = script(
+            """
+            for _, address in ipairs({0x8000, 0x8FFF, 0x9000, 0x9FFF, -1, 0x6000, math.maxinteger, math.mininteger}) do
+              print("bus " .. address .. " " .. tostring(pcall(memory.read_u8, address, "bus")))
+            end
+            print("hash " .. tostring(pcall(memory.hash, "bus")))
+            """)
+        let result = try run("FILE_SHORT", ["--script", memoryScript, "--script", bus])
+        XCTAssertTrue(result.stderr.contains("save RAM of 8192 bytes that is not readable"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("memory-map descriptor 1"), result.stderr)
+        XCTAssertFalse(result.stdout.contains("domain save_ram"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("bus 36864 false"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("bus 24576 true"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("hash true"), result.stdout)
+    }
+
     func testMemoryMapWithNonsenseSelectAndDisconnect() throws {
         let result = try run("MMAP_SELECT", ["--script", memoryScript])
         XCTAssertTrue(result.stdout.contains("domain bus_8000 3 true"), result.stdout)

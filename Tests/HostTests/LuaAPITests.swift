@@ -139,7 +139,7 @@ final class LuaAPITests: XCTestCase {
             "memory.read_u8: address -0x1 (1 byte) is outside 'system_ram' (size 0x800)")
         XCTAssertEqual(
             try errorOf("memory.read_u8(0, 'vram2')"),
-            "memory.read_u8: bad argument #2 'domain' (no domain 'vram2'; the core has system_ram, save_ram)")
+            "memory.read_u8: bad argument #2 'domain' (no domain 'vram2'; the core has system_ram, save_ram, bus)")
         XCTAssertEqual(
             try errorOf("memory.write_u8(0, 256)"),
             "memory.write_u8: bad argument #2 'value' (256 does not fit in 8 bits)")

@@ -1,5 +1,8 @@
 import Foundation
 import XCTest
+@testable import Emulation
+import Libretro
+import Support
 
 /// Issue 14's matrix: every system's cores on our own content (SystemMatrix.cells), each through
 /// the same checks in real `retrolua` processes, two cells at a time. Prints the matrix.
@@ -159,5 +162,26 @@ final class SystemMatrixTests: XCTestCase {
             : "a movie with \(cell.tamperButton) toggled on frame \(cell.tamperFrame) verified: "
                 + "\(caught.status) \(caught.stdout.prefix(200))"
         return (movieProblem, tamperProblem)
+    }
+
+    /// Options given at start (here mGBA's own default) are read while loading and are no change to
+    /// report: the run is the one given no options (once, mGBA re-applied them and a movie desynced).
+    func testOptionsGivenAtStartLeaveTheRunAsWithout() throws {
+        let rom = Fixtures.root + "/build/roms/demo.gba"
+        let core = "/usr/lib/x86_64-linux-gnu/libretro/mgba_libretro.so"
+        guard FileManager.default.fileExists(atPath: rom), FileManager.default.fileExists(atPath: core) else {
+            throw XCTSkip("no GBA ROM or Debian mGBA")
+        }
+        func memory(options: [(key: String, value: String)]) throws -> [String] {
+            let session = try Fixtures.session(rom: rom, core: core, options: options)
+            defer { try? session.close() }
+            session.run(3)
+            session.run(2, holding: [.left, .right])
+            session.run(3, holding: [.a])
+            return session.core.memoryDomains().map {
+                Hashing.sha1(UnsafeRawBufferPointer(start: $0.pointer, count: $0.size))
+            }
+        }
+        XCTAssertEqual(try memory(options: []), try memory(options: [("mgba_gb_model", "Autodetect")]))
     }
 }

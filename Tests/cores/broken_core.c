@@ -36,6 +36,21 @@ __attribute__((unused)) static uint8_t *guarded_page(void) {
 
 __attribute__((unused)) static size_t page_size(void) { return (size_t)sysconf(_SC_PAGESIZE); }
 
+/* Two pages of a file that holds ten bytes: touching the second page raises SIGBUS (mGBA 0.7's video RAM
+ * on Game Boy content is like this). */
+__attribute__((unused)) static uint8_t *file_short(void) {
+    static uint8_t *mapped;
+    if (mapped) return mapped;
+    char name[] = "/tmp/broken-core-XXXXXX";
+    int fd = mkstemp(name);
+    if (fd < 0) abort();
+    unlink(name);
+    if (write(fd, "0123456789", 10) != 10) abort();
+    mapped = mmap(NULL, page_size() * 2, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (mapped == MAP_FAILED) abort();
+    return mapped;
+}
+
 /* Every command the host might answer, with NULL data (SHUTDOWN excepted: it needs none). */
 __attribute__((unused)) static void environment_with_null(void) {
     for (unsigned command = 0; command < 128; command++) {
@@ -142,6 +157,9 @@ static void set_memory_map(void) {
 #endif
 #ifdef MODE_MMAP_SHORT
     *bad = (struct retro_memory_descriptor){.ptr = guarded_page(), .start = 0x8000, .len = 1 << 20};
+#endif
+#ifdef MODE_FILE_SHORT
+    *bad = (struct retro_memory_descriptor){.ptr = file_short(), .start = 0x8000, .len = 0x2000};
 #endif
 #ifdef MODE_MMAP_OFFSET_HUGE
     *bad = (struct retro_memory_descriptor){.ptr = save_ram, .offset = (size_t)-16, .start = 0x8000, .len = 64};
@@ -336,6 +354,9 @@ bool retro_serialize(void *data, size_t size) {
 #ifdef MODE_SERIALIZE_FAILS
     return false;
 #endif
+#ifdef MODE_SERIALIZE_AFTER_FIRST_FRAME
+    if (frame_count == 0) return false; /* parallel_n64 cannot serialize before its first frame */
+#endif
     if (size < sizeof frame_count + sizeof save_ram) return false;
     memcpy(data, &frame_count, sizeof frame_count);
     memcpy((uint8_t *)data + sizeof frame_count, save_ram, sizeof save_ram);
@@ -364,6 +385,9 @@ void *retro_get_memory_data(unsigned id) {
 #ifdef MODE_SAVE_RAM_NULL
         return NULL;
 #endif
+#ifdef MODE_FILE_SHORT
+        return file_short();
+#endif
 #ifdef MODE_SAVE_RAM_SHORT
         static uint8_t *page;
         if (!page) page = guarded_page();
@@ -384,6 +408,9 @@ size_t retro_get_memory_size(unsigned id) {
 #endif
 #ifdef MODE_SAVE_RAM_SHORT
         return 1 << 20;
+#endif
+#ifdef MODE_FILE_SHORT
+        return 0x2000;
 #endif
 #ifdef MODE_SAVE_RAM_NEGATIVE
         return (size_t)-5;

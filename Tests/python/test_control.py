@@ -37,6 +37,9 @@ class ControlSocketTests(unittest.TestCase):
             self.assertEqual(emu.read(0x03)[0], x)
             emu.write(0x03, [50])
             self.assertEqual(emu.read(0x03)[0], 50)
+            # nestopia's assembled bus: 2 KiB of RAM mirrored over $0000-$1FFF, read across a mirror's edge
+            self.assertEqual(emu.read(0x0803, domain="bus")[0], 50)
+            self.assertEqual(emu.read(0x07FF, 5, domain="bus"), emu.read(0x07FF, 1) + emu.read(0x00, 4))
             width, height, rgb = emu.frame()
             self.assertEqual((width, height, len(rgb)), (256, 224, 256 * 224 * 3))
             self.assertEqual(rgb[0:3], bytes([0x15, 0x3C, 0xFE]))  # the demo's background colour

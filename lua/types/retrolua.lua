@@ -105,10 +105,10 @@ function emu.exit(code) end
 ---@param value number|string|boolean|nil
 function emu.result(key, value) end
 
---- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
+--- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the CPU's address space: from the core's memory map with libretro.h's rules (select, disconnect, len, mirrors; other address spaces are domains named after them), or for cores that send no map assembled from the regions the core exposes and the system's documented layout (NES, Game Boy). The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
 memory = {}
 
---- The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`.
+--- The memory domains: a list of `{name=, size=, big_endian=, writable=, default=, source=}`. `source` says where the bytes come from: `"region"` (the core's `retro_get_memory_data`), `"map"` (the core's own memory map: its address spaces and descriptors) or `"assembled"` (a bus Retrolua put together from the core's regions and the system's documented layout, for cores that send no map: only what the core exposes is mapped). `writable` on a bus: some of it is (its ROM is not).
 ---@return table
 function memory.domains() end
 
@@ -125,7 +125,7 @@ function memory.read_bytes(address, length, domain) end
 ---@param domain? string
 function memory.write_bytes(address, bytes, domain) end
 
---- SHA-1 (hex) of a region: the whole domain by default.
+--- SHA-1 (hex) of a region: the whole domain by default. On a bus-like domain, with no range: each block the memory map maps, once (mirrors are not hashed twice), in the map's order; with a range: the mapped bytes of the range in address order (unmapped addresses skipped).
 ---@param domain? string
 ---@param address? integer
 ---@param length? integer
@@ -545,7 +545,7 @@ function rewind.new(options) end
 --- TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
 movie = {}
 
---- Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `"power"` (default: power-cycle, with the game's save RAM as the core creates it) or `"now"` (also `"state"`: start from the current state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.
+--- Starts recording to `path` (a new file: existing files are never overwritten unless `overwrite = true`). Options: `from` = `"power"` (default: power-cycle, with the game's save RAM as the core creates it; a core that cannot save its power-on state starts as it is when nothing has run yet, else from the first state it gave, stored in the movie and noted as `anchor` in its header) or `"now"` (also `"state"`: start from the current state, stored in the movie); `author`; `verify` (log a hash every frame for `retrolua movie verify` of the core's system RAM, else its RAM-like memory, else the picture: recording says which, and the header's `verify-covers`); `ports` (1…8, default 2). The movie is written when stopped and at exit.
 ---@param path string
 ---@param options? table
 ---@return boolean?

@@ -1,18 +1,44 @@
 import Libretro
 
-/// The memory domains every door addresses: the core's regions, its memory-map descriptors, and `bus`,
-/// the emulated address space pieced together from the memory map (when the core gives one). Address
-/// arithmetic never traps: addresses and sizes come from untrusted scripts and requests.
+/// The memory domains every door addresses: the core's regions, its memory-map descriptors, and one
+/// bus-like domain per address space (`bus` for the main one: the CPU's address space, from the core's
+/// memory map or, for cores that send none, assembled from its regions and the system's layout).
+/// Address arithmetic never traps: addresses and sizes come from untrusted scripts and requests.
 public final class MemoryAccess {
+    /// Where a domain's bytes come from (`memory.domains()` says it).
+    public enum Source: String, Sendable {
+        /// `retro_get_memory_data` (system_ram, save_ram, video_ram, rtc).
+        case region
+        /// The core's own memory map (`SET_MEMORY_MAPS`): its address spaces and descriptors.
+        case map
+        /// Assembled by Retrolua from the core's regions and the system's documented layout.
+        case assembled
+    }
+
     /// Plain values only (names and descriptors live beside it), so passing one around on the
     /// `memory.read_u8` path costs no reference counting.
+    /// Four words, so it travels in registers: the index, page shift and flags share one.
     public struct Domain {
-        public let index: Int
         public let size: Int
-        public let bigEndian: Bool
-        public let writable: Bool
-        /// Flat domains: the whole block. The bus: nil, addresses go through the memory map.
+        /// Flat domains: the whole block. Buses: nil, addresses go through the page table.
         @usableFromInline let base: UnsafeMutableRawPointer?
+        @usableFromInline let pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+        @usableFromInline let packed: Int
+
+        init(
+            index: Int, size: Int, bigEndian: Bool, writable: Bool, base: UnsafeMutableRawPointer?,
+            pages: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, pageShift: Int
+        ) {
+            self.size = size
+            self.base = base
+            self.pages = pages
+            packed = index << 16 | (pageShift & 0xFF) << 8 | (bigEndian ? 1 : 0) | (writable ? 2 : 0)
+        }
+
+        public var index: Int { packed >> 16 }
+        public var bigEndian: Bool { packed & 1 != 0 }
+        public var writable: Bool { packed & 2 != 0 }
+        @usableFromInline var pageShift: Int { (packed >> 8) & 0xFF }
         public var isBus: Bool { base == nil }
     }
 
@@ -20,35 +46,58 @@ public final class MemoryAccess {
     // `memory.read_u8` would otherwise pay on every call.
     public let domains: [Domain]
     public let names: [String]
+    public let sources: [Source]
     private let byName: [String: Int]
-    @usableFromInline let busDescriptors: [MemoryDescriptor]
+    /// The page tables of the bus-like domains, by domain index.
+    let buses: [Int: BusTable]
     public let defaultIndex: Int
 
-    /// The domains the core exposes once its game is loaded (regions, memory map, the assembled bus).
-    init(core: Core) {
+    /// The domains the core exposes once its game is loaded (regions, memory map, the buses).
+    /// `system` picks the layout for an assembled bus when the core sends no map.
+    init(core: Core, system: AssembledMaps.System? = nil) {
         let regions = core.memoryDomains()
         var domains = regions.enumerated().map {
-            Domain(index: $0, size: $1.size, bigEndian: $1.bigEndian, writable: $1.writable, base: $1.pointer)
+            Domain(
+                index: $0, size: $1.size, bigEndian: $1.bigEndian, writable: $1.writable, base: $1.pointer,
+                pages: nil, pageShift: 0)
         }
         var names = regions.map(\.name)
-        let busDescriptors = core.memoryDescriptors.filter { $0.pointer != nil && $0.length > 0 }
-        if !busDescriptors.isEmpty {
-            let end = busDescriptors.map { $0.start + $0.length }.max() ?? 0
-            let bigEndian = busDescriptors.contains { $0.flags & 2 != 0 }  // RETRO_MEMDESC_BIGENDIAN
-            domains.append(Domain(index: domains.count, size: end, bigEndian: bigEndian, writable: true, base: nil))
-            names.append("bus")
+        var sources = regions.map { $0.busAddress == nil ? Source.region : .map }
+        var maps = core.memoryMaps()
+        if maps.isEmpty, let system, let assembled = AssembledMaps.bus(for: system, core: core) { maps = [assembled] }
+        var buses: [Int: BusTable] = [:]
+        for map in maps where map.entries.contains(where: { $0.base != nil }) {
+            let name = Self.busName(map.addressSpace, taken: Set(names))
+            let table = BusTable(map)
+            let mapped = map.entries.filter { $0.base != nil }
+            buses[domains.count] = table
+            domains.append(
+                Domain(
+                    index: domains.count, size: map.size, bigEndian: mapped.contains(where: \.bigEndian),
+                    writable: mapped.contains(where: \.writable), base: nil, pages: table.bases,
+                    pageShift: table.pageShift))
+            names.append(name)
+            sources.append(map.source == .core ? .map : .assembled)
         }
         let byName = Dictionary(names.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
         // system_ram, else the memory map's region flagged system RAM (RETRO_MEMDESC_SYSTEM_RAM), else
         // the bus (game documentation gives bus addresses), else the first.
         let systemRAMMap = regions.firstIndex { region in
-            region.busAddress != nil && busDescriptors.contains { $0.start == region.busAddress && $0.flags & 4 != 0 }
+            region.busAddress != nil
+                && core.memoryDescriptors.contains { $0.start == region.busAddress && $0.flags & 4 != 0 }
         }
         self.domains = domains
         self.names = names
+        self.sources = sources
         self.byName = byName
-        self.busDescriptors = busDescriptors
+        self.buses = buses
         defaultIndex = byName["system_ram"] ?? systemRAMMap ?? byName["bus"] ?? 0
+    }
+
+    /// `bus` for the unnamed address space; others by their libretro.h name (`bus_` + it on a clash).
+    private static func busName(_ space: String, taken: Set<String>) -> String {
+        if space.isEmpty { return taken.contains("bus") ? "bus_main" : "bus" }
+        return taken.contains(space) || space == "bus" ? "bus_" + space : space
     }
 
     public func name(_ domain: Domain) -> String { names[domain.index] }
@@ -69,22 +118,29 @@ public final class MemoryAccess {
         return domains[index]
     }
 
-    /// The host pointer for `width` bytes at `address`, or nil outside the domain.
+    /// The host pointer for `width` contiguous bytes at `address`, or nil outside the domain (or, on a
+    /// bus, where the bytes are unmapped or not one run of one block: `read`/`write` handle those).
     /// Inlinable: `memory.read_u8` and the other doors' reads resolve without a call across modules.
-    @inlinable
+    @inlinable @inline(__always)
     public func resolve(_ domain: Domain, address: Int, width: Int) -> UnsafeMutableRawPointer? {
-        guard address >= 0, width > 0 else { return nil }
-        if let base = domain.base {
-            guard width <= domain.size, address <= domain.size - width else { return nil }
-            return base + address
+        guard address >= 0, width > 0, width <= domain.size, address <= domain.size - width else { return nil }
+        if let base = domain.base { return base + address }
+        let mask = (1 << domain.pageShift) - 1
+        let inPage = address & mask
+        if inPage <= mask + 1 - width, let base = domain.pages![address >> domain.pageShift] { return base + inPage }
+        return busResolve(domain, address: address, width: width, write: false)
+    }
+
+    @usableFromInline
+    func busResolve(_ domain: Domain, address: Int, width: Int, write: Bool) -> UnsafeMutableRawPointer? {
+        guard let table = buses[domain.index] else { return nil }
+        if write, width <= 1 << table.pageShift {
+            let page = address >> table.pageShift, inPage = address & ((1 << table.pageShift) - 1)
+            if inPage <= (1 << table.pageShift) - width, table.kinds[page] == BusTable.writable {
+                return table.bases[page].map { $0 + inPage }
+            }
         }
-        for descriptor in busDescriptors
-        where address >= descriptor.start && width <= descriptor.length
-            && address - descriptor.start <= descriptor.length - width
-        {
-            return descriptor.pointer! + descriptor.offset + (address - descriptor.start)
-        }
-        return nil
+        return table.resolve(address, width: width, write: write)
     }
 
     /// The pointer for `width` bytes at `address`, or a refusal naming the domain and its size.
@@ -98,35 +154,48 @@ public final class MemoryAccess {
 
     @usableFromInline
     func outside(_ domain: Domain, _ address: Int, _ width: Int) -> Refusal {
-        let hex =
-            address < 0
-            ? "-0x" + String(address.magnitude, radix: 16, uppercase: true)
-            : "0x" + String(address, radix: 16, uppercase: true)
+        let hex = Self.hex(address)
         let what =
             domain.base == nil
-            ? "is not mapped in 'bus'"
+            ? "is not mapped in '\(name(domain))'"
             : "is outside '\(name(domain))' (size 0x\(String(domain.size, radix: 16, uppercase: true)))"
         return Refusal(.outOfRange, "address \(hex) (\(width) byte\(width == 1 ? "" : "s")) \(what)")
+    }
+
+    static func hex(_ address: Int) -> String {
+        address < 0
+            ? "-0x" + String(address.magnitude, radix: 16, uppercase: true)
+            : "0x" + String(address, radix: 16, uppercase: true)
     }
 }
 
 extension Emulator {
     /// Where a door may write `width` bytes at `address`: refused in hardcore mode, on read-only
-    /// domains and outside the domain. The one path every memory write goes through.
+    /// domains (and a bus's read-only blocks) and outside the domain. The one path every memory write goes through.
     @inline(__always)
     public func writablePointer(
         _ domain: MemoryAccess.Domain, address: Int, width: Int
     ) throws(Refusal) -> UnsafeMutableRawPointer {
         if hardcore { throw .hardcore("memory writes are") }
         guard domain.writable else { throw Refusal(.outOfRange, "domain '\(memory.name(domain))' is read-only") }
-        return try memory.pointer(domain, address: address, width: width)
+        guard domain.isBus else { return try memory.pointer(domain, address: address, width: width) }
+        guard address >= 0, width > 0, width <= domain.size, address <= domain.size - width,
+            let pointer = memory.busResolve(domain, address: address, width: width, write: true)
+        else { throw memory.unwritable(domain, address, width) }
+        return pointer
     }
 
-    /// Writes `bytes` at `address` (all of them or none).
+    /// Writes `bytes` at `address` (all of them or none); on a bus, byte by byte where they are not one run.
     public func write(_ bytes: UnsafeRawBufferPointer, to domain: MemoryAccess.Domain, address: Int) throws(Refusal) {
         guard !bytes.isEmpty else {
             if hardcore { throw .hardcore("memory writes are") }
             guard domain.writable else { throw Refusal(.outOfRange, "domain '\(memory.name(domain))' is read-only") }
+            return
+        }
+        if domain.isBus, (try? writablePointer(domain, address: address, width: bytes.count)) == nil {
+            if hardcore { throw .hardcore("memory writes are") }
+            let targets = try memory.busBytes(domain, address: address, count: bytes.count, write: true)
+            for (index, target) in targets.enumerated() { target.storeBytes(of: bytes[index], as: UInt8.self) }
             return
         }
         let pointer = try writablePointer(domain, address: address, width: bytes.count)

@@ -16,6 +16,9 @@ public struct Movie: Sendable {
     /// The savestate the movie starts from (a Retrolua state container); nil: from power-on, with
     /// the game's save RAM as the core creates it (the player's battery save is not used).
     public var startState: [UInt8]?
+    /// A movie from power-on whose core could not save its power-on state: the start state is the first
+    /// one it gave, this many frames after power-on (`anchor` in the header).
+    public var anchorFrame: Int?
     public var rerecords = 0
     public var author = ""
     public var comments: [String] = []
@@ -26,6 +29,9 @@ public struct Movie: Sendable {
     public var log: InputLog
     /// CRC-32 of the game's RAM after each frame (`verify` replays against these); empty when off.
     public var ramHashes: [UInt32] = []
+    /// What the hashes cover (`verify-covers` in the header); nil in movies made before it existed,
+    /// whose hashes covered system RAM.
+    public var verifyCovers: VerificationCover?
     /// Header fields of an imported movie that Retrolua does not use, kept for exporting it back.
     public var extras: [(key: String, value: String)] = []
 

@@ -32,6 +32,12 @@ public final class MovieEngine {
     /// The first frame whose RAM (or lag) differed from the movie's verification log.
     public private(set) var firstDesync: Desync?
     public internal(set) var hasUnsavedChanges = false
+    /// What this movie's verification hashes cover (chosen from the core when recording, read from the movie when playing).
+    public private(set) var cover: VerificationCover = .systemRAM
+    /// Why a played movie's verification log cannot be checked here (its cover is not on this core), if so.
+    public private(set) var verificationProblem: String?
+    /// Frames checked against the log where the cover held something (a frame check needs a picture).
+    public private(set) var coveredChecks = 0
     /// A recording made by `record` is saved to its path when stopped; a played movie only when asked.
     public private(set) var savesOnStop = false
     private var pendingCommands: MovieFrameFlags = []
@@ -96,8 +102,7 @@ public final class MovieEngine {
         movie.buttons = loggedButtons()
         switch options.start {
         case .power:
-            do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }
-            session.restoreCounters(frame: 0, lag: 0)
+            try startAtPowerOn(&movie)
             session.detachSaveRAM(because: "a movie started from power-on replaced the game's save RAM")
             emulator.emit(.timeJumped)
         case .now:
@@ -106,7 +111,14 @@ public final class MovieEngine {
             }
         }
         startFrame = session.frameCount
-        if options.verify { movie.ramHashes.reserveCapacity(4096) }
+        cover = VerificationCover.best(for: self)
+        if options.verify {
+            movie.ramHashes.reserveCapacity(4096)
+            movie.verifyCovers = cover
+            pendingMessages.append("movie: the verification log hashes \(describe(cover)) after every frame")
+        }
+        verificationProblem = nil
+        coveredChecks = 0
         journal = try MovieJournal(target: path, movie: movie, framesPerSecond: core.avInfo?.fps ?? 60)
         self.movie = movie
         self.path = path
@@ -180,8 +192,7 @@ public final class MovieEngine {
                 throw MovieError("\(named)the movie's start state: \(error)")
             }
         } else {
-            do { try session.powerCycle(clearSaveRAM: true) } catch { throw MovieError("\(error)") }
-            session.restoreCounters(frame: 0, lag: 0)
+            do { try session.startAtPowerOn() } catch { throw MovieError("\(error)") }
             emulator.emit(.timeJumped)
         }
         session.detachSaveRAM(because: "a movie was played, which replaced the game's save RAM")
@@ -190,6 +201,20 @@ public final class MovieEngine {
         self.path = path
         readOnly = options.readOnly
         verifyWhileRecording = movie.hasVerification
+        cover = movie.hasVerification ? movie.verifyCovers ?? .systemRAM : VerificationCover.best(for: self)
+        verificationProblem = nil
+        coveredChecks = 0
+        if movie.hasVerification && cover != .frame && blocks(cover).isEmpty {
+            verificationProblem =
+                movie.verifyCovers == nil
+                ? """
+                the movie's verification log predates 'verify-covers' and hashed system RAM, which \
+                \(core.systemInfo.libraryName) does not expose: it covers nothing (add a new log: retrolua movie \
+                convert IN OUT --rom ROM --add-verify)
+                """
+                : "the movie's verification log hashes \(cover.rawValue), which \(core.systemInfo.libraryName) does not expose"
+            warnings.append(verificationProblem!)
+        }
         mode = movie.length > 0 ? .play : (readOnly ? .finished : .record)
         savesOnStop = false
         hasUnsavedChanges = false
@@ -295,10 +320,13 @@ public final class MovieEngine {
 
     private func check(_ index: Int, lagged: Bool, movie: Movie) {
         guard firstDesync == nil else { return }
+        guard verificationProblem == nil else { return }
+        if cover != .frame || session.core.lastFrameBuffer != nil { coveredChecks += 1 }
         let actual = ramHash(), expected = movie.ramHashes[index]
         let wasLag = movie.log.flags(at: index).contains(.lag)
         if actual != expected {
-            firstDesync = Desync(frame: index, expected: expected, actual: actual, what: "RAM differs")
+            let what = cover == .frame ? "the picture differs" : cover == .memory ? "memory differs" : "RAM differs"
+            firstDesync = Desync(frame: index, expected: expected, actual: actual, what: what)
         } else if wasLag != lagged {
             firstDesync = Desync(
                 frame: index, expected: expected, actual: actual,
@@ -311,14 +339,8 @@ public final class MovieEngine {
         pendingEvents.append(.desync)
     }
 
-    /// CRC-32 of the game's work RAM (system_ram, else the memory map's system RAM regions).
-    public func ramHash() -> UInt32 {
-        var crc: uLong = 0
-        for region in session.core.systemRAM() {
-            crc = CZlib.crc32(crc, region.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(region.count))
-        }
-        return UInt32(truncatingIfNeeded: crc)
-    }
+    /// CRC-32 of what the verification covers (system RAM, else RAM-like memory, else the picture).
+    public func ramHash() -> UInt32 { hash(cover) }
 
     /// A reset or power cycle while recording: logged on the next frame.
     func noteCommand(_ command: MovieFrameFlags) {

@@ -29,6 +29,8 @@ public enum MovieText {
             "buttons " + movie.buttons.map(\.name).joined(separator: " "),
             "verify \(movie.hasVerification ? "ram" : "none")", "frames \(movie.length)",
         ]
+        if let anchor = movie.anchorFrame, movie.startState != nil { header.append("anchor \(anchor)") }
+        if movie.hasVerification, let covers = movie.verifyCovers { header.append("verify-covers \(covers.rawValue)") }
         header += movie.extras.map { "extra \($0.key) \($0.value)" }
         header.append("[input]")
         var out = [UInt8]((header.joined(separator: "\n") + "\n").utf8)
@@ -127,6 +129,7 @@ public enum MovieText {
         let known: Set<String> = [
             "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "option",
             "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra",
+            "verify-covers", "anchor",
         ]
         for (key, value) in fields {
             switch key {
@@ -161,6 +164,18 @@ public enum MovieText {
             throw MovieError("\(name): 'verify' should be ram or none, got '\(verify)'")
         }
         let frames = try integer("frames")
+        if fields.contains(where: { $0.key == "anchor" }) { movie.anchorFrame = try integer("anchor") }
+        if let covers = fields.last(where: { $0.key == "verify-covers" })?.value {
+            guard let cover = VerificationCover(rawValue: covers) else {
+                throw MovieError(
+                    """
+                    \(name): 'verify-covers' should be \(VerificationCover.allCases.map(\.rawValue).joined(separator: ", ")), \
+                    got '\(covers)'
+                    """
+                )
+            }
+            movie.verifyCovers = cover
+        }
 
         // The input log, parsed from bytes: a long movie has hundreds of thousands of lines.
         let bits = buttons.map { UInt16(1) << UInt16($0.rawValue) }

@@ -48,6 +48,11 @@ public final class Session {
     /// Frames until save RAM is next compared with the file (once a second of emulated time).
     private var framesUntilSaveRAMCheck = Int.max
     private let saveRAMCheckInterval: Int
+    /// True from load until a frame runs or a state is restored: the core is at power-on now, so a movie
+    /// from power-on can start without a power cycle (cores that cannot serialize before their first frame).
+    public private(set) var atPowerOn = true
+    /// For such cores: the first state they could give, and how many frames after power-on it was made.
+    public private(set) var firstState: (state: [UInt8], frame: Int)?
     /// Why save RAM will not be written back at close (a movie replaced the player's save in the core).
     public private(set) var saveRAMDetachedReason: String?
 
@@ -144,10 +149,31 @@ public final class Session {
     public func runFrame() {
         core.run()
         frameCount += 1
+        atPowerOn = false
+        if powerOnState == nil && firstState == nil && frameCount <= 60 { captureFirstState() }
         lastFrameLagged = !core.polledInput
         if lastFrameLagged { lagCount += 1 }
         framesUntilSaveRAMCheck &-= 1
         if framesUntilSaveRAMCheck == 0 { writeSaveRAMIfChanged() }
+    }
+
+    private func captureFirstState() {
+        if let state = try? core.serialize() { firstState = (state, frameCount) }
+    }
+
+    /// Puts the game at power-on for a movie (with the save RAM the core made, not the player's): a power
+    /// cycle, or for a core that could not save its power-on state, nothing but that when nothing has run
+    /// yet. Throws when neither is possible.
+    public func startAtPowerOn() throws(RetroError) {
+        if powerOnState == nil && atPowerOn {
+            if let region = core.memoryRegion(.saveRAM), let initial = powerOnSaveRAM, initial.count == region.size {
+                initial.withUnsafeBytes { region.pointer.copyMemory(from: $0.baseAddress!, byteCount: initial.count) }
+            }
+        } else {
+            try powerCycle(clearSaveRAM: true)
+        }
+        restoreCounters(frame: 0, lag: 0)
+        atPowerOn = true
     }
 
     /// Once a second of emulated time: a changed battery save goes to disk now, so a crash or power
@@ -165,6 +191,7 @@ public final class Session {
     public func restoreCounters(frame: Int, lag: Int) {
         frameCount = frame
         lagCount = lag
+        atPowerOn = false
     }
 
     /// Writes save RAM now and keeps the core: a run ending in an emergency (a script that never returns).

@@ -87,6 +87,31 @@ private func load(_ pointer: UnsafeMutableRawPointer, _ width: Int, bigEndian: B
     return value
 }
 
+/// A bus read across blocks or mirrors: gathered byte by byte (or refused where unmapped). Kept out of
+/// line so the direct path stays small.
+@inline(never)
+private func gathered(
+    _ memory: MemoryAccess, _ domain: MemoryAccess.Domain, _ address: Int, _ width: Int, _ bigEndian: Bool
+) throws(Refusal) -> UInt64 {
+    var bytes = try memory.read(domain, address: address, count: width)
+    return bytes.withUnsafeMutableBytes { load($0.baseAddress!, width, bigEndian: bigEndian) }
+}
+
+/// Pushes a gathered value as the access reads it.
+@inline(never)
+private func push(_ call: LuaCall, _ raw: UInt64, _ access: Access) -> Int32 {
+    if access.float {
+        call.push(
+            access.width == 4 ? Double(Float(bitPattern: UInt32(truncatingIfNeeded: raw))) : Double(bitPattern: raw))
+    } else if access.signed {
+        let shift = UInt64(64 - access.width * 8)
+        call.push(Int(Int64(bitPattern: raw << shift) >> Int64(shift)))
+    } else {
+        call.push(Int(raw))
+    }
+    return 1
+}
+
 @inline(__always)
 private func store(_ value: UInt64, _ pointer: UnsafeMutableRawPointer, _ width: Int, bigEndian: Bool) {
     for i in 0..<width {
@@ -102,7 +127,11 @@ extension Bindings {
             let address = try call.integer(1, "address")
             let memory = Script.from(context).memory
             let domain = try memory.domain(call, argument: 2)
-            let pointer = try memory.pointer(domain, address: address, width: access.width)
+            guard let pointer = memory.resolve(domain, address: address, width: access.width) else {
+                // A bus read across blocks or mirrors: gathered (or refused where unmapped).
+                let raw = try gathered(memory, domain, address, access.width, access.bigEndian ?? domain.bigEndian)
+                return push(call, raw, access)
+            }
             // Byte 0 first: a u8 read is the hot path of most bots.
             if access.width == 1 {
                 let byte = pointer.load(as: UInt8.self)
@@ -139,8 +168,19 @@ extension Bindings {
             }
             let emulator = Script.from(context).emulator
             let domain = try emulator.memory.domain(call, argument: 3)
+            let bigEndian = access.bigEndian ?? domain.bigEndian
+            if domain.isBus {
+                // Through `write`, which also covers values spanning blocks or mirrors.
+                var scratch: UInt64 = 0
+                withUnsafeMutableBytes(of: &scratch) { store(raw, $0.baseAddress!, access.width, bigEndian: bigEndian) }
+                try withUnsafeBytes(of: &scratch) { bytes throws(Refusal) in
+                    try emulator.write(
+                        UnsafeRawBufferPointer(rebasing: bytes[0..<access.width]), to: domain, address: address)
+                }
+                return 0
+            }
             let pointer = try emulator.writablePointer(domain, address: address, width: access.width)
-            store(raw, pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
+            store(raw, pointer, access.width, bigEndian: bigEndian)
             return 0
         }
     }
@@ -150,7 +190,9 @@ extension Bindings {
         doc: """
             The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, \
             `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and \
-            `bus`, the emulated address space assembled from the memory map. The default domain is `system_ram`; for \
+            `bus`, the CPU's address space: from the core's memory map with libretro.h's rules (select, disconnect, \
+            len, mirrors; other address spaces are domains named after them), or for cores that send no map \
+            assembled from the regions the core exposes and the system's documented layout (NES, Game Boy). The default domain is `system_ram`; for \
             a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain \
             raise an error naming the address and domain.
             """,
@@ -177,13 +219,20 @@ extension Bindings {
     private static let domainFunctions: [LuaFunction] = [
         LuaFunction(
             "domains", returns: "table",
-            doc: "The memory domains: a list of `{name=, size=, big_endian=, writable=, default=}`."
+            doc: """
+                The memory domains: a list of `{name=, size=, big_endian=, writable=, default=, source=}`. `source` \
+                says where the bytes come from: `"region"` (the core's `retro_get_memory_data`), `"map"` (the core's \
+                own memory map: its address spaces and descriptors) or `"assembled"` (a bus Retrolua put together \
+                from the core's regions and the system's documented layout, for cores that send no map: only what \
+                the core exposes is mapped). `writable` on a bus: some of it is (its ROM is not).
+                """
         ) { L, context in
             LuaCall.run(L) { call in
                 let memory = Script.from(context).memory
                 call.newTable(array: memory.domains.count)
                 for (index, domain) in memory.domains.enumerated() {
-                    call.newTable(fields: 5)
+                    call.newTable(fields: 6)
+                    call.set("source", memory.sources[index].rawValue)
                     call.set("name", memory.name(domain))
                     call.set("size", domain.size)
                     call.set("big_endian", domain.bigEndian)
@@ -205,8 +254,12 @@ extension Bindings {
                 let memory = Script.from(context).memory
                 let domain = try memory.domain(call, argument: 3)
                 if length == 0 { call.push(""); return 1 }
-                let pointer = try memory.pointer(domain, address: address, width: length)
-                call.push(bytes: UnsafeRawBufferPointer(start: pointer, count: length))
+                if let pointer = memory.resolve(domain, address: address, width: length) {
+                    call.push(bytes: UnsafeRawBufferPointer(start: pointer, count: length))
+                } else {
+                    let bytes = try memory.read(domain, address: address, count: length)
+                    bytes.withUnsafeBytes { call.push(bytes: $0) }
+                }
                 return 1
             }
         },
@@ -223,17 +276,20 @@ extension Bindings {
         },
         LuaFunction(
             "hash", "domain?: string, address?: integer, length?: integer", returns: "string",
-            doc: "SHA-1 (hex) of a region: the whole domain by default."
+            doc: """
+                SHA-1 (hex) of a region: the whole domain by default. On a bus-like domain, with no range: each \
+                block the memory map maps, once (mirrors are not hashed twice), in the map's order; with a range: \
+                the mapped bytes of the range in address order (unmapped addresses skipped).
+                """
         ) { L, context in
             LuaCall.run(L) { call in
                 let memory = Script.from(context).memory
                 let domain = try memory.domain(call, argument: 1)
-                let address = try call.optionalInteger(2, "address") ?? 0
-                // Without a length, to the domain's end (an address outside it is then refused below).
-                let length = try call.optionalInteger(3, "length") ?? max(1, domain.size &- address)
-                guard length > 0 else { throw call.badArgument(3, "length", "must be positive") }
-                let pointer = try memory.pointer(domain, address: address, width: length)
-                call.push(Hashing.sha1(UnsafeRawBufferPointer(start: pointer, count: length)))
+                let address = try call.optionalInteger(2, "address")
+                // Without a length, to the domain's end (an address outside it is then refused).
+                let length = try call.optionalInteger(3, "length")
+                if let length, length <= 0 { throw call.badArgument(3, "length", "must be positive") }
+                call.push(try memory.sha1(domain, address: address, length: length))
                 return 1
             }
         },

@@ -39,9 +39,13 @@ extension Bindings {
                     """
                     Starts recording to `path` (a new file: existing files are never overwritten unless \
                     `overwrite = true`). Options: `from` = `\"power\"` (default: power-cycle, with the game's \
-                    save RAM as the core creates it) or `\"now\"` (also `\"state\"`: start from the current \
-                    state, stored in the movie); `author`; `verify` (log a RAM hash every frame for `retrolua \
-                    movie verify`); `ports` (1…8, default 2). The movie is written when stopped and at exit.
+                    save RAM as the core creates it; a core that cannot save its power-on state starts as it is \
+                    when nothing has run yet, else from the first state it gave, stored in the movie and noted \
+                    as `anchor` in its header) or `\"now\"` (also `\"state\"`: start from the current \
+                    state, stored in the movie); `author`; `verify` (log a hash every frame for `retrolua movie \
+                    verify` of the core's system RAM, else its RAM-like memory, else the picture: recording says \
+                    which, and the header's `verify-covers`); `ports` (1…8, default 2). The movie is written when \
+                    stopped and at exit.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in

@@ -102,8 +102,11 @@ public final class ControlSession {
         case "read":
             let length = try request.integer("length", in: 1...(16 << 20)) ?? 1
             let (domain, address) = try place(request)
-            let pointer = try emulator.memory.pointer(domain, address: address, width: length)
-            return ["data": ControlPayload(Data(bytes: pointer, count: length))]
+            if let pointer = emulator.memory.resolve(domain, address: address, width: length) {
+                return ["data": ControlPayload(Data(bytes: pointer, count: length))]
+            }
+            // A bus range across blocks or mirrors (refused where unmapped).
+            return ["data": ControlPayload(Data(try emulator.memory.read(domain, address: address, count: length)))]
         case "write":
             guard let text = try request.string("data"), let bytes = Data(base64Encoded: text) else {
                 throw ControlError("write needs \"data\": base64 bytes")

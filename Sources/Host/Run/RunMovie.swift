@@ -83,8 +83,10 @@ extension Emulator {
             var line = "movie    \(played)/\(movie.length) frames played, rerecords \(movie.rerecords)"
             if let desync = engine.firstDesync {
                 line += "; DESYNC at frame \(desync.frame): \(desync.what)"
-            } else if movie.hasVerification {
-                line += "; in sync with its verification log"
+            } else if let problem = engine.verificationProblem {
+                line += "; not verified: \(problem)"
+            } else if movie.hasVerification && engine.coveredChecks > 0 {
+                line += "; in sync with its verification log (\(engine.describe(engine.cover)))"
             }
             console.print(line)
         }

@@ -48,6 +48,12 @@ public struct CoreIdentity: Sendable {
 public struct ReplayOutcome: Sendable {
     public var desync: MovieEngine.Desync?
     public var ramHashes: [UInt32] = []
+    /// What the hashes cover, in the header's word and in words; why they cannot be checked, if so.
+    public var cover: VerificationCover = .systemRAM
+    public var covers = ""
+    public var problem: String?
+    /// Frames checked where the cover held something.
+    public var coveredChecks = 0
     /// The movie's length in frames.
     public var length: Int
 }

@@ -26,6 +26,10 @@ enum RunReplay {
                 outcome.ramHashes.append(emulator.movie.ramHash())
             }
         }
+        outcome.cover = emulator.movie.cover
+        outcome.covers = emulator.movie.describe(emulator.movie.cover)
+        outcome.problem = emulator.movie.verificationProblem
+        outcome.coveredChecks = emulator.movie.coveredChecks
         let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
         let report = RunReport(
             frames: session.frameCount - framesBefore, seconds: seconds, lagFrames: session.lagCount - lagBefore,
