@@ -84,9 +84,10 @@ public final class ControlBinaryDoor {
             reply.length = reply.width * reply.height * 3
         case .read:
             let domain = try self.domain(request.count)
-            guard let address = Int(exactly: request.a), let length = Int(exactly: request.b),
-                (1...ram.capacity).contains(length)
-            else {
+            guard let address = Int(exactly: request.a) else {
+                throw ControlError("binary read: the address \(request.a) is out of range")
+            }
+            guard let length = Int(exactly: request.b), (1...ram.capacity).contains(length) else {
                 throw ControlError("binary read: the length must be 1…\(ram.capacity), got \(request.b)")
             }
             let pointer = try emulator.memory.pointer(domain, address: address, width: length)

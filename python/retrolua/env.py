@@ -1,6 +1,6 @@
 """A Gymnasium-style environment over Retrolua's control socket, as stable-retro offers for its games.
 
-    from retrolua_env import RetroluaEnv
+    from retrolua.env import RetroluaEnv
     env = RetroluaEnv("build/roms/dodge.nes", scenario="examples/python/dodge_scenario.lua",
                       actions=[{}, {"left": True}, {"right": True}, {"up": True}, {"down": True}])
     observation, info = env.reset(seed=0)
@@ -12,7 +12,7 @@ the default memory domain) or the screen (RGB bytes, rows top to bottom). `reset
 saved right after launch (and `warmup_frames` frames). With gymnasium installed, the class is a `gymnasium.Env` with spaces.
 """
 
-from retrolua_client import Retrolua
+from .control import Retrolua
 
 try:  # Optional: the environment works without gymnasium.
     import gymnasium
