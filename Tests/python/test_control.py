@@ -123,7 +123,7 @@ class ControlSocketTests(unittest.TestCase):
             self.assertIn("runaway loop", str(caught.exception))
             self.assertEqual(emu.step(1)["frame"], 4, "the emulator goes on")
         env = RetroluaEnv(NES, scenario=SCENARIO, core="nestopia", actions=[{}, {"right": True}], frameskip=4,
-                          warmup_frames=10)
+                          warmup_frames=10, obs="ram")
         try:
             observation, _ = env.reset()
             self.assertEqual(len(observation), 2048)

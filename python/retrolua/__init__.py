@@ -10,5 +10,14 @@ from ._binary import find_binary
 from .emulator import Buttons, Emulator, StepResult
 from .errors import RetroluaError
 
-__all__ = ["Buttons", "Emulator", "RetroluaError", "StepResult", "find_binary"]
+
+
+def make(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """`retrolua.env.make`: a Gymnasium environment (needs `pip install 'retrolua[gym]'`)."""
+    from .env import make as make_env
+
+    return make_env(*args, **kwargs)
+
+
+__all__ = ["Buttons", "Emulator", "RetroluaError", "StepResult", "find_binary", "make"]
 __version__ = "0.1.0"

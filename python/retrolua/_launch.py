@@ -21,6 +21,9 @@ from ._binary import find_binary
 from .errors import RetroluaError
 
 
+MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_threshold=268435456"
+
+
 class Launched:
     """A started emulator process: its socket path (until connected), folder and stderr."""
 
@@ -72,10 +75,14 @@ def launch(
     for script in scripts:
         command += ["--script", os.fspath(script)]
     command += list(args)
+    environment = dict(os.environ if env is None else env)
+    # States of a megabyte are allocated per save and load (the core's rollback copy too): glibc
+    # would hand them back to the kernel and fault them in again, costing more than the core's work.
+    environment.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)
     try:
         process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            env=dict(env) if env is not None else None, close_fds=True)
+            env=environment, close_fds=True)
     except OSError as error:
         stderr.close()
         shutil.rmtree(folder, ignore_errors=True)

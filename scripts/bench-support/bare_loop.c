@@ -8,9 +8,37 @@
 #include <libretro-common/libretro.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
+/* GET_VARIABLE must answer (genesis_plus_gx strcmp's the value unchecked): each key's default, the
+ * first value of its SET_VARIABLES entry "Description; default|other|…". */
+static struct { char key[128]; char value[128]; } variables[256];
+static int variable_count;
+
+static void remember_variables(const struct retro_variable *list) {
+    for (; list && list->key && variable_count < 256; list++) {
+        const char *values = strstr(list->value ? list->value : "", "; ");
+        if (!values) continue;
+        values += 2;
+        size_t length = strcspn(values, "|");
+        snprintf(variables[variable_count].key, 128, "%s", list->key);
+        snprintf(variables[variable_count].value, 128, "%.*s", (int)(length < 127 ? length : 127), values);
+        variable_count++;
+    }
+}
+
+static bool answer_variable(struct retro_variable *variable) {
+    for (int i = 0; i < variable_count; i++) {
+        if (strcmp(variables[i].key, variable->key) == 0) { variable->value = variables[i].value; return true; }
+    }
+    variable->value = "";
+    return true;
+}
+
 static bool environment(unsigned cmd, void *data) {
+    if (cmd == RETRO_ENVIRONMENT_SET_VARIABLES) { remember_variables(data); return true; }
+    if (cmd == RETRO_ENVIRONMENT_GET_VARIABLE) return answer_variable(data);
     if (cmd == RETRO_ENVIRONMENT_SET_PIXEL_FORMAT) return true;
     if (cmd == RETRO_ENVIRONMENT_GET_CAN_DUPE) { *(bool *)data = true; return true; }
     /* Some cores (nestopia) refuse content when they get no system folder. */

@@ -14,6 +14,9 @@ public final class ControlBinaryDoor {
     let ram: (offset: Int, capacity: Int)
     let audio: (offset: Int, capacity: Int)
     let state: (offset: Int, capacity: Int)
+    /// Where a state from the peer is copied before loading, reused (fresh megabytes per load would
+    /// cost more in page faults than the core's own unserialize).
+    private var privateState = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
     static let maxRAM = 16 << 20
     static let maxFrames = 1_000_000
 
@@ -37,6 +40,8 @@ public final class ControlBinaryDoor {
         state = area(max(stateLength * 2, 16 << 20))  // pages never touched cost nothing
         region = try ControlSharedRegion(size: offset)
     }
+
+    deinit { privateState.deallocate() }
 
     /// The handshake's fields (the JSON reply that carries the region's descriptor).
     var handshake: [String: Any] {
@@ -111,8 +116,13 @@ public final class ControlBinaryDoor {
                 throw ControlError("binary load_state: the length must be 1…\(state.capacity), got \(request.a)")
             }
             // A private copy: the peer could change the shared bytes while the core reads them.
-            let bytes = [UInt8](UnsafeRawBufferPointer(start: region.base + state.offset, count: length))
-            try emulator.loadState(bytes, trusted: false)
+            if privateState.count < length {
+                privateState.deallocate()
+                privateState = .allocate(byteCount: length, alignment: 16)
+            }
+            let copy = UnsafeMutableRawBufferPointer(rebasing: privateState[0..<length])
+            copy.copyMemory(from: UnsafeRawBufferPointer(start: region.base + state.offset, count: length))
+            try emulator.loadState(UnsafeRawBufferPointer(copy), trusted: false)
         case .audio:
             let samples = session.takeAudio(upTo: audio.capacity / 2)
             samples.withUnsafeBytes { (region.base + audio.offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
