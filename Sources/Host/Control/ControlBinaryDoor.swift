@@ -107,7 +107,8 @@ public final class ControlBinaryDoor {
         case .saveState:
             let layout = try emulator.stateLayout()
             guard layout.length <= state.capacity else {
-                throw ControlError("binary: the state (\(layout.length) bytes) exceeds the shared area's \(state.capacity)")
+                throw ControlError(
+                    "binary: the state (\(layout.length) bytes) exceeds the shared area's \(state.capacity)")
             }
             try emulator.writeState(layout, into: region.base + state.offset)
             reply.length = layout.length
@@ -125,7 +126,9 @@ public final class ControlBinaryDoor {
             try emulator.loadState(UnsafeRawBufferPointer(copy), trusted: false)
         case .audio:
             let samples = session.takeAudio(upTo: audio.capacity / 2)
-            samples.withUnsafeBytes { (region.base + audio.offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            samples.withUnsafeBytes {
+                (region.base + audio.offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+            }
             reply.frames = samples.count / 2
             reply.length = samples.count * 2
         case .reset: try emulator.reset()

@@ -15,7 +15,9 @@ final class ControlBinaryStep {
     private let flags: UInt32
     private var ran = 0, lagged = 0, reward = 0.0, done = false
 
-    init(_ request: ControlBinaryProtocol.Request, door: ControlBinaryDoor, session: ControlSession)
+    init(
+        _ request: ControlBinaryProtocol.Request, door: ControlBinaryDoor, session: ControlSession
+    )
         throws(ControlError)
     {
         self.door = door
