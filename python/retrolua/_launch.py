@@ -62,7 +62,7 @@ def launch(
     """Starts the emulator and returns it with a connected socket (raises RetroluaError with the
     emulator's own message when it does not start)."""
     executable = find_binary(binary)
-    folder = tempfile.mkdtemp(prefix="retrolua-")
+    folder = tempfile.mkdtemp(prefix="retrolua-emu-")
     stderr = tempfile.TemporaryFile()
     command = [executable, "run"] + ([os.fspath(rom)] if rom else []) + ["--headless", "--quiet"]
     command += ["--control", "unix:" + os.path.join(folder, "control.sock"), "--die-with-parent"]

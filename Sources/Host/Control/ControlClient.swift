@@ -76,6 +76,11 @@ final class ControlClient {
         return message
     }
 
+    /// The payload length the next binary request's header declares (nil: not binary, or no header yet).
+    var declaredPayload: Int? {
+        door == nil ? nil : ControlBinaryProtocol.Request.payloadLength(input[lineStart...])
+    }
+
     private func messageEnd() -> Int? {
         guard let payload = ControlBinaryProtocol.Request.payloadLength(input[lineStart...]) else { return nil }
         let end = lineStart &+ ControlBinaryProtocol.requestSize &+ payload

@@ -167,6 +167,8 @@ public final class ControlServer {
     private func checkInputBounds(_ client: ControlClient) {
         if !client.admitted && client.bufferedInput > Self.maxHello && !client.hasCompleteLine {
             refuse(client, "the first request (hello) is longer than \(Self.maxHello) bytes; closing")
+        } else if let payload = client.declaredPayload, payload > Self.maxLine - ControlBinaryProtocol.requestSize {
+            refuse(client, "binary request of \(payload) bytes is longer than \(Self.maxLine); closing")
         } else if client.bufferedInput > Self.maxLine && !client.hasCompleteLine {
             refuse(client, "request line longer than \(Self.maxLine) bytes; closing")
         } else if clients.reduce(0, { $0 + $1.bufferedInput }) > Self.maxInputTotal {
