@@ -3,12 +3,13 @@ import Foundation
 
 /// Every parser of untrusted bytes, each fed through the entry point the host uses.
 enum FuzzTarget: String, CaseIterable {
-    case state, movieblock, rlm, fm2, bk2, cht, control, content
+    case state, movieblock, rlm, fm2, bk2, cht, control, binary, content
 
     /// Work done once per process (the control and content targets load a real core).
     func prepare() {
         switch self {
         case .control: ControlFuzz.prepare()
+        case .binary: BinaryControlFuzz.prepare()
         case .content: ContentFuzz.prepare()
         default: break
         }
@@ -23,6 +24,7 @@ enum FuzzTarget: String, CaseIterable {
         case .bk2: _ = try? BK2.decode(zip: [UInt8](bytes), name: "fuzz.bk2")
         case .cht: _ = try? CheatFile.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz.cht")
         case .control: ControlFuzz.run(bytes)
+        case .binary: BinaryControlFuzz.run(bytes)
         case .content: ContentFuzz.run(bytes)
         }
     }

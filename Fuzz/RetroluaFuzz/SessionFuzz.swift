@@ -31,7 +31,7 @@ enum FuzzPaths {
 
 /// Control requests against the NES demo in nestopia, loaded once per process as `retrolua control` does.
 enum ControlFuzz {
-    nonisolated(unsafe) private static var control: ControlSession?
+    nonisolated(unsafe) static var control: ControlSession?
 
     static func prepare() {
         do {

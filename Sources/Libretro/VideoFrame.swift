@@ -86,12 +86,12 @@ public struct VideoFrame: Sendable, Equatable {
     }
 }
 
-@inline(__always) private func expand5(_ value: UInt32) -> UInt8 {
+@inline(__always) func expand5(_ value: UInt32) -> UInt8 {
     let v = value & 0x1F
     return UInt8((v << 3) | (v >> 2))
 }
 
-@inline(__always) private func expand6(_ value: UInt32) -> UInt8 {
+@inline(__always) func expand6(_ value: UInt32) -> UInt8 {
     let v = value & 0x3F
     return UInt8((v << 2) | (v >> 4))
 }

@@ -24,7 +24,8 @@ enum RunArguments {
         "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "allow-files", "integer-scale",
         "fullscreen",
         "no-vsync",
-        "smooth", "no-audio", "stats", "square-pixels", "with-defaults", "json",
+        "smooth", "no-audio", "stats", "square-pixels", "with-defaults", "json", "die-with-parent",
+        "exit-on-disconnect",
     ]
 
     /// The run the arguments describe; nil for `--help`. Checks are made in the order the messages
@@ -65,12 +66,16 @@ enum RunArguments {
             control = ControlPlan(
                 address: try ControlServer.Address.parse(address), scenario: args.value("scenario"),
                 allowEval: args.flag("trust"), tokenPath: args.value("control-token"))
+            control?.dieWithParent = args.flag("die-with-parent")
+            control?.exitOnDisconnect = args.flag("exit-on-disconnect")
             if control?.address.isTCP == false && args.value("control-token") != nil {
                 throw Arguments.UsageError(
                     description: "--control-token applies to tcp: a Unix socket admits its own user only")
             }
         } else if args.value("scenario") != nil {
             throw Arguments.UsageError(description: "--scenario applies to --control")
+        } else if args.flag("die-with-parent") || args.flag("exit-on-disconnect") {
+            throw Arguments.UsageError(description: "--die-with-parent and --exit-on-disconnect apply to --control")
         } else if args.value("control-token") != nil {
             throw Arguments.UsageError(description: "--control-token applies to --control tcp:…")
         }

@@ -65,6 +65,8 @@ enum RunCommand {
                                 (default: a new one per run, printed once and kept 0600 beside the data folder)
           --scenario FILE       a Lua script defining reward() and done(), reported with every step
                                 (--trust also allows {"cmd": "eval"})
+          --die-with-parent     end the run once the process that started it has gone (Python's launcher)
+          --exit-on-disconnect  end the run when the last client leaves
 
         the default frontend (Lua in lua/defaults/, loaded before --script files in a window):
           --no-default NAME     leave out one default (osd, input, hotkeys, rewind, runahead, cheats, achievements) \

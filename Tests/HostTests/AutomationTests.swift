@@ -11,7 +11,7 @@ final class AutomationTests: XCTestCase {
     func testTheControlSocketEndToEndFromPython() throws {
         let result = try Fixtures.cli(
             [], environment: ["RETROLUA": Fixtures.binary], executable: "/usr/bin/env",
-            arguments: ["python3", Fixtures.root + "/Tests/python/test_control.py"])
+            arguments: [Fixtures.python, Fixtures.root + "/Tests/python/test_control.py"])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stderr.contains("OK"), result.stderr)
     }

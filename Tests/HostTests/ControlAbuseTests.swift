@@ -9,7 +9,7 @@ final class ControlAbuseTests: XCTestCase {
     func testTheControlSocketSurvivesAbuse() throws {
         let result = try Fixtures.cli(
             [], environment: ["RETROLUA": Fixtures.binary], executable: "/usr/bin/env",
-            arguments: ["python3", Fixtures.root + "/Tests/python/test_control_abuse.py"])
+            arguments: [Fixtures.python, Fixtures.root + "/Tests/python/test_control_abuse.py"])
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stderr.contains("OK"), result.stderr)
     }

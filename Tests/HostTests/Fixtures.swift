@@ -21,6 +21,10 @@ enum Fixtures {
         return root + "/.build/debug/retrolua"
     }
 
+    /// build/venv's interpreter (scripts/setup gives it numpy and pytest): the Python tests' and the
+    /// `retrolua` package's.
+    static let python = root + "/build/venv/bin/python"
+
     /// The battery save's file name for `rom` (`GAME.KEY.srm`, keyed by the content's identity).
     static func srm(_ rom: String = nesROM) -> String {
         let content = try! Content(path: rom)

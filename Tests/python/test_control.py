@@ -11,10 +11,10 @@ import sys
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 
-from retrolua_client import Retrolua, RetroluaError  # noqa: E402
-from retrolua_env import RetroluaEnv  # noqa: E402
+from retrolua.control import Retrolua, RetroluaError  # noqa: E402
+from retrolua.env import RetroluaEnv  # noqa: E402
 
 NES = os.path.join(ROOT, "build", "roms", "demo.nes")
 SCENARIO = os.path.join(ROOT, "examples", "python", "demo_scenario.lua")
@@ -126,7 +126,7 @@ class ControlSocketTests(unittest.TestCase):
             self.assertIn("runaway loop", str(caught.exception))
             self.assertEqual(emu.step(1)["frame"], 4, "the emulator goes on")
         env = RetroluaEnv(NES, scenario=SCENARIO, core="nestopia", actions=[{}, {"right": True}], frameskip=4,
-                          warmup_frames=10)
+                          warmup_frames=10, obs="ram")
         try:
             observation, _ = env.reset()
             self.assertEqual(len(observation), 2048)

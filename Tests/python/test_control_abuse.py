@@ -17,9 +17,9 @@ import time
 import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "examples", "python"))
+sys.path.insert(0, os.path.join(ROOT, "python"))
 
-from retrolua_client import Retrolua, RetroluaError  # noqa: E402
+from retrolua.control import Retrolua, RetroluaError  # noqa: E402
 
 NES = os.path.join(ROOT, "build", "roms", "demo.nes")
 BINARY = os.environ.get("RETROLUA", "retrolua")

@@ -1,5 +1,5 @@
 -- A scenario for the NES demo (examples/roms/nes): reward for moving right, done at x = 200.
--- The control socket calls reward() and done() after every frame (see examples/python/retrolua_env.py).
+-- The control socket calls reward() and done() after every frame (see python/retrolua/env.py).
 -- luacheck: globals reward done
 local last_x
 

@@ -7,8 +7,10 @@ final class ControlClient {
     let fd: Int32
     /// Shown the token (TCP) or the same user (Unix); until then only `hello` is read.
     var admitted: Bool
-    /// A request running in slices between other clients' turns (a long `step`).
-    var work: (() -> String?)?
+    /// A request running in slices between other clients' turns (a long `step`); its reply's bytes.
+    var work: (() -> [UInt8]?)?
+    /// Switched to the binary door: requests are framed by their header, replies are raw bytes.
+    var door: ControlBinaryDoor?
     /// Send what is queued, then close: a refusal that ends the connection.
     private(set) var closing = false
     /// The peer finished sending: serve its complete lines, then close.
@@ -38,7 +40,7 @@ final class ControlClient {
     var queuedOutput: Int { output.count - sent }
     /// Reading more waits until the lines already here are served (keeps each client's input small).
     var wantsInput: Bool { !isClosed && !closing && !ended && work == nil && !hasCompleteLine }
-    var hasCompleteLine: Bool { scanForNewline() != nil }
+    var hasCompleteLine: Bool { door == nil ? scanForNewline() != nil : messageEnd() != nil }
     /// Has a slice or a request to run now.
     var hasTurn: Bool { !isClosed && !closing && (work != nil || hasCompleteLine) }
     /// Gone, or done with everything it asked for.
@@ -65,6 +67,26 @@ final class ControlClient {
         return line
     }
 
+    /// The next binary request (header and payload), once all of it has arrived.
+    func nextMessage() -> ArraySlice<UInt8>? {
+        guard let end = messageEnd() else { return nil }
+        let message = input[lineStart..<end]
+        lineStart = end
+        scanned = lineStart
+        return message
+    }
+
+    /// The payload length the next binary request's header declares (nil: not binary, or no header yet).
+    var declaredPayload: Int? {
+        door == nil ? nil : ControlBinaryProtocol.Request.payloadLength(input[lineStart...])
+    }
+
+    private func messageEnd() -> Int? {
+        guard let payload = ControlBinaryProtocol.Request.payloadLength(input[lineStart...]) else { return nil }
+        let end = lineStart &+ ControlBinaryProtocol.requestSize &+ payload
+        return end <= input.count ? end : nil
+    }
+
     private func scanForNewline() -> Int? {
         if scanned < lineStart { scanned = lineStart }
         guard scanned < input.count else { return nil }
@@ -78,20 +100,29 @@ final class ControlClient {
     }
 
     /// Queues a reply line and sends what the kernel takes now.
-    func queue(_ reply: String) {
+    func queue(_ reply: String) { queue(bytes: Array(reply.utf8) + [UInt8(ascii: "\n")]) }
+
+    /// Queues reply bytes as they are (the binary door's) and sends what the kernel takes now.
+    func queue(bytes: [UInt8]) {
         guard !isClosed else { return }
         if sent > 0 && sent >= output.count / 2 {
             output.removeSubrange(0..<sent)
             sent = 0
         }
-        output.append(contentsOf: reply.utf8)
-        output.append(UInt8(ascii: "\n"))
+        output.append(contentsOf: bytes)
         flush()
     }
 
     /// Queues a last reply; the connection closes once it is sent.
     func refuse(_ reply: String) {
         queue(reply)
+        closing = true
+        if queuedOutput == 0 { close() }
+    }
+
+    /// Queues a last binary reply; the connection closes once it is sent.
+    func refuse(bytes reply: [UInt8]) {
+        queue(bytes: reply)
         closing = true
         if queuedOutput == 0 { close() }
     }

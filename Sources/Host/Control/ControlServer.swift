@@ -7,6 +7,9 @@ import Glibc
 public enum ControlOutcome {
     case reply(String)
     case continuing(() -> String?)
+    /// `{"cmd": "binary"}`: the handshake line to send with the door's shared memory, after which the
+    /// connection speaks the door's binary framing.
+    case binary(ControlBinaryDoor, String)
 }
 
 /// The control socket's transport: a listening Unix or loopback TCP socket, clients that come and
@@ -126,6 +129,9 @@ public final class ControlServer {
     /// Waits up to `timeout` seconds for activity (not at all while requests are waiting), accepts
     /// clients, reads and sends what the sockets allow, then gives every client one turn: a slice
     /// of its running request, or its next request line handed to `handle`.
+    /// A client has connected at some time (`--exit-on-disconnect` waits for the first).
+    public private(set) var everConnected = false
+
     public func poll(timeout: Double, _ handle: (ArraySlice<UInt8>) -> ControlOutcome) {
         let busy = clients.contains { $0.hasTurn }
         var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
@@ -160,11 +166,13 @@ public final class ControlServer {
 
     private func checkInputBounds(_ client: ControlClient) {
         if !client.admitted && client.bufferedInput > Self.maxHello && !client.hasCompleteLine {
-            client.refuse(Self.error("the first request (hello) is longer than \(Self.maxHello) bytes; closing"))
+            refuse(client, "the first request (hello) is longer than \(Self.maxHello) bytes; closing")
+        } else if let payload = client.declaredPayload, payload > Self.maxLine - ControlBinaryProtocol.requestSize {
+            refuse(client, "binary request of \(payload) bytes is longer than \(Self.maxLine); closing")
         } else if client.bufferedInput > Self.maxLine && !client.hasCompleteLine {
-            client.refuse(Self.error("request line longer than \(Self.maxLine) bytes; closing"))
+            refuse(client, "request line longer than \(Self.maxLine) bytes; closing")
         } else if clients.reduce(0, { $0 + $1.bufferedInput }) > Self.maxInputTotal {
-            client.refuse(Self.error("the control socket's input buffers are full; closing"))
+            refuse(client, "the control socket's input buffers are full; closing")
         }
     }
 
@@ -173,7 +181,15 @@ public final class ControlServer {
         if let work = client.work {
             if let reply = work() {
                 client.work = nil
-                send(reply, to: client)
+                send(bytes: reply, to: client)
+            }
+            return
+        }
+        if let door = client.door {
+            guard !client.closing, let message = client.nextMessage() else { return }
+            switch door.start(message) {
+            case .reply(let reply): send(bytes: reply, to: client)
+            case .continuing(let work): client.work = work
             }
             return
         }
@@ -183,7 +199,7 @@ public final class ControlServer {
         }
         guard client.admitted else {
             if let refusal = access.checkHello(line) {
-                client.refuse(Self.error(refusal))
+                refuse(client, refusal)
             } else {
                 client.admitted = true
                 send("{\"ok\":true}", to: client)
@@ -192,25 +208,50 @@ public final class ControlServer {
         }
         switch handle(line) {
         case .reply(let reply): send(reply, to: client)
-        case .continuing(let work): client.work = work
+        case .continuing(let work): client.work = { work().map { Array($0.utf8) + [UInt8(ascii: "\n")] } }
+        case .binary(let door, let handshake): switchToBinary(client, door, handshake)
         }
+    }
+
+    /// Sends the handshake with the shared memory's descriptor; from then on the client is binary.
+    private func switchToBinary(_ client: ControlClient, _ door: ControlBinaryDoor, _ handshake: String) {
+        guard !address.isTCP else {
+            send(Self.error("binary needs a Unix socket (it passes shared memory as a descriptor)"), to: client)
+            return
+        }
+        guard client.queuedOutput == 0, door.region.send(Array(handshake.utf8) + [10], over: client.fd) else {
+            send(Self.error("binary: the switch needs every earlier reply read first"), to: client)
+            return
+        }
+        client.door = door
     }
 
     private func dropLateHellos() {
         let now = Self.monotonicSeconds()
         for client in clients where !client.admitted && !client.closing && now - client.connectedAt > Self.helloDeadline
         {
-            client.refuse(Self.error("no hello with the token within \(Int(Self.helloDeadline)) s; closing"))
+            refuse(client, "no hello with the token within \(Int(Self.helloDeadline)) s; closing")
         }
     }
 
     /// Queues a reply; a client that has let too much pile up (or the socket as a whole) is dropped.
-    private func send(_ reply: String, to client: ControlClient) {
-        client.queue(reply)
+    private func send(_ reply: String, to client: ControlClient) { send(bytes: Array(reply.utf8) + [10], to: client) }
+
+    private func send(bytes reply: [UInt8], to client: ControlClient) {
+        client.queue(bytes: reply)
         if client.queuedOutput > Self.maxQueued
             || clients.reduce(0, { $0 + $1.queuedOutput }) > Self.maxQueuedTotal
         {
             client.close()
+        }
+    }
+
+    /// A last reply in the connection's own framing, then the connection closes.
+    private func refuse(_ client: ControlClient, _ message: String) {
+        if client.door != nil {
+            client.refuse(bytes: ControlBinaryProtocol.error(message))
+        } else {
+            client.refuse(Self.error(message))
         }
     }
 
@@ -222,19 +263,20 @@ public final class ControlServer {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             let client = ControlClient(fd: fd, admitted: !address.isTCP, connectedAt: Self.monotonicSeconds())
             clients.append(client)
+            everConnected = true
             if address.isTCP {
                 var yes: Int32 = 1
                 setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
             } else if let refusal = ControlAccess.admits(peer: ControlAccess.peerUID(fd), own: geteuid()) {
-                client.refuse(Self.error(refusal))
+                refuse(client, refusal)
                 continue
             }
             let waiting = clients.filter { !$0.isClosed && !$0.closing && !$0.admitted }
             if waiting.count > Self.maxWaitingForHello {
-                waiting[0].refuse(Self.error("too many connections waiting to say hello; closing the oldest"))
+                refuse(waiting[0], "too many connections waiting to say hello; closing the oldest")
             }
             if clients.filter({ !$0.isClosed && !$0.closing }).count > Self.maxClients {
-                client.refuse(Self.error("too many control clients (\(Self.maxClients)); closing"))
+                refuse(client, "too many control clients (\(Self.maxClients)); closing")
             }
         }
     }

@@ -2,6 +2,7 @@ import Emulation
 import Foundation
 import Libretro
 import Support
+import Glibc
 
 /// The control socket's commands (JSON lines, one reply per request): step with input, memory,
 /// states, the frame and audio, info, reset, quit, and — with --trust — Lua evaluation.
@@ -15,6 +16,10 @@ public final class ControlSession {
     /// Sound since the last `audio` request (interleaved stereo int16): the last 30 to 60 seconds of it.
     private var audio: [Int16] = []
     public private(set) var quitRequested = false
+    /// `--die-with-parent`: the run ends once the process that started it is gone (its pid, else nil).
+    public var parent: pid_t?
+    /// `--exit-on-disconnect`: the run ends when its last client leaves (after the first came).
+    public var exitOnDisconnect = false
 
     /// The audio hook this session replaced, put back when it ends (the core outlives the session).
     private let previousOnAudio: ((UnsafePointer<Int16>, Int) -> Void)?
@@ -44,6 +49,7 @@ public final class ControlSession {
         let began = DispatchTime.now().uptimeNanoseconds
         while !quitRequested && host.emulator.exitCode == nil && !StopSignals.isRequested {
             server.poll(timeout: 0.1, start)
+            if isAbandoned(server) { break }
         }
         return RunReport(
             frames: session.frameCount - framesBefore,
@@ -63,6 +69,7 @@ public final class ControlSession {
         case .reply(let reply): return reply
         case .continuing(let work):
             while true { if let reply = work() { return reply } }
+        case .binary: return encode(["ok": false, "error": "binary needs a connection to the socket"])
         }
     }
 
@@ -75,6 +82,10 @@ public final class ControlSession {
                 let step = try ControlStep(request, session: self)
                 return .continuing { [self] in step.runSlice().map(encode) }
             }
+            if command == "binary" {
+                let door = try ControlBinaryDoor(session: self)
+                return .binary(door, encode(door.handshake))
+            }
             return .reply(encode(try perform(command, request)))
         } catch {
             return .reply(encode(["ok": false, "error": error.description]))
@@ -82,6 +93,33 @@ public final class ControlSession {
     }
 
     func encode(_ fields: [String: Any]) -> String { ControlReply.encode(fields) }
+
+    func requestQuit() { quitRequested = true }
+
+    /// `--die-with-parent` and the parent is gone (we were reparented), or `--exit-on-disconnect`
+    /// and the last client left.
+    public func isAbandoned(_ server: ControlServer) -> Bool {
+        if let parent, getppid() != parent { return true }
+        return exitOnDisconnect && server.everConnected && server.clientCount == 0
+    }
+
+    /// Up to `count` samples (interleaved stereo) of the sound not yet taken, oldest first.
+    func takeAudio(upTo count: Int) -> [Int16] {
+        let taken = Array(audio.prefix(count & ~1))
+        audio.removeFirst(taken.count)
+        return taken
+    }
+
+    /// After a frame: the scenario's `reward()` and `done()` (nil without a scenario or once it failed).
+    func scoreFrame() -> (reward: Double, done: Bool)? {
+        guard let scenario, !scenario.failed else { return nil }
+        var reward = 0.0, done = false
+        if case .success(let value) = scenario.callGlobal("reward") {
+            reward = (value as? Double) ?? (value as? Int).map(Double.init) ?? 0
+        }
+        if case .success(let value) = scenario.callGlobal("done"), let flag = value as? Bool { done = flag }
+        return (reward, done)
+    }
 
     private func perform(_ command: String, _ request: ControlRequest) throws(ControlError) -> [String: Any] {
         do {
@@ -203,7 +241,7 @@ public final class ControlSession {
             throw ControlError(
                 """
                 unknown command '\(command.prefix(40))' (commands: hello, step, read, write, save_state, load_state, \
-                frame, audio, info, reset, quit, eval)
+                frame, audio, info, reset, quit, eval, binary)
                 """
             )
         }

@@ -63,11 +63,9 @@ final class ControlStep {
             ran += 1
             slice += 1
             if host.session.lastFrameLagged { lagged += 1 }
-            if let scenario = session.scenario, !scenario.failed {
-                if case .success(let value) = scenario.callGlobal("reward") {
-                    reward += (value as? Double) ?? (value as? Int).map(Double.init) ?? 0
-                }
-                if case .success(let value) = scenario.callGlobal("done"), let flag = value as? Bool { done = flag }
+            if let score = session.scoreFrame() {
+                reward += score.reward
+                done = score.done
             }
         }
         guard ran >= frames || done || emulator.exitCode != nil else { return nil }

@@ -100,6 +100,8 @@ final class RunParts {
             throw RunFailure("run: --control: \(error)")
         }
         let control = ControlSession(host: host, allowEval: plan.allowEval)
+        if plan.dieWithParent { control.parent = getppid() }
+        control.exitOnDisconnect = plan.exitOnDisconnect
         if let scenario = plan.scenario {
             do { try control.loadScenario(scenario) } catch {
                 server.close()
@@ -167,7 +169,7 @@ final class RunParts {
         guard let frontend, frontend.isWindowed else { return control.serve(server) }
         frontend.betweenFrames = {
             server.poll(timeout: 0, control.start)
-            return !control.quitRequested
+            return !control.quitRequested && !control.isAbandoned(server)
         }
         return frontend.run()
     }

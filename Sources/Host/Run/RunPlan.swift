@@ -104,6 +104,10 @@ public struct ControlPlan: Sendable {
     public var scenario: String?
     public var allowEval = false
     public var tokenPath: String?
+    /// `--die-with-parent`: end the run once the process that started it has gone.
+    public var dieWithParent = false
+    /// `--exit-on-disconnect`: end the run when its last client leaves.
+    public var exitOnDisconnect = false
 
     public init(
         address: ControlServer.Address, scenario: String? = nil, allowEval: Bool = false, tokenPath: String? = nil

@@ -1,6 +1,7 @@
-"""A small Python client for Retrolua's control socket (JSON lines; see README "Control socket").
+"""The JSON-lines client of Retrolua's control socket (see README "Control socket"), for any
+request the socket knows (`eval`, slots, TCP with a token); `retrolua.Emulator` is the fast door.
 
-    from retrolua_client import Retrolua
+    from retrolua.control import Retrolua
     with Retrolua.launch("build/roms/demo.nes", core="nestopia") as emu:
         emu.step(10, {"right": True})
         x = emu.read(0x03)[0]
@@ -24,9 +25,8 @@ import subprocess
 import tempfile
 import time
 
-
-class RetroluaError(Exception):
-    """The emulator answered a request with ok = false."""
+from ._binary import find_binary
+from .errors import RetroluaError
 
 
 class Retrolua:
@@ -76,10 +76,11 @@ class Retrolua:
     @classmethod
     def launch(cls, rom=None, core=None, scenario=None, scripts=(), binary=None, extra_args=(), env=None, timeout=30):
         """Starts a headless retrolua with a private control socket and connects to it."""
-        binary = binary or os.environ.get("RETROLUA") or shutil.which("retrolua") or "retrolua"
+        binary = find_binary(binary)
         folder = tempfile.mkdtemp(prefix="retrolua-")
         path = os.path.join(folder, "control.sock")
-        args = [binary, "run"] + ([rom] if rom else []) + ["--headless", "--quiet", "--control", "unix:" + path]
+        args = [binary, "run"] + ([rom] if rom else []) + ["--headless", "--quiet", "--control", "unix:" + path,
+                                                              "--die-with-parent"]
         if core:
             args += ["--core", core]
         if scenario:
@@ -87,13 +88,19 @@ class Retrolua:
         for script in scripts:
             args += ["--script", script]
         args += list(extra_args)
-        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+        # stderr in an unnamed file: never a pipe that fills up and stalls the emulator
+        stderr = tempfile.TemporaryFile()
+        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+        process.stderr = stderr
         deadline = time.time() + timeout
         while not os.path.exists(path):
             if process.poll() is not None:
-                raise RetroluaError("retrolua exited: " + process.stderr.read().decode(errors="replace").strip())
+                stderr.seek(0)
+                shutil.rmtree(folder, ignore_errors=True)
+                raise RetroluaError("retrolua exited: " + stderr.read().decode(errors="replace").strip())
             if time.time() > deadline:
                 process.kill()
+                shutil.rmtree(folder, ignore_errors=True)
                 raise RetroluaError("retrolua did not open its control socket in time")
             time.sleep(0.01)
         while True:  # the socket's file appears just before it listens
@@ -192,6 +199,8 @@ class Retrolua:
                 self._process.wait(timeout=30)
             except subprocess.TimeoutExpired:
                 self._process.kill()
+        if self._process and self._process.stderr:
+            self._process.stderr.close()
         if self._folder:
             shutil.rmtree(self._folder, ignore_errors=True)
 
@@ -200,3 +209,6 @@ class Retrolua:
 
     def __exit__(self, *exc):
         self.close()
+
+
+ControlClient = Retrolua

@@ -1,0 +1,35 @@
+import Foundation
+@testable import Host
+
+/// The control socket's binary door (header + payload messages, as ControlClient frames them) against
+/// the NES demo in nestopia: every command, with steps cut to a few frames.
+enum BinaryControlFuzz {
+    nonisolated(unsafe) private static var door: ControlBinaryDoor?
+
+    static func prepare() {
+        ControlFuzz.prepare()
+        guard let control = ControlFuzz.control else { FuzzPaths.fail("the control session did not open") }
+        do { door = try ControlBinaryDoor(session: control) } catch {
+            FuzzPaths.fail("cannot open the binary door: \(error)")
+        }
+    }
+
+    static func run(_ bytes: UnsafeRawBufferPointer) {
+        guard let door else { return }
+        let all = [UInt8](bytes)[...]
+        var start = all.startIndex
+        let size = ControlBinaryProtocol.requestSize
+        while all.endIndex - start >= size {
+            let declared = ControlBinaryProtocol.Request.payloadLength(all[start...]) ?? 0
+            let end = start + size + min(declared, all.endIndex - start - size)
+            let message = all[start..<end]
+            start = end
+            let request = ControlBinaryProtocol.Request(message)
+            if request.command == ControlBinaryProtocol.Command.step.rawValue && request.count > 30 { continue }
+            switch door.start(message) {
+            case .reply: break
+            case .continuing(let work): while work() == nil {}
+            }
+        }
+    }
+}

@@ -1,0 +1,179 @@
+import Emulation
+import Glibc
+import Libretro
+
+/// The binary door of one client: its shared region (screen as RGB, RAM, sound, state, each at a
+/// fixed offset) and the commands of `ControlBinaryProtocol`, translated to the same `Emulator`
+/// operations the JSON commands use. Every number from the peer is range-checked before use.
+public final class ControlBinaryDoor {
+    typealias Wire = ControlBinaryProtocol
+    private unowned let session: ControlSession
+    let region: ControlSharedRegion
+    /// (offset, capacity) of each area in the region.
+    let screen: (offset: Int, capacity: Int)
+    let ram: (offset: Int, capacity: Int)
+    let audio: (offset: Int, capacity: Int)
+    let state: (offset: Int, capacity: Int)
+    /// Where a state from the peer is copied before loading, reused (fresh megabytes per load would
+    /// cost more in page faults than the core's own unserialize).
+    private var privateState = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
+    static let maxRAM = 16 << 20
+    static let maxFrames = 1_000_000
+
+    init(session: ControlSession) throws(ControlError) {
+        self.session = session
+        let emulator = session.host.emulator
+        let core = session.host.session.core
+        let pixels = max(
+            (core.avInfo?.maxWidth ?? 0) * (core.avInfo?.maxHeight ?? 0), core.frameWidth * core.frameHeight, 1)
+        let largestDomain = emulator.memory.domains.map(\.size).max() ?? 0
+        let rate = Int(core.avInfo?.sampleRate ?? 48000)
+        let stateLength = (try? emulator.stateLayout().length) ?? 0
+        var offset = 0
+        func area(_ capacity: Int) -> (offset: Int, capacity: Int) {
+            defer { offset += (capacity + 4095) & ~4095 }
+            return (offset, capacity)
+        }
+        screen = area(pixels * 3)
+        ram = area(min(max(largestDomain, 4096), Self.maxRAM))
+        audio = area(max(rate, 48000) * 2 * 4)  // two seconds of stereo int16
+        state = area(max(stateLength * 2, 16 << 20))  // pages never touched cost nothing
+        region = try ControlSharedRegion(size: offset)
+    }
+
+    deinit { privateState.deallocate() }
+
+    /// The handshake's fields (the JSON reply that carries the region's descriptor).
+    var handshake: [String: Any] {
+        let memory = session.host.emulator.memory
+        return [
+            "version": Wire.version, "size": region.size, "request_size": Wire.requestSize,
+            "reply_size": Wire.replySize,
+            "screen": [screen.offset, screen.capacity], "ram": [ram.offset, ram.capacity],
+            "audio": [audio.offset, audio.capacity], "state": [state.offset, state.capacity],
+            "domains": memory.names.enumerated().map { ["name": $1, "size": memory.domains[$0].size] },
+            "default_domain": memory.domains.isEmpty ? -1 : memory.defaultIndex,
+            "buttons": RetroPadButton.allCases.map(\.name),
+        ]
+    }
+
+    /// One request: its reply now, or (a long step) work run a slice at a time between other clients.
+    func start(_ message: ArraySlice<UInt8>) -> ControlBinaryOutcome {
+        let request = Wire.Request(message)
+        do {
+            guard let command = Wire.Command(rawValue: request.command) else {
+                throw ControlError("binary: unknown command \(request.command) (1…9)")
+            }
+            if command == .step {
+                let step = try ControlBinaryStep(request, door: self, session: session)
+                return .continuing { step.runSlice() }
+            }
+            return .reply(try perform(command, request).encoded())
+        } catch let error as ControlError {
+            return .reply(Wire.error(error.description))
+        } catch let refusal as Refusal {
+            return .reply(Wire.error(refusal.reason))  // The door's one translation of refusals.
+        } catch {
+            return .reply(Wire.error("\(error)"))
+        }
+    }
+
+    private func perform(_ command: Wire.Command, _ request: Wire.Request) throws -> Wire.Reply {
+        let emulator = session.host.emulator
+        var reply = Wire.Reply()
+        guard request.flags == 0 || command == .step else { throw ControlError("binary: flags apply to step only") }
+        switch command {
+        case .step: break
+        case .screen:
+            (reply.width, reply.height) = try writeScreen()
+            reply.length = reply.width * reply.height * 3
+        case .read:
+            let domain = try self.domain(request.count)
+            guard let address = Int(exactly: request.a) else {
+                throw ControlError("binary read: the address \(request.a) is out of range")
+            }
+            guard let length = Int(exactly: request.b), (1...ram.capacity).contains(length) else {
+                throw ControlError("binary read: the length must be 1…\(ram.capacity), got \(request.b)")
+            }
+            let pointer = try emulator.memory.pointer(domain, address: address, width: length)
+            (region.base + ram.offset).copyMemory(from: pointer, byteCount: length)
+            reply.length = length
+        case .write:
+            let domain = try self.domain(request.count)
+            guard let address = Int(exactly: request.a) else {
+                throw ControlError("binary write: the address \(request.a) is out of range")
+            }
+            try emulator.write(Array(request.payload), to: domain, address: address)
+        case .saveState:
+            let layout = try emulator.stateLayout()
+            guard layout.length <= state.capacity else {
+                throw ControlError(
+                    "binary: the state (\(layout.length) bytes) exceeds the shared area's \(state.capacity)")
+            }
+            try emulator.writeState(layout, into: region.base + state.offset)
+            reply.length = layout.length
+        case .loadState:
+            guard let length = Int(exactly: request.a), (1...state.capacity).contains(length) else {
+                throw ControlError("binary load_state: the length must be 1…\(state.capacity), got \(request.a)")
+            }
+            // A private copy: the peer could change the shared bytes while the core reads them.
+            if privateState.count < length {
+                privateState.deallocate()
+                privateState = .allocate(byteCount: length, alignment: 16)
+            }
+            let copy = UnsafeMutableRawBufferPointer(rebasing: privateState[0..<length])
+            copy.copyMemory(from: UnsafeRawBufferPointer(start: region.base + state.offset, count: length))
+            try emulator.loadState(UnsafeRawBufferPointer(copy), trusted: false)
+        case .audio:
+            let samples = session.takeAudio(upTo: audio.capacity / 2)
+            samples.withUnsafeBytes {
+                (region.base + audio.offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+            }
+            reply.frames = samples.count / 2
+            reply.length = samples.count * 2
+        case .reset: try emulator.reset()
+        case .quit: session.requestQuit()
+        }
+        reply.frame = session.host.session.frameCount
+        reply.lag = session.host.session.lagCount
+        return reply
+    }
+
+    private func domain(_ index: UInt32) throws -> MemoryAccess.Domain {
+        let domains = session.host.emulator.memory.domains
+        guard let index = Int(exactly: index), domains.indices.contains(index) else {
+            throw ControlError("binary: no memory domain \(index) (the core has \(domains.count))")
+        }
+        return domains[index]
+    }
+
+    /// The core's last frame as RGB rows in the screen area; its width and height.
+    func writeScreen() throws(ControlError) -> (Int, Int) {
+        let core = session.host.session.core
+        guard let frame = core.lastFrameBuffer else { throw ControlError("the core has not drawn a frame yet") }
+        guard frame.width * frame.height * 3 <= screen.capacity else {
+            throw ControlError("binary: the frame (\(frame.width)x\(frame.height)) exceeds the shared screen area")
+        }
+        VideoFrame.writeRGB(
+            from: frame.data, width: frame.width, height: frame.height, pitch: frame.pitch,
+            format: core.pixelFormat, into: region.base + screen.offset)
+        return (frame.width, frame.height)
+    }
+
+    /// The default domain's bytes (up to the RAM area's size) at the start of the RAM area.
+    func writeRAM() throws -> Int {
+        let memory = session.host.emulator.memory
+        let domain = try memory.defaultDomain()
+        let length = min(domain.size, ram.capacity)
+        guard length > 0 else { return 0 }
+        let pointer = try memory.pointer(domain, address: 0, width: length)
+        (region.base + ram.offset).copyMemory(from: pointer, byteCount: length)
+        return length
+    }
+}
+
+/// What a binary request becomes: its reply, or a step that runs a slice per turn.
+public enum ControlBinaryOutcome {
+    case reply([UInt8])
+    case continuing(() -> [UInt8]?)
+}

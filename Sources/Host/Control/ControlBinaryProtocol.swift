@@ -1,0 +1,73 @@
+/// The binary door's framing (after `{"cmd": "binary"}` on a Unix socket): fixed little-endian
+/// headers, bulk data in the shared region. Requests are 32 bytes and a payload; replies are 72
+/// bytes and, for an error, its UTF-8 message. Reference: python/retrolua/_protocol.py and README
+/// "Python".
+enum ControlBinaryProtocol {
+    static let version = 1
+    static let requestSize = 32
+    static let replySize = 72
+
+    enum Command: UInt32 {
+        case step = 1, screen, read, write, saveState, loadState, audio, reset, quit
+    }
+
+    /// `step` flags: what to write into the shared region once the frames have run.
+    static let stepScreen: UInt32 = 1
+    static let stepRAM: UInt32 = 2
+
+    /// A request header: `command, flags, payload length, count` (u32) then `a, b` (u64).
+    struct Request {
+        let command: UInt32
+        let flags: UInt32
+        let count: UInt32
+        let a: UInt64
+        let b: UInt64
+        let payload: ArraySlice<UInt8>
+
+        /// Reads a complete message (the client's framing guarantees header + payload are here).
+        init(_ message: ArraySlice<UInt8>) {
+            let start = message.startIndex
+            func word(_ offset: Int) -> UInt32 {
+                (0..<4).reduce(UInt32(0)) { $0 | UInt32(message[start + offset + $1]) << UInt32($1 * 8) }
+            }
+            func long(_ offset: Int) -> UInt64 { UInt64(word(offset)) | UInt64(word(offset + 4)) << 32 }
+            command = word(0)
+            flags = word(4)
+            count = word(12)
+            a = long(16)
+            b = long(24)
+            payload = message[(start + requestSize)...]
+        }
+
+        /// The payload length a header declares (nil until the header is complete).
+        static func payloadLength(_ bytes: ArraySlice<UInt8>) -> Int? {
+            guard bytes.count >= requestSize else { return nil }
+            let start = bytes.startIndex + 8
+            return (0..<4).reduce(0) { $0 | Int(bytes[start + $1]) << ($1 * 8) }
+        }
+    }
+
+    /// A reply's fields (those a command does not use stay 0).
+    struct Reply {
+        var frame = 0, frames = 0, lag = 0, done = 0, width = 0, height = 0, length = 0
+        var reward = 0.0
+
+        func encoded(status: UInt32 = 0, message: [UInt8] = []) -> [UInt8] {
+            var bytes: [UInt8] = []
+            bytes.reserveCapacity(replySize + message.count)
+            func put<T: FixedWidthInteger>(_ value: T) {
+                withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+            }
+            put(status)
+            put(UInt32(truncatingIfNeeded: message.count))
+            for value in [frame, frames, lag, done, width, height, length] { put(Int64(value)) }
+            put(reward.bitPattern)
+            return bytes + message
+        }
+    }
+
+    /// An error reply: status 1 and the message (the connection stays usable).
+    static func error(_ message: String) -> [UInt8] {
+        Reply().encoded(status: 1, message: Array(message.utf8.prefix(4096)))
+    }
+}

@@ -1,0 +1,95 @@
+import Emulation
+import Libretro
+
+/// The binary `step`: `count` frames, with the buttons of `ports` ports (flags bits 8–11) as u16
+/// masks in the payload — none (hold the player's input), one set for every frame, or one set per
+/// frame. Runs in slices like the JSON step; once done, writes the screen and/or RAM into the shared
+/// region when the flags ask.
+final class ControlBinaryStep {
+    private unowned let door: ControlBinaryDoor
+    private unowned let session: ControlSession
+    private let frames: Int
+    private let ports: Int
+    private let masks: [UInt16]
+    private let perFrame: Bool
+    private let flags: UInt32
+    private var ran = 0, lagged = 0, reward = 0.0, done = false
+
+    init(
+        _ request: ControlBinaryProtocol.Request, door: ControlBinaryDoor, session: ControlSession
+    )
+        throws(ControlError)
+    {
+        self.door = door
+        self.session = session
+        let known = ControlBinaryProtocol.stepScreen | ControlBinaryProtocol.stepRAM | 0xF00
+        guard request.flags & ~known == 0 else {
+            throw ControlError("binary step: unknown flags \(request.flags & ~known)")
+        }
+        flags = request.flags
+        frames = Int(request.count)
+        guard frames <= ControlBinaryDoor.maxFrames else {
+            throw ControlError("binary step: frames must be 0…\(ControlBinaryDoor.maxFrames), got \(request.count)")
+        }
+        ports = Int((request.flags >> 8) & 0xF)
+        guard ports <= InputState.maxPorts else {
+            throw ControlError("binary step: ports must be 0…\(InputState.maxPorts), got \(ports)")
+        }
+        let payload = request.payload
+        let once = ports * 2
+        perFrame = once > 0 && frames > 1 && payload.count == once * frames
+        guard payload.isEmpty || payload.count == once || perFrame else {
+            throw ControlError(
+                "binary step: the payload must be empty, \(once) bytes or \(once) per frame, got \(payload.count)")
+        }
+        var masks: [UInt16] = []
+        masks.reserveCapacity(payload.count / 2)
+        var index = payload.startIndex
+        while index + 1 < payload.endIndex {
+            masks.append(UInt16(payload[index]) | UInt16(payload[index + 1]) << 8)
+            index += 2
+        }
+        self.masks = masks
+    }
+
+    /// Runs the next slice; the reply once the step is over, nil while frames remain.
+    func runSlice() -> [UInt8]? {
+        let host = session.host
+        let emulator = host.emulator
+        var slice = 0
+        while ran < frames && !done && emulator.exitCode == nil && slice < ControlStep.sliceFrames {
+            if !masks.isEmpty {
+                var input = emulator.playerInput
+                let first = perFrame ? ran * ports : 0
+                for port in 0..<ports { input.buttons[port] = masks[first + port] }
+                emulator.playerInput = input
+            }
+            emulator.runFrame()
+            ran += 1
+            slice += 1
+            if host.session.lastFrameLagged { lagged += 1 }
+            if let score = session.scoreFrame() {
+                reward += score.reward
+                done = score.done
+            }
+        }
+        guard ran >= frames || done || emulator.exitCode != nil else { return nil }
+        var reply = ControlBinaryProtocol.Reply()
+        reply.frame = host.session.frameCount
+        reply.frames = ran
+        reply.lag = lagged
+        reply.done = done ? 1 : 0
+        reply.reward = reward
+        do {
+            if flags & ControlBinaryProtocol.stepScreen != 0 { (reply.width, reply.height) = try door.writeScreen() }
+            if flags & ControlBinaryProtocol.stepRAM != 0 { reply.length = try door.writeRAM() }
+        } catch let error as ControlError {
+            return ControlBinaryProtocol.error(error.description)
+        } catch let refusal as Refusal {
+            return ControlBinaryProtocol.error(refusal.reason)
+        } catch {
+            return ControlBinaryProtocol.error("\(error)")
+        }
+        return reply.encoded()
+    }
+}

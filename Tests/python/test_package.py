@@ -1,0 +1,404 @@
+"""The `retrolua` package (python/) against a real emulator: the binary door's numpy views, batched
+steps, states, errors and hostile requests, the lifetime of launched emulators, and installing the
+package into a fresh venv. Run by Tests/HostTests/PythonPackageTests.swift (RETROLUA = the built
+binary) with build/venv's pytest: `build/venv/bin/python -m pytest Tests/python/test_package.py`."""
+
+import array
+import json
+import os
+import re
+import signal
+import socket
+import struct
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+
+import retrolua  # noqa: E402
+from retrolua import _protocol as wire  # noqa: E402
+from retrolua.control import Retrolua  # noqa: E402
+
+NES = os.path.join(ROOT, "build", "roms", "demo.nes")
+SCENARIO = os.path.join(ROOT, "examples", "python", "demo_scenario.lua")
+
+
+@pytest.fixture
+def emu():
+    with retrolua.Emulator(NES, core="nestopia", keep_alive=True) as emulator:
+        yield emulator
+
+
+def test_step_memory_states_screen_and_audio(emu):
+    assert emu.info["core"] == "nestopia"
+    assert emu.default_domain == "system_ram" and emu.domains["system_ram"] == 2048
+    result = emu.step(10, {"right": True})
+    assert (result.frame, result.frames, result.lag, result.done) == (10, 10, 0, False)
+    assert emu.read(0x03)[0] == 126  # the demo starts moving the player on its fifth frame
+    state = emu.save_state()
+    emu.step(20, ["left"])
+    assert emu.read(0x03)[0] == 106
+    assert emu.load_state(state) == 10
+    assert emu.read(0x03)[0] == 126
+    emu.write(0x03, [50])
+    assert emu.ram()[0x03] == 50
+    screen = emu.screen()
+    assert screen.shape == (224, 256, 3) and screen.dtype == np.uint8
+    assert tuple(screen[0, 0]) == (0x15, 0x3C, 0xFE)  # the demo's background colour
+    emu.step(1, emu.mask("b"))
+    sound = emu.audio()
+    assert sound.ndim == 2 and sound.shape[1] == 2 and len(sound) > 0
+
+
+def test_views_equal_what_the_json_door_and_lua_see(emu):
+    emu.step(37, {"right": True, "a": True})
+    other = Retrolua.connect("unix:" + emu._launched.path)  # a second client of the same emulator
+    try:
+        width, height, rgb = other.frame()
+        assert emu.screen().tobytes() == rgb and emu.screen().shape == (height, width, 3)
+        assert emu.ram().tobytes() == other.read(0, 2048)
+        assert emu.read(0x100, 16, domain="system_ram").tobytes() == other.read(0x100, 16)
+    finally:
+        other.disconnect()
+
+
+def test_a_batch_of_per_frame_actions_equals_single_steps():
+    moves = np.array([emu_mask for emu_mask in [128, 64, 0, 128, 256, 128] * 10], dtype=np.uint16)
+    with retrolua.Emulator(NES, core="nestopia") as a, retrolua.Emulator(NES, core="nestopia") as b:
+        result = a.step(actions=moves, screen=True, ram=True)
+        assert (result.frame, result.frames) == (60, 60)
+        for mask in moves:
+            b.step(1, int(mask))
+        assert a.last_ram().tobytes() == b.ram().tobytes()
+        assert np.array_equal(a.last_screen(), b.screen())
+        two_ports = np.zeros((5, 2), dtype=np.uint16)
+        two_ports[:, 1] = 128
+        assert a.step(actions=two_ports).frames == 5
+
+
+def test_views_are_rewritten_and_copies_are_kept(emu):
+    emu.step(5)
+    view = emu.read(0x03)
+    kept = view.copy()
+    emu.step(10, {"right": True})
+    emu.read(0x03)
+    assert view[0] != kept[0]  # the same shared bytes, rewritten by the next read
+
+
+def test_scenario_reward_and_done():
+    with retrolua.Emulator(NES, core="nestopia", scenario=SCENARIO) as emu:
+        emu.step(10)
+        total, done = 0.0, False
+        for _ in range(100):
+            result = emu.step(4, {"right": True})
+            total += result.reward
+            if result.done:
+                done = True
+                break
+        assert done and total == 200 - 120 and emu.read(0x03)[0] == 200
+
+
+def test_refusals_raise_and_the_emulator_goes_on(emu):
+    cases = [
+        (lambda: emu.read(0x7FF, 4), "outside 'system_ram'"),
+        (lambda: emu.read(0, 1 << 20), "length must be 1…"),
+        (lambda: emu.read(0, 1, domain="vram"), "no memory domain 'vram'"),
+        (lambda: emu.load_state(b"not a state"), ""),
+        (lambda: emu.load_state(b"\0" * 100000), ""),
+        (lambda: emu.write(0x900, b"xy"), "outside"),
+    ]
+    for call, words in cases:
+        with pytest.raises(retrolua.RetroluaError) as caught:
+            call()
+        assert words in str(caught.value)
+    for call, kind in [(lambda: emu.step(2_000_000), ValueError), (lambda: emu.step(1, {"jump": True}), ValueError),
+                       (lambda: emu.step(1, 1 << 20), ValueError), (lambda: emu.read(-1), ValueError)]:
+        with pytest.raises(kind):
+            call()
+    assert emu.step(1).frame == 1
+
+
+def _binary_socket(path):
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.connect(path)
+    sock.sendall(b'{"cmd": "binary"}\n')
+    data, ancillary, _, _ = sock.recvmsg(65536, socket.CMSG_SPACE(4))
+    handshake = json.loads(data)
+    fds = array.array("i")
+    for _, _, payload in ancillary:
+        fds.frombytes(payload[:4])
+    os.close(fds[0])
+    return sock, handshake
+
+
+def _reply(sock):
+    header = b""
+    while len(header) < wire.REPLY.size:
+        chunk = sock.recv(wire.REPLY.size - len(header))
+        if not chunk:
+            return None, ""
+        header += chunk
+    fields = wire.REPLY.unpack(header)
+    message = b""
+    while len(message) < fields[1]:
+        message += sock.recv(fields[1] - len(message))
+    return fields, message.decode()
+
+
+# (header fields command, flags, count, a, b; payload; words of the error): each refused, the connection lives.
+HOSTILE = [
+    ((0, 0, 0, 0, 0), b"", "unknown command 0"),
+    ((99, 0, 0, 0, 0), b"", "unknown command 99"),
+    ((0xFFFFFFFF, 0, 0, 0, 0), b"", "unknown command"),
+    ((wire.STEP, 0x10, 1, 0, 0), b"", "unknown flags"),
+    ((wire.STEP, 0, 2_000_000, 0, 0), b"", "frames must be 0…1000000"),
+    ((wire.STEP, 0xF00, 1, 0, 0), b"", "ports must be 0…8"),
+    ((wire.STEP, 0x100, 3, 0, 0), b"\1\2\3", "the payload must be empty"),
+    ((wire.STEP, 0x200, 3, 0, 0), b"\0" * 10, "the payload must be empty"),
+    ((wire.STEP, 0, 1, 0, 0), b"\0\0", "the payload must be empty"),
+    ((wire.SCREEN, 1, 0, 0, 0), b"", "flags apply to step only"),
+    ((wire.READ, 0, 7, 0, 1), b"", "no memory domain 7"),
+    ((wire.READ, 0, 0xFFFFFFFF, 0, 1), b"", "no memory domain"),
+    ((wire.READ, 0, 0, 0, 0), b"", "length must be 1…"),
+    ((wire.READ, 0, 0, 0, 1 << 63), b"", "length must be 1…"),
+    ((wire.READ, 0, 0, 1 << 63, 1), b"", "address 9223372036854775808 is out of range"),
+    ((wire.READ, 0, 0, (1 << 63) - 1, 16), b"", "outside"),
+    ((wire.READ, 0, 0, 0x7FF, 2), b"", "outside"),
+    ((wire.WRITE, 0, 0, 1 << 63, 0), b"x", "out of range"),
+    ((wire.WRITE, 0, 0, 0x7FFF_FFFF_FFFF_FFFF, 0), b"xy", "outside"),
+    ((wire.LOAD_STATE, 0, 0, 0, 0), b"", "length must be 1…"),
+    ((wire.LOAD_STATE, 0, 0, 1 << 40, 0), b"", "length must be 1…"),
+    ((wire.LOAD_STATE, 0, 0, 1 << 63, 0), b"", "length must be 1…"),
+    ((wire.LOAD_STATE, 0, 0, 64, 0), b"", ""),  # 64 bytes of whatever the shared area holds
+]
+
+
+def test_hostile_binary_requests_are_refused_and_the_emulator_serves_on(emu):
+    sock, handshake = _binary_socket(emu._launched.path)
+    try:
+        assert handshake["version"] == 1 and handshake["request_size"] == 32
+        for (command, flags, count, a, b), payload, words in HOSTILE:
+            sock.sendall(wire.REQUEST.pack(command, flags, len(payload), count, a, b) + payload)
+            fields, message = _reply(sock)
+            assert fields is not None and fields[0] == 1, (command, flags, count, a, b)
+            assert words in message, (words, message)
+        # byte at a time, then two requests in one write: framing holds
+        request = wire.REQUEST.pack(wire.STEP, 0, 0, 2, 0, 0)
+        for byte in request:
+            sock.send(bytes([byte]))
+        assert _reply(sock)[0][3] == 2
+        sock.sendall(request + request)
+        assert _reply(sock)[0][2] + 2 == _reply(sock)[0][2]
+        assert emu.step(1).frames == 1  # the other client was served all along
+        # a declared payload past the limit: the connection is closed with a reason
+        sock.sendall(wire.REQUEST.pack(wire.WRITE, 0, 0xFFFFFFFF, 0, 0, 0) + b"\0" * (1 << 16))
+        sock.settimeout(30)
+        fields, message = _reply(sock)
+        assert fields[0] == 1 and "binary request of 4294967295 bytes is longer than" in message
+        assert sock.recv(1) == b""  # then closed
+    finally:
+        sock.close()
+    assert emu.step(1).frames == 1
+
+
+def test_the_binary_door_is_refused_on_tcp():
+    process = subprocess.Popen([retrolua.find_binary(), "run", NES, "--headless", "--quiet", "--control",
+                                "tcp:127.0.0.1:0"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+    try:
+        address = process.stderr.readline().decode().strip().rsplit(" ", 1)[1]
+        token = re.search(r"control token ([0-9a-f]{32})", process.stderr.readline().decode()).group(1)
+        client = Retrolua.connect(address, token=token)
+        with pytest.raises(retrolua.RetroluaError, match="binary needs a Unix socket"):
+            client.request("binary")
+        assert client.step(1)["frame"] == 1
+        client.close()
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.stderr.close()
+
+
+def _temp_names():
+    """The launcher's temporary folders (retrolua-emu-*) there are now."""
+    return set(name for name in os.listdir(tempfile.gettempdir()) if name.startswith("retrolua-emu-"))
+
+
+def _leftovers(before):
+    return sorted(_temp_names() - before)
+
+
+def _gone(pid, seconds):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        with open("/proc/%d/stat" % pid) as stat:  # a zombie (waited for by nobody yet) is gone too
+            if stat.read().split(") ")[1].startswith("Z"):
+                return True
+        time.sleep(0.02)
+    return False
+
+
+@pytest.mark.parametrize("how", ["kill -9", "no close"])
+def test_a_launched_emulator_dies_with_its_python_parent(how):
+    before = _temp_names()
+    script = textwrap.dedent("""
+        import os, sys, time
+        sys.path.insert(0, %r)
+        import retrolua
+        emu = retrolua.Emulator(%r, core="nestopia")
+        emu.step(5)
+        print(emu.pid, flush=True)
+        if sys.argv[1] == "kill -9":
+            time.sleep(60)
+    """ % (os.path.join(ROOT, "python"), NES))
+    parent = subprocess.Popen([sys.executable, "-c", script, how], stdout=subprocess.PIPE)
+    pid = int(parent.stdout.readline())
+    if how == "kill -9":
+        parent.send_signal(signal.SIGKILL)
+    parent.wait(timeout=30)
+    parent.stdout.close()
+    assert _gone(pid, 2.0), "the emulator outlived its parent by more than 2 s"
+    assert _leftovers(before) == []
+
+
+def test_a_crashed_emulator_is_an_error_and_the_trainer_goes_on():
+    emu = retrolua.Emulator(NES, core="nestopia")
+    emu.step(1)
+    os.kill(emu.pid, signal.SIGKILL)  # as a crashing core would end it
+    with pytest.raises(retrolua.RetroluaError, match="exited|closed"):
+        for _ in range(100):
+            emu.step(1)
+    emu.close()
+    with retrolua.Emulator(NES, core="nestopia") as again:
+        assert again.step(3).frame == 3
+
+
+def test_a_failed_start_reports_the_emulators_message_and_leaves_nothing():
+    before = _temp_names()
+    with pytest.raises(retrolua.RetroluaError, match="no-such.nes"):
+        retrolua.Emulator("/nonexistent/no-such.nes", core="nestopia")
+    with pytest.raises(retrolua.RetroluaError, match="cannot start"):
+        retrolua.Emulator(NES, binary="/nonexistent/retrolua")
+    assert _leftovers(before) == []
+
+
+def test_many_emulators_in_one_process():
+    emus = [retrolua.Emulator(NES, core="nestopia") for _ in range(3)]
+    try:
+        for index, emu in enumerate(emus):
+            emu.step(index + 1)
+        assert [emu.step(0).frame for emu in emus] == [1, 2, 3]
+    finally:
+        for emu in emus:
+            emu.close()
+    assert all(emu.closed for emu in emus)
+
+
+def test_pip_install_into_a_fresh_venv(tmp_path):
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    python = str(venv / "bin" / "python")
+    # Tests stay offline: numpy (and setuptools to build) come from this interpreter's site-packages
+    # through a .pth file instead of PyPI; the package itself is built and installed from python/.
+    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                          capture_output=True, text=True, check=True).stdout.strip()
+    with open(os.path.join(site, "borrowed.pth"), "w") as pth:
+        pth.write(os.path.dirname(os.path.dirname(np.__file__)) + "\n")
+    subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
+                    "--disable-pip-version-check", os.path.join(ROOT, "python")], check=True, cwd=str(tmp_path))
+    check = ("import retrolua, numpy; emu = retrolua.Emulator(%r, core='nestopia'); "
+             "print(emu.step(3).frame, emu.screen().shape, retrolua.__file__); emu.close()" % NES)
+    result = subprocess.run([python, "-c", check], capture_output=True, text=True, cwd=str(tmp_path), timeout=120)
+    assert result.returncode == 0, result.stderr
+    frame, _, location = result.stdout.strip().partition(" ")
+    assert frame == "3" and "(224, 256, 3)" in location and str(venv) in location
+
+
+# -- Gymnasium environments (retrolua.make, retrolua.env) ---------------------------------------------
+
+gymnasium = pytest.importorskip("gymnasium")
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+import retrolua.env  # noqa: E402,F401  (registers retrolua/Dodge-v0 and retrolua/Dodge-ram-v0)
+
+
+@pytest.mark.parametrize("obs", ["ram", "screen", "both"])
+def test_environments_pass_gymnasiums_check_env(obs):
+    env = retrolua.make(NES, core="nestopia", scenario=SCENARIO, obs=obs, actions=[[], ["right"], ["left"]],
+                        frameskip=4, noop_max=8, sticky=0.25)
+    try:
+        check_env(env, skip_render_check=True)
+        if obs == "screen":
+            assert env.observation_space == gymnasium.spaces.Box(0, 255, (224, 256, 3), np.uint8)
+        if obs == "ram":
+            assert env.observation_space.shape == (2048,)
+    finally:
+        env.close()
+
+
+def test_the_same_seed_gives_the_same_episode_and_seeds_differ():
+    # Two environments side by side (a replay after a state load on one emulator is the subject of a
+    # separate question: see the report), each episode from the same start state.
+    envs = [retrolua.make(NES, core="nestopia", obs="ram", noop_max=30, sticky=0.5, frameskip=2) for _ in range(3)]
+    try:
+        def episode(env, seed):
+            first, _ = env.reset(seed=seed)
+            env.action_space.seed(seed)
+            return [first] + [env.step(env.action_space.sample())[0] for _ in range(10)]
+        a, b, c = episode(envs[0], 7), episode(envs[1], 7), episode(envs[2], 8)
+        assert all(np.array_equal(x, y) for x, y in zip(a, b))
+        assert not all(np.array_equal(x, y) for x, y in zip(a, c))
+    finally:
+        for env in envs:
+            env.close()
+
+
+def test_scenario_rewards_end_episodes_and_render():
+    env = retrolua.make(NES, core="nestopia", scenario=SCENARIO, obs="ram", actions=[[], ["right"]], frameskip=4,
+                        warmup_frames=10, render_mode="rgb_array", max_steps=200)
+    try:
+        observation, _ = env.reset(seed=0)
+        assert observation[0x03] == 120
+        total, terminated, truncated = 0.0, False, False
+        while not (terminated or truncated):
+            observation, reward, terminated, truncated, _ = env.step(1)
+            total += reward
+        assert terminated and total == 80 and observation[0x03] == 200
+        assert env.render().shape == (224, 256, 3)
+    finally:
+        env.close()
+    env = retrolua.make(NES, core="nestopia", obs="ram", max_steps=3)  # no scenario: reward 0, truncation only
+    try:
+        env.reset()
+        results = [env.step(env.action_space.sample())[1:4] for _ in range(3)]
+        assert results == [(0.0, False, False), (0.0, False, False), (0.0, False, True)]
+    finally:
+        env.close()
+
+
+def test_registered_dodge_and_async_vector_env():
+    env = gymnasium.make("retrolua/Dodge-ram-v0")
+    try:
+        check_env(env.unwrapped, skip_render_check=True)
+    finally:
+        env.close()
+    vector = gymnasium.vector.AsyncVectorEnv([lambda: retrolua.make(NES, core="nestopia", obs="ram")] * 2)
+    try:
+        observations, _ = vector.reset(seed=1)
+        assert observations.shape == (2, 2048)
+        observations, rewards, terminated, truncated, _ = vector.step(vector.action_space.sample())
+        assert observations.shape == (2, 2048) and rewards.shape == (2,)
+    finally:
+        vector.close()

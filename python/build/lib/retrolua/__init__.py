@@ -1,0 +1,23 @@
+"""Retrolua from Python.
+
+- `Emulator(rom, core=…)`: an emulator in its own process, driven through the control socket's
+  binary door (screen, RAM, sound and states as numpy views of shared memory; see `retrolua.emulator`).
+- `retrolua.control.Retrolua`: the JSON-lines client (every request the socket knows, TCP included).
+- `find_binary()`: which `retrolua` executable is launched.
+"""
+
+from ._binary import find_binary
+from .emulator import Buttons, Emulator, StepResult
+from .errors import RetroluaError
+
+
+
+def make(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """`retrolua.env.make`: a Gymnasium environment (needs `pip install 'retrolua[gym]'`)."""
+    from .env import make as make_env
+
+    return make_env(*args, **kwargs)
+
+
+__all__ = ["Buttons", "Emulator", "RetroluaError", "StepResult", "find_binary", "make"]
+__version__ = "0.1.0"

@@ -1,0 +1,18 @@
+"""The binary door's framing (Sources/Host/Control/ControlBinaryProtocol.swift is the other side).
+
+After `{"cmd": "binary"}` on a Unix control socket the host answers one JSON line carrying a shared
+memory descriptor (SCM_RIGHTS) and the layout of that memory; from then on every request is a
+32-byte little-endian header (command, flags, payload length, count: u32; a, b: u64) and a payload,
+and every reply a 72-byte header (status, message length: u32; frame, frames, lag, done, width,
+height, length: i64; reward: f64), followed by the error message when status is not 0.
+"""
+
+import struct
+
+REQUEST = struct.Struct("<IIIIQQ")
+REPLY = struct.Struct("<IIqqqqqqqd")
+assert REQUEST.size == 32 and REPLY.size == 72
+
+STEP, SCREEN, READ, WRITE, SAVE_STATE, LOAD_STATE, AUDIO, RESET, QUIT = range(1, 10)
+STEP_SCREEN = 1
+STEP_RAM = 2

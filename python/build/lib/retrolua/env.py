@@ -1,0 +1,173 @@
+"""Gymnasium environments over `retrolua.Emulator` (needs `pip install retrolua[gym]`).
+
+    import retrolua
+    env = retrolua.make("build/roms/demo.nes", core="nestopia", scenario="examples/python/demo_scenario.lua",
+                        obs="ram", actions=[[], ["right"], ["left"]])
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(1)
+
+Reward and episode end come from the Lua scenario (`reward()` and `done()`, evaluated by the emulator
+after every frame); without one the reward is 0 and episodes end only by truncation (`max_steps`).
+Observations: `"screen"` (RGB, `Box(0, 255, (H, W, 3), uint8)`), `"ram"` (the default memory domain,
+`Box(0, 255, (N,), uint8)`) or `"both"` (a `Dict` of the two). Actions: `MultiBinary(16)` (one entry per
+RetroPad button, `Emulator.buttons` order) or, with `actions=[combo, …]`, `Discrete(len(actions))`.
+Episodes start from the state saved after `warmup_frames` (at least 1) frames, then a random number of
+no-op frames (0…`noop_max`) drawn from `np_random`, so `reset(seed=…)` decides the start.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+except ImportError as error:  # pragma: no cover
+    raise ImportError("retrolua.env needs gymnasium: pip install 'retrolua[gym]'") from error
+
+from .emulator import Buttons, Emulator
+
+
+class RetroluaEnv(gymnasium.Env):
+    """One emulator as a Gymnasium environment (see the module's doc)."""
+
+    metadata = {"render_modes": ["rgb_array"], "render_fps": 60}
+
+    def __init__(
+        self,
+        rom: str,
+        scenario: Optional[str] = None,
+        actions: Optional[Sequence[Buttons]] = None,
+        core: Optional[str] = None,
+        obs: str = "screen",
+        frameskip: int = 1,
+        sticky: float = 0.0,
+        max_steps: int = 10_000,
+        noop_max: int = 0,
+        warmup_frames: int = 1,
+        render_mode: Optional[str] = None,
+        **emulator: Any,
+    ) -> None:
+        if obs not in ("screen", "ram", "both"):
+            raise ValueError("obs is 'screen', 'ram' or 'both', got %r" % (obs,))
+        if render_mode not in (None, "rgb_array"):
+            raise ValueError("render_mode is None or 'rgb_array'")
+        if frameskip < 1 or not 0.0 <= sticky < 1.0 or max_steps < 1 or noop_max < 0:
+            raise ValueError("frameskip >= 1, 0 <= sticky < 1, max_steps >= 1, noop_max >= 0")
+        self.emu = Emulator(rom, core=core, scenario=scenario, **emulator)
+        self.obs_type, self.frameskip, self.sticky = obs, frameskip, sticky
+        self.max_steps, self.noop_max, self.render_mode = max_steps, noop_max, render_mode
+        self.metadata = dict(self.metadata, render_fps=float(self.emu.info.get("fps", 60)) or 60)
+        self.emu.step(max(1, warmup_frames), screen=True, ram=self.emu.default_domain is not None)
+        self._start = self.emu.save_state()
+        height, width = self.emu.last_screen().shape[:2]
+        screen_space = spaces.Box(0, 255, (height, width, 3), dtype=np.uint8)
+        ram_size = len(self.emu.last_ram())
+        if obs != "screen" and ram_size == 0:
+            raise ValueError("the core exposes no memory: use obs='screen'")
+        ram_space = spaces.Box(0, 255, (ram_size,), dtype=np.uint8)
+        self.observation_space = {"screen": screen_space, "ram": ram_space,
+                                  "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
+        if actions is None:
+            self.action_space = spaces.MultiBinary(len(self.emu.buttons))
+            self._masks: Optional[np.ndarray] = None
+        else:
+            self.action_space = spaces.Discrete(len(actions))
+            self._masks = np.array([self.emu.mask(a) for a in actions], dtype=np.uint16)
+        self._bits = (1 << np.arange(len(self.emu.buttons))).astype(np.uint16)
+        self._last_mask = 0
+        self._steps = 0
+
+    def _mask(self, action: Any) -> int:
+        if self._masks is not None:
+            return int(self._masks[int(action)])
+        pressed = np.asarray(action).astype(bool)
+        return int(self._bits[pressed[: len(self._bits)]].sum())
+
+    def _observe(self) -> Union[np.ndarray, Dict[str, np.ndarray]]:
+        if self.obs_type == "screen":
+            return self.emu.last_screen().copy()
+        if self.obs_type == "ram":
+            return self.emu.last_ram().copy()
+        return {"screen": self.emu.last_screen().copy(), "ram": self.emu.last_ram().copy()}
+
+    def _run(self, masks: Optional[np.ndarray], frames: int):
+        want_screen = self.obs_type != "ram" or self.render_mode == "rgb_array"
+        want_ram = self.obs_type != "screen"
+        if masks is None:
+            return self.emu.step(frames, 0, screen=want_screen, ram=want_ram)
+        return self.emu.step(actions=masks, screen=want_screen, ram=want_ram)
+
+    def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+              ) -> Tuple[Any, Dict[str, Any]]:
+        """Back to the start state, then 0…noop_max random no-op frames; (observation, info)."""
+        super().reset(seed=seed)
+        self.emu.load_state(self._start)
+        noops = int(self.np_random.integers(0, self.noop_max + 1)) if self.noop_max else 0
+        result = self._run(None, noops)
+        self._steps, self._last_mask = 0, 0
+        return self._observe(), {"frame": result.frame, "lag": result.lag}
+
+    def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        """Holds the action for `frameskip` frames (each frame keeps the previous action with
+        probability `sticky`); (observation, reward, terminated, truncated, info)."""
+        mask = self._mask(action)
+        masks = np.full(self.frameskip, mask, dtype=np.uint16)
+        if self.sticky:
+            previous = self._last_mask
+            for index, repeat in enumerate(self.np_random.random(self.frameskip) < self.sticky):
+                if repeat:
+                    masks[index] = previous
+                previous = int(masks[index])
+        self._last_mask = int(masks[-1])
+        result = self._run(masks, self.frameskip)
+        self._steps += 1
+        truncated = not result.done and self._steps >= self.max_steps
+        info = {"frame": result.frame, "lag": result.lag}
+        return self._observe(), float(result.reward), bool(result.done), truncated, info
+
+    def render(self) -> Optional[np.ndarray]:
+        """The last frame as RGB (render_mode "rgb_array")."""
+        if self.render_mode != "rgb_array":
+            return None
+        return self.emu.last_screen().copy()
+
+    def close(self) -> None:
+        if hasattr(self, "emu"):
+            self.emu.close()
+
+
+def make(rom: str, core: Optional[str] = None, scenario: Optional[str] = None, obs: str = "screen",
+         actions: Optional[Sequence[Buttons]] = None, **options: Any) -> RetroluaEnv:
+    """A Gymnasium environment for `rom` (see RetroluaEnv for `frameskip`, `sticky`, `max_steps`,
+    `noop_max`, `warmup_frames`, `render_mode` and the Emulator's own arguments)."""
+    return RetroluaEnv(rom, scenario=scenario, actions=actions, core=core, obs=obs, **options)
+
+
+#: Dodge's moves as a Discrete action list: stay, the four directions.
+DODGE_ACTIONS = [[], ["left"], ["right"], ["up"], ["down"]]
+
+
+def _tree_file(relative: str) -> str:
+    """A file of the Retrolua source tree (this package's, or the current directory's)."""
+    from pathlib import Path
+
+    for root in (Path(__file__).resolve().parent.parent.parent, Path.cwd()):
+        candidate = root / relative
+        if candidate.exists():
+            return str(candidate)
+    raise FileNotFoundError("%s not found (run from a Retrolua tree after scripts/setup)" % relative)
+
+
+def _dodge(**options: Any) -> RetroluaEnv:
+    options.setdefault("core", "nestopia")
+    options.setdefault("frameskip", 4)
+    return RetroluaEnv(_tree_file("build/roms/dodge.nes"), scenario=_tree_file("examples/python/dodge_scenario.lua"),
+                       actions=DODGE_ACTIONS, **options)
+
+
+for _id, _obs in (("retrolua/Dodge-v0", "screen"), ("retrolua/Dodge-ram-v0", "ram")):
+    if _id not in gymnasium.registry:
+        gymnasium.register(id=_id, entry_point=_dodge, kwargs={"obs": _obs}, max_episode_steps=5000)

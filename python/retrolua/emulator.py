@@ -1,0 +1,386 @@
+"""`retrolua.Emulator`: one emulator process driven through the binary door of its control socket.
+
+Bulk data never goes through JSON: the host writes the screen (RGB), RAM, sound and savestates into
+memory shared with this process, and the methods return numpy views of it. **A view is overwritten
+by the next call that writes the same area**: `screen()` and `step(screen=True)` rewrite the screen
+view, `ram()`, `read()` and `step(ram=True)` the RAM view, `audio()` the sound view. Call `.copy()`
+on a view to keep it. `save_state()` returns bytes (a copy: states are kept around).
+"""
+
+from __future__ import annotations
+
+import array
+import json
+import mmap
+import os
+import socket
+import weakref
+from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Union
+
+import numpy as np
+
+from . import _protocol as wire
+from ._launch import Launched, launch, stop
+from .errors import RetroluaError
+
+#: What `step` takes as one port's buttons: a RetroPad mask (bit n = button n, as in `Emulator.buttons`),
+#: a mapping of button names to booleans, or a sequence of pressed button names.
+Buttons = Union[int, Mapping[str, bool], Sequence[str], None]
+
+
+class StepResult(NamedTuple):
+    """What a step reports: the frame counter after it, frames run, lag frames among them, and the
+    scenario's summed reward and done flag (0.0 and False without a scenario)."""
+
+    frame: int
+    frames: int
+    lag: int
+    reward: float
+    done: bool
+
+
+class Emulator:
+    """A Retrolua emulator in its own process.
+
+    `Emulator(rom, core=…)` launches `retrolua run ROM --headless --control unix:…` (found as
+    `retrolua.find_binary` says); it ends with this object (`close()`, garbage collection, interpreter
+    exit) or when this process dies. `Emulator.connect("unix:PATH")` drives one already running.
+
+    Other arguments: `scenario` (a Lua file defining `reward()` and `done()`), `scripts` (Lua scripts
+    run in the emulator), `args` (more `retrolua run` arguments), `env`, `binary`, `keep_alive`
+    (the emulator outlives a disconnect; `close()` still ends it), `timeout` (seconds to start).
+    """
+
+    def __init__(
+        self,
+        rom: Optional[Union[str, os.PathLike]] = None,
+        core: Optional[Union[str, os.PathLike]] = None,
+        *,
+        scenario: Optional[Union[str, os.PathLike]] = None,
+        scripts: Sequence[Union[str, os.PathLike]] = (),
+        args: Sequence[str] = (),
+        env: Optional[Mapping[str, str]] = None,
+        binary: Optional[str] = None,
+        keep_alive: bool = False,
+        timeout: float = 30.0,
+        _socket: Optional[socket.socket] = None,
+    ) -> None:
+        self._launched: Optional[Launched] = None
+        if _socket is None:
+            self._launched, _socket = launch(
+                os.fspath(rom) if rom is not None else None, os.fspath(core) if core is not None else None,
+                scenario=os.fspath(scenario) if scenario is not None else None,
+                scripts=[os.fspath(s) for s in scripts], binary=binary, args=args, env=env,
+                keep_alive=keep_alive, timeout=timeout)
+        self._sock = _socket
+        self._finalizer = weakref.finalize(self, _finalize, self._launched, self._sock)
+        try:
+            self._open()
+        except BaseException:
+            self.close()
+            raise
+
+    @classmethod
+    def connect(cls, address: str) -> "Emulator":
+        """Drives an emulator already serving `unix:PATH` (the binary door needs a Unix socket)."""
+        if not address.startswith("unix:"):
+            raise ValueError("the binary door needs a Unix socket: address must be unix:PATH")
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.connect(address[5:])
+        except OSError as error:
+            sock.close()
+            raise RetroluaError("cannot connect to %s: %s" % (address, error)) from error
+        return cls(_socket=sock)
+
+    # -- set-up ---------------------------------------------------------------------------------
+
+    def _open(self) -> None:
+        self.info: Dict[str, Any] = self._json({"cmd": "info"})
+        """The emulator's `info` (core, content, fps, sample rate, domains, buttons, …) at connection."""
+        handshake, fd = self._json_with_fd({"cmd": "binary"})
+        try:
+            self._map = mmap.mmap(fd, handshake["size"], mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+        finally:
+            os.close(fd)
+        self._finalizer.detach()
+        self._finalizer = weakref.finalize(self, _finalize, self._launched, self._sock, self._map)
+        self._layout = {name: tuple(handshake[name]) for name in ("screen", "ram", "audio", "state")}
+        self.buttons: List[str] = list(handshake["buttons"])
+        """RetroPad button names; button n is bit n of a mask."""
+        self._button_bits = {name: 1 << index for index, name in enumerate(self.buttons)}
+        self.domains: Dict[str, int] = {d["name"]: d["size"] for d in handshake["domains"]}
+        """Memory domains by name, with their sizes in bytes."""
+        self._domain_index = {d["name"]: index for index, d in enumerate(handshake["domains"])}
+        default = handshake["default_domain"]
+        self.default_domain: Optional[str] = handshake["domains"][default]["name"] if default >= 0 else None
+        self._request = bytearray(wire.REQUEST.size + 2 * 8)
+        self._reply = bytearray(wire.REPLY.size)
+        self._reply_view = memoryview(self._reply)
+        self._screens: Dict[tuple, np.ndarray] = {}
+        offset, capacity = self._layout["ram"]
+        self._ram_area = np.frombuffer(self._map, dtype=np.uint8, count=capacity, offset=offset)
+        offset, capacity = self._layout["audio"]
+        self._audio_area = np.frombuffer(self._map, dtype=np.int16, count=capacity // 2, offset=offset)
+
+    def _json(self, request: Dict[str, Any]) -> Dict[str, Any]:
+        return self._json_with_fd(request, want_fd=False)[0]
+
+    def _json_with_fd(self, request: Dict[str, Any], want_fd: bool = True) -> "tuple[Dict[str, Any], int]":
+        self._sock.sendall(json.dumps(request).encode() + b"\n")
+        line, fd = b"", -1
+        fds = array.array("i")
+        while not line.endswith(b"\n"):
+            data, ancillary, _, _ = self._sock.recvmsg(65536, socket.CMSG_SPACE(fds.itemsize))
+            if not data:
+                raise self._gone()
+            for level, kind, payload in ancillary:
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                    fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+            line += data
+        reply = json.loads(line)
+        if fds:
+            fd = fds[0]
+            for extra in fds[1:]:
+                os.close(extra)
+        if not reply.get("ok"):
+            if fd >= 0:
+                os.close(fd)
+            raise RetroluaError(reply.get("error", "unknown error"))
+        if want_fd and fd < 0:
+            raise RetroluaError("the emulator did not pass its shared memory")
+        return reply, fd
+
+    def _gone(self) -> RetroluaError:
+        tail = self._launched.stderr_tail() if self._launched else ""
+        if self._launched and self._launched.process.poll() is not None:
+            return RetroluaError("the emulator exited (status %d): %s" % (self._launched.process.returncode, tail))
+        return RetroluaError("the emulator closed the connection" + (": " + tail if tail else ""))
+
+    # -- the wire -------------------------------------------------------------------------------
+
+    def _call(self, command: int, flags: int = 0, count: int = 0, a: int = 0, b: int = 0,
+              payload: Union[bytes, bytearray, memoryview] = b"") -> tuple:
+        request = self._request
+        wire.REQUEST.pack_into(request, 0, command, flags, len(payload), count, a, b)
+        try:
+            if len(payload) <= len(request) - wire.REQUEST.size:
+                end = wire.REQUEST.size + len(payload)
+                request[wire.REQUEST.size:end] = payload
+                self._sock.sendall(memoryview(request)[:end])
+            else:
+                self._sock.sendall(memoryview(request)[: wire.REQUEST.size])
+                self._sock.sendall(payload)
+            view, got = self._reply_view, 0
+            while got < wire.REPLY.size:
+                n = self._sock.recv_into(view[got:])
+                if n == 0:
+                    raise self._gone()
+                got += n
+        except OSError as error:
+            raise self._gone() from error
+        reply = wire.REPLY.unpack_from(self._reply)
+        if reply[0] != 0:
+            message = self._receive(reply[1]).decode(errors="replace")
+            raise RetroluaError(message)
+        return reply
+
+    def _receive(self, count: int) -> bytes:
+        data = bytearray()
+        while len(data) < count:
+            chunk = self._sock.recv(count - len(data))
+            if not chunk:
+                raise self._gone()
+            data += chunk
+        return bytes(data)
+
+    # -- input ----------------------------------------------------------------------------------
+
+    def mask(self, buttons: Buttons) -> int:
+        """A RetroPad mask from a mask, a `{name: bool}` mapping or a list of pressed names."""
+        if buttons is None:
+            return 0
+        if isinstance(buttons, (int, np.integer)):
+            value = int(buttons)
+            if not 0 <= value <= 0xFFFF:
+                raise ValueError("a button mask is 0…65535, got %d" % value)
+            return value
+        bits = self._button_bits
+        try:
+            if isinstance(buttons, Mapping):
+                return sum(bits[name] for name, pressed in buttons.items() if pressed)
+            if isinstance(buttons, str):
+                return bits[buttons]
+            return sum(bits[name] for name in buttons)
+        except KeyError as error:
+            raise ValueError("unknown button %s (buttons: %s)" % (error, ", ".join(self.buttons))) from None
+
+    # -- commands -------------------------------------------------------------------------------
+
+    def step(self, frames: int = 1, buttons: Buttons = None, *, ports: Optional[Sequence[Buttons]] = None,
+             actions: Optional[Union[np.ndarray, Sequence[int]]] = None, screen: bool = False,
+             ram: bool = False) -> StepResult:
+        """Runs `frames` frames and returns once they have run.
+
+        Input: `buttons` for port 1, or `ports` (one entry per port), held for every frame; or
+        `actions`, one mask per frame (shape (N,) for port 1 or (N, ports); `frames` is then N).
+        With none of them the player's input is held as it is. `screen=True` / `ram=True` also
+        refresh the `screen()` / `ram()` views in the same round trip (use `last_screen()` /
+        `last_ram()` to get them without another request). Stops early when the scenario says done.
+        """
+        flags = (wire.STEP_SCREEN if screen else 0) | (wire.STEP_RAM if ram else 0)
+        if actions is not None:
+            masks = np.ascontiguousarray(actions, dtype="<u2")
+            if masks.ndim == 1:
+                masks = masks.reshape(-1, 1)
+            if masks.ndim != 2 or not 1 <= masks.shape[1] <= 8:
+                raise ValueError("actions has shape (frames,) or (frames, ports ≤ 8), got %s" % (masks.shape,))
+            frames = masks.shape[0]
+            payload: Union[bytes, memoryview] = memoryview(masks).cast("B")
+            flags |= masks.shape[1] << 8
+        elif ports is not None:
+            if not 1 <= len(ports) <= 8:
+                raise ValueError("ports is a list of 1…8 inputs")
+            payload = np.array([self.mask(p) for p in ports], dtype="<u2").tobytes()
+            flags |= len(ports) << 8
+        elif buttons is not None:
+            payload = self.mask(buttons).to_bytes(2, "little")
+            flags |= 1 << 8
+        else:
+            payload = b""
+        if not 0 <= frames <= 1_000_000:
+            raise ValueError("frames is 0…1000000, got %d" % frames)
+        reply = self._call(wire.STEP, flags, frames, payload=payload)
+        if screen:
+            self._screen_size = (reply[7], reply[6])
+        if ram:
+            self._ram_length = reply[8]
+        return StepResult(reply[2], reply[3], reply[4], reply[9], reply[5] != 0)
+
+    def screen(self) -> np.ndarray:
+        """The core's last frame as RGB, shape (height, width, 3) uint8: a view into shared memory,
+        rewritten by the next `screen()` or `step(screen=True)`."""
+        reply = self._call(wire.SCREEN)
+        self._screen_size = (reply[7], reply[6])
+        return self.last_screen()
+
+    def last_screen(self) -> np.ndarray:
+        """The screen view as the last `screen()` or `step(screen=True)` left it."""
+        size = getattr(self, "_screen_size", None)
+        if size is None:
+            raise RetroluaError("no screen yet: call screen() or step(screen=True) first")
+        view = self._screens.get(size)
+        if view is None:
+            height, width = size
+            view = np.frombuffer(self._map, dtype=np.uint8, count=height * width * 3,
+                                 offset=self._layout["screen"][0]).reshape(height, width, 3)
+            self._screens[size] = view
+        return view
+
+    def read(self, address: int, length: int = 1, domain: Optional[str] = None) -> np.ndarray:
+        """`length` bytes at `address` of `domain` (default: the default domain) as a uint8 view,
+        rewritten by the next `read`, `ram` or `step(ram=True)`."""
+        reply = self._call(wire.READ, 0, self._domain(domain), _unsigned(address, "address"),
+                           _unsigned(length, "length"))
+        return self._ram_area[: reply[8]]
+
+    def ram(self) -> np.ndarray:
+        """The whole default memory domain as a uint8 view (see `read` for when it is rewritten)."""
+        if self.default_domain is None:
+            raise RetroluaError("the core exposes no memory")
+        return self.read(0, min(self.domains[self.default_domain], self._layout["ram"][1]))
+
+    def last_ram(self) -> np.ndarray:
+        """The RAM view as the last `step(ram=True)` left it."""
+        return self._ram_area[: getattr(self, "_ram_length", 0)]
+
+    def write(self, address: int, data: Union[bytes, bytearray, memoryview, Iterable[int], np.ndarray],
+              domain: Optional[str] = None) -> None:
+        """Writes bytes at `address` of `domain` (default: the default domain)."""
+        payload = data if isinstance(data, (bytes, bytearray, memoryview)) else bytes(np.asarray(data, dtype=np.uint8))
+        self._call(wire.WRITE, 0, self._domain(domain), _unsigned(address, "address"), payload=payload)
+
+    def save_state(self) -> bytes:
+        """The emulator's state (a Retrolua state container, as `savestate` files hold) as bytes."""
+        reply = self._call(wire.SAVE_STATE)
+        offset = self._layout["state"][0]
+        return self._map[offset: offset + reply[8]]
+
+    def load_state(self, state: Union[bytes, bytearray, memoryview]) -> int:
+        """Loads a state made by `save_state` (or a savestate file's bytes); returns the frame counter."""
+        offset, capacity = self._layout["state"]
+        if not 0 < len(state) <= capacity:
+            raise RetroluaError("a state is 1…%d bytes here, got %d" % (capacity, len(state)))
+        self._map[offset: offset + len(state)] = state
+        return self._call(wire.LOAD_STATE, 0, 0, len(state))[2]
+
+    def audio(self) -> np.ndarray:
+        """Sound since the last call as int16 stereo, shape (frames, 2): a view, rewritten by the next
+        call (at most two seconds per call; call again for the rest)."""
+        reply = self._call(wire.AUDIO)
+        return self._audio_area[: reply[3] * 2].reshape(-1, 2)
+
+    @property
+    def sample_rate(self) -> float:
+        """The core's audio sample rate (Hz)."""
+        return float(self.info.get("sample_rate", 0))
+
+    def reset(self) -> int:
+        """Presses the console's reset; returns the frame counter."""
+        return self._call(wire.RESET)[2]
+
+    def _domain(self, name: Optional[str]) -> int:
+        if name is None:
+            if self.default_domain is None:
+                raise RetroluaError("the core exposes no memory")
+            name = self.default_domain
+        try:
+            return self._domain_index[name]
+        except KeyError:
+            raise RetroluaError("no memory domain %r (domains: %s)" % (name, ", ".join(self.domains))) from None
+
+    # -- lifetime -------------------------------------------------------------------------------
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The emulator's process id (None when connected to one this object did not start)."""
+        return self._launched.process.pid if self._launched else None
+
+    def close(self) -> None:
+        """Ends a launched emulator (waits for it) and lets go of the connection and shared memory."""
+        self._finalizer()
+
+    @property
+    def closed(self) -> bool:
+        return not self._finalizer.alive
+
+    def __enter__(self) -> "Emulator":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _unsigned(value: int, name: str) -> int:
+    value = int(value)
+    if not 0 <= value < 1 << 63:
+        raise ValueError("%s must be 0…2^63-1, got %d" % (name, value))
+    return value
+
+
+def _finalize(launched: Optional[Launched], sock: socket.socket, shared: Optional[mmap.mmap] = None) -> None:
+    """Quit (a launched emulator), close the connection, unmap, wait for the process, remove its folder."""
+    if launched is not None:
+        try:
+            sock.sendall(wire.REQUEST.pack(wire.QUIT, 0, 0, 0, 0, 0))
+        except OSError:
+            pass
+    if shared is not None:
+        try:
+            shared.close()
+        except BufferError:
+            pass  # numpy views still point at it: the mapping goes when they do
+    if launched is not None:
+        stop(launched, sock)
+    else:
+        sock.close()

@@ -1,0 +1,97 @@
+"""Python side by side: retrolua.Emulator (the binary door) vs stable-retro's RetroEmulator on the same
+core binary and ROM, rounds interleaved, best of each kept. Usage:
+python_bench.py RETROLUA ROM CORE BARE_LOOP [ROUNDS]  (run with build/venv/bin/python)"""
+import os
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import retrolua  # noqa: E402
+import stable_retro  # noqa: E402
+
+binary, rom, core, bare_loop = sys.argv[1:5]
+rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 5
+rom = os.path.realpath(rom)
+STEPS, STATES = 1500, 300
+
+
+def rate(function, count):
+    start = time.perf_counter()
+    function(count)
+    return count / (time.perf_counter() - start)
+
+
+def bare(args, key):
+    out = subprocess.run([bare_loop, core, rom] + args, capture_output=True, text=True).stdout
+    return float(next(line.split()[1] for line in out.splitlines() if line.startswith(key)))
+
+
+retro = stable_retro.RetroEmulator(rom)  # picks genesis_plus_gx from its wheel for .md: the same .so as CORE
+ours = retrolua.Emulator(rom, core=core, binary=binary)
+retro.step()
+ours.step(1)
+retro_state, our_state = retro.get_state(), ours.save_state()
+
+
+def retro_steps(n):
+    for _ in range(n):
+        retro.step()
+
+
+def retro_screens(n):
+    for _ in range(n):
+        retro.step()
+        retro.get_screen()
+
+
+def retro_states(n):
+    for _ in range(n):
+        retro.set_state(retro.get_state())
+
+
+def our_steps(n):
+    for _ in range(n):
+        ours.step(1)
+
+
+def our_screens(n):
+    for _ in range(n):
+        ours.step(1, screen=True)
+        ours.last_screen()
+
+
+def our_states(n):
+    for _ in range(n):
+        ours.load_state(ours.save_state())
+
+
+def our_batches(n):
+    for _ in range(n // 60):
+        ours.step(60)
+
+
+best = {}
+for _ in range(rounds):
+    for name, function, count in [("retro_step", retro_steps, STEPS), ("our_step", our_steps, STEPS),
+                                  ("retro_screen", retro_screens, STEPS), ("our_screen", our_screens, STEPS),
+                                  ("retro_state", retro_states, STATES), ("our_state", our_states, STATES),
+                                  ("our_batch", our_batches, STEPS)]:
+        best[name] = max(best.get(name, 0), rate(function, count))
+    best["bare_fps"] = max(best.get("bare_fps", 0), bare(["3000"], "fps"))
+    us = bare(["60", "states", "1000"], "us_per")
+    best["bare_state_us"] = min(best.get("bare_state_us", us), us)
+ours.close()
+
+line = "%-34s %8.0f /s vs %8.0f /s   ratio %.3f (target %s); %.0f%% of the bare core loop (%.0f fps)"
+print(line % ("raw step from Python", best["our_step"], best["retro_step"], best["our_step"] / best["retro_step"],
+              ">= 1.25", best["our_step"] / best["bare_fps"] * 100, best["bare_fps"]))
+print(line % ("step + screen as numpy", best["our_screen"], best["retro_screen"],
+              best["our_screen"] / best["retro_screen"], ">= 1.25", best["our_screen"] / best["bare_fps"] * 100,
+              best["bare_fps"]))
+our_us, retro_us, bare_us = 1e6 / best["our_state"], 1e6 / best["retro_state"], best["bare_state_us"]
+print("%-34s %8.1f us vs %8.1f us (stable-retro); core serialize+unserialize %.1f us: limit 1.5x + 100 = %.1f us (%s)"
+      % ("save + load state", our_us, retro_us, bare_us, 1.5 * bare_us + 100,
+         "met" if our_us <= 1.5 * bare_us + 100 else "missed"))
+print("%-34s %8.0f frames/s = %.0f%% of the bare core loop (report)"
+      % ("step(60) batches from Python", best["our_batch"], best["our_batch"] / best["bare_fps"] * 100))
