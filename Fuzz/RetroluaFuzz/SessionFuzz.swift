@@ -60,21 +60,28 @@ enum ControlFuzz {
     }
 }
 
-/// Content as a run loads it: read from a file, hashed, handed to nestopia, one frame run, unloaded.
+/// Content as a run reads it before any core sees it: a zip (members, sizes, names), a playlist (entries,
+/// nesting, loops) or a plain file (its header for the identity), hashed and prepared as a core would
+/// take it. The first byte picks the kind; the core's own parsing of a ROM is not ours to fuzz.
 enum ContentFuzz {
-    static let path = FuzzPaths.scratch + "/fuzz.nes"
+    static let kinds = ["zip", "m3u", "nes", "sfc"]
 
     static func prepare() { _ = FuzzPaths.scratch }
 
     static func run(_ bytes: UnsafeRawBufferPointer) {
-        guard FileManager.default.createFile(atPath: path, contents: Data(bytes)) else {
+        guard let first = bytes.first else { return }
+        let path = FuzzPaths.scratch + "/fuzz." + kinds[Int(first) % kinds.count]
+        guard FileManager.default.createFile(atPath: path, contents: Data(bytes.dropFirst())) else {
             FuzzPaths.fail("cannot write \(path)")
         }
-        guard let session = try? Session(FuzzPaths.config(content: path), warn: { _ in }) else { return }
-        _ = session.content?.sha1
-        _ = session.content?.crc32
-        let emulator = Emulator(session: session)
-        emulator.runFrame()
-        try? session.close()
+        defer { ExtractedContent.removeAll() }
+        guard let content = try? Content(path: path) else { return }
+        _ = content.sha1
+        _ = content.identity
+        let needFullpath = first & 0x80 != 0
+        guard (try? content.prepare(extensions: ["nes", "sfc", "gb"], needFullpath: needFullpath, core: "fuzz")) != nil
+        else { return }
+        _ = content.crc32
+        if !needFullpath { _ = try? content.bytes() }
     }
 }

@@ -276,8 +276,20 @@ public final class ControlServer {
                 refuse(waiting[0], "too many connections waiting to say hello; closing the oldest")
             }
             if clients.filter({ !$0.isClosed && !$0.closing }).count > Self.maxClients {
+                closeHungUp()  // clients that left since the last poll make room first
+            }
+            if clients.filter({ !$0.isClosed && !$0.closing }).count > Self.maxClients {
                 refuse(client, "too many control clients (\(Self.maxClients)); closing")
             }
+        }
+    }
+
+    /// Closes the clients whose peers have hung up (a look at their sockets, no waiting).
+    private func closeHungUp() {
+        var fds = clients.map { pollfd(fd: $0.fd, events: 0, revents: 0) }
+        guard Glibc.poll(&fds, nfds_t(fds.count), 0) > 0 else { return }
+        for (pollFD, client) in zip(fds, clients) where pollFD.revents & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
+            client.close()
         }
     }
 
