@@ -187,10 +187,14 @@ final class HardwareRenderTests: XCTestCase {
         }
         let rom = try n64ROM()
         var hashes: [String] = []
-        for _ in 0..<2 {
-            // --headless: without it a failed window attempt leaves parallel_n64 polling into a freed
-            // Emulator (the lifecycle bug of issue 14, not GL's).
-            let result = try Fixtures.cli(["run", rom, "--core", core, "--frames", "8", "--headless", "--json"])
+        let script = Self.folder + "/n64.lua"
+        try "emu.message('scripted')".write(toFile: script, atomically: true, encoding: .utf8)
+        for run in 0..<2 {
+            // The second run with a script and a WAV dump: parallel_n64 polls input while it unloads, which
+            // once reached a freed Emulator (rc 134); hooks are cleared before the core unloads now.
+            let extra = run == 0 ? [] : ["--script", script, "--wav", Self.folder + "/n64.wav"]
+            let result = try Fixtures.cli(
+                ["run", rom, "--core", core, "--frames", "8", "--headless", "--json"] + extra)
             XCTAssertEqual(result.status, 0, result.stderr)
             let frame = try XCTUnwrap(try json(result)["frame"] as? [String: Any], result.stderr)
             XCTAssertEqual(frame["width"] as? Int, 640)
