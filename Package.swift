@@ -55,7 +55,7 @@ let package = Package(
 if Context.environment["RETROLUA_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "RetroluaFuzz", dependencies: ["Emulation", "Host"], path: "Fuzz/RetroluaFuzz",
+            name: "RetroluaFuzz", dependencies: ["Emulation", "Host", "Libretro"], path: "Fuzz/RetroluaFuzz",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     package.products.append(.executable(name: "RetroluaFuzz", targets: ["RetroluaFuzz"]))
 }

@@ -1,6 +1,7 @@
 import Emulation
 import Foundation
 import Host
+import Libretro
 
 /// Where the project's files are (the ROMs scripts/setup builds) and a scratch folder for this process.
 enum FuzzPaths {

@@ -46,8 +46,12 @@ public struct ContentPlaylist: Sendable, Equatable {
         ).enumerated() {
             let line = raw.trimmingCharacters(in: .whitespaces)
             guard !line.isEmpty, !line.hasPrefix("#") else { continue }
-            let parts = line.split(separator: "|", maxSplits: 1)
+            // `path|label`; empty pieces are kept ("|x" has no path), so parts[0] always exists.
+            let parts = line.split(separator: "|", maxSplits: 1, omittingEmptySubsequences: false)
             let name = String(parts[0]).trimmingCharacters(in: .whitespaces)
+            guard !name.isEmpty else {
+                throw .contentUnreadable(path: path, reason: "line \(number + 1) has a label but no file name")
+            }
             let label = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : nil
             let entryPath = name.hasPrefix("/") ? name : folder + "/" + name
             do { _ = try BoundedFile.size(entryPath) } catch {

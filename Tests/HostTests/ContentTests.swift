@@ -153,6 +153,9 @@ final class ContentTests: XCTestCase {
             (try write("a.m3u", "b.m3u\n"), ["a.m3u", "includes itself", "a.m3u → b.m3u → a.m3u"]),
             (try write("empty.m3u", "# nothing\n\n"), ["empty.m3u", "names no disc"]),
             (try write("folder.m3u", "/\n"), ["folder.m3u", "line 1", "folder"]),
+            // Found by the content fuzzer: a line of just "|" crashed the parser (index out of range).
+            (try write("bar.m3u", "|"), ["bar.m3u", "line 1", "a label but no file name"]),
+            (try write("label.m3u", "demo.nes\n |Disc 2\n"), ["label.m3u", "line 2", "no file name"]),
         ]
         for (path, expected) in cases {
             XCTAssertThrowsError(try Content(path: path), path) { error in
