@@ -108,6 +108,7 @@ static _Atomic uint64_t stop_requested;    /* when a stop was requested, 0 when 
 static _Atomic uint64_t soft_deadline_ns = 2000000000ull;
 static _Atomic uint64_t hard_deadline_ns = 4000000000ull;
 static _Atomic(lh_emergency) emergency;
+static _Atomic uint64_t host_work_started; /* when the host's own blocking work began, 0 when none */
 static _Atomic pthread_t lua_thread;
 static pthread_once_t watchdog_once = PTHREAD_ONCE_INIT;
 
@@ -125,7 +126,7 @@ static void arm_overdue(int signal) {
     if (d <= 0 || d > WATCH_DEPTH) return;
     watch_entry *entry = &entries[d - 1];
     uint64_t now = now_ns();
-    if (!entry->thread || now - entry->started < ARM_AFTER_NS) return;
+    if (!entry->thread || now - entry->started < ARM_AFTER_NS || atomic_load(&host_work_started)) return;
     uint64_t stop = atomic_load(&stop_requested);
     lh_limits *limits = limits_of(entry->thread);
     if (stop && entries[0].started <= stop) {
@@ -161,7 +162,7 @@ static void *watchdog(void *unused) {
         uint64_t stop = atomic_load(&stop_requested);
         uint64_t now = now_ns();
         if (!started) continue;
-        if (outer && now - outer >= atomic_load(&hard_deadline_ns)) {
+        if (outer && !atomic_load(&host_work_started) && now - outer >= atomic_load(&hard_deadline_ns)) {
             end_runaway("a script ran past its hard deadline without returning (a long C call such as a "
                         "backtracking string.find?); ending the run after writing save RAM and movies",
                         LH_EXIT_RUNAWAY);
@@ -229,6 +230,20 @@ static void hook_every_instruction(lua_State *L) {
     if (!entry->thread) return;
     entry->armed = 1;  /* watch_leave takes the hook off again */
     lua_sethook(entry->thread, count_hook, LUA_MASKCOUNT, 1);
+}
+
+void lh_host_work_begin(void) { atomic_store(&host_work_started, now_ns()); }
+
+/* The entries' clocks move on by the time the host worked, so it never counts as the script's. */
+void lh_host_work_end(void) {
+    uint64_t began = atomic_exchange(&host_work_started, 0);
+    if (!began) return;
+    uint64_t spent = now_ns() - began;
+    int d = atomic_load(&depth);
+    for (int i = 0; i < d && i < WATCH_DEPTH; i++) entries[i].started += spent;
+    uint64_t outer = atomic_load(&outermost_started), inner = atomic_load(&innermost_started);
+    if (outer) atomic_store(&outermost_started, outer + spent);
+    if (inner) atomic_store(&innermost_started, inner + spent);
 }
 
 void lh_request_stop(void) {

@@ -6,6 +6,10 @@ import Glibc
 /// are replaced (never a FIFO, a device such as `/dev/null`, or a folder), temporary names fit in
 /// NAME_MAX, and temporary files left by killed processes are removed on the next write.
 public enum DurableFile {
+    /// Told before and after a write waits for the disk (the script host pauses scripts' deadlines).
+    public nonisolated(unsafe) static var blockingWork:
+        (begin: @convention(c) () -> Void, end: @convention(c) () -> Void)?
+
     public static func write(_ bytes: some ContiguousBytes, to path: String) throws(FileWriteError) {
         try prepare(path)
         let temporary = temporaryPath(for: path)
@@ -24,7 +28,9 @@ public enum DurableFile {
                 offset += written
             }
         }
+        blockingWork?.begin()
         if failure == nil && fsync(fd) != 0 { failure = String(cString: strerror(errno)) }
+        blockingWork?.end()
         close(fd)
         if let failure {
             unlink(temporary)
@@ -60,7 +66,9 @@ public enum DurableFile {
         }
         let folderFD = open(FilePath.folder(of: path), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folderFD >= 0 {
+            blockingWork?.begin()
             fsync(folderFD)
+            blockingWork?.end()
             close(folderFD)
         }
     }
@@ -117,9 +125,7 @@ public enum DurableFile {
     /// `NAME.tmp`, NAME cut so that ten pid digits still fit.
     static func temporaryPrefix(_ name: String) -> String {
         let room = nameMax - marker.utf8.count - 10
-        var kept = Substring(name)
-        while kept.utf8.count > room { kept = kept.dropLast() }
-        return kept + marker
+        return FilePath.prefix(name, utf8Bytes: room) + marker
     }
 
     /// Removes `NAME.tmp<pid>` files of `path` whose process is gone (a write killed half-way).

@@ -18,8 +18,21 @@ public enum FilePath {
     }
 
     private static func withoutTrailingSlashes(_ path: String) -> String {
-        var path = Substring(path)
-        while path.count > 1, path.last == "/" { path = path.dropLast() }
-        return String(path)
+        // One pass from the end; a lone "/" stays.
+        guard let last = path.lastIndex(where: { $0 != "/" }) else { return path.isEmpty ? path : "/" }
+        return String(path[...last])
+    }
+
+    /// The longest start of `name` within `bytes` UTF-8 bytes, cut at a character (one pass: names
+    /// from scripts and archives can be long).
+    public static func prefix(_ name: String, utf8Bytes bytes: Int) -> Substring {
+        var used = 0
+        var end = name.startIndex
+        for character in name {
+            used += character.utf8.count
+            guard used <= bytes else { break }
+            end = name.index(after: end)
+        }
+        return name[..<end]
     }
 }

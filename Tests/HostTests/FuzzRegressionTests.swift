@@ -70,4 +70,14 @@ final class FuzzRegressionTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("hash\tfalse\tmemory.hash"), result.stdout)
     }
+
+    func testAVeryLongDataFileNameIsRefusedAtOnce() throws {
+        let script = Self.folder + "/lua-api-save-data-long-name.lua"
+        let home = Fixtures.temporaryFolder()
+        let result = try Fixtures.cli(
+            ["run", Fixtures.nesROM, "--headless", "--frames", "2", "--script", script], home: home)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("long\tnil\ttrue"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("slashes\tfalse"), result.stdout)
+    }
 }

@@ -42,6 +42,11 @@ void lh_request_stop(void);
 /// cleared); past `hard_seconds` the process ends through the emergency handler. 0 keeps a value.
 void lh_set_deadlines(double soft_seconds, double hard_seconds);
 
+/// Around the host's own blocking work for a script (a durable write's fsync on a busy disk): that time
+/// does not count towards the script's deadlines. Stop requests still end the run.
+void lh_host_work_begin(void);
+void lh_host_work_end(void);
+
 /// The handler for runaways that only ending the process can stop (NULL: none).
 void lh_set_emergency(lh_emergency handler);
 

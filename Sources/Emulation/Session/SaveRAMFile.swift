@@ -40,9 +40,7 @@ final class SaveRAMFile {
     /// `GAME.KEY.srm`, the game's name shortened (at a character) so the whole fits NAME_MAX.
     static func fileName(game: String, key: String) -> String {
         let suffix = "." + key + ".srm"
-        var name = Substring(game)
-        while name.utf8.count + suffix.utf8.count > DurableFile.nameMax { name = name.dropLast() }
-        return name + suffix
+        return FilePath.prefix(game, utf8Bytes: DurableFile.nameMax - suffix.utf8.count) + suffix
     }
 
     private static func existing(key: String, in folder: String) -> String? {

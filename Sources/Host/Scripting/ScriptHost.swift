@@ -1,9 +1,11 @@
 import CLua
+import CLuaShim
 import Foundation
 import Emulation
 import Libretro
 import LuaRuntime
 import Media
+import Support
 
 /// How scripts run: security profile, limits, reloading.
 public struct ScriptOptions: Sendable {
@@ -74,6 +76,8 @@ public final class ScriptHost: EmulatorClient {
         self.options = options
         self.api = api
         emulator.client = self
+        // A durable write's fsync on a busy disk is the host's time, not the script's (its deadlines).
+        DurableFile.blockingWork = (begin: lh_host_work_begin, end: lh_host_work_end)
         // Weak: a picture taken after the script host is gone (at exit) is the bare frame.
         emulator.picture = { [weak self, core = emulator.session.core] in
             self?.frameWithOverlay() ?? Emulator.picture(of: core)
