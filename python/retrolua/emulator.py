@@ -307,7 +307,10 @@ class Emulator:
         return self._map[offset: offset + reply[8]]
 
     def load_state(self, state: Union[bytes, bytearray, memoryview]) -> int:
-        """Loads a state made by `save_state` (or a savestate file's bytes); returns the frame counter."""
+        """Loads a state made by `save_state` (or a savestate file's bytes); returns the frame counter.
+
+        The held input is not part of a state: a later `step()` without buttons keeps what was held
+        before the load, so replays that must match pass their buttons (or `actions`) every step."""
         offset, capacity = self._layout["state"]
         if not 0 < len(state) <= capacity:
             raise RetroluaError("a state is 1…%d bytes here, got %d" % (capacity, len(state)))
