@@ -26,31 +26,7 @@ extension VideoFrame {
     ) {
         let out = destination.assumingMemoryBound(to: UInt8.self)
         for row in 0..<height {
-            let source = data + row * pitch
-            let target = out + row * width * 3
-            switch format {
-            case .xrgb8888:
-                for x in 0..<width {
-                    let pixel = source.loadUnaligned(fromByteOffset: x * 4, as: UInt32.self).littleEndian
-                    target[x * 3] = UInt8(truncatingIfNeeded: pixel >> 16)
-                    target[x * 3 + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
-                    target[x * 3 + 2] = UInt8(truncatingIfNeeded: pixel)
-                }
-            case .rgb565:
-                for x in 0..<width {
-                    let pixel = UInt32(source.loadUnaligned(fromByteOffset: x * 2, as: UInt16.self).littleEndian)
-                    target[x * 3] = expand5(pixel >> 11)
-                    target[x * 3 + 1] = expand6(pixel >> 5)
-                    target[x * 3 + 2] = expand5(pixel)
-                }
-            case .xrgb1555:
-                for x in 0..<width {
-                    let pixel = UInt32(source.loadUnaligned(fromByteOffset: x * 2, as: UInt16.self).littleEndian)
-                    target[x * 3] = expand5(pixel >> 10)
-                    target[x * 3 + 1] = expand5(pixel >> 5)
-                    target[x * 3 + 2] = expand5(pixel)
-                }
-            }
+            convert(data + row * pitch, count: width, format: format, into: out + row * width * 3, stride: 3)
         }
     }
 }

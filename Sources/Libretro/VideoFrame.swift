@@ -45,53 +45,68 @@ public struct VideoFrame: Sendable, Equatable {
     /// The frame as 8-bit RGBA (alpha 255), expanding 5- and 6-bit channels to the full 0…255 range.
     public func rgba() -> [UInt8] {
         var out = [UInt8](repeating: 255, count: width * height * 4)
-        let count = width * height
         pixels.withUnsafeBytes { source in
             out.withUnsafeMutableBufferPointer { destination in
-                switch format {
-                case .xrgb8888:
-                    for i in 0..<count {
-                        let pixel = source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self).littleEndian
-                        destination[i * 4] = UInt8(truncatingIfNeeded: pixel >> 16)
-                        destination[i * 4 + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
-                        destination[i * 4 + 2] = UInt8(truncatingIfNeeded: pixel)
-                    }
-                case .rgb565:
-                    for i in 0..<count {
-                        let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
-                        destination[i * 4] = expand5(pixel >> 11)
-                        destination[i * 4 + 1] = expand6(pixel >> 5)
-                        destination[i * 4 + 2] = expand5(pixel)
-                    }
-                case .xrgb1555:
-                    for i in 0..<count {
-                        let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
-                        destination[i * 4] = expand5(pixel >> 10)
-                        destination[i * 4 + 1] = expand5(pixel >> 5)
-                        destination[i * 4 + 2] = expand5(pixel)
-                    }
-                }
+                Self.convert(
+                    source.baseAddress!, count: width * height, format: format, into: destination.baseAddress!,
+                    stride: 4)
             }
         }
         return out
     }
 
+    /// Writes `count` pixels of `format` as 8-bit R, G, B at `target`, `stride` bytes apart (3: packed
+    /// RGB; 4: RGBA, alpha left as it is). The one place pixel formats become colours.
+    @inline(__always)
+    static func convert(
+        _ source: UnsafeRawPointer, count: Int, format: PixelFormat, into target: UnsafeMutablePointer<UInt8>,
+        stride: Int
+    ) {
+        switch format {
+        case .xrgb8888:
+            for i in 0..<count {
+                let pixel = source.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self).littleEndian
+                target[i * stride] = UInt8(truncatingIfNeeded: pixel >> 16)
+                target[i * stride + 1] = UInt8(truncatingIfNeeded: pixel >> 8)
+                target[i * stride + 2] = UInt8(truncatingIfNeeded: pixel)
+            }
+        case .rgb565:
+            for i in 0..<count {
+                let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
+                target[i * stride] = expand5(pixel >> 11)
+                target[i * stride + 1] = expand6(pixel >> 5)
+                target[i * stride + 2] = expand5(pixel)
+            }
+        case .xrgb1555:
+            for i in 0..<count {
+                let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
+                target[i * stride] = expand5(pixel >> 10)
+                target[i * stride + 1] = expand5(pixel >> 5)
+                target[i * stride + 2] = expand5(pixel)
+            }
+        }
+    }
+
     /// The colour at (x, y) as 0xRRGGBB.
     public func rgb(x: Int, y: Int) -> UInt32 {
-        let rgba = VideoFrame(
-            width: 1, height: 1, format: format,
-            pixels: Array(pixels[(y * width + x) * format.bytesPerPixel..<(y * width + x + 1) * format.bytesPerPixel])
-        ).rgba()
-        return UInt32(rgba[0]) << 16 | UInt32(rgba[1]) << 8 | UInt32(rgba[2])
+        var colour: (UInt8, UInt8, UInt8) = (0, 0, 0)
+        pixels.withUnsafeBytes { source in
+            withUnsafeMutableBytes(of: &colour) { target in
+                Self.convert(
+                    source.baseAddress! + (y * width + x) * format.bytesPerPixel, count: 1, format: format,
+                    into: target.baseAddress!.assumingMemoryBound(to: UInt8.self), stride: 3)
+            }
+        }
+        return UInt32(colour.0) << 16 | UInt32(colour.1) << 8 | UInt32(colour.2)
     }
 }
 
-@inline(__always) func expand5(_ value: UInt32) -> UInt8 {
+@inline(__always) private func expand5(_ value: UInt32) -> UInt8 {
     let v = value & 0x1F
     return UInt8((v << 3) | (v >> 2))
 }
 
-@inline(__always) func expand6(_ value: UInt32) -> UInt8 {
+@inline(__always) private func expand6(_ value: UInt32) -> UInt8 {
     let v = value & 0x3F
     return UInt8((v << 2) | (v >> 4))
 }

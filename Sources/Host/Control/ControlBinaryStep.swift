@@ -13,7 +13,7 @@ final class ControlBinaryStep {
     private let masks: [UInt16]
     private let perFrame: Bool
     private let flags: UInt32
-    private var ran = 0, lagged = 0, reward = 0.0, done = false
+    private var progress: StepProgress
 
     init(
         _ request: ControlBinaryProtocol.Request, door: ControlBinaryDoor, session: ControlSession
@@ -50,36 +50,26 @@ final class ControlBinaryStep {
             index += 2
         }
         self.masks = masks
+        progress = StepProgress(frames: frames)
     }
 
     /// Runs the next slice; the reply once the step is over, nil while frames remain.
     func runSlice() -> [UInt8]? {
-        let host = session.host
-        let emulator = host.emulator
-        var slice = 0
-        while ran < frames && !done && emulator.exitCode == nil && slice < ControlStep.sliceFrames {
-            if !masks.isEmpty {
-                var input = emulator.playerInput
-                let first = perFrame ? ran * ports : 0
-                for port in 0..<ports { input.buttons[port] = masks[first + port] }
-                emulator.playerInput = input
-            }
-            emulator.runFrame()
-            ran += 1
-            slice += 1
-            if host.session.lastFrameLagged { lagged += 1 }
-            if let score = session.scoreFrame() {
-                reward += score.reward
-                done = score.done
-            }
+        let emulator = session.host.emulator
+        let over = progress.runSlice(session) { ran in
+            guard !masks.isEmpty else { return }
+            var input = emulator.playerInput
+            let first = perFrame ? ran * ports : 0
+            for port in 0..<ports { input.buttons[port] = masks[first + port] }
+            emulator.playerInput = input
         }
-        guard ran >= frames || done || emulator.exitCode != nil else { return nil }
+        guard over else { return nil }
         var reply = ControlBinaryProtocol.Reply()
-        reply.frame = host.session.frameCount
-        reply.frames = ran
-        reply.lag = lagged
-        reply.done = done ? 1 : 0
-        reply.reward = reward
+        reply.frame = session.host.session.frameCount
+        reply.frames = progress.ran
+        reply.lag = progress.lagged
+        reply.done = progress.done ? 1 : 0
+        reply.reward = progress.reward
         do {
             if flags & ControlBinaryProtocol.stepScreen != 0 { (reply.width, reply.height) = try door.writeScreen() }
             if flags & ControlBinaryProtocol.stepRAM != 0 { reply.length = try door.writeRAM() }

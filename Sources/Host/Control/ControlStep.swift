@@ -11,11 +11,12 @@ final class ControlStep {
     private unowned let session: ControlSession
     private let frames: Int
     private let input: InputState
-    private var ran = 0, lagged = 0, reward = 0.0, done = false
+    private var progress: StepProgress
 
     init(_ request: ControlRequest, session: ControlSession) throws(ControlError) {
         self.session = session
         frames = try request.integer("frames", in: 0...1_000_000) ?? 1
+        progress = StepProgress(frames: frames)
         var input = session.host.emulator.playerInput
         var ports: [[String: Any]] = []
         if let one = try request.object("input") {
@@ -54,27 +55,44 @@ final class ControlStep {
 
     /// Runs the next slice; the reply's fields once the step is over, nil while frames remain.
     func runSlice() -> [String: Any]? {
-        let host = session.host
-        let emulator = host.emulator
-        emulator.playerInput = input
+        session.host.emulator.playerInput = input
+        guard progress.runSlice(session) else { return nil }
+        var reply: [String: Any] = [
+            "frame": session.host.session.frameCount, "frames": progress.ran, "lag": progress.lagged,
+        ]
+        if let scenario = session.scenario {
+            reply["reward"] = progress.reward
+            reply["done"] = progress.done
+            if scenario.failed, let failure = session.host.failures.last { reply["scenario_error"] = failure.message }
+        }
+        return reply
+    }
+}
+
+/// What a step (JSON or binary) has run so far, and the slice loop both share: frames, lag frames and
+/// the scenario's reward, up to `frames` or until the scenario is done or the emulator exits.
+struct StepProgress {
+    let frames: Int
+    private(set) var ran = 0, lagged = 0, reward = 0.0, done = false
+
+    init(frames: Int) { self.frames = frames }
+
+    /// Runs up to `ControlStep.sliceFrames` frames (`beforeFrame` gets the index of each first);
+    /// true once the step is over.
+    mutating func runSlice(_ session: ControlSession, beforeFrame: (Int) -> Void = { _ in }) -> Bool {
+        let emulator = session.host.emulator
         var slice = 0
-        while ran < frames && !done && emulator.exitCode == nil && slice < Self.sliceFrames {
+        while ran < frames && !done && emulator.exitCode == nil && slice < ControlStep.sliceFrames {
+            beforeFrame(ran)
             emulator.runFrame()
             ran += 1
             slice += 1
-            if host.session.lastFrameLagged { lagged += 1 }
+            if session.host.session.lastFrameLagged { lagged += 1 }
             if let score = session.scoreFrame() {
                 reward += score.reward
                 done = score.done
             }
         }
-        guard ran >= frames || done || emulator.exitCode != nil else { return nil }
-        var reply: [String: Any] = ["frame": host.session.frameCount, "frames": ran, "lag": lagged]
-        if let scenario = session.scenario {
-            reply["reward"] = reward
-            reply["done"] = done
-            if scenario.failed, let failure = host.failures.last { reply["scenario_error"] = failure.message }
-        }
-        return reply
+        return ran >= frames || done || emulator.exitCode != nil
     }
 }
