@@ -85,6 +85,8 @@ public final class Core {
     public var onMessage: ((String) -> Void)?
     private var singleSamples: [Int16] = []
     private var cachedSerializeSize: Int?
+    /// Where `unserialize` keeps the state it may have to put back.
+    private var rollback = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     /// Buffers already checked to be readable, so a core that reuses its buffers pays for one check.
     var checkedFrameBuffers: [(pointer: UnsafeRawPointer, span: Int)] = []
     var checkedAudioBuffer: (pointer: UnsafeRawPointer, span: Int)?
@@ -223,17 +225,30 @@ public final class Core {
         // Sizes may differ legitimately (nestopia's state before the first frame is smaller than after
         // it, without declaring a variable size), so the core judges; a refusal is rolled back.
         let sizeDiffers = bytes.count != expected
-        let backup = protecting || sizeDiffers ? try? serialize() : nil
+        let backup = protecting || sizeDiffers ? rollbackCopy(size: expected) : nil
         // Measuring costs nestopia a whole serialize: keep the cached size unless this state's differs.
         if sizeDiffers { cachedSerializeSize = nil }
         guard symbols.unserialize(bytes.baseAddress, bytes.count) else {
-            if let backup { _ = backup.withUnsafeBytes { symbols.unserialize($0.baseAddress, backup.count) } }
+            if let backup { _ = symbols.unserialize(backup.baseAddress, backup.count) }
             let sizes =
                 sizeDiffers
                 ? "; its states for this game are \(expected) bytes: made by another core or game, or truncated?"
                 : "; corrupt?"
             throw .stateRejected(reason: "\(systemInfo.libraryName) refused the state (\(bytes.count) bytes\(sizes))")
         }
+    }
+
+    /// The current state in `rollback` (kept between loads: a fresh megabyte costs more in page faults
+    /// than the serialize itself), or nil when the core cannot save now.
+    private func rollbackCopy(size: Int) -> UnsafeRawBufferPointer? {
+        guard size > 0 else { return nil }
+        if rollback.count < size {
+            rollback.deallocate()
+            rollback = .allocate(byteCount: size, alignment: 16)
+        }
+        let target = UnsafeMutableRawBufferPointer(rebasing: rollback[0..<size])
+        guard symbols.serialize(target.baseAddress, size) else { return nil }
+        return UnsafeRawBufferPointer(target)
     }
 
     /// The size `serialize` needs now. Some cores serialize just to measure, so the answer is
@@ -292,7 +307,10 @@ public final class Core {
         self.handle = nil
     }
 
-    deinit { close() }
+    deinit {
+        close()
+        rollback.deallocate()
+    }
 
     func log(_ level: LogLevel, _ message: String) {
         if let onLog {

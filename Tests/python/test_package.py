@@ -402,3 +402,135 @@ def test_registered_dodge_and_async_vector_env():
         assert observations.shape == (2, 2048) and rewards.shape == (2,)
     finally:
         vector.close()
+
+
+def test_one_environment_replays_an_episode_after_a_reset():
+    # The same emulator, reset twice with the same seed: the same observations, rewards and info.
+    # (Not with nestopia's turbo buttons, RetroPad X and Y: the core keeps their pulse counter outside
+    # its savestates, so the same state and input replay differently — a core fact, README "Python".)
+    env = retrolua.make(NES, core="nestopia", scenario=SCENARIO, obs="both", noop_max=30, sticky=0.5, frameskip=2,
+                        actions=[[], ["b"], ["a"], ["right"], ["left"], ["a", "right"], ["start"]])
+    try:
+        def episode(seed):
+            first, info = env.reset(seed=seed)
+            env.action_space.seed(seed)
+            steps = [env.step(env.action_space.sample()) for _ in range(20)]
+            return [first] + [s[0] for s in steps], [s[1:] for s in steps], info
+        first, second = episode(3), episode(3)
+        for x, y in zip(first[0], second[0]):
+            assert np.array_equal(x["ram"], y["ram"]) and np.array_equal(x["screen"], y["screen"])
+        assert first[1] == second[1] and first[2] == second[2]
+    finally:
+        env.close()
+
+
+DODGE = os.path.join(ROOT, "build", "roms", "dodge.nes")
+DODGE_SCENARIO = os.path.join(ROOT, "examples", "python", "dodge_scenario.lua")
+
+
+def test_scenario_info_reaches_both_doors():
+    # info() is called once at the end of a step; the binary door and the JSON door report it.
+    env = retrolua.make(DODGE, core="nestopia", scenario=DODGE_SCENARIO, obs="ram", actions=retrolua.env.DODGE_ACTIONS,
+                        frameskip=4, warmup_frames=30)
+    try:
+        _, info = env.reset(seed=0)
+        assert info["lives"] == env.emu.read(0x08)[0] and info["score"] == 0 and "frame" in info
+        _, _, _, _, info = env.step(1)
+        assert set(info) >= {"score", "lives", "frame", "lag"}
+    finally:
+        env.close()
+    client = Retrolua.launch(DODGE, core="nestopia", scenario=DODGE_SCENARIO)
+    try:
+        reply = client.request("step", frames=30)
+        assert reply["info"] == {"lives": 3, "score": 0}
+    finally:
+        client.close()
+
+
+def test_an_info_that_cannot_travel_is_an_error_and_the_emulator_goes_on(tmp_path):
+    scenario = tmp_path / "big.lua"
+    scenario.write_text("function reward() return 0 end function done() return false end\n"
+                        "function info() return { blob = string.rep('x', 20000) } end\n")
+    with retrolua.Emulator(NES, core="nestopia", scenario=str(scenario)) as emulator:
+        with pytest.raises(retrolua.RetroluaError, match="at most 16384"):
+            emulator.step(1)
+        assert emulator.read(0x03)[0] == 0 and len(emulator.save_state()) > 0  # it serves on (frame 1: x unset)
+
+
+def test_snapshots_restore_without_copies_and_are_bounded(emu):
+    emu.step(10, ["right"])
+    snapshot = emu.snapshot()
+    assert snapshot.length == len(emu.save_state())
+    before = emu.ram().copy()
+    emu.step(20, ["left"])
+    assert emu.restore(snapshot) == 10
+    assert np.array_equal(emu.ram(), before)
+    emu.step(5)
+    emu.snapshot(into=snapshot)  # replaced in place: the same handle, the new state
+    emu.step(5)
+    assert emu.restore(snapshot) == 15
+    other = emu.snapshot()
+    other.forget()
+    with pytest.raises(retrolua.RetroluaError, match="forgotten"):
+        emu.restore(other)
+    # Numbers the client would never send: the host refuses them.
+    for command, a in ((wire.RESTORE, 999999), (wire.SNAPSHOT, 424242), (wire.RESTORE, 2 ** 64 - 1)):
+        with pytest.raises(retrolua.RetroluaError, match="no snapshot"):
+            emu._call(command, 0, 0, a)
+    assert emu._call(wire.FORGET, 0, 0, 999999)[5] == 0
+    with retrolua.Emulator(NES, core="nestopia") as stranger:
+        with pytest.raises(retrolua.RetroluaError, match="another emulator"):
+            stranger.restore(snapshot)
+    del snapshot
+    import gc
+    gc.collect()
+    assert emu.step(1).frame == 16  # the collected snapshot's forget went first, in order
+
+
+def test_a_start_state_from_a_file(tmp_path):
+    with retrolua.Emulator(NES, core="nestopia") as emulator:
+        emulator.step(40, ["right"])
+        path = tmp_path / "start.state"
+        path.write_bytes(emulator.save_state())
+        x = emulator.read(0x03)[0]
+    env = retrolua.make(NES, core="nestopia", obs="ram", state=str(path))
+    try:
+        observation, info = env.reset(seed=0)
+        assert info["frame"] == 41 and observation[0x03] == x  # one frame after the state, without input
+    finally:
+        env.close()
+
+
+def test_our_vector_env_batches_concurrent_emulators():
+    from retrolua.vector import RetroluaVectorEnv
+
+    envs = retrolua.make_vec(DODGE, 2, core="nestopia", scenario=DODGE_SCENARIO, obs="ram",
+                             actions=retrolua.env.DODGE_ACTIONS, frameskip=4, max_steps=6, noop_max=10)
+    single = retrolua.make(DODGE, core="nestopia", scenario=DODGE_SCENARIO, obs="ram",
+                           actions=retrolua.env.DODGE_ACTIONS, frameskip=4, max_steps=6, noop_max=10)
+    try:
+        assert isinstance(envs, RetroluaVectorEnv) and envs.num_envs == 2
+        assert envs.observation_space.shape == (2, 2048) and envs.single_action_space.n == 5
+        observations, infos = envs.reset(seed=5)
+        alone, _ = single.reset(seed=6)
+        assert np.array_equal(observations[1], alone)  # env i is seeded seed + i
+        actions = np.array([2, 1])
+        for step in range(6):
+            observations, rewards, terminated, truncated, infos = envs.step(actions)
+            alone, reward, _, _, info = single.step(1)
+            assert np.array_equal(observations[1], alone) and rewards[1] == reward
+            assert infos["lives"][1] == info["lives"] and infos["_lives"].all()
+        assert truncated.all()
+        # The next step resets (Gymnasium's NEXT_STEP autoreset): the start again.
+        observations, rewards, terminated, truncated, infos = envs.step(actions)
+        assert not truncated.any() and (rewards == 0).all()
+    finally:
+        envs.close()
+        single.close()
+    vector = gymnasium.make_vec("retrolua/Dodge-ram-v0", num_envs=2, vectorization_mode="vector_entry_point")
+    try:
+        assert isinstance(vector, RetroluaVectorEnv)
+        observations, _ = vector.reset(seed=1)
+        assert observations.shape == (2, 2048)
+    finally:
+        vector.close()

@@ -3,13 +3,13 @@
 - `Emulator(rom, core=…)`: an emulator in its own process, driven through the control socket's
   binary door (screen, RAM, sound and states as numpy views of shared memory; see `retrolua.emulator`).
 - `retrolua.control.Retrolua`: the JSON-lines client (every request the socket knows, TCP included).
+- `make(rom, …)` / `make_vec(rom, n, …)`: Gymnasium environments (`retrolua.env`, `retrolua.vector`).
 - `find_binary()`: which `retrolua` executable is launched.
 """
 
 from ._binary import find_binary
-from .emulator import Buttons, Emulator, StepResult
+from .emulator import Buttons, Emulator, Snapshot, StepResult
 from .errors import RetroluaError
-
 
 
 def make(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -19,5 +19,12 @@ def make(*args, **kwargs):  # type: ignore[no-untyped-def]
     return make_env(*args, **kwargs)
 
 
-__all__ = ["Buttons", "Emulator", "RetroluaError", "StepResult", "find_binary", "make"]
+def make_vec(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """`retrolua.vector.make_vec`: N emulators as one Gymnasium vector environment (gymnasium >= 1.0)."""
+    from .vector import make_vec as make_vector
+
+    return make_vector(*args, **kwargs)
+
+
+__all__ = ["Buttons", "Emulator", "RetroluaError", "Snapshot", "StepResult", "find_binary", "make", "make_vec"]
 __version__ = "0.1.0"

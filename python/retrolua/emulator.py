@@ -29,14 +29,40 @@ Buttons = Union[int, Mapping[str, bool], Sequence[str], None]
 
 
 class StepResult(NamedTuple):
-    """What a step reports: the frame counter after it, frames run, lag frames among them, and the
-    scenario's summed reward and done flag (0.0 and False without a scenario)."""
+    """What a step reports: the frame counter after it, frames run, lag frames among them, the
+    scenario's summed reward and done flag (0.0 and False without a scenario), and the table its
+    `info()` returned after the last frame (empty without one)."""
 
     frame: int
     frames: int
     lag: int
     reward: float
     done: bool
+    info: Dict[str, Any] = {}
+
+
+class Snapshot:
+    """A state kept inside the emulator process (`Emulator.snapshot`): restoring it copies nothing
+    through shared memory and skips the checks a state from outside needs. Freed by `forget()`,
+    when this object is garbage-collected, or with the emulator."""
+
+    __slots__ = ("id", "length", "_owner", "__weakref__")
+
+    def __init__(self, owner: "Emulator", id: int, length: int) -> None:
+        self.id, self.length, self._owner = id, length, weakref.ref(owner)
+
+    def forget(self) -> None:
+        """Frees the emulator's copy now (the snapshot cannot be restored afterwards)."""
+        owner = self._owner()
+        if owner is not None and self.id:
+            owner._forget_later.append(self.id)
+        self.id = 0
+
+    def __del__(self) -> None:
+        self.forget()
+
+    def __repr__(self) -> str:
+        return "Snapshot(%d, %d bytes)" % (self.id, self.length)
 
 
 class Emulator:
@@ -114,6 +140,7 @@ class Emulator:
         self._domain_index = {d["name"]: index for index, d in enumerate(handshake["domains"])}
         default = handshake["default_domain"]
         self.default_domain: Optional[str] = handshake["domains"][default]["name"] if default >= 0 else None
+        self._forget_later: List[int] = []
         self._request = bytearray(wire.REQUEST.size + 2 * 8)
         self._reply = bytearray(wire.REPLY.size)
         self._reply_view = memoryview(self._reply)
@@ -161,6 +188,19 @@ class Emulator:
 
     def _call(self, command: int, flags: int = 0, count: int = 0, a: int = 0, b: int = 0,
               payload: Union[bytes, bytearray, memoryview] = b"") -> tuple:
+        self._send(command, flags, count, a, b, payload)
+        return self._reply_header()
+
+    def _send(self, command: int, flags: int = 0, count: int = 0, a: int = 0, b: int = 0,
+              payload: Union[bytes, bytearray, memoryview] = b"") -> None:
+        """The request half of a call (the vector env sends to every emulator before reading any reply)."""
+        while self._forget_later:  # snapshots collected since the last call: no reply is pending now
+            self._send_now(wire.FORGET, 0, 0, self._forget_later.pop(), 0, b"")
+            self._reply_header()
+        self._send_now(command, flags, count, a, b, payload)
+
+    def _send_now(self, command: int, flags: int, count: int, a: int, b: int,
+                  payload: Union[bytes, bytearray, memoryview]) -> None:
         request = self._request
         wire.REQUEST.pack_into(request, 0, command, flags, len(payload), count, a, b)
         try:
@@ -171,7 +211,14 @@ class Emulator:
             else:
                 self._sock.sendall(memoryview(request)[: wire.REQUEST.size])
                 self._sock.sendall(payload)
-            view, got = self._reply_view, 0
+        except OSError as error:
+            raise self._gone() from error
+
+    def _reply_header(self) -> tuple:
+        """The reply half: the header's fields; an error reply raises RetroluaError. A step's `info()`
+        JSON (the message of a successful reply) is left for `_step_reply`."""
+        view, got = self._reply_view, 0
+        try:
             while got < wire.REPLY.size:
                 n = self._sock.recv_into(view[got:])
                 if n == 0:
@@ -228,6 +275,14 @@ class Emulator:
         refresh the `screen()` / `ram()` views in the same round trip (use `last_screen()` /
         `last_ram()` to get them without another request). Stops early when the scenario says done.
         """
+        flags, frames, payload = self._step_request(frames, buttons, ports, actions, screen, ram)
+        self._send(wire.STEP, flags, frames, payload=payload)
+        return self._step_reply(flags)
+
+    def _step_request(self, frames: int, buttons: Buttons, ports: Optional[Sequence[Buttons]],
+                      actions: Optional[Union[np.ndarray, Sequence[int]]], screen: bool, ram: bool
+                      ) -> "tuple[int, int, Union[bytes, memoryview]]":
+        """A step's flags, frame count and payload (see `step`)."""
         flags = (wire.STEP_SCREEN if screen else 0) | (wire.STEP_RAM if ram else 0)
         if actions is not None:
             masks = np.ascontiguousarray(actions, dtype="<u2")
@@ -250,12 +305,17 @@ class Emulator:
             payload = b""
         if not 0 <= frames <= 1_000_000:
             raise ValueError("frames is 0…1000000, got %d" % frames)
-        reply = self._call(wire.STEP, flags, frames, payload=payload)
-        if screen:
+        return flags, frames, payload
+
+    def _step_reply(self, flags: int) -> StepResult:
+        """Reads a step's reply (sent with `flags`) and refreshes the views it wrote."""
+        reply = self._reply_header()
+        if flags & wire.STEP_SCREEN:
             self._screen_size = (reply[7], reply[6])
-        if ram:
+        if flags & wire.STEP_RAM:
             self._ram_length = reply[8]
-        return StepResult(reply[2], reply[3], reply[4], reply[9], reply[5] != 0)
+        info = json.loads(self._receive(reply[1])) if reply[1] else {}
+        return StepResult(reply[2], reply[3], reply[4], reply[9], reply[5] != 0, info)
 
     def screen(self) -> np.ndarray:
         """The core's last frame as RGB, shape (height, width, 3) uint8: a view into shared memory,
@@ -316,6 +376,24 @@ class Emulator:
             raise RetroluaError("a state is 1…%d bytes here, got %d" % (capacity, len(state)))
         self._map[offset: offset + len(state)] = state
         return self._call(wire.LOAD_STATE, 0, 0, len(state))[2]
+
+    def snapshot(self, into: Optional[Snapshot] = None) -> Snapshot:
+        """Saves the state inside the emulator process and returns a handle to it (`into`: replace
+        that snapshot, reusing its memory). The fast way to return to a state many times (episode
+        resets, search); `save_state` gives bytes to keep or write to disk."""
+        if into is not None and (into._owner() is not self or not into.id):
+            raise RetroluaError("that snapshot belongs to another emulator or was forgotten")
+        reply = self._call(wire.SNAPSHOT, 0, 0, into.id if into is not None else 0)
+        if into is not None:
+            into.length = reply[8]
+            return into
+        return Snapshot(self, reply[3], reply[8])
+
+    def restore(self, snapshot: Snapshot) -> int:
+        """Loads a snapshot of this emulator; returns the frame counter (see `load_state` on input)."""
+        if snapshot._owner() is not self or not snapshot.id:
+            raise RetroluaError("that snapshot belongs to another emulator or was forgotten")
+        return self._call(wire.RESTORE, 0, 0, snapshot.id)[2]
 
     def audio(self) -> np.ndarray:
         """Sound since the last call as int16 stereo, shape (frames, 2): a view, rewritten by the next

@@ -11,8 +11,11 @@ after every frame); without one the reward is 0 and episodes end only by truncat
 Observations: `"screen"` (RGB, `Box(0, 255, (H, W, 3), uint8)`), `"ram"` (the default memory domain,
 `Box(0, 255, (N,), uint8)`) or `"both"` (a `Dict` of the two). Actions: `MultiBinary(16)` (one entry per
 RetroPad button, `Emulator.buttons` order) or, with `actions=[combo, …]`, `Discrete(len(actions))`.
-Episodes start from the state saved after `warmup_frames` (at least 1) frames, then a random number of
-no-op frames (0…`noop_max`) drawn from `np_random`, so `reset(seed=…)` decides the start.
+Episodes start from `state` (a savestate file or its bytes: a Retrolua state, or a bare core state
+such as a stable-retro `.state` once gunzipped) or else from the state saved after `warmup_frames`
+(at least 1) frames, then a random number of no-op frames (0…`noop_max`) drawn from `np_random`, so
+`reset(seed=…)` decides the start. `info` carries `frame`, `lag` and the table the scenario's
+`info()` returns (its declared variables: score, lives, …).
 """
 
 from __future__ import annotations
@@ -27,7 +30,8 @@ try:
 except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.env needs gymnasium: pip install 'retrolua[gym]'") from error
 
-from .emulator import Buttons, Emulator
+from . import _protocol as wire
+from .emulator import Buttons, Emulator, StepResult
 
 
 class RetroluaEnv(gymnasium.Env):
@@ -48,6 +52,7 @@ class RetroluaEnv(gymnasium.Env):
         noop_max: int = 0,
         warmup_frames: int = 1,
         render_mode: Optional[str] = None,
+        state: Optional[Union[str, bytes]] = None,
         **emulator: Any,
     ) -> None:
         if obs not in ("screen", "ram", "both"):
@@ -61,13 +66,21 @@ class RetroluaEnv(gymnasium.Env):
         self.max_steps, self.noop_max, self.render_mode = max_steps, noop_max, render_mode
         self.metadata = dict(self.metadata, render_fps=float(self.emu.info.get("fps", 60)) or 60)
         self.emu.step(max(1, warmup_frames), screen=True, ram=self.emu.default_domain is not None)
-        self._start = self.emu.save_state()
+        if state is not None:
+            if not isinstance(state, (bytes, bytearray)):
+                with open(state, "rb") as file:
+                    state = file.read()
+            self.emu.load_state(state)
+            self.emu.step(1, 0, screen=True, ram=self.emu.default_domain is not None)  # draws the state
+        self._start = self.emu.snapshot()
         height, width = self.emu.last_screen().shape[:2]
         screen_space = spaces.Box(0, 255, (height, width, 3), dtype=np.uint8)
         ram_size = len(self.emu.last_ram())
         if obs != "screen" and ram_size == 0:
             raise ValueError("the core exposes no memory: use obs='screen'")
         ram_space = spaces.Box(0, 255, (ram_size,), dtype=np.uint8)
+        # A load draws nothing: a reset without no-ops shows the start's own frame, kept here.
+        self._start_screen, self._start_ram = self.emu.last_screen().copy(), self.emu.last_ram().copy()
         self.observation_space = {"screen": screen_space, "ram": ram_space,
                                   "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
         if actions is None:
@@ -79,6 +92,7 @@ class RetroluaEnv(gymnasium.Env):
         self._bits = (1 << np.arange(len(self.emu.buttons))).astype(np.uint16)
         self._last_mask = 0
         self._steps = 0
+        self._at_start = False
 
     def _mask(self, action: Any) -> int:
         if self._masks is not None:
@@ -86,33 +100,47 @@ class RetroluaEnv(gymnasium.Env):
         pressed = np.asarray(action).astype(bool)
         return int(self._bits[pressed[: len(self._bits)]].sum())
 
-    def _observe(self) -> Union[np.ndarray, Dict[str, np.ndarray]]:
+    def _observe(self, at_start: bool = False) -> Union[np.ndarray, Dict[str, np.ndarray]]:
+        screen = self._start_screen if at_start else self.emu.last_screen()
+        ram = self._start_ram if at_start else self.emu.last_ram()
         if self.obs_type == "screen":
-            return self.emu.last_screen().copy()
+            return screen.copy()
         if self.obs_type == "ram":
-            return self.emu.last_ram().copy()
-        return {"screen": self.emu.last_screen().copy(), "ram": self.emu.last_ram().copy()}
+            return ram.copy()
+        return {"screen": screen.copy(), "ram": ram.copy()}
 
-    def _run(self, masks: Optional[np.ndarray], frames: int):
+    def _run(self, masks: Optional[np.ndarray], frames: int) -> StepResult:
+        return self.emu._step_reply(self._send_frames(masks, frames))
+
+    def _send_frames(self, masks: Optional[np.ndarray], frames: int) -> int:
+        """Sends the step request (no-ops when `masks` is None); its flags, for `_step_reply`."""
         want_screen = self.obs_type != "ram" or self.render_mode == "rgb_array"
         want_ram = self.obs_type != "screen"
         if masks is None:
-            return self.emu.step(frames, 0, screen=want_screen, ram=want_ram)
-        return self.emu.step(actions=masks, screen=want_screen, ram=want_ram)
+            request = self.emu._step_request(frames, 0, None, None, want_screen, want_ram)
+        else:
+            request = self.emu._step_request(frames, None, None, masks, want_screen, want_ram)
+        flags, count, payload = request
+        self.emu._send(wire.STEP, flags, count, payload=payload)
+        return flags
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
               ) -> Tuple[Any, Dict[str, Any]]:
         """Back to the start state, then 0…noop_max random no-op frames; (observation, info)."""
         super().reset(seed=seed)
-        self.emu.load_state(self._start)
+        self.emu.restore(self._start)
         noops = int(self.np_random.integers(0, self.noop_max + 1)) if self.noop_max else 0
         result = self._run(None, noops)
-        self._steps, self._last_mask = 0, 0
-        return self._observe(), {"frame": result.frame, "lag": result.lag}
+        self._steps, self._last_mask, self._at_start = 0, 0, noops == 0
+        return self._observe(at_start=noops == 0), dict(result.info, frame=result.frame, lag=result.lag)
 
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
         """Holds the action for `frameskip` frames (each frame keeps the previous action with
         probability `sticky`); (observation, reward, terminated, truncated, info)."""
+        return self._finish_step(self._send_step(action))
+
+    def _send_step(self, action: Any) -> int:
+        """The request half of `step` (the vector env sends to every emulator, then reads)."""
         mask = self._mask(action)
         masks = np.full(self.frameskip, mask, dtype=np.uint16)
         if self.sticky:
@@ -122,17 +150,23 @@ class RetroluaEnv(gymnasium.Env):
                     masks[index] = previous
                 previous = int(masks[index])
         self._last_mask = int(masks[-1])
-        result = self._run(masks, self.frameskip)
-        self._steps += 1
+        return self._send_frames(masks, self.frameskip)
+
+    def _finish_step(self, flags: int, observe: bool = True) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        """The reply half of `step` (the observation is None without `observe`: the vector env
+        copies the views itself)."""
+        result = self.emu._step_reply(flags)
+        self._steps, self._at_start = self._steps + 1, False
         truncated = not result.done and self._steps >= self.max_steps
-        info = {"frame": result.frame, "lag": result.lag}
-        return self._observe(), float(result.reward), bool(result.done), truncated, info
+        info = dict(result.info, frame=result.frame, lag=result.lag)
+        observation = self._observe() if observe else None
+        return observation, float(result.reward), bool(result.done), truncated, info
 
     def render(self) -> Optional[np.ndarray]:
         """The last frame as RGB (render_mode "rgb_array")."""
         if self.render_mode != "rgb_array":
             return None
-        return self.emu.last_screen().copy()
+        return (self._start_screen if self._at_start else self.emu.last_screen()).copy()
 
     def close(self) -> None:
         if hasattr(self, "emu"):
@@ -145,6 +179,10 @@ def make(rom: str, core: Optional[str] = None, scenario: Optional[str] = None, o
     `noop_max`, `warmup_frames`, `render_mode` and the Emulator's own arguments)."""
     return RetroluaEnv(rom, scenario=scenario, actions=actions, core=core, obs=obs, **options)
 
+
+#: gymnasium >= 1.0 registers vector entry points (`gymnasium.make_vec(id, n, vectorization_mode=
+#: "vector_entry_point")` then gives a RetroluaVectorEnv).
+_VECTOR_ENTRY = "vector_entry_point" in __import__("inspect").signature(gymnasium.register).parameters
 
 #: Dodge's moves as a Discrete action list: stay, the four directions.
 DODGE_ACTIONS = [[], ["left"], ["right"], ["up"], ["down"]]
@@ -168,6 +206,17 @@ def _dodge(**options: Any) -> RetroluaEnv:
                        actions=DODGE_ACTIONS, **options)
 
 
+def _dodge_vec(num_envs: int, **options: Any) -> Any:
+    from .vector import make_vec
+
+    options.setdefault("core", "nestopia")
+    options.setdefault("frameskip", 4)
+    options.setdefault("max_steps", options.pop("max_episode_steps", None) or 5000)
+    return make_vec(_tree_file("build/roms/dodge.nes"), num_envs,
+                    scenario=_tree_file("examples/python/dodge_scenario.lua"), actions=DODGE_ACTIONS, **options)
+
+
 for _id, _obs in (("retrolua/Dodge-v0", "screen"), ("retrolua/Dodge-ram-v0", "ram")):
     if _id not in gymnasium.registry:
-        gymnasium.register(id=_id, entry_point=_dodge, kwargs={"obs": _obs}, max_episode_steps=5000)
+        gymnasium.register(id=_id, entry_point=_dodge, kwargs={"obs": _obs}, max_episode_steps=5000,
+                           **({"vector_entry_point": _dodge_vec} if _VECTOR_ENTRY else {}))

@@ -1,12 +1,17 @@
 """Python side by side: retrolua.Emulator (the binary door) vs stable-retro's RetroEmulator on the same
-core binary and ROM, rounds interleaved, best of each kept. Usage:
+core binary and ROM, rounds interleaved, best of each kept; then environments: our env.step vs
+stable-retro's Airstriker-Genesis env.step (the same level state and rules: airstriker_scenario.lua),
+and our vector env (2 emulators vs 1, and vs gymnasium's AsyncVectorEnv over 2 of our envs). Usage:
 python_bench.py RETROLUA ROM CORE BARE_LOOP [ROUNDS]  (run with build/venv/bin/python)"""
+import gzip
 import os
 import subprocess
 import sys
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import gymnasium  # noqa: E402
+import numpy as np  # noqa: E402
 import retrolua  # noqa: E402
 import stable_retro  # noqa: E402
 
@@ -66,6 +71,13 @@ def our_states(n):
         ours.load_state(ours.save_state())
 
 
+def our_snapshots(n):
+    snapshot = ours.snapshot()
+    for _ in range(n):
+        ours.snapshot(into=snapshot)
+        ours.restore(snapshot)
+
+
 def our_batches(n):
     for _ in range(n // 60):
         ours.step(60)
@@ -76,6 +88,7 @@ for _ in range(rounds):
     for name, function, count in [("retro_step", retro_steps, STEPS), ("our_step", our_steps, STEPS),
                                   ("retro_screen", retro_screens, STEPS), ("our_screen", our_screens, STEPS),
                                   ("retro_state", retro_states, STATES), ("our_state", our_states, STATES),
+                                  ("our_snapshot", our_snapshots, STATES),
                                   ("our_batch", our_batches, STEPS)]:
         best[name] = max(best.get(name, 0), rate(function, count))
     best["bare_fps"] = max(best.get("bare_fps", 0), bare(["3000"], "fps"))
@@ -91,7 +104,70 @@ print(line % ("step + screen as numpy", best["our_screen"], best["retro_screen"]
               best["bare_fps"]))
 our_us, retro_us, bare_us = 1e6 / best["our_state"], 1e6 / best["retro_state"], best["bare_state_us"]
 print("%-34s %8.1f us vs %8.1f us (stable-retro); core serialize+unserialize %.1f us: limit 1.5x + 100 = %.1f us (%s)"
-      % ("save + load state", our_us, retro_us, bare_us, 1.5 * bare_us + 100,
+      % ("save + load state (bytes)", our_us, retro_us, bare_us, 1.5 * bare_us + 100,
          "met" if our_us <= 1.5 * bare_us + 100 else "missed"))
+snapshot_us = 1e6 / best["our_snapshot"]
+print("%-34s %8.1f us vs %8.1f us (stable-retro); limit %.1f us (%s)"
+      % ("snapshot + restore (kept in host)", snapshot_us, retro_us, 1.5 * bare_us + 100,
+         "met" if snapshot_us <= 1.5 * bare_us + 100 else "missed"))
 print("%-34s %8.0f frames/s = %.0f%% of the bare core loop (report)"
       % ("step(60) batches from Python", best["our_batch"], best["our_batch"] / best["bare_fps"] * 100))
+
+# -- environments: the same level (stable-retro's Level1 state) and rules on both sides ------------
+os.environ["RETROLUA"] = binary
+level = gzip.open(os.path.join(os.path.dirname(stable_retro.__file__), "data", "stable", "Airstriker-Genesis-v0",
+                               "Level1.state")).read()
+scenario = os.path.join(os.path.dirname(os.path.abspath(__file__)), "airstriker_scenario.lua")
+options = dict(core=core, scenario=scenario, obs="screen", state=level)
+del retro  # stable-retro allows one emulator per process
+retro_env = stable_retro.make("Airstriker-Genesis-v0", render_mode=None)
+our_env = retrolua.make(rom, **options)
+retro_env.reset(seed=0)
+our_env.reset(seed=0)
+retro_action, our_action = np.zeros(12, dtype=np.int8), np.zeros(16, dtype=np.int8)
+ENV_STEPS = 1000
+
+
+def env_steps(env, action):
+    def run(n):
+        for _ in range(n):
+            if any(env.step(action)[2:4]):
+                env.reset()
+    return run
+
+
+for _ in range(rounds):
+    for name, function in [("retro_env", env_steps(retro_env, retro_action)), ("our_env", env_steps(our_env, our_action))]:
+        best[name] = max(best.get(name, 0), rate(function, ENV_STEPS))
+retro_env.close()
+our_env.close()
+print(line % ("env.step (screen, no frame skip)", best["our_env"], best["retro_env"], best["our_env"] / best["retro_env"],
+              ">= 1.25", best["our_env"] / best["bare_fps"] * 100, best["bare_fps"]))
+
+# -- vector envs: 2 emulators vs 1 (frame skip 4, screen observations) -----------------------------
+vector_options = dict(options, frameskip=4)
+VECTOR_STEPS = 300
+
+
+def vector_steps(envs):
+    actions = np.zeros((envs.num_envs, 16), dtype=np.int8)
+
+    def run(n):
+        for _ in range(n):
+            envs.step(actions)
+    return run
+
+
+one, two = retrolua.make_vec(rom, 1, **vector_options), retrolua.make_vec(rom, 2, **vector_options)
+asynchronous = gymnasium.vector.AsyncVectorEnv([lambda: retrolua.make(rom, **vector_options)] * 2)
+for envs in (one, two, asynchronous):
+    envs.reset(seed=0)
+for _ in range(rounds):
+    for name, envs in [("vec1", one), ("vec2", two), ("async2", asynchronous)]:
+        best[name] = max(best.get(name, 0), rate(vector_steps(envs), VECTOR_STEPS) * envs.num_envs)
+for envs in (one, two, asynchronous):
+    envs.close()
+print("%-34s %8.0f env steps/s vs %8.0f with 1 emulator: %.2fx (target >= 1.8 on 2 cores)"
+      % ("vector env, 2 emulators", best["vec2"], best["vec1"], best["vec2"] / best["vec1"]))
+print("%-34s %8.0f env steps/s vs %8.0f for AsyncVectorEnv over 2 RetroluaEnvs: %.2fx"
+      % ("vector env vs AsyncVectorEnv", best["vec2"], best["async2"], best["vec2"] / best["async2"]))

@@ -17,6 +17,7 @@ public final class ControlBinaryDoor {
     /// Where a state from the peer is copied before loading, reused (fresh megabytes per load would
     /// cost more in page faults than the core's own unserialize).
     private var privateState = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
+    private let snapshots = ControlSnapshots()
     static let maxRAM = 16 << 20
     static let maxFrames = 1_000_000
 
@@ -62,7 +63,7 @@ public final class ControlBinaryDoor {
         let request = Wire.Request(message)
         do {
             guard let command = Wire.Command(rawValue: request.command) else {
-                throw ControlError("binary: unknown command \(request.command) (1…9)")
+                throw ControlError("binary: unknown command \(request.command) (1…12)")
             }
             if command == .step {
                 let step = try ControlBinaryStep(request, door: self, session: session)
@@ -131,6 +132,11 @@ public final class ControlBinaryDoor {
             }
             reply.frames = samples.count / 2
             reply.length = samples.count * 2
+        case .snapshot:
+            let saved = try snapshots.save(emulator, into: request.a)
+            (reply.frames, reply.length) = (Int(truncatingIfNeeded: saved.id), saved.length)
+        case .restore: try snapshots.restore(emulator, request.a)
+        case .forget: reply.done = snapshots.forget(request.a) ? 1 : 0
         case .reset: try emulator.reset()
         case .quit: session.requestQuit()
         }

@@ -1,14 +1,16 @@
 /// The binary door's framing (after `{"cmd": "binary"}` on a Unix socket): fixed little-endian
 /// headers, bulk data in the shared region. Requests are 32 bytes and a payload; replies are 72
-/// bytes and, for an error, its UTF-8 message. Reference: python/retrolua/_protocol.py and README
-/// "Python".
+/// bytes and, for an error, its UTF-8 message (after a step, the scenario's `info()` as JSON).
+/// Reference: python/retrolua/_protocol.py and README "Python".
 enum ControlBinaryProtocol {
     static let version = 1
     static let requestSize = 32
     static let replySize = 72
+    /// The largest `info()` a step reply carries (JSON after the header, its length in the message field).
+    static let maxInfo = 16384
 
     enum Command: UInt32 {
-        case step = 1, screen, read, write, saveState, loadState, audio, reset, quit
+        case step = 1, screen, read, write, saveState, loadState, audio, reset, quit, snapshot, restore, forget
     }
 
     /// `step` flags: what to write into the shared region once the frames have run.

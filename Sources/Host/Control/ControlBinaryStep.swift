@@ -1,4 +1,5 @@
 import Emulation
+import Foundation
 import Libretro
 
 /// The binary `step`: `count` frames, with the buttons of `ports` ports (flags bits 8–11) as u16
@@ -70,9 +71,11 @@ final class ControlBinaryStep {
         reply.lag = progress.lagged
         reply.done = progress.done ? 1 : 0
         reply.reward = progress.reward
+        var info: [UInt8] = []
         do {
             if flags & ControlBinaryProtocol.stepScreen != 0 { (reply.width, reply.height) = try door.writeScreen() }
             if flags & ControlBinaryProtocol.stepRAM != 0 { reply.length = try door.writeRAM() }
+            if let table = session.scenarioInfo() { info = try Self.encode(info: table) }
         } catch let error as ControlError {
             return ControlBinaryProtocol.error(error.description)
         } catch let refusal as Refusal {
@@ -80,6 +83,20 @@ final class ControlBinaryStep {
         } catch {
             return ControlBinaryProtocol.error("\(error)")
         }
-        return reply.encoded()
+        return reply.encoded(message: info)
+    }
+
+    /// The scenario's `info()` as the JSON object after a successful step's header.
+    private static func encode(info: [String: Any]) throws(ControlError) -> [UInt8] {
+        guard let data = try? JSONSerialization.data(withJSONObject: info, options: [.sortedKeys]) else {
+            throw ControlError("binary step: the scenario's info() could not be encoded as JSON")
+        }
+        let bytes = Array(data)
+        guard bytes.count <= ControlBinaryProtocol.maxInfo else {
+            throw ControlError(
+                "binary step: the scenario's info() is \(bytes.count) bytes as JSON; at most \(ControlBinaryProtocol.maxInfo)"
+            )
+        }
+        return bytes
     }
 }

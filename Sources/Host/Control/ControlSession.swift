@@ -121,6 +121,13 @@ public final class ControlSession {
         return (reward, done)
     }
 
+    /// After a step: the scenario's `info()` table of named values (nil without a scenario, without
+    /// an `info` function, when it returns no table, or once the scenario failed).
+    func scenarioInfo() -> [String: Any]? {
+        guard let scenario, !scenario.failed, case .success(let value) = scenario.callGlobal("info") else { return nil }
+        return value as? [String: Any]
+    }
+
     private func perform(_ command: String, _ request: ControlRequest) throws(ControlError) -> [String: Any] {
         do {
             return try perform(command, request, host.emulator)

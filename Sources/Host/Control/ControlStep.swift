@@ -63,6 +63,7 @@ final class ControlStep {
         if let scenario = session.scenario {
             reply["reward"] = progress.reward
             reply["done"] = progress.done
+            if let info = session.scenarioInfo() { reply["info"] = info }
             if scenario.failed, let failure = session.host.failures.last { reply["scenario_error"] = failure.message }
         }
         return reply

@@ -1,0 +1,152 @@
+"""A vector environment: N emulators (one process each) stepped concurrently from one Python thread.
+
+    import retrolua
+    envs = retrolua.make_vec("build/roms/dodge.nes", num_envs=4, core="nestopia", obs="ram",
+                             scenario="examples/python/dodge_scenario.lua", actions=retrolua.env.DODGE_ACTIONS)
+    observations, infos = envs.reset(seed=0)
+    observations, rewards, terminations, truncations, infos = envs.step(envs.action_space.sample())
+
+`step` sends every emulator its request before reading any reply, so the emulators run their frames
+at the same time on as many cores as there are; the replies' screens and RAM are copied from shared
+memory straight into the batched arrays (no pickling, no worker processes, unlike
+`gymnasium.vector.AsyncVectorEnv`). Sub-environments are `RetroluaEnv`s (same arguments as
+`retrolua.make`, plus `copy=False` to get the batch arrays the next step rewrites instead of copies);
+episodes reset as Gymnasium 1.x's vector envs do by default (`AutoresetMode.NEXT_STEP`:
+the step after an episode's end resets that emulator and ignores its action). Needs gymnasium >= 1.0.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+
+import numpy as np
+
+try:
+    import gymnasium
+    from gymnasium import spaces
+    from gymnasium.vector import AutoresetMode, VectorEnv
+    from gymnasium.vector.utils import batch_space
+except ImportError as error:  # pragma: no cover
+    raise ImportError("retrolua.vector needs gymnasium >= 1.0: pip install 'retrolua[gym]'") from error
+
+from .env import RetroluaEnv
+from .errors import RetroluaError
+
+
+class RetroluaVectorEnv(VectorEnv):
+    """`num_envs` RetroluaEnvs in their own emulator processes, stepped concurrently (see the module)."""
+
+    def __init__(self, rom: str, num_envs: int, copy: bool = True, **options: Any) -> None:
+        if num_envs < 1:
+            raise ValueError("num_envs must be at least 1, got %d" % num_envs)
+        self.envs: List[RetroluaEnv] = []
+        try:
+            for _ in range(num_envs):
+                self.envs.append(RetroluaEnv(rom, **options))
+        except BaseException:
+            self.close()
+            raise
+        first = self.envs[0]
+        self.num_envs = num_envs
+        self.single_observation_space = first.observation_space
+        self.single_action_space = first.action_space
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = batch_space(self.single_action_space, num_envs)
+        self.render_mode = first.render_mode
+        self.metadata = dict(first.metadata, autoreset_mode=AutoresetMode.NEXT_STEP)
+        self._observations = _empty(self.single_observation_space, num_envs)
+        self._autoreset = np.zeros(num_envs, dtype=bool)
+        self.copy = copy
+
+    def reset(self, *, seed: Optional[Union[int, Sequence[Optional[int]]]] = None,
+              options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
+        """Resets every emulator (seeds `seed + i`, or one per env from a list); (observations, infos)."""
+        if seed is None or isinstance(seed, (int, np.integer)):
+            seeds: Sequence[Optional[int]] = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != self.num_envs:
+                raise ValueError("%d seeds for %d environments" % (len(seeds), self.num_envs))
+        super().reset(seed=seeds[0])
+        infos: Dict[str, Any] = {}
+        for index, (env, env_seed) in enumerate(zip(self.envs, seeds)):
+            _, info = env.reset(seed=env_seed, options=options)
+            self._store(index, env, at_start=env._at_start)
+            infos = self._add_info(infos, info, index)
+        self._autoreset[:] = False
+        return self._batch(), infos
+
+    def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        """Steps every emulator at once (those whose episode ended last step are reset instead)."""
+        flags: List[Optional[int]] = [None] * self.num_envs
+        for index, env in enumerate(self.envs):
+            if not self._autoreset[index]:
+                flags[index] = self._guarded(index, env._send_step, actions[index])
+        rewards = np.zeros(self.num_envs, dtype=np.float64)
+        terminations = np.zeros(self.num_envs, dtype=bool)
+        truncations = np.zeros(self.num_envs, dtype=bool)
+        infos: Dict[str, Any] = {}
+        for index, env in enumerate(self.envs):
+            sent = flags[index]
+            if sent is None:
+                _, info = self._guarded(index, env.reset)
+                self._store(index, env, at_start=env._at_start)
+            else:
+                _, rewards[index], terminations[index], truncations[index], info = self._guarded(
+                    index, env._finish_step, sent, False)
+                self._store(index, env, at_start=False)
+            infos = self._add_info(infos, info, index)
+        self._autoreset = terminations | truncations
+        return self._batch(), rewards, terminations, truncations, infos
+
+    def _batch(self) -> Any:
+        """The batched observations: a copy, or (`copy=False`) the arrays the next step rewrites."""
+        return _copy(self._observations) if self.copy else self._observations
+
+    def _store(self, index: int, env: RetroluaEnv, at_start: bool) -> None:
+        """Copies env `index`'s observation from shared memory into the batch."""
+        screen = env._start_screen if at_start else env.emu.last_screen()
+        ram = env._start_ram if at_start else env.emu.last_ram()
+        if env.obs_type == "screen":
+            self._observations[index] = screen
+        elif env.obs_type == "ram":
+            self._observations[index] = ram
+        else:
+            self._observations["screen"][index] = screen
+            self._observations["ram"][index] = ram
+
+    @staticmethod
+    def _guarded(index: int, call: Any, *args: Any) -> Any:
+        try:
+            return call(*args)
+        except RetroluaError as error:
+            raise RetroluaError("environment %d: %s" % (index, error)) from error
+
+    def render(self) -> Optional[Tuple[np.ndarray, ...]]:
+        """Every emulator's last frame (render_mode "rgb_array")."""
+        if self.render_mode != "rgb_array":
+            return None
+        return tuple(env.render() for env in self.envs)
+
+    def close_extras(self, **kwargs: Any) -> None:
+        for env in getattr(self, "envs", []):
+            env.close()
+
+
+def _empty(space: spaces.Space, count: int) -> Any:
+    if isinstance(space, spaces.Dict):
+        return {key: _empty(sub, count) for key, sub in space.spaces.items()}
+    return np.zeros((count,) + space.shape, dtype=space.dtype)
+
+
+def _copy(observations: Any) -> Any:
+    if isinstance(observations, dict):
+        return {key: value.copy() for key, value in observations.items()}
+    return observations.copy()
+
+
+def make_vec(rom: str, num_envs: int, **options: Any) -> RetroluaVectorEnv:
+    """A RetroluaVectorEnv of `num_envs` emulators (options as for `retrolua.make`)."""
+    if int(gymnasium.__version__.split(".")[0]) < 1:
+        raise RetroluaError("retrolua.make_vec needs gymnasium >= 1.0 (this is %s)" % gymnasium.__version__)
+    return RetroluaVectorEnv(rom, num_envs, **options)
