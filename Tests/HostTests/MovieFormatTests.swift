@@ -427,4 +427,23 @@ final class MovieFormatTests: XCTestCase {
             try decode(text.replacingOccurrences(of: "frames 200", with: "frames 199"))
         }
     }
+
+    func testExportsIdentifyTheROMAsThePeersDoAndNameTheRealCore() throws {
+        // A recording keeps the ROM's hashes without its iNES header: BizHawk's SHA1, FCEUX's romChecksum.
+        let folder = Fixtures.temporaryFolder()
+        let record = try Fixtures.cli(["movie", "record", folder + "/m.rlm", Fixtures.nesROM, "--frames", "10"])
+        XCTAssertEqual(record.status, 0, record.stderr)
+        let rom = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.nesROM)).dropFirst(16))
+        for format in ["bk2", "fm2"] {
+            let convert = try Fixtures.cli(["movie", "convert", folder + "/m.rlm", folder + "/m." + format])
+            XCTAssertEqual(convert.status, 0, convert.stderr)
+        }
+        let header = try member(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/m.bk2"))), "Header.txt")
+        XCTAssertTrue(header.contains("SHA1 \(Hashing.sha1(rom).uppercased())\n"), header)
+        XCTAssertTrue(header.contains("Core Nestopia\n"), header)
+        XCTAssertFalse(header.contains("NesHawk"), header)
+        let fm2 = try String(contentsOfFile: folder + "/m.fm2", encoding: .utf8)
+        let md5 = Data(FM2.bytes(hex: Hashing.md5(rom))!).base64EncodedString()
+        XCTAssertTrue(fm2.contains("\nromChecksum base64:\(md5)\n"), fm2)
+    }
 }
