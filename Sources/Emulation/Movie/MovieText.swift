@@ -290,13 +290,16 @@ public enum MovieText {
         return movie
     }
 
-    /// Reads a movie file of any supported format, chosen by extension (`.rlm`, `.bk2`, `.fm2`).
+    /// Reads a movie file of any supported format, chosen by extension (`.rlm`, `.bk2`, `.fm2`; imports
+    /// of `.fcm` and `.fmv`).
     public static func read(path: String) throws(MovieError) -> Movie {
         switch (path as NSString).pathExtension.lowercased() {
         case "bk2":
             do { _ = try BoundedFile.size(path) } catch { throw movieError(path, error) }
             return try BK2.read(path: path)
         case "fm2": return try FM2.decode(try contents(path), name: path)
+        case "fcm": return try LegacyMovies.decodeFCM(try contents(path), name: path)
+        case "fmv": return try LegacyMovies.decodeFMV(try contents(path), name: path)
         default: return try decode(try contents(path), name: path)
         }
     }
