@@ -121,19 +121,20 @@ public enum LegacyMovies {
         return movie
     }
 
-    /// Two ports unless pads 3 or 4 were ever pressed (FCEU logs four).
+    /// Two ports unless pads 3 or 4 were ever pressed (FCEU logs four): records of flags and four u16
+    /// masks cut to flags and two, byte by byte (an import may hold millions of frames).
     private static func trimmedPorts(_ movie: Movie) -> Movie {
-        let usesFour = (0..<movie.length).contains { frame in
-            let input = movie.log.input(at: frame)
-            return input.buttons[2] != 0 || input.buttons[3] != 0
+        let four = movie.log.bytes, stride = movie.log.stride
+        let usesFour = Swift.stride(from: 0, to: four.count, by: stride).contains { (base: Int) -> Bool in
+            four[(base + 5)..<(base + 9)].contains { $0 != 0 }
         }
         guard !usesFour else { return movie }
-        var two = movie
-        two.log = InputLog(ports: 2, analog: false)
-        for frame in 0..<movie.length {
-            two.log.set(frame, input: movie.log.input(at: frame), flags: movie.log.flags(at: frame))
-        }
-        return two
+        var two: [UInt8] = []
+        two.reserveCapacity(four.count / stride * 5)
+        for base in Swift.stride(from: 0, to: four.count, by: stride) { two += four[base..<base + 5] }
+        var trimmed = movie
+        trimmed.log = InputLog(ports: 2, analog: false, bytes: two)!
+        return trimmed
     }
 
     private static func mask(_ byte: UInt8, _ order: [RetroPadButton]) -> UInt16 {
