@@ -10,7 +10,8 @@ extension BatchCommand {
         let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
         let environment = ProcessInfo.processInfo.environment
         let python =
-            environment["RETROLUA_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? HostPaths.treeFile("build/venv/bin/python")
+            environment["RETROLUA_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? HostPaths.treeFile(
+                "build/venv/bin/python")
             ?? "python3"
         var command = [python, "-m", "retrolua.ray", "batch", path, "--address", address, "--binary", binary]
         for option in ["jobs", "timeout", "cpus"] {
