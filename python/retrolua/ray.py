@@ -309,7 +309,7 @@ class RayVectorEnv(VectorEnv):  # type: ignore[misc,valid-type]
                  autoreset_mode: Union[str, "AutoresetMode"] = "NextStep", copy: bool = True,
                  **env_options: Any) -> None:
         if gymnasium is None:
-            raise ImportError("RayVectorEnv needs gymnasium: pip install 'retrolua[gym,ray]'")
+            raise ImportError("RayVectorEnv needs gymnasium >= 1.0: pip install 'retrolua[gym,ray]'")
         if env_fns is None:
             if num_envs is None or num_envs < 1 or "rom" not in env_options:
                 raise ValueError("RayVectorEnv needs num_envs >= 1 and rom=… (or env_fns=[…])")
