@@ -31,6 +31,7 @@ from __future__ import annotations
 import argparse
 import copy as _copy
 import json
+import numbers
 import os
 import signal
 import sys
@@ -122,8 +123,17 @@ def read_jobs(jobs: Union[str, os.PathLike, Iterable[Job]]) -> List[Tuple[str, i
                 continue
             out.append((item, number))
         else:
-            out.append((json.dumps(dict(item)), number))
+            out.append((json.dumps(dict(item), default=_plain), number))
     return out
+
+
+def _plain(value: Any) -> Any:
+    """numpy scalars and arrays as JSON values (a job built with numpy seeds); anything else as text."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    return str(value)
 
 
 def connect(address: Optional[str] = None, working_dir: Optional[str] = None, **init: Any) -> None:
@@ -361,8 +371,8 @@ class RayVectorEnv(VectorEnv):  # type: ignore[misc,valid-type]
         seeds: List[Optional[int]]
         if seed is None:
             seeds = [None] * self.num_envs
-        elif isinstance(seed, int):
-            seeds = [seed + index for index in range(self.num_envs)]
+        elif isinstance(seed, numbers.Integral):
+            seeds = [int(seed) + index for index in range(self.num_envs)]
         else:
             seeds = list(seed)
         if len(seeds) != self.num_envs:
@@ -427,7 +437,10 @@ class RayVectorEnv(VectorEnv):  # type: ignore[misc,valid-type]
 
     def _kill(self) -> None:
         for actor in getattr(self, "actors", []):
-            ray.kill(actor)
+            try:
+                ray.kill(actor)
+            except Exception:  # noqa: BLE001 - Ray already shut down: its actors went with it
+                pass
         self.actors = []
 
 
