@@ -26,6 +26,6 @@ final class PythonPackageTests: XCTestCase {
             arguments: ["-m", "pytest", "-q", "-p", "no:cacheprovider", Fixtures.root + "/Tests/python/test_ray.py"],
             timeout: 300)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        XCTAssertTrue(result.stdout.contains("5 passed"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("6 passed"), result.stdout)
     }
 }

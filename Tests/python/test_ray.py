@@ -6,6 +6,7 @@ Tests/HostTests/PythonPackageTests.swift (RETROLUA = the built binary):
 `build/venv/bin/python -m pytest Tests/python/test_ray.py`."""
 
 import json
+import signal
 import os
 import shutil
 import subprocess
@@ -210,3 +211,31 @@ def test_retrolua_batch_ray_prints_what_batch_prints(cluster, jobs_file, batch_l
     usage = subprocess.run([BINARY, "batch", "--ray", cluster, jobs_file, "--jobs", "0"], capture_output=True,
                            text=True, timeout=60, env=env)
     assert usage.returncode == 2 and "--jobs must be at least 1" in usage.stderr  # batch's own rule, up front
+
+
+def test_a_stop_signal_cancels_the_farm_and_leaves_no_run(cluster, tmp_path):
+    marker = "--frames 987654321"  # these jobs' runs, found by their command line
+    path = tmp_path / "endless.jsonl"
+    path.write_text("".join(json.dumps({"name": "endless %d" % n, "rom": DODGE, "frames": 987654321}) + "\n"
+                            for n in range(2)))
+    env = dict(os.environ, RETROLUA_PYTHON=sys.executable)
+    farm = subprocess.Popen([BINARY, "batch", "--ray", cluster, str(path)], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        deadline = time.monotonic() + 60
+        while len(_processes_naming(marker)) < 2 and time.monotonic() < deadline and farm.poll() is None:
+            time.sleep(0.2)
+        assert len(_processes_naming(marker)) == 2, farm.poll()
+        farm.send_signal(signal.SIGTERM)
+        out, err = farm.communicate(timeout=60)
+    finally:
+        if farm.poll() is None:
+            farm.kill()
+    assert farm.returncode == 143, err
+    lines = [json.loads(line) for line in out.splitlines()]
+    assert sorted(line["name"] for line in lines) == ["endless 0", "endless 1"]
+    assert all(not line["ok"] and "stopped" in line["error"] for line in lines)
+    deadline = time.monotonic() + 10
+    while _processes_naming(marker) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not _processes_naming(marker)

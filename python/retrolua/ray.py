@@ -489,14 +489,14 @@ def _batch(argv: Sequence[str]) -> int:
         received.append(number)
         stop.set()
 
-    for number in _STOP_SIGNALS:
-        signal.signal(number, on_signal)
     started = time.monotonic()
     try:
         connect(options.address, logging_level="warning")
     except Exception as error:  # noqa: BLE001 - ray.init raises many kinds
         print("retrolua: batch --ray: cannot connect to Ray at %s: %s" % (options.address, error), file=sys.stderr)
         return 1
+    for number in _STOP_SIGNALS:  # after ray.init, which sets a SIGTERM handler of its own
+        signal.signal(number, on_signal)
     failed = ran = 0
     for result in _iter_entries(entries, address=None, timeout=options.timeout, num_cpus=options.cpus,
                                 binary=options.binary, cwd=None, working_dir=None, max_in_flight=options.in_flight,
