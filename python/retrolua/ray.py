@@ -207,7 +207,7 @@ def _iter_entries(entries: List[Tuple[str, int]], *, address: Optional[str], num
             for ref in running:
                 ray.cancel(ref)
             for ref in list(running):
-                yield _result(ref, running.pop(ref), stopped=True)
+                yield _result(ref, running.pop(ref))
     finally:
         for ref in running:
             ray.cancel(ref)
@@ -223,7 +223,7 @@ def _default_name(line: str, line_number: int) -> str:
     return name if isinstance(name, str) else "line %d" % line_number
 
 
-def _result(ref: Any, entry: Tuple[int, str, int, float], stopped: bool = False) -> JobResult:
+def _result(ref: Any, entry: Tuple[int, str, int, float]) -> JobResult:
     number, line, line_number, started = entry
     try:
         reported = ray.get(ref)
