@@ -6,6 +6,7 @@ import Foundation
 enum BatchCommand {
     static let help = """
         usage: retrolua batch JOBS.jsonl [--jobs N] [--timeout SECONDS]
+               retrolua batch --ray ADDRESS JOBS.jsonl [--jobs N] [--timeout SECONDS] [--cpus N]
 
         Runs one headless `retrolua run` per line of JOBS.jsonl, N at a time (default: the number of
         cores), each in its own process, and prints one JSON line per job as it finishes:
@@ -19,6 +20,14 @@ enum BatchCommand {
         "timed_out": true) is reported with its error; the exit status is 1 when any job failed.
         SIGINT, SIGTERM or SIGHUP stop the batch: no new job starts, the running ones are stopped the
         same way, and batch exits with 128 + the signal (130, 143, 129).
+
+        --ray ADDRESS runs the jobs on a Ray cluster instead (`python3 -m retrolua.ray batch`: the
+        Python package's Ray farm, with the same lines and exit status; --jobs caps the jobs in flight,
+        --cpus is the CPUs each job reserves; "auto" or "local" for ADDRESS as in ray.init). ROMs and
+        scripts must be at the same paths on every node. The interpreter is $RETROLUA_PYTHON, else
+        build/venv/bin/python of the source tree, else python3.
+        --line-offset N counts line numbers in job names and messages after N (for runners that hand
+        each job its own file, as retrolua.ray does).
         """
 
     struct Job {
@@ -35,7 +44,9 @@ enum BatchCommand {
 
     static func main(_ raw: [String]) {
         let args: Arguments
-        do { args = try Arguments(raw, valued: ["jobs", "timeout"], flags: ["help"]) } catch {
+        do {
+            args = try Arguments(raw, valued: ["jobs", "timeout", "ray", "cpus", "line-offset"], flags: ["help"])
+        } catch {
             fail("batch: \(error)\n\n\(help)", code: Exit.usage)
         }
         if args.flag("help") { print(help); exit(0) }
@@ -54,8 +65,12 @@ enum BatchCommand {
             }
             defaultTimeout = seconds
         }
+        if let address = args.value("ray") { runOnRay(address, path: path, args: args) }
+        if args.value("cpus") != nil { fail("batch: --cpus needs --ray", code: Exit.usage) }
+        let offset: Int
+        do { offset = try args.integer("line-offset") ?? 0 } catch { fail("batch: \(error)", code: Exit.usage) }
         guard let data = FileManager.default.contents(atPath: path) else { fail("\(path): no such jobs file") }
-        let jobs = parse(String(decoding: data, as: UTF8.self)).map { job in
+        let jobs = parse(String(decoding: data, as: UTF8.self), lineOffset: offset).map { job in
             var job = job
             if job.timeout == nil { job.timeout = defaultTimeout }
             return job
@@ -96,9 +111,10 @@ enum BatchCommand {
     }
 
     /// One `Job` per non-blank line; a line that is not a usable job becomes a job that fails.
-    static func parse(_ text: String) -> [Job] {
+    static func parse(_ text: String, lineOffset: Int = 0) -> [Job] {
         var jobs: [Job] = []
-        for (index, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+        for (place, raw) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let index = place &+ lineOffset
             let line = raw.trimmingCharacters(in: .whitespaces)
             if line.isEmpty || line.hasPrefix("#") { continue }
             let number = jobs.count + 1

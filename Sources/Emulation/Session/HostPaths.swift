@@ -43,6 +43,9 @@ public struct HostPaths: Sendable {
         ProcessInfo.processInfo.environment["RETROLUA_LUA_DIR"] ?? projectFile("lua")
     }
 
+    /// A file of the source tree (nil when there is none), for the command line's own look-ups.
+    public static func treeFile(_ relative: String) -> String? { projectFile(relative) }
+
     /// A file of the source tree, looked for above the executable and then beside these sources.
     static func projectFile(
         _ relative: String, executable: String = CommandLine.arguments[0], source: String = #filePath
