@@ -13,6 +13,22 @@ local math_type, floor, tointeger, type, tostring, error, select = math.type, ma
 local format, concat, sort = string.format, table.concat, table.sort
 local warn_once = compat.warn_once
 
+-- Errors point at the script's line: the first caller outside this file (nothing when debug is not given).
+local getinfo = debug and debug.getinfo
+local THIS = getinfo and getinfo(1, "S").source
+local function raise(message)
+  if getinfo then
+    local level = 2
+    while true do
+      local frame = getinfo(level, "S")
+      if not frame then break end
+      if frame.source ~= THIS and frame.what ~= "C" then error(message, level) end
+      level = level + 1
+    end
+  end
+  error(message, 0)
+end
+
 local function record(name, status, note) compat.record(LAYER, name, status, note) end
 
 --- Defines a BizHawk function and records its status.
@@ -35,13 +51,16 @@ end
 local function nope(name, why) compat.define(name, compat.unsupported(LAYER, name, why)) end
 
 local function argerror(fname, n, what, expected, got)
-  error(format("%s: bad argument #%d '%s' (%s expected, got %s)", fname, n, what, expected, type(got)), 3)
+  raise(format("%s: bad argument #%d '%s' (%s expected, got %s)", fname, n, what, expected, type(got)))
 end
 
 --- An integer from a BizHawk number argument (BizHawk truncates doubles).
 local function int(fname, n, what, v)
   if math_type(v) == "integer" then return v end
-  if type(v) == "number" and v == v and v > -2 ^ 62 and v < 2 ^ 62 then return floor(v) end
+  if type(v) == "number" then
+    if v == v and v > -2 ^ 62 and v < 2 ^ 62 then return floor(v) end
+    raise(format("%s: bad argument #%d '%s' (finite number expected, got %s)", fname, n, what, tostring(v)))
+  end
   if type(v) == "string" then
     local x = tonumber(v)
     if x then return int(fname, n, what, x) end
@@ -168,10 +187,10 @@ local current_view = views["System Bus"] or views["M68K BUS"] or main_view
 local function domain_error(fname, name)
   if type(name) ~= "string" then argerror(fname, 2, "domain", "string", name) end
   if missing[name] then
-    error(format("%s: memory domain '%s' is not available: the core (%s) does not expose it", fname, name,
-      info.core or "?"), 3)
+    raise(format("%s: memory domain '%s' is not available: the core (%s) does not expose it", fname, name,
+      info.core or "?"))
   end
-  error(format("%s: unknown memory domain '%s' (available: %s)", fname, name, concat(view_names, ", ")), 3)
+  raise(format("%s: unknown memory domain '%s' (available: %s)", fname, name, concat(view_names, ", ")))
 end
 
 local function out_of_range(fname, addr, view)
@@ -405,15 +424,15 @@ local function colour(fname, n, c, default)
       elseif hex and #hex == 8 then v = tonumber(hex, 16)
       elseif tonumber(s) then v = tointeger(tonumber(s)) and (tointeger(tonumber(s)) & 0xFFFFFFFF) end
     end
-    if not v then error(format("%s: bad argument #%d 'color' (unknown colour '%s': use 0xAARRGGBB, a .NET colour "
-      .. "name or \"#RRGGBB\")", fname, n, c), 3) end
+    if not v then raise(format("%s: bad argument #%d 'color' (unknown colour '%s': use 0xAARRGGBB, a .NET colour "
+      .. "name or \"#RRGGBB\")", fname, n, c)) end
     parsed[c] = v
     return v
   end
   if type(c) == "table" and c.r then  -- a Color-like table {r=, g=, b=, a=}
     return compat.argb(c.r, c.g or 0, c.b or 0, c.a)
   end
-  error(format("%s: bad argument #%d 'color' (number or string expected, got %s)", fname, n, type(c)), 3)
+  raise(format("%s: bad argument #%d 'color' (number or string expected, got %s)", fname, n, type(c)))
 end
 compat.bizhawk_colour = colour
 
@@ -428,7 +447,7 @@ local surface_names = { emucore = "emu", emu = "emu", client = "hud", native = "
 local function surface_of(fname, name)
   if name == nil then return surface end
   local s = surface_names[type(name) == "string" and name:lower() or name]
-  if not s then error(format("%s: unknown surface '%s' (\"emucore\" or \"client\")", fname, tostring(name)), 3) end
+  if not s then raise(format("%s: unknown surface '%s' (\"emucore\" or \"client\")", fname, tostring(name))) end
   return s
 end
 
@@ -581,7 +600,7 @@ local function text_string(fname, message)
   return tostring(message)
 end
 
-local function draw_text(f, x, y, s, fore, back, surf, halign, valign)
+local function draw_text(x, y, s, fore, back, surf, halign, valign)
   if halign or valign then
     local w, h = g_text_size(s)
     local ha, va = halign and halign:lower(), valign and valign:lower()
@@ -597,14 +616,14 @@ local function drawString(x, y, message, fore, back, size, family, style, halign
   if size ~= nil or family ~= nil or style ~= nil then
     warn_once("bizhawk:font", f .. ": fonts, sizes and styles are drawn with Retrolua's 6x8 pixel font")
   end
-  draw_text(f, int(f, 1, "x", x), int(f, 2, "y", y), text_string(f, message), colour(f, 4, fore, fg),
+  draw_text(int(f, 1, "x", x), int(f, 2, "y", y), text_string(f, message), colour(f, 4, fore, fg),
     colour(f, 5, back, bg), surface_of(f, surf), halign, valign)
 end
 def("gui.drawString", "approximated", drawString, "in Retrolua's 6x8 pixel font; alignment kept")
 def("gui.drawText", "approximated", drawString, "alias of gui.drawString")
-def("gui.pixelText", "approximated", function(x, y, message, fore, back, family, surf)
+def("gui.pixelText", "approximated", function(x, y, message, fore, back, _, surf)
   local f = "gui.pixelText"
-  draw_text(f, int(f, 1, "x", x), int(f, 2, "y", y), text_string(f, message), colour(f, 4, fore, fg),
+  draw_text(int(f, 1, "x", x), int(f, 2, "y", y), text_string(f, message), colour(f, 4, fore, fg),
     colour(f, 5, back, text_bg), surface_of(f, surf))
 end, "in Retrolua's 6x8 pixel font (BizHawk's gens font is 4x7, fceux 6x9)")
 
@@ -617,7 +636,7 @@ def("gui.text", "approximated", function(x, y, message, fore, anchor)
   if anchor ~= nil then
     local a = type(anchor) == "string" and anchor:lower() or ({ [0] = "topleft", "topright", "bottomleft",
       "bottomright" })[anchor]
-    if not anchors[a] then error(f .. ": bad argument #5 'anchor' (topleft, topright, bottomleft or bottomright)", 2) end
+    if not anchors[a] then raise(f .. ": bad argument #5 'anchor' (topleft, topright, bottomleft or bottomright)") end
     local w, h = g_text_size(s)
     local sw, sh = g.surface_size("emu")
     if a == "topright" or a == "bottomright" then x = sw - w - x end
@@ -653,7 +672,7 @@ def("gui.drawImage", "approximated", function(path, x, y, w, h, cache, surf)
   if not img then
     local err
     img, err = g.load_image(path)
-    if not img then error(f .. ": " .. tostring(err), 2) end
+    if not img then raise(f .. ": " .. tostring(err)) end
     if cache ~= false then images[path] = img end
   end
   if (w and w ~= img:width()) or (h and h ~= img:height()) then
@@ -707,12 +726,12 @@ local function memory_write(fname)
   compat.define(fname, function(fn, address, name, scope)
     check_fn(fname, fn)
     if address == nil then
-      error(fname .. ": a callback on every write is not available in Retrolua (give an address)", 2)
+      raise(fname .. ": a callback on every write is not available in Retrolua (give an address)")
     end
     local a = int(fname, 2, "address", address)
     local v = current_view
     if scope ~= nil then v = views[scope] or domain_error(fname, scope) end
-    if a < 0 or a >= v.size then error(format("%s: address 0x%X is outside '%s'", fname, a, v.name), 2) end
+    if a < 0 or a >= v.size then raise(format("%s: address 0x%X is outside '%s'", fname, a, v.name)) end
     warn_once("bizhawk:" .. fname, fname .. ": approximated: runs once after a frame in which the byte changed")
     local base = (v.split and a >= v.split) and v.base2 or v.base
     local id = ev.watch(v.ours, base + a, 1, function(new) fn(a, new, 0) end)
@@ -755,7 +774,9 @@ def("emu.islagged", "supported", E.islagged)
 def("emu.getsystemid", "supported", function() return SYSTEM end)
 record("emu.yield", "approximated", "waits for the next frame (a script cannot run between frames)")
 compat.define("emu.yield", E.frameadvance)
-approx("emu.limitframerate", "true = real time, false = unthrottled", function(on) E.speed(on == false and 0 or 1) end)
+approx("emu.limitframerate", "true = real time, false = unthrottled", function(limit)
+  E.speed(limit == false and 0 or 1)
+end)
 approx("emu.minimizeframeskip", "Retrolua does not skip frames", nil)
 approx("emu.displayvsync", "vsync is chosen on the command line (--sync, --no-vsync)", nil)
 approx("emu.setrenderplanes", "layers cannot be hidden through libretro; everything is drawn", nil)
@@ -916,7 +937,7 @@ mnemonic_names.GB, mnemonic_names.GBC = mnemonic_names.NES, mnemonic_names.NES
 approx("joypad.setfrommnemonicstr", "buttons only: analog values and console commands are ignored", function(s)
   if type(s) ~= "string" then argerror("joypad.setfrommnemonicstr", 1, "inputLogEntry", "string", s) end
   local names = mnemonic_names[SYSTEM]
-  if not names then error("joypad.setfrommnemonicstr: no mnemonic layout for " .. SYSTEM, 2) end
+  if not names then raise("joypad.setfrommnemonicstr: no mnemonic layout for " .. SYSTEM) end
   local port = 0
   for group in s:gmatch("|([^|]*)") do
     if #group == #names then
@@ -1065,9 +1086,9 @@ def("memorysavestate.savecorestate", "supported", function()
 end)
 def("memorysavestate.loadcorestate", "supported", function(id)
   local s = core_states[id]
-  if not s then error(format("memorysavestate.loadcorestate: no state '%s'", tostring(id)), 2) end
+  if not s then raise(format("memorysavestate.loadcorestate: no state '%s'", tostring(id))) end
   local ok, err = s:load()
-  if not ok then error("memorysavestate.loadcorestate: " .. tostring(err), 2) end
+  if not ok then raise("memorysavestate.loadcorestate: " .. tostring(err)) end
 end)
 def("memorysavestate.removestate", "supported", function(id) core_states[id] = nil end)
 local function clear_states() core_states = {} end
@@ -1116,12 +1137,12 @@ def("movie.getinputasmnemonic", "approximated", function(frame)
   return concat(groups)
 end, "buttons only")
 def("movie.getreadonly", "supported", function() return M.readonly() end)
-def("movie.setreadonly", "supported", function(on) M.readonly(on and true or false) end)
+def("movie.setreadonly", "supported", function(readonly) M.readonly(readonly and true or false) end)
 def("movie.getrerecordcount", "supported", function() return M.rerecords() end)
 def("movie.setrerecordcount", "supported", function(n) M.rerecords(int("movie.setrerecordcount", 1, "count", n)) end)
 def("movie.getrerecordcounting", "supported", function() return counting end)
-def("movie.setrerecordcounting", "supported", function(on)
-  counting = on and true or false
+def("movie.setrerecordcounting", "supported", function(enabled)
+  counting = enabled and true or false
   M.set_rerecord_counting(counting)
 end)
 def("movie.stop", "supported", function(save)
@@ -1170,7 +1191,7 @@ def("client.bufferheight", "supported", function() return select(2, g.surface_si
 def("client.borderwidth", "supported", function() return 0 end)
 def("client.borderheight", "supported", function() return 0 end)
 def("client.screenshot", "supported", function(path)
-  if path == nil then error("client.screenshot: give a path (there is no screenshot folder default)", 2) end
+  if path == nil then raise("client.screenshot: give a path (there is no screenshot folder default)") end
   return g.screenshot(path)
 end)
 def("client.get_approx_framerate", "approximated", function() return E.info().fps end, "the core's frame rate")
@@ -1455,7 +1476,7 @@ for module, spec in pairs(unsupported_modules) do
   for name in spec[2]:gmatch("%S+") do nope(module .. "." .. name, spec[1]) end
   -- anything else in these modules fails with the same reason
   setmetatable(_G[module], { __index = function(_, key)
-    error(format("%s.%s: not available in Retrolua (%s)", module, tostring(key), spec[1]), 2)
+    raise(format("%s.%s: not available in Retrolua (%s)", module, tostring(key), spec[1]))
   end })
 end
 
