@@ -23,5 +23,5 @@ event.on("draw", function()
     end
   end
   print(("count text_red=%d"):format(red))
-  print(("text_corner=%d,%d"):format(minx, miny))
+  print(("corner text=%d,%d"):format(minx, miny))
 end)
