@@ -32,30 +32,35 @@ final class CompatBizHawkTests: XCTestCase {
         return (facts, result.stderr)
     }
 
-    private func expect(_ facts: [String: String], _ expected: [String: String], file: StaticString = #filePath,
-                        line: UInt = #line) {
+    private func expect(
+        _ facts: [String: String], _ expected: [String: String], file: StaticString = #filePath,
+        line: UInt = #line
+    ) {
         for (key, value) in expected.sorted(by: { $0.key < $1.key }) {
             XCTAssertEqual(facts[key], value, key, file: file, line: line)
         }
     }
 
     func testANESHudReadsWritesPressesAndDrawsAsInBizHawk() throws {
-        let (facts, stderr) = try run(Fixtures.nesROM, core: "nestopia", script: "hud_nes.lua", checker: "check_nes.lua")
-        expect(facts.filter { $0.key.hasPrefix("result ") }, [
-            "result guid": "true", "result unregister_id": "true", "result unregister_again": "false",
-            "result system": "NES", "result main": "RAM", "result domain0": "RAM", "result current": "RAM",
-            "result ram_size": "2048", "result display": "NTSC", "result romname": "demo", "result hashlen": "40",
-            "result movie": "INACTIVE", "result movie_loaded": "false", "result buffer": "256x224",
-            "result bits": "61440,8,2147483648", "result hex": "BEEF,007",
-            // memorysavestate and userdata: the state brings back the position and the userdata of its time
-            "result moved_left": "true", "result restored_x": "true", "result userdata_after_load": "saved",
-            "result written_x": "50", "result written_y_bus": "60", "result float": "1.5",
-            // joypad.set({B = true}, 1) held the button; joypad.get names it both ways
-            "result b_flag": "1", "result b_pad": "true", "result b_all": "true",
-            "result saveslot": "true", "result loadslot": "true", "result range": "true", "result rewound": "true",
-            "result callbacks": "290,290,290", "result loads": "2", "result lag": "0,false",
-            "result keys": "table,number", "result unregister_name": "true", "result version": "2.11",
-        ])
+        let (facts, stderr) = try run(
+            Fixtures.nesROM, core: "nestopia", script: "hud_nes.lua", checker: "check_nes.lua")
+        expect(
+            facts.filter { $0.key.hasPrefix("result ") },
+            [
+                "result guid": "true", "result unregister_id": "true", "result unregister_again": "false",
+                "result system": "NES", "result main": "RAM", "result domain0": "RAM", "result current": "RAM",
+                "result ram_size": "2048", "result display": "NTSC", "result romname": "demo", "result hashlen": "40",
+                "result movie": "INACTIVE", "result movie_loaded": "false", "result buffer": "256x224",
+                "result bits": "61440,8,2147483648", "result hex": "BEEF,007",
+                // memorysavestate and userdata: the state brings back the position and the userdata of its time
+                "result moved_left": "true", "result restored_x": "true", "result userdata_after_load": "saved",
+                "result written_x": "50", "result written_y_bus": "60", "result float": "1.5",
+                // joypad.set({B = true}, 1) held the button; joypad.get names it both ways
+                "result b_flag": "1", "result b_pad": "true", "result b_all": "true",
+                "result saveslot": "true", "result loadslot": "true", "result range": "true", "result rewound": "true",
+                "result callbacks": "290,290,290", "result loads": "2", "result lag": "0,false",
+                "result keys": "table,number", "result unregister_name": "true", "result version": "2.11",
+            ])
         // A pressed every 4 frames for 100 frames: 25 presses (the first is at frame 1), each seen by the
         // approximated onmemorywrite once, with the new value.
         let presses = Int(facts["result presses"] ?? "") ?? -1
@@ -63,11 +68,13 @@ final class CompatBizHawkTests: XCTestCase {
         XCTAssertEqual(facts["result presses_seen"], String(presses))
         XCTAssertEqual(facts["result last_press"], String(presses))
         // Pixels after compositing: drawBox includes both corners, drawRectangle is width + 1 wide as in .NET.
-        expect(facts, [
-            "pixel box_fill": "0000FF", "pixel box_left": "FF0000", "pixel box_corner": "FF0000",
-            "pixel rect_fill": "00FF00", "pixel rect_far_edge": "00FF00", "pixel line": "00FFFF",
-            "pixel pixel": "FF00FF", "pixel ellipse_fill": "FFA500", "pixel polygon_fill": "00FF00",
-        ])
+        expect(
+            facts,
+            [
+                "pixel box_fill": "0000FF", "pixel box_left": "FF0000", "pixel box_corner": "FF0000",
+                "pixel rect_fill": "00FF00", "pixel rect_far_edge": "00FF00", "pixel line": "00FFFF",
+                "pixel pixel": "FF00FF", "pixel ellipse_fill": "FFA500", "pixel polygon_fill": "00FF00",
+            ])
         XCTAssertNotEqual(facts["pixel box_outside"], "FF0000")
         XCTAssertNotEqual(facts["pixel rect_outside"], "00FF00")
         for region in ["count text_yellow", "count pixeltext_black", "count drawtext_orange"] {
@@ -80,20 +87,22 @@ final class CompatBizHawkTests: XCTestCase {
 
     func testAGameBoyTrackerUsesHandheldNamesDomainsAndAnchoredText() throws {
         let (facts, _) = try run(Fixtures.gbROM, core: "gambatte", script: "hud_gb.lua", checker: "check_gb.lua")
-        expect(facts, [
-            "result system": "GB", "result main": "WRAM", "result main_size": "8192",
-            "result bus_default": "System Bus", "result use_vram": "true", "result use_bogus": "false",
-            "result rom_header": "true", "result b_flag": "1", "result pad_b": "true", "result pad_byte": "100000",
-            "result u16": "EFBE", "result array": "1,2,3", "result bus_u8": "1", "result s8": "-17",
-            "result hash_len": "40", "result history_unregistered": "true", "result history_len": "101",
-            "result frames_ram": "true", "result split": "a+b+c", "result trim": "[gb]",
-            // 60 frames of Right from x 80, 30 of Down from y 72; A on every other frame
-            "result x": "138", "result y": "102", "result presses": "29",
-            "pixel rect_fill": "FF00FF", "pixel rect_edge": "000000", "pixel box_edge": "00FFFF",
-            "pixel line": "1E90FF",
-            // "GB" (12×8 pixels) anchored bottom-right, 2 pixels in from the corner of the 160×144 picture
-            "corner text": "146,134",
-        ])
+        expect(
+            facts,
+            [
+                "result system": "GB", "result main": "WRAM", "result main_size": "8192",
+                "result bus_default": "System Bus", "result use_vram": "true", "result use_bogus": "false",
+                "result rom_header": "true", "result b_flag": "1", "result pad_b": "true", "result pad_byte": "100000",
+                "result u16": "EFBE", "result array": "1,2,3", "result bus_u8": "1", "result s8": "-17",
+                "result hash_len": "40", "result history_unregistered": "true", "result history_len": "101",
+                "result frames_ram": "true", "result split": "a+b+c", "result trim": "[gb]",
+                // 60 frames of Right from x 80, 30 of Down from y 72; A on every other frame
+                "result x": "138", "result y": "102", "result presses": "29",
+                "pixel rect_fill": "FF00FF", "pixel rect_edge": "000000", "pixel box_edge": "00FFFF",
+                "pixel line": "1E90FF",
+                // "GB" (12×8 pixels) anchored bottom-right, 2 pixels in from the corner of the 160×144 picture
+                "corner text": "146,134",
+            ])
         XCTAssertNotEqual(facts["pixel box_inside"], "00FFFF")
         XCTAssertGreaterThan(Int(facts["count text_red"] ?? "") ?? 0, 10)
     }
@@ -108,7 +117,8 @@ final class CompatBizHawkTests: XCTestCase {
             "domain_number": "bad argument #2 'domain' (string expected, got number)",
             "colour_name": "unknown colour 'notacolour'",
             "colour_table": "gui.drawBox: bad argument #5 'color' (number or string expected, got table)",
-            "anchor": "gui.text: bad argument #5 'anchor'", "surface": "unknown surface 'window'",
+            "missing_x": "gui.drawBox: bad argument #1 'x' (number expected, got nil)",
+            "surface": "unknown surface 'window'",
             "polygon": "gui.drawPolygon: bad argument #1 'points' (table expected, got string)",
             "forms": "forms.newform: not available in Retrolua (forms is a Windows GUI toolkit",
             "forms_other": "forms.somethingElse: not available", "tastudio": "issue 17",
@@ -146,8 +156,9 @@ final class CompatBizHawkTests: XCTestCase {
             ["run", Fixtures.nesROM, "--headless", "--frames", "2", "--quiet", "--script", "bizhawk:" + script],
             environment: ["RETROLUA_LUA_DIR": Fixtures.root + "/lua"])
         XCTAssertEqual(result.status, 0, result.stderr)
-        let list = try String(contentsOfFile: Fixtures.root + "/Tests/Fixtures/compat/bizhawk/peer_names.txt",
-                              encoding: .utf8)
+        let list = try String(
+            contentsOfFile: Fixtures.root + "/Tests/Fixtures/compat/bizhawk/peer_names.txt",
+            encoding: .utf8)
         var missing: [String] = []
         for line in list.split(separator: "\n") where !line.hasPrefix("#") {
             for name in line.split(separator: " ") where !result.stdout.contains("name \(name)=1\n") {

@@ -457,16 +457,22 @@ local box_opt, line_opt, pixel_opt, text_opt = {}, {}, {}, {}
 local function rect_corners(fname, x1, y1, x2, y2, line, back, surf)
   if x2 < x1 then x1, x2 = x2, x1 end
   if y2 < y1 then y1, y2 = y2, y1 end
-  box_opt.color = colour(fname, 5, line, fg)
-  box_opt.fill = colour(fname, 6, back, bg)
-  box_opt.surface = surface_of(fname, surf)
+  -- integer colours (the usual case) skip the parser
+  box_opt.color = math_type(line) == "integer" and line & 0xFFFFFFFF or colour(fname, 5, line, fg)
+  if back == nil then box_opt.fill = bg
+  else box_opt.fill = math_type(back) == "integer" and back & 0xFFFFFFFF or colour(fname, 6, back, bg) end
+  box_opt.surface = surf == nil and surface or surface_of(fname, surf)
   -- .NET outlines cover both corners: a box from x1 to x2 is x2 - x1 + 1 pixels wide
   g_rect(x1, y1, x2 - x1 + 1, y2 - y1 + 1, box_opt)
 end
 
 def("gui.drawBox", "supported", function(x, y, x2, y2, line, back, surf)
   local f = "gui.drawBox"
-  rect_corners(f, int(f, 1, "x", x), int(f, 2, "y", y), int(f, 3, "x2", x2), int(f, 4, "y2", y2), line, back, surf)
+  if math_type(x) ~= "integer" then x = int(f, 1, "x", x) end
+  if math_type(y) ~= "integer" then y = int(f, 2, "y", y) end
+  if math_type(x2) ~= "integer" then x2 = int(f, 3, "x2", x2) end
+  if math_type(y2) ~= "integer" then y2 = int(f, 4, "y2", y2) end
+  rect_corners(f, x, y, x2, y2, line, back, surf)
 end, "corners, both included")
 def("gui.drawRectangle", "supported", function(x, y, w, h, line, back, surf)
   local f = "gui.drawRectangle"
@@ -627,24 +633,32 @@ def("gui.pixelText", "approximated", function(x, y, message, fore, back, _, surf
     colour(f, 5, back, text_bg), surface_of(f, surf))
 end, "in Retrolua's 6x8 pixel font (BizHawk's gens font is 4x7, fceux 6x9)")
 
-local anchors = { topleft = true, topright = true, bottomleft = true, bottomright = true }
+local anchors = { topleft = "topleft", topright = "topright", bottomleft = "bottomleft", bottomright = "bottomright",
+  ["0"] = "topleft", ["1"] = "topright", ["2"] = "bottomleft", ["3"] = "bottomright" }
 def("gui.text", "approximated", function(x, y, message, fore, anchor)
   local f = "gui.text"
   x, y = int(f, 1, "x", x), int(f, 2, "y", y)
   local s = text_string(f, message)
-  local fc = colour(f, 4, fore, fg)
-  if anchor ~= nil then
-    local a = type(anchor) == "string" and anchor:lower() or ({ [0] = "topleft", "topright", "bottomleft",
-      "bottomright" })[anchor]
-    if not anchors[a] then raise(f .. ": bad argument #5 'anchor' (topleft, topright, bottomleft or bottomright)") end
+  local fc = colour(f, 4, fore, 0xFFFFFFFF)
+  if anchor ~= nil and anchor ~= "" then
+    local a = anchors[tostring(anchor):lower()]
+    if not a then
+      -- BizHawk falls back to the top left for an anchor it does not know
+      warn_once("bizhawk:anchor", f .. ": unknown anchor '" .. tostring(anchor) .. "' (topleft, topright, "
+        .. "bottomleft, bottomright or 0-3): drawn from the top left")
+      a = "topleft"
+    end
     local w, h = g_text_size(s)
     local sw, sh = g.surface_size("emu")
     if a == "topright" or a == "bottomright" then x = sw - w - x end
     if a == "bottomleft" or a == "bottomright" then y = sh - h - y end
   end
-  text_opt.color, text_opt.bg, text_opt.surface = fc, nil, "emu"
+  -- BizHawk's OSD text has a black shadow
+  text_opt.color, text_opt.bg, text_opt.surface = 0xFF000000, nil, "emu"
+  g_text(x + 1, y + 1, s, text_opt)
+  text_opt.color = fc
   g_text(x, y, s, text_opt)
-end, "drawn on the game picture at its pixel coordinates (BizHawk draws it on the window)")
+end, "drawn with a shadow on the game picture at its pixel coordinates (BizHawk draws it on the window)")
 
 def("gui.addmessage", "supported", function(message) our.emu.message(tostring(message)) end, "on the OSD and stderr")
 def("gui.clearGraphics", "supported", function(surf) g.clear(surface_of("gui.clearGraphics", surf)) end)
@@ -1000,56 +1014,62 @@ def("input.getmouse", "supported", function()
   return { X = x, Y = y, Left = ms.left == true, Middle = ms.middle == true, Right = ms.right == true,
     XButton1 = ms.x1 == true, XButton2 = ms.x2 == true, Wheel = ms.wheel or 0 }
 end, "in game pixels")
+local axis_names = { leftx = "LeftThumbX Axis", lefty = "LeftThumbY Axis", rightx = "RightThumbX Axis",
+  righty = "RightThumbY Axis", triggerleft = "LeftTrigger Axis", triggerright = "RightTrigger Axis" }
 def("input.get_pressed_axes", "supported", function()
   local t = {}
   for i, pad in ipairs(I.gamepads()) do
     for axis, value in pairs(pad.axes or {}) do
-      if value ~= 0 then t["X" .. i .. " " .. axis] = value end
+      if value ~= 0 then t["X" .. i .. " " .. (axis_names[axis] or axis)] = value end
     end
   end
+  local _, x, y = mouse_in_game()
+  t["WMouse X"], t["WMouse Y"] = x, y
   return t
-end, "gamepad axes off centre, named \"X1 leftx\"")
+end, "gamepad axes off centre (\"X1 LeftThumbX Axis\"…) and the mouse position (\"WMouse X\")")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- console: BizHawk's write (no newline) and writeline over our line-based console
 ----------------------------------------------------------------------------------------------------------------------
 local C = our.console
-local partial = {}
+-- BizHawk prints values as .NET does: True/False, 3 for 3.0, tables as one "key": "value" line per entry.
 local function show(v)
-  if type(v) ~= "table" then return tostring(v) end
+  local t = type(v)
+  if t == "boolean" then return v and "True" or "False" end
+  if t == "number" and math_type(v) == "float" and v == floor(v) and v > -2 ^ 53 and v < 2 ^ 53 then
+    return format("%d", v)
+  end
+  if t ~= "table" then return tostring(v) end
   local keys = {}
   for k in pairs(v) do keys[#keys + 1] = k end
-  sort(keys, function(a, b) return tostring(a) < tostring(b) end)
-  local parts = {}
-  for _, k in ipairs(keys) do parts[#parts + 1] = format("\"%s\": %s", tostring(k), tostring(v[k])) end
-  return "{" .. concat(parts, ", ") .. "}"
+  sort(keys, function(a, b) return show(a) < show(b) end)
+  local lines = {}
+  for _, k in ipairs(keys) do lines[#lines + 1] = format("\"%s\": \"%s\"\n", show(k), show(v[k])) end
+  return concat(lines)
 end
-local function flush(last)
-  local line = concat(partial) .. (last or "")
-  for k in pairs(partial) do partial[k] = nil end
-  C.write(line)
-end
-def("console.writeline", "supported", function(...)
-  local parts = {}
-  for i = 1, select("#", ...) do parts[i] = show((select(i, ...))) end
-  flush(concat(parts))
-end)
-def("console.write", "supported", function(...)
-  for i = 1, select("#", ...) do
-    local s = show((select(i, ...)))
-    for piece, nl in s:gmatch("([^\n]*)(\n?)") do
-      partial[#partial + 1] = piece
-      if nl == "\n" then flush() end
+local partial = {}  -- text of the line being written (our console writes whole lines)
+local function emit(text)
+  for piece, newline in text:gmatch("([^\n]*)(\n?)") do
+    if piece ~= "" then partial[#partial + 1] = piece end
+    if newline == "\n" then
+      C.write(concat(partial))
+      for k in pairs(partial) do partial[k] = nil end
     end
   end
-end, "text without a newline is kept until the line ends (or the run ends)")
-def("console.log", "supported", function(...)
-  local parts = {}
-  for i = 1, select("#", ...) do parts[i] = show((select(i, ...))) end
-  flush(concat(parts, " "))
-end, "tables shown as {\"key\": value, …}")
+end
+local function printer(separator, terminator)
+  return function(...)
+    local n = select("#", ...)
+    local parts = {}
+    for i = 1, n do parts[i] = show((select(i, ...))) end
+    emit(concat(parts, separator) .. terminator)
+  end
+end
+def("console.log", "supported", printer("\t", "\n"), "values tab-separated, tables as \"key\": \"value\" lines")
+def("console.writeline", "supported", printer("\n", "\n"), "each value on its own line")
+def("console.write", "supported", printer("", ""), "text without a newline is kept until the line ends (or the run ends)")
 approx("console.clear", "a terminal keeps its output", nil)
-ev.on("exit", function() if #partial > 0 then flush() end end)
+ev.on("exit", function() if #partial > 0 then emit("\n") end end)
 
 ----------------------------------------------------------------------------------------------------------------------
 -- savestate, memorysavestate
@@ -1191,10 +1211,14 @@ def("client.bufferheight", "supported", function() return select(2, g.surface_si
 def("client.borderwidth", "supported", function() return 0 end)
 def("client.borderheight", "supported", function() return 0 end)
 def("client.screenshot", "supported", function(path)
-  if path == nil then raise("client.screenshot: give a path (there is no screenshot folder default)") end
+  if path == nil then
+    path = format("%s/%s.%d.png", E.paths().screenshots, (E.info().rom or {}).name or "screenshot", E.framecount())
+  end
   return g.screenshot(path)
-end)
-def("client.get_approx_framerate", "approximated", function() return E.info().fps end, "the core's frame rate")
+end, "without a path: GAME.FRAME.png in the screenshots folder")
+def("client.get_approx_framerate", "approximated", function() return floor(E.info().fps + 0.5) end,
+  "the core's frame rate")
+def("client.getavailabletools", "supported", function() return {} end, "no tool windows: empty")
 def("client.isturbo", "supported", function() return (E.speed() or 1) == 0 end)
 def("client.isseeking", "supported", function() return false end)
 def("client.is_rewinding", "supported", function() return false end)
@@ -1229,7 +1253,7 @@ end
 def("client.GetSoundOn", "approximated", function() return true end, "gives true")
 def("client.gettargetscanlineintensity", "approximated", function() return 0 end, "gives 0")
 for _, name in ipairs({ "openrom", "closerom", "createinstance", "opencheats", "openhexeditor", "openramsearch",
-  "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool", "getavailabletools", "getconfig",
+  "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool", "getconfig",
   "saveram", "show_future", "screenshottoclipboard" }) do
   nope("client." .. name, "a BizHawk window or tool; Retrolua has none")
 end
@@ -1279,9 +1303,7 @@ def("userdata.get_keys", "supported", function()
   local keys = {}
   for k in pairs(ud()) do keys[#keys + 1] = k end
   sort(keys)
-  local t = {}
-  for i, k in ipairs(keys) do t[i - 1] = k end  -- zero-indexed like BizHawk's lists
-  return t
+  return keys
 end)
 
 ----------------------------------------------------------------------------------------------------------------------
