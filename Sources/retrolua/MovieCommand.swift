@@ -172,7 +172,14 @@ enum MovieCommand {
             \(movie.buttons.map(\.name).joined(separator: " "))
             """
         )
-        print("verify     \(movie.hasVerification ? "RAM hash every frame" : "none")")
+        let hashed = movie.ramHashes.count
+        print(
+            "verify     "
+                + (!movie.hasVerification
+                    ? "none"
+                    : hashed == movie.length
+                        ? "RAM hash every frame"
+                        : "RAM hashes for frames 0–\(hashed - 1) of \(movie.length) (cut short)"))
         for option in movie.options { print("option     \(option.key)=\(option.value)") }
         let branches = ((try? FileManager.default.contentsOfDirectory(atPath: path + ".branches")) ?? []).filter {
             $0.hasSuffix(".state")

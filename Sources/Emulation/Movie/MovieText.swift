@@ -31,6 +31,10 @@ public enum MovieText {
         ]
         if let anchor = movie.anchorFrame, movie.startState != nil { header.append("anchor \(anchor)") }
         if movie.hasVerification, let covers = movie.verifyCovers { header.append("verify-covers \(covers.rawValue)") }
+        // A log cut short (MovieEngine.truncateVerification): frames from here on carry no hash.
+        if movie.hasVerification && movie.ramHashes.count < movie.length {
+            header.append("verify-frames \(movie.ramHashes.count)")
+        }
         header += movie.extras.map { "extra \($0.key) \($0.value)" }
         header.append("[input]")
         var out = [UInt8]((header.joined(separator: "\n") + "\n").utf8)
@@ -129,7 +133,7 @@ public enum MovieText {
         let known: Set<String> = [
             "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "option",
             "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra",
-            "verify-covers", "anchor",
+            "verify-covers", "anchor", "verify-frames",
         ]
         for (key, value) in fields {
             switch key {
@@ -165,6 +169,10 @@ public enum MovieText {
         }
         let frames = try integer("frames")
         if fields.contains(where: { $0.key == "anchor" }) { movie.anchorFrame = try integer("anchor") }
+        let hashed = fields.contains(where: { $0.key == "verify-frames" }) ? try integer("verify-frames") : frames
+        guard hashed <= frames, verify == "ram" || hashed == frames else {
+            throw MovieError("\(name): 'verify-frames' must be at most 'frames' and needs 'verify ram'")
+        }
         if let covers = fields.last(where: { $0.key == "verify-covers" })?.value {
             guard let cover = VerificationCover(rawValue: covers) else {
                 throw MovieError(
@@ -249,7 +257,7 @@ public enum MovieText {
             }
             movie.log.set(movie.length, input: input, flags: flags)
             let rest = line[position...]
-            if verify == "ram" {
+            if verify == "ram" && movie.length <= hashed {
                 let text = String(decoding: rest, as: UTF8.self).trimmingCharacters(in: .whitespaces)
                 guard let hash = UInt32(text, radix: 16) else {
                     throw fail("missing or bad RAM hash '\(text)' (the header says 'verify ram')")
