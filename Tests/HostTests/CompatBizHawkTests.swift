@@ -161,8 +161,10 @@ final class CompatBizHawkTests: XCTestCase {
             encoding: .utf8)
         var missing: [String] = []
         for line in list.split(separator: "\n") where !line.hasPrefix("#") {
+            // a module none of whose functions exist here has one row, "MODULE.*"
             for name in line.split(separator: " ") where !result.stdout.contains("name \(name)=1\n") {
-                missing.append(String(name))
+                let module = name.split(separator: ".").first ?? ""
+                if !result.stdout.contains("name \(module).*=1\n") { missing.append(String(name)) }
             }
         }
         XCTAssertEqual(missing, [], "BizHawk functions the layer does not record")

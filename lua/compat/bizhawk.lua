@@ -631,7 +631,7 @@ def("gui.pixelText", "approximated", function(x, y, message, fore, back, _, surf
   local f = "gui.pixelText"
   draw_text(int(f, 1, "x", x), int(f, 2, "y", y), text_string(f, message), colour(f, 4, fore, fg),
     colour(f, 5, back, text_bg), surface_of(f, surf))
-end, "in Retrolua's 6x8 pixel font (BizHawk's gens font is 4x7, fceux 6x9)")
+end, "in Retrolua's 6x8 pixel font (not BizHawk's gens or fceux fonts)")
 
 local anchors = { topleft = "topleft", topright = "topright", bottomleft = "bottomleft", bottomright = "bottomright",
   ["0"] = "topleft", ["1"] = "topright", ["2"] = "bottomleft", ["3"] = "bottomright" }
@@ -743,7 +743,8 @@ local function memory_write(fname)
       raise(fname .. ": a callback on every write is not available in Retrolua (give an address)")
     end
     local a = int(fname, 2, "address", address)
-    local v = current_view
+    -- BizHawk's memory callbacks default to the CPU's bus, not memory.usememorydomain's choice
+    local v = views["System Bus"] or views["M68K BUS"] or main_view
     if scope ~= nil then v = views[scope] or domain_error(fname, scope) end
     if a < 0 or a >= v.size then raise(format("%s: address 0x%X is outside '%s'", fname, a, v.name)) end
     warn_once("bizhawk:" .. fname, fname .. ": approximated: runs once after a frame in which the byte changed")
@@ -1245,16 +1246,19 @@ for _, name in ipairs({ "SetGameExtraPadding", "SetClientExtraPadding" }) do
   approx("client." .. name, "no padding: scripts draw inside the game picture (or on the hud surface)", nil)
 end
 for _, name in ipairs({ "setwindowsize", "frameskip", "displaymessages", "SetSoundOn", "enablerewind",
-  "clearautohold", "setscreenshotosd", "settargetscanlineintensity", "pause_av", "unpause_av", "sleep",
-  "exactsleep" }) do
+  "clearautohold", "setscreenshotosd", "settargetscanlineintensity", "pause_av", "unpause_av" }) do
   approx("client." .. name, "accepted without effect (a window or timing setting Retrolua takes from its own options)",
     nil)
 end
+for _, name in ipairs({ "sleep", "exactsleep" }) do
+  approx("client." .. name, "returns at once: the host paces frames, and a script must not block it", nil)
+end
+nope("client.saveram", "battery saves are written when the run ends; scripts cannot flush them")
 def("client.GetSoundOn", "approximated", function() return true end, "gives true")
 def("client.gettargetscanlineintensity", "approximated", function() return 0 end, "gives 0")
 for _, name in ipairs({ "openrom", "closerom", "createinstance", "opencheats", "openhexeditor", "openramsearch",
   "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool", "getconfig",
-  "saveram", "show_future", "screenshottoclipboard" }) do
+  "show_future", "screenshottoclipboard" }) do
   nope("client." .. name, "a BizHawk window or tool; Retrolua has none")
 end
 
@@ -1495,7 +1499,14 @@ local unsupported_modules = {
   doom = { "hooks of BizHawk's Doom core", "on_cross on_intercept on_prandom on_use" },
 }
 for module, spec in pairs(unsupported_modules) do
-  for name in spec[2]:gmatch("%S+") do nope(module .. "." .. name, spec[1]) end
+  -- one row per module in the support table: every function of it fails the same way
+  local count = 0
+  for name in spec[2]:gmatch("%S+") do
+    local full = module .. "." .. name
+    compat.define(full, function() raise(full .. ": not available in Retrolua (" .. spec[1] .. ")") end)
+    count = count + 1
+  end
+  record(module .. ".*", "unsupported", spec[1] .. " (" .. count .. " functions)")
   -- anything else in these modules fails with the same reason
   setmetatable(_G[module], { __index = function(_, key)
     raise(format("%s.%s: not available in Retrolua (%s)", module, tostring(key), spec[1]))
