@@ -107,6 +107,19 @@ final class CompatBizHawkTests: XCTestCase {
         XCTAssertGreaterThan(Int(facts["count text_red"] ?? "") ?? 0, 10)
     }
 
+    func testAGBAKeyDisplayReadsIWRAMCombinedWRAMAndTheBus() throws {
+        let (facts, _) = try run(Fixtures.root + "/build/roms/demo.gba", core: "mgba", script: "hud_gba.lua")
+        expect(
+            facts,
+            [
+                "result system": "GBA", "result main": "IWRAM", "result banner": "RETROLUA-SYSTEMS",
+                "result banner_combined": "RETROLUA-SYSTEMS",
+                // A, then L and R: bits 0, 8 and 9 of the ROM's key word
+                "result keys": "1100000001", "result keys_combined": "true", "result keys_bus": "true",
+                "result frames": "true", "result pad": "true,true",
+            ])
+    }
+
     func testMistakesAndMissingFeaturesGetClearErrors() throws {
         let (facts, stderr) = try run(Fixtures.nesROM, core: "nestopia", script: "bad_input.lua")
         let expected: [String: String] = [

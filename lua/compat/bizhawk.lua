@@ -106,6 +106,11 @@ local function system_id()
   return info.system and info.system ~= "" and info.system or "NULL"
 end
 local SYSTEM = system_id()
+if SYSTEM == "GB" then
+  -- a cartridge whose header asks for Color hardware (0x143 bit 7) runs as a GBC game, as BizHawk names it
+  local ok, flag = pcall(our.memory.read_u8, 0x143, "bus")
+  if ok and flag >= 0x80 then SYSTEM = "GBC" end
+end
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Memory domains: BizHawk's names per system, each a view onto one of ours (domain, base, size)
