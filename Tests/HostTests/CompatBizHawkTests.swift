@@ -140,6 +140,7 @@ final class CompatBizHawkTests: XCTestCase {
             "corestate": "no state 'nope'", "joypad_buttons": "joypad.set: bad argument #1 'buttons'",
             "callback": "event.onframeend: bad argument #1 'luaf' (function expected, got number)",
             "userdata_value": "userdata.set: bad argument #2 'value'", "hex": "bizstring.hex: bad argument #1",
+            "range_length": "bad argument #2 'length' (1000000000000 is more than all of 'RAM', 0x800 bytes)",
             "tool": "client.openrom: not available", "out_of_range": "0",
         ]
         for (name, fragment) in expected.sorted(by: { $0.key < $1.key }) {

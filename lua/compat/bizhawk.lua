@@ -263,24 +263,27 @@ local function resolve(fname, addr, domain, fixed)
   return v, int(fname, 1, "address", addr)
 end
 
-local function read_range(fname, v, addr, length)
-  if length <= 0 then return "" end
-  if addr < 0 or addr + length > v.size then
-    out_of_range(fname, addr, v)
-    local parts = {}
-    for i = 0, length - 1 do
-      local a = addr + i
-      parts[#parts + 1] = string.char((a >= 0 and a < v.size) and our.memory.read_u8(
-        (v.split and a >= v.split) and v.base2 + a or v.base + a, v.ours) or 0)
-    end
-    return concat(parts)
-  end
+local function read_inside(v, addr, length)
   if v.split and addr + length > v.split then
     if addr >= v.split then return m.read_bytes(v.base2 + addr, length, v.ours) end
     return m.read_bytes(v.base + addr, v.split - addr, v.ours) .. m.read_bytes(v.base2 + v.split,
       addr + length - v.split, v.ours)
   end
   return m.read_bytes(v.base + addr, length, v.ours)
+end
+
+-- Bytes of a range; the part outside the domain reads as zeros (BizHawk's reads there give 0).
+local function read_range(fname, v, addr, length)
+  if length <= 0 then return "" end
+  if addr >= 0 and addr + length <= v.size then return read_inside(v, addr, length) end
+  if length > v.size then
+    raise(format("%s: bad argument #2 'length' (%d is more than all of '%s', 0x%X bytes)", fname, length, v.name,
+      v.size))
+  end
+  out_of_range(fname, addr, v)
+  local first, last = math.max(addr, 0), math.min(addr + length, v.size)
+  if first >= last then return string.rep("\0", length) end
+  return string.rep("\0", first - addr) .. read_inside(v, first, last - first) .. string.rep("\0", addr + length - last)
 end
 
 local function install_memory(module, fixed)
@@ -304,18 +307,22 @@ local function install_memory(module, fixed)
   end)
   d("read_bytes_as_array", function(addr, length, domain)
     local v, a = resolve(p .. "read_bytes_as_array", addr, dom(domain), fixed)
-    return { read_range(p .. "read_bytes_as_array", v, a, int(p, 2, "length", length)):byte(1, -1) }
+    local bytes = read_range(p .. "read_bytes_as_array", v, a, int(p .. "read_bytes_as_array", 2, "length", length))
+    local t = {}
+    for i = 1, #bytes do t[i] = bytes:byte(i) end
+    return t
   end)
   d("read_bytes_as_dict", function(addr, length, domain)
     local v, a = resolve(p .. "read_bytes_as_dict", addr, dom(domain), fixed)
-    local bytes = read_range(p .. "read_bytes_as_dict", v, a, int(p, 2, "length", length))
+    local bytes = read_range(p .. "read_bytes_as_dict", v, a, int(p .. "read_bytes_as_dict", 2, "length", length))
     local t = {}
     for i = 1, #bytes do t[a + i - 1] = bytes:byte(i) end
     return t
   end)
   d("read_bytes_as_binary_string", function(addr, length, domain)
     local v, a = resolve(p .. "read_bytes_as_binary_string", addr, dom(domain), fixed)
-    return read_range(p .. "read_bytes_as_binary_string", v, a, int(p, 2, "length", length))
+    return read_range(p .. "read_bytes_as_binary_string", v, a,
+      int(p .. "read_bytes_as_binary_string", 2, "length", length))
   end)
   d("write_bytes_as_array", function(addr, bytes, domain)
     if type(bytes) ~= "table" then argerror(p .. "write_bytes_as_array", 2, "bytes", "table", bytes) end
