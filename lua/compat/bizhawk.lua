@@ -453,7 +453,7 @@ compat.bizhawk_colour = colour
 ----------------------------------------------------------------------------------------------------------------------
 local g = our.gui
 local g_rect, g_line, g_pixel, g_text, g_text_size, g_circle = g.rect, g.line, g.pixel, g.text, g.text_size, g.circle
-local fg, bg, text_bg = 0xFFFFFFFF, nil, 0x7F000000
+local fg, bg, text_bg = 0xFFFFFFFF, nil, 0x80000000  -- BizHawk: white, none, half-transparent black
 local surface = "emu"
 local surface_names = { emucore = "emu", emu = "emu", client = "hud", native = "hud", hud = "hud" }
 local function surface_of(fname, name)
