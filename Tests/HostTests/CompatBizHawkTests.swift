@@ -120,6 +120,20 @@ final class CompatBizHawkTests: XCTestCase {
             ])
     }
 
+    func testGenesis68KRAMIsInThe68KsByteOrder() throws {
+        let (facts, _) = try run(
+            SystemMatrix.roms + "airstriker.md", core: SystemMatrix.wheel + "genesis_plus_gx_libretro.so",
+            script: "ram_gen.lua")
+        expect(
+            facts,
+            [
+                "result system": "GEN", "result main": "68K RAM", "result u8": "18,52", "result u16_be": "1234",
+                "result u32_be": "A1B2C3D4", "result s8": "-95", "result range": "A1D4",
+                // the core's own buffer holds each 16-bit word in the host's (little-endian) order
+                "result raw": "34 12 00 00 B2 A1 D4 C3",
+            ])
+    }
+
     func testMistakesAndMissingFeaturesGetClearErrors() throws {
         let (facts, stderr) = try run(Fixtures.nesROM, core: "nestopia", script: "bad_input.lua")
         let expected: [String: String] = [

@@ -150,7 +150,9 @@ local layouts = {
   },
   GEN = {
     main = "68K RAM",
-    { "68K RAM", "system_ram" }, { "SRAM", "save_ram" }, { "VRAM", "video_ram" }, { "M68K BUS", "bus" },
+    -- Genesis cores keep 68K RAM as native 16-bit words: on this little-endian host each byte pair is swapped
+    -- relative to the 68K's order, which BizHawk's domain shows (stable-retro's overlay says the same)
+    { "68K RAM", "system_ram", swap = true }, { "SRAM", "save_ram" }, { "M68K BUS", "bus" },
     missing = { "Z80 RAM", "MD CART", "CRAM", "VSRAM" },
   },
   PCE = { main = "Main Memory", { "Main Memory", "system_ram" }, { "System Bus", "bus" }, { "Save RAM", "save_ram" } },
@@ -168,7 +170,7 @@ for _, spec in ipairs(layout) do
   if d and not views[name] and base < d.size and readable(ours, base) then
     local size = spec[4] or (d.size - base)
     if base + size > d.size then size = d.size - base end
-    local view = { name = name, ours = ours, base = base, size = size }
+    local view = { name = name, ours = ours, base = base, size = size, swap = spec.swap }
     if spec[5] then view.split, view.base2 = spec[5][1], spec[5][2] end
     -- a second half that the core does not map makes the view end at the split
     if view.split and not readable(ours, view.base2 + view.split) then view.size, view.split = view.split, nil end
@@ -205,7 +207,37 @@ local function out_of_range(fname, addr, view)
 end
 
 -- Reader over a fixed view (mainmemory) or the current/named one (memory): the hot path, so no allocation.
-local function reader(fname, fn, size, fixed)
+local read_u8_ours, write_u8_ours = our.memory.read_u8, our.memory.write_u8
+
+-- A byte-swapped view (Genesis 68K RAM): each byte at address ~ 1, values composed in the view's order.
+local function swapped_bytes(v, addr, size)
+  local b1, b2, b3, b4 = read_u8_ours(v.base + (addr ~ 1), v.ours)
+  if size > 1 then b2 = read_u8_ours(v.base + ((addr + 1) ~ 1), v.ours) end
+  if size > 2 then b3 = read_u8_ours(v.base + ((addr + 2) ~ 1), v.ours) end
+  if size > 3 then b4 = read_u8_ours(v.base + ((addr + 3) ~ 1), v.ours) end
+  if size == 1 then return string.char(b1) end
+  if size == 2 then return string.char(b1, b2) end
+  if size == 3 then return string.char(b1, b2, b3) end
+  return string.char(b1, b2, b3, b4)
+end
+local function swapped_reader(fname, size, fmt, fixed)
+  return function(addr, domain)
+    local v = fixed or current_view
+    if not fixed and domain ~= nil then v = views[domain] or domain_error(fname, domain) end
+    if math_type(addr) ~= "integer" then addr = int(fname, 1, "address", addr) end
+    if addr < 0 or addr + size > v.size then
+      out_of_range(fname, addr, v)
+      return 0
+    end
+    return (string.unpack(fmt, swapped_bytes(v, addr, size)))
+  end
+end
+local function swapped_write(v, addr, bytes)
+  for i = 1, #bytes do write_u8_ours(v.base + ((addr + i - 1) ~ 1), bytes:byte(i), v.ours) end
+end
+
+local function reader(fname, fn, size, fixed, fmt)
+  if fixed and fixed.swap then return swapped_reader(fname, size, fmt, fixed) end
   if fixed then
     local v = fixed
     local ours, base, vsize, split, base2 = v.ours, v.base, v.size, v.split, v.base2
@@ -219,9 +251,11 @@ local function reader(fname, fn, size, fixed)
       return fn(base + addr, ours)
     end
   end
+  local slow = swapped_reader(fname, size, fmt, nil)
   return function(addr, domain)
     local v = current_view
     if domain ~= nil then v = views[domain] or domain_error(fname, domain) end
+    if v.swap then return slow(addr, domain) end
     if math_type(addr) ~= "integer" then addr = int(fname, 1, "address", addr) end
     if addr < 0 or addr + size > v.size then
       out_of_range(fname, addr, v)
@@ -232,28 +266,30 @@ local function reader(fname, fn, size, fixed)
   end
 end
 
-local function writer(fname, fn, size, fixed)
+local function writer(fname, fn, size, fixed, fmt)
   local mask = (1 << (8 * size)) - 1
+  local ufmt = fmt and fmt:gsub("[bi]", string.upper)  -- values are masked to unsigned first
   return function(addr, value, domain)
     local v = fixed or current_view
     if not fixed and domain ~= nil then v = views[domain] or domain_error(fname, domain) end
     if math_type(addr) ~= "integer" then addr = int(fname, 1, "address", addr) end
     if math_type(value) ~= "integer" then value = int(fname, 2, "value", value) end
     if addr < 0 or addr + size > v.size then return out_of_range(fname, addr, v) end
+    if v.swap then return swapped_write(v, addr, string.pack(ufmt, value & mask)) end
     if v.split and addr >= v.split then return fn(v.base2 + addr, value & mask, v.ours) end
     return fn(v.base + addr, value & mask, v.ours)
   end
 end
 
 local m = our.memory
-local widths = {
-  { "u8", m.read_u8, m.write_u8, 1 }, { "s8", m.read_s8, m.write_u8, 1 },
-  { "u16_le", m.read_u16_le, m.write_u16_le, 2 }, { "u16_be", m.read_u16_be, m.write_u16_be, 2 },
-  { "s16_le", m.read_s16_le, m.write_u16_le, 2 }, { "s16_be", m.read_s16_be, m.write_u16_be, 2 },
-  { "u24_le", m.read_u24_le, m.write_u24_le, 3 }, { "u24_be", m.read_u24_be, m.write_u24_be, 3 },
-  { "s24_le", m.read_s24_le, m.write_u24_le, 3 }, { "s24_be", m.read_s24_be, m.write_u24_be, 3 },
-  { "u32_le", m.read_u32_le, m.write_u32_le, 4 }, { "u32_be", m.read_u32_be, m.write_u32_be, 4 },
-  { "s32_le", m.read_s32_le, m.write_u32_le, 4 }, { "s32_be", m.read_s32_be, m.write_u32_be, 4 },
+local widths = {  -- name, our reader, our writer, size, string.pack format (for byte-swapped views)
+  { "u8", m.read_u8, m.write_u8, 1, "B" }, { "s8", m.read_s8, m.write_u8, 1, "b" },
+  { "u16_le", m.read_u16_le, m.write_u16_le, 2, "<I2" }, { "u16_be", m.read_u16_be, m.write_u16_be, 2, ">I2" },
+  { "s16_le", m.read_s16_le, m.write_u16_le, 2, "<i2" }, { "s16_be", m.read_s16_be, m.write_u16_be, 2, ">i2" },
+  { "u24_le", m.read_u24_le, m.write_u24_le, 3, "<I3" }, { "u24_be", m.read_u24_be, m.write_u24_be, 3, ">I3" },
+  { "s24_le", m.read_s24_le, m.write_u24_le, 3, "<i3" }, { "s24_be", m.read_s24_be, m.write_u24_be, 3, ">i3" },
+  { "u32_le", m.read_u32_le, m.write_u32_le, 4, "<I4" }, { "u32_be", m.read_u32_be, m.write_u32_be, 4, ">I4" },
+  { "s32_le", m.read_s32_le, m.write_u32_le, 4, "<i4" }, { "s32_be", m.read_s32_be, m.write_u32_be, 4, ">i4" },
 }
 
 -- Resolves (view, address) for the range functions; `fixed` for mainmemory.
@@ -264,6 +300,11 @@ local function resolve(fname, addr, domain, fixed)
 end
 
 local function read_inside(v, addr, length)
+  if v.swap then
+    local parts = {}
+    for i = 0, length - 1 do parts[i + 1] = string.char(read_u8_ours(v.base + ((addr + i) ~ 1), v.ours)) end
+    return concat(parts)
+  end
   if v.split and addr + length > v.split then
     if addr >= v.split then return m.read_bytes(v.base2 + addr, length, v.ours) end
     return m.read_bytes(v.base + addr, v.split - addr, v.ours) .. m.read_bytes(v.base2 + v.split,
@@ -290,12 +331,12 @@ local function install_memory(module, fixed)
   local p = module .. "."
   local function d(name, f) def(p .. name, "supported", f) end
   for _, w in ipairs(widths) do
-    d("read_" .. w[1], reader(p .. "read_" .. w[1], w[2], w[4], fixed))
-    d("write_" .. w[1], writer(p .. "write_" .. w[1], w[3], w[4], fixed))
+    d("read_" .. w[1], reader(p .. "read_" .. w[1], w[2], w[4], fixed, w[5]))
+    d("write_" .. w[1], writer(p .. "write_" .. w[1], w[3], w[4], fixed, w[5]))
   end
-  d("readbyte", reader(p .. "readbyte", m.read_u8, 1, fixed))
-  d("writebyte", writer(p .. "writebyte", m.write_u8, 1, fixed))
-  local write_u8 = writer(p .. "write_u8", m.write_u8, 1, fixed)
+  d("readbyte", reader(p .. "readbyte", m.read_u8, 1, fixed, "B"))
+  d("writebyte", writer(p .. "writebyte", m.write_u8, 1, fixed, "B"))
+  local write_u8 = writer(p .. "write_u8", m.write_u8, 1, fixed, "B")
   -- in `memory` the domain is the last argument; mainmemory has none
   local function dom(a, b) if fixed then return nil end return a, b end
   d("readbyterange", function(addr, length, domain)
@@ -761,7 +802,8 @@ local function memory_write(fname)
     if a < 0 or a >= v.size then raise(format("%s: address 0x%X is outside '%s'", fname, a, v.name)) end
     warn_once("bizhawk:" .. fname, fname .. ": approximated: runs once after a frame in which the byte changed")
     local base = (v.split and a >= v.split) and v.base2 or v.base
-    local id = ev.watch(v.ours, base + a, 1, function(new) fn(a, new, 0) end)
+    local at = v.swap and (a ~ 1) or a
+    local id = ev.watch(v.ours, base + at, 1, function(new) fn(a, new, 0) end)
     return register({ id }, name)
   end)
 end
