@@ -191,8 +191,14 @@ local main_view = views[layout.main] or views[our_default] or views[view_names[1
 if main_view and not views[layout.main] then missing[layout.main] = nil end
 local current_view = views["System Bus"] or views["M68K BUS"] or main_view
 
+local views_by_lower = {}
+for name, view in pairs(views) do views_by_lower[name:lower()] = view end
+
+-- An unknown name: BizHawk's in another case is taken (so "System bus" works), else a clear error.
 local function domain_error(fname, name)
   if type(name) ~= "string" then argerror(fname, 2, "domain", "string", name) end
+  local v = views_by_lower[name:lower()]
+  if v then return v end
   if missing[name] then
     raise(format("%s: memory domain '%s' is not available: the core (%s) does not expose it", fname, name,
       info.core or "?"))
@@ -412,7 +418,7 @@ def("memory.getmemorydomainsize", "supported", function(name)
   return v.size
 end)
 def("memory.usememorydomain", "supported", function(name)
-  local v = type(name) == "string" and views[name]
+  local v = type(name) == "string" and (views[name] or views_by_lower[name:lower()])
   if not v then
     warn_once("bizhawk:use:" .. tostring(name), format("memory.usememorydomain: no domain '%s' here (available: %s)",
       tostring(name), concat(view_names, ", ")))
