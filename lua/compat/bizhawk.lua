@@ -1057,10 +1057,19 @@ local function mouse_in_game()
   local sx, sy = (hw > 0) and ew / hw or 1, (hh > 0) and eh / hh or 1
   return ms, floor((ms.x or 0) * sx), floor((ms.y or 0) * sy)
 end
+-- SDL GameController buttons -> BizHawk's XInput names ("X1 A", "X1 DpadUp"…)
+local pad_names = { a = "A", b = "B", x = "X", y = "Y", back = "Back", guide = "Guide", start = "Start",
+  leftstick = "LeftThumb", rightstick = "RightThumb", leftshoulder = "LeftShoulder", rightshoulder = "RightShoulder",
+  dpup = "DpadUp", dpdown = "DpadDown", dpleft = "DpadLeft", dpright = "DpadRight" }
 def("input.get", "supported", function()
   local t = {}
   for k, down in pairs(I.keys()) do
     if down then t[biz_key(k)] = true end
+  end
+  for i, pad in ipairs(I.gamepads()) do
+    for button, down in pairs(pad.buttons or {}) do
+      if down then t["X" .. i .. " " .. (pad_names[button] or button)] = true end
+    end
   end
   local ms = I.mouse()
   if ms.left then t["WMouse L"] = true end
@@ -1069,7 +1078,8 @@ def("input.get", "supported", function()
   if ms.x1 then t["WMouse 1"] = true end
   if ms.x2 then t["WMouse 2"] = true end
   return t
-end, "keys by BizHawk's names (\"A\", \"Number1\", \"Enter\", \"LeftShift\", \"F1\"…) and mouse buttons")
+end, "keys by BizHawk's names (\"A\", \"Number1\", \"NumberPad1\", \"Enter\", \"LeftShift\", \"F1\"…), gamepad buttons "
+  .. "(\"X1 A\") and mouse buttons (\"WMouse L\")")
 def("input.getmouse", "supported", function()
   local ms, x, y = mouse_in_game()
   return { X = x, Y = y, Left = ms.left == true, Middle = ms.middle == true, Right = ms.right == true,
