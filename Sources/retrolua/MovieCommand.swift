@@ -130,6 +130,8 @@ enum MovieCommand {
                 let content = try Content(path: rom)
                 movie.contentName = content.fileName
                 movie.contentSHA1 = content.sha1
+                movie.contentIdentity = content.identity
+                movie.contentMD5 = content.identityMD5
             } catch {
                 fail("\(error)")
             }

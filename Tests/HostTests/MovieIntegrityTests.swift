@@ -126,10 +126,19 @@ final class MovieIntegrityTests: XCTestCase {
         let read = try MovieText.read(path: folder + "/cut.rlm")
         XCTAssertEqual(read.ramHashes, movie.ramHashes)
         XCTAssertEqual(read.length, 40)
+        let verify = try Fixtures.cli(["movie", "verify", folder + "/cut.rlm", Fixtures.nesROM])
+        XCTAssertEqual(verify.status, 0, verify.stdout + verify.stderr)
+        XCTAssertTrue(verify.stdout.contains("in sync  25 of 40 frames verified"), verify.stdout)
+        let info = try Fixtures.cli(["movie", "info", folder + "/cut.rlm"])
+        XCTAssertTrue(info.stdout.contains("RAM hashes for frames 0–24 of 40 (cut short)"), info.stdout)
         // Played read-write past its end, recording goes on: the log stays cut at 25, it is not dropped.
         let harness = try ScriptHarness()
         let engine = harness.host.emulator.movie
-        try engine.play(read, path: folder + "/cut.rlm", options: { var o = MovieEngine.PlayOptions(); o.readOnly = false; return o }())
+        try engine.play(
+            read, path: folder + "/cut.rlm",
+            options: {
+                var o = MovieEngine.PlayOptions(); o.readOnly = false; return o
+            }())
         XCTAssertEqual(engine.verificationTruncated, 25)
         for frame in 0..<50 {
             harness.host.emulator.playerInput = Self.input(frame, [.left])

@@ -95,6 +95,8 @@ public final class MovieEngine {
         movie.system = session.systemName ?? ""
         movie.contentName = session.content?.fileName ?? ""
         movie.contentSHA1 = session.content?.sha1 ?? ""
+        movie.contentIdentity = session.content?.identity ?? ""
+        movie.contentMD5 = session.content?.identityMD5 ?? ""
         movie.options = core.options.definitions.compactMap { definition in
             core.options.value(definition.key).map { (definition.key, $0) }
         }

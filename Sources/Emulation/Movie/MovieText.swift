@@ -20,6 +20,8 @@ public enum MovieText {
             "core-version \(movie.coreVersion)", "system \(movie.system)", "content \(movie.contentName)",
             "content-sha1 \(movie.contentSHA1)",
         ]
+        if !movie.contentIdentity.isEmpty { header.append("content-identity \(movie.contentIdentity)") }
+        if !movie.contentMD5.isEmpty { header.append("content-md5 \(movie.contentMD5)") }
         header += movie.options.map { "option \($0.key)=\($0.value)" }
         if !movie.author.isEmpty { header.append("author \(movie.author)") }
         header += movie.comments.map { "comment \($0)" }
@@ -131,7 +133,8 @@ public enum MovieText {
         }
         movie.buttons = buttons
         let known: Set<String> = [
-            "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "option",
+            "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "content-identity",
+            "content-md5", "option",
             "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra",
             "verify-covers", "anchor", "verify-frames",
         ]
@@ -157,6 +160,8 @@ public enum MovieText {
         movie.system = (try? field("system")) ?? ""
         movie.contentName = (try? field("content")) ?? ""
         movie.contentSHA1 = (try? field("content-sha1")) ?? ""
+        movie.contentIdentity = (try? field("content-identity")) ?? ""
+        movie.contentMD5 = (try? field("content-md5")) ?? ""
         movie.author = (try? field("author")) ?? ""
         movie.rerecords = try integer("rerecords")
         let start = try field("start")
@@ -285,13 +290,16 @@ public enum MovieText {
         return movie
     }
 
-    /// Reads a movie file of any supported format, chosen by extension (`.rlm`, `.bk2`, `.fm2`).
+    /// Reads a movie file of any supported format, chosen by extension (`.rlm`, `.bk2`, `.fm2`; imports
+    /// of `.fcm` and `.fmv`).
     public static func read(path: String) throws(MovieError) -> Movie {
         switch (path as NSString).pathExtension.lowercased() {
         case "bk2":
             do { _ = try BoundedFile.size(path) } catch { throw movieError(path, error) }
             return try BK2.read(path: path)
         case "fm2": return try FM2.decode(try contents(path), name: path)
+        case "fcm": return try LegacyMovies.decodeFCM(try contents(path), name: path)
+        case "fmv": return try LegacyMovies.decodeFMV(try contents(path), name: path)
         default: return try decode(try contents(path), name: path)
         }
     }
