@@ -434,7 +434,6 @@ compat.define("memory.hash_region", function(addr, count, domain)
   return (our.memory.hash(v.ours, v.base + a, n)):upper()
 end)
 
-compat.bizhawk_views = views  -- for tests and the other layers' reference
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Colours: 0xAARRGGBB numbers, .NET colour names (any case), "#RRGGBB", "#AARRGGBB"
@@ -493,7 +492,6 @@ local function colour(fname, n, c, default)
   end
   raise(format("%s: bad argument #%d 'color' (number or string expected, got %s)", fname, n, type(c)))
 end
-compat.bizhawk_colour = colour
 
 ----------------------------------------------------------------------------------------------------------------------
 -- gui
