@@ -58,4 +58,15 @@ function compat.argb(r, g, b, a)
   return ((a & 0xFF) << 24) | ((r & 0xFF) << 16) | ((g & 0xFF) << 8) | (b & 0xFF)
 end
 
+-- Mesen/mGBA
+
+--- An integer from a number argument (floats are floored, as the peers' C bindings truncate them), else an error
+--- naming `fname` and the argument.
+function compat.integer(fname, n, what, v)
+  if math.type(v) == "integer" then return v end
+  if type(v) == "number" and v == v and v > -2 ^ 63 and v < 2 ^ 63 then return math.floor(v) end
+  error(string.format("%s: bad argument #%d '%s' (integer expected, got %s)", fname, n, what,
+    type(v) == "number" and tostring(v) or type(v)), 3)
+end
+
 return compat
