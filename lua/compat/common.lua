@@ -210,4 +210,28 @@ function compat.json.decode(text)
   return result
 end
 
+--- Watches `size` bytes from `address` in `domain`, in event.watch's pieces of at most 4096 bytes: after a frame
+--- in which some changed, calls fn(offset, new_byte) per changed byte (offset from `address`). Returns the ids.
+function compat.watch_bytes(domain, address, size, fn)
+  local ids, byte, math_type = {}, string.byte, math.type
+  for start = 0, size - 1, 4096 do
+    local length = math.min(4096, size - start)
+    ids[#ids + 1] = event.watch(domain, address + start, length, function(new, old)
+      if math_type(new) == "integer" then
+        for i = 0, length - 1 do
+          local shift = 8 * i
+          local b = (new >> shift) & 0xFF
+          if b ~= (old >> shift) & 0xFF then fn(start + i, b) end
+        end
+      else
+        for i = 1, length do
+          local b = byte(new, i)
+          if b ~= byte(old, i) then fn(start + i - 1, b) end
+        end
+      end
+    end)
+  end
+  return ids
+end
+
 return compat

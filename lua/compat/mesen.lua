@@ -320,32 +320,20 @@ def("addMemoryCallback", "approximated", function(fn, kind, start, stop, _, memt
   if stop >= spec.size then stop = spec.size - 1 end
   warn_once("mesen:memcb", "emu.addMemoryCallback: approximated in Retrolua (writes are seen after each frame, once "
     .. "per changed address, with the new value; the callback's return value cannot change the write)")
-  local size = stop - start + 1
-  local id = our.event.watch(spec.domain, spec.offset + start, size, function(new, old)
-    if math_type(new) == "integer" then
-      for i = 0, size - 1 do
-        local shift = 8 * i
-        local b = (new >> shift) & 0xFF
-        if b ~= (old >> shift) & 0xFF then fn(start + i, b) end
-      end
-    else
-      for i = 1, size do
-        local b = byte(new, i)
-        if b ~= byte(old, i) then fn(start + i - 1, b) end
-      end
-    end
+  local ids = compat.watch_bytes(spec.domain, spec.offset + start, stop - start + 1, function(offset, value)
+    fn(start + offset, value)
   end)
   local reference = next_reference
   next_reference = next_reference + 1
-  memory_callbacks[reference] = id
+  memory_callbacks[reference] = ids
   return reference
 end, "write callbacks only, run after the frame once per changed address with the new value")
 
 def("removeMemoryCallback", "supported", function(reference)
-  local id = memory_callbacks[reference]
-  if id then
+  local ids = memory_callbacks[reference]
+  if ids then
     memory_callbacks[reference] = nil
-    our.event.off(id)
+    for _, id in ipairs(ids) do our.event.off(id) end
   end
 end)
 
@@ -358,6 +346,11 @@ local gui_rect, gui_line, gui_pixel, gui_text, text_size = our.gui.rect, our.gui
 local framecount = our.emu.framecount
 local shape = { color = 0, surface = "emu" }  -- reused options table: no table per call
 local text_options = { color = 0, surface = "emu" }
+-- Mesen draws in the whole NES frame (256x240); a core that crops the overscan (nestopia: 8 lines top and bottom)
+-- shows row 8 as our row 0, so the console screen's y is shifted by the crop.
+local screen_w, screen_h = our.gui.surface_size("emu")
+local overscan_top = system == "nes" and screen_h < 240 and (240 - screen_h) // 2 or 0
+local y_shift = overscan_top
 
 --- Our colour from a Mesen colour, or nil when fully transparent.
 local function colour(fname, c, default)
@@ -427,7 +420,7 @@ end
 
 def("drawRectangle", "supported", function(x, y, w, h, c, fill, duration, delay)
   local fname = "emu.drawRectangle"
-  x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y)
+  x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y) - y_shift
   w, h = coordinate(fname, 3, "width", w), coordinate(fname, 4, "height", h)
   c = colour(fname, c, 0xFFFFFF)
   if not c then return end
@@ -436,8 +429,8 @@ end)
 
 def("drawLine", "supported", function(x, y, x2, y2, c, duration, delay)
   local fname = "emu.drawLine"
-  x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y)
-  x2, y2 = coordinate(fname, 3, "x2", x2), coordinate(fname, 4, "y2", y2)
+  x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y) - y_shift
+  x2, y2 = coordinate(fname, 3, "x2", x2), coordinate(fname, 4, "y2", y2) - y_shift
   c = colour(fname, c, 0xFFFFFF)
   if not c then return end
   submit(fname, duration, delay, draw_line, x, y, x2, y2, c)
@@ -445,7 +438,7 @@ end)
 
 def("drawPixel", "supported", function(x, y, c, duration, delay)
   local fname = "emu.drawPixel"
-  x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y)
+  x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y) - y_shift
   c = colour(fname, c, 0xFFFFFF)
   if not c then return end
   submit(fname, duration, delay, draw_pixel, x, y, c)
@@ -453,7 +446,7 @@ end)
 
 def("drawString", "approximated", function(x, y, text, c, bg, max_width, duration, delay)
   local fname = "emu.drawString"
-  x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y)
+  x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y) - y_shift
   if type(text) ~= "string" then text = tostring(text) end
   local fg = colour(fname, c, 0xFFFFFF)
   bg = colour(fname, bg, 0)  -- Mesen's default background, 0, is opaque black once inverted
@@ -481,6 +474,7 @@ end)
 def("selectDrawSurface", "supported", function(surface)
   local name = surface == M.drawSurface.scriptHud and "hud" or "emu"
   shape.surface, text_options.surface = name, name
+  y_shift = name == "emu" and overscan_top or 0
 end, "consoleScreen is the emu surface, scriptHud the hud surface (its scale is the window's)")
 
 def("getScreenSize", "supported", function()
@@ -489,17 +483,20 @@ def("getScreenSize", "supported", function()
 end)
 
 def("getDrawSurfaceSize", "supported", function(surface)
-  local w, h = our.gui.surface_size(surface == M.drawSurface.scriptHud and "hud" or "emu")
-  return { width = w, height = h, visibleWidth = w, visibleHeight = h,
-    overscan = { top = 0, bottom = 0, left = 0, right = 0 } }
-end)
+  local hud = surface == M.drawSurface.scriptHud
+  local w, h = our.gui.surface_size(hud and "hud" or "emu")
+  local crop = hud and 0 or overscan_top
+  return { width = w, height = h + 2 * crop, visibleWidth = w, visibleHeight = h,
+    overscan = { top = crop, bottom = crop, left = 0, right = 0 } }
+end, "NES: the whole 256x240 frame, with the core's overscan crop as overscan")
 
 def("getPixel", "supported", function(x, y)
-  x, y = coordinate("emu.getPixel", 1, "x", x), coordinate("emu.getPixel", 2, "y", y)
+  x, y = coordinate("emu.getPixel", 1, "x", x), coordinate("emu.getPixel", 2, "y", y) - overscan_top
+  if x < 0 or y < 0 or x >= screen_w or y >= screen_h then error("emu.getPixel: invalid x,y coordinates", 2) end
   local r, g, b = our.gui.getpixel(x, y)
   if not r then return 0 end
   return 0xFF000000 | (r << 16) | (g << 8) | b
-end, "what the core drew (0xFFRRGGBB), without scripts' drawing")
+end, "what the core drew (0xFFRRGGBB), without scripts' drawing; NES y in the whole frame, as drawing")
 
 --- The core's last frame as bytes (rgb), width and height.
 local function frame_rgb(fname)
@@ -518,7 +515,7 @@ def("getScreenBuffer", "supported", function()
     buffer[n] = (r << 16) | (g << 8) | b
   end
   return buffer
-end, "0x00RRGGBB per pixel, rows top to bottom")
+end, "0x00RRGGBB per pixel, rows top to bottom, of the frame as the core gives it (see getScreenSize)")
 
 approx("setScreenBuffer", "drawn over the frame on the emu surface: only pixels that differ from the core's frame, "
   .. "in runs", function(buffer)

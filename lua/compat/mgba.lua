@@ -289,6 +289,13 @@ end, "with what scripts drew on the emu surface (canvas layers included)")
 ----------------------------------------------------------------------------------------------------------------------
 local watch_ids = {}
 local next_watch = 1
+local changed = {}  -- handle → callback, for watchpoints hit this frame (each runs once per frame)
+our.event.on("frame_end", function()
+  if next(changed) == nil then return end
+  local hit = changed
+  changed = {}
+  for _, fn in pairs(hit) do fn() end
+end)
 nope(Core, "setBreakpoint", "emu:setBreakpoint", "libretro has no execution hook")
 local function watch(name, fn, low, high, kind)
   if type(fn) ~= "function" then error(name .. ": bad argument #1 'callback' (function expected)", 3) end
@@ -297,10 +304,9 @@ local function watch(name, fn, low, high, kind)
   end
   warn_once("mgba:watch", name .. ": approximated in Retrolua (writes are seen after each frame, when the value "
     .. "changed; writes of the same value are not seen)")
-  local id = our.event.watch("bus", low, high - low, function() fn() end)
   local handle = next_watch
   next_watch = next_watch + 1
-  watch_ids[handle] = id
+  watch_ids[handle] = compat.watch_bytes("bus", low, high - low, function() changed[handle] = fn end)
   return handle
 end
 record("emu:setWatchpoint", "approximated", "write/change watchpoints, checked after each frame")
@@ -316,10 +322,11 @@ Core.setRangeWatchpoint = function(_, fn, low, high, kind)
   return watch("emu:setRangeWatchpoint", fn, low, high, kind)
 end
 def(Core, "clearBreakpoint", "emu:clearBreakpoint", "supported", function(_, handle)
-  local id = watch_ids[handle]
-  if not id then return false end
-  watch_ids[handle] = nil
-  return our.event.off(id)
+  local ids = watch_ids[handle]
+  if not ids then return false end
+  watch_ids[handle], changed[handle] = nil, nil
+  for _, id in ipairs(ids) do our.event.off(id) end
+  return true
 end)
 
 rawset(_G, "emu", setmetatable({}, { __index = Core }))
@@ -341,8 +348,10 @@ end)
 local events = {
   frame = "frame_end", reset = "reset", shutdown = "exit", stop = "exit", keysRead = "input",
 }
+local save_watches = {}  -- savedataUpdated callback id → its watch ids
 local never = { crashed = true, sleep = true, alarm = true, rumble = true, rotationCalibrate = true }
 
+local remove  -- defined below, after add
 local function add(name, kind, fn, once)
   if type(kind) ~= "string" then error(format("%s: bad argument #1 'callback' (string expected, got %s)", name,
     type(kind)), 3) end
@@ -352,10 +361,7 @@ local function add(name, kind, fn, once)
   local run = fn
   if once then
     run = function(...)
-      if id and callback_ids[id] then
-        callback_ids[id] = nil
-        if id > 0 then our.event.off(id) end
-      end
+      if id and callback_ids[id] then remove(id) end
       return fn(...)
     end
   end
@@ -372,7 +378,15 @@ local function add(name, kind, fn, once)
       silent = silent - 1
       id = silent
     else
-      id = our.event.watch("save_ram", 0, save_size, function() run() end)
+      local changed_ = false
+      local ids = compat.watch_bytes("save_ram", 0, save_size, function() changed_ = true end)
+      id = our.event.on("frame_end", function()
+        if changed_ then
+          changed_ = false
+          run()
+        end
+      end)
+      save_watches[id] = ids
     end
   elseif never[kind] then
     warn_once("mgba:" .. kind, name .. ": '" .. kind .. "' never fires in Retrolua (libretro reports no such event)")
@@ -392,10 +406,14 @@ def(Callbacks, "add", "callbacks:add", "supported", function(_, kind, fn) return
 def(Callbacks, "oneshot", "callbacks:oneshot", "supported", function(_, kind, fn)
   return add("callbacks:oneshot", kind, fn, true)
 end)
-def(Callbacks, "remove", "callbacks:remove", "supported", function(_, id)
-  if not callback_ids[id] then return end
+function remove(id)
   callback_ids[id] = nil
   if id > 0 then our.event.off(id) end
+  for _, watch_id in ipairs(save_watches[id] or {}) do our.event.off(watch_id) end
+  save_watches[id] = nil
+end
+def(Callbacks, "remove", "callbacks:remove", "supported", function(_, id)
+  if callback_ids[id] then remove(id) end
 end)
 callbacks = Callbacks
 
