@@ -203,9 +203,15 @@ nope(Core, "setSolarSensorCallback", "emu:setSolarSensorCallback", "no solar sen
 -- cleared, as mGBA's.
 local key_names = { [0] = "a", "b", "select", "start", "right", "left", "up", "down", "r", "l" }
 local key_count = gba and 10 or 8
-local script_keys = 0
+local script_keys, applied = 0, 0
 local pad = {}
+local keys_read = {}  -- the keysRead callbacks, in order: { id, fn }; run in the input poll before the keys apply
 our.event.on("input", function()
+  for i = 1, #keys_read do
+    local entry = keys_read[i]
+    if entry then entry[2]() end
+  end
+  applied = script_keys
   if script_keys == 0 then return end
   for i = 0, key_count - 1 do pad[key_names[i]] = (script_keys >> i) & 1 == 1 or nil end
   our.joypad.set(1, pad)
@@ -234,11 +240,11 @@ def(Core, "clearKey", "emu:clearKey", "supported", function(_, key)
 end)
 
 local function keys_now()
-  local state, mask = our.joypad.get(1), script_keys
+  local state, player = our.joypad.get(1), 0
   for i = 0, key_count - 1 do
-    if state[key_names[i]] then mask = mask | (1 << i) end
+    if state[key_names[i]] then player = player | (1 << i) end
   end
-  return mask
+  return script_keys | (player & ~applied)
 end
 def(Core, "getKeys", "emu:getKeys", "supported", function() return keys_now() end,
   "the script's keys and the buttons the core saw at its last poll")
@@ -345,9 +351,7 @@ our.event.on("frame_start", function()
   for _, fn in ipairs(start_waiters) do fn() end
 end)
 
-local events = {
-  frame = "frame_end", reset = "reset", shutdown = "exit", stop = "exit", keysRead = "input",
-}
+local events = { frame = "frame_end", reset = "reset", shutdown = "exit", stop = "exit" }
 local save_watches = {}  -- savedataUpdated callback id → its watch ids
 local never = { crashed = true, sleep = true, alarm = true, rumble = true, rotationCalibrate = true }
 
@@ -367,6 +371,10 @@ local function add(name, kind, fn, once)
   end
   if events[kind] then
     id = our.event.on(events[kind], function() run() end)
+  elseif kind == "keysRead" then
+    silent = silent - 1
+    id = silent
+    keys_read[#keys_read + 1] = { id, function() run() end }
   elseif kind == "start" then
     warn_once("mgba:start", name .. ": 'start' runs before the first frame the script sees (approximated)")
     silent = silent - 1
@@ -408,6 +416,9 @@ def(Callbacks, "oneshot", "callbacks:oneshot", "supported", function(_, kind, fn
 end)
 function remove(id)
   callback_ids[id] = nil
+  for i = #keys_read, 1, -1 do
+    if keys_read[i][1] == id then table.remove(keys_read, i) end
+  end
   if id > 0 then our.event.off(id) end
   for _, watch_id in ipairs(save_watches[id] or {}) do our.event.off(watch_id) end
   save_watches[id] = nil
