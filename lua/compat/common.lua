@@ -61,12 +61,13 @@ end
 -- Mesen/mGBA
 
 --- An integer from a number argument (floats are floored, as the peers' C bindings truncate them), else an error
---- naming `fname` and the argument.
-function compat.integer(fname, n, what, v)
+--- naming `fname` and the argument (blaming the caller `level` levels up: 3, the default, is the caller of the
+--- function that called this).
+function compat.integer(fname, n, what, v, level)
   if math.type(v) == "integer" then return v end
   if type(v) == "number" and v == v and v > -2 ^ 63 and v < 2 ^ 63 then return math.floor(v) end
   error(string.format("%s: bad argument #%d '%s' (integer expected, got %s)", fname, n, what,
-    type(v) == "number" and tostring(v) or type(v)), 3)
+    type(v) == "number" and tostring(v) or type(v)), level or 3)
 end
 
 --- JSON for the layers' stored data (mGBA's storage buckets): encode(value) and decode(text) → value or nil, message.

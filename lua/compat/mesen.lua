@@ -355,7 +355,7 @@ local y_shift = overscan_top
 --- Our colour from a Mesen colour, or nil when fully transparent.
 local function colour(fname, c, default)
   if c == nil then c = default end
-  if math_type(c) ~= "integer" then c = integer(fname, 0, "color", c) end
+  if math_type(c) ~= "integer" then c = integer(fname, 0, "color", c, 4) end
   local alpha = 0xFF - ((c >> 24) & 0xFF)
   if alpha == 0 then return nil end
   return (alpha << 24) | (c & 0xFFFFFF)
@@ -363,7 +363,7 @@ end
 
 local function coordinate(fname, n, what, v)
   if math_type(v) == "integer" then return v end
-  return integer(fname, n, what, v)
+  return integer(fname, n, what, v, 4)
 end
 
 local function draw_rectangle(x, y, w, h, c, fill)
@@ -411,8 +411,8 @@ end
 --- Draws now (duration 1, no delay: the common case) or queues the shape for the frames it lasts.
 local function submit(fname, duration, delay, fn, a, b, c, d, e, f)
   if duration == nil and delay == nil then return fn(a, b, c, d, e, f) end
-  duration = duration == nil and 1 or integer(fname, 0, "duration", duration)
-  delay = delay == nil and 0 or integer(fname, 0, "delay", delay)
+  duration = duration == nil and 1 or integer(fname, 0, "duration", duration, 4)
+  delay = delay == nil and 0 or integer(fname, 0, "delay", delay, 4)
   if duration == 1 and delay == 0 then return fn(a, b, c, d, e, f) end
   if not drawer_id then drawer_id = our.event.on("draw", draw_pending) end
   pending[#pending + 1] = { fn, a, b, c, d, e, f, framecount() + delay, duration > 0 and duration or -1 }
@@ -611,7 +611,7 @@ end
 local pad = {}  -- reused joypad.set table
 
 local function port_of(fname, port)
-  port = port == nil and 0 or integer(fname, 2, "port", port)
+  port = port == nil and 0 or integer(fname, 2, "port", port, 4)
   if port < 0 or port > 4 then error(fname .. ": invalid port number - must be between 0 to 4", 3) end
   return port + 1
 end
@@ -660,6 +660,15 @@ end, "Mesen's key names mapped onto SDL's (lower-case; Enter is return)")
 -- Cheats, ROM, files
 ----------------------------------------------------------------------------------------------------------------------
 local cheat_ids = {}
+local T = M.cheatType
+local function hex8(code) return code:match("^%x%x%x%x%x%x%x%x$") ~= nil end
+-- What each code format looks like (the core decides what it applies; Mesen refuses malformed codes).
+local cheat_shapes = {
+  [T.nesGameGenie] = function(code) return (#code == 6 or #code == 8) and code:upper():match("^[APZLGITYEOXUKSVN]+$") end,
+  [T.nesProActionRocky] = hex8, [T.gbGameShark] = hex8, [T.snesProActionReplay] = hex8,
+  [T.gbGameGenie] = function(code) return code:match("^%x%x%x%-%x%x%x$") or code:match("^%x%x%x%-%x%x%x%-%x%x%x$") end,
+  [T.snesGameGenie] = function(code) return code:match("^%x%x%x%x%-%x%x%x%x$") end,
+}
 def("addCheat", "supported", function(kind, code)
   if type(code) ~= "string" then
     error(format("emu.addCheat: bad argument #2 'cheatCode' (string expected, got %s)", type(code)), 2)
@@ -675,6 +684,8 @@ def("addCheat", "supported", function(kind, code)
     local known = false
     for _, v in pairs(M.cheatType) do known = known or v == kind end
     if not known then error(format("emu.addCheat: invalid cheat type (%s)", tostring(kind)), 2) end
+    local shape_ = cheat_shapes[kind]
+    if shape_ and not shape_(code) then error("emu.addCheat: invalid cheat code", 2) end
     id, message = our.cheats.add_code(code, { description = "emu.addCheat" })
   end
   if not id then error("emu.addCheat: invalid cheat code" .. (message and " (" .. message .. ")" or ""), 2) end

@@ -218,11 +218,11 @@ our.event.on("input", function()
 end)
 
 local function key_arg(name, key)
-  key = integer(name, 1, "key", key)
+  key = integer(name, 1, "key", key, 4)
   if key < 0 or key >= 64 then error(name .. ": bad argument #1 'key' (0…63 expected)", 3) end
   return key
 end
-local function mask_arg(name, keys) return integer(name, 1, "keys", keys) & 0x3FF end
+local function mask_arg(name, keys) return integer(name, 1, "keys", keys, 4) & 0x3FF end
 
 def(Core, "setKeys", "emu:setKeys", "supported", function(_, keys) script_keys = mask_arg("emu:setKeys", keys) end,
   "held on top of the player's input until changed")
