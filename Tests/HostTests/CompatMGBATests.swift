@@ -27,7 +27,8 @@ final class CompatMGBATests: XCTestCase {
         let shot = Fixtures.temporaryFolder() + "/shot.png", home = Fixtures.temporaryFolder()
         let result = try run(Self.fixtures + "key_watch.lua", shot: shot, home: home)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("mgba watch: 26 checks, 0 failed, 300 frames"), result.stdout + result.stderr)
+        XCTAssertTrue(
+            result.stdout.contains("mgba watch: 26 checks, 0 failed, 300 frames"), result.stdout + result.stderr)
         XCTAssertFalse(result.stdout.contains("FAIL"), result.stdout)
         // The text buffer's last contents are printed when the run ends.
         XCTAssertTrue(result.stdout.contains("[watch]\nframe "), result.stdout)
@@ -51,7 +52,8 @@ final class CompatMGBATests: XCTestCase {
         for core in ["gambatte", "mgba"] {
             let result = try run(Self.fixtures + "gb_right.lua", rom: Fixtures.gbROM, core: core, frames: 60)
             XCTAssertEqual(result.status, 0, result.stderr)
-            XCTAssertTrue(result.stdout.contains("gb\ttrue\tRETROLUA\t80\t90\ttrue\t70224\t65408"), core + ": " + result.stdout)
+            XCTAssertTrue(
+                result.stdout.contains("gb\ttrue\tRETROLUA\t80\t90\ttrue\t70224\t65408"), core + ": " + result.stdout)
         }
     }
 
@@ -131,7 +133,8 @@ final class CompatMGBATests: XCTestCase {
         """.write(toFile: folder + "/table.lua", atomically: true, encoding: .utf8)
         let result = try run(folder + "/table.lua", frames: 2)
         XCTAssertEqual(result.status, 0, result.stderr)
-        let counts = result.stdout.split(separator: "\n").first { $0.hasPrefix("counts") }?
+        let counts =
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("counts") }?
             .split(separator: "\t").dropFirst().compactMap { Int($0) } ?? []
         XCTAssertEqual(counts.count, 3, result.stdout)
         XCTAssertGreaterThan(counts.reduce(0, +), 80, result.stdout)

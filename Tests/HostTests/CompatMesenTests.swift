@@ -109,7 +109,8 @@ final class CompatMesenTests: XCTestCase {
             XCTAssertTrue(line.hasPrefix("\(i + 1)\tfalse\t"), "case \(i + 1) must fail: " + line)
             XCTAssertTrue(line.contains(message), "case \(i + 1): \(line) should say \(message)")
         }
-        XCTAssertTrue(result.stdout.contains("out of range\t0\tfalse"), "Mesen reads 0 past a type's end: " + result.stdout)
+        XCTAssertTrue(
+            result.stdout.contains("out of range\t0\tfalse"), "Mesen reads 0 past a type's end: " + result.stdout)
     }
 
     /// The support table README's section is generated from: every function recorded, each with a known status.
@@ -131,7 +132,8 @@ final class CompatMesenTests: XCTestCase {
         let result = try run(folder + "/table.lua", frames: 5)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertFalse(result.stdout.contains("unrecorded"), result.stdout)
-        let counts = result.stdout.split(separator: "\n").first { $0.hasPrefix("counts") }?
+        let counts =
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("counts") }?
             .split(separator: "\t").dropFirst().compactMap { Int($0) } ?? []
         XCTAssertEqual(counts.count, 3, result.stdout)
         XCTAssertGreaterThan(counts.reduce(0, +), 60, result.stdout)
