@@ -283,12 +283,14 @@ local shots = 0
 def(Core, "screenshot", "emu:screenshot", "supported", function(_, path)
   if path == nil then
     shots = shots + 1
-    path = our.emu.paths().screenshots .. "/" .. (rom.name or "game") .. "-" .. shots .. ".png"
+    if shots == 1 then our.emu.save_data("mgba-screenshots/.retrolua", "") end  -- creates the folder
+    path = our.emu.paths().data .. "/mgba-screenshots/" .. (rom.name or "game") .. "-" .. shots .. ".png"
   end
   if type(path) ~= "string" then error("emu:screenshot: bad argument #1 'filename' (string expected)", 2) end
   local ok, message = our.gui.screenshot(path)
   if not ok then our.console.warn("emu:screenshot: " .. tostring(message)) end
-end, "with what scripts drew on the emu surface (canvas layers included)")
+end, "with what scripts drew on the emu surface (canvas layers included); by default in the data folder's "
+  .. "mgba-screenshots")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Breakpoints and watchpoints: writes are seen after each frame (our watches); execution and reads have no hook.
