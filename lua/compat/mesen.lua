@@ -193,6 +193,15 @@ local read_u16, read_s16 = our.memory.read_u16_le, our.memory.read_s16_le
 local read_u32, read_s32 = our.memory.read_u32_le, our.memory.read_s32_le
 local write_u8, write_u16, write_u32 = our.memory.write_u8, our.memory.write_u16_le, our.memory.write_u32_le
 
+-- A CPU-bus window backed by a RAM region, read directly (no protected call): NES $0000-$1FFF (2 KiB mirrored),
+-- Game Boy $C000-$DFFF.
+local window_low, window_high, window_mask, window_size, window_domain = 0, -1, 0, 0, nil
+if system == "nes" and domain_sizes.system_ram == 0x800 then
+  window_low, window_high, window_mask, window_size, window_domain = 0, 0x2000, 0x7FF, 0x800, "system_ram"
+elseif system == "gb" and domain_sizes.system_ram == 0x2000 then
+  window_low, window_high, window_mask, window_size, window_domain = 0xC000, 0xE000, 0x1FFF, 0x2000, "system_ram"
+end
+
 local function unmapped(fname)
   warn_once("mesen:unmapped", fname .. ": an address the core does not map reads as 0 (and writes are dropped)")
 end
@@ -206,7 +215,12 @@ local function reader(fname, width, unsigned, signed_)
     if address + width > spec.size then return 0 end
     local fn = signed and signed_ or unsigned
     if spec.bus then
-      local ok, value = pcall(fn, spec.offset + address, "bus")
+      local a = spec.offset + address
+      if a >= window_low and a + width <= window_high then
+        local offset = (a - window_low) & window_mask
+        if offset + width <= window_size then return fn(offset, window_domain) end
+      end
+      local ok, value = pcall(fn, a, "bus")
       if ok then return value end
       unmapped(fname)
       return 0

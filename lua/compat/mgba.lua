@@ -67,9 +67,22 @@ local function unmapped(name)
   warn_once("mgba:unmapped", name .. ": an address the core does not map reads as 0 (writes there are dropped)")
 end
 
-local function bus_reader(name, fn)
+-- IWRAM and EWRAM (GBA) or WRAM (Game Boy) as their own regions, read directly (no protected call).
+local windows = {}
+for _, w in ipairs(gba and { { 0x3000000, 0x8000 }, { 0x2000000, 0x40000 } } or { { 0xC000, 0x1000 }, { 0xD000, 0x1000 } }) do
+  local name = format("bus_%X", w[1])
+  if domain_sizes[name] == w[2] then windows[#windows + 1] = { w[1], w[1] + w[2], name } end
+end
+local w1, w2 = windows[1], windows[2]
+
+local function bus_reader(name, fn, width)
   return function(domain, address)
     if math_type(address) ~= "integer" then address = integer(name, 1, "address", address) end
+    local a = address + domain._base
+    if w1 and domain._domain == "bus" then
+      if a >= w1[1] and a + width <= w1[2] then return fn(a - w1[1], w1[3]) end
+      if w2 and a >= w2[1] and a + width <= w2[2] then return fn(a - w2[1], w2[3]) end
+    end
     local ok, value = pcall(fn, address + domain._base, domain._domain)
     if ok then return value end
     unmapped(name)
@@ -104,9 +117,9 @@ end
 
 -- The bus seen through emu:read8 (base 0, domain "bus").
 local Core = { _base = 0, _domain = "bus" }
-def(Core, "read8", "emu:read8", "supported", bus_reader("emu:read8", read_u8))
-def(Core, "read16", "emu:read16", "supported", bus_reader("emu:read16", read_u16))
-def(Core, "read32", "emu:read32", "supported", bus_reader("emu:read32", read_u32))
+def(Core, "read8", "emu:read8", "supported", bus_reader("emu:read8", read_u8, 1))
+def(Core, "read16", "emu:read16", "supported", bus_reader("emu:read16", read_u16, 2))
+def(Core, "read32", "emu:read32", "supported", bus_reader("emu:read32", read_u32, 4))
 def(Core, "write8", "emu:write8", "supported", bus_writer("emu:write8", write_u8, 0xFF))
 def(Core, "write16", "emu:write16", "supported", bus_writer("emu:write16", write_u16, 0xFFFF))
 def(Core, "write32", "emu:write32", "supported", bus_writer("emu:write32", write_u32, 0xFFFFFFFF))
@@ -114,10 +127,10 @@ def(Core, "readRange", "emu:readRange", "supported", range_reader("emu:readRange
 
 local Domain = {}
 Domain.__index = Domain
-def(Domain, "read8", "MemoryDomain:read8", "supported", bus_reader("MemoryDomain:read8", read_u8),
+def(Domain, "read8", "MemoryDomain:read8", "supported", bus_reader("MemoryDomain:read8", read_u8, 1),
   "offsets from the domain's base, as mGBA")
-def(Domain, "read16", "MemoryDomain:read16", "supported", bus_reader("MemoryDomain:read16", read_u16))
-def(Domain, "read32", "MemoryDomain:read32", "supported", bus_reader("MemoryDomain:read32", read_u32))
+def(Domain, "read16", "MemoryDomain:read16", "supported", bus_reader("MemoryDomain:read16", read_u16, 2))
+def(Domain, "read32", "MemoryDomain:read32", "supported", bus_reader("MemoryDomain:read32", read_u32, 4))
 def(Domain, "write8", "MemoryDomain:write8", "supported", bus_writer("MemoryDomain:write8", write_u8, 0xFF))
 def(Domain, "write16", "MemoryDomain:write16", "supported", bus_writer("MemoryDomain:write16", write_u16, 0xFFFF))
 def(Domain, "write32", "MemoryDomain:write32", "supported",
