@@ -37,7 +37,7 @@ local function nope(t, key, name, why) t[key] = compat.unsupported(LAYER, name, 
 ----------------------------------------------------------------------------------------------------------------------
 -- Constants
 ----------------------------------------------------------------------------------------------------------------------
-C = {
+local C = {
   PLATFORM = { NONE = -1, GBA = 0, GB = 1 },
   GBA_KEY = { A = 0, B = 1, SELECT = 2, START = 3, RIGHT = 4, LEFT = 5, UP = 6, DOWN = 7, R = 8, L = 9 },
   GB_KEY = { A = 0, B = 1, SELECT = 2, START = 3, RIGHT = 4, LEFT = 5, UP = 6, DOWN = 7 },
@@ -45,6 +45,7 @@ C = {
   CHECKSUM = { CRC32 = 0, MD5 = 1, SHA1 = 2 },
   WATCHPOINT_TYPE = { WRITE = 1, READ = 2, RW = 3, CHANGE = 4, WRITE_CHANGE = 5 },
 }
+rawset(_G, "C", C)
 record("C", "supported", "PLATFORM, GBA_KEY, GB_KEY, SAVESTATE, CHECKSUM, WATCHPOINT_TYPE")
 
 local info = our.emu.info()
@@ -441,7 +442,7 @@ end
 def(Callbacks, "remove", "callbacks:remove", "supported", function(_, id)
   if callback_ids[id] then remove(id) end
 end)
-callbacks = Callbacks
+rawset(_G, "callbacks", Callbacks)
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Console and text buffers. Buffers are drawn on the hud surface (window only, never in screenshots), stacked
@@ -530,7 +531,7 @@ our.event.on("exit", function()
     for i = 1, #buffer._lines do write(buffer._lines[i]) end
   end
 end)
-console = Console
+rawset(_G, "console", Console)
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Images, painters and canvas layers. An image keeps the shapes drawn on it (a display list, not pixels): a layer
@@ -568,7 +569,7 @@ end
 record("image.new", "supported", "an image holds shapes, not pixels (see getPixel)")
 record("image.load", "supported", "PNG")
 record("image.newPainter", "supported")
-image = {
+local image = {
   new = function(w, h)
     w, h = integer("image.new", 1, "width", w), integer("image.new", 2, "height", h)
     if w <= 0 or h <= 0 or w >= 10000 or h >= 10000 then return nil end
@@ -587,6 +588,7 @@ image = {
       _stroke_colour = 0 }, Painter)
   end,
 }
+rawset(_G, "image", image)
 
 def(Image, "setPixel", "Image:setPixel", "supported", function(self, x, y, c)
   x, y = integer("Image:setPixel", 1, "x", x), integer("Image:setPixel", 2, "y", y)
@@ -738,7 +740,7 @@ def(Canvas, "width", "canvas:width", "supported", surface_w)
 def(Canvas, "height", "canvas:height", "supported", surface_h)
 def(Canvas, "screenWidth", "canvas:screenWidth", "supported", surface_w)
 def(Canvas, "screenHeight", "canvas:screenHeight", "supported", surface_h)
-canvas = Canvas
+rawset(_G, "canvas", Canvas)
 our.event.on("draw", function()
   for i = 1, #layers do
     local layer = layers[i]
@@ -758,7 +760,8 @@ approx(Core, "screenshotToImage", "emu:screenshotToImage", "an image that draws 
 ----------------------------------------------------------------------------------------------------------------------
 -- util, input, system, socket
 ----------------------------------------------------------------------------------------------------------------------
-util = {}
+local util = {}
+rawset(_G, "util", util)
 def(util, "makeBitmask", "util.makeBitmask", "supported", function(list)
   if type(list) ~= "table" then error("util.makeBitmask: bad argument #1 'bits' (table expected)", 2) end
   local mask = 0
@@ -780,7 +783,8 @@ def(util, "newRectangle", "util.newRectangle", "supported", function(x, y, w, h)
 end)
 def(util, "newSize", "util.newSize", "supported", function(w, h) return { width = w, height = h } end)
 
-input = {}
+local input = {}
+rawset(_G, "input", input)
 local function key_name(key)
   if math_type(key) == "integer" and key >= 32 and key < 127 then return char(key):lower() end
   if type(key) == "string" then return key:lower() end
@@ -798,10 +802,12 @@ approx(input, "activeKeys", "input.activeKeys", "character codes of the printabl
   return list
 end)
 
-system = { version = "0.10.1", program = "mGBA", branch = "retrolua", commit = "", revision = -1 }
+local system = { version = "0.10.1", program = "mGBA", branch = "retrolua", commit = "", revision = -1 }
+rawset(_G, "system", system)
 record("system", "approximated", "the mGBA version Retrolua's layer follows")
 
-socket = {}
+local socket = {}
+rawset(_G, "socket", socket)
 for _, name in ipairs({ "tcp", "bind", "connect" }) do
   nope(socket, name, "socket." .. name, "scripts have no network access in Retrolua")
 end
@@ -846,7 +852,8 @@ Bucket.__newindex = function(bucket, key, value)
 end
 record("StorageBucket", "supported", "fields as values; flush, reload, enableAutoFlush")
 
-storage = {}
+local storage = {}
+rawset(_G, "storage", storage)
 def(storage, "getBucket", "storage:getBucket", "supported", function(_, name)
   if type(name) ~= "string" or not name:match("^[%w_%-%.]+$") or name:find("%.%.") then
     error("storage:getBucket: bad argument #1 'bucket' (a name of letters, digits, '_', '-', '.' expected)", 2)
