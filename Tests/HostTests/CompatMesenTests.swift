@@ -46,6 +46,8 @@ final class CompatMesenTests: XCTestCase {
         XCTAssertGreaterThan(count(image, x: 130..<200, y: 32..<40, color: 0xFFFFFF), 20, "drawString")
         XCTAssertEqual(count(image, x: 130..<200, y: 31..<41, color: 0), 0, "background 0x000000FF is transparent")
         XCTAssertGreaterThan(count(image, x: 130..<150, y: 51..<61, color: 0), 20, "the default background is black")
+        XCTAssertEqual(image.pixel(230, 185), 0xFF0000, "setScreenBuffer")
+        XCTAssertEqual(image.pixel(219, 185), background, "setScreenBuffer leaves the rest")
     }
 
     /// Bad input: each call fails with a message naming the function (and argument), or says why libretro
@@ -77,7 +79,13 @@ final class CompatMesenTests: XCTestCase {
         }
         for i, case in ipairs(cases) do print(i, pcall(case)) end
         print("out of range", emu.read(0x900, emu.memType.nesInternalRam), emu.loadSavestate("junk"))
-        emu.addEventCallback(function() emu.stop(0) end, emu.eventType.endFrame)
+        local ends = 0
+        emu.addEventCallback(function() print("reset event") end, emu.eventType.reset)
+        emu.addEventCallback(function()
+          ends = ends + 1
+          if ends == 3 then emu.reset() end
+          if ends == 5 then emu.stop(0) end
+        end, emu.eventType.endFrame)
         """.write(toFile: folder + "/bad.lua", atomically: true, encoding: .utf8)
         let result = try run(folder + "/bad.lua", frames: 30)
         XCTAssertEqual(result.status, 0, result.stderr)
@@ -111,6 +119,7 @@ final class CompatMesenTests: XCTestCase {
         }
         XCTAssertTrue(
             result.stdout.contains("out of range\t0\tfalse"), "Mesen reads 0 past a type's end: " + result.stdout)
+        XCTAssertTrue(result.stdout.contains("reset event"), "emu.reset fires the reset event: " + result.stdout)
     }
 
     /// The support table README's section is generated from: every function recorded, each with a known status.

@@ -45,8 +45,7 @@ local function hud()
   emu.drawRectangle(x, y, 8, 8, 0x00FFFF)                         -- the player's box
 end
 
-local endRef
-endRef = emu.addEventCallback(function()
+emu.addEventCallback(function()
   tick = tick + 1
   local state = emu.getState()
   if tick == 1 then
@@ -122,6 +121,14 @@ endRef = emu.addEventCallback(function()
     emu.drawPixel(0, 8, 0x00FFFFFF, 1, 1000)
   end
   if tick >= 250 then hud() end
+  if tick >= 290 then
+    -- Paint a red block into the screen buffer (rows as the core gives them) and put it back.
+    local buffer, size = emu.getScreenBuffer(), emu.getScreenSize()
+    for y = 180, 189 do
+      for x = 220, 239 do buffer[y * size.width + x + 1] = 0xFF0000 end
+    end
+    emu.setScreenBuffer(buffer)
+  end
 end, emu.eventType.endFrame)
 
 local frames = 0
