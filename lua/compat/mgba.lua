@@ -76,8 +76,13 @@ for _, w in ipairs(gba and { { 0x3000000, 0x8000 }, { 0x2000000, 0x40000 } } or 
 end
 local w1, w2 = windows[1], windows[2]
 
+local function colon(name, self)
+  if type(self) ~= "table" then error(name .. ": call it with ':' (" .. name .. "(…))", 3) end
+end
+
 local function bus_reader(name, fn, width)
   return function(domain, address)
+    if type(domain) ~= "table" then colon(name, domain) end
     if math_type(address) ~= "integer" then address = integer(name, 1, "address", address) end
     local a = address + domain._base
     if w1 and domain._domain == "bus" then
@@ -93,6 +98,7 @@ end
 
 local function bus_writer(name, fn, mask)
   return function(domain, address, value)
+    if type(domain) ~= "table" then colon(name, domain) end
     if math_type(address) ~= "integer" then address = integer(name, 1, "address", address) end
     if math_type(value) ~= "integer" then value = integer(name, 2, "value", value) end
     if not pcall(fn, address + domain._base, value & mask, domain._domain) then unmapped(name) end
@@ -609,7 +615,7 @@ approx(Image, "getPixel", "Image:getPixel", "the colour of the newest pixel or f
 def(Image, "drawImage", "Image:drawImage", "supported", function(self, other, x, y)
   if getmetatable(other) ~= Image then error("Image:drawImage: bad argument #1 'image' (Image expected)", 2) end
   x, y = integer("Image:drawImage", 2, "x", x), integer("Image:drawImage", 3, "y", y)
-  add_shape(self, "sub", x, y, other.width, other.height, 0, { table.unpack(other._shapes) })
+  add_shape(self, "sub", x, y, other.width, other.height, 0, table.move(other._shapes, 1, #other._shapes, 1, {}))
 end, "alpha coefficient ignored")
 record("Image:drawImageOpaque", "approximated", "drawn with blending")
 Image.drawImageOpaque = Image.drawImage
@@ -728,7 +734,7 @@ def(Canvas, "newLayer", "canvas:newLayer", "supported", function(_, w, h)
   return layer
 end, "drawn on the emu surface (in screenshots), the newest layer on top")
 def(Layer, "update", "CanvasLayer:update", "supported", function(self)
-  self._shown = { table.unpack(self.image._shapes) }
+  self._shown = table.move(self.image._shapes, 1, #self.image._shapes, 1, {})
 end)
 def(Layer, "setPosition", "CanvasLayer:setPosition", "supported", function(self, x, y)
   self.x, self.y = integer("CanvasLayer:setPosition", 1, "x", x), integer("CanvasLayer:setPosition", 2, "y", y)
