@@ -122,6 +122,43 @@ final class CompatMesenTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("reset event"), "emu.reset fires the reset event: " + result.stdout)
     }
 
+    /// Mesen2's memory types for the Game Boy and the GBA land on those systems' domains; the bot's Right
+    /// reaches the game through setInput.
+    func testGameBoyAndGBAMemoryTypesAndInput() throws {
+        let folder = Fixtures.temporaryFolder()
+        try """
+        local n = 0
+        emu.addEventCallback(function() if n >= 10 and n < 19 then emu.setInput({ right = true }, 0) end end,
+          emu.eventType.inputPolled)
+        emu.addEventCallback(function()
+          n = n + 1
+          if n < 30 then return end
+          local m = emu.memType
+          if emu.getState().consoleType == "Gba" then
+            print("gba", emu.read32(0, m.gbaIntWorkRam) == emu.read32(0x03000000, m.gbaMemory),
+              emu.getMemorySize(m.gbaExtWorkRam), string.char(emu.read(0, m.gbaExtWorkRam), emu.read(0x02000001, m.gbaDebug)))
+          else
+            print("gb", emu.read(3, m.gbWorkRam), emu.read(0xC003, m.gameboyMemory), emu.getMemorySize(m.gbHighRam))
+          end
+          emu.stop(0)
+        end, emu.eventType.endFrame)
+        """.write(toFile: folder + "/systems.lua", atomically: true, encoding: .utf8)
+        let gb = try Fixtures.cli([
+            "run", Fixtures.gbROM, "--core", "gambatte", "--headless", "--frames", "60", "--strict", "--quiet",
+            "--script", "mesen:" + folder + "/systems.lua",
+        ])
+        XCTAssertEqual(gb.status, 0, gb.stderr)
+        XCTAssertTrue(gb.stdout.contains("gb\t89\t89\t127"), "X 80 + 9 frames of Right: " + gb.stdout)
+        let gba = Fixtures.root + "/build/roms/demo.gba"
+        guard FileManager.default.fileExists(atPath: gba) else { return }
+        let result = try Fixtures.cli([
+            "run", gba, "--core", "mgba", "--headless", "--frames", "60", "--strict", "--quiet",
+            "--script", "mesen:" + folder + "/systems.lua",
+        ])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("gba\ttrue\t262144\tRE"), result.stdout)
+    }
+
     /// The support table README's section is generated from: every function recorded, each with a known status.
     func testTheSupportTableRecordsEveryFunction() throws {
         let folder = Fixtures.temporaryFolder()

@@ -330,6 +330,7 @@ def("addMemoryCallback", "approximated", function(fn, kind, start, stop, _, memt
     error(format("emu.addMemoryCallback: invalid callback type (%s)", tostring(kind)), 2)
   end
   if start < 0 or stop < start then error("emu.addMemoryCallback: start address must be <= end address", 2) end
+  if kind == M.memCallbackType.ppuWrite and memtype == nil then memtype = M.memType.nesPpuMemory end
   local spec = spec_of(memtype, "emu.addMemoryCallback")
   if stop >= spec.size then stop = spec.size - 1 end
   warn_once("mesen:memcb", "emu.addMemoryCallback: approximated in Retrolua (writes are seen after each frame, once "
