@@ -404,6 +404,7 @@ local function draw_string(x, y, text, c, bg)
   gui_text(x, y, text, text_options)
 end
 
+local MAX_PENDING = 20000
 local pending = {}  -- shapes drawn later or for more than one frame: { fn, a, b, c, d, e, f, start, left }
 local drawer_id
 
@@ -430,6 +431,12 @@ local function submit(fname, duration, delay, fn, a, b, c, d, e, f)
   delay = delay == nil and 0 or integer(fname, 0, "delay", delay, 4)
   if duration == 1 and delay == 0 then return fn(a, b, c, d, e, f) end
   if not drawer_id then drawer_id = our.event.on("draw", draw_pending) end
+  if #pending >= MAX_PENDING then
+    warn_once("mesen:pending", fname .. ": more than " .. MAX_PENDING .. " lasting shapes; the oldest are dropped")
+    local half = MAX_PENDING // 2
+    table.move(pending, half + 1, #pending, 1)
+    for i = #pending, #pending - half + 1, -1 do pending[i] = nil end
+  end
   pending[#pending + 1] = { fn, a, b, c, d, e, f, framecount() + delay, duration > 0 and duration or -1 }
 end
 

@@ -555,7 +555,9 @@ local function add_shape(img, kind, x, y, w, h, c, extra)
   local shapes = img._shapes
   if #shapes >= MAX_SHAPES then
     warn_once("mgba:shapes", "image: more than " .. MAX_SHAPES .. " shapes without a clear; the oldest are dropped")
-    table.remove(shapes, 1)
+    local half = MAX_SHAPES // 2
+    table.move(shapes, half + 1, #shapes, 1)
+    for i = #shapes, #shapes - half + 1, -1 do shapes[i] = nil end
   end
   shapes[#shapes + 1] = { kind, x, y, w, h, c, extra }
 end
@@ -635,9 +637,11 @@ end)
 
 local function fill_rect(self, x, y, w, h, c)
   if w <= 0 or h <= 0 then return end
-  local img = self._image
-  if not self._blend or c >> 24 == 0xFF then erase(img, x, y, w, h) end
-  if c >> 24 ~= 0 then add_shape(img, "fill", x, y, w, h, c) end
+  local img, alpha = self._image, c >> 24
+  -- An opaque fill, or any fill without blending, replaces what was there: the shapes inside are dropped (which
+  -- also keeps an image repainted every frame from growing).
+  if alpha == 0xFF or not self._blend then erase(img, x, y, w, h) end
+  if alpha ~= 0 then add_shape(img, "fill", x, y, w, h, c) end
 end
 
 def(Painter, "drawRectangle", "Painter:drawRectangle", "supported", function(self, x, y, w, h)
