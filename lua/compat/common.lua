@@ -217,7 +217,7 @@ function compat.watch_bytes(domain, address, size, fn)
   local ids, byte, math_type = {}, string.byte, math.type
   for start = 0, size - 1, 4096 do
     local length = math.min(4096, size - start)
-    ids[#ids + 1] = event.watch(domain, address + start, length, function(new, old)
+    local ok, id = pcall(event.watch, domain, address + start, length, function(new, old)
       if math_type(new) == "integer" then
         for i = 0, length - 1 do
           local shift = 8 * i
@@ -231,6 +231,11 @@ function compat.watch_bytes(domain, address, size, fn)
         end
       end
     end)
+    if not ok then
+      for _, registered in ipairs(ids) do event.off(registered) end
+      error(id, 2)
+    end
+    ids[#ids + 1] = id
   end
   return ids
 end

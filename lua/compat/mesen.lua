@@ -335,9 +335,16 @@ def("addMemoryCallback", "approximated", function(fn, kind, start, stop, _, memt
   if stop >= spec.size then stop = spec.size - 1 end
   warn_once("mesen:memcb", "emu.addMemoryCallback: approximated in Retrolua (writes are seen after each frame, once "
     .. "per changed address, with the new value; the callback's return value cannot change the write)")
-  local ids = compat.watch_bytes(spec.domain, spec.offset + start, stop - start + 1, function(offset, value)
-    fn(start + offset, value)
-  end)
+  local domain, first, size = spec.domain, spec.offset + start, stop - start + 1
+  if spec.bus and first >= window_low and first + size <= window_high then
+    -- Mirrored RAM (NES $0000-$1FFF): watched once, in the RAM region; addresses reported from `start`.
+    domain, first = window_domain, (first - window_low) & window_mask
+    if first + size > window_size then size = window_size - first end
+  end
+  local ok, ids = pcall(compat.watch_bytes, domain, first, size, function(offset, value) fn(start + offset, value) end)
+  if not ok then
+    error(format("emu.addMemoryCallback: $%X-$%X cannot be watched (%s)", start, stop, tostring(ids)), 2)
+  end
   local reference = next_reference
   next_reference = next_reference + 1
   memory_callbacks[reference] = ids
