@@ -77,7 +77,7 @@ final class CompatLayerTests: XCTestCase {
     func testUnknownLayersAreRefusedAndAPathWithAColonIsAPath() throws {
         let unknown = try run(["--compat", "nope", "--script", scriptFolder + "/bot.lua"])
         XCTAssertEqual(unknown.status, 2)
-        // the real layers are listed too (the test copies the whole lua/ folder)
+        // The real layers (bizhawk, mesen…) are listed too: the test copies the whole lua/ folder.
         XCTAssertTrue(unknown.stderr.contains("no layer named 'nope' (layers: auto, "), unknown.stderr)
         XCTAssertTrue(unknown.stderr.contains("testlayer"), unknown.stderr)
         // "odd:name.lua" is not a layer prefix: the whole argument is the script's path.

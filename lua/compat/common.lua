@@ -58,4 +58,186 @@ function compat.argb(r, g, b, a)
   return ((a & 0xFF) << 24) | ((r & 0xFF) << 16) | ((g & 0xFF) << 8) | (b & 0xFF)
 end
 
+-- Mesen/mGBA
+
+--- An integer from a number argument (floats are floored, as the peers' C bindings truncate them), else an error
+--- naming `fname` and the argument (blaming the caller `level` levels up: 3, the default, is the caller of the
+--- function that called this).
+function compat.integer(fname, n, what, v, level)
+  if math.type(v) == "integer" then return v end
+  if type(v) == "number" and v == v and v > -2 ^ 63 and v < 2 ^ 63 then return math.floor(v) end
+  error(string.format("%s: bad argument #%d '%s' (integer expected, got %s)", fname, n, what,
+    type(v) == "number" and tostring(v) or type(v)), level or 3)
+end
+
+--- JSON for the layers' stored data (mGBA's storage buckets): encode(value) and decode(text) → value or nil, message.
+--- Tables with only the keys 1…n are arrays; other keys become strings. Decoding bounds nesting (no deep recursion).
+compat.json = {}
+
+local function encode(value, out, depth)
+  local kind = type(value)
+  if value == nil then
+    out[#out + 1] = "null"
+  elseif kind == "boolean" then
+    out[#out + 1] = value and "true" or "false"
+  elseif kind == "number" then
+    if value ~= value or value == math.huge or value == -math.huge then value = 0 end
+    out[#out + 1] = math.type(value) == "integer" and tostring(value) or string.format("%.17g", value)
+  elseif kind == "string" then
+    out[#out + 1] = '"' .. value:gsub('[%c"\\]', function(c) return string.format("\\u%04x", c:byte()) end) .. '"'
+  elseif kind == "table" then
+    if depth > 100 then error("json: nesting deeper than 100", 0) end
+    local n = #value
+    local array = n > 0 or next(value) == nil
+    if array then for k in pairs(value) do array = array and math.type(k) == "integer" and k >= 1 and k <= n end end
+    if array then
+      out[#out + 1] = "["
+      for i = 1, n do
+        if i > 1 then out[#out + 1] = "," end
+        encode(value[i], out, depth + 1)
+      end
+      out[#out + 1] = "]"
+    else
+      out[#out + 1] = "{"
+      local first = true
+      for k, v in pairs(value) do
+        if type(v) ~= "function" and type(v) ~= "userdata" and type(v) ~= "thread" then
+          if not first then out[#out + 1] = "," end
+          first = false
+          encode(tostring(k), out, depth + 1)
+          out[#out + 1] = ":"
+          encode(v, out, depth + 1)
+        end
+      end
+      out[#out + 1] = "}"
+    end
+  else
+    out[#out + 1] = "null"
+  end
+end
+
+function compat.json.encode(value)
+  local out = {}
+  encode(value, out, 0)
+  return table.concat(out)
+end
+
+function compat.json.decode(text)
+  local pos, depth = 1, 0
+  local function fail(what) error({ json = "json: " .. what .. " at byte " .. pos }, 0) end
+  local function skip() pos = text:find("[^ \t\r\n]", pos) or #text + 1 end
+  local value
+  local function string_()
+    local parts, i = {}, pos + 1
+    while true do
+      local j = text:find('["\\]', i)
+      if not j then fail("unterminated string") end
+      parts[#parts + 1] = text:sub(i, j - 1)
+      if text:sub(j, j) == '"' then
+        pos = j + 1
+        return table.concat(parts)
+      end
+      local e = text:sub(j + 1, j + 1)
+      local simple = { b = "\b", f = "\f", n = "\n", r = "\r", t = "\t", ['"'] = '"', ["\\"] = "\\", ["/"] = "/" }
+      if simple[e] then
+        parts[#parts + 1] = simple[e]
+        i = j + 2
+      elseif e == "u" then
+        local code = tonumber(text:sub(j + 2, j + 5), 16)
+        if not code then fail("bad \\u escape") end
+        parts[#parts + 1] = utf8.char(code)
+        i = j + 6
+      else
+        fail("bad escape")
+      end
+    end
+  end
+  function value()
+    skip()
+    local c = text:sub(pos, pos)
+    if c == "{" or c == "[" then
+      depth = depth + 1
+      if depth > 100 then fail("nesting deeper than 100") end
+      local result, close = {}, c == "{" and "}" or "]"
+      pos = pos + 1
+      skip()
+      if text:sub(pos, pos) == close then
+        pos = pos + 1
+        depth = depth - 1
+        return result
+      end
+      while true do
+        if close == "}" then
+          skip()
+          if text:sub(pos, pos) ~= '"' then fail("key expected") end
+          local key = string_()
+          skip()
+          if text:sub(pos, pos) ~= ":" then fail("':' expected") end
+          pos = pos + 1
+          result[key] = value()
+        else
+          result[#result + 1] = value()
+        end
+        skip()
+        local d = text:sub(pos, pos)
+        pos = pos + 1
+        if d == close then break end
+        if d ~= "," then fail("',' or '" .. close .. "' expected") end
+      end
+      depth = depth - 1
+      return result
+    elseif c == '"' then
+      return string_()
+    elseif text:find("^true", pos) then
+      pos = pos + 4
+      return true
+    elseif text:find("^false", pos) then
+      pos = pos + 5
+      return false
+    elseif text:find("^null", pos) then
+      pos = pos + 4
+      return nil
+    end
+    local number = text:match("^-?%d+%.?%d*[eE]?[-+]?%d*", pos)
+    if not number or number == "" then fail("value expected") end
+    pos = pos + #number
+    return math.tointeger(tonumber(number)) or tonumber(number) or fail("bad number")
+  end
+  if type(text) ~= "string" then return nil, "json: string expected" end
+  local ok, result = pcall(value)
+  if not ok then return nil, type(result) == "table" and result.json or tostring(result) end
+  skip()
+  if pos <= #text then return nil, "json: trailing characters at byte " .. pos end
+  return result
+end
+
+--- Watches `size` bytes from `address` in `domain`, in event.watch's pieces of at most 4096 bytes: after a frame
+--- in which some changed, calls fn(offset, new_byte) per changed byte (offset from `address`). Returns the ids.
+function compat.watch_bytes(domain, address, size, fn)
+  local ids, byte, math_type = {}, string.byte, math.type
+  for start = 0, size - 1, 4096 do
+    local length = math.min(4096, size - start)
+    local ok, id = pcall(event.watch, domain, address + start, length, function(new, old)
+      if math_type(new) == "integer" then
+        for i = 0, length - 1 do
+          local shift = 8 * i
+          local b = (new >> shift) & 0xFF
+          if b ~= (old >> shift) & 0xFF then fn(start + i, b) end
+        end
+      else
+        for i = 1, length do
+          local b = byte(new, i)
+          if b ~= byte(old, i) then fn(start + i - 1, b) end
+        end
+      end
+    end)
+    if not ok then
+      for _, registered in ipairs(ids) do event.off(registered) end
+      error(id, 2)
+    end
+    ids[#ids + 1] = id
+  end
+  return ids
+end
+
 return compat

@@ -1,0 +1,142 @@
+import Foundation
+import XCTest
+
+/// The mGBA layer (lua/compat/mgba.lua): scripts written here in mGBA's style (Tests/Fixtures/compat/mgba) run
+/// unmodified for 300 frames on demo.gba (and demo.gb on gambatte and mgba); they check what they read, wrote and
+/// pressed themselves, and the screenshot shows the canvas layer they painted.
+final class CompatMGBATests: XCTestCase {
+    private static let fixtures = Fixtures.root + "/Tests/Fixtures/compat/mgba/"
+    private static let gbaROM = Fixtures.root + "/build/roms/demo.gba"
+
+    override func setUpWithError() throws {
+        try Fixtures.requireROMs()
+        guard FileManager.default.fileExists(atPath: Self.gbaROM) else { throw XCTSkip("demo.gba not built") }
+    }
+
+    private func run(
+        _ script: String, rom: String = gbaROM, core: String = "mgba", frames: Int = 300, shot: String? = nil,
+        home: String = Fixtures.temporaryFolder()
+    ) throws -> Fixtures.Result {
+        var arguments = ["run", rom, "--core", core, "--headless", "--frames", String(frames), "--strict", "--quiet"]
+        arguments += ["--script", "mgba:" + script]
+        if let shot { arguments += ["--screenshot", shot] }
+        return try Fixtures.cli(arguments, home: home)
+    }
+
+    func testKeyWatchPressesReadsWritesPaintsAndStores() throws {
+        let shot = Fixtures.temporaryFolder() + "/shot.png", home = Fixtures.temporaryFolder()
+        let result = try run(Self.fixtures + "key_watch.lua", shot: shot, home: home)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(
+            result.stdout.contains("mgba watch: 26 checks, 0 failed, 300 frames"), result.stdout + result.stderr)
+        XCTAssertFalse(result.stdout.contains("FAIL"), result.stdout)
+        // The text buffer's last contents are printed when the run ends.
+        XCTAssertTrue(result.stdout.contains("[watch]\nframe "), result.stdout)
+        XCTAssertTrue(result.stderr.contains("'start' runs before the first frame"), "warned once: " + result.stderr)
+        let image = try PNGRead.rgb(shot)
+        // The layer sits at (8, 80): a green rectangle with a red 1-pixel border, a yellow line, a blue circle.
+        XCTAssertEqual(image.pixel(8, 80), 0xFF0000, "border")
+        XCTAssertEqual(image.pixel(20, 90), 0x00FF00, "inside")
+        XCTAssertEqual(image.pixel(30, 110), 0xFFFF00, "line")
+        XCTAssertEqual(image.pixel(88, 95), 0x0000FF, "circle")
+        XCTAssertNotEqual(image.pixel(60, 90), 0x00FF00, "the layer was cleared each frame before repainting")
+        // The storage bucket persists per script in the data folder: a second run counts 2.
+        let bucket = home + "/.local/share/retrolua/data/mgba-storage/key_watch/progress.json"
+        XCTAssertEqual(try String(contentsOfFile: bucket, encoding: .utf8), "{\"runs\":1}")
+        let again = try run(Self.fixtures + "key_watch.lua", frames: 20, home: home)
+        XCTAssertEqual(again.status, 0, again.stderr)
+        XCTAssertEqual(try String(contentsOfFile: bucket, encoding: .utf8), "{\"runs\":2}")
+    }
+
+    func testGameBoyKeysAndDomainsOnGambatteAndMGBA() throws {
+        for core in ["gambatte", "mgba"] {
+            let result = try run(Self.fixtures + "gb_right.lua", rom: Fixtures.gbROM, core: core, frames: 60)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertTrue(
+                result.stdout.contains("gb\ttrue\tRETROLUA\t80\t90\ttrue\t70224\t65408"), core + ": " + result.stdout)
+        }
+    }
+
+    /// Bad input: each call fails with a message naming the method (and argument), or says why libretro cannot
+    /// do it; none crashes the run or is silently ignored.
+    func testBadInputAndWhatLibretroCannotDoFailClearly() throws {
+        let folder = Fixtures.temporaryFolder()
+        try """
+        local cases = {
+          function() return emu:read8("x") end,
+          function() return emu:write16(0x03000000, {}) end,
+          function() return emu:readRange(0x02000000, -1) end,
+          function() return emu:addKey(99) end,
+          function() return emu:setKeys("A") end,
+          function() return emu:loadStateBuffer(5) end,
+          function() return emu:checksum(C.CHECKSUM.MD5) end,
+          function() return emu:readRegister("r0") end,
+          function() return emu:setBreakpoint(print, 0x08000000) end,
+          function() return emu:setWatchpoint(print, 0x03000000, C.WATCHPOINT_TYPE.READ) end,
+          function() return callbacks:add("frame", 5) end,
+          function() return callbacks:add("nosuch", print) end,
+          function() return callbacks:add(7, print) end,
+          function() return image.newPainter({}) end,
+          function() return canvas:newLayer("w", 10) end,
+          function() return storage:getBucket("../escape") end,
+          function() return socket.tcp() end,
+          function() return emu:runFrame() end,
+          function() return util.makeBitmask(3) end,
+          function() return console:createBuffer("b"):setSize("x", 2) end,
+        }
+        for i, case in ipairs(cases) do print(i, pcall(case)) end
+        print("unmapped", emu:read8(0x09000000), emu:loadStateBuffer("junk"), canvas:newLayer(0, 10))
+        callbacks:add("frame", function() if emu:currentFrame() == 3 then emu.exit_for_test = true end end)
+        """.write(toFile: folder + "/bad.lua", atomically: true, encoding: .utf8)
+        let result = try run(folder + "/bad.lua", frames: 5)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let expected = [
+            "emu:read8: bad argument #1 'address' (integer expected, got string)",
+            "emu:write16: bad argument #2 'value' (integer expected, got table)",
+            "emu:readRange: bad argument #2 'length' (0…16 MiB expected)",
+            "emu:addKey: bad argument #1 'key' (0…63 expected)",
+            "emu:setKeys: bad argument #1 'keys' (integer expected, got string)",
+            "emu:loadStateBuffer: bad argument #1 'buffer' (string expected, got number)",
+            "emu:checksum: MD5 is not available in Retrolua (CRC32 and SHA1 are)",
+            "emu:readRegister: not available in Retrolua (libretro exposes no CPU registers)",
+            "emu:setBreakpoint: not available in Retrolua (libretro has no execution hook)",
+            "emu:setWatchpoint: read watchpoints are not available in Retrolua",
+            "callbacks:add: bad argument #2 'function' (function expected, got number)",
+            "callbacks:add: unknown callback 'nosuch'",
+            "callbacks:add: bad argument #1 'callback' (string expected, got number)",
+            "image.newPainter: bad argument #1 'image' (Image expected)",
+            "canvas:newLayer: bad argument #1 'width' (integer expected, got string)",
+            "storage:getBucket: bad argument #1 'bucket'",
+            "socket.tcp: not available in Retrolua (scripts have no network access in Retrolua)",
+            "emu:runFrame: not available in Retrolua",
+            "util.makeBitmask: bad argument #1 'bits' (table expected)",
+            "TextBuffer:setSize: bad argument #1 'cols' (integer expected, got string)",
+        ]
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        for (i, message) in expected.enumerated() {
+            let line = lines.first { $0.hasPrefix("\(i + 1)\t") } ?? ""
+            XCTAssertTrue(line.hasPrefix("\(i + 1)\tfalse\t"), "case \(i + 1) must fail: " + line)
+            XCTAssertTrue(line.contains(message), "case \(i + 1): \(line) should say \(message)")
+        }
+        XCTAssertTrue(result.stdout.contains("unmapped\t0\tfalse\tnil"), result.stdout)
+        XCTAssertTrue(result.stderr.contains("reads as 0"), "unmapped reads warn once: " + result.stderr)
+    }
+
+    func testTheSupportTableRecordsEveryFunction() throws {
+        let folder = Fixtures.temporaryFolder()
+        try """
+        local counts = { supported = 0, approximated = 0, unsupported = 0 }
+        for _, entry in ipairs(require("compat.common").support.mgba) do
+          counts[entry.status] = (counts[entry.status] or 0) + 1
+        end
+        print("counts", counts.supported, counts.approximated, counts.unsupported)
+        """.write(toFile: folder + "/table.lua", atomically: true, encoding: .utf8)
+        let result = try run(folder + "/table.lua", frames: 2)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let counts =
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("counts") }?
+            .split(separator: "\t").dropFirst().compactMap { Int($0) } ?? []
+        XCTAssertEqual(counts.count, 3, result.stdout)
+        XCTAssertGreaterThan(counts.reduce(0, +), 80, result.stdout)
+    }
+}

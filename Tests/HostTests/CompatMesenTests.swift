@@ -1,0 +1,187 @@
+import Foundation
+import XCTest
+
+/// The Mesen layer (lua/compat/mesen.lua): a script written here in Mesen2's style
+/// (Tests/Fixtures/compat/mesen) runs unmodified for 300 frames on demo.nes; it checks what it read, wrote and
+/// pressed itself, and the screenshot shows what it drew, at Mesen's coordinates (the whole 256x240 NES frame:
+/// nestopia crops 8 lines of overscan, so Mesen's y 8 is the picture's row 0) and with Mesen's inverted alpha.
+final class CompatMesenTests: XCTestCase {
+    private static let fixtures = Fixtures.root + "/Tests/Fixtures/compat/mesen/"
+
+    override func setUpWithError() throws { try Fixtures.requireROMs() }
+
+    private func run(_ script: String, shot: String? = nil, frames: Int = 300) throws -> Fixtures.Result {
+        var arguments = ["run", Fixtures.nesROM, "--core", "nestopia", "--headless", "--frames", String(frames)]
+        arguments += ["--strict", "--quiet", "--script", "mesen:" + script]
+        if let shot { arguments += ["--screenshot", shot] }
+        return try Fixtures.cli(arguments)
+    }
+
+    private func count(_ image: PNGRead.Image, x: Range<Int>, y: Range<Int>, color: UInt32) -> Int {
+        var found = 0
+        for py in y { for px in x where image.pixel(px, py) == color { found += 1 } }
+        return found
+    }
+
+    func testRAMHudReadsWritesPressesAndDraws() throws {
+        let shot = Fixtures.temporaryFolder() + "/shot.png"
+        let result = try run(Self.fixtures + "ram_hud.lua", shot: shot)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("mesen hud: 33 checks, 0 failed"), result.stdout + result.stderr)
+        XCTAssertFalse(result.stdout.contains("FAIL"), result.stdout)
+        XCTAssertTrue(result.stderr.contains("[Test] half way"), "displayMessage: " + result.stderr)
+        XCTAssertTrue(result.stderr.contains("emu.addMemoryCallback: approximated"), "warned once: " + result.stderr)
+        let image = try PNGRead.rgb(shot)
+        let background: UInt32 = 0x153CFE
+        XCTAssertEqual(image.pixel(20, 40 - 8), 0x00FF00, "0x0000FF00 is opaque green (alpha inverted), filled")
+        XCTAssertEqual(image.pixel(60, 40 - 8), 0xFF0000, "outline corner")
+        XCTAssertEqual(image.pixel(70, 50 - 8), background, "an outline leaves the inside alone")
+        XCTAssertEqual(image.pixel(110, 50 - 8), background, "alpha 0xFF is transparent")
+        XCTAssertEqual(image.pixel(30, 70 - 8), 0xFFFF00, "drawLine")
+        XCTAssertEqual(image.pixel(5, 80 - 8), 0xFF00FF, "drawPixel")
+        XCTAssertEqual(image.pixel(205, 185 - 8), 0x0000FF, "a rectangle with a 400-frame duration drawn at frame 151")
+        XCTAssertEqual(image.pixel(0, 0), background, "a pixel delayed 1000 frames is not drawn yet")
+        XCTAssertEqual(image.pixel(5, 5), background, "clearScreen removed the permanent shape")
+        XCTAssertEqual(image.pixel(150, 100 - 8), 0x00FFFF, "the player's box at X 150, Y 100")
+        XCTAssertGreaterThan(count(image, x: 130..<200, y: 32..<40, color: 0xFFFFFF), 20, "drawString")
+        XCTAssertEqual(count(image, x: 130..<200, y: 31..<41, color: 0), 0, "background 0x000000FF is transparent")
+        XCTAssertGreaterThan(count(image, x: 130..<150, y: 51..<61, color: 0), 20, "the default background is black")
+        XCTAssertEqual(image.pixel(230, 185), 0xFF0000, "setScreenBuffer")
+        XCTAssertEqual(image.pixel(219, 185), background, "setScreenBuffer leaves the rest")
+    }
+
+    /// Bad input: each call fails with a message naming the function (and argument), or says why libretro
+    /// cannot do it; none crashes the run or is silently ignored.
+    func testBadInputAndWhatLibretroCannotDoFailClearly() throws {
+        let folder = Fixtures.temporaryFolder()
+        try """
+        local cases = {
+          function() return emu.read("x", emu.memType.nesMemory) end,
+          function() return emu.read(0, 12345) end,
+          function() return emu.write(0, 300, emu.memType.nesMemory) end,
+          function() return emu.write16(-1, 0, emu.memType.nesMemory) end,
+          function() return emu.read(0, emu.memType.snesWorkRam) end,
+          function() return emu.read(0, emu.memType.nesPpuMemory) end,
+          function() return emu.addEventCallback("f", emu.eventType.endFrame) end,
+          function() return emu.addEventCallback(print, 999) end,
+          function() return emu.addMemoryCallback(print, emu.callbackType.exec, 0x8000) end,
+          function() return emu.addMemoryCallback(print, emu.callbackType.read, 0) end,
+          function() return emu.drawRectangle(1, 2, {}, 4) end,
+          function() return emu.drawString(nil, 1, "s") end,
+          function() return emu.setInput("a", 0) end,
+          function() return emu.setInput({ a = true }, 9) end,
+          function() return emu.loadSavestate(5) end,
+          function() return emu.getLabelAddress("main") end,
+          function() return emu.step(1, emu.stepType.step) end,
+          function() return emu.addCheat(emu.cheatType.nesGameGenie, "NOTACODE!!") end,
+          function() return emu.getPixel(999, 0) end,
+          function() return emu.isKeyPressed("") end,
+        }
+        for i, case in ipairs(cases) do print(i, pcall(case)) end
+        print("out of range", emu.read(0x900, emu.memType.nesInternalRam), emu.loadSavestate("junk"))
+        local ends = 0
+        emu.addEventCallback(function() print("reset event") end, emu.eventType.reset)
+        emu.addEventCallback(function()
+          ends = ends + 1
+          if ends == 3 then emu.reset() end
+          if ends == 5 then emu.stop(0) end
+        end, emu.eventType.endFrame)
+        """.write(toFile: folder + "/bad.lua", atomically: true, encoding: .utf8)
+        let result = try run(folder + "/bad.lua", frames: 30)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let expected = [
+            "emu.read: bad argument #1 'address' (integer expected, got string)",
+            "emu.read: invalid memory type (12345)",
+            "emu.write: value out of range",
+            "emu.write16: address must be >= 0",
+            "snesWorkRam is another console's memory (this is Nes)",
+            "memory type nesPpuMemory is not available (the core exposes no such memory to Retrolua)",
+            "emu.addEventCallback: bad argument #1 'callback' (function expected, got string)",
+            "emu.addEventCallback: invalid event type (999)",
+            "exec callbacks are not available in Retrolua (libretro has no execution hook)",
+            "read callbacks are not available in Retrolua",
+            "emu.drawRectangle: bad argument #3 'width' (integer expected, got table)",
+            "emu.drawString: bad argument #1 'x' (integer expected, got nil)",
+            "emu.setInput: bad argument #1 'input' (table expected, got string)",
+            "emu.setInput: invalid port number - must be between 0 to 4",
+            "emu.loadSavestate: bad argument #1 'state' (string expected, got number)",
+            "emu.getLabelAddress: not available in Retrolua (Retrolua has no debugger labels)",
+            "emu.step: only stepType.ppuFrame is available in Retrolua (no debugger)",
+            "emu.addCheat: invalid cheat code",
+            "emu.getPixel: invalid x,y coordinates",
+            "emu.isKeyPressed: Invalid key name",
+        ]
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        for (i, message) in expected.enumerated() {
+            let line = lines.first { $0.hasPrefix("\(i + 1)\t") } ?? ""
+            XCTAssertTrue(line.hasPrefix("\(i + 1)\tfalse\t"), "case \(i + 1) must fail: " + line)
+            XCTAssertTrue(line.contains(message), "case \(i + 1): \(line) should say \(message)")
+        }
+        XCTAssertTrue(
+            result.stdout.contains("out of range\t0\tfalse"), "Mesen reads 0 past a type's end: " + result.stdout)
+        XCTAssertTrue(result.stdout.contains("reset event"), "emu.reset fires the reset event: " + result.stdout)
+    }
+
+    /// Mesen2's memory types for the Game Boy and the GBA land on those systems' domains; the bot's Right
+    /// reaches the game through setInput.
+    func testGameBoyAndGBAMemoryTypesAndInput() throws {
+        let folder = Fixtures.temporaryFolder()
+        try """
+        local n = 0
+        emu.addEventCallback(function() if n >= 10 and n < 19 then emu.setInput({ right = true }, 0) end end,
+          emu.eventType.inputPolled)
+        emu.addEventCallback(function()
+          n = n + 1
+          if n < 30 then return end
+          local m = emu.memType
+          if emu.getState().consoleType == "Gba" then
+            print("gba", emu.read32(0, m.gbaIntWorkRam) == emu.read32(0x03000000, m.gbaMemory),
+              emu.getMemorySize(m.gbaExtWorkRam), string.char(emu.read(0, m.gbaExtWorkRam), emu.read(0x02000001, m.gbaDebug)))
+          else
+            print("gb", emu.read(3, m.gbWorkRam), emu.read(0xC003, m.gameboyMemory), emu.getMemorySize(m.gbHighRam))
+          end
+          emu.stop(0)
+        end, emu.eventType.endFrame)
+        """.write(toFile: folder + "/systems.lua", atomically: true, encoding: .utf8)
+        let gb = try Fixtures.cli([
+            "run", Fixtures.gbROM, "--core", "gambatte", "--headless", "--frames", "60", "--strict", "--quiet",
+            "--script", "mesen:" + folder + "/systems.lua",
+        ])
+        XCTAssertEqual(gb.status, 0, gb.stderr)
+        XCTAssertTrue(gb.stdout.contains("gb\t89\t89\t127"), "X 80 + 9 frames of Right: " + gb.stdout)
+        let gba = Fixtures.root + "/build/roms/demo.gba"
+        guard FileManager.default.fileExists(atPath: gba) else { return }
+        let result = try Fixtures.cli([
+            "run", gba, "--core", "mgba", "--headless", "--frames", "60", "--strict", "--quiet",
+            "--script", "mesen:" + folder + "/systems.lua",
+        ])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("gba\ttrue\t262144\tRE"), result.stdout)
+    }
+
+    /// The support table README's section is generated from: every function recorded, each with a known status.
+    func testTheSupportTableRecordsEveryFunction() throws {
+        let folder = Fixtures.temporaryFolder()
+        try """
+        local counts = { supported = 0, approximated = 0, unsupported = 0 }
+        local names = {}
+        for _, entry in ipairs(require("compat.common").support.mesen) do
+          counts[entry.status] = (counts[entry.status] or 0) + 1
+          names[entry.name] = true
+        end
+        print("counts", counts.supported, counts.approximated, counts.unsupported)
+        for name in pairs(emu) do
+          if type(emu[name]) == "function" and not names["emu." .. name] then print("unrecorded", name) end
+        end
+        emu.stop(0)
+        """.write(toFile: folder + "/table.lua", atomically: true, encoding: .utf8)
+        let result = try run(folder + "/table.lua", frames: 5)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertFalse(result.stdout.contains("unrecorded"), result.stdout)
+        let counts =
+            result.stdout.split(separator: "\n").first { $0.hasPrefix("counts") }?
+            .split(separator: "\t").dropFirst().compactMap { Int($0) } ?? []
+        XCTAssertEqual(counts.count, 3, result.stdout)
+        XCTAssertGreaterThan(counts.reduce(0, +), 60, result.stdout)
+    }
+}

@@ -1,0 +1,891 @@
+-- mGBA compatibility layer (`--compat mgba`, `--script mgba:FILE`): mGBA 0.10's scripting API (`emu:read8`,
+-- `callbacks:add`, `console:log`, `canvas`, `image`, `util`, `storage`, the `C` constants) over ours, so a script
+-- written for mGBA runs unmodified. mGBA scripts run their main chunk once and do everything in callbacks.
+local compat = require("compat.common")
+local LAYER = "mgba"
+
+-- Ours, kept before the globals are replaced (mGBA reuses emu, console, input).
+local our = {
+  emu = emu, memory = memory, gui = gui, joypad = joypad, input = input, event = event, savestate = savestate,
+  console = console,
+}
+local math_type, type, tostring, tonumber, error, pairs, ipairs, setmetatable, select = math.type, type, tostring,
+  tonumber, error, pairs, ipairs, setmetatable, select
+local format, byte, char, concat, pcall = string.format, string.byte, string.char, table.concat, pcall
+local warn_once, integer = compat.warn_once, compat.integer
+
+local function record(name, status, note) compat.record(LAYER, name, status, note) end
+
+--- Installs `fn` as `t[key]` (named `name` in the support table) and records its status.
+local function def(t, key, name, status, fn, note)
+  record(name, status, note)
+  t[key] = fn
+end
+
+--- A method that warns once that it is approximated, then runs `fn`.
+local function approx(t, key, name, note, fn)
+  record(name, "approximated", note)
+  local message = name .. ": approximated in Retrolua (" .. note .. ")"
+  t[key] = function(...)
+    warn_once("mgba:" .. name, message)
+    return fn(...)
+  end
+end
+
+local function nope(t, key, name, why) t[key] = compat.unsupported(LAYER, name, why) end
+
+----------------------------------------------------------------------------------------------------------------------
+-- Constants
+----------------------------------------------------------------------------------------------------------------------
+local C = {
+  PLATFORM = { NONE = -1, GBA = 0, GB = 1 },
+  GBA_KEY = { A = 0, B = 1, SELECT = 2, START = 3, RIGHT = 4, LEFT = 5, UP = 6, DOWN = 7, R = 8, L = 9 },
+  GB_KEY = { A = 0, B = 1, SELECT = 2, START = 3, RIGHT = 4, LEFT = 5, UP = 6, DOWN = 7 },
+  SAVESTATE = { SCREENSHOT = 1, SAVEDATA = 2, CHEATS = 4, RTC = 8, METADATA = 16, ALL = 31 },
+  CHECKSUM = { CRC32 = 0, MD5 = 1, SHA1 = 2 },
+  WATCHPOINT_TYPE = { WRITE = 1, READ = 2, RW = 3, CHANGE = 4, WRITE_CHANGE = 5 },
+}
+rawset(_G, "C", C)
+record("C", "supported", "PLATFORM, GBA_KEY, GB_KEY, SAVESTATE, CHECKSUM, WATCHPOINT_TYPE")
+
+local info = our.emu.info()
+local rom = info.rom or {}
+local extension = ((rom.path or ""):match("%.([%w]+)$") or ""):lower()
+local gba = extension == "gba" or (info.width == 240 and info.height == 160)
+local platform = gba and C.PLATFORM.GBA or C.PLATFORM.GB
+
+----------------------------------------------------------------------------------------------------------------------
+-- Memory: emu:read8… on the CPU bus; emu.memory.NAME domains at mGBA's bases. Unmapped addresses read 0 (warned
+-- once): mGBA returns open-bus values there.
+----------------------------------------------------------------------------------------------------------------------
+local mem = our.memory
+local read_u8, read_u16, read_u32 = mem.read_u8, mem.read_u16_le, mem.read_u32_le
+local write_u8, write_u16, write_u32 = mem.write_u8, mem.write_u16_le, mem.write_u32_le
+local domain_sizes = {}
+for _, d in ipairs(mem.domains()) do domain_sizes[d.name] = d.size end
+
+local function unmapped(name)
+  warn_once("mgba:unmapped", name .. ": an address the core does not map reads as 0 (writes there are dropped)")
+end
+
+-- IWRAM and EWRAM (GBA) or WRAM (Game Boy) as their own regions, read directly (no protected call).
+local windows = {}
+for _, w in ipairs(gba and { { 0x3000000, 0x8000 }, { 0x2000000, 0x40000 } } or { { 0xC000, 0x1000 }, { 0xD000, 0x1000 } }) do
+  local name = format("bus_%X", w[1])
+  if domain_sizes[name] == w[2] then windows[#windows + 1] = { w[1], w[1] + w[2], name } end
+end
+local w1, w2 = windows[1], windows[2]
+
+local function colon(name, self)
+  if type(self) ~= "table" then error(name .. ": call it with ':' (" .. name .. "(…))", 3) end
+end
+
+local function bus_reader(name, fn, width)
+  return function(domain, address)
+    if type(domain) ~= "table" then colon(name, domain) end
+    if math_type(address) ~= "integer" then address = integer(name, 1, "address", address) end
+    local a = address + domain._base
+    if w1 and domain._domain == "bus" then
+      if a >= w1[1] and a + width <= w1[2] then return fn(a - w1[1], w1[3]) end
+      if w2 and a >= w2[1] and a + width <= w2[2] then return fn(a - w2[1], w2[3]) end
+    end
+    local ok, value = pcall(fn, address + domain._base, domain._domain)
+    if ok then return value end
+    unmapped(name)
+    return 0
+  end
+end
+
+local function bus_writer(name, fn, mask)
+  return function(domain, address, value)
+    if type(domain) ~= "table" then colon(name, domain) end
+    if math_type(address) ~= "integer" then address = integer(name, 1, "address", address) end
+    if math_type(value) ~= "integer" then value = integer(name, 2, "value", value) end
+    if not pcall(fn, address + domain._base, value & mask, domain._domain) then unmapped(name) end
+  end
+end
+
+local function range_reader(name)
+  return function(domain, address, length)
+    address = integer(name, 1, "address", address)
+    length = integer(name, 2, "length", length)
+    if length < 0 or length > 0x1000000 then error(name .. ": bad argument #2 'length' (0…16 MiB expected)", 2) end
+    local ok, bytes = pcall(mem.read_bytes, address + domain._base, length, domain._domain)
+    if ok then return bytes end
+    local parts = {}
+    for i = 1, length do
+      local fine, b = pcall(read_u8, address + domain._base + i - 1, domain._domain)
+      parts[i] = char(fine and b or 0)
+    end
+    unmapped(name)
+    return concat(parts)
+  end
+end
+
+-- The bus seen through emu:read8 (base 0, domain "bus").
+local Core = { _base = 0, _domain = "bus" }
+def(Core, "read8", "emu:read8", "supported", bus_reader("emu:read8", read_u8, 1))
+def(Core, "read16", "emu:read16", "supported", bus_reader("emu:read16", read_u16, 2))
+def(Core, "read32", "emu:read32", "supported", bus_reader("emu:read32", read_u32, 4))
+def(Core, "write8", "emu:write8", "supported", bus_writer("emu:write8", write_u8, 0xFF))
+def(Core, "write16", "emu:write16", "supported", bus_writer("emu:write16", write_u16, 0xFFFF))
+def(Core, "write32", "emu:write32", "supported", bus_writer("emu:write32", write_u32, 0xFFFFFFFF))
+def(Core, "readRange", "emu:readRange", "supported", range_reader("emu:readRange"))
+
+local Domain = {}
+Domain.__index = Domain
+def(Domain, "read8", "MemoryDomain:read8", "supported", bus_reader("MemoryDomain:read8", read_u8, 1),
+  "offsets from the domain's base, as mGBA")
+def(Domain, "read16", "MemoryDomain:read16", "supported", bus_reader("MemoryDomain:read16", read_u16, 2))
+def(Domain, "read32", "MemoryDomain:read32", "supported", bus_reader("MemoryDomain:read32", read_u32, 4))
+def(Domain, "write8", "MemoryDomain:write8", "supported", bus_writer("MemoryDomain:write8", write_u8, 0xFF))
+def(Domain, "write16", "MemoryDomain:write16", "supported", bus_writer("MemoryDomain:write16", write_u16, 0xFFFF))
+def(Domain, "write32", "MemoryDomain:write32", "supported",
+  bus_writer("MemoryDomain:write32", write_u32, 0xFFFFFFFF))
+def(Domain, "readRange", "MemoryDomain:readRange", "supported", range_reader("MemoryDomain:readRange"))
+def(Domain, "base", "MemoryDomain:base", "supported", function(self) return self._address end)
+def(Domain, "bound", "MemoryDomain:bound", "supported", function(self) return self._address + self._size end)
+def(Domain, "size", "MemoryDomain:size", "supported", function(self) return self._size end)
+def(Domain, "name", "MemoryDomain:name", "supported", function(self) return self._title end)
+
+-- mGBA's domains: key, title, bus address, size; save RAM is our save_ram region when the core gives one.
+local save_size = domain_sizes.save_ram
+local layout = gba and {
+  { "bios", "BIOS", 0, 0x4000 }, { "wram", "EWRAM", 0x2000000, 0x40000 }, { "iwram", "IWRAM", 0x3000000, 0x8000 },
+  { "io", "MMIO", 0x4000000, 0x400 }, { "palette", "Palette", 0x5000000, 0x400 },
+  { "vram", "VRAM", 0x6000000, 0x18000 }, { "oam", "OAM", 0x7000000, 0x400 },
+  { "cart0", "ROM", 0x8000000, rom.size or 0x2000000 }, { "cart1", "ROM WS1", 0xA000000, rom.size or 0x2000000 },
+  { "cart2", "ROM WS2", 0xC000000, rom.size or 0x2000000 }, { "sram", "SRAM", 0xE000000, save_size or 0x10000 },
+} or {
+  { "cart0", "ROM Bank", 0, rom.size or 0x8000 }, { "vram", "VRAM", 0x8000, 0x2000 },
+  { "sram", "SRAM", 0xA000, save_size or 0x2000 }, { "wram", "WRAM", 0xC000, 0x2000 },
+  { "oam", "OAM", 0xFE00, 0xA0 }, { "io", "MMIO", 0xFF00, 0x80 }, { "hram", "HRAM", 0xFF80, 0x7F },
+}
+Core.memory = {}
+for _, d in ipairs(layout) do
+  local on_region = d[1] == "sram" and save_size ~= nil
+  Core.memory[d[1]] = setmetatable({ _title = d[2], _address = d[3], _size = d[4],
+    _base = on_region and 0 or d[3], _domain = on_region and "save_ram" or "bus" }, Domain)
+end
+record("emu.memory", "supported", gba and "bios, wram, iwram, io, palette, vram, oam, cart0-2, sram"
+  or "cart0, vram, sram, wram, oam, io, hram")
+
+----------------------------------------------------------------------------------------------------------------------
+-- The core: info, keys, states
+----------------------------------------------------------------------------------------------------------------------
+local framecount = our.emu.framecount
+local frame_cycles = gba and 280896 or 70224
+local frequency = gba and 16777216 or 4194304
+def(Core, "platform", "emu:platform", "supported", function() return platform end)
+def(Core, "currentFrame", "emu:currentFrame", "supported", function() return framecount() end)
+def(Core, "frameCycles", "emu:frameCycles", "supported", function() return frame_cycles end)
+def(Core, "frequency", "emu:frequency", "supported", function() return frequency end)
+approx(Core, "currentCycle", "emu:currentCycle", "frames × cycles per frame", function()
+  return framecount() * frame_cycles
+end)
+def(Core, "romSize", "emu:romSize", "supported", function() return rom.size or 0 end)
+
+local function header_string(address, length)
+  local ok, bytes = pcall(mem.read_bytes, address, length, "bus")
+  if not ok then return "" end
+  return (bytes:gsub("%z.*$", ""))
+end
+def(Core, "getGameTitle", "emu:getGameTitle", "supported", function()
+  if gba then return header_string(0x80000A0, 12) end
+  return header_string(0x134, 16)
+end, "from the cartridge header")
+def(Core, "getGameCode", "emu:getGameCode", "supported", function()
+  if gba then return "AGB-" .. header_string(0x80000AC, 4) end
+  return "DMG-" .. header_string(0x13F, 4)
+end)
+
+local function hex_bytes(hex)
+  return (hex:gsub("%x%x", function(h) return char(tonumber(h, 16)) end))
+end
+def(Core, "checksum", "emu:checksum", "supported", function(_, kind)
+  if kind == nil or kind == C.CHECKSUM.CRC32 then return rom.crc32 and hex_bytes(rom.crc32) end
+  if kind == C.CHECKSUM.SHA1 then return rom.sha1 and hex_bytes(rom.sha1) end
+  error("emu:checksum: MD5 is not available in Retrolua (CRC32 and SHA1 are)", 2)
+end, "CRC32 (big-endian bytes) and SHA1; not MD5")
+
+def(Core, "reset", "emu:reset", "supported", function() our.emu.reset() end, "fires the reset callbacks, as mGBA's")
+nope(Core, "runFrame", "emu:runFrame", "frames are run by Retrolua's frame loop; do the work in a frame callback")
+nope(Core, "step", "emu:step", "libretro cannot run single instructions")
+nope(Core, "readRegister", "emu:readRegister", "libretro exposes no CPU registers")
+nope(Core, "writeRegister", "emu:writeRegister", "libretro exposes no CPU registers")
+nope(Core, "loadFile", "emu:loadFile", "content is chosen on Retrolua's command line")
+nope(Core, "autoloadSave", "emu:autoloadSave", "Retrolua loads the battery save itself")
+nope(Core, "loadSaveFile", "emu:loadSaveFile", "Retrolua loads the battery save itself")
+nope(Core, "setRotationCallbacks", "emu:setRotationCallbacks", "no rotation sensor through libretro")
+nope(Core, "setSolarSensorCallback", "emu:setSolarSensorCallback", "no solar sensor through libretro")
+
+-- Keys: the script's keys are held (pressed on top of the player's input) from the frame they are set until
+-- cleared, as mGBA's.
+local key_names = { [0] = "a", "b", "select", "start", "right", "left", "up", "down", "r", "l" }
+local key_count = gba and 10 or 8
+local script_keys, applied = 0, 0
+local pad = {}
+local keys_read = {}  -- the keysRead callbacks, in order: { id, fn }; run in the input poll before the keys apply
+our.event.on("input", function()
+  for i = 1, #keys_read do
+    local entry = keys_read[i]
+    if entry then entry[2]() end
+  end
+  applied = script_keys
+  if script_keys == 0 then return end
+  for i = 0, key_count - 1 do pad[key_names[i]] = (script_keys >> i) & 1 == 1 or nil end
+  our.joypad.set(1, pad)
+end)
+
+local function key_arg(name, key)
+  key = integer(name, 1, "key", key, 4)
+  if key < 0 or key >= 64 then error(name .. ": bad argument #1 'key' (0…63 expected)", 3) end
+  return key
+end
+local function mask_arg(name, keys) return integer(name, 1, "keys", keys, 4) & 0x3FF end
+
+def(Core, "setKeys", "emu:setKeys", "supported", function(_, keys) script_keys = mask_arg("emu:setKeys", keys) end,
+  "held on top of the player's input until changed")
+def(Core, "addKeys", "emu:addKeys", "supported", function(_, keys)
+  script_keys = script_keys | mask_arg("emu:addKeys", keys)
+end)
+def(Core, "clearKeys", "emu:clearKeys", "supported", function(_, keys)
+  script_keys = script_keys & ~mask_arg("emu:clearKeys", keys)
+end)
+def(Core, "addKey", "emu:addKey", "supported", function(_, key)
+  script_keys = script_keys | (1 << key_arg("emu:addKey", key))
+end)
+def(Core, "clearKey", "emu:clearKey", "supported", function(_, key)
+  script_keys = script_keys & ~(1 << key_arg("emu:clearKey", key))
+end)
+
+local function keys_now()
+  local state, player = our.joypad.get(1), 0
+  for i = 0, key_count - 1 do
+    if state[key_names[i]] then player = player | (1 << i) end
+  end
+  return script_keys | (player & ~applied)
+end
+def(Core, "getKeys", "emu:getKeys", "supported", function() return keys_now() end,
+  "the script's keys and the buttons the core saw at its last poll")
+def(Core, "getKey", "emu:getKey", "supported", function(_, key)
+  return (keys_now() >> key_arg("emu:getKey", key)) & 1
+end)
+
+local function state_result(ok) return ok == true end
+def(Core, "saveStateBuffer", "emu:saveStateBuffer", "supported", function()
+  local state = our.savestate.create()
+  return state and state:bytes()
+end, "a Retrolua state; the flags are ignored (everything is saved)")
+def(Core, "loadStateBuffer", "emu:loadStateBuffer", "supported", function(_, bytes)
+  if type(bytes) ~= "string" then
+    error(format("emu:loadStateBuffer: bad argument #1 'buffer' (string expected, got %s)", type(bytes)), 2)
+  end
+  local state = our.savestate.from_bytes(bytes)
+  return state ~= nil and state_result(state:load())
+end)
+def(Core, "saveStateSlot", "emu:saveStateSlot", "supported", function(_, slot)
+  return state_result(our.savestate.save(integer("emu:saveStateSlot", 1, "slot", slot)))
+end)
+def(Core, "loadStateSlot", "emu:loadStateSlot", "supported", function(_, slot)
+  return state_result(our.savestate.load(integer("emu:loadStateSlot", 1, "slot", slot)))
+end)
+def(Core, "saveStateFile", "emu:saveStateFile", "supported", function(_, path)
+  if type(path) ~= "string" then error("emu:saveStateFile: bad argument #1 'path' (string expected)", 2) end
+  return state_result(our.savestate.save(path))
+end)
+def(Core, "loadStateFile", "emu:loadStateFile", "supported", function(_, path)
+  if type(path) ~= "string" then error("emu:loadStateFile: bad argument #1 'path' (string expected)", 2) end
+  return state_result(our.savestate.load(path))
+end)
+
+local shots = 0
+def(Core, "screenshot", "emu:screenshot", "supported", function(_, path)
+  if path == nil then
+    shots = shots + 1
+    if shots == 1 then our.emu.save_data("mgba-screenshots/.retrolua", "") end  -- creates the folder
+    path = our.emu.paths().data .. "/mgba-screenshots/" .. (rom.name or "game") .. "-" .. shots .. ".png"
+  end
+  if type(path) ~= "string" then error("emu:screenshot: bad argument #1 'filename' (string expected)", 2) end
+  local ok, message = our.gui.screenshot(path)
+  if not ok then our.console.warn("emu:screenshot: " .. tostring(message)) end
+end, "with what scripts drew on the emu surface (canvas layers included); by default in the data folder's "
+  .. "mgba-screenshots")
+
+----------------------------------------------------------------------------------------------------------------------
+-- Breakpoints and watchpoints: writes are seen after each frame (our watches); execution and reads have no hook.
+----------------------------------------------------------------------------------------------------------------------
+local watch_ids = {}
+local next_watch = 1
+local changed = {}  -- handle → callback, for watchpoints hit this frame (each runs once per frame)
+our.event.on("frame_end", function()
+  if next(changed) == nil then return end
+  local hit = changed
+  changed = {}
+  for _, fn in pairs(hit) do fn() end
+end)
+nope(Core, "setBreakpoint", "emu:setBreakpoint", "libretro has no execution hook")
+local function watch(name, fn, low, high, kind)
+  if type(fn) ~= "function" then error(name .. ": bad argument #1 'callback' (function expected)", 3) end
+  if kind == C.WATCHPOINT_TYPE.READ or kind == C.WATCHPOINT_TYPE.RW then
+    error(name .. ": read watchpoints are not available in Retrolua (libretro has no memory access hook)", 3)
+  end
+  warn_once("mgba:watch", name .. ": approximated in Retrolua (writes are seen after each frame, when the value "
+    .. "changed; writes of the same value are not seen)")
+  local handle = next_watch
+  next_watch = next_watch + 1
+  watch_ids[handle] = compat.watch_bytes("bus", low, high - low, function() changed[handle] = fn end)
+  return handle
+end
+record("emu:setWatchpoint", "approximated", "write/change watchpoints, checked after each frame")
+Core.setWatchpoint = function(_, fn, address, kind)
+  address = integer("emu:setWatchpoint", 2, "address", address)
+  return watch("emu:setWatchpoint", fn, address, address + 1, kind)
+end
+record("emu:setRangeWatchpoint", "approximated", "write/change watchpoints, checked after each frame")
+Core.setRangeWatchpoint = function(_, fn, low, high, kind)
+  low, high = integer("emu:setRangeWatchpoint", 2, "minAddress", low), integer("emu:setRangeWatchpoint", 3,
+    "maxAddress", high)
+  if high <= low then error("emu:setRangeWatchpoint: maxAddress must be above minAddress", 2) end
+  return watch("emu:setRangeWatchpoint", fn, low, high, kind)
+end
+def(Core, "clearBreakpoint", "emu:clearBreakpoint", "supported", function(_, handle)
+  local ids = watch_ids[handle]
+  if not ids then return false end
+  watch_ids[handle], changed[handle] = nil, nil
+  for _, id in ipairs(ids) do our.event.off(id) end
+  return true
+end)
+
+rawset(_G, "emu", setmetatable({}, { __index = Core }))
+
+----------------------------------------------------------------------------------------------------------------------
+-- Callbacks
+----------------------------------------------------------------------------------------------------------------------
+local Callbacks = {}
+local callback_ids = {}  -- our id (or a negative number for callbacks that never fire) → true
+local silent = 0
+local started = false
+local start_waiters = {}
+our.event.on("frame_start", function()
+  if started then return end
+  started = true
+  for _, fn in ipairs(start_waiters) do fn() end
+end)
+
+local events = { frame = "frame_end", reset = "reset", shutdown = "exit", stop = "exit" }
+local save_watches = {}  -- savedataUpdated callback id → its watch ids
+local never = { crashed = true, sleep = true, alarm = true, rumble = true, rotationCalibrate = true }
+
+local remove  -- defined below, after add
+local function add(name, kind, fn, once)
+  if type(kind) ~= "string" then error(format("%s: bad argument #1 'callback' (string expected, got %s)", name,
+    type(kind)), 3) end
+  if type(fn) ~= "function" then error(format("%s: bad argument #2 'function' (function expected, got %s)", name,
+    type(fn)), 3) end
+  local id
+  local run = fn
+  if once then
+    run = function(...)
+      if id and callback_ids[id] then remove(id) end
+      return fn(...)
+    end
+  end
+  if events[kind] then
+    id = our.event.on(events[kind], function() run() end)
+  elseif kind == "keysRead" then
+    silent = silent - 1
+    id = silent
+    keys_read[#keys_read + 1] = { id, function() run() end }
+  elseif kind == "start" then
+    warn_once("mgba:start", name .. ": 'start' runs before the first frame the script sees (approximated)")
+    silent = silent - 1
+    id = silent
+    start_waiters[#start_waiters + 1] = function() if callback_ids[id] then run() end end
+  elseif kind == "savedataUpdated" then
+    if not save_size then
+      warn_once("mgba:savedata", name .. ": this game has no save data; 'savedataUpdated' never fires")
+      silent = silent - 1
+      id = silent
+    else
+      local changed_ = false
+      local ids = compat.watch_bytes("save_ram", 0, save_size, function() changed_ = true end)
+      id = our.event.on("frame_end", function()
+        if changed_ then
+          changed_ = false
+          run()
+        end
+      end)
+      save_watches[id] = ids
+    end
+  elseif never[kind] then
+    warn_once("mgba:" .. kind, name .. ": '" .. kind .. "' never fires in Retrolua (libretro reports no such event)")
+    silent = silent - 1
+    id = silent
+  else
+    error(format("%s: unknown callback '%s'", name, kind), 3)
+  end
+  callback_ids[id] = true
+  return id
+end
+
+def(Callbacks, "add", "callbacks:add", "supported", function(_, kind, fn) return add("callbacks:add", kind, fn) end,
+  "frame (after each frame), keysRead (in the input poll), reset, shutdown/stop (the run ends), savedataUpdated "
+    .. "(save RAM changed during a frame), start (approximated: before the first frame); crashed, sleep, alarm, "
+    .. "rumble never fire")
+def(Callbacks, "oneshot", "callbacks:oneshot", "supported", function(_, kind, fn)
+  return add("callbacks:oneshot", kind, fn, true)
+end)
+function remove(id)
+  callback_ids[id] = nil
+  for i = #keys_read, 1, -1 do
+    if keys_read[i][1] == id then table.remove(keys_read, i) end
+  end
+  if id > 0 then our.event.off(id) end
+  for _, watch_id in ipairs(save_watches[id] or {}) do our.event.off(watch_id) end
+  save_watches[id] = nil
+end
+def(Callbacks, "remove", "callbacks:remove", "supported", function(_, id)
+  if callback_ids[id] then remove(id) end
+end)
+rawset(_G, "callbacks", Callbacks)
+
+----------------------------------------------------------------------------------------------------------------------
+-- Console and text buffers. Buffers are drawn on the hud surface (window only, never in screenshots), stacked
+-- from the top left, and their last contents are printed on stdout when the run ends.
+----------------------------------------------------------------------------------------------------------------------
+local Console = {}
+local write = our.console.write
+def(Console, "log", "console:log", "supported", function(_, ...) print(...) end, "stdout")
+def(Console, "warn", "console:warn", "supported", function(_, ...) our.console.warn(...) end, "stderr")
+def(Console, "error", "console:error", "supported", function(_, ...) our.console.error(...) end, "stderr")
+
+local TextBuffer = {}
+TextBuffer.__index = TextBuffer
+local buffers = {}
+
+local function line_of(buffer, y)
+  local line = buffer._lines[y + 1]
+  if not line then
+    for i = #buffer._lines + 1, y + 1 do buffer._lines[i] = "" end
+    line = ""
+  end
+  return line
+end
+
+local function put(buffer, text)
+  for i = 1, #text do
+    local c = text:sub(i, i)
+    if c == "\n" then
+      buffer._x, buffer._y = 0, buffer._y + 1
+    else
+      if buffer._x >= buffer._cols then buffer._x, buffer._y = 0, buffer._y + 1 end
+      if buffer._y >= buffer._rows then
+        table.remove(buffer._lines, 1)
+        buffer._y = buffer._rows - 1
+      end
+      local line = line_of(buffer, buffer._y)
+      if #line < buffer._x then line = line .. (" "):rep(buffer._x - #line) end
+      buffer._lines[buffer._y + 1] = line:sub(1, buffer._x) .. c .. line:sub(buffer._x + 2)
+      buffer._x = buffer._x + 1
+    end
+  end
+end
+
+def(Console, "createBuffer", "console:createBuffer", "approximated", function(_, name)
+  local buffer = setmetatable({ _name = name and tostring(name) or "", _lines = {}, _x = 0, _y = 0, _cols = 80,
+    _rows = 24 }, TextBuffer)
+  buffers[#buffers + 1] = buffer
+  return buffer
+end, "drawn on the hud surface (window only) and printed on stdout when the run ends")
+def(TextBuffer, "print", "TextBuffer:print", "supported", function(self, text) put(self, tostring(text)) end)
+def(TextBuffer, "clear", "TextBuffer:clear", "supported", function(self)
+  self._lines, self._x, self._y = {}, 0, 0
+end)
+def(TextBuffer, "setSize", "TextBuffer:setSize", "supported", function(self, cols, rows)
+  self._cols = math.max(1, integer("TextBuffer:setSize", 1, "cols", cols))
+  self._rows = math.max(1, integer("TextBuffer:setSize", 2, "rows", rows))
+end)
+def(TextBuffer, "moveCursor", "TextBuffer:moveCursor", "supported", function(self, x, y)
+  self._x = math.max(0, integer("TextBuffer:moveCursor", 1, "x", x))
+  self._y = math.min(self._rows - 1, math.max(0, integer("TextBuffer:moveCursor", 2, "y", y)))
+end)
+def(TextBuffer, "advance", "TextBuffer:advance", "supported", function(self, n)
+  self._x = self._x + integer("TextBuffer:advance", 1, "adv", n)
+  while self._x >= self._cols do self._x, self._y = self._x - self._cols, math.min(self._rows - 1, self._y + 1) end
+end)
+def(TextBuffer, "getX", "TextBuffer:getX", "supported", function(self) return self._x end)
+def(TextBuffer, "getY", "TextBuffer:getY", "supported", function(self) return self._y end)
+def(TextBuffer, "cols", "TextBuffer:cols", "supported", function(self) return self._cols end)
+def(TextBuffer, "rows", "TextBuffer:rows", "supported", function(self) return self._rows end)
+def(TextBuffer, "setName", "TextBuffer:setName", "supported", function(self, name) self._name = tostring(name) end)
+
+local hud_text = { color = 0xFFFFFFFF, bg = 0xA0000000, surface = "hud" }
+our.event.on("draw", function()
+  if #buffers == 0 then return end
+  local y = 0
+  for _, buffer in ipairs(buffers) do
+    for i = 1, #buffer._lines do
+      if buffer._lines[i] ~= "" then our.gui.text(0, y, buffer._lines[i], hud_text) end
+      y = y + 8
+    end
+  end
+end)
+our.event.on("exit", function()
+  for _, buffer in ipairs(buffers) do
+    write("[" .. buffer._name .. "]")
+    for i = 1, #buffer._lines do write(buffer._lines[i]) end
+  end
+end)
+rawset(_G, "console", Console)
+
+----------------------------------------------------------------------------------------------------------------------
+-- Images, painters and canvas layers. An image keeps the shapes drawn on it (a display list, not pixels): a layer
+-- shows its image's shapes as of its last update(), drawn on the emu surface every frame. Filling the whole image
+-- with blending off clears it; filling part of it with a transparent colour erases the shapes inside that part.
+----------------------------------------------------------------------------------------------------------------------
+local MAX_SHAPES = 50000
+local Image, Painter, Layer = {}, {}, {}
+Image.__index, Painter.__index, Layer.__index = Image, Painter, Layer
+
+local function new_image(w, h) return setmetatable({ width = w, height = h, _shapes = {} }, Image) end
+
+-- shape: { kind, x, y, w, h, colour, extra } with bounds x, y, w, h.
+local function add_shape(img, kind, x, y, w, h, c, extra)
+  local shapes = img._shapes
+  if #shapes >= MAX_SHAPES then
+    warn_once("mgba:shapes", "image: more than " .. MAX_SHAPES .. " shapes without a clear; the oldest are dropped")
+    local half = MAX_SHAPES // 2
+    table.move(shapes, half + 1, #shapes, 1)
+    for i = #shapes, #shapes - half + 1, -1 do shapes[i] = nil end
+  end
+  shapes[#shapes + 1] = { kind, x, y, w, h, c, extra }
+end
+
+local function erase(img, x, y, w, h)
+  if x <= 0 and y <= 0 and x + w >= img.width and y + h >= img.height then
+    img._shapes = {}
+    return
+  end
+  local kept = {}
+  for _, s in ipairs(img._shapes) do
+    if not (s[2] >= x and s[3] >= y and s[2] + s[4] <= x + w and s[3] + s[5] <= y + h) then kept[#kept + 1] = s end
+  end
+  img._shapes = kept
+end
+
+record("image.new", "supported", "an image holds shapes, not pixels (see getPixel)")
+record("image.load", "supported", "PNG")
+record("image.newPainter", "supported")
+local image = {
+  new = function(w, h)
+    w, h = integer("image.new", 1, "width", w), integer("image.new", 2, "height", h)
+    if w <= 0 or h <= 0 or w >= 10000 or h >= 10000 then return nil end
+    return new_image(w, h)
+  end,
+  load = function(path)
+    local img = our.gui.load_image(path)
+    if not img then return nil end
+    local result = new_image(img:width(), img:height())
+    add_shape(result, "image", 0, 0, result.width, result.height, 0, img)
+    return result
+  end,
+  newPainter = function(img)
+    if getmetatable(img) ~= Image then error("image.newPainter: bad argument #1 'image' (Image expected)", 2) end
+    return setmetatable({ _image = img, _blend = false, _fill = false, _fill_colour = 0, _stroke = 0,
+      _stroke_colour = 0 }, Painter)
+  end,
+}
+rawset(_G, "image", image)
+
+def(Image, "setPixel", "Image:setPixel", "supported", function(self, x, y, c)
+  x, y = integer("Image:setPixel", 1, "x", x), integer("Image:setPixel", 2, "y", y)
+  c = integer("Image:setPixel", 3, "color", c) & 0xFFFFFFFF
+  erase(self, x, y, 1, 1)
+  if c >> 24 ~= 0 then add_shape(self, "pixel", x, y, 1, 1, c) end
+end)
+approx(Image, "getPixel", "Image:getPixel", "the colour of the newest pixel or filled rectangle drawn there, else 0",
+  function(self, x, y)
+    for i = #self._shapes, 1, -1 do
+      local s = self._shapes[i]
+      if (s[1] == "pixel" or s[1] == "fill") and x >= s[2] and y >= s[3] and x < s[2] + s[4] and y < s[3] + s[5] then
+        return s[6]
+      end
+    end
+    return 0
+  end)
+def(Image, "drawImage", "Image:drawImage", "supported", function(self, other, x, y)
+  if getmetatable(other) ~= Image then error("Image:drawImage: bad argument #1 'image' (Image expected)", 2) end
+  x, y = integer("Image:drawImage", 2, "x", x), integer("Image:drawImage", 3, "y", y)
+  add_shape(self, "sub", x, y, other.width, other.height, 0, table.move(other._shapes, 1, #other._shapes, 1, {}))
+end, "alpha coefficient ignored")
+record("Image:drawImageOpaque", "approximated", "drawn with blending")
+Image.drawImageOpaque = Image.drawImage
+nope(Image, "save", "Image:save", "images hold shapes, not pixels; use emu:screenshot")
+
+def(Painter, "setBlend", "Painter:setBlend", "supported", function(self, on) self._blend = on and true or false end)
+def(Painter, "setFill", "Painter:setFill", "supported", function(self, on) self._fill = on and true or false end)
+def(Painter, "setFillColor", "Painter:setFillColor", "supported", function(self, c)
+  self._fill_colour = integer("Painter:setFillColor", 1, "color", c) & 0xFFFFFFFF
+end)
+def(Painter, "setStrokeColor", "Painter:setStrokeColor", "supported", function(self, c)
+  self._stroke_colour = integer("Painter:setStrokeColor", 1, "color", c) & 0xFFFFFFFF
+end)
+def(Painter, "setStrokeWidth", "Painter:setStrokeWidth", "supported", function(self, w)
+  self._stroke = math.max(0, integer("Painter:setStrokeWidth", 1, "width", w))
+end)
+
+local function fill_rect(self, x, y, w, h, c)
+  if w <= 0 or h <= 0 then return end
+  local img, alpha = self._image, c >> 24
+  -- An opaque fill, or any fill without blending, replaces what was there: the shapes inside are dropped (which
+  -- also keeps an image repainted every frame from growing).
+  if alpha == 0xFF or not self._blend then erase(img, x, y, w, h) end
+  if alpha ~= 0 then add_shape(img, "fill", x, y, w, h, c) end
+end
+
+def(Painter, "drawRectangle", "Painter:drawRectangle", "supported", function(self, x, y, w, h)
+  local name = "Painter:drawRectangle"
+  x, y, w, h = integer(name, 1, "x", x), integer(name, 2, "y", y), integer(name, 3, "width", w),
+    integer(name, 4, "height", h)
+  local s = self._stroke
+  if self._fill then fill_rect(self, x + s, y + s, w - 2 * s, h - 2 * s, self._fill_colour) end
+  if s > 0 and w > 0 and h > 0 then
+    local c = self._stroke_colour
+    if w <= 2 * s or h <= 2 * s then return fill_rect(self, x, y, w, h, c) end
+    fill_rect(self, x, y, w - s, s, c)
+    fill_rect(self, x, y + s, s, h - s, c)
+    fill_rect(self, x + s, y + h - s, w - s, s, c)
+    fill_rect(self, x + w - s, y, s, h - s, c)
+  end
+end)
+def(Painter, "drawLine", "Painter:drawLine", "supported", function(self, x1, y1, x2, y2)
+  local name = "Painter:drawLine"
+  x1, y1, x2, y2 = integer(name, 1, "x1", x1), integer(name, 2, "y1", y1), integer(name, 3, "x2", x2),
+    integer(name, 4, "y2", y2)
+  if self._stroke == 0 or self._stroke_colour >> 24 == 0 then return end
+  local x, y = math.min(x1, x2), math.min(y1, y2)
+  add_shape(self._image, "line", x, y, math.abs(x2 - x1) + 1, math.abs(y2 - y1) + 1, self._stroke_colour,
+    { x1, y1, x2, y2 })
+end, "stroke widths above 1 drawn 1 pixel wide")
+def(Painter, "drawCircle", "Painter:drawCircle", "supported", function(self, x, y, d)
+  local name = "Painter:drawCircle"
+  x, y, d = integer(name, 1, "x", x), integer(name, 2, "y", y), integer(name, 3, "diameter", d)
+  if d < 1 then return end
+  local fill = self._fill and self._fill_colour >> 24 ~= 0 and self._fill_colour or nil
+  local stroke = self._stroke > 0 and self._stroke_colour >> 24 ~= 0 and self._stroke_colour or nil
+  if not fill and not stroke then return end
+  add_shape(self._image, "circle", x, y, d, d, stroke or fill, fill)
+end, "top-left corner of the bounding box and diameter, as mGBA")
+approx(Painter, "drawText", "Painter:drawText", "Retrolua's 6x8 font in the fill colour; fonts and sizes ignored",
+  function(self, text, x, y)
+    text = tostring(text)
+    x, y = integer("Painter:drawText", 2, "x", x), integer("Painter:drawText", 3, "y", y)
+    local c = self._fill_colour >> 24 ~= 0 and self._fill_colour or self._stroke_colour
+    local w, h = our.gui.text_size(text)
+    if c >> 24 ~= 0 then add_shape(self._image, "text", x, y, w, h, c, text) end
+  end)
+approx(Painter, "loadFont", "Painter:loadFont", "Retrolua draws its built-in 6x8 font", function() return true end)
+approx(Painter, "setFontSize", "Painter:setFontSize", "Retrolua draws its built-in 6x8 font", function() end)
+approx(Painter, "textRunMetrics", "Painter:textRunMetrics", "Retrolua's 6x8 font", function(_, text)
+  local w, h = our.gui.text_size(tostring(text))
+  return { width = w, height = h, ascender = 7, descender = 1 }
+end)
+approx(Painter, "textBoxSize", "Painter:textBoxSize", "Retrolua's 6x8 font", function(_, text)
+  local w, h = our.gui.text_size(tostring(text))
+  return { width = w, height = h }
+end)
+nope(Painter, "drawMask", "Painter:drawMask", "images hold shapes, not pixels")
+
+-- Replays shapes at (ox, oy) on the emu surface, clipped to (cw, ch).
+local opts = { color = 0, surface = "emu" }
+local gui_rect, gui_line, gui_pixel, gui_circle, gui_text, gui_image = our.gui.rect, our.gui.line, our.gui.pixel,
+  our.gui.circle, our.gui.text, our.gui.image
+local function replay(shapes, ox, oy)
+  for i = 1, #shapes do
+    local s = shapes[i]
+    local kind, x, y = s[1], s[2] + ox, s[3] + oy
+    opts.color, opts.fill, opts.bg = s[6], nil, nil
+    if kind == "fill" then
+      opts.fill = s[6]
+      gui_rect(x, y, s[4], s[5], opts)
+    elseif kind == "pixel" then
+      gui_pixel(x, y, opts)
+    elseif kind == "line" then
+      local e = s[7]
+      gui_line(e[1] + ox, e[2] + oy, e[3] + ox, e[4] + oy, opts)
+    elseif kind == "circle" then
+      local r = s[4] // 2
+      opts.fill = s[7]
+      gui_circle(x + r, y + r, r, opts)
+    elseif kind == "text" then
+      gui_text(x, y, s[7], opts)
+    elseif kind == "image" then
+      gui_image(x, y, s[7], opts)
+    elseif kind == "sub" then
+      replay(s[7], x, y)
+    end
+  end
+end
+
+local layers = {}
+local Canvas = {}
+def(Canvas, "newLayer", "canvas:newLayer", "supported", function(_, w, h)
+  w, h = integer("canvas:newLayer", 1, "width", w), integer("canvas:newLayer", 2, "height", h)
+  if w <= 0 or h <= 0 or w >= 10000 or h >= 10000 then return nil end
+  local layer = setmetatable({ image = new_image(w, h), x = 0, y = 0, _shown = {} }, Layer)
+  layers[#layers + 1] = layer
+  return layer
+end, "drawn on the emu surface (in screenshots), the newest layer on top")
+def(Layer, "update", "CanvasLayer:update", "supported", function(self)
+  self._shown = table.move(self.image._shapes, 1, #self.image._shapes, 1, {})
+end)
+def(Layer, "setPosition", "CanvasLayer:setPosition", "supported", function(self, x, y)
+  self.x, self.y = integer("CanvasLayer:setPosition", 1, "x", x), integer("CanvasLayer:setPosition", 2, "y", y)
+end)
+def(Canvas, "update", "canvas:update", "supported", function() end, "layers are drawn every frame")
+local function surface_w() return (our.gui.surface_size("emu")) end
+local function surface_h() return select(2, our.gui.surface_size("emu")) end
+def(Canvas, "width", "canvas:width", "supported", surface_w)
+def(Canvas, "height", "canvas:height", "supported", surface_h)
+def(Canvas, "screenWidth", "canvas:screenWidth", "supported", surface_w)
+def(Canvas, "screenHeight", "canvas:screenHeight", "supported", surface_h)
+rawset(_G, "canvas", Canvas)
+our.event.on("draw", function()
+  for i = 1, #layers do
+    local layer = layers[i]
+    if #layer._shown > 0 then replay(layer._shown, layer.x, layer.y) end
+  end
+end)
+
+approx(Core, "screenshotToImage", "emu:screenshotToImage", "an image that draws the frame; getPixel reads 0",
+  function()
+    local frame, w, h = our.gui.frame("image")
+    if not frame then return nil end
+    local img = new_image(w, h)
+    add_shape(img, "image", 0, 0, w, h, 0, frame)
+    return img
+  end)
+
+----------------------------------------------------------------------------------------------------------------------
+-- util, input, system, socket
+----------------------------------------------------------------------------------------------------------------------
+local util = {}
+rawset(_G, "util", util)
+def(util, "makeBitmask", "util.makeBitmask", "supported", function(list)
+  if type(list) ~= "table" then error("util.makeBitmask: bad argument #1 'bits' (table expected)", 2) end
+  local mask = 0
+  for _, bit in ipairs(list) do
+    if math_type(bit) == "integer" and bit >= 0 and bit < 64 then mask = mask | (1 << bit) end
+  end
+  return mask
+end)
+def(util, "expandBitmask", "util.expandBitmask", "supported", function(mask)
+  mask = integer("util.expandBitmask", 1, "mask", mask)
+  local list = {}
+  for i = 0, 63 do
+    if (mask >> i) & 1 == 1 then list[#list + 1] = i end
+  end
+  return list
+end)
+def(util, "newRectangle", "util.newRectangle", "supported", function(x, y, w, h)
+  return { x = x, y = y, width = w, height = h }
+end)
+def(util, "newSize", "util.newSize", "supported", function(w, h) return { width = w, height = h } end)
+
+local input = {}
+rawset(_G, "input", input)
+local function key_name(key)
+  if math_type(key) == "integer" and key >= 32 and key < 127 then return char(key):lower() end
+  if type(key) == "string" then return key:lower() end
+  return nil
+end
+approx(input, "isKeyActive", "input.isKeyActive", "character codes and SDL key names", function(key)
+  local name = key_name(key)
+  return name ~= nil and our.input.keys()[name] == true
+end)
+approx(input, "activeKeys", "input.activeKeys", "character codes of the printable keys held", function()
+  local list = {}
+  for name in pairs(our.input.keys()) do
+    if #name == 1 then list[#list + 1] = byte(name) end
+  end
+  return list
+end)
+
+local system = { version = "0.10.1", program = "mGBA", branch = "retrolua", commit = "", revision = -1 }
+rawset(_G, "system", system)
+record("system", "approximated", "the mGBA version Retrolua's layer follows")
+
+local socket = {}
+rawset(_G, "socket", socket)
+for _, name in ipairs({ "tcp", "bind", "connect" }) do
+  nope(socket, name, "socket." .. name, "scripts have no network access in Retrolua")
+end
+
+----------------------------------------------------------------------------------------------------------------------
+-- storage: buckets kept as JSON in the data folder (mgba-storage/SCRIPT/NAME.json), written durably on flush, every
+-- 60 frames while changed (autoflush) and when the run ends.
+----------------------------------------------------------------------------------------------------------------------
+local script_path = ...
+local script_name = ((script_path or "script"):match("([^/]+)$") or "script"):gsub("%.lua$", "")
+local json = compat.json
+local Bucket = {}
+local buckets = {}
+
+local function bucket_file(name) return "mgba-storage/" .. script_name .. "/" .. name .. ".json" end
+local function bucket_flush(bucket)
+  local self = rawget(bucket, "_state")
+  local ok, message = our.emu.save_data(bucket_file(self.name), json.encode(self.data))
+  self.dirty = false
+  if not ok then our.console.warn("storage: " .. tostring(message)) end
+  return ok == true
+end
+local function bucket_reload(bucket)
+  local self = rawget(bucket, "_state")
+  local text = our.emu.load_data(bucket_file(self.name))
+  self.data = text and json.decode(text) or {}
+  if type(self.data) ~= "table" then self.data = {} end
+  self.dirty = false
+end
+Bucket.__index = function(bucket, key)
+  if key == "flush" then return bucket_flush end
+  if key == "reload" then return bucket_reload end
+  if key == "enableAutoFlush" then
+    return function(b, on) rawget(b, "_state").autoflush = on and true or false end
+  end
+  return rawget(bucket, "_state").data[key]
+end
+Bucket.__newindex = function(bucket, key, value)
+  local self = rawget(bucket, "_state")
+  self.data[key] = value
+  self.dirty = true
+end
+record("StorageBucket", "supported", "fields as values; flush, reload, enableAutoFlush")
+
+local storage = {}
+rawset(_G, "storage", storage)
+def(storage, "getBucket", "storage:getBucket", "supported", function(_, name)
+  if type(name) ~= "string" or not name:match("^[%w_%-%.]+$") or name:find("%.%.") then
+    error("storage:getBucket: bad argument #1 'bucket' (a name of letters, digits, '_', '-', '.' expected)", 2)
+  end
+  if buckets[name] then return buckets[name] end
+  local bucket = setmetatable({ _state = { name = name, data = {}, autoflush = true } }, Bucket)
+  bucket_reload(bucket)
+  buckets[name] = bucket
+  return bucket
+end, "per script, in the data folder")
+def(storage, "flushAll", "storage:flushAll", "supported", function()
+  for _, bucket in pairs(buckets) do bucket_flush(bucket) end
+end)
+our.event.on("frame_end", function()
+  if framecount() % 60 ~= 0 then return end
+  for _, bucket in pairs(buckets) do
+    local state = rawget(bucket, "_state")
+    if state.dirty and state.autoflush then bucket_flush(bucket) end
+  end
+end)
+our.event.on("exit", function()
+  for _, bucket in pairs(buckets) do
+    if rawget(bucket, "_state").dirty then bucket_flush(bucket) end
+  end
+end)
