@@ -87,4 +87,12 @@ final class CompatLayerTests: XCTestCase {
         XCTAssertEqual(colon.status, 0, colon.stderr)
         XCTAssertTrue(colon.stdout.contains("plain script ran"), colon.stdout + colon.stderr)
     }
+
+    func testTheREADMEsSupportTableIsTheLayersOwn() throws {
+        // scripts/compat-table --check: README's table equals what the layers record (compat.record).
+        let result = try Fixtures.cli(
+            [], executable: "/bin/bash",
+            arguments: [Fixtures.root + "/scripts/compat-table", "--check", Fixtures.binary])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+    }
 }
