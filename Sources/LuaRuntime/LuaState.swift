@@ -7,6 +7,11 @@ public struct LuaError: Error, CustomStringConvertible, Sendable {
     public let kind: Kind
     public let message: String
     public var description: String { message }
+
+    public init(kind: Kind = .runtime, message: String) {
+        self.kind = kind
+        self.message = message
+    }
 }
 
 /// One Lua state with a memory cap and an instruction budget (the watchdog), entered only through

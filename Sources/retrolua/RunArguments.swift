@@ -18,7 +18,7 @@ enum RunArguments {
         "script-budget",
         "log", "scale", "sync", "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture",
         "speed",
-        "no-default", "control", "scenario", "control-token",
+        "no-default", "control", "scenario", "control-token", "compat",
     ]
     static let flags: Set<String> = [
         "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "allow-files", "integer-scale",
@@ -107,7 +107,7 @@ enum RunArguments {
             throw Arguments.UsageError(
                 description: "--sandbox is the default profile; it cannot be combined with --allow-files or --trust")
         }
-        plan.scripts = args.all("script")
+        plan.scripts = try scripts(args)
         plan.defaults.disabled = Set(args.all("no-default"))
         for name in args.all("no-default") where name != "all" && !DefaultFrontend.names.contains(name) {
             throw Arguments.UsageError(
@@ -185,5 +185,16 @@ enum RunArguments {
         options.windowCapturePath = args.value("window-capture")
         options.progress = !args.flag("quiet") && !args.flag("json")
         return options
+    }
+
+    /// `--script [LAYER:]FILE` with `--compat LAYER` as the default layer (`lua/compat/LAYER.lua`).
+    private static func scripts(_ args: Arguments) throws -> [ScriptSpec] {
+        let layers = CompatLayers.names(luaFolder: HostPaths.luaFolder())
+        let fallback = args.value("compat")
+        if let fallback, !layers.contains(fallback) {
+            throw Arguments.UsageError(
+                description: "--compat: no layer named '\(fallback)' (layers: \(layers.joined(separator: ", ")))")
+        }
+        return args.all("script").map { CompatLayers.split($0, layers: layers, fallback: fallback) }
     }
 }

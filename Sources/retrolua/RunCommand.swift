@@ -44,7 +44,10 @@ enum RunCommand {
           --window-capture FILE at exit, write the window's game area as drawn (for checking the output)
 
         scripts (Lua 5.4; API reference: lua/API.md):
-          --script FILE         run a script (repeatable; scripts run in this order every frame)
+          --script FILE         run a script (repeatable; scripts run in this order every frame);
+                                LAYER:FILE runs it through a compatibility layer (fceux, bizhawk, … auto)
+          --compat LAYER        the layer for every --script without one: a script written for FCEUX,
+                                BizHawk, Mesen or mGBA runs as published (auto: chosen from its globals)
           --strict              a failing script ends the run with exit status 1 (default: it is unloaded)
           --watch               reload a script when its file is saved (emulator state is kept)
           --allow-files         let scripts read and write any file you can (default: read their own folder and

@@ -44,7 +44,7 @@ final class RunAssemblyTests: XCTestCase {
         emu.result("x", memory.read_u8(3))
         """.write(toFile: folder + "/walk.lua", atomically: true, encoding: .utf8)
         var plan = plan(folder: folder)
-        plan.scripts = [folder + "/walk.lua"]
+        plan.scripts = [ScriptSpec(path: folder + "/walk.lua")]
         plan.frameLimit = 45
         plan.report = .summary
         let out = Lines(), problems = Lines()
@@ -67,7 +67,7 @@ final class RunAssemblyTests: XCTestCase {
         try "for _ = 1, 12 do emu.frameadvance() end emu.exit(3)".write(
             toFile: folder + "/stop.lua", atomically: true, encoding: .utf8)
         var scripted = plan(folder: folder)
-        scripted.scripts = [folder + "/stop.lua"]
+        scripted.scripts = [ScriptSpec(path: folder + "/stop.lua")]
         let stopped = try Run(scripted).execute()
         XCTAssertEqual(stopped.status, 3)
         XCTAssertEqual(stopped.frames, 12, "emu.exit ends the run at once")
@@ -93,7 +93,7 @@ final class RunAssemblyTests: XCTestCase {
 
     func testAMissingScriptIsRefusedBeforeTheCoreLoads() throws {
         var plan = plan()
-        plan.scripts = ["/nonexistent/bot.lua"]
+        plan.scripts = [ScriptSpec(path: "/nonexistent/bot.lua")]
         XCTAssertThrowsError(try Run(plan).execute()) { error in
             XCTAssertEqual((error as? RunFailure)?.message, "run: /nonexistent/bot.lua: no such script")
         }
@@ -106,7 +106,7 @@ final class RunAssemblyTests: XCTestCase {
         let notSocket = folder + "/file"
         try "precious".write(toFile: notSocket, atomically: true, encoding: .utf8)
         var plan = plan(folder: folder)
-        plan.scripts = [folder + "/exit.lua"]
+        plan.scripts = [ScriptSpec(path: folder + "/exit.lua")]
         plan.control = ControlPlan(address: .unix(notSocket))
         let out = Lines(), problems = Lines()
         XCTAssertThrowsError(try Run(plan, console: console(out, problems)).execute()) { error in
@@ -121,7 +121,7 @@ final class RunAssemblyTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: folder + "/exit-ran"), "no exit callbacks")
         // The core was let go: the next run in this process loads it again, and ends its scripts.
         var again = self.plan(folder: folder)
-        again.scripts = [folder + "/exit.lua"]
+        again.scripts = [ScriptSpec(path: folder + "/exit.lua")]
         again.frameLimit = 2
         XCTAssertEqual(try Run(again).execute().status, 0)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/exit-ran"))

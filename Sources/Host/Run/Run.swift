@@ -27,8 +27,8 @@ public final class Run {
         var config = plan.session
         var movie = plan.movie.map(RunMovie.init)
         try movie?.prepare(&config)
-        for script in plan.scripts where !FileManager.default.isReadableFile(atPath: script) {
-            throw RunFailure("run: \(script): no such script")
+        for script in plan.scripts where !FileManager.default.isReadableFile(atPath: script.path) {
+            throw RunFailure("run: \(script.path): no such script")
         }
         let session = try open(config)
         var outcome: RunOutcome

@@ -71,15 +71,17 @@ final class RunParts {
     }
 
     private func loadScripts() {
-        var scripts = plan.scripts.map { (path: $0, isDefault: false) }
+        var scripts = plan.scripts.map { (spec: $0, isDefault: false) }
         if frontend?.isWindowed == true || plan.defaults.headless {
             scripts =
                 DefaultFrontend.scripts(excluding: plan.defaults.disabled, paths: session.paths).map {
-                    (path: $0, isDefault: true)
+                    (spec: ScriptSpec(path: $0), isDefault: true)
                 } + scripts
         }
         for script in scripts {
-            do { try host.load(scriptAt: script.path, frontendDefault: script.isDefault) } catch {
+            do {
+                try host.load(scriptAt: script.spec.path, compat: script.spec.compat, frontendDefault: script.isDefault)
+            } catch {
                 host.onFailure(error)
                 if plan.scriptOptions.strict { status = 1 }
             }

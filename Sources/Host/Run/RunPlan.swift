@@ -7,7 +7,7 @@ public struct RunPlan: Sendable {
     /// Content, core, `--option` pairs and the user's folders.
     public var session: SessionConfig
     /// `--script` files, in load order (after the default frontend's, when it loads).
-    public var scripts: [String] = []
+    public var scripts: [ScriptSpec] = []
     public var scriptOptions: ScriptOptions
     /// The default frontend (lua/defaults/): which to leave out, and whether headless runs load it.
     public var defaults = DefaultScripts()

@@ -37,6 +37,8 @@ final class Script {
     private(set) var modified: Date?
     /// One of Retrolua's own default frontend scripts: it may also use the config folder.
     let isFrontendDefault: Bool
+    /// The compatibility layer run before the script (`lua/compat/NAME.lua`), if any.
+    let compat: String?
 
     /// Bytes this script had the host keep under a name (its `savestate.data` keys, its `emu.result` keys),
     /// charged to its memory cap until replaced or removed.
@@ -67,11 +69,14 @@ final class Script {
 
     /// Reads and compiles the script; the main chunk has not run yet.
     /// `source` given: a script without a file (the control socket's evaluator), named `path`.
-    init(path: String, host: ScriptHost, source given: String? = nil, frontendDefault: Bool = false) throws(ScriptError)
-    {
+    init(
+        path: String, host: ScriptHost, source given: String? = nil, compat: String? = nil,
+        frontendDefault: Bool = false
+    ) throws(ScriptError) {
         self.path = given == nil ? URL(fileURLWithPath: path).standardizedFileURL.path : path
         name = (path as NSString).lastPathComponent
         isFrontendDefault = frontendDefault
+        self.compat = compat
         self.host = host
         emulator = host.emulator
         memory = host.emulator.memory
@@ -92,6 +97,7 @@ final class Script {
         for module in host.api { module.register(in: lua.L, context: context) }
         do {
             try installEnvironment(preludes)
+            if let compat { try installCompat(compat, source: source) }
             try lua.load(source, name: path)  // As the user gave it: messages read `examples/x.lua:12:`.
         } catch {
             throw ScriptError(script: name, message: error.message)
@@ -132,6 +138,29 @@ final class Script {
         try lua.call(nargs: 4, nresults: 0)
         try lua.load(preludes.console.text, name: preludes.console.chunkName)
         try lua.call(nargs: 0, nresults: 0)
+    }
+
+    /// A compatibility layer: relative paths from the script's folder (as FCEUX and BizHawk resolve
+    /// them; lua/host/script_folder.lua), then `lua/compat/NAME.lua` with the script's path and source.
+    private func installCompat(_ layer: String, source: [UInt8]) throws(LuaError) {
+        guard let luaFolder = host.options.luaFolder else {
+            throw LuaError(message: "--compat \(layer): no Lua folder (lua/) was found")
+        }
+        let folderChunk = luaFolder + "/host/script_folder.lua", layerChunk = luaFolder + "/compat/" + layer + ".lua"
+        for file in [folderChunk, layerChunk] {
+            guard let text = FileManager.default.contents(atPath: file) else {
+                throw LuaError(message: "--compat \(layer): cannot read \(file)")
+            }
+            try lua.load(Array(text), name: file)
+            lua_pushstring(lua.L, path)
+            lua_pushstring(lua.L, FilePath.folder(of: path))
+            source.withUnsafeBufferPointer { bytes in
+                bytes.baseAddress!.withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    _ = lua_pushlstring(lua.L, $0, bytes.count)
+                }
+            }
+            try lua.call(nargs: 3, nresults: 0)
+        }
     }
 
     // MARK: Running

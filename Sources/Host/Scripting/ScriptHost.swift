@@ -87,8 +87,9 @@ public final class ScriptHost: EmulatorClient {
 
     /// Loads a script and runs its main chunk up to its first `emu.frameadvance()`.
     /// `frontendDefault`: one of Retrolua's default frontend scripts (it may use the config folder).
-    public func load(scriptAt path: String, frontendDefault: Bool = false) throws(ScriptError) {
-        let script = try Script(path: path, host: self, frontendDefault: frontendDefault)
+    /// Loads and starts a script; `compat` names the layer (lua/compat) run in its state before it.
+    public func load(scriptAt path: String, compat: String? = nil, frontendDefault: Bool = false) throws(ScriptError) {
+        let script = try Script(path: path, host: self, compat: compat, frontendDefault: frontendDefault)
         scripts.append(script)
         script.resume()
         reap()
@@ -273,7 +274,8 @@ public final class ScriptHost: EmulatorClient {
         for (index, script) in scripts.enumerated() {
             guard let date = Script.modificationDate(script.path), date != script.modified else { continue }
             do {
-                let fresh = try Script(path: script.path, host: self, frontendDefault: script.isFrontendDefault)
+                let fresh = try Script(
+                    path: script.path, host: self, compat: script.compat, frontendDefault: script.isFrontendDefault)
                 script.detach()
                 scripts[index] = fresh
                 show(message: "reloaded \(fresh.name)", from: "retrolua")

@@ -1,0 +1,87 @@
+import Foundation
+import XCTest
+
+/// The host side of the compatibility layers: `--script LAYER:FILE` and `--compat LAYER` run
+/// lua/compat/LAYER.lua in the script's own state first, relative paths start at the script's folder,
+/// `auto` picks a layer from the script's globals and says so, and unknown layers are refused. A Lua
+/// folder of the test's own (RETROLUA_LUA_DIR) holds a layer made for the test, so these checks do not
+/// depend on what the real layers provide (their own tests: CompatFCEUXTests, CompatBizHawkTests).
+final class CompatLayerTests: XCTestCase {
+    private var luaFolder = "", scriptFolder = ""
+
+    override func setUpWithError() throws {
+        try Fixtures.requireROMs()
+        luaFolder = Fixtures.temporaryFolder() + "/lua"
+        try FileManager.default.copyItem(atPath: Fixtures.root + "/lua", toPath: luaFolder)
+        // A layer of the test's own: a global only it defines, and `...` as the host passes it.
+        try """
+        local path, folder, source = ...
+        testlayer = { path = path, folder = folder, lines = select(2, source:gsub("\\n", "")) }
+        local compat = require("compat.common")
+        compat.define("emu.testlayer_frames", function() return emu.framecount() end)
+        """.write(toFile: luaFolder + "/compat/testlayer.lua", atomically: true, encoding: .utf8)
+        // auto must find it among the layers it knows: give it a mark of its own.
+        let auto = luaFolder + "/compat/auto.lua"
+        let text = try String(contentsOfFile: auto, encoding: .utf8)
+            .replacingOccurrences(of: "local marks = {", with: "local marks = {\n  { \"testlayer\", { \"testlayer%.\" } },")
+        try text.write(toFile: auto, atomically: true, encoding: .utf8)
+        scriptFolder = Fixtures.temporaryFolder()
+        try FileManager.default.createDirectory(atPath: scriptFolder + "/lib", withIntermediateDirectories: true)
+        try "return 'from lib'\n".write(toFile: scriptFolder + "/lib/helper.lua", atomically: true, encoding: .utf8)
+        try "data line\n".write(toFile: scriptFolder + "/lib/data.txt", atomically: true, encoding: .utf8)
+        try """
+        assert(testlayer, "the layer ran first")
+        print("path", testlayer.path == arg_path, "lines", testlayer.lines)
+        print("dofile", dofile("lib/helper.lua"))
+        print("io", io.open("lib/data.txt"):read("l"))
+        emu.frameadvance()
+        print("frames", emu.testlayer_frames())
+        emu.exit(0)
+        """.replacingOccurrences(of: "arg_path", with: "'\(scriptFolder)/bot.lua'")
+            .write(toFile: scriptFolder + "/bot.lua", atomically: true, encoding: .utf8)
+    }
+
+    private func run(_ arguments: [String]) throws -> Fixtures.Result {
+        try Fixtures.cli(
+            ["run", Fixtures.nesROM, "--headless", "--frames", "30"] + arguments,
+            environment: ["RETROLUA_LUA_DIR": luaFolder])
+    }
+
+    func testALayerPrefixRunsTheLayerFirstWithPathsFromTheScriptsFolder() throws {
+        let result = try run(["--script", "testlayer:" + scriptFolder + "/bot.lua"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for line in ["path\ttrue\tlines\t6", "dofile\tfrom lib", "io\tdata line", "frames\t1"] {
+            XCTAssertTrue(result.stdout.contains(line), "\(line) in: " + result.stdout + result.stderr)
+        }
+    }
+
+    func testCompatIsTheDefaultForScriptsWithoutAPrefix() throws {
+        let result = try run(["--compat", "testlayer", "--script", scriptFolder + "/bot.lua"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("dofile\tfrom lib"), result.stdout + result.stderr)
+    }
+
+    func testAutoChoosesFromTheScriptsGlobalsAndSaysSo() throws {
+        let result = try run(["--script", "auto:" + scriptFolder + "/bot.lua"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("with the testlayer layer (it uses testlayer.)"), result.stderr)
+        XCTAssertTrue(result.stdout.contains("frames\t1"), result.stdout)
+        // A script with no other emulator's names runs with ours, and auto says that too.
+        try "emu.exit(0)\n".write(toFile: scriptFolder + "/plain.lua", atomically: true, encoding: .utf8)
+        let plain = try run(["--compat", "auto", "--script", scriptFolder + "/plain.lua"])
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        XCTAssertTrue(plain.stderr.contains("uses no other emulator's names"), plain.stderr)
+    }
+
+    func testUnknownLayersAreRefusedAndAPathWithAColonIsAPath() throws {
+        let unknown = try run(["--compat", "nope", "--script", scriptFolder + "/bot.lua"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("no layer named 'nope' (layers: auto, testlayer"), unknown.stderr)
+        // "odd:name.lua" is not a layer prefix: the whole argument is the script's path.
+        try "print('plain script ran') emu.exit(0)\n".write(
+            toFile: scriptFolder + "/odd:name.lua", atomically: true, encoding: .utf8)
+        let colon = try run(["--script", scriptFolder + "/odd:name.lua"])
+        XCTAssertEqual(colon.status, 0, colon.stderr)
+        XCTAssertTrue(colon.stdout.contains("plain script ran"), colon.stdout + colon.stderr)
+    }
+}
