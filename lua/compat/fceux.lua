@@ -6,6 +6,7 @@
 local compat = require("compat.common")
 local LAYER = "fceux"
 
+local load = load
 local type, tostring, tonumber, select, pairs, ipairs, error, pcall = type, tostring, tonumber, select, pairs, ipairs,
   error, pcall
 local floor, math_type, tointeger = math.floor, math.type, math.tointeger
@@ -639,7 +640,7 @@ local function store_callback_values(slot_number)
   if not ok then warn_once("fceux.savedata", "savestate.registersave: the callback's values cannot be stored: " .. tostring(problem)) end
 end
 
-local function save(object)
+local function save_object(object)
   check_state(object, "savestate.save")
   store_callback_values(object.slot)
   script_saving = true
@@ -655,7 +656,7 @@ local function save(object)
   return ok, message
 end
 
-local function load(object)
+local function load_object(object)
   check_state(object, "savestate.load")
   local ok, message
   if object.anonymous then
@@ -688,8 +689,8 @@ supported("savestate.create", function(which) return new_state(which, "create", 
   "nil: in memory; 1-10: slots 0-9; a string: a file")
 supported("savestate.object", function(which) return new_state(which, "object", "savestate.object") end,
   "as savestate.create with 1-9 = slots 1-9, 10 = slot 0")
-supported("savestate.save", save)
-supported("savestate.load", load)
+supported("savestate.save", save_object)
+supported("savestate.load", load_object)
 approximated("savestate.persist", function(object)
   check_state(object, "savestate.persist")
 end, "slot and file objects are on disk already; in-memory ones stay in memory")
