@@ -3,6 +3,7 @@
 -- run in the script's own state before it (`--compat fceux`). Semantics follow FCEUX's documentation:
 -- colours are 0xRRGGBBAA numbers, names, "#RRGGBB[AA]", "P00"-"P3F" or {r,g,b,a}; boxes take corners; the
 -- CPU bus is the NES's. What libretro cannot do is an approximation that warns once, or a clear error.
+local script_path, script_dir = ...  -- the host passes the script's path and folder
 local compat = require("compat.common")
 local LAYER = "fceux"
 
@@ -82,7 +83,7 @@ local function rom_data()
   local file, message = nil, "no content is loaded"
   if path then file, message = io.open(path, "rb") end
   if not file then
-    rom_problem = "cannot read the ROM file (" .. tostring(message) .. "; run with --allow-files)"
+    rom_problem = "cannot read the ROM file (" .. tostring(message) .. ")"
     return nil, rom_problem
   end
   rom_bytes = file:read("a") or ""
@@ -482,6 +483,7 @@ refused("gui.image", "gd images are not available (use Retrolua's gui.image with
 -- emu (and FCEU, its old name)
 
 local function script_folder()
+  if type(script_dir) == "string" then return script_dir end
   for level = 2, 12 do
     local frame = debug.getinfo(level, "S")
     if not frame then break end
@@ -510,6 +512,8 @@ supported("emu.softreset", function() return our.reset() end)
 supported("emu.poweron", function() return our.power() end)
 supported("emu.message", function(message) our.message(text_string(message)) end, "on screen; stderr headless")
 supported("emu.print", print)
+supported("print", print, "tab-separated; tables print as their address")
+approximated("tostring", tostring, "Lua's own: tables show their address, not their contents")
 supported("emu.exit", emu.exit)
 approximated("emu.speedmode", function(mode)
   local speed = type(mode) == "string" and SPEEDS[mode:lower()]
