@@ -11,7 +11,9 @@ final class CompatFCEUXTests: XCTestCase {
 
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
-    private func run(_ script: String, rom: String = Fixtures.nesROM, shot: String? = nil, extra: [String] = [])
+    private func run(
+        _ script: String, rom: String = Fixtures.nesROM, shot: String? = nil, extra: [String] = []
+    )
         throws -> Fixtures.Result
     {
         var arguments = ["run", rom, "--headless", "--frames", "300", "--strict", "--quiet", "--compat", "fceux"]
