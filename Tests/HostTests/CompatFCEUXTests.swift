@@ -1,4 +1,5 @@
 import Foundation
+import Support
 import XCTest
 
 /// The FCEUX layer (lua/compat/fceux.lua): scripts written here in FCEUX's style
@@ -96,6 +97,8 @@ final class CompatFCEUXTests: XCTestCase {
           function() return setfenv(1, {}) end,
           function() return movie.length() end,
           function() return emu.getscreenpixel(300, 0) end,
+          function() return require("iuplua") end,
+          function() return rom.gethash(5) end,
         }
         for i, case in ipairs(cases) do
           local ok, message = pcall(case)
@@ -129,6 +132,8 @@ final class CompatFCEUXTests: XCTestCase {
             "setfenv: not available in Lua 5.4",
             "movie.length: No movie loaded.",
             "emu.getscreenpixel: bad coordinates",
+            "require(\"iuplua\"): FCEUX's Windows module iuplua is not available in Retrolua",
+            "rom.gethash: bad argument #1 'type' (string expected, got number)",
         ]
         XCTAssertEqual(lines.count, expected.count + 2, result.stdout + result.stderr)
         for (index, message) in expected.enumerated() {
@@ -154,6 +159,7 @@ final class CompatFCEUXTests: XCTestCase {
         end
         print("statuses", counts.supported, counts.approximated, counts.unsupported, bad)
         print("rom", rom.readbyte(0), rom.readbyte(1), memory.readbyte(0xFFFD))
+        print("md5", rom.gethash("md5"))
         emu.exit(0)
         """.write(toFile: folder + "/support.lua", atomically: true, encoding: .utf8)
         let result = try run(folder + "/support.lua", extra: ["--allow-files"])
@@ -165,5 +171,8 @@ final class CompatFCEUXTests: XCTestCase {
         XCTAssertEqual(fields.last, 0, "entries with an unknown status")
         // "N" (0x4E) "E" (0x45) of the iNES header; $FFFD: the reset vector's high byte, from PRG ROM.
         XCTAssertTrue(result.stdout.contains("rom\t78\t69\t"), result.stdout)
+        // FCEUX's game hash: the MD5 of the ROM without its 16-byte header.
+        let rom = try Data(contentsOf: URL(fileURLWithPath: Fixtures.nesROM)).dropFirst(16)
+        XCTAssertTrue(result.stdout.contains("md5\t" + Hashing.md5(Data(rom))), result.stdout)
     }
 }

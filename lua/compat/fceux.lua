@@ -838,7 +838,72 @@ supported("rom.readbyterange", function(offset, length)
   return data:sub(offset + 1, offset + length)
 end)
 refused("rom.writebyte", "the core owns the loaded ROM")
-refused("rom.gethash", "no MD5 of the ROM here (emu.info().rom has its sha1 and crc32)")
+
+-- MD5 (RFC 1321) of a string, as 16 bytes: FCEUX identifies a game by the MD5 of its PRG and CHR ROM.
+local MD5_K, MD5_S = {}, { 7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21 }
+for i = 0, 63 do MD5_K[i] = floor(math.abs(math.sin(i + 1)) * 2 ^ 32) & 0xFFFFFFFF end
+local function md5(message)
+  local length = #message
+  message = message .. "\128" .. string.rep("\0", (55 - length) % 64) .. string.pack("<I8", length * 8)
+  local a0, b0, c0, d0 = 0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476
+  local words = {}
+  for chunk = 1, #message, 64 do
+    for i = 1, 16 do words[i] = string.unpack("<I4", message, chunk + (i - 1) * 4) end
+    local a, b, c, d = a0, b0, c0, d0
+    for i = 0, 63 do
+      local f, g
+      if i < 16 then f, g = (b & c) | (~b & d), i
+      elseif i < 32 then f, g = (d & b) | (~d & c), (5 * i + 1) % 16
+      elseif i < 48 then f, g = b ~ c ~ d, (3 * i + 5) % 16
+      else f, g = c ~ (b | ~d), (7 * i) % 16 end
+      f = (f + a + MD5_K[i] + words[g + 1]) & 0xFFFFFFFF
+      local s = MD5_S[(i // 16) * 4 + i % 4 + 1]
+      a, d, c = d, c, b
+      b = (b + (((f << s) | (f >> (32 - s))) & 0xFFFFFFFF)) & 0xFFFFFFFF
+    end
+    a0, b0, c0, d0 = (a0 + a) & 0xFFFFFFFF, (b0 + b) & 0xFFFFFFFF, (c0 + c) & 0xFFFFFFFF, (d0 + d) & 0xFFFFFFFF
+  end
+  return string.pack("<I4I4I4I4", a0, b0, c0, d0)
+end
+
+local BASE64 = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
+local function base64(data)
+  local out = {}
+  for i = 1, #data, 3 do
+    local a, b, c = byte(data, i, i + 2)
+    local n = (a << 16) | ((b or 0) << 8) | (c or 0)
+    for k = 0, 3 do
+      if k <= 1 or (k == 2 and b) or (k == 3 and c) then
+        local v = (n >> (18 - 6 * k)) & 63
+        out[#out + 1] = BASE64:sub(v + 1, v + 1)
+      else
+        out[#out + 1] = "="
+      end
+    end
+  end
+  return concat(out)
+end
+
+supported("rom.gethash", function(kind)
+  if type(kind) ~= "string" then bad_argument("rom.gethash", 1, "type", "string", kind) end
+  local data, problem = rom_data()
+  if not data then error("rom.gethash: " .. problem, 2) end
+  local skip = 0
+  if data:sub(1, 4) == "NES\26" then skip = 16 + ((byte(data, 7) & 4 ~= 0) and 512 or 0) end
+  local digest = md5(data:sub(skip + 1))
+  if kind:lower() == "md5" then return (digest:gsub(".", function(c) return format("%02x", byte(c)) end)) end
+  if kind:lower() == "base64" then return "base64:" .. base64(digest) end
+  return ""
+end, "MD5 of the PRG and CHR ROM (\"md5\" hex, \"base64\"), from the ROM file")
+
+-- FCEUX's Windows builds ship GUI and image modules; here they fail with a reason.
+for _, name in ipairs({ "gd", "iuplua", "iup", "iupluacontrols", "auxlib", "winapi", "cdlua", "imlua" }) do
+  compat.record(LAYER, "require \"" .. name .. "\"", "unsupported", "a Windows GUI or image module")
+  package.preload[name] = function()
+    error(format("require(%q): FCEUX's Windows module %s is not available in Retrolua (no GUI toolkits or gd images)",
+      name, name), 3)
+  end
+end
 
 ------------------------------------------------------------------------------------------------------------------
 -- What a libretro host has not: clear errors.
