@@ -81,7 +81,7 @@ final class CompatFCEUXTests: XCTestCase {
           function() return memory.readbyte(nil) end,
           function() return memory.writebyte(0, {}) end,
           function() return memory.readword({}) end,
-          function() return gui.box(1, 2, 3, 4, "nocolour") end,
+          function() return gui.pixel(1, 2, "nocolour") end,
           function() return gui.text(nil, 2, "s") end,
           function() return joypad.set(9, {A = true}) end,
           function() return joypad.set(1, "A") end,
@@ -105,6 +105,7 @@ final class CompatFCEUXTests: XCTestCase {
           print(i, ok, message)
         end
         print("taseditor.engaged", taseditor.engaged())
+        print("unknown name in gui.box", pcall(gui.box, 1, 2, 3, 4, "nocolour"))
         print("gui.text on a float", pcall(gui.text, 1.5, 2.5, 3.0))
         emu.exit(0)
         """.write(toFile: folder + "/bad.lua", atomically: true, encoding: .utf8)
@@ -116,7 +117,7 @@ final class CompatFCEUXTests: XCTestCase {
             "memory.readbyte: bad argument #1 'address' (number expected, got nil)",
             "memory.writebyte: bad argument #2 'value' (number expected, got table)",
             "memory.readword: bad argument #1 'address' (number expected, got table)",
-            "gui.box: unknown colour nocolour",
+            "gui.pixel: unknown colour nocolour",
             "gui.text: bad argument #1 'x' (number expected, got nil)",
             "joypad.set: invalid port 9 (valid range 1-4)",
             "joypad.set: bad argument #2 'buttons' (table expected, got string)",
@@ -135,13 +136,49 @@ final class CompatFCEUXTests: XCTestCase {
             "require(\"iuplua\"): FCEUX's Windows module iuplua is not available in Retrolua",
             "rom.gethash: bad argument #1 'type' (string expected, got number)",
         ]
-        XCTAssertEqual(lines.count, expected.count + 2, result.stdout + result.stderr)
+        XCTAssertEqual(lines.count, expected.count + 3, result.stdout + result.stderr)
         for (index, message) in expected.enumerated() {
             let line = lines.first { $0.hasPrefix("\(index + 1)\tfalse\t") } ?? "case \(index + 1) missing"
             XCTAssertTrue(line.contains(message), "\(line) should contain \(message)")
         }
         XCTAssertTrue(lines.contains("taseditor.engaged\tfalse"), result.stdout)
+        // As in FCEUX, an unknown colour name in an optional colour draws the default, with a warning here.
+        XCTAssertTrue(lines.contains("unknown name in gui.box\ttrue"), result.stdout)
+        XCTAssertTrue(result.stderr.contains("gui.box: unknown colour \"nocolour\""), result.stderr)
         XCTAssertTrue(lines.contains("gui.text on a float\ttrue\t7"), result.stdout)
+    }
+
+    /// FCEUX's movie functions over ours: an .fm2 recorded, played back read-only to its end, with FCEUX's
+    /// mode strings; a relative path is the script's folder.
+    func testMovieRecordPlaybackAndModeStrings() throws {
+        let folder = Fixtures.temporaryFolder()
+        try """
+        print("record", movie.record("take.fm2", 0, "tester"))
+        for i = 1, 6 do
+          joypad.set(1, {right = true, A = (i == 6)})
+          emu.frameadvance()
+        end
+        print("recording", movie.mode(), movie.active(), movie.recording(), movie.length(), movie.filename(),
+          movie.ispoweron(), movie.isfromsavestate())
+        movie.stop()
+        print("stopped", movie.mode(), movie.active())
+        print("play", movie.play("take.fm2", true))
+        for i = 1, 3 do emu.frameadvance() end
+        print("playing", movie.mode(), movie.playing(), movie.framecount(), movie.readonly())
+        for i = 1, 5 do emu.frameadvance() end
+        print("end", movie.mode(), memory.readbyte(0x0005))
+        movie.close()
+        emu.exit(0)
+        """.write(toFile: folder + "/tas.lua", atomically: true, encoding: .utf8)
+        let result = try run(folder + "/tas.lua", extra: ["--allow-files"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for line in [
+            "record\ttrue", "recording\trecord\ttrue\ttrue\t6\ttake.fm2\ttrue\tfalse", "stopped\tnil\tfalse",
+            "play\ttrue", "playing\tplayback\ttrue\t3\ttrue", "end\tfinished\t1",
+        ] {
+            XCTAssertTrue(result.stdout.contains(line), "\(line) in " + result.stdout + result.stderr)
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/take.fm2"))
     }
 
     /// The support table the README's section is generated from: every FCEUX function has a status, and the

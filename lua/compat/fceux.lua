@@ -291,16 +291,23 @@ end
 local opacity = 255
 local cache, cached, edge_cache = {}, 0, nil
 
--- Ours (0xAARRGGBB) from an FCEUX colour; `default` (ours) when nil or unknown; an error names `name` otherwise.
+-- Ours (0xAARRGGBB, scaled by gui.opacity) from an FCEUX colour. `default` (0xRRGGBBAA) stands in for nil and,
+-- as in FCEUX, for an unknown name (with a warning); without a default both are errors naming `name`.
 local function colour(value, default, name)
   local hit = cache[value]
   if hit then return hit end
-  if value == nil then return default end
+  if value == nil then
+    if default == nil then error(name .. ": a colour is required", 3) end
+    return colour(default)
+  end
   local rgba = parse(value)
   if not rgba then
-    if default and type(value) == "string" then return default end
-    error(format("%s: unknown colour %s (FCEUX colours: 0xRRGGBBAA, a name, \"#RRGGBB\", \"P00\"-\"P3F\", {r,g,b,a})",
-      name, tostring(value)), 3)
+    if default == nil or type(value) ~= "string" then
+      error(format("%s: unknown colour %s (FCEUX colours: 0xRRGGBBAA, a name, \"#RRGGBB\", \"P00\"-\"P3F\", {r,g,b,a})",
+        name, tostring(value)), 3)
+    end
+    warn_once("fceux.colour." .. value, format("%s: unknown colour %q: drawn in the default colour, as FCEUX does", name, value))
+    rgba = parse(default)
   end
   local alpha = ((rgba & 0xFF) * opacity) // 255
   if alpha > 255 then alpha = 255 end
@@ -327,9 +334,7 @@ edge_cache = {}
 local function opaque_of(fill)
   local hit = edge_cache[fill]
   if hit then return hit end
-  local rgba = parse(fill)
-  if not rgba then colour(fill, nil, "gui.box") end
-  hit = colour(rgba | 0xFF)
+  hit = colour((parse(fill) or DEFAULT_FILL) | 0xFF)
   if type(fill) ~= "table" then edge_cache[fill] = hit end
   return hit
 end
@@ -342,9 +347,13 @@ local function box(x1, y1, x2, y2, fill, outline)
   if x1 > x2 then x1, x2 = x2, x1 end
   if y1 > y2 then y1, y2 = y2, y1 end
   if fill == nil then fill = DEFAULT_FILL end
-  local inside = colour(fill, nil, "gui.box")
+  local inside = colour(fill, DEFAULT_FILL, "gui.box")
   local edge
-  if outline == nil then edge = opaque_of(fill) else edge = colour(outline, nil, "gui.box") end
+  if outline == nil then
+    edge = opaque_of(fill)
+  else
+    edge = cache[outline] or colour(outline, (parse(fill) or DEFAULT_FILL) | 0xFF, "gui.box")
+  end
   box_options.color = edge
   box_options.fill = (x2 - x1 >= 2 and y2 - y1 >= 2) and inside or nil
   rect(x1, y1 - yoff, x2 - x1 + 1, y2 - y1 + 1, box_options)
@@ -363,7 +372,7 @@ end
 
 local function draw_text(x, y, message, color, background)
   text_options.color = colour(color, 0xFFFFFFFF, "gui.text")
-  text_options.bg = colour(background, colour(TEXT_BG), "gui.text")
+  text_options.bg = colour(background, TEXT_BG, "gui.text")
   if math_type(x) ~= "integer" then x = int(x, "gui.text", 1, "x") end
   if math_type(y) ~= "integer" then y = int(y, "gui.text", 2, "y") end
   local width = text(x, y - yoff, text_string(message), text_options)
@@ -372,7 +381,7 @@ end
 
 local pixel_options = { color = 0 }
 local function draw_pixel(x, y, color)
-  pixel_options.color = colour(color, 0xFFFFFFFF, "gui.pixel")
+  pixel_options.color = colour(color, nil, "gui.pixel")
   pixel(int(x, "gui.pixel", 1, "x"), int(y, "gui.pixel", 2, "y") - yoff, pixel_options)
 end
 
