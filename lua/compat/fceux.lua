@@ -174,7 +174,8 @@ local function writebyte(address, value)
   end
 end
 
-supported("memory.readbyte", readbyte, "NES CPU bus: RAM and save RAM; NROM PRG ROM from the ROM file; PPU/APU registers read 0 (warns)")
+supported("memory.readbyte", readbyte,
+  "NES CPU bus: RAM and save RAM; NROM PRG ROM from the ROM file; PPU/APU registers read 0 (warns)")
 supported("memory.readbyteunsigned", readbyte)
 supported("memory.readbytesigned", readbytesigned)
 supported("memory.readword", readword, "little-endian; optional second address for the high byte")
@@ -202,8 +203,8 @@ local function registerwrite(name)
     if fn ~= nil and type(fn) ~= "function" then bad_argument(name, 3, "func", "function or nil", fn) end
     if size > 0x10000 then error(name .. ": size " .. size .. " is larger than the bus", 2) end
     if fn then
-      warn_once("fceux.registerwrite", name
-        .. ": approximated: the callback runs after the frame, once per changed byte, with the value the frame ended with")
+      warn_once("fceux.registerwrite", name .. ": approximated: the callback runs after the frame, once per changed"
+        .. " byte, with the value the frame ended with")
     end
     for a = address, address + size - 1 do
       if write_hooks[a] then our.off(write_hooks[a]); write_hooks[a] = nil end
@@ -306,7 +307,8 @@ local function colour(value, default, name)
       error(format("%s: unknown colour %s (FCEUX colours: 0xRRGGBBAA, a name, \"#RRGGBB\", \"P00\"-\"P3F\", {r,g,b,a})",
         name, tostring(value)), 3)
     end
-    warn_once("fceux.colour." .. value, format("%s: unknown colour %q: drawn in the default colour, as FCEUX does", name, value))
+    warn_once("fceux.colour." .. value,
+      format("%s: unknown colour %q: drawn in the default colour, as FCEUX does", name, value))
     rgba = parse(default)
   end
   local alpha = ((rgba & 0xFF) * opacity) // 255
@@ -440,7 +442,8 @@ end
 
 local function popup(message, kind)
   our.print(text_string(message))
-  warn_once("fceux.popup", "gui.popup: no dialog boxes here; the message went to the console and the answer is the first button")
+  warn_once("fceux.popup",
+    "gui.popup: no dialog boxes here; the message went to the console and the answer is the first button")
   if type(kind) == "string" and kind:lower():sub(1, 3) == "yes" then return "yes" end
   return "ok"
 end
@@ -471,7 +474,8 @@ for _, name in ipairs({ "gui.pixel", "gui.drawpixel", "gui.setpixel", "gui.write
   supported(name, draw_pixel)
 end
 for _, name in ipairs({ "gui.text", "gui.drawtext" }) do
-  approximated(name, draw_text, "our 6x8 font on a filled background (FCEUX: its 5x7 font with a halo); returns the end x")
+  approximated(name, draw_text,
+    "our 6x8 font on a filled background (FCEUX: its 5x7 font with a halo); returns the end x")
 end
 approximated("gui.getpixel", composited_pixel, "the composited picture (core frame and drawing so far), alpha 255")
 approximated("emu.getscreenpixel", screen_pixel, "the core's picture; the palette index is the nearest 2C02 colour")
@@ -526,8 +530,12 @@ approximated("tostring", tostring, "Lua's own: tables show their address, not th
 supported("emu.exit", emu.exit)
 approximated("emu.speedmode", function(mode)
   local speed = type(mode) == "string" and SPEEDS[mode:lower()]
-  if not speed then error("emu.speedmode: invalid mode " .. tostring(mode) .. " (normal, nothrottle, turbo, maximum)", 2) end
-  if speed == 0 then warn_once("fceux.speedmode", "emu.speedmode: turbo and maximum run unthrottled; every frame is still drawn") end
+  if not speed then
+    error("emu.speedmode: invalid mode " .. tostring(mode) .. " (normal, nothrottle, turbo, maximum)", 2)
+  end
+  if speed == 0 then
+    warn_once("fceux.speedmode", "emu.speedmode: turbo and maximum run unthrottled; every frame is still drawn")
+  end
   our.speed(speed)
 end, "normal = real time; nothrottle, turbo and maximum = unthrottled")
 approximated("emu.setrenderplanes", function()
@@ -650,7 +658,9 @@ local function store_callback_values(slot_number)
   if not save_callback then return end
   local values = table.pack(save_callback(slot_number))
   local ok, problem = pcall(our.state_data, DATA_KEY, values)
-  if not ok then warn_once("fceux.savedata", "savestate.registersave: the callback's values cannot be stored: " .. tostring(problem)) end
+  if not ok then
+    warn_once("fceux.savedata", "savestate.registersave: the callback's values cannot be stored: " .. tostring(problem))
+  end
 end
 
 local function save_object(object)
@@ -684,7 +694,8 @@ end
 
 our.on("state_saved", function(slot_or_path)
   if not script_saving and save_callback then
-    warn_once("fceux.savehook", "savestate.registersave: for saves made outside the script, the callback runs after the save (its values go with the next one)")
+    warn_once("fceux.savehook", "savestate.registersave: for saves made outside the script, the callback runs after"
+      .. " the save (its values go with the next one)")
     store_callback_values(slot_or_path)
   end
 end)
@@ -708,13 +719,17 @@ approximated("savestate.persist", function(object)
   check_state(object, "savestate.persist")
 end, "slot and file objects are on disk already; in-memory ones stay in memory")
 supported("savestate.registersave", function(fn)
-  if fn ~= nil and type(fn) ~= "function" then bad_argument("savestate.registersave", 1, "func", "function or nil", fn) end
+  if fn ~= nil and type(fn) ~= "function" then
+    bad_argument("savestate.registersave", 1, "func", "function or nil", fn)
+  end
   local previous = save_callback
   save_callback = fn
   return previous
 end, "its return values are stored in the state and passed to the registerload callback")
 supported("savestate.registerload", function(fn)
-  if fn ~= nil and type(fn) ~= "function" then bad_argument("savestate.registerload", 1, "func", "function or nil", fn) end
+  if fn ~= nil and type(fn) ~= "function" then
+    bad_argument("savestate.registerload", 1, "func", "function or nil", fn)
+  end
   local previous = load_callback
   load_callback = fn
   return previous
@@ -743,7 +758,8 @@ supported("movie.framecount", function()
 end)
 supported("movie.length", function() require_movie("movie.length") return our.movie_length() end)
 supported("movie.rerecordcount", function() require_movie("movie.rerecordcount") return our.movie_rerecords() end)
-supported("movie.rerecordcounting", function(skip) our.movie_counting(not skip) end, "true: state loads count no rerecords")
+supported("movie.rerecordcounting", function(skip) our.movie_counting(not skip) end,
+  "true: state loads count no rerecords")
 for _, name in ipairs({ "movie.getname", "movie.name" }) do
   supported(name, function() return tostring(require_movie(name).path) end)
 end
@@ -833,7 +849,8 @@ local function rom_byte(offset, name)
 end
 
 supported("rom.getfilename", function() return info.rom and info.rom.name end, "the file name without extension")
-supported("rom.readbyte", function(offset) return rom_byte(offset, "rom.readbyte") end, "from the ROM file (--allow-files if it is outside the script's folder)")
+supported("rom.readbyte", function(offset) return rom_byte(offset, "rom.readbyte") end,
+  "from the ROM file (--allow-files if it is outside the script's folder)")
 supported("rom.readbyteunsigned", function(offset) return rom_byte(offset, "rom.readbyteunsigned") end)
 supported("rom.readbytesigned", function(offset)
   local value = rom_byte(offset, "rom.readbytesigned")
@@ -1108,7 +1125,8 @@ approximated("module", function(name, ...)
   end
   M._NAME, M._M, M._PACKAGE = name, M, name:match("^(.*)%.") or ""
   compat.define(name, M)
-  warn_once("fceux.module", "module(): approximated: the module's functions stay global; the module table reads through to them")
+  warn_once("fceux.module",
+    "module(): approximated: the module's functions stay global; the module table reads through to them")
   return M
 end, "the module table falls back to the globals (Lua 5.4 cannot switch the caller's environment)")
 approximated("getfenv", function() return _G end, "always the globals")

@@ -54,7 +54,8 @@ emu.registerafter(function()
   end
   local px, py = memory.readbyte(ADDR.x), memory.readbyte(ADDR.y)
   gui.drawbox(px - 1, py - 1, px + 8, py + 8, "clear", "green")
-  gui.text(8, 12, string.format("score %d lives %d", memory.readword(ADDR.score), memory.readbyte(ADDR.lives)), "white", "black")
+  local status = string.format("score %d lives %d", memory.readword(ADDR.score), memory.readbyte(ADDR.lives))
+  gui.text(8, 12, status, "white", "black")
 end)
 
 emu.registerexit(function()
