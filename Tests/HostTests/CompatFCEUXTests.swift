@@ -71,6 +71,28 @@ final class CompatFCEUXTests: XCTestCase {
         XCTAssertGreaterThan(count(image, x: 8..<110, y: 4..<12, color: 0xFFFFFF), 30, "the score line")
     }
 
+    /// The benchmark's hitbox viewer (scripts/bench-support) written for FCEUX and written for our API draws
+    /// the same picture: FCEUX's colours, corners, text defaults and overscan offset translate exactly.
+    func testTheSameOverlayThroughTheLayerAndThroughOurAPIIsPixelIdentical() throws {
+        guard FileManager.default.fileExists(atPath: Self.dodge) else { throw XCTSkip("dodge.nes not built") }
+        let support = Fixtures.root + "/scripts/bench-support/"
+        let folder = Fixtures.temporaryFolder()
+        let theirs = try Fixtures.cli([
+            "run", Self.dodge, "--headless", "--frames", "120", "--quiet", "--compat", "fceux", "--script",
+            support + "fceux_hitbox.lua", "--screenshot", folder + "/fceux.png",
+        ])
+        XCTAssertEqual(theirs.status, 0, theirs.stderr)
+        let ours = try Fixtures.cli([
+            "run", Self.dodge, "--headless", "--frames", "120", "--quiet", "--script", support + "native_hitbox.lua",
+            "--screenshot", folder + "/ours.png",
+        ])
+        XCTAssertEqual(ours.status, 0, ours.stderr)
+        let a = try PNGRead.rgb(folder + "/fceux.png"), b = try PNGRead.rgb(folder + "/ours.png")
+        XCTAssertEqual(a.rgba.count, b.rgba.count)
+        XCTAssertTrue(a.rgba == b.rgba, "the two overlays differ")
+        XCTAssertGreaterThan(count(a, x: 0..<256, y: 0..<224, color: 0xFF0000), 100, "the red boxes are there")
+    }
+
     /// Bad input to the layer: each call fails with a message naming the function (and argument), or
     /// says why libretro cannot do it; none crashes the run or is silently ignored.
     func testBadInputAndWhatLibretroCannotDoFailClearly() throws {

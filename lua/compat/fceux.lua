@@ -349,10 +349,10 @@ local function box(x1, y1, x2, y2, fill, outline)
   if x1 > x2 then x1, x2 = x2, x1 end
   if y1 > y2 then y1, y2 = y2, y1 end
   if fill == nil then fill = DEFAULT_FILL end
-  local inside = colour(fill, DEFAULT_FILL, "gui.box")
+  local inside = cache[fill] or colour(fill, DEFAULT_FILL, "gui.box")
   local edge
   if outline == nil then
-    edge = opaque_of(fill)
+    edge = edge_cache[fill] or opaque_of(fill)
   else
     edge = cache[outline] or colour(outline, (parse(fill) or DEFAULT_FILL) | 0xFF, "gui.box")
   end
@@ -373,8 +373,8 @@ local function text_string(value)
 end
 
 local function draw_text(x, y, message, color, background)
-  text_options.color = colour(color, 0xFFFFFFFF, "gui.text")
-  text_options.bg = colour(background, TEXT_BG, "gui.text")
+  text_options.color = cache[color] or colour(color, 0xFFFFFFFF, "gui.text")
+  text_options.bg = cache[background] or colour(background, TEXT_BG, "gui.text")
   if math_type(x) ~= "integer" then x = int(x, "gui.text", 1, "x") end
   if math_type(y) ~= "integer" then y = int(y, "gui.text", 2, "y") end
   local width = text(x, y - yoff, text_string(message), text_options)
