@@ -12,6 +12,14 @@ extension Content {
         }
     }
 
+    /// The MD5 of the same bytes (hex): what FCEUX's `.fm2` `romChecksum` carries (in base64).
+    public var identityMD5: String {
+        hash("identity-md5") { bytes in
+            let skip = Self.headerLength(bytes, fileExtension: fileExtension)
+            return Hashing.md5(UnsafeRawBufferPointer(rebasing: bytes[skip...]))
+        }
+    }
+
     /// Header bytes to leave out of the identity: iNES and FDS (16), Atari Lynx (64), Atari 7800 (128),
     /// and the 512-byte copier headers of SNES and PC Engine dumps (sizes 512 past a whole bank).
     static func headerLength(_ bytes: UnsafeRawBufferPointer, fileExtension: String) -> Int {

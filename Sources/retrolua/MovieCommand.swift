@@ -130,6 +130,8 @@ enum MovieCommand {
                 let content = try Content(path: rom)
                 movie.contentName = content.fileName
                 movie.contentSHA1 = content.sha1
+                movie.contentIdentity = content.identity
+                movie.contentMD5 = content.identityMD5
             } catch {
                 fail("\(error)")
             }
@@ -172,7 +174,14 @@ enum MovieCommand {
             \(movie.buttons.map(\.name).joined(separator: " "))
             """
         )
-        print("verify     \(movie.hasVerification ? "RAM hash every frame" : "none")")
+        let hashed = movie.ramHashes.count
+        print(
+            "verify     "
+                + (!movie.hasVerification
+                    ? "none"
+                    : hashed == movie.length
+                        ? "RAM hash every frame"
+                        : "RAM hashes for frames 0–\(hashed - 1) of \(movie.length) (cut short)"))
         for option in movie.options { print("option     \(option.key)=\(option.value)") }
         let branches = ((try? FileManager.default.contentsOfDirectory(atPath: path + ".branches")) ?? []).filter {
             $0.hasSuffix(".state")

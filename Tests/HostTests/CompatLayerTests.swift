@@ -23,7 +23,8 @@ final class CompatLayerTests: XCTestCase {
         // auto must find it among the layers it knows: give it a mark of its own.
         let auto = luaFolder + "/compat/auto.lua"
         let text = try String(contentsOfFile: auto, encoding: .utf8)
-            .replacingOccurrences(of: "local marks = {", with: "local marks = {\n  { \"testlayer\", { \"testlayer%.\" } },")
+            .replacingOccurrences(
+                of: "local marks = {", with: "local marks = {\n  { \"testlayer\", { \"testlayer%.\" } },")
         try text.write(toFile: auto, atomically: true, encoding: .utf8)
         scriptFolder = Fixtures.temporaryFolder()
         try FileManager.default.createDirectory(atPath: scriptFolder + "/lib", withIntermediateDirectories: true)

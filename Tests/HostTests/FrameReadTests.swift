@@ -64,6 +64,25 @@ final class FrameReadTests: XCTestCase {
         harness.close()
     }
 
+    func testANewImageFromPixelsIsDrawnAsGiven() throws {
+        // A frame a script changed (Mesen's setScreenBuffer, say): read, edit, draw back.
+        let harness = try run(
+            """
+            emu.frameadvance()
+            local pixels, width, height = gui.frame("rgba")
+            local edited = string.rep("\\0\\255\\0\\255", 8) .. pixels:sub(33)
+            gui.image(0, 0, assert(gui.new_image(width, height, edited)))
+            local drawn = gui.frame("rgba", true)
+            print(drawn:byte(1), drawn:byte(2), drawn:byte(3), drawn:sub(33, 64) == pixels:sub(33, 64))
+            print(select(2, pcall(gui.new_image, 2, 2, "abc")))
+            """)
+        XCTAssertEqual(harness.lines.first, "0\t255\t0\ttrue")
+        XCTAssertEqual(
+            harness.lines.last,
+            "gui.new_image: bad argument #3 'pixels' (16 bytes (width × height × 4) expected, got 3)")
+        harness.close()
+    }
+
     func testBeforeTheFirstFrameAndMisuse() throws {
         let harness = try run(
             """

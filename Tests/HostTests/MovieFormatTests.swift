@@ -427,4 +427,109 @@ final class MovieFormatTests: XCTestCase {
             try decode(text.replacingOccurrences(of: "frames 200", with: "frames 199"))
         }
     }
+
+    func testExportsIdentifyTheROMAsThePeersDoAndNameTheRealCore() throws {
+        // A recording keeps the ROM's hashes without its iNES header: BizHawk's SHA1, FCEUX's romChecksum.
+        let folder = Fixtures.temporaryFolder()
+        let record = try Fixtures.cli(["movie", "record", folder + "/m.rlm", Fixtures.nesROM, "--frames", "10"])
+        XCTAssertEqual(record.status, 0, record.stderr)
+        let rom = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.nesROM)).dropFirst(16))
+        for format in ["bk2", "fm2"] {
+            let convert = try Fixtures.cli(["movie", "convert", folder + "/m.rlm", folder + "/m." + format])
+            XCTAssertEqual(convert.status, 0, convert.stderr)
+        }
+        let header = try member(Array(try Data(contentsOf: URL(fileURLWithPath: folder + "/m.bk2"))), "Header.txt")
+        XCTAssertTrue(header.contains("SHA1 \(Hashing.sha1(rom).uppercased())\n"), header)
+        XCTAssertTrue(header.contains("Core Nestopia\n"), header)
+        XCTAssertFalse(header.contains("NesHawk"), header)
+        let fm2 = try String(contentsOfFile: folder + "/m.fm2", encoding: .utf8)
+        let md5 = Data(FM2.bytes(hex: Hashing.md5(rom))!).base64EncodedString()
+        XCTAssertTrue(fm2.contains("\nromChecksum base64:\(md5)\n"), fm2)
+    }
+
+    // MARK: Older formats (imports)
+
+    private func seed(_ name: String) throws -> [UInt8] {
+        Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/Fuzz/corpus/" + name)))
+    }
+
+    func testFCMImportFollowsTheToggleStream() throws {
+        // The seed: power on frame 0; after 2 frames pad 1 presses right, 3 later A, 4 later right is let go.
+        let movie = try LegacyMovies.decodeFCM(try seed("fcm/seed1.fcm"), name: "seed1.fcm")
+        XCTAssertEqual(movie.length, 20)
+        XCTAssertEqual(movie.log.ports, 2, "pads 3 and 4 were never pressed")
+        XCTAssertEqual(movie.rerecords, 3)
+        XCTAssertEqual([movie.contentName, movie.author], ["demo.nes", "someone"])
+        XCTAssertEqual(movie.contentMD5, String(repeating: "11", count: 16))
+        XCTAssertEqual(movie.log.flags(at: 0), .power)
+        XCTAssertEqual(pressed(movie, 0), [])
+        XCTAssertEqual(pressed(movie, 1), [])
+        XCTAssertEqual(pressed(movie, 2), [.right])
+        XCTAssertEqual(pressed(movie, 5), [.right, .a])
+        XCTAssertEqual(pressed(movie, 9), [.a])
+        XCTAssertEqual(pressed(movie, 19), [.a])
+    }
+
+    func testFMVImportReadsOneBytePerControllerPerFrame() throws {
+        let movie = try LegacyMovies.decodeFMV(try seed("fmv/seed1.fmv"), name: "seed1.fmv")
+        XCTAssertEqual(movie.length, 4, "8 bytes, two controllers")
+        XCTAssertEqual(movie.rerecords, 5)
+        XCTAssertEqual(movie.author, "a title")
+        XCTAssertEqual(pressed(movie, 0), [.right])
+        XCTAssertEqual(pressed(movie, 1), [.right, .a])
+        XCTAssertEqual(movie.log.input(at: 1).buttons[1], UInt16(1) << UInt16(RetroPadButton.start.rawValue))
+        XCTAssertEqual(pressed(movie, 2), [])
+        XCTAssertEqual(pressed(movie, 2, port: 1), [.b])
+        XCTAssertEqual(pressed(movie, 3), [.select])
+        XCTAssertEqual(pressed(movie, 3, port: 1), [.left])
+        // Through MovieText: the extension picks the importer, and the movie converts to .rlm.
+        let folder = Fixtures.temporaryFolder()
+        try Data(try seed("fmv/seed1.fmv")).write(to: URL(fileURLWithPath: folder + "/m.fmv"))
+        let convert = try Fixtures.cli(["movie", "convert", folder + "/m.fmv", folder + "/m.rlm"])
+        XCTAssertEqual(convert.status, 0, convert.stderr)
+        XCTAssertEqual(try MovieText.read(path: folder + "/m.rlm").length, 4)
+    }
+
+    func testBadOlderMoviesGetTheirReason() throws {
+        let fcm = try seed("fcm/seed1.fcm"), fmv = try seed("fmv/seed1.fmv")
+        func fcmError(_ bytes: [UInt8]) -> String {
+            do { _ = try LegacyMovies.decodeFCM(bytes, name: "x.fcm") } catch { return error.description }
+            return "accepted"
+        }
+        func fmvError(_ bytes: [UInt8]) -> String {
+            do { _ = try LegacyMovies.decodeFMV(bytes, name: "x.fmv") } catch { return error.description }
+            return "accepted"
+        }
+        var savestate = fcm
+        savestate[8] = 0
+        var version = fcm
+        version[4] = 3
+        var short = fcm
+        short[0x0C] = 3  // three frames, but the stream runs on to frame 9
+        var cut = fcm
+        cut[0x14] = 2  // the data length ends inside a command
+        var huge = fcm
+        huge.replaceSubrange(0x14..<0x18, with: [0xFF, 0xFF, 0xFF, 0x7F])
+        var past = fcm
+        past.replaceSubrange(0x0C..<0x10, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        for (bytes, reason) in [
+            (Array(fcm.prefix(40)), "no FCM signature"), (savestate, "FCEU savestate"), (version, "version 3"),
+            (short, "runs past the 3 frames"), (cut, "is cut off"), (huge, "runs past the file's end"),
+            (past, "at most 10000000"), ([UInt8](repeating: 0, count: 100), "no FCM signature"),
+        ] {
+            XCTAssertTrue(fcmError(bytes).contains(reason), "\(reason): \(fcmError(bytes))")
+        }
+        var fds = fmv
+        fds[5] |= 0x20
+        var state = fmv
+        state[4] = 0x80
+        var none = fmv
+        none[5] = 0
+        for (bytes, reason) in [
+            (Array(fmv.prefix(100)), "no FMV signature"), (fds, "Disk System"), (state, "Famtasia savestate"),
+            (none, "no controller"),
+        ] {
+            XCTAssertTrue(fmvError(bytes).contains(reason), "\(reason): \(fmvError(bytes))")
+        }
+    }
 }

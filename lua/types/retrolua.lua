@@ -786,6 +786,14 @@ function gui.getpixel(x, y) end
 ---@return string?
 function gui.frame(format, overlay) end
 
+--- An image object from pixels: `width × height × 4` bytes of RGBA, rows top to bottom (as `gui.frame("rgba")` returns them), for `gui.image` — a frame a script built or changed itself.
+---@param width integer
+---@param height integer
+---@param pixels string
+---@return image?
+---@return string?
+function gui.new_image(width, height, pixels) end
+
 --- Erases a surface (`"emu"` by default) now.
 ---@param surface? string
 function gui.clear(surface) end

@@ -60,14 +60,12 @@ extension BK2 {
             case "Platform": fields.append((field, platform))
             case "GameName": fields.append((field, movie.contentName))
             case "SHA1":
-                // BizHawk hashes NES ROMs without their iNES header, so Retrolua's file hash would not match.
-                if let value = kept(field)
-                    ?? (platform == "NES" || movie.contentSHA1.isEmpty ? nil : movie.contentSHA1.uppercased())
-                {
-                    fields.append((field, value))
-                }
+                // BizHawk hashes ROMs without their header (iNES, copier): the content's identity is that hash.
+                let identity = movie.contentIdentity.isEmpty ? nil : movie.contentIdentity.uppercased()
+                if let value = kept(field) ?? identity { fields.append((field, value)) }
             case "Core":
-                if let value = kept(field) ?? ["NES": "NesHawk", "GB": "Gambatte", "GBC": "Gambatte"][platform] {
+                // The core that made the movie, not one of BizHawk's it never ran on.
+                if let value = kept(field) ?? (movie.coreLibrary.isEmpty ? nil : movie.coreLibrary) {
                     fields.append((field, value))
                 }
             default: fields.append((field, String(movie.rerecords)))

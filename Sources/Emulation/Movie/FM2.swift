@@ -260,6 +260,9 @@ public enum FM2 {
             "rerecordCount \(movie.rerecords)", "romFilename \(movie.contentName)", "guid \(movie.guid)",
             "fourscore \(fourscore ? 1 : 0)", "port0 1", "port1 1", "port2 0",
         ]
+        if movie.extra("fm2.romChecksum") == nil, let md5 = Self.bytes(hex: movie.contentMD5) {
+            header.append("romChecksum base64:" + Data(md5).base64EncodedString())  // FCEUX's: MD5 without iNES header
+        }
         if !movie.author.isEmpty { header.append("comment author \(movie.author)") }
         header += movie.comments.map { "comment \($0)" }
         for extra in movie.extras where extra.key.hasPrefix("fm2.") && extra.key != "fm2.emuVersion" {
@@ -291,5 +294,19 @@ public enum FM2 {
         if system == "nes" || system.contains("famicom") { return true }
         if system.contains("nintendo entertainment system") && !system.contains("super") { return true }
         return nesCores.contains(movie.coreName.lowercased())
+    }
+
+    /// 16 bytes from 32 hex digits (nil otherwise).
+    static func bytes(hex: String) -> [UInt8]? {
+        let digits = Array(hex.utf8)
+        guard digits.count == 32 else { return nil }
+        var out: [UInt8] = []
+        for index in stride(from: 0, to: 32, by: 2) {
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            out.append(byte)
+        }
+        return out
     }
 }

@@ -11,6 +11,10 @@ public struct Movie: Sendable {
     /// The content's file name and SHA-1 (hex).
     public var contentName = ""
     public var contentSHA1 = ""
+    /// SHA-1 and MD5 of the content without its header (`Content.identity`), as BizHawk's `.bk2` and
+    /// FCEUX's `.fm2` identify a ROM; empty for movies made before they were recorded.
+    public var contentIdentity = ""
+    public var contentMD5 = ""
     /// Core options in effect when recording started.
     public var options: [(key: String, value: String)] = []
     /// The savestate the movie starts from (a Retrolua state container); nil: from power-on, with

@@ -33,8 +33,8 @@ extension MovieEngine {
     /// The movie block for a savestate made now (nil without a movie).
     func stateBlock() -> [UInt8]? {
         guard let movie, mode != .idle else { return nil }
-        return MovieStateBlock.encode(
-            guid: movie.guid, frame: max(0, frame), log: movie.log, ramHashes: movie.ramHashes)
+        let (log, hashes) = overrunBlockLog(movie.log)  // past the end: the overrun rides along
+        return MovieStateBlock.encode(guid: movie.guid, frame: max(0, frame), log: log, ramHashes: hashes)
     }
 
     /// Whether a state may be loaded now; a message when the movie forbids it.
@@ -44,7 +44,11 @@ extension MovieEngine {
             return "the state was not made during this movie (it carries no movie input); stop the movie to load it"
         }
         guard block.guid == movie.guid else { return "the state belongs to another movie" }
-        if readOnly, !movie.log.hasPrefix(block.log.bytes[...]) {
+        // One log must begin with the other (a state made past the end carries the overrun after it).
+        let onTimeline =
+            block.log.count <= movie.length
+            ? movie.log.hasPrefix(block.log.bytes[...]) : block.log.hasPrefix(movie.log.bytes[...])
+        if readOnly, !onTimeline {
             let differs =
                 (0..<block.log.count).first { $0 >= movie.length || !movie.log.sameInput($0, as: block.log, $0) } ?? 0
             return
@@ -62,6 +66,7 @@ extension MovieEngine {
         if readOnly {
             startFrame = session.frameCount - block.frame
             mode = block.frame < movie.length ? .play : .finished
+            restoreOverrun(from: block)
         } else {
             adopt(block)
         }
@@ -73,9 +78,11 @@ extension MovieEngine {
         startFrame = session.frameCount - block.frame
         movie!.log = block.log
         movie!.ramHashes = block.ramHashes
-        // Verification goes on when the state's hashes cover its input (a state of frame 0 has none).
-        verifyWhileRecording = verifyWhileRecording && block.ramHashes.count == block.log.count
-        if !verifyWhileRecording { movie!.ramHashes = [] }
+        // Verification goes on when the state's hashes cover its input (a state of frame 0 has none);
+        // else the log is cut at the last frame they cover, never dropped.
+        if verifyWhileRecording && block.ramHashes.count < block.log.count {
+            truncateVerification(reason: "the loaded state's frames from \(block.ramHashes.count) on")
+        }
         if countsRerecords { movie!.rerecords += 1 }
         mode = !readOnly ? .record : block.frame < movie!.length ? .play : .finished
         hasUnsavedChanges = true

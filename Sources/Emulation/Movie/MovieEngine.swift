@@ -95,6 +95,8 @@ public final class MovieEngine {
         movie.system = session.systemName ?? ""
         movie.contentName = session.content?.fileName ?? ""
         movie.contentSHA1 = session.content?.sha1 ?? ""
+        movie.contentIdentity = session.content?.identity ?? ""
+        movie.contentMD5 = session.content?.identityMD5 ?? ""
         movie.options = core.options.definitions.compactMap { definition in
             core.options.value(definition.key).map { (definition.key, $0) }
         }
@@ -129,12 +131,19 @@ public final class MovieEngine {
         hasUnsavedChanges = true
         firstDesync = nil
         pendingCommands = []
+        overrun = Overrun()
+        verificationTruncated = nil
         pendingEvents.append(.started)
         warnAboutCheats()
     }
 
     /// Whether new frames get verification hashes while recording.
     var verifyWhileRecording = false
+    /// Frames run past the end in read-only mode (MovieEngine+Overrun.swift), and their commands.
+    var overrun = Overrun()
+    var overrunCommands: MovieFrameFlags = []
+    /// Where the verification log was cut short this session (it covers frames before this), if it was.
+    public internal(set) var verificationTruncated: Int?
 
     public struct PlayOptions: Sendable {
         public var readOnly = true
@@ -220,6 +229,9 @@ public final class MovieEngine {
         hasUnsavedChanges = false
         firstDesync = nil
         pendingCommands = []
+        overrun = Overrun()
+        verificationTruncated =
+            movie.hasVerification && movie.ramHashes.count < movie.length ? movie.ramHashes.count : nil
         pendingEvents.append(.started)
         warnAboutCheats()
         return warnings
@@ -254,7 +266,10 @@ public final class MovieEngine {
         readOnly = on
         guard let movie else { return }
         if on && mode == .record { mode = frame < movie.length ? .play : .finished }
-        if !on && mode == .finished { mode = .record }
+        if !on && mode == .finished {
+            appendOverrun()  // what ran past the end joins the movie, as it ran
+            mode = .record
+        }
     }
 
     // MARK: Frames
@@ -281,10 +296,12 @@ public final class MovieEngine {
     /// After the frame: log it (recording), or check it against the verification log (playing).
     @inline(__always)
     func endFrame(seen input: InputState, lagged: Bool) {
-        guard mode == .record || mode == .play else { return }
+        guard mode != .idle else { return }
         let index = session.frameCount - 1 - startFrame
         guard index >= 0 else { return }
-        if mode == .record {
+        if mode == .finished {
+            recordOverrun(index, input: input, lagged: lagged)
+        } else if mode == .record {
             recordFrame(index, input: input, lagged: lagged)
         } else if let movie {
             if index < movie.ramHashes.count { check(index, lagged: lagged, movie: movie) }
@@ -307,11 +324,7 @@ public final class MovieEngine {
             if movie!.ramHashes.count == index {
                 movie!.ramHashes.append(ramHash())
             } else {
-                verifyWhileRecording = false
-                movie!.ramHashes = []
-                emulator.show(
-                    message: "movie: verification log dropped (frames before \(index) have no RAM hashes)",
-                    from: "movie")
+                truncateVerification(reason: "frames from \(movie!.ramHashes.count) on")
             }
         }
         hasUnsavedChanges = true
@@ -345,6 +358,7 @@ public final class MovieEngine {
     /// A reset or power cycle while recording: logged on the next frame.
     func noteCommand(_ command: MovieFrameFlags) {
         if mode == .record { pendingCommands.formUnion(command) }
+        if mode == .finished { overrunCommands.formUnion(command) }
     }
 
     // MARK: Helpers

@@ -20,6 +20,8 @@ public enum MovieText {
             "core-version \(movie.coreVersion)", "system \(movie.system)", "content \(movie.contentName)",
             "content-sha1 \(movie.contentSHA1)",
         ]
+        if !movie.contentIdentity.isEmpty { header.append("content-identity \(movie.contentIdentity)") }
+        if !movie.contentMD5.isEmpty { header.append("content-md5 \(movie.contentMD5)") }
         header += movie.options.map { "option \($0.key)=\($0.value)" }
         if !movie.author.isEmpty { header.append("author \(movie.author)") }
         header += movie.comments.map { "comment \($0)" }
@@ -31,6 +33,10 @@ public enum MovieText {
         ]
         if let anchor = movie.anchorFrame, movie.startState != nil { header.append("anchor \(anchor)") }
         if movie.hasVerification, let covers = movie.verifyCovers { header.append("verify-covers \(covers.rawValue)") }
+        // A log cut short (MovieEngine.truncateVerification): frames from here on carry no hash.
+        if movie.hasVerification && movie.ramHashes.count < movie.length {
+            header.append("verify-frames \(movie.ramHashes.count)")
+        }
         header += movie.extras.map { "extra \($0.key) \($0.value)" }
         header.append("[input]")
         var out = [UInt8]((header.joined(separator: "\n") + "\n").utf8)
@@ -127,9 +133,10 @@ public enum MovieText {
         }
         movie.buttons = buttons
         let known: Set<String> = [
-            "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "option",
+            "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "content-identity",
+            "content-md5", "option",
             "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra",
-            "verify-covers", "anchor",
+            "verify-covers", "anchor", "verify-frames",
         ]
         for (key, value) in fields {
             switch key {
@@ -153,6 +160,8 @@ public enum MovieText {
         movie.system = (try? field("system")) ?? ""
         movie.contentName = (try? field("content")) ?? ""
         movie.contentSHA1 = (try? field("content-sha1")) ?? ""
+        movie.contentIdentity = (try? field("content-identity")) ?? ""
+        movie.contentMD5 = (try? field("content-md5")) ?? ""
         movie.author = (try? field("author")) ?? ""
         movie.rerecords = try integer("rerecords")
         let start = try field("start")
@@ -165,6 +174,10 @@ public enum MovieText {
         }
         let frames = try integer("frames")
         if fields.contains(where: { $0.key == "anchor" }) { movie.anchorFrame = try integer("anchor") }
+        let hashed = fields.contains(where: { $0.key == "verify-frames" }) ? try integer("verify-frames") : frames
+        guard hashed <= frames, verify == "ram" || hashed == frames else {
+            throw MovieError("\(name): 'verify-frames' must be at most 'frames' and needs 'verify ram'")
+        }
         if let covers = fields.last(where: { $0.key == "verify-covers" })?.value {
             guard let cover = VerificationCover(rawValue: covers) else {
                 throw MovieError(
@@ -249,7 +262,7 @@ public enum MovieText {
             }
             movie.log.set(movie.length, input: input, flags: flags)
             let rest = line[position...]
-            if verify == "ram" {
+            if verify == "ram" && movie.length <= hashed {
                 let text = String(decoding: rest, as: UTF8.self).trimmingCharacters(in: .whitespaces)
                 guard let hash = UInt32(text, radix: 16) else {
                     throw fail("missing or bad RAM hash '\(text)' (the header says 'verify ram')")
@@ -277,13 +290,16 @@ public enum MovieText {
         return movie
     }
 
-    /// Reads a movie file of any supported format, chosen by extension (`.rlm`, `.bk2`, `.fm2`).
+    /// Reads a movie file of any supported format, chosen by extension (`.rlm`, `.bk2`, `.fm2`; imports
+    /// of `.fcm` and `.fmv`).
     public static func read(path: String) throws(MovieError) -> Movie {
         switch (path as NSString).pathExtension.lowercased() {
         case "bk2":
             do { _ = try BoundedFile.size(path) } catch { throw movieError(path, error) }
             return try BK2.read(path: path)
         case "fm2": return try FM2.decode(try contents(path), name: path)
+        case "fcm": return try LegacyMovies.decodeFCM(try contents(path), name: path)
+        case "fmv": return try LegacyMovies.decodeFMV(try contents(path), name: path)
         default: return try decode(try contents(path), name: path)
         }
     }

@@ -79,6 +79,29 @@ extension Bindings {
                 return 3
             }
         },
+        LuaFunction(
+            "new_image", "width: integer, height: integer, pixels: string", returns: "image?, string?",
+            doc:
+                """
+                An image object from pixels: `width × height × 4` bytes of RGBA, rows top to bottom (as \
+                `gui.frame("rgba")` returns them), for `gui.image` — a frame a script built or changed itself.
+                """
+        ) { L, context in
+            LuaCall.run(L) { call in
+                let width = try call.integer(1, "width"), height = try call.integer(2, "height")
+                guard (1...8192).contains(width) else { throw call.badArgument(1, "width", "1…8192 expected") }
+                guard (1...8192).contains(height) else { throw call.badArgument(2, "height", "1…8192 expected") }
+                let pixels = try call.bytes(3, "pixels")
+                guard pixels.count == width * height * 4 else {
+                    throw call.badArgument(
+                        3, "pixels", "\(width * height * 4) bytes (width × height × 4) expected, got \(pixels.count)")
+                }
+                if let refusal = pushImage(call, Script.from(context), Array(pixels), width, height) {
+                    return call.failure(refusal)
+                }
+                return 1
+            }
+        },
     ]
 
     /// Pushes a new image object holding `rgba`, counted against the script's memory cap; past the cap

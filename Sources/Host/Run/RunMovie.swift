@@ -53,6 +53,7 @@ struct RunMovie {
             "mode": plan.isRecording ? "record" : "play", "frame": emulator.movie.frame,
         ]
         if let desync = emulator.movie.firstDesync { summary["desync_frame"] = desync.frame }
+        if movie.hasVerification { summary["verified_frames"] = movie.ramHashes.count }
         return summary
     }
 }
@@ -71,6 +72,10 @@ extension Emulator {
                 if !quiet {
                     console.print("movie    recorded \(movie.length) frames to \(path) (rerecords \(movie.rerecords))")
                 }
+                if let cut = engine.verificationTruncated {
+                    console.problem(
+                        "movie: its verification log ends at frame \(cut) of \(movie.length) (verify-frames)")
+                }
             } catch {
                 console.problem("\(error)")
                 return 1
@@ -81,6 +86,9 @@ extension Emulator {
         if !quiet {
             let played = min(engine.frame, movie.length)
             var line = "movie    \(played)/\(movie.length) frames played, rerecords \(movie.rerecords)"
+            if let cut = engine.verificationTruncated {
+                line += "; the verification log ends at frame \(cut) of \(movie.length)"
+            }
             if let desync = engine.firstDesync {
                 line += "; DESYNC at frame \(desync.frame): \(desync.what)"
             } else if let problem = engine.verificationProblem {

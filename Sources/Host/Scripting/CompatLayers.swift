@@ -14,7 +14,8 @@ public enum CompatLayers {
     /// A `--script` argument: `NAME:path` when NAME is a layer, else the path with `fallback` (`--compat`).
     public static func split(_ argument: String, layers: [String], fallback: String?) -> ScriptSpec {
         if let colon = argument.firstIndex(of: ":"), layers.contains(String(argument[..<colon])) {
-            return ScriptSpec(path: String(argument[argument.index(after: colon)...]), compat: String(argument[..<colon]))
+            return ScriptSpec(
+                path: String(argument[argument.index(after: colon)...]), compat: String(argument[..<colon]))
         }
         return ScriptSpec(path: argument, compat: fallback)
     }
