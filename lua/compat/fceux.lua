@@ -50,6 +50,14 @@ local yoff = 0
 if is_nes and type(info.height) == "number" and info.height < 240 then yoff = (240 - info.height) // 2 end
 
 -- Raises "NAME: bad argument #I 'WHAT' (EXPECTED expected, got TYPE)" at the script's call (`level` extra frames up).
+-- FCEUX runs a script in its own folder: a relative path given to a movie, state or screenshot function is there.
+local function from_script_folder(path)
+  if type(path) == "string" and type(script_dir) == "string" and path ~= "" and path:sub(1, 1) ~= "/" then
+    return script_dir .. "/" .. path
+  end
+  return path
+end
+
 local function bad_argument(name, index, what, expected, value, level)
   error(format("%s: bad argument #%d '%s' (%s expected, got %s)", name, index, what, expected, type(value)),
     3 + (level or 0))
@@ -486,7 +494,7 @@ supported("gui.register", slot("gui.register", "draw"), "called before each fram
 approximated("gui.popup", popup, "printed to the console; returns \"ok\" (\"yes\" for yes/no questions)")
 approximated("input.popup", popup, "as gui.popup")
 supported("gui.savescreenshot", savescreenshot, "a PNG in the screenshots folder")
-supported("gui.savescreenshotas", function(path) return our.screenshot(tostring(path)) end)
+supported("gui.savescreenshotas", function(path) return our.screenshot(from_script_folder(tostring(path))) end)
 approximated("gui.gdscreenshot", gdscreenshot, "the core's picture at its own size (nestopia: 256x224)")
 refused("gui.gdoverlay", "gd images are not available (use gui.image with a PNG)")
 refused("gui.drawimage", "gd images are not available (use gui.image with a PNG)")
@@ -640,7 +648,7 @@ local function new_state(which, numbering, name)
     if which < 1 or which > 10 then error(format("%s: invalid player's savestate %d", name, which), 3) end
     object.slot = numbering == "object" and which % 10 or which - 1
   elseif type(which) == "string" then
-    object.path = which
+    object.path = from_script_folder(which)
   else
     bad_argument(name, 1, "which", "slot number, path or nil", which)
   end
@@ -774,7 +782,7 @@ end
 for _, name in ipairs({ "movie.play", "movie.playback", "movie.load" }) do
   approximated(name, function(path, read_only)
     if type(path) ~= "string" then bad_argument(name, 1, "filename", "string", path) end
-    return our.movie_play(path, { readonly = read_only and true or false }) == true
+    return our.movie_play(from_script_folder(path), { readonly = read_only and true or false }) == true
   end, "pauseframe is ignored")
 end
 for _, name in ipairs({ "movie.replay", "movie.playbeginning" }) do
@@ -785,9 +793,10 @@ for _, name in ipairs({ "movie.replay", "movie.playbeginning" }) do
 end
 supported("movie.record", function(path, save_type, author)
   if type(path) ~= "string" then bad_argument("movie.record", 1, "filename", "string", path) end
-  return our.movie_record(path, { from = save_type == 1 and "now" or "power", author = author }) == true
+  return our.movie_record(from_script_folder(path), { from = save_type == 1 and "now" or "power", author = author })
+    == true
 end, "save_type 1 = from now, else from power-on")
-supported("movie.save", function(path) return our.movie_save(path) end)
+supported("movie.save", function(path) return our.movie_save(from_script_folder(path)) end)
 supported("movie.ispoweron", function() return movie_active() and (our.movie_info() or {}).start == "power" end)
 supported("movie.isfromsavestate", function() return movie_active() and (our.movie_info() or {}).start == "state" end)
 
