@@ -3,14 +3,14 @@
 -- run in the script's own state before it (`--compat fceux`). Semantics follow FCEUX's documentation:
 -- colours are 0xRRGGBBAA numbers, names, "#RRGGBB[AA]", "P00"-"P3F" or {r,g,b,a}; boxes take corners; the
 -- CPU bus is the NES's. What libretro cannot do is an approximation that warns once, or a clear error.
-local script_path, script_dir = ...  -- the host passes the script's path and folder
+local _, script_dir = ...  -- the host passes the script's path and folder
 local compat = require("compat.common")
 local LAYER = "fceux"
 
 local load = load
 local type, tostring, tonumber, select, pairs, ipairs, error, pcall = type, tostring, tonumber, select, pairs, ipairs,
   error, pcall
-local floor, math_type, tointeger = math.floor, math.type, math.tointeger
+local floor, math_type = math.floor, math.type
 local char, byte, format, concat = string.char, string.byte, string.format, table.concat
 local warn_once = compat.warn_once
 
@@ -298,7 +298,7 @@ local function parse(value)
 end
 
 local opacity = 255
-local cache, cached, edge_cache = {}, 0, nil
+local cache, cached, edge_cache = {}, 0, {}
 
 -- Ours (0xAARRGGBB, scaled by gui.opacity) from an FCEUX colour. `default` (0xRRGGBBAA) stands in for nil and,
 -- as in FCEUX, for an unknown name (with a warning); without a default both are errors naming `name`.
@@ -340,7 +340,6 @@ local box_options = { color = 0, fill = nil }
 local DEFAULT_FILL = 0x3FFFFFFF  -- white at alpha 63 (FCEUX's), as 0xRRGGBBAA
 
 -- The outline's default: the fill's colour, opaque (then scaled by gui.opacity).
-edge_cache = {}
 local function opaque_of(fill)
   local hit = edge_cache[fill]
   if hit then return hit end
@@ -567,7 +566,7 @@ approximated("emu.delgamegenie", function(code)
 end, "removes a code added by emu.addgamegenie")
 supported("emu.readonly", function() return our.movie_readonly() end)
 supported("emu.setreadonly", function(on) our.movie_readonly(on and true or false) end)
-FCEU = emu
+compat.define("FCEU", emu)
 
 ------------------------------------------------------------------------------------------------------------------
 -- joypad: FCEUX's names; set: true presses, false releases, a string ("invert") inverts, nil leaves.
@@ -1125,7 +1124,7 @@ supported("string.sub", function(s, i, j)
 end, "fractional indices truncate (Lua 5.1)")
 supported("string.rep", function(s, n, separator) return rep(s, int(n, "string.rep", 2, "n"), separator) end)
 
-approximated("module", function(name, ...)
+approximated("module", function(name)
   if type(name) ~= "string" then bad_argument("module", 1, "name", "string", name) end
   local M = package.loaded[name]
   if type(M) ~= "table" then
