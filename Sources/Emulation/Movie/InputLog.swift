@@ -89,6 +89,14 @@ public struct InputLog: Sendable, Equatable {
         }
     }
 
+    /// Appends `frames` copies of the last record (imports that hold the same input for long spans).
+    public mutating func repeatLast(_ frames: Int) {
+        guard frames > 0, count > 0 else { return }
+        let record = Array(bytes[(count - 1) * stride..<count * stride])
+        bytes.reserveCapacity(bytes.count + frames * stride)
+        for _ in 0..<frames { bytes.append(contentsOf: record) }
+    }
+
     public mutating func setFlags(_ frame: Int, _ flags: MovieFrameFlags) { bytes[frame * stride] = flags.rawValue }
 
     /// Keeps the first `frames` frames.

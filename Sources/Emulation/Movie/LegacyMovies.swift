@@ -44,11 +44,14 @@ public enum LegacyMovies {
         var pads = [UInt8](repeating: 0, count: 4)
         var pending: MovieFrameFlags = []
         func emit(_ count: Int) {
-            for _ in 0..<count {
-                var input = InputState()
-                for port in 0..<4 { input.buttons[port] = mask(pads[port], fcmBits) }
-                movie.log.set(movie.length, input: input, flags: pending)
-                pending = []
+            guard count > 0 else { return }
+            var input = InputState()
+            for port in 0..<4 { input.buttons[port] = mask(pads[port], fcmBits) }
+            movie.log.set(movie.length, input: input, flags: pending)
+            pending = []
+            if count > 1 {
+                movie.log.set(movie.length, input: input, flags: [])
+                movie.log.repeatLast(count - 2)
             }
         }
         var position = dataOffset
