@@ -33,7 +33,7 @@ final class CompatFCEUXTests: XCTestCase {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
         let result = try run(Self.fixtures + "ram_watch_bot.lua", shot: shot)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("fceux ram watch: 55 checks, 0 failed"), result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("fceux ram watch: 58 checks, 0 failed"), result.stdout + result.stderr)
         XCTAssertFalse(result.stdout.contains("FAIL"), result.stdout)
         let image = try PNGRead.rgb(shot)
         // gui.box(10, 30, 40, 50, 0x00FF00FF, "blue"): 0xRRGGBBAA fill, named outline, corners inclusive.

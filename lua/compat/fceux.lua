@@ -455,11 +455,75 @@ local function popup(message, kind)
   return "ok"
 end
 
+-- A gd truecolor image (FCEUX's format: a header, then alpha (0 = opaque), red, green, blue per pixel) of the
+-- picture, FCEUX-sized: a core that crops overscan gets its missing lines back as black.
 local function gdscreenshot()
   local pixels, width, height = our.frame("rgba")
   if not pixels then error("gui.gdscreenshot: the core has not drawn a frame yet", 2) end
-  local header = char(0xFF, 0xFE, width >> 8, width & 0xFF, height >> 8, height & 0xFF, 1, 255, 255, 255, 255)
-  return header .. pixels:gsub("(...).", "\0%1")
+  local pad = string.rep("\0\0\0\0", width * yoff)
+  local full = height + 2 * yoff
+  local header = char(0xFF, 0xFE, width >> 8, width & 0xFF, full >> 8, full & 0xFF, 1, 255, 255, 255, 255)
+  return header .. pad .. pixels:gsub("(...).", "\0%1") .. pad
+end
+
+-- gui.gdoverlay([dx, dy,] gd [, sx, sy, sw, sh] [, alpha]): draws a gd image (truecolor or palette).
+local new_image, draw_image = gui.new_image, gui.image
+local function gdoverlay(...)
+  local args, i = table.pack(...), 1
+  local dx, dy = 0, 0
+  if type(args[i]) == "number" then
+    dx, i = int(args[i], "gui.gdoverlay", i, "dx"), i + 1
+    if type(args[i]) == "number" then dy, i = int(args[i], "gui.gdoverlay", i, "dy"), i + 1 end
+  end
+  local data = args[i]
+  if type(data) ~= "string" then bad_argument("gui.gdoverlay", i, "image", "string (a gd image)", data) end
+  i = i + 1
+  if #data < 11 or byte(data, 1) ~= 255 or (byte(data, 2) ~= 254 and byte(data, 2) ~= 255) then
+    error("gui.gdoverlay: bad image data (not a gd image)", 2)
+  end
+  local truecolor = byte(data, 2) == 254
+  local width, height = (byte(data, 3) << 8) | byte(data, 4), (byte(data, 5) << 8) | byte(data, 6)
+  local sx, sy, sw, sh = 0, 0, width, height
+  if args.n - i + 1 >= 4 then
+    sx, sy = int(args[i], "gui.gdoverlay", i, "sx"), int(args[i + 1], "gui.gdoverlay", i + 1, "sy")
+    sw, sh = int(args[i + 2], "gui.gdoverlay", i + 2, "sw"), int(args[i + 3], "gui.gdoverlay", i + 3, "sh")
+    i = i + 4
+  end
+  local alpha_mul = opacity
+  if type(args[i]) == "number" then alpha_mul = floor(alpha_mul * args[i]) end
+  if alpha_mul <= 0 then return end
+  local opac = {}
+  for a = 0, 255 do
+    local o = a < 128 and (255 - ((a << 1) | (a & 1))) * alpha_mul // 255 or 0
+    opac[a] = o > 255 and 255 or o
+  end
+  if sx < 0 then sw, sx = sw + sx, 0 end
+  if sy < 0 then sh, sy = sh + sy, 0 end
+  if sx + sw > width then sw = width - sx end
+  if sy + sh > height then sh = height - sy end
+  if sw <= 0 or sh <= 0 then return end
+  local start, size, palette = 12, 4, nil
+  if not truecolor then
+    start, size, palette = 14 + 1024, 1, {}
+    for index = 0, 255 do
+      local r, g, b, a = byte(data, 14 + index * 4, 17 + index * 4)
+      palette[index] = char(r or 0, g or 0, b or 0, opac[a or 127])
+    end
+  end
+  if #data < start - 1 + width * height * size then error("gui.gdoverlay: bad image data (truncated)", 2) end
+  local rows = {}
+  for y = sy, sy + sh - 1 do
+    local from = start + (y * width + sx) * size
+    local row = data:sub(from, from + sw * size - 1)
+    if truecolor then
+      rows[#rows + 1] = row:gsub("(.)(...)", function(a, rgb) return rgb .. char(opac[byte(a)]) end)
+    else
+      rows[#rows + 1] = row:gsub(".", function(c) return palette[byte(c)] end)
+    end
+  end
+  local image, problem = new_image(sw, sh, concat(rows))
+  if not image then error("gui.gdoverlay: " .. tostring(problem), 2) end
+  draw_image(dx, dy - yoff, image)
 end
 
 local screenshots = 0
@@ -494,10 +558,14 @@ approximated("gui.popup", popup, "printed to the console; returns \"ok\" (\"yes\
 approximated("input.popup", popup, "as gui.popup")
 supported("gui.savescreenshot", savescreenshot, "a PNG in the screenshots folder")
 supported("gui.savescreenshotas", function(path) return our.screenshot(from_script_folder(tostring(path))) end)
-approximated("gui.gdscreenshot", gdscreenshot, "the core's picture at its own size (nestopia: 256x224)")
-refused("gui.gdoverlay", "gd images are not available (use gui.image with a PNG)")
-refused("gui.drawimage", "gd images are not available (use gui.image with a PNG)")
-refused("gui.image", "gd images are not available (use Retrolua's gui.image with a PNG)")
+approximated("gui.gdscreenshot", gdscreenshot, "the core's picture; lines a core crops (nestopia: 8 top and bottom) black")
+if new_image then
+  supported("gui.gdoverlay", gdoverlay, "gd strings (from gui.gdscreenshot or gd's gdStr), truecolor or palette")
+  supported("gui.drawimage", gdoverlay, "as gui.gdoverlay")
+  supported("gui.image", gdoverlay, "as gui.gdoverlay")
+else
+  refused("gui.gdoverlay", "this build has no gui.new_image")
+end
 
 ------------------------------------------------------------------------------------------------------------------
 -- emu (and FCEU, its old name)

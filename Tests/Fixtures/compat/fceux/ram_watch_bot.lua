@@ -139,6 +139,16 @@ local r, g, bl, al = gui.parsecolor("orange")
 check("parsecolor", r == 255 and g == 127 and bl == 0 and al == 255)
 emu.speedmode("normal")
 
+-- gd images: a screenshot drawn back over a blacked-out picture restores it.
+local shot = gui.gdscreenshot()
+check("gdscreenshot", string.len(shot) == 11 + 256 * 240 * 4, string.len(shot))
+gui.box(0, 8, 255, 231, "black", "black")
+check("blacked out", gui.getpixel(200, 150) == 0)
+gui.gdoverlay(0, 0, shot)
+local gr, gg, gb = gui.getpixel(200, 150)
+local er, eg, eb = emu.getscreenpixel(200, 150)
+check("gdoverlay", gr == er and gg == eg and gb == eb, gr .. "," .. gg .. "," .. gb)
+
 -- Drawing: the last frame keeps these for the screenshot.
 gui.box(10, 30, 40, 50, 0x00FF00FF, "blue")
 gui.text(60, 30, "HP " .. 100, "red")
