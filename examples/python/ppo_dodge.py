@@ -13,7 +13,7 @@ gymnasium 0.29.1, Debian's CPU torch). From the source tree, without installing 
 
 It prints `mean reward before: R ± S` (the untrained policy), trains, then `mean reward after: R ± S`,
 each over --eval-episodes episodes of a separate evaluation env (random no-op starts, so the episodes
-differ). A short run shows the mechanics rather than a good player. Measured (10 evaluation episodes,
+differ). A short run shows the mechanics rather than a good player. Measured (5 and 10 evaluation episodes,
 2 envs, a 2-core machine shared with other work): 20,000 timesteps -2.8 -> -3.0; 200,000 timesteps
 -2.9 -> -2.7 ± 0.9 (69 timesteps/s under heavy load, 181 on a quieter machine). Learning Dodge from all
 2 KB of RAM takes far longer, or a smaller observation (the player's and hazards' positions).
