@@ -25,6 +25,9 @@ enum Fixtures {
     /// `retrolua` package's.
     static let python = root + "/build/venv/bin/python"
 
+    /// build/venv-sb3's interpreter (scripts/setup: stable-baselines3, gymnasium 0.29, Debian's torch).
+    static let pythonSB3 = root + "/build/venv-sb3/bin/python"
+
     /// The battery save's file name for `rom` (`GAME.KEY.srm`, keyed by the content's identity).
     static func srm(_ rom: String = nesROM) -> String {
         let content = try! Content(path: rom)

@@ -3,7 +3,8 @@ import XCTest
 
 /// The `retrolua` Python package (python/) with pytest against the built binary:
 /// Tests/python/test_package.py (the binary door's numpy views, batched steps, hostile binary
-/// requests, launched emulators' lifetime, a fresh venv install).
+/// requests, launched emulators' lifetime, a fresh venv install); the examples (test_examples.py);
+/// stable-baselines3 in build/venv-sb3 (test_sb3.py, and the examples again under gymnasium 0.29).
 final class PythonPackageTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
@@ -27,5 +28,27 @@ final class PythonPackageTests: XCTestCase {
             timeout: 300)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stdout.contains("6 passed"), result.stdout)
+    }
+
+    func testTheExamples() throws {
+        try pytest(Fixtures.python, ["test_examples.py"])
+    }
+
+    func testStableBaselines3AndTheExamplesOnGymnasium029() throws {
+        guard FileManager.default.isExecutableFile(atPath: Fixtures.pythonSB3) else {
+            throw XCTSkip("\(Fixtures.pythonSB3) is missing: run scripts/setup (it makes the stable-baselines3 venv)")
+        }
+        try pytest(Fixtures.pythonSB3, ["test_sb3.py", "test_examples.py"])
+    }
+
+    /// Runs Tests/python/FILES with `python -m pytest` against the built binary; fails on any failure.
+    private func pytest(_ python: String, _ files: [String]) throws {
+        let result = try Fixtures.cli(
+            [], environment: ["RETROLUA": Fixtures.binary], executable: python,
+            arguments: ["-m", "pytest", "-q", "-p", "no:cacheprovider"]
+                + files.map { Fixtures.root + "/Tests/python/" + $0 },
+            timeout: 300)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("passed"), result.stdout)
     }
 }
