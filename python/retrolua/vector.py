@@ -40,6 +40,7 @@ class RetroluaVectorEnv(VectorEnv):
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1, got %d" % num_envs)
         self.envs: List[RetroluaEnv] = []
+        options.setdefault("spin", 0.0)  # waiting for several emulators: leave every core to them
         try:
             for _ in range(num_envs):
                 self.envs.append(RetroluaEnv(rom, **options))

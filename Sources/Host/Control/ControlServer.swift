@@ -132,7 +132,9 @@ public final class ControlServer {
     /// A client has connected at some time (`--exit-on-disconnect` waits for the first).
     public private(set) var everConnected = false
 
-    public func poll(timeout: Double, _ handle: (ArraySlice<UInt8>) -> ControlOutcome) {
+    /// Returns whether anything happened (a socket was ready or a request had its turn).
+    @discardableResult
+    public func poll(timeout: Double, _ handle: (ArraySlice<UInt8>) -> ControlOutcome) -> Bool {
         let busy = clients.contains { $0.hasTurn }
         var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
         for client in clients {
@@ -140,7 +142,8 @@ public final class ControlServer {
             fds.append(pollfd(fd: client.fd, events: Int16(events), revents: 0))
         }
         let milliseconds = busy ? 0 : Int32(max(0, min(timeout, 60)) * 1000)
-        if Glibc.poll(&fds, nfds_t(fds.count), milliseconds) > 0 {
+        let ready = Glibc.poll(&fds, nfds_t(fds.count), milliseconds) > 0
+        if ready {
             for (index, client) in zip(fds.indices.dropFirst(), clients) where fds[index].revents != 0 {
                 transfer(client, fds[index].revents)
             }
@@ -152,6 +155,7 @@ public final class ControlServer {
         dropLateHellos()
         for client in clients where client.isFinished { client.close() }
         clients.removeAll { $0.isClosed }
+        return ready || busy
     }
 
     private func transfer(_ client: ControlClient, _ events: Int16) {
