@@ -23,12 +23,6 @@ final class CompatFCEUXTests: XCTestCase {
         return try Fixtures.cli(arguments)
     }
 
-    private func count(_ image: PNGRead.Image, x: Range<Int>, y: Range<Int>, color: UInt32) -> Int {
-        var found = 0
-        for py in y { for px in x where image.pixel(px, py) == color { found += 1 } }
-        return found
-    }
-
     func testRAMWatchBotReadsWritesPressesAndDraws() throws {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
         let result = try run(Self.fixtures + "ram_watch_bot.lua", shot: shot)
@@ -41,10 +35,10 @@ final class CompatFCEUXTests: XCTestCase {
         XCTAssertEqual(image.pixel(10, 30 - 8), 0x0000FF)
         XCTAssertEqual(image.pixel(40, 50 - 8), 0x0000FF)
         // gui.text(60, 30, "HP 100", "red") on FCEUX's default background.
-        XCTAssertGreaterThan(count(image, x: 60..<100, y: 22..<30, color: 0xFF0000), 15)
-        XCTAssertGreaterThan(count(image, x: 58..<100, y: 21..<31, color: 0x1B1269), 40)
+        XCTAssertGreaterThan(image.count(x: 60..<100, y: 22..<30, color: 0xFF0000), 15)
+        XCTAssertGreaterThan(image.count(x: 58..<100, y: 21..<31, color: 0x1B1269), 40)
         // A number where text is expected is drawn as text, white by default.
-        XCTAssertGreaterThan(count(image, x: 60..<92, y: 34..<42, color: 0xFFFFFF), 15)
+        XCTAssertGreaterThan(image.count(x: 60..<92, y: 34..<42, color: 0xFFFFFF), 15)
         XCTAssertEqual(image.pixel(25, 60 - 8), 0xFFFF00, "gui.line in \"#FFFF00\"")
         XCTAssertEqual(image.pixel(5, 70 - 8), 0xFF00FF, "gui.pixel with an {r, g, b} table")
         // Fractional corners are truncated: (100, 30)-(120, 50), a white outline around a clear inside.
@@ -66,9 +60,9 @@ final class CompatFCEUXTests: XCTestCase {
         XCTAssertFalse(line.contains(" 0 boxes"), line)
         XCTAssertTrue(result.stderr.contains("module(): approximated"), "approximations warn once: " + result.stderr)
         let image = try PNGRead.rgb(shot)
-        XCTAssertGreaterThan(count(image, x: 0..<256, y: 0..<224, color: 0x00FF00), 30, "the player's green box")
-        XCTAssertGreaterThan(count(image, x: 0..<256, y: 0..<224, color: 0xFF0000), 60, "hazards' red boxes")
-        XCTAssertGreaterThan(count(image, x: 8..<110, y: 4..<12, color: 0xFFFFFF), 30, "the score line")
+        XCTAssertGreaterThan(image.count(x: 0..<256, y: 0..<224, color: 0x00FF00), 30, "the player's green box")
+        XCTAssertGreaterThan(image.count(x: 0..<256, y: 0..<224, color: 0xFF0000), 60, "hazards' red boxes")
+        XCTAssertGreaterThan(image.count(x: 8..<110, y: 4..<12, color: 0xFFFFFF), 30, "the score line")
     }
 
     /// The benchmark's hitbox viewer (scripts/bench-support) written for FCEUX and written for our API draws
@@ -90,7 +84,7 @@ final class CompatFCEUXTests: XCTestCase {
         let a = try PNGRead.rgb(folder + "/fceux.png"), b = try PNGRead.rgb(folder + "/ours.png")
         XCTAssertEqual(a.rgba.count, b.rgba.count)
         XCTAssertTrue(a.rgba == b.rgba, "the two overlays differ")
-        XCTAssertGreaterThan(count(a, x: 0..<256, y: 0..<224, color: 0xFF0000), 100, "the red boxes are there")
+        XCTAssertGreaterThan(a.count(x: 0..<256, y: 0..<224, color: 0xFF0000), 100, "the red boxes are there")
     }
 
     /// Bad input to the layer: each call fails with a message naming the function (and argument), or

@@ -17,12 +17,6 @@ final class CompatMesenTests: XCTestCase {
         return try Fixtures.cli(arguments)
     }
 
-    private func count(_ image: PNGRead.Image, x: Range<Int>, y: Range<Int>, color: UInt32) -> Int {
-        var found = 0
-        for py in y { for px in x where image.pixel(px, py) == color { found += 1 } }
-        return found
-    }
-
     func testRAMHudReadsWritesPressesAndDraws() throws {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
         let result = try run(Self.fixtures + "ram_hud.lua", shot: shot)
@@ -43,9 +37,9 @@ final class CompatMesenTests: XCTestCase {
         XCTAssertEqual(image.pixel(0, 0), background, "a pixel delayed 1000 frames is not drawn yet")
         XCTAssertEqual(image.pixel(5, 5), background, "clearScreen removed the permanent shape")
         XCTAssertEqual(image.pixel(150, 100 - 8), 0x00FFFF, "the player's box at X 150, Y 100")
-        XCTAssertGreaterThan(count(image, x: 130..<200, y: 32..<40, color: 0xFFFFFF), 20, "drawString")
-        XCTAssertEqual(count(image, x: 130..<200, y: 31..<41, color: 0), 0, "background 0x000000FF is transparent")
-        XCTAssertGreaterThan(count(image, x: 130..<150, y: 51..<61, color: 0), 20, "the default background is black")
+        XCTAssertGreaterThan(image.count(x: 130..<200, y: 32..<40, color: 0xFFFFFF), 20, "drawString")
+        XCTAssertEqual(image.count(x: 130..<200, y: 31..<41, color: 0), 0, "background 0x000000FF is transparent")
+        XCTAssertGreaterThan(image.count(x: 130..<150, y: 51..<61, color: 0), 20, "the default background is black")
         XCTAssertEqual(image.pixel(230, 185), 0xFF0000, "setScreenBuffer")
         XCTAssertEqual(image.pixel(219, 185), background, "setScreenBuffer leaves the rest")
     }
@@ -111,12 +105,7 @@ final class CompatMesenTests: XCTestCase {
             "emu.getPixel: invalid x,y coordinates",
             "emu.isKeyPressed: Invalid key name",
         ]
-        let lines = result.stdout.split(separator: "\n").map(String.init)
-        for (i, message) in expected.enumerated() {
-            let line = lines.first { $0.hasPrefix("\(i + 1)\t") } ?? ""
-            XCTAssertTrue(line.hasPrefix("\(i + 1)\tfalse\t"), "case \(i + 1) must fail: " + line)
-            XCTAssertTrue(line.contains(message), "case \(i + 1): \(line) should say \(message)")
-        }
+        assertNumberedCasesFail(result.stdout, expected)
         XCTAssertTrue(
             result.stdout.contains("out of range\t0\tfalse"), "Mesen reads 0 past a type's end: " + result.stdout)
         XCTAssertTrue(result.stdout.contains("reset event"), "emu.reset fires the reset event: " + result.stdout)

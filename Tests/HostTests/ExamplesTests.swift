@@ -9,14 +9,6 @@ final class ExamplesTests: XCTestCase {
 
     private func example(_ path: String) -> String { Fixtures.root + "/examples/" + path }
 
-    private func count(_ image: PNGRead.Image, height: Int, x: Range<Int>, y: Range<Int>, color: UInt32) -> Int {
-        var found = 0
-        for py in y where py < height {
-            for px in x where image.pixel(px, py) == color { found += 1 }
-        }
-        return found
-    }
-
     func testFrameAdvanceScriptWithTheInputDisplay() throws {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
         let result = try Fixtures.cli([
@@ -28,7 +20,7 @@ final class ExamplesTests: XCTestCase {
         XCTAssertEqual(result.stdout.split(separator: "\n").last, "done at frame 75: x=160 y=142")
         let image = try PNGRead.rgb(shot)
         // The last frame held Down: exactly that button is lit (#ffcc00) in the display, bottom left.
-        let lit = count(image, height: 224, x: 0..<100, y: 180..<224, color: 0xFFCC00)
+        let lit = image.count(x: 0..<100, y: 180..<224, color: 0xFFCC00)
         XCTAssertEqual(lit, 16, "the 4x4 inside of the pressed d-pad button's outlined 6x6 box")
     }
 
@@ -39,8 +31,8 @@ final class ExamplesTests: XCTestCase {
         ])
         XCTAssertEqual(result.status, 0, result.stderr)
         let image = try PNGRead.rgb(shot)
-        let yellow = count(image, height: 224, x: 0..<90, y: 0..<12, color: 0xFFFF00)
-        let white = count(image, height: 224, x: 0..<90, y: 12..<50, color: 0xFFFFFF)
+        let yellow = image.count(x: 0..<90, y: 0..<12, color: 0xFFFF00)
+        let white = image.count(x: 0..<90, y: 12..<50, color: 0xFFFFFF)
         XCTAssertGreaterThan(yellow, 20, "the frame counter changes every frame: its line is yellow")
         XCTAssertGreaterThan(white, 20, "the other values are steady: white")
     }

@@ -432,7 +432,30 @@ enum PNGRead {
         let image = try Media.PNGFile.read(path)
         return Image(rgba: image.rgba, width: image.width)
     }
+}
 
+extension PNGRead.Image {
+    /// How many pixels in the rectangle have `color` (rows past the image's end count none).
+    func count(x: Range<Int>, y: Range<Int>, color: UInt32) -> Int {
+        var found = 0
+        for py in y where py * width * 4 < rgba.count {
+            for px in x where pixel(px, py) == color { found += 1 }
+        }
+        return found
+    }
+}
+
+/// The compatibility layers' bad-input fixtures print each case as `N<tab>false<tab>message`: every
+/// case must have failed, with its expected message.
+func assertNumberedCasesFail(
+    _ stdout: String, _ expected: [String], file: StaticString = #filePath, line: UInt = #line
+) {
+    let lines = stdout.split(separator: "\n").map(String.init)
+    for (i, message) in expected.enumerated() {
+        let found = lines.first { $0.hasPrefix("\(i + 1)\t") } ?? ""
+        XCTAssertTrue(found.hasPrefix("\(i + 1)\tfalse\t"), "case \(i + 1) must fail: " + found, file: file, line: line)
+        XCTAssertTrue(found.contains(message), "case \(i + 1): \(found) should say \(message)", file: file, line: line)
+    }
 }
 
 extension LuaAPITests {
