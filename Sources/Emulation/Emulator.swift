@@ -67,9 +67,10 @@ public final class Emulator {
 
     public init(session: Session) {
         self.session = session
+        let system = AssembledMaps.System(extension: session.content?.fileExtension, systemName: session.systemName)
+        // Read only for the systems with a layout (a cartridge: megabytes at most), never a disc image.
         memory = MemoryAccess(
-            core: session.core,
-            system: AssembledMaps.System(extension: session.content?.fileExtension, systemName: session.systemName))
+            core: session.core, system: system, content: system == nil ? nil : try? session.content?.bytes())
         picture = { [core = session.core] in Emulator.picture(of: core) }
         session.core.onInputPoll = { [unowned self] in self.inputPolledByCore() }
     }

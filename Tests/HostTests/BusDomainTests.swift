@@ -79,15 +79,22 @@ final class BusDomainTests: XCTestCase {
     }
 
     func testNestopiaGetsAnAssembledBusWithMirrors() throws {
+        // The demo is NROM-128: its 16 KiB of PRG ROM at $8000 and again at $C000 (the reset vector's home).
+        let rom = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.nesROM)))
+        XCTAssertEqual(rom[4], 1, "one 16 KiB PRG bank")
         try check(
             rom: Fixtures.nesROM, core: "nestopia",
             """
+            assert(memory.read_u8(0x8000, "bus") == \(rom[16]) and memory.read_u8(0xC000, "bus") == \(rom[16]))
+            assert(memory.read_u16_le(0xFFFC, "bus") == \(Int(rom[16 + 0x3FFC]) | Int(rom[16 + 0x3FFD]) << 8))
+            local ok, why = pcall(memory.write_u8, 0x8000, 1, "bus")
+            assert(not ok and why:find("read%-only"), why)
             assert(source("bus") == "assembled" and source("system_ram") == "region")
             for _, mirror in ipairs({0x0000, 0x0800, 0x1000, 0x1800}) do same(mirror, "system_ram", 0, 0x800) end
             assert(memory.read_u16_le(0x07FF, "bus") == memory.read_u8(0x7FF, "system_ram") | memory.read_u8(0, "system_ram") << 8)
             memory.write_u16_le(0x0FFF, 0xBEEF, "bus")
             assert(memory.read_u8(0x7FF, "system_ram") == 0xEF and memory.read_u8(0, "system_ram") == 0xBE)
-            refused(0x2000); refused(0xFFFF); refused(0x10000)
+            refused(0x2000); refused(0x5FFF); refused(0x10000)
             assert(#memory.hash("bus") == 40)
             """)
     }

@@ -50,11 +50,14 @@ public final class MemoryAccess {
     private let byName: [String: Int]
     /// The page tables of the bus-like domains, by domain index.
     let buses: [Int: BusTable]
+    /// Owns the ROM bytes an assembled bus points at (as long as the buses live).
+    private let fixedROM: AssembledMaps.FixedROM?
     public let defaultIndex: Int
 
     /// The domains the core exposes once its game is loaded (regions, memory map, the buses).
-    /// `system` picks the layout for an assembled bus when the core sends no map.
-    init(core: Core, system: AssembledMaps.System? = nil) {
+    /// `system` picks the layout for an assembled bus when the core sends no map; `content` gives it the
+    /// cartridge ROM that never moves (`AssembledMaps.FixedROM`).
+    init(core: Core, system: AssembledMaps.System? = nil, content: [UInt8]? = nil) {
         let regions = core.memoryDomains()
         var domains = regions.enumerated().map {
             Domain(
@@ -64,7 +67,12 @@ public final class MemoryAccess {
         var names = regions.map(\.name)
         var sources = regions.map { $0.busAddress == nil ? Source.region : .map }
         var maps = core.memoryMaps()
-        if maps.isEmpty, let system, let assembled = AssembledMaps.bus(for: system, core: core) { maps = [assembled] }
+        var fixedROM: AssembledMaps.FixedROM?
+        if maps.isEmpty, let system, let content { fixedROM = AssembledMaps.FixedROM.of(content, system: system) }
+        self.fixedROM = fixedROM
+        if maps.isEmpty, let system, let assembled = AssembledMaps.bus(for: system, core: core, rom: fixedROM) {
+            maps = [assembled]
+        }
         var buses: [Int: BusTable] = [:]
         for map in maps where map.entries.contains(where: { $0.base != nil }) {
             let name = Self.busName(map.addressSpace, taken: Set(names))
