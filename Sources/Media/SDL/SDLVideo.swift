@@ -1,4 +1,5 @@
 import CSDL2
+import Glibc
 import Libretro
 
 /// The SDL window: the core's frame, scaled and letterboxed, with the script overlays on top.
@@ -47,8 +48,19 @@ public final class SDLVideo: VideoOutput {
         guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw SDLDeviceError("SDL video") }
         // With no display SDL quietly falls back to a driver nobody can see; that is "no window" unless
         // the user asked for it by name (SDL_VIDEODRIVER=offscreen works for tests without X).
-        let driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
-        if ["offscreen", "dummy", "evdev"].contains(driver), SDL_getenv("SDL_VIDEODRIVER") == nil {
+        let invisible = ["offscreen", "dummy", "evdev"]
+        var driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        // A display that is there but did not answer (an X server busy accepting clients) gets two more tries.
+        let displayNamed = getenv("DISPLAY") != nil || getenv("WAYLAND_DISPLAY") != nil
+        var retries = 0
+        while invisible.contains(driver), SDL_getenv("SDL_VIDEODRIVER") == nil, displayNamed, retries < 2 {
+            retries += 1
+            SDL_QuitSubSystem(SDL_INIT_VIDEO)
+            usleep(200_000)
+            guard SDL_InitSubSystem(SDL_INIT_VIDEO) == 0 else { throw SDLDeviceError("SDL video") }
+            driver = SDL_GetCurrentVideoDriver().map { String(cString: $0) } ?? ""
+        }
+        if invisible.contains(driver), SDL_getenv("SDL_VIDEODRIVER") == nil {
             SDL_QuitSubSystem(SDL_INIT_VIDEO)
             throw SDLDeviceError(noDisplay: "SDL found only its \(driver) video driver")
         }
