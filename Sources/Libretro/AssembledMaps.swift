@@ -25,8 +25,11 @@ public enum AssembledMaps {
     /// Banked ROM is left out: which bank is in is the core's, and libretro does not say.
     public final class FixedROM: @unchecked Sendable {
         let bytes: UnsafeMutableRawBufferPointer
+        /// Where the bytes sit on the bus.
+        let start: Int
 
-        init(_ source: ArraySlice<UInt8>, repeatedTo length: Int) {
+        init(_ source: ArraySlice<UInt8>, repeatedTo length: Int, at start: Int) {
+            self.start = start
             bytes = .allocate(byteCount: length, alignment: 16)
             for offset in stride(from: 0, to: length, by: source.count) {
                 UnsafeMutableRawBufferPointer(rebasing: bytes[offset..<offset + source.count]).copyBytes(from: source)
@@ -43,10 +46,10 @@ public enum AssembledMaps {
                 let mapper = (content[6] >> 4) | (content[7] & 0xF0), banks = Int(content[4])
                 let start = 16 + (content[6] & 0x04 != 0 ? 512 : 0)  // a 512-byte trainer comes first
                 guard mapper == 0, banks == 1 || banks == 2, content.count >= start + banks * 0x4000 else { return nil }
-                return FixedROM(content[start..<start + banks * 0x4000], repeatedTo: 0x8000)
+                return FixedROM(content[start..<start + banks * 0x4000], repeatedTo: 0x8000, at: 0x8000)
             case .gameBoy:
                 guard content.count >= 0x8000 else { return nil }
-                return FixedROM(content[0..<0x4000], repeatedTo: 0x4000)
+                return FixedROM(content[0..<0x4000], repeatedTo: 0x4000, at: 0)
             }
         }
     }
@@ -72,12 +75,6 @@ public enum AssembledMaps {
                         flags: saveRAM, pointer: save.pointer, start: 0x6000, select: 0xE000,
                         length: min(save.size, 0x2000)))
             }
-            if let rom {
-                descriptors.append(
-                    MemoryDescriptor(
-                        flags: UInt64(RETRO_MEMDESC_CONST), pointer: rom.bytes.baseAddress, start: 0x8000,
-                        length: 0x8000))
-            }
         case .gameBoy:
             // Work RAM at $C000-$DFFF with its echo at $E000-$FDFF; video RAM at $8000; cartridge RAM at $A000.
             if let ram {
@@ -98,11 +95,12 @@ public enum AssembledMaps {
                         flags: saveRAM, pointer: save.pointer, start: 0xA000, select: 0xE000,
                         length: min(save.size, 0x2000)))
             }
-            if let rom {
-                descriptors.append(
-                    MemoryDescriptor(
-                        flags: UInt64(RETRO_MEMDESC_CONST), pointer: rom.bytes.baseAddress, start: 0, length: 0x4000))
-            }
+        }
+        if let rom {
+            descriptors.append(
+                MemoryDescriptor(
+                    flags: UInt64(RETRO_MEMDESC_CONST), pointer: rom.bytes.baseAddress, start: rom.start,
+                    length: rom.bytes.count))
         }
         guard !descriptors.isEmpty else { return nil }
         // The whole 64 KiB address space (libretro.h's "clarify the size" descriptor).

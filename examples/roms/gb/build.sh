@@ -3,21 +3,9 @@
 # Needs sdasgb, sdldgb and makebin (Debian package: sdcc).
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-    echo "usage: $0 OUTDIR" >&2
-    exit 2
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/../build-common.sh"
 
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-mkdir -p "$1"
-out="$(cd "$1" && pwd)"
-
-for tool in sdasgb sdldgb makebin; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "build.sh: $tool not found (apt-get install sdcc)" >&2; exit 1; }
-done
-
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+needs sdcc sdasgb sdldgb makebin
 
 log="$work/log"
 run() { "$@" >>"$log" 2>&1 || { cat "$log" >&2; exit 1; }; }

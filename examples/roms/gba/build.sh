@@ -3,18 +3,8 @@
 # Needs arm-none-eabi-as, -ld and -objcopy (Debian package: binutils-arm-none-eabi) and python3.
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-    echo "usage: $0 OUTDIR" >&2
-    exit 2
-fi
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-mkdir -p "$1"
-out="$(cd "$1" && pwd)"
-for tool in arm-none-eabi-as arm-none-eabi-ld arm-none-eabi-objcopy; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "build.sh: $tool not found (apt-get install binutils-arm-none-eabi)" >&2; exit 1; }
-done
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../build-common.sh"
+needs binutils-arm-none-eabi arm-none-eabi-as arm-none-eabi-ld arm-none-eabi-objcopy
 
 arm-none-eabi-as -mcpu=arm7tdmi -o "$work/demo.o" "$here/demo.s"
 # The cartridge is mapped at $08000000.

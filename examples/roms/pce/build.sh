@@ -3,15 +3,7 @@
 # Needs ca65 and ld65 (Debian package: cc65, whose ca65 knows the HuC6280).
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-    echo "usage: $0 OUTDIR" >&2
-    exit 2
-fi
-here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-mkdir -p "$1"
-out="$(cd "$1" && pwd)"
-work="$(mktemp -d)"
-trap 'rm -rf "$work"' EXIT
+source "$(dirname "${BASH_SOURCE[0]}")/../build-common.sh"
 
 ca65 -o "$work/demo.o" "$here/demo.s"
 ld65 -C "$here/hucard.cfg" -o "$work/demo.pce" "$work/demo.o"
