@@ -12,18 +12,18 @@ extension MovieEngine {
     func recordOverrun(_ index: Int, input: InputState, lagged: Bool) {
         guard let movie else { return }
         let position = index - movie.length
-        var log = overrun.log ?? InputLog(ports: movie.log.ports, analog: movie.log.analog)
-        guard position >= 0, position <= log.count else { return }
-        log.truncate(to: position)
+        if overrun.log == nil { overrun.log = InputLog(ports: movie.log.ports, analog: movie.log.analog) }
+        guard position >= 0, position <= overrun.log!.count else { return }
+        // Changed in place: a copy of the log each frame would make a long overrun quadratic.
+        overrun.log!.truncate(to: position)
         if overrun.hashes.count > position { overrun.hashes.removeSubrange(position...) }
         var flags = overrunCommands
         overrunCommands = []
         if lagged { flags.insert(.lag) }
-        log.set(position, input: input, flags: flags)
+        overrun.log!.set(position, input: input, flags: flags)
         if movie.hasVerification && movie.ramHashes.count == movie.length && overrun.hashes.count == position {
             overrun.hashes.append(ramHash())
         }
-        overrun.log = log
     }
 
     /// Read-write from finished: the overrun up to the frame about to run becomes the movie's own.
