@@ -23,7 +23,7 @@ let package = Package(
         // EGL (offscreen contexts, no display) and OpenGL through glvnd, for hardware-rendered cores.
         .systemLibrary(name: "CGL", pkgConfig: "egl", providers: [.apt(["libegl-dev", "libgl-dev", "libegl-mesa0"])]),
 
-        // C glue Swift cannot express: the variadic libretro log callback.
+        // C glue Swift cannot express: the variadic libretro log callback, SIMD pixel conversion.
         .target(name: "CRetroShim", dependencies: ["CLibretro"]),
         // C glue for Lua: macro wrappers, the raising trampoline, pcall with traceback, limits.
         .target(name: "CLuaShim", dependencies: ["CLua"]),

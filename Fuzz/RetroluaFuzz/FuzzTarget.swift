@@ -22,7 +22,7 @@ enum FuzzTarget: String, CaseIterable {
         case .rlm: Self.rlm([UInt8](bytes))
         case .fm2: _ = try? FM2.decode([UInt8](bytes), name: "fuzz.fm2")
         case .bk2: _ = try? BK2.decode(zip: [UInt8](bytes), name: "fuzz.bk2")
-        case .fcm: _ = try? LegacyMovies.decodeFCM([UInt8](bytes), name: "fuzz.fcm")
+        case .fcm: _ = try? LegacyMovies.decodeFCM([UInt8](bytes), name: "fuzz.fcm", frameLimit: 100_000)
         case .fmv: _ = try? LegacyMovies.decodeFMV([UInt8](bytes), name: "fuzz.fmv")
         case .cht: _ = try? CheatFile.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz.cht")
         case .control: ControlFuzz.run(bytes)

@@ -1,3 +1,5 @@
+import CRetroShim
+
 /// Packed 8-bit RGB, the format bots and image libraries take most often.
 extension VideoFrame {
     /// RGBA rows (as `rgba()` gives them) without their alpha bytes.
@@ -26,7 +28,12 @@ extension VideoFrame {
     ) {
         let out = destination.assumingMemoryBound(to: UInt8.self)
         for row in 0..<height {
-            convert(data + row * pitch, count: width, format: format, into: out + row * width * 3, stride: 3)
+            let source = data + row * pitch, target = out + row * width * 3
+            switch format {
+            case .rgb565: rs_rgb565_to_rgb(source, width, target)
+            case .xrgb8888: rs_xrgb8888_to_rgb(source, width, target)
+            case .xrgb1555: convert(source, count: width, format: format, into: target, stride: 3)
+            }
         }
     }
 }

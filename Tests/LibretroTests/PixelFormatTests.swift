@@ -47,4 +47,33 @@ final class PixelFormatTests: XCTestCase {
         XCTAssertEqual(frame.pixels, [1, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 4, 0, 0, 0])
         XCTAssertEqual(frame.rgb(x: 1, y: 1), 0x000004)
     }
+    /// The binary door's packed RGB (SIMD in C) equals the RGBA path's colours for every RGB565 value
+    /// and for XRGB8888 pixels, at widths that leave a scalar tail, with row padding skipped.
+    func testPackedRGBEqualsRGBAForEveryPixelValue() {
+        for (format, width, height) in [(PixelFormat.rgb565, 4099, 16), (.xrgb8888, 1027, 3), (.xrgb1555, 13, 2)] {
+            let pitch = width * format.bytesPerPixel + 6
+            var source = [UInt8](repeating: 0xEE, count: pitch * height)
+            var state: UInt32 = 12345
+            for row in 0..<height {
+                for column in 0..<(width * format.bytesPerPixel) {
+                    state = state &* 1_103_515_245 &+ 12345
+                    let value = row * width + column / 2
+                    source[row * pitch + column] =
+                        format == .rgb565
+                        ? UInt8(truncatingIfNeeded: column % 2 == 0 ? value : value >> 8)
+                        : UInt8(truncatingIfNeeded: state >> 16)
+                }
+            }
+            var packed = [UInt8](repeating: 0, count: width * height * 3)
+            let frame = source.withUnsafeBytes { raw in
+                packed.withUnsafeMutableBytes {
+                    VideoFrame.writeRGB(
+                        from: raw.baseAddress!, width: width, height: height, pitch: pitch, format: format,
+                        into: $0.baseAddress!)
+                }
+                return VideoFrame(copying: raw.baseAddress!, width: width, height: height, pitch: pitch, format: format)
+            }
+            XCTAssertEqual(packed, VideoFrame.rgb(fromRGBA: frame.rgba()), "\(format)")
+        }
+    }
 }

@@ -57,6 +57,20 @@ def test_step_memory_states_screen_and_audio(emu):
     assert sound.ndim == 2 and sound.shape[1] == 2 and len(sound) > 0
 
 
+def test_saved_bytes_load_back_as_kept_or_as_a_copy(emu):
+    emu.step(10, {"right": True})
+    state = emu.save_state()  # the emulator keeps these bytes: loading this object is a restore
+    copy = bytes(bytearray(state))  # equal bytes, another object: loaded through shared memory
+    assert copy == state and copy is not state
+    emu.step(20, ["left"])
+    assert emu.load_state(state) == 10 and emu.read(0x03)[0] == 126
+    emu.step(5, ["left"])
+    assert emu.load_state(copy) == 10 and emu.read(0x03)[0] == 126
+    later = emu.save_state()  # a newer save replaces the kept one; the older bytes still load
+    assert emu.load_state(state) == 10 and emu.load_state(later) == 10
+    assert emu.save_state() == later
+
+
 def test_views_equal_what_the_json_door_and_lua_see(emu):
     emu.step(37, {"right": True, "a": True})
     other = Retrolua.connect("unix:" + emu._launched.path)  # a second client of the same emulator
@@ -163,7 +177,7 @@ HOSTILE = [
     ((wire.STEP, 0x100, 3, 0, 0), b"\1\2\3", "the payload must be empty"),
     ((wire.STEP, 0x200, 3, 0, 0), b"\0" * 10, "the payload must be empty"),
     ((wire.STEP, 0, 1, 0, 0), b"\0\0", "the payload must be empty"),
-    ((wire.SCREEN, 1, 0, 0, 0), b"", "flags apply to step only"),
+    ((wire.SCREEN, 1, 0, 0, 0), b"", "flags apply to step and save_state only"),
     ((wire.READ, 0, 7, 0, 1), b"", "no memory domain 7"),
     ((wire.READ, 0, 0xFFFFFFFF, 0, 1), b"", "no memory domain"),
     ((wire.READ, 0, 0, 0, 0), b"", "length must be 1…"),

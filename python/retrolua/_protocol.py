@@ -16,3 +16,4 @@ assert REQUEST.size == 32 and REPLY.size == 72
 STEP, SCREEN, READ, WRITE, SAVE_STATE, LOAD_STATE, AUDIO, RESET, QUIT, SNAPSHOT, RESTORE, FORGET = range(1, 13)
 STEP_SCREEN = 1
 STEP_RAM = 2
+SAVE_KEEP = 1  # save_state: also keep it as snapshot `a` (0: a new one)

@@ -147,6 +147,8 @@ class Emulator:
         default = handshake["default_domain"]
         self.default_domain: Optional[str] = handshake["domains"][default]["name"] if default >= 0 else None
         self._forget_later: List[int] = []
+        self._kept_state: Optional[Snapshot] = None
+        self._kept_bytes: Optional[bytes] = None
         self._request = bytearray(wire.REQUEST.size + 2 * 8)
         self._reply = bytearray(wire.REPLY.size)
         self._reply_view = memoryview(self._reply)
@@ -379,16 +381,25 @@ class Emulator:
         self._call(wire.WRITE, 0, self._domain(domain), _unsigned(address, "address"), payload=payload)
 
     def save_state(self) -> bytes:
-        """The emulator's state (a Retrolua state container, as `savestate` files hold) as bytes."""
-        reply = self._call(wire.SAVE_STATE)
+        """The emulator's state (a Retrolua state container, as `savestate` files hold) as bytes.
+
+        The emulator also keeps the last one it gave: loading those same bytes back (the same
+        object: bytes cannot change) is then a `restore`, without copying the state back."""
+        kept = self._kept_state
+        reply = self._call(wire.SAVE_STATE, wire.SAVE_KEEP, 0, kept.id if kept is not None else 0)
+        if kept is None:
+            self._kept_state = Snapshot(self, reply[3], reply[8])
         offset = self._layout["state"][0]
-        return self._map[offset: offset + reply[8]]
+        self._kept_bytes = self._map[offset: offset + reply[8]]
+        return self._kept_bytes
 
     def load_state(self, state: Union[bytes, bytearray, memoryview]) -> int:
         """Loads a state made by `save_state` (or a savestate file's bytes); returns the frame counter.
 
         The held input is not part of a state: a later `step()` without buttons keeps what was held
         before the load, so replays that must match pass their buttons (or `actions`) every step."""
+        if state is self._kept_bytes and self._kept_state is not None:
+            return self.restore(self._kept_state)
         offset, capacity = self._layout["state"]
         if not 0 < len(state) <= capacity:
             raise RetroluaError("a state is 1…%d bytes here, got %d" % (capacity, len(state)))

@@ -2,6 +2,8 @@
 #define RETRO_SHIM_H
 
 #include <libretro-common/libretro.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /// Receives one formatted log line from a core. `level` is a `enum retro_log_level`.
 typedef void (*rs_log_sink_t)(int level, const char *message);
@@ -18,5 +20,11 @@ retro_log_printf_t rs_log_printf_pointer(void);
 /// 1 when every byte of `length` bytes at `pointer` can be read (checked page by page without
 /// touching the memory), 0 when some page is unmapped or unreadable: for sizes cores report.
 int rs_is_readable(const void *pointer, size_t length);
+
+/// `count` little-endian RGB565 pixels at `source` as packed 8-bit RGB at `target` (3 × count bytes).
+void rs_rgb565_to_rgb(const void *source, size_t count, uint8_t *target);
+
+/// `count` XRGB8888 pixels at `source` as packed 8-bit RGB at `target` (3 × count bytes).
+void rs_xrgb8888_to_rgb(const void *source, size_t count, uint8_t *target);
 
 #endif

@@ -17,7 +17,12 @@ public enum LegacyMovies {
     /// `.fcm` (version 2): header, author text, an FCEU savestate (unused for power-on movies), then the
     /// controller stream: `dLLjjbbb` — a command (d set; 1 reset, 2 power) or a toggle of button bbb of
     /// pad jj — after LL bytes of "frames since the last event".
-    public static func decodeFCM(_ bytes: [UInt8], name: String) throws(MovieError) -> Movie {
+    /// `frameLimit` lowers `maxFrames` (the fuzzer's, so that one input cannot cost a second).
+    public static func decodeFCM(
+        _ bytes: [UInt8], name: String, frameLimit: Int = maxFrames
+    ) throws(MovieError)
+        -> Movie
+    {
         func fail(_ why: String) -> MovieError { MovieError("\(name): not a usable .fcm movie: \(why)") }
         guard bytes.count >= 0x34, bytes.starts(with: [0x46, 0x43, 0x4D, 0x1A]) else {
             throw fail("no FCM signature (46 43 4D 1A) and 52-byte header")
@@ -29,7 +34,7 @@ public enum LegacyMovies {
         let frames = Int(word(bytes, 0x0C)), rerecords = Int(word(bytes, 0x10))
         let dataLength = Int(word(bytes, 0x14)), stateOffset = Int(word(bytes, 0x18))
         let dataOffset = Int(word(bytes, 0x1C))
-        guard frames <= maxFrames else { throw fail("it claims \(frames) frames (at most \(maxFrames))") }
+        guard frames <= frameLimit else { throw fail("it claims \(frames) frames (at most \(frameLimit))") }
         guard dataOffset <= bytes.count, dataLength <= bytes.count - dataOffset else {
             throw fail("its controller data (\(dataLength) bytes at \(dataOffset)) runs past the file's end")
         }

@@ -82,7 +82,9 @@ public final class ControlBinaryDoor {
     private func perform(_ command: Wire.Command, _ request: Wire.Request) throws -> Wire.Reply {
         let emulator = session.host.emulator
         var reply = Wire.Reply()
-        guard request.flags == 0 || command == .step else { throw ControlError("binary: flags apply to step only") }
+        guard request.flags == 0 || command == .step || (command == .saveState && request.flags == Wire.saveKeep) else {
+            throw ControlError("binary: flags apply to step and save_state only")
+        }
         switch command {
         case .step: break
         case .screen:
@@ -111,7 +113,13 @@ public final class ControlBinaryDoor {
                 throw ControlError(
                     "binary: the state (\(layout.length) bytes) exceeds the shared area's \(state.capacity)")
             }
-            try emulator.writeState(layout, into: region.base + state.offset)
+            if request.flags & Wire.saveKeep != 0 {
+                let saved = try snapshots.save(emulator, into: request.a)
+                snapshots.copy(saved.id, into: region.base + state.offset)
+                reply.frames = Int(truncatingIfNeeded: saved.id)
+            } else {
+                try emulator.writeState(layout, into: region.base + state.offset)
+            }
             reply.length = layout.length
         case .loadState:
             guard let length = Int(exactly: request.a), (1...state.capacity).contains(length) else {

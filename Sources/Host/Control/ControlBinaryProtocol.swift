@@ -16,6 +16,9 @@ enum ControlBinaryProtocol {
     /// `step` flags: what to write into the shared region once the frames have run.
     static let stepScreen: UInt32 = 1
     static let stepRAM: UInt32 = 2
+    /// `saveState` flag: also keep the state as snapshot `a` (0: a new one), so that loading the same
+    /// bytes back can be a `restore` (the client knows when its bytes are unchanged; the host cannot).
+    static let saveKeep: UInt32 = 1
 
     /// A request header: `command, flags, payload length, count` (u32) then `a, b` (u64).
     struct Request {

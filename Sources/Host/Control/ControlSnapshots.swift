@@ -49,6 +49,12 @@ final class ControlSnapshots {
         return (target, layout.length)
     }
 
+    /// Copies snapshot `id`'s bytes to `target` (it has room: the caller checked the length).
+    func copy(_ id: UInt64, into target: UnsafeMutableRawPointer) {
+        guard let buffer = kept[id], let base = buffer.baseAddress else { return }
+        target.copyMemory(from: base, byteCount: buffer.count)
+    }
+
     /// Loads snapshot `id`.
     func restore(_ emulator: Emulator, _ id: UInt64) throws {
         guard let buffer = kept[id] else { throw ControlError("binary restore: no snapshot \(id)") }
