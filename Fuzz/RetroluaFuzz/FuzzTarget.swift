@@ -3,7 +3,7 @@ import Foundation
 
 /// Every parser of untrusted bytes, each fed through the entry point the host uses.
 enum FuzzTarget: String, CaseIterable {
-    case state, movieblock, rlm, fm2, bk2, fcm, fmv, cht, control, binary, content
+    case state, movieblock, rlm, fm2, bk2, fcm, fmv, vmv, cht, control, binary, content
 
     /// Work done once per process (the control and content targets load a real core).
     func prepare() {
@@ -24,6 +24,7 @@ enum FuzzTarget: String, CaseIterable {
         case .bk2: _ = try? BK2.decode(zip: [UInt8](bytes), name: "fuzz.bk2")
         case .fcm: _ = try? LegacyMovies.decodeFCM([UInt8](bytes), name: "fuzz.fcm", frameLimit: 100_000)
         case .fmv: _ = try? LegacyMovies.decodeFMV([UInt8](bytes), name: "fuzz.fmv")
+        case .vmv: _ = try? LegacyMovies.decodeVMV([UInt8](bytes), name: "fuzz.vmv")
         case .cht: _ = try? CheatFile.parse(String(decoding: bytes, as: UTF8.self), name: "fuzz.cht")
         case .control: ControlFuzz.run(bytes)
         case .binary: BinaryControlFuzz.run(bytes)

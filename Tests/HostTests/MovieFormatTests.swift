@@ -532,4 +532,50 @@ final class MovieFormatTests: XCTestCase {
             XCTAssertTrue(fmvError(bytes).contains(reason), "\(reason): \(fmvError(bytes))")
         }
     }
+    func testVMVImportReadsControllersAndCommands() throws {
+        let bytes = try seed("vmv/seed1.vmv")
+        let movie = try LegacyMovies.decodeVMV(bytes, name: "seed1.vmv")
+        XCTAssertEqual(movie.length, 6)
+        XCTAssertEqual(movie.log.ports, 2)
+        XCTAssertEqual(movie.rerecords, 7)
+        XCTAssertTrue(movie.comments.contains("VirtuaNES PRG ROM CRC32 1234ABCD"))
+        XCTAssertEqual(pressed(movie, 0), [.right])
+        XCTAssertEqual(pressed(movie, 1), [.right, .a])
+        XCTAssertEqual(pressed(movie, 1, port: 1), [.start])
+        XCTAssertEqual(movie.log.flags(at: 2), .reset)
+        XCTAssertEqual(pressed(movie, 2, port: 1), [.b])
+        XCTAssertEqual(pressed(movie, 3), [.left], "the F3 command's four bytes are not input")
+        XCTAssertEqual(movie.log.flags(at: 4), .power)
+        XCTAssertEqual(pressed(movie, 5), [.select], "a lone command byte is skipped")
+        let folder = Fixtures.temporaryFolder()
+        try Data(bytes).write(to: URL(fileURLWithPath: folder + "/m.vmv"))
+        XCTAssertEqual(try MovieText.read(path: folder + "/m.vmv").length, 6, "the extension picks the importer")
+        // Cut short: the whole frames are kept and a comment says so.
+        let cut = try LegacyMovies.decodeVMV(Array(bytes.dropLast(5)), name: "cut.vmv")
+        XCTAssertEqual(cut.length, 4)
+        XCTAssertTrue(cut.comments.contains("the header claims 6 frames; the data holds 4"))
+        func vmvError(_ bytes: [UInt8]) -> String {
+            do { _ = try LegacyMovies.decodeVMV(bytes, name: "x.vmv") } catch { return error.description }
+            return "accepted"
+        }
+        var old = bytes
+        old[0x0D] = 3
+        var state = bytes
+        state[0x10] = 0x03
+        var none = bytes
+        none[0x10] = 0x40
+        var huge = bytes
+        huge.replaceSubrange(0x38..<0x3C, with: [0xFF, 0xFF, 0xFF, 0xFF])
+        var offset = bytes
+        offset.replaceSubrange(0x34..<0x38, with: [0xFF, 0xFF, 0, 0])
+        var command = bytes
+        command.replaceSubrange((command.count - 3)..<command.count, with: [0xF0, 1])
+        for (input, reason) in [
+            (Array(bytes.prefix(63)), "no \"VirtuaNES MV\" signature"), (old, "movie version 0300"),
+            (state, "VirtuaNES savestate"), (none, "no controller"), (huge, "at most 10000000"),
+            (offset, "outside the file"), (command, "is cut off"),
+        ] {
+            XCTAssertTrue(vmvError(input).contains(reason), "\(reason): \(vmvError(input))")
+        }
+    }
 }

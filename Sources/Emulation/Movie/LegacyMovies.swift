@@ -2,8 +2,8 @@ import Foundation
 import Libretro
 
 /// Imports of the NES movie formats TASers still hold (read only; export goes to `.rlm`, `.fm2` or
-/// `.bk2`): FCE Ultra's `.fcm` (a stream of button toggles with frame deltas) and Famtasia's `.fmv`
-/// (one byte per controller per frame). Layouts as TASVideos documents them. Both start from power-on
+/// `.bk2`): FCE Ultra's `.fcm` (a stream of button toggles with frame deltas), Famtasia's `.fmv`
+/// and VirtuaNES's `.vmv` (one byte per controller per frame). Layouts as TASVideos documents them. Both start from power-on
 /// only: a movie that starts from the other emulator's savestate cannot be used here. Every offset and
 /// count is checked against the file before it is used.
 public enum LegacyMovies {
@@ -112,6 +112,65 @@ public enum LegacyMovies {
                 input.buttons[port] = mask(bytes[0x90 + frame * pads.count + slot], fmvBits)
             }
             movie.log.set(frame, input: input, flags: [])
+        }
+        return movie
+    }
+
+    /// `.vmv` (VirtuaNES 0.93, movie version 0x0400, reset-based): a 64-byte header, then per frame one
+    /// byte per controller in use (bits: A, B, select, start, up, down, left, right). A byte of 0xF0 or
+    /// more (all four directions, which no pad can press) starts a command before the controller's
+    /// byte: F0 `c 0` is NES command c (1 hardware reset: a power cycle here, 2 soft reset), F0 `v n`
+    /// (n ≠ 0) sets an expansion controller, F3 carries four bytes of sync data, others stand alone.
+    public static func decodeVMV(_ bytes: [UInt8], name: String) throws(MovieError) -> Movie {
+        func fail(_ why: String) -> MovieError { MovieError("\(name): not a usable .vmv movie: \(why)") }
+        guard bytes.count >= 0x40, bytes.starts(with: Array("VirtuaNES MV".utf8)) else {
+            throw fail("no \"VirtuaNES MV\" signature and 64-byte header")
+        }
+        let version = Int(bytes[0x0C]) | Int(bytes[0x0D]) << 8, flags = bytes[0x10]
+        guard version == 0x0400 else {
+            throw fail(String(format: "movie version %04X; only 0400 (VirtuaNES 0.93) can start from reset", version))
+        }
+        guard flags & 0x40 != 0 else {
+            throw fail(
+                "it starts from a VirtuaNES savestate, which cannot be loaded here (only reset-based movies can)")
+        }
+        let pads = (0..<4).filter { flags & (1 << $0) != 0 }
+        guard !pads.isEmpty else { throw fail("it records no controller") }
+        let frames = Int(word(bytes, 0x38)), dataOffset = Int(word(bytes, 0x34))
+        guard frames <= maxFrames else { throw fail("it claims \(frames) frames (at most \(maxFrames))") }
+        guard dataOffset >= 0x40, dataOffset <= bytes.count else {
+            throw fail("its controller data offset \(dataOffset) is outside the file (64…\(bytes.count))")
+        }
+        let ports = pads.contains { $0 >= 2 } ? 4 : 2
+        var movie = nesMovie(ports: ports, rerecords: Int(word(bytes, 0x1C)), content: "", author: "")
+        movie.comments.append(String(format: "VirtuaNES PRG ROM CRC32 %08X", word(bytes, 0x14)))
+        if bytes[0x23] == 1 { movie.comments.append("recorded on a PAL NES (50 Hz)") }
+        var position = dataOffset
+        for frame in 0..<frames {
+            var input = InputState()
+            var flags: MovieFrameFlags = []
+            for port in pads {
+                while position < bytes.count, bytes[position] >= 0xF0 {
+                    let command = bytes[position]
+                    let length = command == 0xF0 ? 2 : command == 0xF3 ? 4 : 0
+                    guard length <= bytes.count - position - 1 else {
+                        throw fail("a command at byte \(position) (frame \(frame)) is cut off")
+                    }
+                    if command == 0xF0, bytes[position + 2] == 0 {
+                        if bytes[position + 1] == 1 { flags.insert(.power) }
+                        if bytes[position + 1] == 2 { flags.insert(.reset) }
+                    }
+                    position += 1 + length
+                }
+                // A file cut short keeps its whole frames (as other importers do), and says so.
+                guard position < bytes.count else {
+                    movie.comments.append("the header claims \(frames) frames; the data holds \(frame)")
+                    return movie
+                }
+                input.buttons[port] = mask(bytes[position], fcmBits)
+                position += 1
+            }
+            movie.log.set(frame, input: input, flags: flags)
         }
         return movie
     }

@@ -291,7 +291,7 @@ public enum MovieText {
     }
 
     /// Reads a movie file of any supported format, chosen by extension (`.rlm`, `.bk2`, `.fm2`; imports
-    /// of `.fcm` and `.fmv`).
+    /// of `.fcm`, `.fmv` and `.vmv`).
     public static func read(path: String) throws(MovieError) -> Movie {
         switch (path as NSString).pathExtension.lowercased() {
         case "bk2":
@@ -300,6 +300,7 @@ public enum MovieText {
         case "fm2": return try FM2.decode(try contents(path), name: path)
         case "fcm": return try LegacyMovies.decodeFCM(try contents(path), name: path)
         case "fmv": return try LegacyMovies.decodeFMV(try contents(path), name: path)
+        case "vmv": return try LegacyMovies.decodeVMV(try contents(path), name: path)
         default: return try decode(try contents(path), name: path)
         }
     }
