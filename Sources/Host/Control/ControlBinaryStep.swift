@@ -1,6 +1,7 @@
 import Emulation
 import Foundation
 import Libretro
+import Support
 
 /// The binary `step`: `count` frames, with the buttons of `ports` ports (flags bits 8–11) as u16
 /// masks in the payload — none (hold the player's input), one set for every frame, or one set per
@@ -88,10 +89,10 @@ final class ControlBinaryStep {
 
     /// The scenario's `info()` as the JSON object after a successful step's header.
     private static func encode(info: [String: Any]) throws(ControlError) -> [UInt8] {
-        guard let data = try? JSONSerialization.data(withJSONObject: info, options: [.sortedKeys]) else {
-            throw ControlError("binary step: the scenario's info() could not be encoded as JSON")
+        guard let bytes = JSONWriter.encode(info) else {
+            throw ControlError(
+                "binary step: the scenario's info() could not be encoded as JSON (NaN, infinity or nesting)")
         }
-        let bytes = Array(data)
         guard bytes.count <= ControlBinaryProtocol.maxInfo else {
             throw ControlError(
                 "binary step: the scenario's info() is \(bytes.count) bytes as JSON; at most \(ControlBinaryProtocol.maxInfo)"
