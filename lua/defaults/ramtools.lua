@@ -360,12 +360,19 @@ local function memory_lines(scale)
   for line = 0, settings.rows - 1 do
     local base = start + line * row
     if base >= size then break end
-    local cells = {}
+    -- " 00 00[00]00": the cursor's brackets take the spaces around it, so every row is as wide.
+    local cells, bracket = {}, false
     for column = 0, row - 1 do
       local byte = bytes:byte(line * row + column + 1)
       if not byte then break end
       local text = string.format("%02X", byte)
-      cells[#cells + 1] = base + column == view.cursor and ("[" .. text .. "]") or (" " .. text .. " ")
+      if base + column == view.cursor then
+        cells[#cells + 1] = "[" .. text .. "]"
+        bracket = true
+      else
+        cells[#cells + 1] = (bracket and "" or " ") .. text
+        bracket = false
+      end
     end
     lines[#lines + 1] = { text = string.format("%06X%s", base, table.concat(cells)),
                           color = line + view.top == cursor_row and "yellow" or "white" }
