@@ -32,7 +32,9 @@ final class OnScreenToolsTests: XCTestCase {
 
     private func results(_ harness: ScriptHarness) -> [(domain: String, address: Int)] {
         let emulator = harness.host.emulator
-        return (emulator.ramSearch?.results(limit: 10_000, memory: emulator.memory) ?? []).map { ($0.domain, $0.address) }
+        return (emulator.ramSearch?.results(limit: 10_000, memory: emulator.memory) ?? []).map {
+            ($0.domain, $0.address)
+        }
     }
 
     /// Holds the right arrow (through the input default) for `frames` frames.
@@ -141,7 +143,8 @@ final class OnScreenToolsTests: XCTestCase {
         harness.close()
         // The same game in a new run: the list comes back (removing its watch rewrites the file).
         let again = try ScriptHarness()
-        try FileManager.default.createDirectory(atPath: again.folder + "/data/ramwatch", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            atPath: again.folder + "/data/ramwatch", withIntermediateDirectories: true)
         try (saved + "zz\tb\tu\t0\tsystem_ram\tbad\n0800\tb\tu\t0\tsystem_ram\toutside\n").write(
             toFile: again.folder + "/data/ramwatch/" + files[0], atomically: true, encoding: .utf8)
         try again.load(file: Fixtures.root + "/lua/defaults/ramtools.lua")
@@ -202,6 +205,69 @@ final class OnScreenToolsTests: XCTestCase {
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
+    func testMenuSavesASlotWithAThumbnailAndTurnsADefaultOffAndOn() throws {
+        let harness = try harness(["cheats", "menu"])
+        let cheats = Fixtures.root + "/lua/defaults/cheats.lua"
+        harness.host.defaultScripts = [("cheats", cheats), ("menu", Fixtures.root + "/lua/defaults/menu.lua")]
+        harness.run(3)
+        var pad = HostDevices.Gamepad(name: "Pad")
+        pad.buttons = ["guide"]
+        harness.host.devices.gamepads = [pad]
+        harness.run(1)
+        harness.host.devices.gamepads = []
+        harness.run(1)
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the guide button opened the menu")
+        keys(harness, "down", "down", "down", "return", "x")  // Save states; x saves slot 0
+        let folder = harness.folder + "/data/thumbnails"
+        let games = try FileManager.default.contentsOfDirectory(atPath: folder)
+        let thumbnail = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(games[0])/slot0.rgba"))
+        let frame = harness.session.core.currentFrame()!
+        let header = "\(frame.width / 4) \(frame.height / 4)\n"
+        XCTAssertEqual(thumbnail.count, header.utf8.count + frame.width * frame.height / 4, "a quarter of each side")
+        XCTAssertEqual(String(decoding: thumbnail.prefix(header.utf8.count), as: UTF8.self), header)
+        harness.run(1)
+        keys(harness, "backspace", "down", "down", "down", "down", "return")  // Default scripts
+        harness.run(1)
+        let loaded = { harness.host.scriptStatuses.first { $0.name == "cheats.lua" }?.loaded }
+        keys(harness, "return")
+        harness.run(1)
+        XCTAssertEqual(loaded(), false, "turned off")
+        keys(harness, "return")
+        harness.run(1)
+        XCTAssertEqual(loaded(), true, "turned on again")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testNewFunctionsRefuseBadArguments() throws {
+        let harness = try ScriptHarness { $0.allowFiles = false }
+        try harness.load(
+            """
+            local function check(...) local ok, message = pcall(...) print(ok, message) end
+            check(input.capture, "yes")
+            check(gui.text_size, "x", 0)
+            local many = {}
+            for i = 1, 2 * 65537 do many[i] = 1 end
+            check(gui.polyline, many)
+            check(gui.polyline, "points")
+            check(cheats.search_start, { signed = "no" })
+            print(scripts.load("/etc/hostname"))
+            local last
+            for _ = 1, 70 do last = { scripts.reload("test.lua") } end
+            print(table.unpack(last))
+            """)
+        let lines = harness.lines
+        XCTAssertEqual(lines.count, 7, "\(lines)")
+        XCTAssertTrue(lines[0].contains("input.capture: bad argument #1 'on' (boolean expected"), lines[0])
+        XCTAssertTrue(lines[1].contains("gui.text_size: bad argument #2 'scale' (must be 1…16, got 0)"), lines[1])
+        XCTAssertTrue(lines[2].contains("at most 65536 points, got 65537"), lines[2])
+        XCTAssertTrue(lines[3].contains("gui.polyline: bad argument #1 'points' (table expected"), lines[3])
+        XCTAssertTrue(lines[4].contains("bad field 'signed'"), lines[4])
+        XCTAssertTrue(lines[5].hasPrefix("nil\t/etc/hostname: outside the folders"), lines[5])
+        XCTAssertEqual(lines[6], "nil\t64 script requests already wait for the next frame")
+        harness.run(1)
+        XCTAssertTrue(harness.failures.isEmpty, "64 reloads of itself, then it runs on: \(harness.failures)")
+    }
+
     func testMenuTextGrowsWithTheWindow() throws {
         var heights: [Int] = []
         for size in [(256, 240), (1024, 960)] {
@@ -247,7 +313,8 @@ final class OnScreenToolsTests: XCTestCase {
         _ = polyline
         XCTAssertTrue(harness.lines.last!.contains("even number of coordinates"), harness.lines.last!)
         try harness.load("print(pcall(gui.text, 0, 0, 'x', { scale = 17 }))", name: "scale.lua")
-        XCTAssertTrue(harness.lines.last!.contains("'scale'") && harness.lines.last!.contains("1…16"), harness.lines.last!)
+        XCTAssertTrue(
+            harness.lines.last!.contains("'scale'") && harness.lines.last!.contains("1…16"), harness.lines.last!)
         try harness.load("print(pcall(gui.polyline, {1, 2, 'a', 4}))", name: "nonint.lua")
         XCTAssertTrue(harness.lines.last!.contains("item 3 must be an integer"), harness.lines.last!)
     }

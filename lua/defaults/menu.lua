@@ -6,7 +6,7 @@
 --
 -- Keys: up/down choose, left/right change a value, return does it, x the second action (save a slot,
 -- reload a script), backspace goes back, escape or f1 closes. Gamepads: the d-pad, a (does it), b (back),
--- x (second action), start (close), SDL's names for positions. The text grows with the window.
+-- x (second action), start (close), SDL's names for positions; the guide button opens it. The text grows with the window.
 -- Settings in ~/.config/retrolua/menu.lua, e.g. `return { key = "f1", scale = 3, keys = { back = "q" } }`;
 -- replace it with ~/.config/retrolua/scripts/menu.lua or turn it off with `--no-default menu`.
 
@@ -16,8 +16,8 @@ local settings = require("retrolua.settings").load("menu", {
   key = "f1", scale = 0, thumbnails = true,
   keys = { up = "up", down = "down", left = "left", right = "right", select = "return", alternate = "x",
            back = "backspace", close = "escape" },
-  pad = { up = "dpup", down = "dpdown", left = "dpleft", right = "dpright", select = "a", alternate = "x",
-          back = "b", close = "start" },
+  pad = { open = "guide", up = "dpup", down = "dpdown", left = "dpleft", right = "dpright", select = "a",
+          alternate = "x", back = "b", close = "start" },
 })
 
 local rom = emu.info().rom
@@ -200,6 +200,8 @@ end
 
 local open = false
 local stack = {}  -- pages: { title=, build=, items=, selected= }
+local handlers = {}  -- the draw and gamepad callbacks, registered only while the menu is open
+local draw_menu
 
 local function push(title, build)
   stack[#stack + 1] = { title = title, build = build, items = build(), selected = 1 }
@@ -209,9 +211,14 @@ local function set_open(on)
   if on then
     local ok, why = input.capture(true)
     if not ok then return emu.message("menu: " .. tostring(why)) end
+    handlers.draw = handlers.draw or event.on("draw", draw_menu)
   else
     input.capture(false)
     load_entry = nil
+    for name, id in pairs(handlers) do
+      event.off(id)
+      handlers[name] = nil
+    end
   end
   open = on
 end
@@ -236,7 +243,7 @@ end
 
 local function act(name)
   local page = stack[#stack]
-  if name == "close" then return set_open(false) end
+  if name == "close" or name == "open" then return set_open(false) end
   if name == "back" then
     if #stack > 1 then stack[#stack] = nil else set_open(false) end
     return
@@ -281,11 +288,19 @@ event.on("key_down", function(key, is_repeat)
   if name and (not is_repeat or moves) then act(name) end
 end)
 
+-- Gamepads: `pad.open` (the guide button) opens the menu, then the d-pad and buttons drive it. pad_held
+-- keeps the buttons down at the last look, so a held button acts once.
 local pad_held = {}
 event.on("frame_start", function()
-  if not open then return end
   for _, button in ipairs(ui.pad_presses(pad_held)) do
-    if pad_actions[button] and open then act(pad_actions[button]) end
+    if not open then
+      if button == settings.pad.open then
+        if #stack == 0 then push("Retrolua", root_items) end
+        set_open(true)
+      end
+    elseif pad_actions[button] then
+      act(pad_actions[button])
+    end
   end
 end)
 
@@ -295,8 +310,7 @@ local function value_text(item)
   return value and tostring(value) or ""
 end
 
-event.on("draw", function()
-  if not open then return end
+function draw_menu()
   local page = stack[#stack]
   if page.dirty then
     page.dirty = false
@@ -331,4 +345,4 @@ event.on("draw", function()
   if image then
     gui.image(width - image:width() - 12 * scale, y + 4 * scale, image, { surface = "hud" })
   end
-end)
+end
