@@ -12,13 +12,8 @@
 
 local ui = require("retrolua.ui")
 local hotkeys = require("retrolua.hotkeys")
-local settings = require("retrolua.settings").load("menu", {
-  key = "f1", scale = 0, thumbnails = true,
-  keys = { up = "up", down = "down", left = "left", right = "right", select = "return", alternate = "x",
-           back = "backspace", close = "escape" },
-  pad = { open = "guide", up = "dpup", down = "dpdown", left = "dpleft", right = "dpright", select = "a",
-          alternate = "x", back = "b", close = "start" },
-})
+local settings = require("retrolua.tools").menu()
+local ramtools_key = require("retrolua.tools").ramtools().panel_key
 
 local rom = emu.info().rom
 local game = rom and rom.name and (rom.name .. (rom.sha1 and ("-" .. rom.sha1:sub(1, 8)) or ""))
@@ -190,7 +185,7 @@ end
 
 local function hotkey_items()
   local bindings = hotkeys.load()
-  local items = { { label = "menu", value = settings.key }, { label = "RAM tools (ramtools default)", value = "f12" } }
+  local items = { { label = "menu", value = settings.key }, { label = "RAM tools", value = ramtools_key } }
   for _, action in ipairs(hotkeys.actions) do
     local key = bindings[action[1]]
     items[#items + 1] = { label = hotkeys.descriptions[action[1]], value = key or "(unbound)" }

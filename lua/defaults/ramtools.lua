@@ -19,16 +19,7 @@
 
 local ui = require("retrolua.ui")
 local ramwatch = require("retrolua.ramwatch")
-local settings = require("retrolua.settings").load("ramtools", {
-  panel_key = "f12", shown = 8, graph_frames = 120, overlay = true, scale = 0, rows = 12,
-  keys = {
-    page = "tab", close = "escape", up = "up", down = "down", left = "left", right = "right",
-    page_up = "pageup", page_down = "pagedown",
-    restart = "r", changed = "v", unchanged = "u", increased = "i", decreased = "d", equal = "e", changed_by = "c",
-    size = "s", signed = "n", endian = "b", hex = "x", domain = "o", freeze = "f", watch = "w",
-    add = "a", label = "l", format = "t", graph = "g", remove = "delete", jump = "j",
-  },
-})
+local settings = require("retrolua.tools").ramtools()
 local keys = settings.keys
 
 local domains = memory.domains()
@@ -356,7 +347,11 @@ local function memory_lines(scale)
   if cursor_row < view.top then view.top = cursor_row end
   if cursor_row >= view.top + settings.rows then view.top = cursor_row - settings.rows + 1 end
   local start = view.top * row
-  local bytes = memory.read_bytes(start, math.min(size - start, row * settings.rows), view.domain)
+  local ok, bytes = pcall(memory.read_bytes, start, math.min(size - start, row * settings.rows), view.domain)
+  if not ok then
+    lines[#lines + 1] = { text = tostring(bytes), color = "#ff6060" }
+    return lines
+  end
   for line = 0, settings.rows - 1 do
     local base = start + line * row
     if base >= size then break end
