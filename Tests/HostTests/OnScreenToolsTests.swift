@@ -238,6 +238,30 @@ final class OnScreenToolsTests: XCTestCase {
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
+    func testMenuShowsAchievementsWithTheirProgress() throws {
+        let harness = try ScriptHarness()
+        try FileManager.default.createDirectory(
+            atPath: harness.folder + "/config/achievements", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.root + "/examples/achievements/demo.json",
+            toPath: harness.folder + "/config/achievements/demo.json")
+        for name in ["achievements", "menu"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
+        harness.run(3)
+        for _ in 0..<2 {
+            harness.playerInput(a: true)
+            harness.run(2)
+            harness.playerInput(a: false)
+            harness.run(2)
+        }
+        let progress = try String(
+            contentsOfFile: harness.folder + "/data/achievements/demo.progress", encoding: .utf8)
+        XCTAssertEqual(progress, "4 2 5\n", "the measured achievement: 2 of 5 presses")
+        keys(harness, "f1", "down", "down", "down", "down", "down", "return")  // Achievements
+        harness.run(1)
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
     func testNewFunctionsRefuseBadArguments() throws {
         let harness = try ScriptHarness { $0.allowFiles = false }
         try harness.load(

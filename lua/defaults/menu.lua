@@ -73,6 +73,11 @@ local function achievement_items()
   if type(data) ~= "table" or type(data.Achievements) ~= "table" then return { { label = "the set cannot be read" } } end
   local unlocked = {}
   for id in (emu.load_data("achievements/" .. rom.name .. ".txt") or ""):gmatch("(%d+)") do unlocked[tonumber(id)] = true end
+  -- "ID value target" lines: the last measured progress the achievements default wrote.
+  local progress = {}
+  for id, value, target in (emu.load_data("achievements/" .. rom.name .. ".progress") or ""):gmatch("(%d+) (%d+) (%d+)") do
+    progress[tonumber(id)] = value .. "/" .. target
+  end
   local items, earned, points, total = {}, 0, 0, 0
   for _, entry in ipairs(data.Achievements) do
     if type(entry) == "table" and math.type(entry.ID) == "integer" then
@@ -80,7 +85,9 @@ local function achievement_items()
       total = total + worth
       if unlocked[entry.ID] then earned, points = earned + 1, points + worth end
       items[#items + 1] = { label = (unlocked[entry.ID] and "[x] " or "[ ] ") .. tostring(entry.Title or "?"),
-                            value = worth .. " pts", color = unlocked[entry.ID] and "#40ff40" or "white" }
+                            value = (not unlocked[entry.ID] and progress[entry.ID] and (progress[entry.ID] .. "  ") or "")
+                              .. worth .. " pts",
+                            color = unlocked[entry.ID] and "#40ff40" or "white" }
     end
   end
   table.insert(items, 1, { label = string.format("%d of %d unlocked, %d of %d points%s", earned, #items, points, total,
