@@ -65,6 +65,9 @@ end
 local search = { size = 1, signed = false, hex = true, domain = default_domain, selected = 1,
                  big_endian = big_endian_of(default_domain), started = false }
 
+-- The results last read for the panel (see cached_results).
+local cache = { results = {}, limit = -1, frame = -1, count = -1 }
+
 local function describe()
   return string.format("%d-bit %s %s %s", search.size * 8, search.signed and "signed" or "unsigned",
                        search.big_endian and "BE" or "LE", search.domain or "-")
@@ -81,6 +84,7 @@ local function start_search()
   if not search.domain then return emu.message("RAM search: the core exposes no memory") end
   local count = protected("RAM search", cheats.search_start, { domain = search.domain, size = search.size * 8,
                                                              big_endian = search.big_endian, signed = search.signed })
+  cache.limit = -1
   if count then
     search.started, search.selected = true, 1
     emu.message(string.format("new search: %d addresses (%s)", count, describe()))
@@ -89,6 +93,7 @@ end
 
 local function step(comparison, value)
   if not search.started then start_search() end
+  cache.limit = -1
   local left = protected("RAM search", cheats.search, comparison, value)
   if left then
     search.selected = 1
@@ -299,11 +304,21 @@ local function header()
   return "RAM " .. table.concat(parts, " ") .. "  " .. keys.page .. " page  " .. settings.panel_key .. " close"
 end
 
+-- Results read at most every few frames (each read snapshots the domain: a whole bus is 64 KB or more),
+-- and again after every step.
+local function cached_results(limit)
+  local frame = emu.framecount()
+  if limit ~= cache.limit or cache.count ~= cheats.search_count() or math.abs(frame - cache.frame) >= 10 then
+    cache.results, cache.limit, cache.frame, cache.count = cheats.search_results(limit), limit, frame, cheats.search_count()
+  end
+  return cache.results
+end
+
 local function search_lines()
   local lines = { header(), describe() .. (search.hex and " hex" or " dec"),
                   string.format("%d candidates", search.started and cheats.search_count() or 0) }
   local first = math.max(1, search.selected - settings.shown + 1)
-  local results = cheats.search_results(first + settings.shown - 1)
+  local results = cached_results(first + settings.shown - 1)
   for index = first, math.min(#results, first + settings.shown - 1) do
     local result = results[index]
     local chosen = index == search.selected
@@ -404,11 +419,12 @@ end
 
 -- While the panel is closed: each watch's value and graph, top right.
 local function draw_overlay(scale)
-  local width = gui.surface_size("hud")
+  local width, height = gui.surface_size("hud")
   local graph_width, graph_height = 64 * scale, 16 * scale
   local x = width - graph_width - 40 * scale
   local y = 26 * scale
   for _, watch in ipairs(watches.items) do
+    if y >= height then break end  -- the rest would be off the screen
     local text = string.format("%s %s", watch.label ~= "" and watch.label or string.format("%04X", watch.address),
                                ramwatch.format(ramwatch.value(watch), watch.size, watch.format))
     ui.text(x, y, text, scale, "white", "#00000080")
