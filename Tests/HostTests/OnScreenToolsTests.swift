@@ -110,6 +110,22 @@ final class OnScreenToolsTests: XCTestCase {
         XCTAssertTrue(harness.host.hudCanvas.isEmpty, "the panel did not open: another script holds the input")
     }
 
+    func testReboundKeysWorkAndTheOldOnesDoNot() throws {
+        let harness = try ScriptHarness()
+        try FileManager.default.createDirectory(atPath: harness.folder + "/config", withIntermediateDirectories: true)
+        try "return { panel_key = 'f10', keys = { freeze = 'z' } }".write(
+            toFile: harness.folder + "/config/ramtools.lua", atomically: true, encoding: .utf8)
+        try harness.load(file: Fixtures.root + "/lua/defaults/ramtools.lua")
+        harness.run(2)
+        keys(harness, "f12")
+        XCTAssertNil(harness.host.emulator.ramSearch, "f12 is no longer the panel's key")
+        keys(harness, "f10", "f")
+        XCTAssertTrue(harness.host.emulator.cheats.cheats.isEmpty, "f no longer freezes")
+        keys(harness, "z")
+        XCTAssertEqual(harness.host.emulator.cheats.cheats.count, 1, "z does")
+        XCTAssertFalse(harness.errors.contains("warning"), "the settings file is valid: \(harness.errors)")
+    }
+
     func testWatchListGraphAndPerGameFile() throws {
         let harness = try harness(["input", "ramtools"])
         harness.run(3)

@@ -9,8 +9,9 @@ final class CanvasScaledTests: XCTestCase {
     func testScaledTextIsTheFontWithEachPixelASquare() {
         let text = "Ag~%\n09"
         let small = Canvas(width: 40, height: 20), large = Canvas(width: 120, height: 60)
-        XCTAssertEqual(small.text(x: 0, y: 0, text, color: 0xFFFF_FFFF).width * 3,
-                       large.text(x: 0, y: 0, text, color: 0xFFFF_FFFF, scale: 3).width)
+        XCTAssertEqual(
+            small.text(x: 0, y: 0, text, color: 0xFFFF_FFFF).width * 3,
+            large.text(x: 0, y: 0, text, color: 0xFFFF_FFFF, scale: 3).width)
         for y in 0..<60 {
             for x in 0..<120 { XCTAssertEqual(alpha(large, x, y), alpha(small, x / 3, y / 3), "(\(x), \(y))") }
         }
