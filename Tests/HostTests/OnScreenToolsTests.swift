@@ -108,6 +108,11 @@ final class OnScreenToolsTests: XCTestCase {
         harness.run(1)
         XCTAssertEqual(harness.lines, ["true", "true"])
         XCTAssertTrue(harness.host.hudCanvas.isEmpty, "the panel did not open: another script holds the input")
+        try harness.load("assert(scripts.unload('grab.lua'))", name: "unloader.lua")
+        harness.run(1)
+        keys(harness, "f12")
+        harness.run(1)
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "unloading the holder released the input")
     }
 
     func testReboundKeysWorkAndTheOldOnesDoNot() throws {
