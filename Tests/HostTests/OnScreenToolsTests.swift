@@ -283,6 +283,31 @@ final class OnScreenToolsTests: XCTestCase {
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
+    func testAmountsWrapAtTheValuesSizeAndSignedSearchesTakeNegatives() throws {
+        let harness = try ScriptHarness()
+        try harness.load(
+            """
+            local function has(address)
+              for _, r in ipairs(cheats.search_results(4096)) do if r.address == address then return true end end
+              return false
+            end
+            memory.write_u8(0x10, 3)
+            cheats.search_start()
+            memory.write_u8(0x10, 254)
+            cheats.search("decreased_by", 5)
+            print(has(0x10))
+            cheats.search_start({ signed = true })
+            memory.write_u8(0x10, 250)
+            cheats.search("equal", -6)
+            print(has(0x10), cheats.search_results(1)[1].value)
+            cheats.search_start({ size = 16, signed = true, big_endian = true })
+            memory.write_u16_be(0x10, 0xFFFE)
+            cheats.search("less", -1)
+            print(has(0x10))
+            """)
+        XCTAssertEqual(harness.lines, ["true", "true\t250", "true"])
+    }
+
     func testNewFunctionsRefuseBadArguments() throws {
         let harness = try ScriptHarness { $0.allowFiles = false }
         try harness.load(

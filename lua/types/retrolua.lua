@@ -700,7 +700,7 @@ function cheats.save(path) end
 ---@return integer
 function cheats.search_start(options) end
 
---- Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`). In a signed search `value` may be negative. The memory now becomes the snapshot. Returns the candidates left.
+--- Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`; unsigned amounts wrap at the value's size, as counters do). In a signed search `value` may be negative. The memory now becomes the snapshot. Returns the candidates left.
 ---@param comparison string
 ---@param value? integer
 ---@return integer

@@ -138,6 +138,9 @@ public final class RAMSearch {
         return candidates.count
     }
 
+    /// The bits of a value: amounts wrap at the value's size (an 8-bit 3 → 254 decreased by 5).
+    private var valueMask: UInt32 { bits >= 32 ? .max : (1 << UInt32(bits)) - 1 }
+
     /// Keeps the candidates that pass, comparing unsigned values.
     func filter(_ comparison: Comparison, _ operand: UInt32, memory: MemoryAccess) -> Int {
         guard let now = snapshots(memory) else { return candidates.count }
@@ -156,8 +159,8 @@ public final class RAMSearch {
                 case .unchanged: current == before
                 case .increased: current > before
                 case .decreased: current < before
-                case .increasedBy: current &- before == operand
-                case .decreasedBy: before &- current == operand
+                case .increasedBy: (current &- before) & valueMask == operand
+                case .decreasedBy: (before &- current) & valueMask == operand
                 }
             return !keep
         }

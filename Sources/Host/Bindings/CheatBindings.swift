@@ -252,8 +252,8 @@ extension Bindings {
                     """
                     Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, \
                     `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, \
-                    `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`). In a \
-                    signed search `value` may be negative. The memory now becomes the snapshot. Returns the \
+                    `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`; unsigned \
+                    amounts wrap at the value's size, as counters do). In a signed search `value` may be negative. The memory now becomes the snapshot. Returns the \
                     candidates left.
                     """
             ) { L, context in
