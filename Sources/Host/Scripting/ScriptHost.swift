@@ -185,7 +185,8 @@ public final class ScriptHost: EmulatorClient {
                 }
             case .gamepadAdded(let name), .gamepadRemoved(let name):
                 let connected: Int32 = if case .gamepadAdded = event { 1 } else { 0 }
-                dispatch(.gamepad, only: only) { L in
+                // A connection is news, not input: every script hears it.
+                dispatch(.gamepad) { L in
                     lua_pushstring(L, name); lua_pushboolean(L, connected); return 2
                 }
             default:
