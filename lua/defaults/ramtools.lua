@@ -190,30 +190,15 @@ local function change_watch(change)
   save_watches()
 end
 
--- The memory viewer: a cursor in a domain.
-local view = { domain = default_domain, cursor = 0, top = 0, nibble = nil }
-local function view_size()
-  local domain = ramwatch.domain(view.domain)
-  return domain and domain.size or 0
-end
-local function per_row(scale)
-  local width = gui.surface_size("hud")
-  return width >= 60 * ui.char_width(scale) and 16 or 8
-end
-local function move_cursor(delta)
-  local size = view_size()
-  if size == 0 then return end
-  view.cursor = math.max(0, math.min(size - 1, view.cursor + delta))
-  view.nibble = nil
-end
+local viewer  -- the memory page, made once the panel's helpers exist (below)
 
 local watch_keys = {
   [keys.up] = function() watch_page.selected = math.max(1, watch_page.selected - 1) end,
   [keys.down] = function() watch_page.selected = math.min(math.max(1, #watches.items), watch_page.selected + 1) end,
   [keys.add] = function()
-    ask("add address in " .. tostring(view.domain), "hex", false, function(typed)
+    ask("add address in " .. tostring(viewer.domain()), "hex", false, function(typed)
       local address = ui.number(typed)
-      if address then add_watch({ address = address, domain = view.domain, size = 1, format = "hex" }) end
+      if address then add_watch({ address = address, domain = viewer.domain(), size = 1, format = "hex" }) end
     end)
   end,
   [keys.label] = function()
@@ -252,41 +237,6 @@ local watch_keys = {
   end,
 }
 
-local memory_keys = {
-  [keys.left] = function() move_cursor(-1) end,
-  [keys.right] = function() move_cursor(1) end,
-  [keys.up] = function() move_cursor(-per_row(ui.scale(settings.scale))) end,
-  [keys.down] = function() move_cursor(per_row(ui.scale(settings.scale))) end,
-  [keys.page_up] = function() move_cursor(-per_row(ui.scale(settings.scale)) * settings.rows) end,
-  [keys.page_down] = function() move_cursor(per_row(ui.scale(settings.scale)) * settings.rows) end,
-  [keys.jump] = function()
-    ask("jump to", "hex", false, function(typed)
-      local address = ui.number(typed)
-      if address then move_cursor(address - view.cursor) end
-    end)
-  end,
-  [keys.domain] = function()
-    view.domain = next_in(names, view.domain)
-    view.cursor, view.top, view.nibble = 0, 0, nil
-  end,
-  [keys.watch] = function() add_watch({ address = view.cursor, domain = view.domain, size = 1, format = "hex" }) end,
-}
-
--- A hex digit typed on the memory page: the high nibble waits for the low one, then the byte is written.
-local function edit_byte(key)
-  local digit = #key == 1 and tonumber(key, 16)
-  if not digit or view_size() == 0 then return false end
-  if not view.nibble then
-    view.nibble = digit
-    return true
-  end
-  local value = view.nibble * 16 + digit
-  view.nibble = nil
-  local ok = protected("memory", memory.write_u8, view.cursor, value, view.domain)
-  if ok ~= nil or memory.read_u8(view.cursor, view.domain) == value then move_cursor(1) end
-  return true
-end
-
 local PAGES = { "search", "watch", "memory" }
 local page = "search"
 local open = false
@@ -303,6 +253,12 @@ local function header()
   for _, name in ipairs(PAGES) do parts[#parts + 1] = name == page and ("[" .. name .. "]") or name end
   return "RAM " .. table.concat(parts, " ") .. "  " .. keys.page .. " page  " .. settings.panel_key .. " close"
 end
+
+-- The memory page (lua/retrolua/memory_view.lua), sharing the panel's settings, prompts and watch list.
+viewer = require("retrolua.memory_view").new({
+  settings = settings, domains = names, domain = default_domain, ask = ask, add_watch = add_watch,
+  protected = protected, next_in = next_in, legend = legend, header = header,
+})
 
 -- Results read at most every few frames (each read snapshots the domain: a whole bus is 64 KB or more),
 -- and again after every step.
@@ -350,73 +306,6 @@ local function watch_lines()
   return lines
 end
 
-local function memory_lines(scale)
-  local lines = { header(), string.format("%s  cursor %04X%s", tostring(view.domain), view.cursor,
-                                          view.nibble and string.format("  %X_", view.nibble) or "") }
-  local size, row = view_size(), per_row(scale)
-  if size == 0 then
-    lines[#lines + 1] = "no memory"
-    return lines
-  end
-  local cursor_row = view.cursor // row
-  if cursor_row < view.top then view.top = cursor_row end
-  if cursor_row >= view.top + settings.rows then view.top = cursor_row - settings.rows + 1 end
-  local start = view.top * row
-  local ok, bytes = pcall(memory.read_bytes, start, math.min(size - start, row * settings.rows), view.domain)
-  if not ok then
-    lines[#lines + 1] = { text = tostring(bytes), color = "#ff6060" }
-    return lines
-  end
-  for line = 0, settings.rows - 1 do
-    local base = start + line * row
-    if base >= size then break end
-    -- " 00 00[00]00": the cursor's brackets take the spaces around it, so every row is as wide.
-    local cells, bracket = {}, false
-    for column = 0, row - 1 do
-      local byte = bytes:byte(line * row + column + 1)
-      if not byte then break end
-      local text = string.format("%02X", byte)
-      if base + column == view.cursor then
-        cells[#cells + 1] = "[" .. text .. "]"
-        bracket = true
-      else
-        cells[#cells + 1] = (bracket and "" or " ") .. text
-        bracket = false
-      end
-    end
-    lines[#lines + 1] = { text = string.format("%06X%s", base, table.concat(cells)),
-                          color = line + view.top == cursor_row and "yellow" or "white" }
-  end
-  lines[#lines + 1] = legend({ { keys.jump, "jump" }, { keys.domain, "domain" }, { keys.watch, "watch" },
-                               { "0-f", "write" } })
-  return lines
-end
-
--- A graph of a watch's history: its values, oldest at the left, scaled between their minimum and maximum.
-local points = {}
-local function draw_graph(watch, x, y, width, height, scale)
-  gui.rect(x, y, width, height, { surface = "hud", color = "#606060", fill = "#000000b0" })
-  local count = watch.count
-  if count == 0 then return end
-  local low, high = math.huge, -math.huge
-  for i = 1, count do
-    local value = watches:history(watch, i)
-    if value < low then low = value end
-    if value > high then high = value end
-  end
-  local span = math.max(1, high - low)
-  for i = #points, 1, -1 do points[i] = nil end
-  local frames = watches.frames
-  for i = 1, count do
-    local value = watches:history(watch, i)
-    points[#points + 1] = x + 1 + (frames - count + i - 1) * (width - 3) // (frames - 1)
-    points[#points + 1] = y + height - 2 - (value - low) * (height - 3) // span
-  end
-  gui.polyline(points, { surface = "hud", color = "#40ff40" })
-  ui.text(x + width + scale, y, ramwatch.format(high, watch.size, watch.format), scale, "#a0a0a0")
-  ui.text(x + width + scale, y + height - 8 * scale, ramwatch.format(low, watch.size, watch.format), scale, "#a0a0a0")
-end
-
 -- While the panel is closed: each watch's value and graph, top right.
 local function draw_overlay(scale)
   local width, height = gui.surface_size("hud")
@@ -430,7 +319,7 @@ local function draw_overlay(scale)
     ui.text(x, y, text, scale, "white", "#00000080")
     y = y + ui.line_height(scale)
     if watch.graph then
-      draw_graph(watch, x, y, graph_width, graph_height, scale)
+      watches:draw_graph(watch, x, y, graph_width, graph_height, scale)
       y = y + graph_height + 2 * scale
     end
   end
@@ -439,12 +328,15 @@ end
 local function draw()
   local scale = ui.scale(settings.scale)
   if not open then return draw_overlay(scale) end
-  local lines = page == "search" and search_lines() or page == "watch" and watch_lines() or memory_lines(scale)
+  local lines = page == "search" and search_lines() or page == "watch" and watch_lines() or viewer.lines(scale)
   if entry then lines[#lines + 1] = { text = ui.entry_line(entry), color = "cyan" } end
   local top = 26 * scale
   local _, height = ui.panel(-4 * scale, top, lines, scale)
   local watch = page == "watch" and selected_watch()
-  if watch then draw_graph(watch, gui.surface_size("hud") - 140 * scale, top + height + 4 * scale, 100 * scale, 32 * scale, scale) end
+  if watch then
+    local width = gui.surface_size("hud")
+    watches:draw_graph(watch, width - 140 * scale, top + height + 4 * scale, 100 * scale, 32 * scale, scale)
+  end
 end
 
 -- The handlers run only when needed: a closed panel with no watches costs nothing per frame.
@@ -469,7 +361,7 @@ local function set_open(on)
   open = on
 end
 
-local PAGE_KEYS = { search = search_keys, watch = watch_keys, memory = memory_keys }
+local PAGE_KEYS = { search = search_keys, watch = watch_keys, memory = viewer.keys }
 
 event.on("key_down", function(key, is_repeat)
   if key == settings.panel_key then
@@ -491,7 +383,7 @@ event.on("key_down", function(key, is_repeat)
     if action and (not is_repeat or moves or key == keys.page_up or key == keys.page_down) then
       action()
     elseif page == "memory" and not is_repeat then
-      edit_byte(key)
+      viewer.type(key)
     end
   end
   refresh_handlers()

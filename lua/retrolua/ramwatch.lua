@@ -106,6 +106,33 @@ function List:history(watch, i)
   return watch.history[(watch.first + i - 2) % self.frames + 1]
 end
 
+-- Draws a graph of a watch's history on the hud: its values, oldest at the left, scaled between their
+-- minimum and maximum (written beside it), in one gui.polyline.
+local points = {}
+function List:draw_graph(watch, x, y, width, height, scale)
+  gui.rect(x, y, width, height, { surface = "hud", color = "#606060", fill = "#000000b0" })
+  local count = watch.count
+  if count == 0 then return end
+  local low, high = math.huge, -math.huge
+  for i = 1, count do
+    local value = self:history(watch, i)
+    if value < low then low = value end
+    if value > high then high = value end
+  end
+  local span = math.max(1, high - low)
+  for i = #points, 1, -1 do points[i] = nil end
+  local frames = self.frames
+  for i = 1, count do
+    local value = self:history(watch, i)
+    points[#points + 1] = x + 1 + (frames - count + i - 1) * (width - 3) // (frames - 1)
+    points[#points + 1] = y + height - 2 - (value - low) * (height - 3) // span
+  end
+  gui.polyline(points, { surface = "hud", color = "#40ff40" })
+  local label = { surface = "hud", color = "#a0a0a0", scale = scale }
+  gui.text(x + width + scale, y, ramwatch.format(high, watch.size, watch.format), label)
+  gui.text(x + width + scale, y + height - 8 * scale, ramwatch.format(low, watch.size, watch.format), label)
+end
+
 -- The list as .wch text.
 function List:text()
   local lines = { "# Retrolua RAM watch: address, size (b/w/d), type (u/s/h), big-endian, domain, label, graph" }
