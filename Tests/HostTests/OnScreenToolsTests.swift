@@ -246,6 +246,9 @@ final class OnScreenToolsTests: XCTestCase {
         let header = "\(frame.width / 4) \(frame.height / 4)\n"
         XCTAssertEqual(thumbnail.count, header.utf8.count + frame.width * frame.height / 4, "a quarter of each side")
         XCTAssertEqual(String(decoding: thumbnail.prefix(header.utf8.count), as: UTF8.self), header)
+        try harness.load(
+            "local info = savestate.slot_info(0) print(info.size > 0, savestate.slot_info(1))", name: "slots.lua")
+        XCTAssertEqual(harness.lines.last, "true\tnil", "slot 0 holds a state, slot 1 none")
         harness.run(1)
         keys(harness, "backspace", "down", "down", "down", "down", "return")  // Default scripts
         harness.run(1)

@@ -121,7 +121,11 @@ local function slot_items()
   local items = {}
   for slot = 0, 9 do
     items[#items + 1] = {
-      label = "slot " .. slot, value = function() return thumbnail(slot) and "saved" or "-" end,
+      label = "slot " .. slot,
+      value = function()
+        local info = savestate.slot_info(slot)
+        return info and os.date("%Y-%m-%d %H:%M", info.modified) or "empty"
+      end,
       image = function() return thumbnail(slot) end,
       select = function()
         local ok, problem = savestate.load(slot)

@@ -524,6 +524,11 @@ function savestate.save(slot_or_path) end
 ---@return string?
 function savestate.load(slot_or_path) end
 
+--- What a slot holds, for menus: `{path=, size= (bytes), modified= (seconds since 1970)}`, or `nil` for an empty slot. Reads only the file's attributes.
+---@param slot integer
+---@return table?
+function savestate.slot_info(slot) end
+
 --- Captures the current state in memory and returns a state object: `state:load()`, `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.
 ---@return state
 function savestate.create() end
