@@ -205,13 +205,16 @@ public final class Canvas {
 
     /// Draws `string` in the built-in font with its top-left corner at (x, y). `background`, when
     /// given, fills the text's bounding box first. `\n` starts a new line, `\r` is ignored, characters
-    /// outside printable ASCII draw as a box. Returns the size of the text (see `textSize`).
+    /// outside printable ASCII draw as a box. `scale` (1…`maximumTextScale`) draws each font pixel as a
+    /// square of that side. Returns the size of the text (see `textSize`).
     @discardableResult
     public func text(
-        x: Int, y: Int, _ string: String, color: UInt32, background: UInt32? = nil
+        x: Int, y: Int, _ string: String, color: UInt32, background: UInt32? = nil, scale: Int = 1
     )
         -> (width: Int, height: Int)
     {
+        let scale = min(max(scale, 1), Self.maximumTextScale)
+        if scale > 1 { return scaledText(x: x, y: y, string, color: color, background: background, scale: scale) }
         let size = Self.textSize(string)
         if let background, let ink = Ink(background), size.width > 0, size.height > 0 {
             fillRect(x0: x, y0: y, x1: Self.add(x, size.width - 1), y1: Self.add(y, size.height - 1), ink)
@@ -261,8 +264,9 @@ public final class Canvas {
 
     /// The size `text` draws: `BitmapFont.cellWidth` per character of the longest line by
     /// `BitmapFont.cellHeight` per line. The empty string is (0, 0).
-    public static func textSize(_ string: String) -> (width: Int, height: Int) {
+    public static func textSize(_ string: String, scale: Int = 1) -> (width: Int, height: Int) {
         guard !string.isEmpty else { return (0, 0) }
+        let scale = min(max(scale, 1), maximumTextScale)
         var lines = 1, columns = 0, widest = 0
         for scalar in string.unicodeScalars {
             if scalar == "\n" {
@@ -273,7 +277,7 @@ public final class Canvas {
                 if columns > widest { widest = columns }
             }
         }
-        return (widest * BitmapFont.cellWidth, lines * BitmapFont.cellHeight)
+        return (widest * BitmapFont.cellWidth * scale, lines * BitmapFont.cellHeight * scale)
     }
 
     /// Blends an RGBA image (straight alpha, `width * 4` bytes per row) with its top-left corner at

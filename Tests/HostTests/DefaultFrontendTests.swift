@@ -101,6 +101,7 @@ final class DefaultFrontendTests: XCTestCase {
             .write(toFile: harness.folder + "/config/cheats/demo.cht", atomically: true, encoding: .utf8)
         try harness.load(file: Fixtures.root + "/lua/defaults/osd.lua")
         try harness.load(file: Fixtures.root + "/lua/defaults/cheats.lua")
+        try harness.load(file: Fixtures.root + "/lua/defaults/ramtools.lua")
         XCTAssertEqual(harness.host.emulator.cheats.cheats.count, 1, "the game's cheats are loaded")
         harness.run(5)
         press(harness, "f12")  // open the panel: a search of every address
@@ -120,7 +121,7 @@ final class DefaultFrontendTests: XCTestCase {
         while harness.host.emulator.ramSearch!.candidates.first?.address != 5 {
             harness.host.emulator.ramSearch!.dropFirstCandidate()
         }
-        press(harness, "f")  // freeze the A counter
+        press(harness, "f")  // freeze the chosen result (the first): the A counter
         XCTAssertEqual(harness.host.emulator.cheats.cheats.count, 2)
         harness.playerInput(a: true)
         harness.run(2)

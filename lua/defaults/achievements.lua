@@ -60,6 +60,18 @@ local unlocked = {}
 local saved = emu.load_data(progress_name)
 for id in (saved or ""):gmatch("(%d+)[^\n]*") do unlocked[tonumber(id)] = true end
 
+-- Measured progress (value and target of achievements not yet earned), for the menu to show: written when
+-- a count goes up, as RetroArch pops it up.
+local measured_name = "achievements/" .. rom.name .. ".progress"
+local measured = {}
+local function save_measured()
+  local lines = {}
+  for id, entry in pairs(measured) do lines[#lines + 1] = string.format("%d %d %d", id, entry[1], entry[2]) end
+  table.sort(lines)
+  local ok, failure = emu.save_data(measured_name, table.concat(lines, "\n") .. "\n")
+  if not ok then console.warn("achievements: " .. failure .. "\n") end
+end
+
 local function save_progress()
   local lines = {}
   for id in pairs(unlocked) do lines[#lines + 1] = tostring(id) end
@@ -127,11 +139,17 @@ event.on("frame_end", function()
       if target > 0 and value > (achievement.progress or 0) and value < target and state ~= "triggered" then
         emu.message(percent and string.format("%s: %d%%", achievement.title, value * 100 // target)
                     or string.format("%s: %d/%d", achievement.title, value, target))
+        measured[achievement.id] = { value, target }
+        save_measured()
       end
       achievement.progress = value
     end
     if state == "triggered" then
       unlocked[achievement.id] = true
+      if measured[achievement.id] then
+        measured[achievement.id] = nil
+        save_measured()
+      end
       table.remove(achievements, i)
       emu.message(string.format("Achievement unlocked: %s (%d points)%s", achievement.title, achievement.points,
                                 achievement.official and "" or " [unofficial]"))

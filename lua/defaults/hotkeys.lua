@@ -5,29 +5,9 @@
 -- replace this whole file with ~/.config/retrolua/scripts/hotkeys.lua, or turn it off with
 -- `--no-default hotkeys`.
 
--- false unbinds an action (allow_false).
-local bindings = require("retrolua.settings").load("hotkeys", {
-  quit = "escape",
-  fullscreen = "f11",
-  pause = "p",
-  frame_advance = "n",
-  fast_forward_hold = "tab",
-  fast_forward_toggle = "`",
-  slow_motion_hold = "\\",
-  save_state = "f2",
-  load_state = "f4",
-  slot_down = "f6",
-  slot_up = "f7",
-  screenshot = "f8",
-  reset = "h",
-  movie_readonly = "m",
-  movie_branch_save = "f9",
-  movie_branch_load = "f10",
-  -- Multi-disc games (cores with disk control): open/close the tray, pick the next or previous disc.
-  disc_eject = "o",
-  disc_next = "]",
-  disc_previous = "[",
-}, { allow_false = true })
+-- The actions and their default keys live in lua/retrolua/hotkeys.lua (the menu lists them from there);
+-- false unbinds an action.
+local bindings = require("retrolua.hotkeys").load()
 
 local paths = emu.paths()
 

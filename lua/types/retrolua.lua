@@ -489,6 +489,12 @@ function input.mouse() end
 ---@return table
 function input.gamepads() end
 
+--- Takes (`true`) or releases (`false`) the host's input for this script, for menus and panels that must not move the game: while held, key events reach only this script and the others read no keys, mouse buttons or gamepads (so the input default sends the game nothing and hotkeys stay quiet). Without an argument, tells whether this script holds it. One script holds it at a time: `nil, message` naming the holder; a script that fails or is unloaded releases it.
+---@param on? boolean
+---@return boolean?
+---@return string?
+function input.capture(on) end
+
 --- Simulates a key being held or released.
 ---@param key string
 ---@param pressed boolean
@@ -517,6 +523,11 @@ function savestate.save(slot_or_path) end
 ---@return boolean?
 ---@return string?
 function savestate.load(slot_or_path) end
+
+--- What a slot holds, for menus: `{path=, size= (bytes), modified= (seconds since 1970)}`, or `nil` for an empty slot. Reads only the file's attributes.
+---@param slot integer
+---@return table?
+function savestate.slot_info(slot) end
 
 --- Captures the current state in memory and returns a state object: `state:load()`, `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.
 ---@return state
@@ -689,18 +700,18 @@ function cheats.load(path, options) end
 ---@return string?
 function cheats.save(path) end
 
---- Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default 8), big_endian=}`; values under 8 bits are searched in every bit group of every byte; `domain = "all"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.
+--- Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default 8), big_endian=, signed= (values compare as two's complement: 0xFF is -1 at 8 bits)}`; values under 8 bits are searched in every bit group of every byte; `domain = "all"` searches every domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the number of candidates.
 ---@param options? table
 ---@return integer
 function cheats.search_start(options) end
 
---- Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`). The memory now becomes the snapshot. Returns the candidates left.
+--- Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`; unsigned amounts wrap at the value's size, as counters do). In a signed search `value` may be negative. The memory now becomes the snapshot. Returns the candidates left.
 ---@param comparison string
 ---@param value? integer
 ---@return integer
 function cheats.search(comparison, value) end
 
---- The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for `add_ram`; values are then shifted down to bit 0).
+--- The candidates (at most `limit`, default 100), in address order: `{address=, value=, previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for `add_ram`; values are then shifted down to bit 0). Values are unsigned, also in a signed search (as `add_ram` takes them).
 ---@param limit? integer
 ---@return table
 function cheats.search_results(limit) end
@@ -712,7 +723,7 @@ function cheats.search_count() end
 --- Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
 gui = {}
 
---- Draws text in the built-in 6×8 bitmap font (`\n` starts a line); options `color`, `bg`, `surface`. Returns the text's width and height in pixels.
+--- Draws text in the built-in 6×8 bitmap font (`\n` starts a line); options `color`, `bg`, `surface`, `scale` (1…16: each font pixel drawn as a square of that side, for text readable in a large window). Returns the text's width and height in pixels.
 ---@param x integer
 ---@param y integer
 ---@param text string
@@ -721,17 +732,23 @@ gui = {}
 ---@return integer
 function gui.text(x, y, text, options) end
 
---- The width and height `gui.text` would draw.
+--- The width and height `gui.text` would draw (at `scale`, default 1).
 ---@param text string
+---@param scale? integer
 ---@return integer
 ---@return integer
-function gui.text_size(text) end
+function gui.text_size(text, scale) end
 
 --- Sets one pixel (option `color`).
 ---@param x integer
 ---@param y integer
 ---@param options? table
 function gui.pixel(x, y, options) end
+
+--- Draws lines joining consecutive points, given flat as `{x1, y1, x2, y2, …}` (integers, at most 65536 points) — a graph of a value over time in one call; option `color`.
+---@param points table
+---@param options? table
+function gui.polyline(points, options) end
 
 --- Draws a line, both ends included.
 ---@param x1 integer
@@ -907,6 +924,35 @@ function disc.list() end
 ---@return integer?
 ---@return string?
 function disc.add(path) end
+
+--- The scripts running in this run (the default frontend's and the user's): what is loaded, what failed and why, and loading, unloading and reloading them — for menus. Requests are carried out before the next frame (never in the middle of another script's callback); their outcome shows in `scripts.list()` and as a message.
+scripts = {}
+
+--- Every script file loaded in this run, in load order: `{name=, path=, loaded=, default=, error=}` — `loaded` false once it failed or was unloaded; `error` the message of its last failure since it was last loaded, if any; `default` for the default frontend's scripts.
+---@return table
+function scripts.list() end
+
+--- The default frontend's scripts, loaded or left out (`--no-default`): `{name=, path=, loaded=}` (the user's replacement's path when there is one). Empty when the run loads none.
+---@return table
+function scripts.defaults() end
+
+--- Asks for the script at `path` to be loaded before the next frame (with this run's security profile; a default frontend script as a default). `nil, message` when this script may not read the file or it does not exist; a load that fails later shows in `scripts.list()`.
+---@param path string
+---@return boolean?
+---@return string?
+function scripts.load(path) end
+
+--- Asks for a loaded script (its path or file name, as in `scripts.list()`) to be unloaded before the next frame; its `exit` callbacks run first. `nil, message` for a script not loaded.
+---@param script string
+---@return boolean?
+---@return string?
+function scripts.unload(script) end
+
+--- Asks for a script of `scripts.list()` (path or file name; loaded, unloaded or failed) to be read again and restarted before the next frame. `nil, message` for a script never loaded.
+---@param script string
+---@return boolean?
+---@return string?
+function scripts.reload(script) end
 
 --- An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.
 ---@class state

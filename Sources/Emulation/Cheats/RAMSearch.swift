@@ -32,13 +32,17 @@ public final class RAMSearch {
     /// 1, 2, 4, 8, 16 or 32.
     let bits: Int
     let bigEndian: Bool
+    /// Values compare as two's complement numbers of `bits` bits (0xFF is -1 in an 8-bit search).
+    let signed: Bool
     /// Memory at the last snapshot (start or search), per domain.
     private var previous: [[UInt8]]
     /// In domain order, addresses ascending.
     public private(set) var candidates: [Candidate]
 
-    public init?(memory: MemoryAccess, domains: [MemoryAccess.Domain], bits: Int, bigEndian: Bool) {
+    public init?(memory: MemoryAccess, domains: [MemoryAccess.Domain], bits: Int, bigEndian: Bool, signed: Bool = false)
+    {
         self.domains = domains
+        self.signed = signed
         domainNames = domains.map(memory.name)
         self.bits = bits
         width = max(1, bits / 8)
@@ -94,8 +98,51 @@ public final class RAMSearch {
         return all
     }
 
+    /// A value as the search compares it: sign-extended from `bits` bits in a signed search.
+    func number(_ value: UInt32) -> Int64 {
+        guard signed, bits > 0, bits <= 32 else { return Int64(value) }
+        let sign = UInt32(1) << UInt32(bits - 1)
+        return value & sign != 0 ? Int64(value) - (Int64(1) << Int64(bits)) : Int64(value)
+    }
+
     /// Keeps the candidates that pass; returns how many remain. The snapshot becomes the memory now.
-    public func filter(_ comparison: Comparison, _ operand: UInt32, memory: MemoryAccess) -> Int {
+    /// `operand` is the script's number as given (negative ones for signed searches).
+    public func filter(_ comparison: Comparison, _ operand: Int, memory: MemoryAccess) -> Int {
+        if signed { return filterSigned(comparison, Int64(operand), memory: memory) }
+        return filter(comparison, UInt32(truncatingIfNeeded: operand), memory: memory)
+    }
+
+    private func filterSigned(_ comparison: Comparison, _ operand: Int64, memory: MemoryAccess) -> Int {
+        guard let now = snapshots(memory) else { return candidates.count }
+        candidates.removeAll { candidate in
+            let current = number(value(in: now[candidate.domain], at: candidate))
+            let before = number(value(in: previous[candidate.domain], at: candidate))
+            let keep: Bool =
+                switch comparison {
+                case .equal: current == operand
+                case .notEqual: current != operand
+                case .less: current < operand
+                case .greater: current > operand
+                case .lessEqual: current <= operand
+                case .greaterEqual: current >= operand
+                case .changed: current != before
+                case .unchanged: current == before
+                case .increased: current > before
+                case .decreased: current < before
+                case .increasedBy: current &- before == operand
+                case .decreasedBy: before &- current == operand
+                }
+            return !keep
+        }
+        previous = now
+        return candidates.count
+    }
+
+    /// The bits of a value: amounts wrap at the value's size (an 8-bit 3 → 254 decreased by 5).
+    private var valueMask: UInt32 { bits >= 32 ? .max : (1 << UInt32(bits)) - 1 }
+
+    /// Keeps the candidates that pass, comparing unsigned values.
+    func filter(_ comparison: Comparison, _ operand: UInt32, memory: MemoryAccess) -> Int {
         guard let now = snapshots(memory) else { return candidates.count }
         candidates.removeAll { candidate in
             let current = value(in: now[candidate.domain], at: candidate)
@@ -112,8 +159,8 @@ public final class RAMSearch {
                 case .unchanged: current == before
                 case .increased: current > before
                 case .decreased: current < before
-                case .increasedBy: current &- before == operand
-                case .decreasedBy: before &- current == operand
+                case .increasedBy: (current &- before) & valueMask == operand
+                case .decreasedBy: (before &- current) & valueMask == operand
                 }
             return !keep
         }

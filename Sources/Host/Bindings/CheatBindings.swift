@@ -206,18 +206,20 @@ extension Bindings {
                 doc:
                     """
                     Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default \
-                    8), big_endian=}`; values under 8 bits are searched in every bit group of every byte; `domain \
-                    = \"all\"` searches every domain but the assembled `bus`, which repeats them); every address \
-                    is a candidate. Returns the number of candidates.
+                    8), big_endian=, signed= (values compare as two's complement: 0xFF is -1 at 8 bits)}`; values \
+                    under 8 bits are searched in every bit group of every byte; `domain = \"all\"` searches every \
+                    domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the \
+                    number of candidates.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
                     let emulator = Script.from(context).emulator
-                    var name: String?, bits = 8, bigEndian = false
+                    var name: String?, bits = 8, bigEndian = false, signed = false
                     if try call.optionalTable(1, "options") {
                         name = try call.stringField(1, "domain", argument: 1)
                         bits = try call.integerField(1, "size", argument: 1) ?? 8
                         bigEndian = try call.booleanField(1, "big_endian", argument: 1) ?? false
+                        signed = try call.booleanField(1, "signed", argument: 1) ?? false
                     }
                     guard RAMCheat.sizes.contains(bits) else {
                         throw call.badField(1, "size", "must be 1, 2, 4, 8, 16 or 32 (bits)")
@@ -233,7 +235,9 @@ extension Bindings {
                             ? call.error("the core exposes no memory")
                             : call.badField(1, "domain", "no domain '\(name!)'")
                     }
-                    guard let search = RAMSearch(memory: memory, domains: domains, bits: bits, bigEndian: bigEndian)
+                    guard
+                        let search = RAMSearch(
+                            memory: memory, domains: domains, bits: bits, bigEndian: bigEndian, signed: signed)
                     else {
                         throw call.error("the domain is too large to search")
                     }
@@ -248,8 +252,9 @@ extension Bindings {
                     """
                     Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, \
                     `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, \
-                    `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`). The \
-                    memory now becomes the snapshot. Returns the candidates left.
+                    `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`; unsigned \
+                    amounts wrap at the value's size, as counters do). In a signed search `value` may be negative. The memory now becomes the snapshot. Returns the \
+                    candidates left.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
@@ -259,8 +264,8 @@ extension Bindings {
                         throw call.badArgument(
                             1, "comparison", "unknown comparison '\(name)'; one of \(comparisonNames)")
                     }
-                    var operand: UInt32 = 0
-                    if comparison.needsValue { operand = UInt32(truncatingIfNeeded: try call.integer(2, "value")) }
+                    var operand = 0
+                    if comparison.needsValue { operand = try call.integer(2, "value") }
                     guard let search = emulator.ramSearch else {
                         throw call.error("no search started (call cheats.search_start first)")
                     }
@@ -274,7 +279,8 @@ extension Bindings {
                     """
                     The candidates (at most `limit`, default 100), in address order: `{address=, value=, \
                     previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for \
-                    `add_ram`; values are then shifted down to bit 0).
+                    `add_ram`; values are then shifted down to bit 0). Values are unsigned, also in a signed search \
+                    (as `add_ram` takes them).
                     """
             ) { L, context in
                 LuaCall.run(L) { call in

@@ -87,6 +87,46 @@ extension Bindings {
         }
     }
 
+    /// The `scale` field of the options table at `field`: 1 when absent.
+    private static func textScale(_ call: LuaCall, field: Int32) throws(LuaCallError) -> Int {
+        guard call.type(field) == LUA_TTABLE, let scale = try call.integerField(field, "scale", argument: field) else {
+            return 1
+        }
+        guard (1...Canvas.maximumTextScale).contains(scale) else {
+            throw call.badField(field, "scale", "must be 1…\(Canvas.maximumTextScale), got \(scale)")
+        }
+        return scale
+    }
+
+    static let maximumPolylinePoints = 65536
+
+    /// The flat `{x1, y1, x2, y2, …}` list at `index` as points; odd lengths and non-integers are errors.
+    private static func polylinePoints(_ call: LuaCall, _ index: Int32) throws(LuaCallError) -> [(x: Int, y: Int)] {
+        try call.table(index, "points")
+        let count = Int(lua_rawlen(call.L, index))
+        guard count % 2 == 0 else {
+            throw call.badArgument(index, "points", "needs an even number of coordinates (x, y pairs), got \(count)")
+        }
+        guard count / 2 <= maximumPolylinePoints else {
+            throw call.badArgument(index, "points", "at most \(maximumPolylinePoints) points, got \(count / 2)")
+        }
+        var points: [(x: Int, y: Int)] = []
+        points.reserveCapacity(count / 2)
+        var pair = (0, 0)
+        for item in 0..<count {
+            lua_rawgeti(call.L, index, lua_Integer(item + 1))
+            var isInteger: Int32 = 0
+            let value = lua_tointegerx(call.L, -1, &isInteger)
+            let isNumber = lua_type(call.L, -1) == LUA_TNUMBER
+            lh_pop(call.L, 1)
+            guard isInteger != 0, isNumber else {
+                throw call.badArgument(index, "points", "item \(item + 1) must be an integer")
+            }
+            if item % 2 == 0 { pair.0 = Int(value) } else { pair.1 = Int(value); points.append(pair) }
+        }
+        return points
+    }
+
     /// The image argument: a path (loaded once per script) or an image object.
     private static func image(_ call: LuaCall, _ index: Int32, script: Script) throws(LuaCallError) -> Script.Image {
         if let memory = luaL_testudata(call.L, index, imageMetatable.cString) {
@@ -120,25 +160,33 @@ extension Bindings {
                 doc:
                     """
                     Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, \
-                    `surface`. Returns the text's width and height in pixels.
+                    `surface`, `scale` (1…16: each font pixel drawn as a square of that side, for text readable \
+                    in a large window). Returns the text's width and height in pixels.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
                     let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                     let text = try call.string(3, "text")
                     let options = try options(call, 4, host: Script.from(context).host, fillKey: "bg")
-                    let size = options.canvas.text(x: x, y: y, text, color: options.color, background: options.fill)
+                    let scale = try textScale(call, field: 4)
+                    let size = options.canvas.text(
+                        x: x, y: y, text, color: options.color, background: options.fill, scale: scale)
                     call.push(size.width)
                     call.push(size.height)
                     return 2
                 }
             },
             LuaFunction(
-                "text_size", "text: string", returns: "integer, integer",
-                doc: "The width and height `gui.text` would draw."
+                "text_size", "text: string, scale?: integer", returns: "integer, integer",
+                doc: "The width and height `gui.text` would draw (at `scale`, default 1)."
             ) { L, context in
                 LuaCall.run(L) { call in
-                    let size = Canvas.textSize(try call.string(1, "text"))
+                    let text = try call.string(1, "text")
+                    let scale = try call.optionalInteger(2, "scale") ?? 1
+                    guard (1...Canvas.maximumTextScale).contains(scale) else {
+                        throw call.badArgument(2, "scale", "must be 1…\(Canvas.maximumTextScale), got \(scale)")
+                    }
+                    let size = Canvas.textSize(text, scale: scale)
                     call.push(size.width)
                     call.push(size.height)
                     return 2
@@ -150,6 +198,21 @@ extension Bindings {
                     let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                     let options = try options(call, 3, host: Script.from(context).host)
                     options.canvas.pixel(x: x, y: y, color: options.color)
+                    return 0
+                }
+            },
+            LuaFunction(
+                "polyline", "points: table, options?: table",
+                doc:
+                    """
+                    Draws lines joining consecutive points, given flat as `{x1, y1, x2, y2, …}` (integers, at most \
+                    \(maximumPolylinePoints) points) — a graph of a value over time in one call; option `color`.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let points = try polylinePoints(call, 1)
+                    let options = try options(call, 2, host: Script.from(context).host)
+                    options.canvas.polyline(points, color: options.color)
                     return 0
                 }
             },

@@ -15,7 +15,8 @@ extension Bindings {
         functions: [
             LuaFunction("keys", returns: "table", doc: "The keys held now: `{left=true, a=true}`.") { L, context in
                 LuaCall.run(L) { call in
-                    let keys = Script.from(context).host.devices.keys
+                    let script = Script.from(context)
+                    let keys = script.host.devices(for: script).keys
                     call.newTable(fields: keys.count)
                     for key in keys.sorted() { call.set(key, true) }
                     return 1
@@ -26,7 +27,8 @@ extension Bindings {
                 doc: "`{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates."
             ) { L, context in
                 LuaCall.run(L) { call in
-                    let mouse = Script.from(context).host.devices.mouse
+                    let script = Script.from(context)
+                    let mouse = script.host.devices(for: script).mouse
                     call.newTable(fields: 8)
                     call.set("x", mouse.x)
                     call.set("y", mouse.y)
@@ -42,7 +44,8 @@ extension Bindings {
                 doc: "Connected gamepads: a list of `{name=, buttons={a=true, …}, axes={leftx=0, …}}`."
             ) { L, context in
                 LuaCall.run(L) { call in
-                    let pads = Script.from(context).host.devices.gamepads
+                    let script = Script.from(context)
+                    let pads = script.host.devices(for: script).gamepads
                     call.newTable(array: pads.count)
                     for (index, pad) in pads.enumerated() {
                         call.newTable(fields: 3)
@@ -55,6 +58,31 @@ extension Bindings {
                         lua_setfield(L, -2, "axes")
                         lua_rawseti(L, -2, lua_Integer(index + 1))
                     }
+                    return 1
+                }
+            },
+            LuaFunction(
+                "capture", "on?: boolean", returns: "boolean?, string?",
+                doc:
+                    """
+                    Takes (`true`) or releases (`false`) the host's input for this script, for menus and panels \
+                    that must not move the game: while held, key events reach only this script and the others read \
+                    no keys, mouse buttons or gamepads (so the input default sends the game nothing \
+                    and hotkeys stay quiet). Without an argument, tells whether this script holds it. One script \
+                    holds it at a time: `nil, message` naming the holder; a script that fails or is unloaded \
+                    releases it.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let script = Script.from(context)
+                    guard let on = try call.optionalBoolean(1, "on") else {
+                        call.push(script.host.capturingScript === script)
+                        return 1
+                    }
+                    if let holder = script.host.capture(on, by: script) {
+                        return call.failure("the input is held by \(holder.name)")
+                    }
+                    call.push(on)
                     return 1
                 }
             },

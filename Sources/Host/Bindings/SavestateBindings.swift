@@ -65,6 +65,32 @@ extension Bindings {
                 }
             },
             LuaFunction(
+                "slot_info", "slot: integer", returns: "table?",
+                doc:
+                    """
+                    What a slot holds, for menus: `{path=, size= (bytes), modified= (seconds since 1970)}`, or \
+                    `nil` for an empty slot. Reads only the file's attributes.
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let slot = try call.integer(1, "slot")
+                    guard Emulator.slots.contains(slot) else { throw call.badArgument(1, "slot", "must be 0…999") }
+                    let path = Script.from(context).emulator.slotPath(slot)
+                    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                        attributes[.type] as? FileAttributeType == .typeRegular
+                    else {
+                        call.pushNil()
+                        return 1
+                    }
+                    call.newTable(fields: 3)
+                    call.set("path", path)
+                    call.set("size", (attributes[.size] as? NSNumber)?.intValue ?? 0)
+                    let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+                    call.set("modified", Int(exactly: modified.rounded(.down)) ?? 0)
+                    return 1
+                }
+            },
+            LuaFunction(
                 "create", returns: "state",
                 doc:
                     """

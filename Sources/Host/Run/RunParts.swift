@@ -71,6 +71,10 @@ final class RunParts {
     }
 
     private func loadScripts() {
+        // Every default, also those left out, so the menu can turn them on and off.
+        host.defaultScripts = DefaultFrontend.scripts(excluding: [], paths: session.paths).map {
+            (name: (($0 as NSString).lastPathComponent as NSString).deletingPathExtension, path: $0)
+        }
         var scripts = plan.scripts.map { (spec: $0, isDefault: false) }
         if frontend?.isWindowed == true || plan.defaults.headless {
             scripts =

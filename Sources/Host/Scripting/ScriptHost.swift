@@ -57,6 +57,14 @@ public final class ScriptHost: EmulatorClient {
 
     /// Host keyboard, mouse and gamepads as scripts see them.
     public var devices = HostDevices()
+    /// The script holding the host's input (`input.capture`): device events and state reach only it.
+    weak var inputOwner: Script?
+    /// `scripts.load`/`unload`/`reload` requests, carried out before the next frame (no Lua on the stack).
+    var scriptRequests: [ScriptRequest] = []
+    /// Every script file loaded so far, so one unloaded or failed can be loaded again.
+    var knownScripts: [KnownScript] = []
+    /// The default frontend's scripts (name, path), set by whoever loads them, to turn them on and off.
+    public var defaultScripts: [(name: String, path: String)] = []
 
     /// Overlays: `emu` at the core's resolution (in screenshots), `hud` at window resolution (not).
     public let emuCanvas = Canvas(width: 1, height: 1)
@@ -89,6 +97,7 @@ public final class ScriptHost: EmulatorClient {
     /// `frontendDefault`: one of Retrolua's default frontend scripts (it may use the config folder).
     /// Loads and starts a script; `compat` names the layer (lua/compat) run in its state before it.
     public func load(scriptAt path: String, compat: String? = nil, frontendDefault: Bool = false) throws(ScriptError) {
+        remember(KnownScript(path: path, compat: compat, frontendDefault: frontendDefault))
         let script = try Script(path: path, host: self, compat: compat, frontendDefault: frontendDefault)
         scripts.append(script)
         script.resume()
@@ -110,6 +119,7 @@ public final class ScriptHost: EmulatorClient {
     // MARK: The emulator's hooks
 
     public func frameWillStart() {
+        if !scriptRequests.isEmpty { carryOutScriptRequests() }
         if options.watch { reloadChangedScripts() }
         resizeCanvases()
         emuCanvas.clear()
@@ -162,17 +172,20 @@ public final class ScriptHost: EmulatorClient {
     /// Delivers the host's device events of this frame to scripts (before the frame runs).
     public func deliver(_ events: [HostEvent]) {
         for event in events {
+            // Decided per event: the script that takes or releases the input hears its own key.
+            let only = capturingScript
             switch event {
             case .keyDown(let key, let isRepeat):
-                dispatch(.keyDown) { L in
+                dispatch(.keyDown, only: only) { L in
                     lua_pushstring(L, key); lua_pushboolean(L, isRepeat ? 1 : 0); return 2
                 }
             case .keyUp(let key):
-                dispatch(.keyUp) { L in
+                dispatch(.keyUp, only: only) { L in
                     lua_pushstring(L, key); return 1
                 }
             case .gamepadAdded(let name), .gamepadRemoved(let name):
                 let connected: Int32 = if case .gamepadAdded = event { 1 } else { 0 }
+                // A connection is news, not input: every script hears it.
                 dispatch(.gamepad) { L in
                     lua_pushstring(L, name); lua_pushboolean(L, connected); return 2
                 }
@@ -185,8 +198,9 @@ public final class ScriptHost: EmulatorClient {
 
     // MARK: Events and failures
 
-    func dispatch(_ event: ScriptEvent, pushArguments: ((OpaquePointer) -> Int32)? = nil) {
-        for script in scripts where !script.failed && script.hasCallbacks(for: event) {
+    func dispatch(_ event: ScriptEvent, only: Script? = nil, pushArguments: ((OpaquePointer) -> Int32)? = nil) {
+        for script in scripts
+        where !script.failed && script.hasCallbacks(for: event) && (only == nil || only === script) {
             script.dispatch(event, pushArguments: pushArguments)
         }
     }
@@ -222,7 +236,7 @@ public final class ScriptHost: EmulatorClient {
     }
 
     /// Unloads failed scripts; called only where no script's Lua is on the stack.
-    private func reap() {
+    func reap() {
         scripts.removeAll { $0.failed }
     }
 

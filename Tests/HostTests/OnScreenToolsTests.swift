@@ -1,0 +1,394 @@
+@testable import Emulation
+import Foundation
+import XCTest
+@testable import Host
+import Media
+
+/// The menu (lua/defaults/menu.lua) and the RAM tools (lua/defaults/ramtools.lua) driven by synthetic key
+/// events against the NES demo, whose player x is system RAM 0x03 (right adds 1 a frame).
+final class OnScreenToolsTests: XCTestCase {
+    override func setUpWithError() throws { try Fixtures.requireROMs() }
+
+    private func harness(_ names: [String]) throws -> ScriptHarness {
+        let harness = try ScriptHarness()
+        for name in names { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
+        return harness
+    }
+
+    /// Presses and releases each key in turn (`"12"` types a number: one key per character).
+    private func keys(_ harness: ScriptHarness, _ names: String...) {
+        for name in names {
+            harness.host.deliver([.keyDown(name, repeat: false)])
+            harness.host.deliver([.keyUp(name)])
+        }
+    }
+
+    private func type(_ harness: ScriptHarness, _ text: String) {
+        for character in text { keys(harness, String(character)) }
+        keys(harness, "return")
+    }
+
+    private func x(_ harness: ScriptHarness) -> Int { Int(harness.session.systemRAM()[3]) }
+
+    private func results(_ harness: ScriptHarness) -> [(domain: String, address: Int)] {
+        let emulator = harness.host.emulator
+        return (emulator.ramSearch?.results(limit: 10_000, memory: emulator.memory) ?? []).map {
+            ($0.domain, $0.address)
+        }
+    }
+
+    /// Holds the right arrow (through the input default) for `frames` frames.
+    private func walk(_ harness: ScriptHarness, _ key: String = "right", frames: Int) {
+        harness.host.devices.keys = [key]
+        harness.run(frames)
+        harness.host.devices.keys = []
+        harness.run(1)
+    }
+
+    func testRAMSearchModesFindThePlayerX() throws {
+        let harness = try harness(["input", "ramtools"])
+        harness.run(5)
+        keys(harness, "f12")  // open: an 8-bit unsigned search of system_ram, hex
+        XCTAssertEqual(harness.host.emulator.ramSearch?.bits, 8)
+        // 16-bit, equal to (hex): x and y together, little-endian, at 0x03.
+        keys(harness, "s")
+        XCTAssertEqual(harness.host.emulator.ramSearch?.bits, 16)
+        let pair = x(harness) + Int(harness.session.systemRAM()[4]) << 8
+        keys(harness, "e")
+        type(harness, String(pair, radix: 16))
+        XCTAssertTrue(results(harness).contains { $0.address == 3 }, "\(results(harness).prefix(5))")
+        // 8-bit signed, changed by -5 (left 5 frames), panel closed while playing.
+        keys(harness, "s", "s", "n")  // 16 → 32 → 8 bits, then signed
+        XCTAssertEqual(harness.host.emulator.ramSearch?.bits, 8)
+        XCTAssertEqual(harness.host.emulator.ramSearch?.signed, true)
+        keys(harness, "f12")
+        walk(harness, "left", frames: 5)
+        keys(harness, "f12", "c")
+        type(harness, "-5")
+        let afterChange = results(harness)
+        XCTAssertTrue(afterChange.contains { $0.address == 3 }, "\(afterChange.prefix(5))")
+        XCTAssertLessThan(afterChange.count, 10, "changed by -5 narrows to a few: \(afterChange.prefix(10))")
+        // Decimal equal-to keeps it.
+        keys(harness, "x", "e")
+        type(harness, String(x(harness)))
+        XCTAssertTrue(results(harness).contains { $0.address == 3 })
+        // Another domain: the CPU bus, where system RAM appears at 0x0000 and its mirrors.
+        let domains = harness.host.emulator.memory.domains.map(harness.host.emulator.memory.name)
+        let bus = try XCTUnwrap(domains.firstIndex(of: "bus"))
+        let start = domains.firstIndex(of: "system_ram") ?? 0
+        for _ in 0..<((bus - start + domains.count) % domains.count) { keys(harness, "o") }
+        XCTAssertEqual(harness.host.emulator.ramSearch?.domainNames, ["bus"])
+        keys(harness, "e")
+        type(harness, String(x(harness)))
+        let onBus = results(harness)
+        XCTAssertTrue(onBus.contains { $0.domain == "bus" && $0.address == 3 }, "\(onBus.prefix(5))")
+        // The chosen result is frozen, not the first.
+        XCTAssertGreaterThan(onBus.count, 1)
+        keys(harness, "down", "f")
+        let frozen = try XCTUnwrap(harness.host.emulator.cheats.cheats.last)
+        XCTAssertTrue(frozen.description.contains(String(format: "0x%X", onBus[1].address)), frozen.description)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testTheOpenToolsTakeTheInputFromTheGameAndTheHotkeys() throws {
+        let harness = try harness(["input", "hotkeys", "ramtools"])
+        harness.run(3)
+        keys(harness, "f12")
+        let before = x(harness)
+        walk(harness, frames: 5)
+        XCTAssertEqual(x(harness), before, "the game gets no input while the panel is open")
+        keys(harness, "p")
+        XCTAssertFalse(harness.host.emulator.paused, "the pause hotkey is not heard")
+        keys(harness, "escape")  // closes the panel; the quit hotkey does not hear it
+        XCTAssertNil(harness.host.emulator.exitCode)
+        walk(harness, frames: 5)
+        XCTAssertEqual(x(harness), before + 5, "closed, the game moves again")
+        try harness.load("print(input.capture(true)); print(input.capture())", name: "grab.lua")
+        keys(harness, "f12")
+        harness.run(1)
+        XCTAssertEqual(harness.lines, ["true", "true"])
+        XCTAssertTrue(harness.host.hudCanvas.isEmpty, "the panel did not open: another script holds the input")
+        try harness.load("assert(scripts.unload('grab.lua'))", name: "unloader.lua")
+        harness.run(1)
+        keys(harness, "f12")
+        harness.run(1)
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "unloading the holder released the input")
+    }
+
+    func testReboundKeysWorkAndTheOldOnesDoNot() throws {
+        let harness = try ScriptHarness()
+        try FileManager.default.createDirectory(atPath: harness.folder + "/config", withIntermediateDirectories: true)
+        try "return { panel_key = 'f10', keys = { freeze = 'z' } }".write(
+            toFile: harness.folder + "/config/ramtools.lua", atomically: true, encoding: .utf8)
+        try harness.load(file: Fixtures.root + "/lua/defaults/ramtools.lua")
+        harness.run(2)
+        keys(harness, "f12")
+        XCTAssertNil(harness.host.emulator.ramSearch, "f12 is no longer the panel's key")
+        keys(harness, "f10", "f")
+        XCTAssertTrue(harness.host.emulator.cheats.cheats.isEmpty, "f no longer freezes")
+        keys(harness, "z")
+        XCTAssertEqual(harness.host.emulator.cheats.cheats.count, 1, "z does")
+        XCTAssertFalse(harness.errors.contains("warning"), "the settings file is valid: \(harness.errors)")
+    }
+
+    func testWatchListGraphAndPerGameFile() throws {
+        let harness = try harness(["input", "ramtools"])
+        harness.run(3)
+        keys(harness, "f12", "tab", "a")  // the watch page; add an address
+        type(harness, "3")
+        keys(harness, "l")
+        type(harness, "px")
+        keys(harness, "t")  // hex → unsigned
+        keys(harness, "f12")
+        walk(harness, frames: 125)
+        // The graph: green (#40ff40) pixels rising from left to right as x grew.
+        let hud = harness.host.hudCanvas
+        var columns: [Int: Int] = [:]
+        let pixels = hud.pixels
+        for y in 0..<hud.height {
+            for x in 0..<hud.width {
+                let at = (y * hud.width + x) * 4
+                if pixels[at] == 0x40 && pixels[at + 1] == 0xFF && pixels[at + 2] == 0x40 { columns[x] = y }
+            }
+        }
+        XCTAssertGreaterThan(columns.count, 40, "the graph spans the history")
+        let left = try XCTUnwrap(columns.keys.min()), right = try XCTUnwrap(columns.keys.max())
+        XCTAssertGreaterThan(columns[left]!, columns[right]! + 8, "the line rises: left y \(columns[left]!)")
+        let folder = harness.folder + "/data/ramwatch"
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder)
+        XCTAssertEqual(files.count, 1)
+        XCTAssertTrue(files[0].hasPrefix("demo-") && files[0].hasSuffix(".wch"), files[0])
+        let saved = try String(contentsOfFile: folder + "/" + files[0], encoding: .utf8)
+        XCTAssertTrue(saved.contains("0003\tb\tu\t0\tsystem_ram\tpx\tgraph"), saved)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+        harness.close()
+        // The same game in a new run: the list comes back (removing its watch rewrites the file).
+        let again = try ScriptHarness()
+        try FileManager.default.createDirectory(
+            atPath: again.folder + "/data/ramwatch", withIntermediateDirectories: true)
+        try (saved + "zz\tb\tu\t0\tsystem_ram\tbad\n0800\tb\tu\t0\tsystem_ram\toutside\n").write(
+            toFile: again.folder + "/data/ramwatch/" + files[0], atomically: true, encoding: .utf8)
+        try again.load(file: Fixtures.root + "/lua/defaults/ramtools.lua")
+        XCTAssertTrue(
+            again.errors.contains("line 3: the address must be hex") && again.errors.contains("line 4: address 2048"),
+            again.errors)
+        again.run(2)
+        XCTAssertFalse(again.host.hudCanvas.isEmpty, "the watch overlay is drawn")
+        keys(again, "f12", "tab", "delete")
+        let rewritten = try String(contentsOfFile: again.folder + "/data/ramwatch/" + files[0], encoding: .utf8)
+        XCTAssertFalse(rewritten.contains("system_ram"), rewritten)
+        again.close()
+    }
+
+    func testMemoryEditorJumpsAndWritesBytes() throws {
+        let harness = try harness(["ramtools"])
+        harness.run(2)
+        keys(harness, "f12", "tab", "tab", "j")
+        type(harness, "10")
+        keys(harness, "a", "b", "c", "d")
+        XCTAssertEqual(harness.session.systemRAM()[0x10], 0xAB)
+        XCTAssertEqual(harness.session.systemRAM()[0x11], 0xCD, "the cursor moves on after a byte")
+        keys(harness, "left", "w")  // watch the byte under the cursor
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testMenuChangesACoreOptionLiveByKeysAndGamepad() throws {
+        let harness = try harness(["input", "hotkeys", "menu"])
+        try harness.load(
+            """
+            local option = emu.options()[1]
+            print(option.key, option.value, #option.values)
+            """, name: "probe.lua")
+        let first = harness.lines[0].split(separator: "\t").map(String.init)
+        XCTAssertGreaterThanOrEqual(Int(first[2]) ?? 0, 2, "nestopia's first option has values to choose")
+        harness.run(2)
+        keys(harness, "f1", "down", "down", "return")  // Resume, Hotkeys, Core options
+        harness.run(1)
+        keys(harness, "right")
+        keys(harness, "p")  // not the pause hotkey while the menu is open
+        XCTAssertFalse(harness.host.emulator.paused)
+        try harness.load("print(emu.option('\(first[0])'))", name: "after.lua")
+        let changed = harness.lines.last!
+        XCTAssertNotEqual(changed, first[1], "the option changed live")
+        var pad = HostDevices.Gamepad(name: "Pad")
+        pad.buttons = ["dpleft"]
+        harness.host.devices.gamepads = [pad]
+        harness.run(1)
+        harness.host.devices.gamepads = []
+        harness.run(1)
+        try harness.load("print(emu.option('\(first[0])'))", name: "back.lua")
+        XCTAssertEqual(harness.lines.last!, first[1], "the gamepad's d-pad set it back")
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the menu is drawn")
+        keys(harness, "escape")
+        XCTAssertNil(harness.host.emulator.exitCode, "escape closed the menu, not the run")
+        harness.run(1)
+        XCTAssertTrue(harness.host.hudCanvas.isEmpty, "closed")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testMenuSavesASlotWithAThumbnailAndTurnsADefaultOffAndOn() throws {
+        let harness = try harness(["cheats", "menu"])
+        let cheats = Fixtures.root + "/lua/defaults/cheats.lua"
+        harness.host.defaultScripts = [("cheats", cheats), ("menu", Fixtures.root + "/lua/defaults/menu.lua")]
+        harness.run(3)
+        var pad = HostDevices.Gamepad(name: "Pad")
+        pad.buttons = ["guide"]
+        harness.host.devices.gamepads = [pad]
+        harness.run(1)
+        harness.host.devices.gamepads = []
+        harness.run(1)
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the guide button opened the menu")
+        keys(harness, "down", "down", "down", "return", "x")  // Save states; x saves slot 0
+        let folder = harness.folder + "/data/thumbnails"
+        let games = try FileManager.default.contentsOfDirectory(atPath: folder)
+        let thumbnail = try Data(contentsOf: URL(fileURLWithPath: "\(folder)/\(games[0])/slot0.rgba"))
+        let frame = harness.session.core.currentFrame()!
+        let header = "\(frame.width / 4) \(frame.height / 4)\n"
+        XCTAssertEqual(thumbnail.count, header.utf8.count + frame.width * frame.height / 4, "a quarter of each side")
+        XCTAssertEqual(String(decoding: thumbnail.prefix(header.utf8.count), as: UTF8.self), header)
+        try harness.load(
+            "local info = savestate.slot_info(0) print(info.size > 0, savestate.slot_info(1))", name: "slots.lua")
+        XCTAssertEqual(harness.lines.last, "true\tnil", "slot 0 holds a state, slot 1 none")
+        harness.run(1)
+        keys(harness, "backspace", "down", "down", "down", "down", "return")  // Default scripts
+        harness.run(1)
+        let loaded = { harness.host.scriptStatuses.first { $0.name == "cheats.lua" }?.loaded }
+        keys(harness, "return")
+        harness.run(1)
+        XCTAssertEqual(loaded(), false, "turned off")
+        keys(harness, "return")
+        harness.run(1)
+        XCTAssertEqual(loaded(), true, "turned on again")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testMenuShowsAchievementsWithTheirProgress() throws {
+        let harness = try ScriptHarness()
+        try FileManager.default.createDirectory(
+            atPath: harness.folder + "/config/achievements", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(
+            atPath: Fixtures.root + "/examples/achievements/demo.json",
+            toPath: harness.folder + "/config/achievements/demo.json")
+        for name in ["achievements", "menu"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
+        harness.run(3)
+        for _ in 0..<2 {
+            harness.playerInput(a: true)
+            harness.run(2)
+            harness.playerInput(a: false)
+            harness.run(2)
+        }
+        let progress = try String(
+            contentsOfFile: harness.folder + "/data/achievements/demo.progress", encoding: .utf8)
+        XCTAssertEqual(progress, "4 2 5\n", "the measured achievement: 2 of 5 presses")
+        keys(harness, "f1", "down", "down", "down", "down", "down", "return")  // Achievements
+        harness.run(1)
+        XCTAssertFalse(harness.host.hudCanvas.isEmpty)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testAmountsWrapAtTheValuesSizeAndSignedSearchesTakeNegatives() throws {
+        let harness = try ScriptHarness()
+        try harness.load(
+            """
+            local function has(address)
+              for _, r in ipairs(cheats.search_results(4096)) do if r.address == address then return true end end
+              return false
+            end
+            memory.write_u8(0x10, 3)
+            cheats.search_start()
+            memory.write_u8(0x10, 254)
+            cheats.search("decreased_by", 5)
+            print(has(0x10))
+            cheats.search_start({ signed = true })
+            memory.write_u8(0x10, 250)
+            cheats.search("equal", -6)
+            print(has(0x10), cheats.search_results(1)[1].value)
+            cheats.search_start({ size = 16, signed = true, big_endian = true })
+            memory.write_u16_be(0x10, 0xFFFE)
+            cheats.search("less", -1)
+            print(has(0x10))
+            """)
+        XCTAssertEqual(harness.lines, ["true", "true\t250", "true"])
+    }
+
+    func testNewFunctionsRefuseBadArguments() throws {
+        let harness = try ScriptHarness { $0.allowFiles = false }
+        try harness.load(
+            """
+            local function check(...) local ok, message = pcall(...) print(ok, message) end
+            check(input.capture, "yes")
+            check(gui.text_size, "x", 0)
+            local many = {}
+            for i = 1, 2 * 65537 do many[i] = 1 end
+            check(gui.polyline, many)
+            check(gui.polyline, "points")
+            check(cheats.search_start, { signed = "no" })
+            print(scripts.load("/etc/hostname"))
+            local last
+            for _ = 1, 70 do last = { scripts.reload("test.lua") } end
+            print(table.unpack(last))
+            """)
+        let lines = harness.lines
+        XCTAssertEqual(lines.count, 7, "\(lines)")
+        XCTAssertTrue(lines[0].contains("input.capture: bad argument #1 'on' (boolean expected"), lines[0])
+        XCTAssertTrue(lines[1].contains("gui.text_size: bad argument #2 'scale' (must be 1…16, got 0)"), lines[1])
+        XCTAssertTrue(lines[2].contains("at most 65536 points, got 65537"), lines[2])
+        XCTAssertTrue(lines[3].contains("gui.polyline: bad argument #1 'points' (table expected"), lines[3])
+        XCTAssertTrue(lines[4].contains("bad field 'signed'"), lines[4])
+        XCTAssertTrue(lines[5].hasPrefix("nil\t/etc/hostname: outside the folders"), lines[5])
+        XCTAssertEqual(lines[6], "nil\t64 script requests already wait for the next frame")
+        harness.run(1)
+        XCTAssertTrue(harness.failures.isEmpty, "64 reloads of itself, then it runs on: \(harness.failures)")
+    }
+
+    func testMenuTextGrowsWithTheWindow() throws {
+        var heights: [Int] = []
+        for size in [(256, 240), (1024, 960)] {
+            let harness = try harness(["menu"])
+            harness.host.windowSize = size
+            harness.run(1)
+            keys(harness, "f1")
+            harness.run(1)
+            let hud = harness.host.hudCanvas
+            let pixels = hud.pixels
+            // The panel's height: the lowest row with its opaque background.
+            var lowest = 0
+            for y in 0..<hud.height where pixels[(y * hud.width + 20) * 4 + 3] != 0 { lowest = y }
+            heights.append(lowest)
+            harness.close()
+        }
+        XCTAssertGreaterThan(heights[1], heights[0] * 2, "\(heights)")
+    }
+
+    func testScriptsAreListedUnloadedReloadedAndTheirErrorsKept() throws {
+        let harness = try ScriptHarness()
+        let broken = try harness.load("event.on('frame_end', function() error('boom') end)", name: "broken.lua")
+        try harness.load(
+            """
+            event.on('frame_end', function()
+              if emu.framecount() == 3 then
+                for _, s in ipairs(scripts.list()) do print(s.name, s.loaded, (s.error or ''):match('[^\\n]*')) end
+                print(scripts.unload('nothing.lua'))
+                print(scripts.load('/nonexistent/x.lua'))
+                assert(scripts.reload('broken.lua'))
+              end
+            end)
+            """, name: "lister.lua")
+        harness.run(4)
+        let lines = harness.lines
+        XCTAssertTrue(lines[0].hasPrefix("broken.lua\tfalse\t") && lines[0].contains("boom"), lines[0])
+        XCTAssertEqual(lines[1], "lister.lua\ttrue\t")
+        XCTAssertEqual(lines[2], "nil\tno loaded script 'nothing.lua'")
+        XCTAssertTrue(lines[3].hasPrefix("nil\t/nonexistent/x.lua"), lines[3])
+        XCTAssertEqual(harness.failures.count, 2, "reloaded, it failed again: \(harness.failures)")
+        XCTAssertTrue(harness.host.scriptStatuses.contains { $0.path == broken && !$0.loaded })
+        let polyline = try harness.load("print(pcall(gui.polyline, {1, 2, 3}))", name: "odd.lua")
+        _ = polyline
+        XCTAssertTrue(harness.lines.last!.contains("even number of coordinates"), harness.lines.last!)
+        try harness.load("print(pcall(gui.text, 0, 0, 'x', { scale = 17 }))", name: "scale.lua")
+        XCTAssertTrue(
+            harness.lines.last!.contains("'scale'") && harness.lines.last!.contains("1…16"), harness.lines.last!)
+        try harness.load("print(pcall(gui.polyline, {1, 2, 'a', 4}))", name: "nonint.lua")
+        XCTAssertTrue(harness.lines.last!.contains("item 3 must be an integer"), harness.lines.last!)
+    }
+}

@@ -1,0 +1,354 @@
+-- Default on-screen menu, part of Retrolua's replaceable Lua frontend. f1 opens and closes it; while it
+-- is open it takes the keyboard and gamepads (the game and the other hotkeys get nothing:
+-- input.capture). Pages: the hotkeys in effect, core options changed live, save slots with
+-- thumbnails, cheats on/off, achievements with their progress, the loaded scripts (load, unload,
+-- reload, their errors) and the default scripts on/off.
+--
+-- Keys: up/down choose, left/right change a value, return does it, x the second action (save a slot,
+-- reload a script), backspace goes back, escape or f1 closes. Gamepads: the d-pad, a (does it), b (back),
+-- x (second action), start (close), SDL's names for positions; the guide button opens it. The text grows with the window.
+-- Settings in ~/.config/retrolua/menu.lua, e.g. `return { key = "f1", scale = 3, keys = { back = "q" } }`;
+-- replace it with ~/.config/retrolua/scripts/menu.lua or turn it off with `--no-default menu`.
+
+local ui = require("retrolua.ui")
+local hotkeys = require("retrolua.hotkeys")
+local settings = require("retrolua.tools").menu()
+local ramtools_key = require("retrolua.tools").ramtools().panel_key
+
+local rom = emu.info().rom
+local game = rom and rom.name and (rom.name .. (rom.sha1 and ("-" .. rom.sha1:sub(1, 8)) or ""))
+
+-- Thumbnails of the save slots: the picture when the slot was saved, a quarter of its size, kept in
+-- the data folder (thumbnails/GAME/slotN.rgba) so they outlive the run.
+local THUMB_STEP = 4
+local thumbnails = {}
+local function thumbnail_name(slot) return game and string.format("thumbnails/%s/slot%d.rgba", game, slot) end
+
+local function make_thumbnail(slot)
+  local pixels, width, height = gui.frame("rgba")
+  if not pixels then return end
+  local w, h = width // THUMB_STEP, height // THUMB_STEP
+  local rows = {}
+  for y = 0, h - 1 do
+    local row = {}
+    local base = y * THUMB_STEP * width * 4
+    for x = 0, w - 1 do
+      local at = base + x * THUMB_STEP * 4 + 1
+      row[#row + 1] = pixels:sub(at, at + 3)
+    end
+    rows[#rows + 1] = table.concat(row)
+  end
+  local data = table.concat(rows)
+  thumbnails[slot] = gui.new_image(w, h, data) or false
+  local name = thumbnail_name(slot)
+  if name then emu.save_data(name, string.format("%d %d\n", w, h) .. data) end
+end
+
+local function thumbnail(slot)
+  if thumbnails[slot] == nil then
+    thumbnails[slot] = false
+    local saved = thumbnail_name(slot) and emu.load_data(thumbnail_name(slot))
+    local w, h, offset = (saved or ""):match("^(%d+) (%d+)\n()")
+    w, h = math.tointeger(tonumber(w)), math.tointeger(tonumber(h))
+    if w and h and w <= 1024 and h <= 1024 and #saved - offset + 1 == w * h * 4 then
+      thumbnails[slot] = gui.new_image(w, h, saved:sub(offset)) or false
+    end
+  end
+  return thumbnails[slot] or nil
+end
+
+event.on("state_saved", function(target)
+  if settings.thumbnails and math.type(target) == "integer" and target >= 0 and target <= 9 then make_thumbnail(target) end
+end)
+
+-- Achievements: the game's set (as the achievements default reads it) and the unlocked ids it keeps.
+local function achievement_items()
+  local paths = emu.paths()
+  local file = rom and rom.name and (paths.config .. "/achievements/" .. rom.name .. ".json")
+  local handle = file and io.open(file, "r")
+  if not handle then return { { label = "no achievement set for this game" } } end
+  local data = require("retrolua.json").decode(handle:read("a") or "")
+  handle:close()
+  if type(data) == "table" and type(data.PatchData) == "table" then data = data.PatchData end
+  if type(data) ~= "table" or type(data.Achievements) ~= "table" then return { { label = "the set cannot be read" } } end
+  local unlocked = {}
+  for id in (emu.load_data("achievements/" .. rom.name .. ".txt") or ""):gmatch("(%d+)") do unlocked[tonumber(id)] = true end
+  -- "ID value target" lines: the last measured progress the achievements default wrote.
+  local progress = {}
+  for id, value, target in (emu.load_data("achievements/" .. rom.name .. ".progress") or ""):gmatch("(%d+) (%d+) (%d+)") do
+    progress[tonumber(id)] = value .. "/" .. target
+  end
+  local items, earned, points, total = {}, 0, 0, 0
+  for _, entry in ipairs(data.Achievements) do
+    if type(entry) == "table" and math.type(entry.ID) == "integer" then
+      local worth = math.type(entry.Points) == "integer" and entry.Points or 0
+      total = total + worth
+      if unlocked[entry.ID] then earned, points = earned + 1, points + worth end
+      items[#items + 1] = { label = (unlocked[entry.ID] and "[x] " or "[ ] ") .. tostring(entry.Title or "?"),
+                            value = (not unlocked[entry.ID] and progress[entry.ID] and (progress[entry.ID] .. "  ") or "")
+                              .. worth .. " pts",
+                            color = unlocked[entry.ID] and "#40ff40" or "white" }
+    end
+  end
+  table.insert(items, 1, { label = string.format("%d of %d unlocked, %d of %d points%s", earned, #items, points, total,
+                                                 emu.hardcore() and " (hardcore)" or ""), color = "yellow" })
+  return items
+end
+
+local function option_items()
+  local items = {}
+  for _, option in ipairs(emu.options()) do
+    local function shift(step)
+      local values = option.values or {}
+      if #values == 0 then return end
+      local current = 1
+      for index, value in ipairs(values) do
+        if value == option.value then current = index end
+      end
+      local value = values[(current - 1 + step) % #values + 1]
+      local now, problem = emu.option(option.key, value)
+      if now then option.value = now else emu.message(problem) end
+    end
+    items[#items + 1] = { label = option.description or option.key, value = function() return option.value end,
+                          left = function() shift(-1) end, right = function() shift(1) end,
+                          select = function() shift(1) end }
+  end
+  if #items == 0 then items[1] = { label = "the core has no options" } end
+  return items
+end
+
+local function slot_items()
+  local items = {}
+  for slot = 0, 9 do
+    items[#items + 1] = {
+      label = "slot " .. slot,
+      value = function()
+        local info = savestate.slot_info(slot)
+        return info and os.date("%Y-%m-%d %H:%M", info.modified) or "empty"
+      end,
+      image = function() return thumbnail(slot) end,
+      select = function()
+        local ok, problem = savestate.load(slot)
+        emu.message(ok and ("loaded slot " .. slot) or problem)
+      end,
+      alternate = function()
+        local ok, problem = savestate.save(slot)
+        emu.message(ok and ("saved slot " .. slot) or problem)
+      end,
+    }
+  end
+  return items
+end
+
+local function cheat_items()
+  local items = {}
+  for _, cheat in ipairs(cheats.list()) do
+    local function toggle()
+      local ok, problem = cheats.enable(cheat.id, not cheat.enabled)
+      if ok then cheat.enabled = not cheat.enabled else emu.message(problem or "no such cheat") end
+    end
+    items[#items + 1] = { label = cheat.description ~= "" and cheat.description or ("cheat " .. cheat.id),
+                          value = function() return cheat.enabled and "on" or "off" end,
+                          select = toggle, left = toggle, right = toggle }
+  end
+  if #items == 0 then items[1] = { label = "no cheats (find some with the RAM search, f12)" } end
+  return items
+end
+
+local load_entry  -- a path being typed for "load a script"
+
+local function script_items()
+  local items = { { label = "load a script...", select = function() load_entry = ui.entry("script path", "text") end } }
+  for _, script in ipairs(scripts.list()) do
+    items[#items + 1] = {
+      label = script.name, color = script.error and "#ff6060" or "white",
+      value = script.loaded and "loaded" or (script.error and "failed" or "unloaded"),
+      detail = script.error and script.error:match("[^\n]*"),  -- the message, not its traceback
+      select = function()
+        local ok, problem
+        if script.loaded then ok, problem = scripts.unload(script.path) else ok, problem = scripts.reload(script.path) end
+        if not ok then emu.message(problem) end
+      end,
+      alternate = function()
+        local ok, problem = scripts.reload(script.path)
+        if not ok then emu.message(problem) end
+      end,
+    }
+  end
+  return items
+end
+
+local function default_items()
+  local items = {}
+  for _, default in ipairs(scripts.defaults()) do
+    local function toggle()
+      if default.name == "menu" then return emu.message("the menu stays on (--no-default menu turns it off)") end
+      local ok, problem
+      if default.loaded then ok, problem = scripts.unload(default.path) else ok, problem = scripts.load(default.path) end
+      if not ok then emu.message(problem) end
+    end
+    items[#items + 1] = { label = default.name, value = default.loaded and "on" or "off",
+                          select = toggle, left = toggle, right = toggle }
+  end
+  if #items == 0 then items[1] = { label = "no default scripts in this run" } end
+  return items
+end
+
+local function hotkey_items()
+  local bindings = hotkeys.load()
+  local items = { { label = "menu", value = settings.key }, { label = "RAM tools", value = ramtools_key } }
+  for _, action in ipairs(hotkeys.actions) do
+    local key = bindings[action[1]]
+    items[#items + 1] = { label = hotkeys.descriptions[action[1]], value = key or "(unbound)" }
+  end
+  return items
+end
+
+local open = false
+local stack = {}  -- pages: { title=, build=, items=, selected= }
+local handlers = {}  -- the draw and gamepad callbacks, registered only while the menu is open
+local draw_menu
+
+local function push(title, build)
+  stack[#stack + 1] = { title = title, build = build, items = build(), selected = 1 }
+end
+
+local function set_open(on)
+  if on then
+    local ok, why = input.capture(true)
+    if not ok then return emu.message("menu: " .. tostring(why)) end
+    handlers.draw = handlers.draw or event.on("draw", draw_menu)
+  else
+    input.capture(false)
+    load_entry = nil
+    for name, id in pairs(handlers) do
+      event.off(id)
+      handlers[name] = nil
+    end
+  end
+  open = on
+end
+
+local function root_items()
+  return {
+    { label = "Resume", select = function() set_open(false) end },
+    { label = "Hotkeys", select = function() push("Hotkeys", hotkey_items) end },
+    { label = "Core options", select = function() push("Core options", option_items) end },
+    { label = "Save states", select = function() push("Save states (return loads, x saves)", slot_items) end },
+    { label = "Cheats", select = function() push("Cheats", cheat_items) end },
+    { label = "Achievements", select = function() push("Achievements", achievement_items) end },
+    { label = "Scripts", select = function() push("Scripts (return on/off, x reloads)", script_items) end },
+    { label = "Default scripts", select = function() push("Default scripts", default_items) end },
+  }
+end
+
+local function refresh(page)
+  page.items = page.build()
+  page.selected = math.max(1, math.min(page.selected, #page.items))
+end
+
+local function act(name)
+  local page = stack[#stack]
+  if name == "close" or name == "open" then return set_open(false) end
+  if name == "back" then
+    if #stack > 1 then stack[#stack] = nil else set_open(false) end
+    return
+  end
+  if name == "up" then page.selected = (page.selected - 2) % #page.items + 1 return end
+  if name == "down" then page.selected = page.selected % #page.items + 1 return end
+  local item = page.items[page.selected]
+  local action = item and item[name]
+  if action then
+    local depth = #stack
+    action()
+    -- Requests to scripts land before the next frame: the page is rebuilt then (see draw).
+    if #stack == depth then page.dirty = true end
+  end
+end
+
+local key_actions, pad_actions = {}, {}
+for name, key in pairs(settings.keys) do key_actions[key] = name end
+for name, button in pairs(settings.pad) do pad_actions[button] = name end
+
+event.on("key_down", function(key, is_repeat)
+  if key == settings.key then
+    if not is_repeat then
+      if not open and #stack == 0 then push("Retrolua", root_items) end
+      set_open(not open)
+    end
+    return
+  end
+  if not open then return end
+  if load_entry then
+    local outcome = ui.type(load_entry, key)
+    if outcome == "done" and load_entry.text ~= "" then
+      local ok, problem = scripts.load(load_entry.text)
+      if not ok then emu.message(problem) end
+      stack[#stack].dirty = true
+    end
+    if outcome then load_entry = nil end
+    return
+  end
+  local name = key_actions[key]
+  local moves = name == "up" or name == "down" or name == "left" or name == "right"
+  if name and (not is_repeat or moves) then act(name) end
+end)
+
+-- Gamepads: `pad.open` (the guide button) opens the menu, then the d-pad and buttons drive it. pad_held
+-- keeps the buttons down at the last look, so a held button acts once.
+local pad_held = {}
+event.on("frame_start", function()
+  for _, button in ipairs(ui.pad_presses(pad_held)) do
+    if not open then
+      if button == settings.pad.open then
+        if #stack == 0 then push("Retrolua", root_items) end
+        set_open(true)
+      end
+    elseif pad_actions[button] then
+      act(pad_actions[button])
+    end
+  end
+end)
+
+local function value_text(item)
+  local value = item.value
+  if type(value) == "function" then value = value() end
+  return value and tostring(value) or ""
+end
+
+function draw_menu()
+  local page = stack[#stack]
+  if page.dirty then
+    page.dirty = false
+    refresh(page)
+  end
+  local scale = ui.scale(settings.scale)
+  local width, height = gui.surface_size("hud")
+  local line = ui.line_height(scale)
+  local columns = math.max(10, (width - 16 * scale) // ui.char_width(scale))
+  local visible = math.max(1, (height - 8 * scale) // line - 4)
+  local first = math.max(1, math.min(page.selected - visible // 2, #page.items - visible + 1))
+  local lines = { { text = page.title, color = "cyan" } }
+  for index = first, math.min(#page.items, first + visible - 1) do
+    local item = page.items[index]
+    local chosen = index == page.selected
+    local value = value_text(item)
+    local label = (chosen and "> " or "  ") .. item.label
+    local room = columns - #value - 1
+    if #label > room then label = label:sub(1, math.max(1, room - 1)) .. "~" end
+    local text = value ~= "" and (label .. string.rep(" ", room - #label + 1) .. value) or label
+    lines[#lines + 1] = { text = text, color = chosen and "yellow" or item.color or "white" }
+  end
+  local chosen = page.items[page.selected]
+  if load_entry then
+    lines[#lines + 1] = { text = ui.entry_line(load_entry):sub(-columns), color = "cyan" }
+  elseif chosen and chosen.detail then
+    lines[#lines + 1] = { text = chosen.detail:gsub("\n", " "):sub(1, columns), color = "#ff6060" }
+  end
+  local x, y = 4 * scale, 4 * scale
+  ui.panel(x, y, lines, scale, { min_width = columns * ui.char_width(scale) })
+  local image = chosen and chosen.image and chosen.image()
+  if image then
+    gui.image(width - image:width() - 12 * scale, y + 4 * scale, image, { surface = "hud" })
+  end
+end

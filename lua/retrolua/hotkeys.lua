@@ -1,0 +1,43 @@
+-- The default hotkeys' actions, their default SDL key names and what each does: one list, read by the
+-- hotkeys default (which answers the keys) and by the menu (which shows them). The user's
+-- ~/.config/retrolua/hotkeys.lua overrides keys (`return { save_state = "f5", quit = false }`; false unbinds).
+
+local hotkeys = {}
+
+-- In the order the menu lists them.
+hotkeys.actions = {
+  { "quit", "escape", "quit" },
+  { "fullscreen", "f11", "fullscreen on/off" },
+  { "pause", "p", "pause/resume" },
+  { "frame_advance", "n", "advance one frame (pauses)" },
+  { "fast_forward_hold", "tab", "fast-forward while held" },
+  { "fast_forward_toggle", "`", "fast-forward on/off" },
+  { "slow_motion_hold", "\\", "slow motion while held" },
+  { "save_state", "f2", "save the state in the slot" },
+  { "load_state", "f4", "load the state of the slot" },
+  { "slot_down", "f6", "previous slot" },
+  { "slot_up", "f7", "next slot" },
+  { "screenshot", "f8", "screenshot" },
+  { "reset", "h", "reset" },
+  { "movie_readonly", "m", "movie read-only/read-write" },
+  { "movie_branch_save", "f9", "save the movie branch of the slot" },
+  { "movie_branch_load", "f10", "load the movie branch of the slot" },
+  -- Multi-disc games (cores with disk control): open/close the tray, pick the next or previous disc.
+  { "disc_eject", "o", "open/close the disc tray" },
+  { "disc_next", "]", "next disc" },
+  { "disc_previous", "[", "previous disc" },
+}
+
+hotkeys.defaults = {}
+hotkeys.descriptions = {}
+for _, action in ipairs(hotkeys.actions) do
+  hotkeys.defaults[action[1]] = action[2]
+  hotkeys.descriptions[action[1]] = action[3]
+end
+
+-- The bindings in effect: the defaults with the user's settings file merged over them.
+function hotkeys.load()
+  return require("retrolua.settings").load("hotkeys", hotkeys.defaults, { allow_false = true })
+end
+
+return hotkeys

@@ -1,0 +1,133 @@
+-- Shared pieces of the on-screen tools (the menu, the RAM tools) on the hud surface: a text scale from
+-- the window size, styled lines, typed text from key names, gamepad buttons as presses.
+--
+--   local ui = require("retrolua.ui")
+--   local s = ui.scale(settings.scale)            -- 1 in a small window, more in a big one
+--   ui.text(x, y, "hello", s, "white", "#000000c0")
+--   local entry = ui.entry("address", "hex")      -- then ui.type(entry, key) from key_down
+
+local ui = {}
+
+-- The text scale: `setting` when it is a positive integer, else from the hud (1 up to 600 pixels).
+function ui.scale(setting)
+  if math.type(setting) == "integer" and setting > 0 then return math.min(setting, 16) end
+  local width, height = gui.surface_size("hud")
+  return math.max(1, math.min(16, math.min(width, height) // 300))
+end
+
+-- Style tables are kept, so drawing every frame makes no garbage.
+local styles = {}
+local function style(scale, color, bg)
+  local key = scale .. "|" .. color .. "|" .. (bg or "")
+  local found = styles[key]
+  if not found then
+    found = { surface = "hud", color = color, bg = bg, scale = scale }
+    styles[key] = found
+  end
+  return found
+end
+
+function ui.text(x, y, text, scale, color, bg)
+  return gui.text(x, y, text, style(scale, color or "white", bg))
+end
+
+-- Pixels per line and per character at `scale`.
+function ui.line_height(scale) return 10 * scale end
+function ui.char_width(scale) return 6 * scale end
+
+-- A box of lines: { {text=, color=}, … } or strings; returns its width and height.
+function ui.panel(x, y, lines, scale, options)
+  options = options or {}
+  local width = 0
+  for _, line in ipairs(lines) do
+    local text = type(line) == "table" and line.text or line
+    width = math.max(width, gui.text_size(text, scale))
+  end
+  width = math.max(width, options.min_width or 0) + 4 * scale
+  local height = #lines * ui.line_height(scale) + 2 * scale
+  if x < 0 then x = gui.surface_size("hud") + x - width end
+  gui.rect(x, y, width, height, { surface = "hud", color = options.border or "#808080", fill = options.fill or "#000000d0" })
+  for index, line in ipairs(lines) do
+    local text, color, bg = line, "white", nil
+    if type(line) == "table" then text, color, bg = line.text, line.color or "white", line.bg end
+    ui.text(x + 2 * scale, y + 2 * scale + (index - 1) * ui.line_height(scale), text, scale, color, bg)
+  end
+  return width, height
+end
+
+local SHIFTED = { ["-"] = "_", ["="] = "+", ["/"] = "?", [";"] = ":", ["."] = ">", [","] = "<", ["'"] = "\"",
+                  ["1"] = "!", ["2"] = "@", ["3"] = "#", ["4"] = "$", ["5"] = "%", ["6"] = "^", ["7"] = "&",
+                  ["8"] = "*", ["9"] = "(", ["0"] = ")", ["["] = "{", ["]"] = "}", ["\\"] = "|", ["`"] = "~" }
+
+-- The character a key types (SDL key names; shift held for capitals), nil for keys that type none.
+function ui.char(key)
+  if key == "space" then return " " end
+  local pad = key:match("^keypad (.)$")
+  if pad then return pad end
+  if #key ~= 1 then return nil end
+  local held = input.keys()
+  if held["left shift"] or held["right shift"] then return SHIFTED[key] or key:upper() end
+  return key
+end
+
+-- A line being typed: kind "hex", "decimal" (both may start with "-" when `signed`), or "text".
+function ui.entry(prompt, kind, signed, text)
+  return { prompt = prompt, kind = kind, signed = signed, text = text or "" }
+end
+
+local LIMITS = { hex = 8, decimal = 11, text = 200 }
+
+-- Feeds a key to an entry: "done" (return), "cancel" (escape), or nil while typing.
+function ui.type(entry, key)
+  if key == "return" or key == "keypad enter" then return "done" end
+  if key == "escape" then return "cancel" end
+  if key == "backspace" then
+    entry.text = entry.text:sub(1, -2)
+    return nil
+  end
+  local char = ui.char(key)
+  if not char or #entry.text >= LIMITS[entry.kind] then return nil end
+  local ok
+  if entry.kind == "text" then
+    ok = char:match("^[ -~]$") ~= nil
+  elseif char == "-" then
+    ok = entry.signed and entry.text == ""
+  else
+    ok = char:match(entry.kind == "hex" and "^%x$" or "^%d$") ~= nil
+  end
+  if ok then entry.text = entry.text .. char end
+  return nil
+end
+
+-- The entry's number, or nil when it holds none.
+function ui.number(entry)
+  local negative = entry.text:sub(1, 1) == "-"
+  local digits = negative and entry.text:sub(2) or entry.text
+  if digits == "" then return nil end
+  local value = math.tointeger(tonumber(digits, entry.kind == "hex" and 16 or 10))
+  if not value then return nil end
+  return negative and -value or value
+end
+
+-- The prompt line of an entry, with a cursor.
+function ui.entry_line(entry)
+  return string.format("%s%s %s_", entry.prompt, entry.kind == "hex" and " (hex)" or "", entry.text)
+end
+
+-- Gamepad buttons newly pressed since the last call (`held` is the caller's table of buttons down).
+function ui.pad_presses(held)
+  local now = {}
+  for _, pad in ipairs(input.gamepads()) do
+    for name in pairs(pad.buttons) do now[name] = true end
+  end
+  local pressed = {}
+  for name in pairs(now) do
+    if not held[name] then pressed[#pressed + 1] = name end
+  end
+  for name in pairs(held) do held[name] = nil end
+  for name in pairs(now) do held[name] = true end
+  table.sort(pressed)
+  return pressed
+end
+
+return ui
