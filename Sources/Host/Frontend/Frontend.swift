@@ -58,7 +58,10 @@ public final class Frontend {
     private var wasPaused = false
     /// The display's refresh period in nanoseconds (60 Hz when the display cannot tell).
     private var displayPeriod: UInt64 = 16_666_667
+    /// What the run falls back to (no display, no sound, a gamepad came or went): silent with `--quiet`.
     public var onNotice: (String) -> Void = { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) }
+    /// A problem (a dump that cannot be written): always reported.
+    public var onProblem: (String) -> Void = { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) }
 
     /// Given `video` or `input` are used as they are instead of what `open()` would pick (tests run the
     /// frontend on the null backends and read back what reached them).
@@ -287,7 +290,7 @@ public final class Frontend {
                         width: frame.width, height: frame.height, fps: fps)
                 } catch {
                     options.videoPath = nil
-                    onNotice("\(error)")
+                    onProblem("\(error)")
                 }
             }
             dump?.write(rgba: frame.rgba, width: frame.width, height: frame.height)
