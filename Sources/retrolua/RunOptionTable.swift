@@ -14,8 +14,10 @@ extension RunCommand {
             """,
         groups: [
             OptionGroup([
-                Option("core", "NAME|PATH", "core to use (default: chosen from the ROM's extension; see `retrolua "
-                    + "cores`)"),
+                Option(
+                    "core", "NAME|PATH",
+                    "core to use (default: chosen from the ROM's extension; see `retrolua "
+                        + "cores`)"),
                 Option(
                     "frames", "N",
                     "frames to run (default: until the window closes; headless 600; with "
@@ -61,10 +63,14 @@ extension RunCommand {
                         "per-frame times (core, scripts, audio, present), skipped frames and "
                             + "underruns on screen and as a summary at exit (also emu.stats() in Lua)"
                     ),
-                    Option("window-capture", "FILE", "at exit, write the window's game area as drawn (for checking the "
-                        + "output)"),
-                    Option("speak", nil, "read on-screen messages aloud with espeak-ng (for blind and low-vision "
-                        + "players)"),
+                    Option(
+                        "window-capture", "FILE",
+                        "at exit, write the window's game area as drawn (for checking the "
+                            + "output)"),
+                    Option(
+                        "speak", nil,
+                        "read on-screen messages aloud with espeak-ng (for blind and low-vision "
+                            + "players)"),
                 ]),
             OptionGroup(
                 "scripts (Lua 5.4; API reference: lua/API.md)",
@@ -122,8 +128,10 @@ extension RunCommand {
                         "a Lua script defining reward() and done(), reported with every step "
                             + "(--trust also allows {\"cmd\": \"eval\"})"
                     ),
-                    Option("die-with-parent", nil, "end the run once the process that started it has gone (Python's "
-                        + "launcher)"),
+                    Option(
+                        "die-with-parent", nil,
+                        "end the run once the process that started it has gone (Python's "
+                            + "launcher)"),
                     Option("exit-on-disconnect", nil, "end the run when the last client leaves"),
                 ]),
             OptionGroup(
@@ -139,12 +147,16 @@ extension RunCommand {
             OptionGroup(
                 "movies (TAS; see README \"Movies\")",
                 [
-                    Option("play-movie", "FILE", "play a movie (.rlm, .bk2, .fm2) from its start; headless runs stop at "
-                        + "its end"),
+                    Option(
+                        "play-movie", "FILE",
+                        "play a movie (.rlm, .bk2, .fm2) from its start; headless runs stop at "
+                            + "its end"),
                     Option("read-write", nil, "play in read-write mode (state loads rewrite the movie and record)"),
                     Option("force", nil, "play a movie made with another core or content (warns instead of refusing)"),
-                    Option("record-movie", "FILE", "record a new movie from power-on (never overwrites without "
-                        + "--overwrite)"),
+                    Option(
+                        "record-movie", "FILE",
+                        "record a new movie from power-on (never overwrites without "
+                            + "--overwrite)"),
                     Option("overwrite", nil, "let --record-movie replace an existing file"),
                     Option("from-now", nil, "record from the current state instead (with --from-state: that state)"),
                     Option("from-state", "FILE", "load this savestate, then record from it"),

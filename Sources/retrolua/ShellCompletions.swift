@@ -46,7 +46,8 @@ enum CompletionsCommand {
                 prev.append("            --\(option.name)) \(reply); return ;;")
             }
             let positional =
-                spec.name == "completions" ? "COMPREPLY=($(compgen -W \"bash zsh\" -- \"$cur\"))"
+                spec.name == "completions"
+                ? "COMPREPLY=($(compgen -W \"bash zsh\" -- \"$cur\"))"
                 : spec.takesFiles ? "COMPREPLY=($(compgen -f -- \"$cur\"))" : ":"
             cases.append(
                 """
