@@ -94,7 +94,7 @@ enum BatchCommand {
         }
         guard !jobs.isEmpty else { fail("\(path): no jobs") }
 
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let binary = HostPaths.executablePath()
         let output = Output()
         let children = BatchChildren()
         children.stopOnSignals()
