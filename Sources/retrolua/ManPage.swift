@@ -16,6 +16,7 @@ enum ManCommand {
         ("RETROLUA_PROBE_TIMEOUT", "seconds a core may take to describe itself (default 5, 0.1…60)"),
         ("RETROLUA_CONTROL_TOKEN", "the Python client's control-socket token"),
         ("RETROLUA_PYTHON", "the Python interpreter `batch --ray` runs"),
+        ("RETROLUA_SPEAK_WAV", "--speak writes its speech to this WAV file instead of the sound card"),
         ("XDG_DATA_HOME", "saves, states, screenshots, data, system files (default ~/.local/share/retrolua)"),
         ("XDG_CONFIG_HOME", "options, settings and replacement scripts (default ~/.config/retrolua)"),
         ("XDG_CACHE_HOME", "the cores' descriptions (default ~/.cache/retrolua/cores.json)"),

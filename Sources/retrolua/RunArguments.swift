@@ -167,6 +167,7 @@ enum RunArguments {
         options.wavPath = args.value("wav")
         options.videoPath = args.value("video") ?? args.value("dump")
         options.showStats = args.flag("stats")
+        options.speak = args.flag("speak")
         options.windowCapturePath = args.value("window-capture")
         options.progress = !args.flag("quiet") && !args.flag("json")
         return options

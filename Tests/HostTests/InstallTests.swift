@@ -45,7 +45,8 @@ final class InstallTests: XCTestCase {
         ] {
             XCTAssertTrue(manager.fileExists(atPath: prefix + "/" + file), file)
         }
-        XCTAssertTrue(try String(contentsOfFile: prefix + "/share/man/man1/retrolua.1", encoding: .utf8).hasPrefix(".TH"))
+        XCTAssertTrue(
+            try String(contentsOfFile: prefix + "/share/man/man1/retrolua.1", encoding: .utf8).hasPrefix(".TH"))
         // What only the installed copy has proves it is read before the source tree: its "demo" is Dodge,
         // and a compatibility layer the tree lacks.
         try manager.removeItem(atPath: share + "/roms/demo.nes")
@@ -57,15 +58,20 @@ final class InstallTests: XCTestCase {
         // Found on PATH by its bare name (argv[0] = "retrolua"), from a folder holding nothing of ours.
         let result = try run(
             "/usr/bin/env",
-            ["retrolua", "run", "--headless", "--frames", "5", "--json", "--compat", "installedonly", "--script", "one.lua"],
+            [
+                "retrolua", "run", "--headless", "--frames", "5", "--json", "--compat", "installedonly", "--script",
+                "one.lua",
+            ],
             in: elsewhere, environment: ["PATH": prefix + "/bin:/usr/bin:/bin", "HOME": home])
         XCTAssertEqual(result.status, 0, result.stderr)
         let json = try XCTUnwrap(
             JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any], result.stdout)
-        XCTAssertEqual(json["content_sha1"] as? String, "47f74ac1facd554ccc818d117faad0adc5c93e57", "the installed demo")
+        XCTAssertEqual(
+            json["content_sha1"] as? String, "47f74ac1facd554ccc818d117faad0adc5c93e57", "the installed demo")
         // Through a symbolic link elsewhere, the real path still leads to share/retrolua.
         try manager.createSymbolicLink(atPath: base + "/rl", withDestinationPath: prefix + "/bin/retrolua")
-        let linked = try run(base + "/rl", ["run", "--headless", "--frames", "2", "--json"], in: "/", environment: ["HOME": home])
+        let linked = try run(
+            base + "/rl", ["run", "--headless", "--frames", "2", "--json"], in: "/", environment: ["HOME": home])
         XCTAssertEqual(linked.status, 0, linked.stderr)
         XCTAssertTrue(linked.stdout.contains("47f74ac1facd554ccc818d117faad0adc5c93e57"), linked.stdout)
         let bad = try run("/bin/bash", [Fixtures.root + "/scripts/install", "--bogus"], in: base)
