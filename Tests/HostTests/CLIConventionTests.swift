@@ -104,9 +104,30 @@ final class CLIConventionTests: XCTestCase {
         XCTAssertTrue(man.stdout.hasPrefix(".TH RETROLUA 1"))
         let folder = Fixtures.temporaryFolder()
         try bash.stdout.write(toFile: folder + "/retrolua.bash", atomically: true, encoding: .utf8)
-        let syntax = try Process.run(URL(fileURLWithPath: "/bin/bash"), arguments: ["-n", folder + "/retrolua.bash"])
-        syntax.waitUntilExit()
-        XCTAssertEqual(syntax.terminationStatus, 0, "bash -n")
+        // bash completes as a user would see it: options, subcommands, an option's values.
+        let probe = """
+            source \(folder)/retrolua.bash
+            ask() { COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _retrolua; echo "${COMPREPLY[*]}"; }
+            ask retrolua run --scr
+            ask retrolua movie re
+            ask retrolua movie record x.rlm --verify
+            ask retrolua run --sync ''
+            ask retrolua completions ''
+            """
+        let bashRun = Process()
+        bashRun.executableURL = URL(fileURLWithPath: "/bin/bash")
+        bashRun.arguments = ["-c", probe]
+        let out = Pipe()
+        bashRun.standardOutput = out
+        try bashRun.run()
+        let answers = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        bashRun.waitUntilExit()
+        XCTAssertEqual(
+            answers.split(separator: "\n", omittingEmptySubsequences: false).map(String.init),
+            [
+                "--screenshot --script --script-memory --script-budget", "record recover", "--verify-log",
+                "audio vsync clock", "bash zsh", "",
+            ])
         for words in [["run"], ["movie", "record"], ["movie", "convert"], ["batch"], ["info"]] {
             let help = try Fixtures.cli(words + ["--help"]).stdout
             let options = Set(

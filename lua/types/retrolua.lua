@@ -64,7 +64,7 @@ function emu.option(key, value) end
 ---@return table
 function emu.options() end
 
---- Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens; written to the `--log` file either way.
+--- Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens, and also when one does (not with `--quiet`); written to the `--log` file either way; read aloud with `--speak`.
 ---@param text string
 function emu.message(text) end
 
@@ -821,7 +821,7 @@ function gui.fullscreen(on) end
 ---@return string?
 function gui.screenshot(path) end
 
---- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
+--- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
 event = {}
 
 --- Calls `fn` on every `name` event; returns an id for `event.off`.
