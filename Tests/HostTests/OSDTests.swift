@@ -240,3 +240,54 @@ final class OSDTests: XCTestCase {
         XCTAssertGreaterThan(rms, 0.001, "espeak-ng spoke the message")
     }
 }
+
+/// The windowed loop on a pretended window (a visible null video): pausing redraws the hud at once, and
+/// --stats keeps to its own corner at the OSD's scale.
+final class OSDWindowLoopTests: XCTestCase {
+    override func setUpWithError() throws { try Fixtures.requireROMs() }
+
+    func testThePausedLoopRedrawsTheHudAndStatsKeepTheirCorner() throws {
+        let harness = try ScriptHarness()
+        defer { harness.close() }
+        try harness.load(file: Fixtures.root + "/lua/defaults/osd.lua")
+        var options = FrontendOptions()
+        options.audio = false
+        options.showStats = true
+        let video = NullVideoOutput(window: (768, 672))
+        let frontend = Frontend(host: harness.host, options: options, video: video, input: NullInputSource())
+        try frontend.open()
+        var turns = 0
+        var seen: (paused: Bool, statsCorner: Bool, statsElsewhere: Bool) = (false, false, false)
+        frontend.betweenFrames = {
+            turns += 1
+            if turns == 4 { harness.host.emulator.paused = true }
+            if turns == 7 {
+                let hud = harness.host.hudCanvas, pixels = hud.pixels
+                func color(_ x: Int, _ y: Int) -> [UInt8] {
+                    let i = (y * hud.width + x) * 4
+                    return Array(pixels[i..<i + 4])
+                }
+                for y in 0..<hud.height {
+                    for x in 0..<hud.width where color(x, y) == [255, 255, 0, 255] {
+                        // PAUSED (yellow, top centre) and the stats' yellow text (bottom right).
+                        if y < 100 && abs(x - 384) < 100 { seen.paused = true }
+                        if y > 560 && x > 200 {
+                            seen.statsCorner = true
+                        } else if y >= 100 {
+                            seen.statsElsewhere = true
+                        }
+                    }
+                }
+                return false
+            }
+            return true
+        }
+        let report = frontend.run()
+        XCTAssertEqual(report.frames, 3, "no frame ran while paused")
+        XCTAssertTrue(seen.paused, "PAUSED drawn by the paused loop")
+        XCTAssertTrue(seen.statsCorner, "--stats in the bottom-right corner")
+        XCTAssertFalse(seen.statsElsewhere, "and nowhere else")
+        XCTAssertGreaterThanOrEqual(video.framesPresented, 6, "paused presents too")
+        XCTAssertEqual(frontend.close(), [])
+    }
+}
