@@ -14,8 +14,11 @@ public struct FrameStats: Sendable {
     /// The last frame's times, in seconds.
     public private(set) var last = [Double](repeating: 0, count: Phase.allCases.count)
     public private(set) var frames = 0
-    /// Frames the core ran that were not shown (fast-forward shows at most one per display refresh).
+    /// Frames the core ran that were not shown (fast-forward shows at most one per display refresh):
+    /// skipped on purpose, not lost; `dropped` in `emu.stats()` for older scripts.
     public var dropped = 0
+    /// The last finished present, in seconds: the OSD is drawn before the frame's own present.
+    public private(set) var lastPresent = 0.0
     /// Frames the core reported as unchanged (a NULL video frame).
     public var duplicated = 0
     public var underruns = 0
@@ -26,6 +29,7 @@ public struct FrameStats: Sendable {
     public mutating func add(_ phase: Phase, seconds: Double) {
         totals[phase.rawValue] += seconds
         last[phase.rawValue] += seconds
+        if phase == .present { lastPresent = seconds }
     }
 
     /// Counts a frame the core has run (its remaining phases are still added to `last`).
@@ -42,18 +46,22 @@ public struct FrameStats: Sendable {
     /// Mean milliseconds per frame for a phase.
     public func average(_ phase: Phase) -> Double { frames > 0 ? totals[phase.rawValue] * 1000 / Double(frames) : 0 }
 
-    /// Two OSD lines: last frame's times and the counters.
+    /// Three short OSD lines: the last frame's times (present: the last one finished) and the counters.
     public var osdLines: [String] {
-        let times = Phase.allCases.map { String(format: "%@ %.2f", $0.name, last[$0.rawValue] * 1000) }.joined(
-            separator: " ")
-        return ["ms " + times, "dropped \(dropped) duped \(duplicated) underruns \(underruns)"]
+        let times = Phase.allCases.map { phase in
+            String(format: "%@ %.2f", phase.name, (phase == .present ? lastPresent : last[phase.rawValue]) * 1000)
+        }
+        return [
+            "ms \(times[0]) \(times[1])", "\(times[2]) \(times[3])",
+            "skipped (not shown) \(dropped) duped \(duplicated) underruns \(underruns)",
+        ]
     }
 
     public var summary: String {
         let times = Phase.allCases.map { String(format: "%@ %.3f", $0.name, average($0)) }.joined(separator: ", ")
         return
             """
-            stats    per frame (ms): \(times); \(frames) frames, \(dropped) dropped, \(duplicated) duplicated, \
+            stats    per frame (ms): \(times); \(frames) frames, \(dropped) skipped (not shown: fast-forward), \(duplicated) duplicated, \
             \(underruns) audio underruns
             """
     }

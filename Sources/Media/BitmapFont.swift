@@ -1,7 +1,7 @@
 /// The built-in monospace font for `Canvas.text`: 6x8 cells covering printable ASCII 32–126. Glyphs
 /// are 5 pixels wide with a 7-pixel body (capitals, digits; lower case has a 5-row x-height); the
-/// descenders of g j p q y use the cell's eighth row. Anything outside printable ASCII draws as a
-/// filled 5x7 box.
+/// descenders of g j p q y use the cell's eighth row. Besides ● ▶ ■ (`symbols`), anything outside
+/// printable ASCII draws as a filled 5x7 box.
 ///
 /// Each glyph is 8 row bytes, top row first; in a row byte bit 4 is the leftmost column and bit 0 the
 /// rightmost. The shapes were drawn for this project.
@@ -39,12 +39,25 @@ public enum BitmapFont {
     /// The glyph drawn for characters outside printable ASCII: a filled 5x7 box.
     public static let unknown = Glyph(bits: 0x001F_1F1F_1F1F_1F1F)
 
-    /// The glyph for `scalar`; `unknown` for anything outside 32...126.
+    /// The glyph for `scalar`; `unknown` for anything outside 32...126 and the few symbols below.
     @inline(__always)
     public static func glyph(_ scalar: Unicode.Scalar) -> Glyph {
         let value = scalar.value
-        guard value >= 32, value <= 126 else { return unknown }
+        guard value >= 32, value <= 126 else { return symbols[value] ?? unknown }
         return packed[Int(value - 32)]
+    }
+
+    /// Symbols the OSD uses so that state is not told by colour alone: ● record, ▶ play, ■ stop.
+    static let symbols: [UInt32: Glyph] = [
+        0x25CF: pack([0x00, 0x0E, 0x1F, 0x1F, 0x1F, 0x0E, 0x00, 0x00]),
+        0x25B6: pack([0x10, 0x18, 0x1C, 0x1E, 0x1C, 0x18, 0x10, 0x00]),
+        0x25A0: pack([0x00, 0x1F, 0x1F, 0x1F, 0x1F, 0x1F, 0x00, 0x00]),
+    ]
+
+    private static func pack(_ rows: [UInt8]) -> Glyph {
+        var bits: UInt64 = 0
+        for (y, row) in rows.enumerated() { bits |= UInt64(row) << UInt64(8 * y) }
+        return Glyph(bits: bits)
     }
 
     /// The 95 glyphs, packed once from `rows`.

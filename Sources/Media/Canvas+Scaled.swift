@@ -3,6 +3,12 @@ extension Canvas {
     /// The largest text scale: a 16× glyph is 96×128 pixels, more than any window needs.
     public static let maximumTextScale = 16
 
+    /// The text scale for a surface of this size: one step per 320×240 pixels of the smaller ratio,
+    /// at least 1 (a 256×224 game at 3× window scale reads at 2, at 6× at 4).
+    public static func readableTextScale(width: Int, height: Int) -> Int {
+        min(max(1, min(width / 320, height / 240)), 8)
+    }
+
     /// `text` with each font pixel a `scale`×`scale` square; clipped like every primitive.
     func scaledText(
         x: Int, y: Int, _ string: String, color: UInt32, background: UInt32?, scale: Int

@@ -57,7 +57,8 @@ public enum JSONWriter {
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), byte]
             case 0x0A: out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
-            case 0..<0x20: out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+            case 0..<0x20:
+                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), 0x30, 0x30, hex[Int(byte >> 4)], hex[Int(byte & 15)]]
             default: out.append(byte)
             }
         }

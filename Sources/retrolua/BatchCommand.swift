@@ -4,31 +4,48 @@ import Foundation
 /// `retrolua batch JOBS.jsonl --jobs N`: many headless runs fanned out over processes, one JSON line
 /// of results per job; a failing job is reported and the others go on.
 enum BatchCommand {
-    static let help = """
-        usage: retrolua batch JOBS.jsonl [--jobs N] [--timeout SECONDS]
-               retrolua batch --ray ADDRESS JOBS.jsonl [--jobs N] [--timeout SECONDS] [--cpus N]
+    static let spec = CommandSpec(
+        name: "batch", summary: "headless runs from a JSON-lines file, fanned out over processes",
+        usage: [
+            "batch JOBS.jsonl [--jobs N] [--timeout SECONDS]",
+            "batch --ray ADDRESS JOBS.jsonl [--jobs N] [--timeout SECONDS] [--cpus N]",
+        ],
+        description: """
+            Runs one headless `retrolua run` per line of JOBS.jsonl, N at a time (default: the number of
+            cores), each in its own process, and prints one JSON line per job as it finishes:
+              {"job": 1, "name": …, "status": 0, "ok": true, "seconds": 0.8, "result": {…the run's --json…}}
+            A job line is a JSON object: {"name": "optional", "rom": "game.nes", "core": "nestopia",
+            "script": "bot.lua" (or a list), "frames": 6000, "args": ["--option", "k=v", …],
+            "env": {"SEED": "7"} (extra environment variables, e.g. for a bot's os.getenv),
+            "timeout": 60 (seconds; default --timeout, none without it)}.
+            Blank lines and lines starting with # are skipped. A job that fails (exit status ≠ 0, a crash,
+            a bad line, its timeout: it is stopped with SIGTERM, then SIGKILL 2 s later, and reported with
+            "timed_out": true) is reported with its error; the exit status is 1 when any job failed.
+            SIGINT, SIGTERM or SIGHUP stop the batch: no new job starts, the running ones are stopped the
+            same way, and batch exits with 128 + the signal (130, 143, 129).
+            """,
+        groups: [
+            OptionGroup([
+                Option("jobs", "N", "jobs at a time (default: the number of cores; with --ray, the jobs in flight)"),
+                Option("timeout", "SECONDS", "stop a job after this long (a job line's \"timeout\" overrides it)"),
+                Option(
+                    "ray", "ADDRESS",
+                    "run the jobs on a Ray cluster instead (`python3 -m retrolua.ray "
+                        + "batch`: the same lines and exit status; \"auto\" or \"local\" as in "
+                        + "ray.init). ROMs and scripts must be at the same paths on every node. "
+                        + "The interpreter is $RETROLUA_PYTHON, else build/venv/bin/python of the "
+                        + "source tree, else python3"
+                ),
+                Option("cpus", "N", "with --ray: the CPUs each job reserves"),
+                Option(
+                    "line-offset", "N",
+                    "count line numbers in job names and messages after N (for runners that "
+                        + "hand each job its own file, as retrolua.ray does)"
+                ),
+            ])
+        ])
 
-        Runs one headless `retrolua run` per line of JOBS.jsonl, N at a time (default: the number of
-        cores), each in its own process, and prints one JSON line per job as it finishes:
-          {"job": 1, "name": …, "status": 0, "ok": true, "seconds": 0.8, "result": {…the run's --json…}}
-        A job line is a JSON object: {"name": "optional", "rom": "game.nes", "core": "nestopia",
-        "script": "bot.lua" (or a list), "frames": 6000, "args": ["--option", "k=v", …],
-        "env": {"SEED": "7"} (extra environment variables, e.g. for a bot's os.getenv),
-        "timeout": 60 (seconds; default --timeout, none without it)}.
-        Blank lines and lines starting with # are skipped. A job that fails (exit status ≠ 0, a crash,
-        a bad line, its timeout: it is stopped with SIGTERM, then SIGKILL 2 s later, and reported with
-        "timed_out": true) is reported with its error; the exit status is 1 when any job failed.
-        SIGINT, SIGTERM or SIGHUP stop the batch: no new job starts, the running ones are stopped the
-        same way, and batch exits with 128 + the signal (130, 143, 129).
-
-        --ray ADDRESS runs the jobs on a Ray cluster instead (`python3 -m retrolua.ray batch`: the
-        Python package's Ray farm, with the same lines and exit status; --jobs caps the jobs in flight,
-        --cpus is the CPUs each job reserves; "auto" or "local" for ADDRESS as in ray.init). ROMs and
-        scripts must be at the same paths on every node. The interpreter is $RETROLUA_PYTHON, else
-        build/venv/bin/python of the source tree, else python3.
-        --line-offset N counts line numbers in job names and messages after N (for runners that hand
-        each job its own file, as retrolua.ray does).
-        """
+    static var help: String { spec.helpText }
 
     struct Job {
         let number: Int
@@ -45,13 +62,13 @@ enum BatchCommand {
     static func main(_ raw: [String]) {
         let args: Arguments
         do {
-            args = try Arguments(raw, valued: ["jobs", "timeout", "ray", "cpus", "line-offset"], flags: ["help"])
+            args = try Arguments(raw, spec: spec)
         } catch {
-            fail("batch: \(error)\n\n\(help)", code: Exit.usage)
+            usageFail("batch: \(error)", command: "batch")
         }
         if args.flag("help") { print(help); exit(0) }
         guard args.positionals.count == 1, let path = args.positionals.first else {
-            fail("batch: expected one JOBS.jsonl file\n\n\(help)", code: Exit.usage)
+            usageFail("batch: expected one JOBS.jsonl file", command: "batch")
         }
         let parallel: Int
         do { parallel = try args.integer("jobs") ?? ProcessInfo.processInfo.activeProcessorCount } catch {
@@ -77,7 +94,7 @@ enum BatchCommand {
         }
         guard !jobs.isEmpty else { fail("\(path): no jobs") }
 
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let binary = HostPaths.executablePath()
         let output = Output()
         let children = BatchChildren()
         children.stopOnSignals()

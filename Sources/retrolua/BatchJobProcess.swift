@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Glibc
+import Host
 
 extension BatchCommand {
     /// Seconds between SIGTERM (the job ends cleanly, writing its saves and report) and SIGKILL.
@@ -97,19 +98,13 @@ final class BatchChildren: @unchecked Sendable {
     private let lock = NSLock()
     private var running: [ObjectIdentifier: Process] = [:]
     private var signal: Int32?
-    private var sources: [DispatchSourceSignal] = []
 
     /// The stop signal batch got, if any.
     var stopSignal: Int32? { lock.lock(); defer { lock.unlock() }; return signal }
 
+    /// The process's one stop mechanism (StopSignals, as every run uses) stops the jobs too.
     func stopOnSignals() {
-        for number in [SIGINT, SIGTERM, SIGHUP] {
-            Glibc.signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [unowned self] in self.stopAll(because: number) }
-            source.resume()
-            sources.append(source)
-        }
+        StopSignals.onStop { [unowned self] number in self.stopAll(because: number) }
     }
 
     /// A job started: when batch is already stopping it is stopped at once.

@@ -7,7 +7,7 @@ extension BatchCommand {
     /// batch`), which runs each job on a Ray worker as a one-line batch of this same binary, so every
     /// job rule stays here. This process becomes the interpreter: signals and exit status are the farm's.
     static func runOnRay(_ address: String, path: String, args: Arguments) -> Never {
-        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let binary = HostPaths.executablePath()
         let environment = ProcessInfo.processInfo.environment
         let python =
             environment["RETROLUA_PYTHON"].flatMap { $0.isEmpty ? nil : $0 } ?? HostPaths.treeFile(

@@ -4,16 +4,18 @@ import Host
 import Libretro
 
 enum CoresCommand {
-    static let help = """
-        usage: retrolua cores
-
-        Lists installed libretro cores: short name (for --core), display name, systems, extensions.
-        Searched: $RETROLUA_CORE_PATH, ~/.config/retroarch/cores, Debian's libretro folder.
-        """
+    static let spec = CommandSpec(
+        name: "cores", summary: "list installed cores with their systems and file extensions", usage: ["cores"],
+        description: """
+            Lists installed libretro cores: short name (for --core), display name, systems, extensions.
+            Searched: $RETROLUA_CORE_PATH, ~/.config/retroarch/cores, Debian's libretro folder.
+            """, takesFiles: false)
 
     static func main(_ raw: [String]) {
-        if raw.contains("--help") { print(help); exit(0) }
-        guard raw.isEmpty else { fail("cores: takes no arguments\n\n\(help)", code: Exit.usage) }
+        let args: Arguments
+        do { args = try Arguments(raw, spec: spec) } catch { usageFail("cores: \(error)", command: "cores") }
+        if args.flag("help") { print(spec.helpText); exit(0) }
+        guard args.positionals.isEmpty else { usageFail("cores: takes no arguments", command: "cores") }
         let locator = CoreLocator()
         let cores = locator.installed()
         if cores.isEmpty {
@@ -41,7 +43,7 @@ enum CoresCommand {
 /// runs it in a child so a core that crashes or hangs while loading only takes this process down).
 enum ProbeCoreCommand {
     static func main(_ raw: [String]) {
-        guard raw.count == 1 else { fail("probe-core: expected one core path", code: Exit.usage) }
+        guard raw.count == 1 else { usageFail("probe-core: expected one core path", command: nil) }
         let result = CoreProbe.probeHere(raw[0])
         guard let data = try? JSONEncoder().encode(result) else { exit(Exit.failure) }
         FileHandle.standardOutput.write(data)
@@ -50,20 +52,21 @@ enum ProbeCoreCommand {
 }
 
 enum InfoCommand {
-    static let help = """
-        usage: retrolua info ROM [--core NAME|PATH]
-
-        Shows the core Retrolua picks for ROM (or the one given), its systems, and the ROM's size, CRC32 and SHA-1.
-        """
+    static let spec = CommandSpec(
+        name: "info", summary: "show the core Retrolua would pick for ROM, and the ROM's hashes",
+        usage: ["info ROM [--core NAME|PATH]"],
+        description: """
+            Shows the core Retrolua picks for ROM (or the one given), why, the others that could take it, its
+            systems, and the ROM's size, CRC32 and SHA-1.
+            """,
+        groups: [OptionGroup([Option("core", "NAME|PATH", "the core to describe instead of the one chosen")])])
 
     static func main(_ raw: [String]) {
         let args: Arguments
-        do { args = try Arguments(raw, valued: ["core"], flags: ["help"]) } catch {
-            fail("info: \(error)\n\n\(help)", code: Exit.usage)
-        }
-        if args.flag("help") { print(help); exit(0) }
+        do { args = try Arguments(raw, spec: spec) } catch { usageFail("info: \(error)", command: "info") }
+        if args.flag("help") { print(spec.helpText); exit(0) }
         guard args.positionals.count == 1, let path = args.positionals.first else {
-            fail("info: expected one ROM\n\n\(help)", code: Exit.usage)
+            usageFail("info: expected one ROM", command: "info")
         }
         do {
             let content = try Content(path: path)

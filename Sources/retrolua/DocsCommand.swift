@@ -5,20 +5,25 @@ import Libretro
 import Support
 
 enum DocsCommand {
-    static let help = """
-        usage: retrolua docs [--out DIR] [--check]
-
-        Writes the Lua API reference (DIR/API.md) and LuaLS type stubs (DIR/types/retrolua.lua), generated
-        from the doc strings registered beside each binding. DIR defaults to the project's lua/ folder.
-        With --check, writes nothing and exits 1 when the files differ from what would be generated.
-        """
+    static let spec = CommandSpec(
+        name: "docs", summary: "regenerate the Lua API reference and LuaLS stubs (lua/API.md, lua/types/)",
+        usage: ["docs [--out DIR] [--check]"],
+        description: """
+            Writes the Lua API reference (DIR/API.md) and LuaLS type stubs (DIR/types/retrolua.lua), generated
+            from the doc strings registered beside each binding.
+            """,
+        groups: [
+            OptionGroup([
+                Option("out", "DIR", "where to write (default: the lua/ folder the binary uses)"),
+                Option("check", nil, "write nothing; exit 1 when the files differ from what would be generated"),
+            ])
+        ], takesFiles: false)
 
     static func main(_ raw: [String]) {
         let args: Arguments
-        do { args = try Arguments(raw, valued: ["out"], flags: ["check", "help"]) } catch {
-            fail("docs: \(error)\n\n\(help)", code: Exit.usage)
-        }
-        if args.flag("help") { print(help); exit(0) }
+        do { args = try Arguments(raw, spec: spec) } catch { usageFail("docs: \(error)", command: "docs") }
+        if args.flag("help") { print(spec.helpText); exit(0) }
+        if let extra = args.positionals.first { usageFail("docs: unexpected argument '\(extra)'", command: "docs") }
         guard let folder = args.value("out") ?? HostPaths.luaFolder() else {
             fail("docs: no lua/ folder found; give --out DIR")
         }

@@ -6,34 +6,97 @@ import Support
 
 /// `retrolua movie record|play|verify|convert|info`.
 enum MovieCommand {
-    static let help = """
-        usage: retrolua movie record MOVIE [ROM] [run options]
-               retrolua movie play MOVIE [ROM] [run options]
-               retrolua movie verify MOVIE [ROM] [--core NAME] [--force]
-               retrolua movie convert IN OUT [--rom ROM] [--core NAME] [--overwrite]
-               retrolua movie info MOVIE
-               retrolua movie recover JOURNAL [OUT] [--overwrite]
+    static let spec = CommandSpec(
+        name: "movie", summary: "TAS movies: record, play, verify, convert, info, recover",
+        usage: [
+            "movie record MOVIE [ROM] [run options]", "movie play MOVIE [ROM] [run options]",
+            "movie verify MOVIE [ROM] [--core NAME] [--force]",
+            "movie convert IN OUT [--rom ROM] [--core NAME] [--overwrite] [--add-verify]", "movie info MOVIE",
+            "movie recover JOURNAL [OUT] [--overwrite]",
+        ],
+        description: """
+            Movies are .rlm (Retrolua's text format), .bk2 (BizHawk) or .fm2 (FCEUX), chosen by extension.
+            \(subcommands.map { "  " + $0.name.dropFirst(6).padding(toLength: 9, withPad: " ", startingAt: 0)
+                + $0.summary }.joined(separator: "\n"))
+            Without ROM, the movie's content is looked for by name beside the movie, in the working folder and
+            among the built example ROMs, and checked by SHA-1.
+            `retrolua help movie SUB` describes each; `retrolua run --help` lists the run options.
+            """)
 
-        Movies are .rlm (Retrolua's text format), .bk2 (BizHawk) or .fm2 (FCEUX), chosen by extension.
-          record   record from power-on (or --from-now, --from-state FILE); in a window the player plays,
-                   headless a --script drives the input; written when the run ends
-          play     play back: in a window at normal speed, headless as fast as possible up to the movie's
-                   end (--dump FILE encodes it; --read-write lets state loads rewrite it)
-          verify   replay headless against the movie's RAM verification log (recorded with --verify-log):
-                   prints "in sync" (exit 0) or the first frame whose RAM differs (exit 1)
-          convert  between formats; --rom fills in the content's name and SHA-1 (imports lack them)
-          info     the header, length, lag frames, rerecords and branches
-          recover  a recording that did not finish (a crash, a kill, a power loss) from its journal
-                   (MOVIE.rlm.journal, kept beside the movie while it records): writes the movie to OUT
-                   (default: MOVIE.rlm), reports the frames recovered and removes the journal
-        Without ROM, the movie's content is looked for by name beside the movie, in the working folder and
-        among the built example ROMs (build/roms/), and checked by SHA-1.
-        `retrolua run --help` lists the run options.
-        """
+    static let subcommands: [CommandSpec] = [
+        CommandSpec(
+            name: "movie record",
+            summary: "record from power-on (or --from-now, --from-state FILE); written when the run ends",
+            usage: ["movie record MOVIE [ROM] [run options]"],
+            description: """
+                Records a movie from power-on (or --from-now, --from-state FILE). In a window the player plays;
+                headless, a --script drives the input. The movie is written when the run ends (also on SIGINT or
+                SIGTERM); while it records, MOVIE.rlm.journal keeps every frame (`retrolua movie recover`).
+                """,
+            groups: RunCommand.spec.groups),
+        CommandSpec(
+            name: "movie play", summary: "play back: in a window at normal speed, headless up to the movie's end",
+            usage: ["movie play MOVIE [ROM] [run options]"],
+            description: """
+                Plays a movie back: in a window at normal speed, headless as fast as possible up to the movie's end
+                (--dump FILE encodes it; --read-write lets state loads rewrite it). Without ROM, the movie's content
+                is looked for beside the movie, in the working folder and among the built example ROMs.
+                """,
+            groups: RunCommand.spec.groups),
+        CommandSpec(
+            name: "movie verify",
+            summary: "replay headless against the movie's RAM verification log: \"in sync\" or the first desync",
+            usage: ["movie verify MOVIE [ROM] [options]"],
+            description: """
+                Replays the movie headless against its RAM verification log (recorded with --verify-log): prints
+                "in sync" (exit 0) or the first frame whose RAM differs (exit 1).
+                """,
+            groups: [
+                OptionGroup([
+                    Option("core", "NAME|PATH", "core to use (default: the one the movie names)"),
+                    Option("force", nil, "replay a movie made with another core or content"),
+                    Option("save-dir", "DIR", "battery saves folder"),
+                    Option("system-dir", "DIR", "BIOS/system folder"),
+                ])
+            ]),
+        CommandSpec(
+            name: "movie convert", summary: "between .rlm, .bk2 and .fm2 (by extension)",
+            usage: ["movie convert IN OUT [options]"],
+            description: "Converts a movie between formats, chosen by the files' extensions (.rlm, .bk2, .fm2).",
+            groups: [
+                OptionGroup([
+                    Option("rom", "ROM", "fill in the content's name and SHA-1 (imports lack them)"),
+                    Option("core", "NAME", "the core the movie names"),
+                    Option("overwrite", nil, "replace OUT if it exists"),
+                    Option("add-verify", nil, "replay the movie (needs --rom) and add a RAM verification log"),
+                ])
+            ]),
+        CommandSpec(
+            name: "movie info", summary: "the header, length, lag frames, rerecords and branches",
+            usage: ["movie info MOVIE"],
+            description: "Prints a movie's header, length, lag frames, rerecords and branches."),
+        CommandSpec(
+            name: "movie recover", summary: "a recording that did not finish, from its journal",
+            usage: ["movie recover JOURNAL [OUT] [--overwrite]"],
+            description: """
+                Recovers a recording that did not finish (a crash, a kill, a power loss) from its journal
+                (MOVIE.rlm.journal, kept beside the movie while it records): writes the movie to OUT (default:
+                MOVIE.rlm), reports the frames recovered and removes the journal.
+                """,
+            groups: [OptionGroup([Option("overwrite", nil, "replace OUT if it exists")])]),
+    ]
+
+    static var help: String { spec.helpText }
+
+    static func subcommand(_ name: String) -> CommandSpec? { subcommands.first { $0.name == "movie " + name } }
 
     static func main(_ raw: [String]) {
-        guard let sub = raw.first else { print(help); exit(Exit.usage) }
+        guard let sub = raw.first else { usageFail("movie: expected a subcommand", command: "movie") }
         let rest = Array(raw.dropFirst())
+        if let spec = subcommand(sub), rest.contains(where: { $0 == "-h" || $0 == "--help" }) {
+            print(spec.helpText)
+            exit(0)
+        }
         switch sub {
         case "record": record(rest)
         case "play": play(rest, verify: false)
@@ -42,15 +105,19 @@ enum MovieCommand {
         case "info": info(rest)
         case "recover": recover(rest)
         case "--help", "-h", "help": print(help)
-        default: fail("movie: unknown subcommand '\(sub)'\n\n\(help)", code: Exit.usage)
+        default:
+            let names = subcommands.map { String($0.name.dropFirst(6)) }
+            let near = names.first { OptionSuggestion.distance($0, sub) <= 2 }
+            usageFail(
+                "movie: unknown subcommand '\(sub)'\(near.map { "; did you mean \($0)?" } ?? "")", command: "movie")
         }
     }
 
     /// Positionals of a `movie` subcommand, split from the options that follow them.
     private static func split(_ raw: [String], count: Int, usage: String) -> (positionals: [String], options: [String])
     {
-        let positionals = Array(raw.prefix { !$0.hasPrefix("--") })
-        guard (1...count).contains(positionals.count) else { fail("movie: \(usage)\n\n\(help)", code: Exit.usage) }
+        let positionals = Array(raw.prefix { !$0.hasPrefix("-") || $0 == "-" })
+        guard (1...count).contains(positionals.count) else { usageFail("movie: \(usage)", command: "movie") }
         return (positionals, Array(raw.dropFirst(positionals.count)))
     }
 
@@ -114,10 +181,10 @@ enum MovieCommand {
 
     private static func convert(_ raw: [String]) {
         let (positionals, rest) = split(raw, count: 2, usage: "convert expects IN OUT")
-        guard positionals.count == 2 else { fail("movie: convert expects IN OUT\n\n\(help)", code: Exit.usage) }
+        guard positionals.count == 2 else { usageFail("movie: convert expects IN OUT", command: "movie convert") }
         let args: Arguments
-        do { args = try Arguments(rest, valued: ["rom", "core"], flags: ["overwrite", "add-verify"]) } catch {
-            fail("movie convert: \(error)", code: Exit.usage)
+        do { args = try Arguments(rest, spec: subcommand("convert")!) } catch {
+            usageFail("movie convert: \(error)", command: "movie convert")
         }
         let (input, output) = (positionals[0], positionals[1])
         if FileManager.default.fileExists(atPath: output) && !args.flag("overwrite") {
@@ -149,7 +216,8 @@ enum MovieCommand {
     }
 
     private static func info(_ raw: [String]) {
-        let (positionals, _) = split(raw, count: 1, usage: "info expects MOVIE")
+        let (positionals, rest) = split(raw, count: 1, usage: "info expects MOVIE")
+        if let extra = rest.first { usageFail("movie info: unknown option \(extra)", command: "movie info") }
         let path = positionals[0]
         let movie: Movie
         do { movie = try MovieText.read(path: path) } catch { fail("\(error)") }

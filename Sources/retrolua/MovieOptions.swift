@@ -4,22 +4,6 @@ import Host
 /// The movie options of `retrolua run` (`--play-movie`, `--record-movie` and what goes with them),
 /// read into the plan's `MoviePlan`.
 enum MovieOptions {
-    static let valued: Set<String> = ["play-movie", "record-movie", "author", "from-state", "dump"]
-    static let flags: Set<String> = ["read-write", "force", "verify-log", "overwrite", "from-now"]
-
-    static let help = """
-        movies (TAS; see README "Movies"):
-          --play-movie FILE     play a movie (.rlm, .bk2, .fm2) from its start; headless runs stop at its end
-          --read-write          play in read-write mode (state loads rewrite the movie and record)
-          --force               play a movie made with another core or content (warns instead of refusing)
-          --record-movie FILE   record a new movie from power-on (never overwrites without --overwrite)
-          --from-now            record from the current state instead (with --from-state: that state)
-          --from-state FILE     load this savestate, then record from it
-          --author NAME         the movie's author
-          --verify-log          log a RAM hash every frame (for `retrolua movie verify`)
-          --dump FILE           encode the run with ffmpeg (the same as --video)
-        """
-
     /// The movie to play or record, if any; options that apply to the other mode are refused.
     static func plan(_ args: Arguments) throws(Arguments.UsageError) -> MoviePlan? {
         let playPath = args.value("play-movie"), recordPath = args.value("record-movie")

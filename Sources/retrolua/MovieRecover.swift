@@ -4,13 +4,13 @@ import Foundation
 extension MovieCommand {
     /// `movie recover JOURNAL [OUT]`: the journal's movie, written durably; the journal goes once it is.
     static func recover(_ raw: [String]) {
-        let positionals = Array(raw.prefix { !$0.hasPrefix("--") })
+        let positionals = Array(raw.prefix { !$0.hasPrefix("-") || $0 == "-" })
         guard (1...2).contains(positionals.count) else {
-            fail("movie: recover expects JOURNAL [OUT]\n\n\(help)", code: Exit.usage)
+            usageFail("movie: recover expects JOURNAL [OUT]", command: "movie recover")
         }
         let args: Arguments
-        do { args = try Arguments(Array(raw.dropFirst(positionals.count)), valued: [], flags: ["overwrite"]) } catch {
-            fail("movie recover: \(error)", code: Exit.usage)
+        do { args = try Arguments(Array(raw.dropFirst(positionals.count)), spec: subcommand("recover")!) } catch {
+            usageFail("movie recover: \(error)", command: "movie recover")
         }
         let journal = positionals[0]
         let output: String

@@ -9,10 +9,11 @@ enum Verify {
     static func run(rom: String, moviePath: String, arguments: [String]) -> Int32 {
         let args: Arguments
         do {
-            args = try Arguments(
-                arguments, valued: ["core", "save-dir", "system-dir"], flags: ["force", "headless", "quiet"])
+            let spec = MovieCommand.subcommand("verify")!
+            // play adds --headless --quiet (and --core from the movie) to what the user typed.
+            args = try Arguments(arguments, valued: spec.valued, flags: spec.flags.union(["headless", "quiet"]))
         } catch {
-            fail("movie verify: \(error)", code: Exit.usage)
+            usageFail("movie verify: \(error)", command: "movie verify")
         }
         var config = SessionConfig(contentPath: rom, coreSpec: args.value("core"))
         if let folder = args.value("save-dir") { config.paths.saves = folder }

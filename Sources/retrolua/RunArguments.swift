@@ -13,27 +13,12 @@ struct CommandLineError: Error {
 
 /// `retrolua run`'s command line, read into a `RunPlan` (also a batch job's, before it is spawned).
 enum RunArguments {
-    static let valued: Set<String> = [
-        "core", "frames", "screenshot", "option", "save-dir", "system-dir", "script", "data-dir", "script-memory",
-        "script-budget",
-        "log", "scale", "sync", "audio-quality", "audio-latency", "rate-delta", "wav", "video", "window-capture",
-        "speed",
-        "no-default", "control", "scenario", "control-token", "compat",
-    ]
-    static let flags: Set<String> = [
-        "headless", "quiet", "verbose", "help", "strict", "watch", "trust", "sandbox", "allow-files", "integer-scale",
-        "fullscreen",
-        "no-vsync",
-        "smooth", "no-audio", "stats", "square-pixels", "with-defaults", "json", "die-with-parent",
-        "exit-on-disconnect",
-    ]
-
     /// The run the arguments describe; nil for `--help`. Checks are made in the order the messages
     /// have always come in; nothing is opened (content, scripts and movies are read by `Run`).
     static func parse(_ raw: [String]) throws(CommandLineError) -> RunPlan? {
         let args: Arguments
         do {
-            args = try Arguments(raw, valued: valued.union(MovieOptions.valued), flags: flags.union(MovieOptions.flags))
+            args = try Arguments(raw, spec: RunCommand.spec)
         } catch {
             throw CommandLineError(message: "run: \(error)", withHelp: true)
         }
@@ -182,6 +167,7 @@ enum RunArguments {
         options.wavPath = args.value("wav")
         options.videoPath = args.value("video") ?? args.value("dump")
         options.showStats = args.flag("stats")
+        options.speak = args.flag("speak")
         options.windowCapturePath = args.value("window-capture")
         options.progress = !args.flag("quiet") && !args.flag("json")
         return options

@@ -3,7 +3,8 @@ import Foundation
 import Host
 import Libretro
 
-/// Exit codes: 0 success, 1 the run failed (bad core, content, file…), 2 bad command line.
+/// Exit codes: 0 success, 1 the run failed (bad core, content, file…), 2 bad command line;
+/// 128 + the signal for a run a signal ended (130 SIGINT, 143 SIGTERM, 129 SIGHUP).
 enum Exit {
     static let failure: Int32 = 1
     static let usage: Int32 = 2
@@ -14,22 +15,17 @@ func fail(_ message: String, code: Int32 = Exit.failure) -> Never {
     exit(code)
 }
 
-let usage = """
-    usage: retrolua COMMAND [options]
-
-    commands:
-      run [ROM]     run content on a core (the built-in homebrew demo when no ROM is given)
-      cores         list installed cores with their systems and file extensions
-      info ROM      show the core Retrolua would pick for ROM, and the ROM's hashes
-      movie SUB     TAS movies: record, play, verify, convert, info (`retrolua movie --help`)
-      batch JOBS    headless runs from a JSON-lines file, fanned out over processes
-      docs          regenerate the Lua API reference and LuaLS stubs (lua/API.md, lua/types/)
-
-    `retrolua COMMAND --help` describes each command's options.
-    """
+/// A bad command line: the problem, where the options are described, exit status 2.
+func usageFail(_ message: String, command: String?) -> Never {
+    let pointer = command.map { "\n(`retrolua help \($0)` describes its options)" } ?? ""
+    fail(message + pointer, code: Exit.usage)
+}
 
 var arguments = Array(CommandLine.arguments.dropFirst())
-guard let command = arguments.first else { print(usage); exit(Exit.usage) }
+guard let command = arguments.first else {
+    FileHandle.standardError.write(Data((CommandList.usage + "\n").utf8))
+    exit(Exit.usage)
+}
 arguments.removeFirst()
 
 switch command {
@@ -39,7 +35,11 @@ case "info": InfoCommand.main(arguments)
 case "movie": MovieCommand.main(arguments)
 case "batch": BatchCommand.main(arguments)
 case "docs": DocsCommand.main(arguments)
+case "completions": CompletionsCommand.main(arguments)
+case "man": ManCommand.main(arguments)
 case "probe-core": ProbeCoreCommand.main(arguments)  // Hidden: the child that asks one core about itself.
-case "--help", "-h", "help": print(usage)
-default: fail("unknown command '\(command)'\n\(usage)", code: Exit.usage)
+case "version", "--version": CommandList.version(arguments)
+case "help": CommandList.help(arguments)
+case "--help", "-h": print(CommandList.usage)
+default: CommandList.unknown(command)
 }

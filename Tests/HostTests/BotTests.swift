@@ -36,10 +36,12 @@ final class BotTests: XCTestCase {
     }
 
     func testTheSearchBotBeatsTheReactiveBotAndItsMovieVerifies() throws {
-        let folder = Fixtures.temporaryFolder()
+        // By default the movie goes to the data folder, never into the source tree (sandboxed: no --allow-files).
+        let home = Fixtures.temporaryFolder()
+        let written = home + "/.local/share/retrolua/data/dodge-search.rlm"
+        let tracked = try String(contentsOfFile: Fixtures.root + "/examples/bots/dodge-search.rlm", encoding: .utf8)
         let result = try Fixtures.cli(
-            ["run", Self.dodge, "--headless", "--quiet", "--allow-files", "--script", bot("search")],
-            environment: ["RETROLUA_SEARCH_OUT": folder + "/search.rlm"])
+            ["run", Self.dodge, "--headless", "--quiet", "--script", bot("search")], home: home)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.hasPrefix("reached score 5 in 153 frames"), result.stdout)
         let frames = Int(result.stdout.split(separator: " ")[4]) ?? .max
@@ -49,8 +51,11 @@ final class BotTests: XCTestCase {
             try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").drop { $0 != "[input]" }.map { $0 }
         }
         XCTAssertEqual(
-            try inputLines(folder + "/search.rlm"), try inputLines(Fixtures.root + "/examples/bots/dodge-search.rlm"),
+            try inputLines(written), try inputLines(Fixtures.root + "/examples/bots/dodge-search.rlm"),
             "the checked-in movie is what the search finds")
+        XCTAssertEqual(
+            try String(contentsOfFile: Fixtures.root + "/examples/bots/dodge-search.rlm", encoding: .utf8), tracked,
+            "the tracked movie is left alone")
         let verified = try Fixtures.cli(["movie", "verify", Fixtures.root + "/examples/bots/dodge-search.rlm"])
         XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
         XCTAssertTrue(verified.stdout.hasPrefix("in sync  153 frames"), verified.stdout)

@@ -31,6 +31,20 @@ final class StopSignalTests: XCTestCase {
         XCTAssertGreaterThanOrEqual(json["frames"] as? Int ?? 0, 60)
     }
 
+    /// Without --json the summary is printed as at a natural end, frames counted to the stop.
+    func testPlainHeadlessRunPrintsItsSummaryOnSIGINT() throws {
+        let home = Fixtures.temporaryFolder()
+        let srm = saves(home) + "/" + Fixtures.srm()
+        let child = try ChildProcess(["run", Fixtures.nesROM, "--headless", "--frames", "100000000"], home: home)
+        XCTAssertTrue(child.waitUntil { exists(srm) })
+        child.signal(SIGINT)
+        let result = child.finish()
+        XCTAssertEqual(result.status, 130, result.stderr)
+        XCTAssertTrue(result.stdout.hasPrefix("core     nestopia"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("\nframes   "), result.stdout)
+        XCTAssertTrue(result.stdout.contains("\nframe    256x224"), result.stdout)
+    }
+
     func testPlainHeadlessRunEndsCleanlyOnSIGTERM() throws { try plainHeadless(SIGTERM, expect: 143) }
     func testPlainHeadlessRunEndsCleanlyOnSIGINT() throws { try plainHeadless(SIGINT, expect: 130) }
     func testPlainHeadlessRunEndsCleanlyOnSIGHUP() throws { try plainHeadless(SIGHUP, expect: 129) }

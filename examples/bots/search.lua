@@ -1,6 +1,8 @@
 -- Search bot for the "Dodge" NES game (examples/roms/dodge): a beam search with savestate branching
 -- that finds an input sequence collecting TARGET coins without losing a life, in as few frames as it
--- can, and saves it as a movie (examples/bots/dodge-search.rlm; `retrolua movie verify` replays it).
+-- can, and saves it as a movie: dodge-search.rlm in the data folder (~/.local/share/retrolua/data/), or
+-- $RETROLUA_SEARCH_OUT (the tracked examples/bots/dodge-search.rlm was made with it pointing there).
+-- `retrolua movie verify` replays it.
 --
 --   retrolua run build/roms/dodge.nes --headless --script examples/bots/search.lua
 --
@@ -13,8 +15,8 @@
 
 local TARGET = tonumber(os.getenv("RETROLUA_SEARCH_TARGET") or "5")
 local STEP, BEAM, MAX_STEPS = 4, 3, 400
-local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
-local OUT = os.getenv("RETROLUA_SEARCH_OUT") or (here .. "dodge-search.rlm")
+-- Never into the source tree by default: the data folder is the one scripts may always write.
+local OUT = os.getenv("RETROLUA_SEARCH_OUT") or (emu.paths().data .. "/dodge-search.rlm")
 
 local FRAME, PLAYER_X, PLAYER_Y, LIVES, SCORE, COIN_X, COIN_Y = 0x00, 0x06, 0x07, 0x08, 0x09, 0x0D, 0x0E
 

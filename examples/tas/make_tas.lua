@@ -1,8 +1,11 @@
 -- A tool-assisted speedrun of the NES demo, made by a search script: bring the player from its start
 -- (120, 112) to (200, 40) with the A counter at 5, in as few frames as possible.
 --
---   retrolua run --headless --script examples/tas/make_tas.lua     (writes examples/tas/demo.rlm)
---   retrolua movie verify examples/tas/demo.rlm                    (replays it against its RAM log)
+--   retrolua run --headless --script examples/tas/make_tas.lua     (writes demo.rlm in the data folder,
+--                                                                   ~/.local/share/retrolua/data/)
+--   retrolua movie verify examples/tas/demo.rlm                    (replays the tracked one against its RAM log)
+--
+-- RETROLUA_TAS_OUT=examples/tas/demo.rlm (with --allow-files) regenerates the tracked movie.
 --
 -- How: it records a movie from power-on and runs a beam search with savestate branching. Every
 -- savestate made during a movie carries the movie's input up to its frame, so after the search,
@@ -12,8 +15,8 @@
 
 local TARGET_X, TARGET_Y, PRESSES = 200, 40, 5
 local BEAM, MAX_FRAMES = 2, 200
-local here = debug.getinfo(1, "S").source:match("^@(.*/)") or "./"
-local OUT = os.getenv("RETROLUA_TAS_OUT") or (here .. "demo.rlm")
+-- Never into the source tree by default: the data folder is the one scripts may always write.
+local OUT = os.getenv("RETROLUA_TAS_OUT") or (emu.paths().data .. "/demo.rlm")
 
 local MOVES = {
   {}, { right = true }, { left = true }, { down = true }, { up = true },

@@ -1,14 +1,29 @@
 -- Default on-screen display, part of Retrolua's replaceable Lua frontend: messages from
--- emu.message() (and so from the hotkeys) for a few seconds, and optionally the speed in frames per
--- second, the frame and lag counters and player 1's input. While a movie records or plays it shows
--- the movie's mode, frame, length and rerecords, and the input display. Settings in
--- ~/.config/retrolua/osd.lua, e.g. `return { fps = true, counters = true, input = true, movie = false }`;
--- replace it with ~/.config/retrolua/scripts/osd.lua or turn it off with `--no-default osd`.
+-- emu.message() (and so from the hotkeys) for a few seconds, a PAUSED sign while paused, and optionally
+-- the speed in frames per second, the frame and lag counters and player 1's input. While a movie
+-- records or plays it shows the movie's mode ("● REC", "▶ PLAY": a symbol as well as a colour), frame,
+-- length and rerecords, and the input display. Text grows with the window (gui.text_scale()).
+-- Settings in ~/.config/retrolua/osd.lua, e.g.
+--   return { fps = true, counters = true, input = true, movie = false, scale = 3, position = "top-left" }
+-- scale: 0 = from the window size, else 1–16; position: where messages go ("bottom-left", "bottom-right",
+-- "top-left", "top-right"; the counters take the other side's top corner). --stats has the bottom-right
+-- corner to itself. Replace it with ~/.config/retrolua/scripts/osd.lua or turn it off with
+-- `--no-default osd`.
 
 local settings = require("retrolua.settings").load("osd", {
-  fps = false, counters = false, input = false, movie = true,
-  message_frames = 180, color = "white", background = "#000000a0",
+  fps = false, counters = false, input = false, movie = true, paused = true,
+  message_frames = 180, color = "white", background = "#000000a0", scale = 0, position = "bottom-left",
 })
+
+local POSITIONS = { ["bottom-left"] = true, ["bottom-right"] = true, ["top-left"] = true, ["top-right"] = true }
+if not POSITIONS[settings.position] then
+  emu.message("osd: position must be bottom-left, bottom-right, top-left or top-right, not " .. settings.position)
+  settings.position = "bottom-left"
+end
+if settings.scale ~= 0 and not (math.type(settings.scale) == "integer" and settings.scale >= 1 and settings.scale <= 16) then
+  emu.message("osd: scale must be 0 (from the window) or a whole number 1–16, not " .. tostring(settings.scale))
+  settings.scale = 0
+end
 
 local messages = {}
 local fps, last_frames, last_seconds = 0, 0, 0
@@ -21,7 +36,6 @@ local function show(text)
 end
 event.on("message", show)
 
-local style = { surface = "hud", color = settings.color, bg = settings.background }
 local MOVIE_COLORS = { record = "red", play = "#40ff40", finished = "white" }
 
 event.on("movie_start", function(mode) show(mode == "record" and "movie: recording" or "movie: playing") end)
@@ -29,47 +43,86 @@ event.on("movie_end", function()
   if movie.mode() ~= "idle" then show(movie.mode() == "record" and "movie: end reached, recording" or "movie finished") end
 end)
 
--- "REC 1234 (56 rerecords)" / "PLAY 120/300 RO": the movie's state, top right.
-local function draw_movie(width)
+-- One layout per draw: the scale, the margin and line height that go with it.
+local function layout()
+  local width, height = gui.surface_size("hud")
+  local scale = settings.scale ~= 0 and settings.scale or gui.text_scale("hud")
+  local style = { surface = "hud", color = settings.color, bg = settings.background, scale = scale }
+  return { width = width, height = height, scale = scale, margin = 4 * scale, line = 10 * scale, style = style }
+end
+
+local function right_aligned(l, y, text, style)
+  gui.text(l.width - gui.text_size(text, l.scale) - l.margin, y, text, style)
+end
+
+-- "● REC 1234 (56 rerecords)" / "▶ PLAY 120/300 RO": the movie's state, top right.
+local function draw_movie(l, y)
   local mode = movie.mode()
   local text
   if mode == "record" then
-    text = string.format("REC %d (%d rerecords)", movie.frame(), movie.rerecords())
+    text = string.format("\u{25CF} REC %d (%d rerecords)", movie.frame(), movie.rerecords())
   else
-    text = string.format("%s %d/%d %s", mode == "play" and "PLAY" or "END", movie.frame(), movie.length(),
-                         movie.readonly() and "RO" or "RW")
+    text = string.format("%s %d/%d %s", mode == "play" and "\u{25B6} PLAY" or "\u{25A0} END", movie.frame(),
+                         movie.length(), movie.readonly() and "RO" or "RW")
   end
-  gui.text(width - gui.text_size(text) - 4, 14, text, { surface = "hud", color = MOVIE_COLORS[mode], bg = settings.background })
+  right_aligned(l, y, text, { surface = "hud", color = MOVIE_COLORS[mode], bg = settings.background, scale = l.scale })
 end
 
-event.on("draw", function()
-  local in_movie = settings.movie and movie.mode() ~= "idle"
-  if #messages == 0 and not (settings.fps or settings.counters or settings.input or in_movie) then return end
-  local width, height = gui.surface_size("hud")
-  if in_movie then draw_movie(width) end
-  local line = 4
+-- Drawn as soon as the pause starts (the host redraws the hud while paused) and for as long as it lasts.
+local function draw_paused(l)
+  local scale = l.scale + 1
+  local text = "|| PAUSED"
+  local w = gui.text_size(text, scale)
+  gui.text((l.width - w) // 2, l.margin, text, { surface = "hud", color = "yellow", bg = settings.background,
+                                                    scale = scale })
+end
+
+local function status_lines(in_movie)
+  local lines = {}
   if settings.fps then
     local stats = emu.stats()
     if stats.seconds - last_seconds >= 0.5 then
       fps = (stats.frames - last_frames) / (stats.seconds - last_seconds)
       last_frames, last_seconds = stats.frames, stats.seconds
     end
-    gui.text(4, line, string.format("%.1f fps", fps), style)
-    line = line + 10
+    lines[#lines + 1] = string.format("%.1f fps", fps)
   end
-  if settings.counters then
-    gui.text(4, line, string.format("frame %d  lag %d", emu.framecount(), emu.lagcount()), style)
-    line = line + 10
-  end
+  if settings.counters then lines[#lines + 1] = string.format("frame %d  lag %d", emu.framecount(), emu.lagcount()) end
   if settings.input or in_movie then
     local pad, text = joypad.get(1), {}
     for _, button in ipairs(BUTTONS) do text[#text + 1] = pad[button] and (LABELS[button] or button) or "." end
-    gui.text(4, line, table.concat(text, " "), style)
+    lines[#lines + 1] = table.concat(text, " ")
   end
-  local y = height - 12 * #messages - 4
+  return lines
+end
+
+event.on("draw", function()
+  local in_movie = settings.movie and movie.mode() ~= "idle"
+  local paused = settings.paused and emu.paused()
+  if #messages == 0 and not (settings.fps or settings.counters or settings.input or in_movie or paused) then return end
+  local l = layout()
+  if paused then draw_paused(l) end
+  local position = settings.position
+  -- Counters top left (top right when the messages are there); the movie's state top right, below
+  -- the counters when they share that corner; messages in their own corner.
+  local counters_right = position == "top-left"
+  local y, top_right = l.margin, l.margin
+  for _, text in ipairs(status_lines(in_movie)) do
+    if counters_right then right_aligned(l, y, text, l.style) else gui.text(l.margin, y, text, l.style) end
+    y = y + l.line
+  end
+  if counters_right then top_right = y end
+  if in_movie then
+    draw_movie(l, top_right)
+    top_right = top_right + l.line
+  end
+  local right = position:find("right") ~= nil
+  local top = position == "top-right" and top_right or position == "top-left" and l.margin
+    or l.height - l.line * #messages - l.margin
   for i = #messages, 1, -1 do
     local message = messages[i]
-    gui.text(4, y + (i - 1) * 12, message.text, style)
+    local my = top + (i - 1) * l.line
+    if right then right_aligned(l, my, message.text, l.style) else gui.text(l.margin, my, message.text, l.style) end
     message.left = message.left - 1
     if message.left <= 0 then table.remove(messages, i) end
   end

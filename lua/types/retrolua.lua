@@ -64,7 +64,7 @@ function emu.option(key, value) end
 ---@return table
 function emu.options() end
 
---- Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens; written to the `--log` file either way.
+--- Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens, and also when one does (not with `--quiet`); written to the `--log` file either way; read aloud with `--speak`.
 ---@param text string
 function emu.message(text) end
 
@@ -723,7 +723,7 @@ function cheats.search_count() end
 --- Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
 gui = {}
 
---- Draws text in the built-in 6×8 bitmap font (`\n` starts a line); options `color`, `bg`, `surface`, `scale` (1…16: each font pixel drawn as a square of that side, for text readable in a large window). Returns the text's width and height in pixels.
+--- Draws text in the built-in 6×8 bitmap font (`\n` starts a line); options `color`, `bg`, `surface`, `scale` (1…16: each font pixel drawn as a square of that side; `gui.text_scale()` suits the window). Returns the text's width and height in pixels.
 ---@param x integer
 ---@param y integer
 ---@param text string
@@ -821,6 +821,11 @@ function gui.clear(surface) end
 ---@return integer
 function gui.surface_size(surface) end
 
+--- The text scale that reads well on a surface (`"hud"` by default): its width over 320 or its height over 240, whichever is smaller, rounded down, 1 to 8 (a 256×224 game in a 3× window: 2; 6×: 4; headless: 1).
+---@param surface? string
+---@return integer
+function gui.text_scale(surface) end
+
 --- Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no effect headless). Returns the state in effect.
 ---@param on? boolean
 ---@return boolean
@@ -832,7 +837,7 @@ function gui.fullscreen(on) end
 ---@return string?
 function gui.screenshot(path) end
 
---- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
+--- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
 event = {}
 
 --- Calls `fn` on every `name` event; returns an id for `event.off`.

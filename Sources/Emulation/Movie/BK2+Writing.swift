@@ -56,7 +56,7 @@ extension BK2 {
             switch field {
             case "MovieVersion": fields.append((field, kept(field) ?? "BizHawk v2.0.0"))
             case "Author": fields.append((field, movie.author))
-            case "emuVersion": fields.append((field, kept(field) ?? "Retrolua"))
+            case "emuVersion": fields.append((field, kept(field) ?? RetroluaVersion.emulator))
             case "Platform": fields.append((field, platform))
             case "GameName": fields.append((field, movie.contentName))
             case "SHA1":

@@ -11,6 +11,8 @@ public enum FM2 {
     /// The NES pad's buttons in Retrolua's column order.
     public static let nesButtons: [RetroPadButton] = [.up, .down, .left, .right, .start, .select, .b, .a]
     static let nesCores: Set<String> = ["nestopia", "fceumm", "quicknes", "mesen", "fixnes"]
+    /// FCEUX reads `emuVersion` as an integer (the FCEUX release the movie expects), so exports keep
+    /// one it knows; Retrolua's own version goes in the `.rlm` header and `.bk2`'s `emuVersion`.
     static let defaultEmuVersion = "22020"
 
     // MARK: Reading

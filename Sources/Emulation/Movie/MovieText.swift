@@ -16,7 +16,8 @@ public enum MovieText {
 
     public static func encode(_ movie: Movie) -> [UInt8] {
         var header = [
-            magic, "guid \(movie.guid)", "core \(movie.coreName)", "core-library \(movie.coreLibrary)",
+            magic, "emulator \(RetroluaVersion.emulator)", "guid \(movie.guid)", "core \(movie.coreName)",
+            "core-library \(movie.coreLibrary)",
             "core-version \(movie.coreVersion)", "system \(movie.system)", "content \(movie.contentName)",
             "content-sha1 \(movie.contentSHA1)",
         ]
@@ -136,7 +137,7 @@ public enum MovieText {
             "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "content-identity",
             "content-md5", "option",
             "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra",
-            "verify-covers", "anchor", "verify-frames",
+            "verify-covers", "anchor", "verify-frames", "emulator",
         ]
         for (key, value) in fields {
             switch key {

@@ -33,14 +33,31 @@ public struct HostPaths: Sendable {
         return files
     }
 
-    /// The homebrew ROM `retrolua run` plays when given none: `build/roms/demo.nes` in the source tree.
+    /// The homebrew ROM `retrolua run` plays when given none: an installed copy
+    /// (`PREFIX/share/retrolua/roms/demo.nes`), else `build/roms/demo.nes` in the source tree.
     public static func defaultContent() -> String? {
-        ProcessInfo.processInfo.environment["RETROLUA_DEFAULT_ROM"] ?? projectFile("build/roms/demo.nes")
+        ProcessInfo.processInfo.environment["RETROLUA_DEFAULT_ROM"] ?? installedFile("roms/demo.nes")
+            ?? projectFile("build/roms/demo.nes")
     }
 
-    /// The project's `lua/` folder (library modules and the default frontend).
+    /// The `lua/` folder (library modules and the default frontend): an installed copy beside the
+    /// binary (`PREFIX/share/retrolua/lua`), else the source tree's.
     public static func luaFolder() -> String? {
-        ProcessInfo.processInfo.environment["RETROLUA_LUA_DIR"] ?? projectFile("lua")
+        ProcessInfo.processInfo.environment["RETROLUA_LUA_DIR"] ?? installedFile("lua") ?? projectFile("lua")
+    }
+
+    /// The running binary's real path: `/proc/self/exe`, since `argv[0]` may be a bare name found on
+    /// PATH or a symbolic link.
+    public static func executablePath() -> String {
+        (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
+            ?? URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+    }
+
+    /// A file installed by `scripts/install`: `PREFIX/share/retrolua/RELATIVE` for `PREFIX/bin/retrolua`.
+    static func installedFile(_ relative: String, executable: String = executablePath()) -> String? {
+        let prefix = URL(fileURLWithPath: executable).deletingLastPathComponent().deletingLastPathComponent()
+        let candidate = prefix.appendingPathComponent("share/retrolua").appendingPathComponent(relative).path
+        return FileManager.default.fileExists(atPath: candidate) ? candidate : nil
     }
 
     /// A file of the source tree (nil when there is none), for the command line's own look-ups.
@@ -48,7 +65,7 @@ public struct HostPaths: Sendable {
 
     /// A file of the source tree, looked for above the executable and then beside these sources.
     static func projectFile(
-        _ relative: String, executable: String = CommandLine.arguments[0], source: String = #filePath
+        _ relative: String, executable: String = executablePath(), source: String = #filePath
     ) -> String? {
         var folders: [URL] = []
         var folder = URL(fileURLWithPath: executable).resolvingSymlinksInPath().deletingLastPathComponent()

@@ -152,7 +152,8 @@ extension Bindings {
                 doc:
                     """
                     Shows a short message to the player: fires the `message` event (the default OSD draws it); \
-                    printed to stderr when no script listens; written to the `--log` file either way.
+                    printed to stderr when no script listens, and also when one does (not with `--quiet`); \
+                    written to the `--log` file either way; read aloud with `--speak`.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in

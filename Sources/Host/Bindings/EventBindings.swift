@@ -8,7 +8,9 @@ extension Bindings {
         "event",
         doc: """
             Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this \
-            frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a \
+            frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the \
+            `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from \
+            the host's devices in a \
             window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and \
             `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; \
             an error in one unloads its script (the others go on).

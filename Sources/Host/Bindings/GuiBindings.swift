@@ -52,13 +52,16 @@ extension Bindings {
         var color: UInt32
         var fill: UInt32?
         var canvas: Canvas
+        /// `gui.text`'s whole-number scale (1…Canvas.maximumTextScale).
+        var scale = 1
     }
 
     private static func options(
         _ call: LuaCall, _ index: Int32, host: ScriptHost, defaultColor: UInt32 = 0xFFFF_FFFF,
         fillKey: String = "fill"
     ) throws(LuaCallError) -> DrawOptions {
-        var options = DrawOptions(color: defaultColor, fill: nil, canvas: host.emuCanvas)
+        var options = DrawOptions(
+            color: defaultColor, fill: nil, canvas: try canvas(call, "emu", argument: index, host: host))
         guard try call.optionalTable(index, "options") else { return options }
         for key in ["color", fillKey] {
             let type = call.pushField(index, key)
@@ -74,28 +77,25 @@ extension Bindings {
         if let surface = try call.stringField(index, "surface", argument: index) {
             options.canvas = try canvas(call, surface, argument: index, host: host)
         }
+        if let scale = try call.integerField(index, "scale", argument: index) {
+            guard (1...Canvas.maximumTextScale).contains(scale) else {
+                throw call.badField(index, "scale", "must be 1…\(Canvas.maximumTextScale), got \(scale)")
+            }
+            options.scale = scale
+        }
         return options
     }
 
+    /// A surface to draw on (`drawing`) or to measure. While paused, `draw` callbacks redraw the hud
+    /// only: what they draw on `emu` goes to a scratch canvas, so the last frame's overlay stays as it was.
     private static func canvas(
-        _ call: LuaCall, _ name: String, argument: Int32, host: ScriptHost
+        _ call: LuaCall, _ name: String, argument: Int32, host: ScriptHost, drawing: Bool = true
     ) throws(LuaCallError) -> Canvas {
         switch name {
-        case "emu": return host.emuCanvas
+        case "emu": return drawing && host.isRedrawingPaused ? host.pausedScratch : host.emuCanvas
         case "hud": return host.hudCanvas
         default: throw call.badArgument(argument, "surface", "\"emu\" or \"hud\" expected, got \"\(name)\"")
         }
-    }
-
-    /// The `scale` field of the options table at `field`: 1 when absent.
-    private static func textScale(_ call: LuaCall, field: Int32) throws(LuaCallError) -> Int {
-        guard call.type(field) == LUA_TTABLE, let scale = try call.integerField(field, "scale", argument: field) else {
-            return 1
-        }
-        guard (1...Canvas.maximumTextScale).contains(scale) else {
-            throw call.badField(field, "scale", "must be 1…\(Canvas.maximumTextScale), got \(scale)")
-        }
-        return scale
     }
 
     static let maximumPolylinePoints = 65536
@@ -160,17 +160,16 @@ extension Bindings {
                 doc:
                     """
                     Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, \
-                    `surface`, `scale` (1…16: each font pixel drawn as a square of that side, for text readable \
-                    in a large window). Returns the text's width and height in pixels.
+                    `surface`, `scale` (1…16: each font pixel drawn as a square of that side; `gui.text_scale()` \
+                    suits the window). Returns the text's width and height in pixels.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
                     let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                     let text = try call.string(3, "text")
                     let options = try options(call, 4, host: Script.from(context).host, fillKey: "bg")
-                    let scale = try textScale(call, field: 4)
                     let size = options.canvas.text(
-                        x: x, y: y, text, color: options.color, background: options.fill, scale: scale)
+                        x: x, y: y, text, color: options.color, background: options.fill, scale: options.scale)
                     call.push(size.width)
                     call.push(size.height)
                     return 2
@@ -307,10 +306,26 @@ extension Bindings {
                 LuaCall.run(L) { call in
                     let host = Script.from(context).host
                     let canvas = try canvas(
-                        call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host)
+                        call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host, drawing: false)
                     call.push(canvas.width)
                     call.push(canvas.height)
                     return 2
+                }
+            },
+            LuaFunction(
+                "text_scale", "surface?: string", returns: "integer",
+                doc: """
+                    The text scale that reads well on a surface (`"hud"` by default): its width over 320 or its \
+                    height over 240, whichever is smaller, rounded down, 1 to 8 (a 256×224 game in a 3× window: 2; \
+                    6×: 4; headless: 1).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let host = Script.from(context).host
+                    let canvas = try canvas(
+                        call, try call.optionalString(1, "surface") ?? "hud", argument: 1, host: host, drawing: false)
+                    call.push(Canvas.readableTextScale(width: canvas.width, height: canvas.height))
+                    return 1
                 }
             },
             LuaFunction(

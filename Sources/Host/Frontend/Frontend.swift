@@ -24,6 +24,8 @@ public struct FrontendOptions: Sendable {
     public var wavPath: String?
     public var videoPath: String?
     public var showStats = false
+    /// `--speak`: messages read aloud by espeak-ng.
+    public var speak = false
     /// Show the core's pixels square instead of at its display aspect ratio.
     public var squarePixels = false
     public var frameLimit: Int?
@@ -58,7 +60,10 @@ public final class Frontend {
     private var wasPaused = false
     /// The display's refresh period in nanoseconds (60 Hz when the display cannot tell).
     private var displayPeriod: UInt64 = 16_666_667
+    /// What the run falls back to (no display, no sound, a gamepad came or went): silent with `--quiet`.
     public var onNotice: (String) -> Void = { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) }
+    /// A problem (a dump that cannot be written): always reported.
+    public var onProblem: (String) -> Void = { FileHandle.standardError.write(Data("retrolua: \($0)\n".utf8)) }
 
     /// Given `video` or `input` are used as they are instead of what `open()` would pick (tests run the
     /// frontend on the null backends and read back what reached them).
@@ -195,6 +200,7 @@ public final class Frontend {
             if host.emulator.paused && video.isVisible && !advanceOneFrame {
                 if !wasPaused { audio?.clear() }
                 wasPaused = true
+                host.redrawPaused()  // The hud says PAUSED at once, and follows messages and menus while paused.
                 present(force: true)
                 pacer.idle()
                 continue
@@ -287,7 +293,7 @@ public final class Frontend {
                         width: frame.width, height: frame.height, fps: fps)
                 } catch {
                     options.videoPath = nil
-                    onNotice("\(error)")
+                    onProblem("\(error)")
                 }
             }
             dump?.write(rgba: frame.rgba, width: frame.width, height: frame.height)
@@ -298,11 +304,7 @@ public final class Frontend {
             return
         }
         let start = now()
-        if options.showStats && video.isVisible {
-            for (index, line) in host.emulator.stats.osdLines.enumerated() {
-                host.hudCanvas.text(x: 4, y: 4 + index * 9, line, color: 0xFFFF_FF00, background: 0xA000_0000)
-            }
-        }
+        if options.showStats && video.isVisible { drawStats() }
         // A GL frame goes to the window on the GPU when it can, is read back for it when not, and is not
         // read at all for a headless present, which nobody sees.
         let gpuFrame =
@@ -315,6 +317,21 @@ public final class Frontend {
             emu: host.emuCanvas, hud: host.hudCanvas)
         lastPresent = now()
         host.emulator.stats.add(.present, seconds: seconds(since: start))
+    }
+
+    /// `--stats` in its own corner (bottom right, clear of the OSD's lines), at the OSD's text scale.
+    private func drawStats() {
+        let hud = host.hudCanvas
+        let scale = Canvas.readableTextScale(width: hud.width, height: hud.height)
+        let lines = host.emulator.stats.osdLines
+        let lineHeight = (BitmapFont.cellHeight + 1) * scale
+        for (index, line) in lines.enumerated() {
+            let size = Canvas.textSize(line, scale: scale)
+            let y = hud.height - 4 * scale - (lines.count - index) * lineHeight
+            hud.text(
+                x: hud.width - size.width - 4 * scale, y: y, line, color: 0xFFFF_FF00, background: 0xA000_0000,
+                scale: scale)
+        }
     }
 
     private func pace() {

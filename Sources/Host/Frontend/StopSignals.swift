@@ -15,6 +15,15 @@ public enum StopSignals {
     private static let received = Atomic<Int32>(0)
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
     public static let handled: [Int32] = [SIGINT, SIGTERM, SIGHUP]
+    /// Called with each stop signal (on a dispatch queue), for what must act at once rather than at the
+    /// next look at the flag: `batch` stops its jobs' processes.
+    private static let handlers = Mutex<[@Sendable (Int32) -> Void]>([])
+
+    /// Runs `handler` for every stop signal from now on (the signals are installed if they were not).
+    public static func onStop(_ handler: @escaping @Sendable (Int32) -> Void) {
+        handlers.withLock { $0.append(handler) }
+        install()
+    }
 
     public static func install() {
         guard sources.isEmpty else { return }
@@ -24,6 +33,7 @@ public enum StopSignals {
             source.setEventHandler {
                 _ = received.compareExchange(expected: 0, desired: number, ordering: .relaxed)
                 lh_request_stop()  // A script running now is stopped too (the watchdog in lua_shim.c).
+                for handler in handlers.withLock({ $0 }) { handler(number) }
             }
             source.resume()
             sources.append(source)

@@ -54,7 +54,17 @@ final class RunParts {
         try? host.emulator.setSpeed(plan.frontend.speed)  // Validated with the arguments; hardcore is off at start.
         if plan.replay == nil {
             let frontend = Frontend(host: host, options: plan.frontend)
-            frontend.onNotice = console.problem
+            let (console, quiet) = (console, plan.quiet)
+            frontend.onNotice = { if !quiet { console.problem($0) } }
+            frontend.onProblem = console.problem
+            host.mirrorsMessages = !quiet
+            if plan.frontend.speak {
+                if let speaker = Speaker() {
+                    host.onMessage = speaker.say
+                } else {
+                    console.problem("--speak: espeak-ng not found on PATH (Debian: apt-get install espeak-ng)")
+                }
+            }
             do { try frontend.open() } catch { throw RunFailure(error.description) }
             self.frontend = frontend
         }

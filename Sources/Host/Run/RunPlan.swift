@@ -74,7 +74,7 @@ public struct RunPlan: Sendable {
     var isBare: Bool {
         scripts.isEmpty && !frontend.window && !defaults.headless && frontend.wavPath == nil
             && frontend.videoPath == nil
-            && !frontend.showStats && movie == nil && control == nil && replay == nil
+            && !frontend.showStats && !frontend.speak && movie == nil && control == nil && replay == nil
     }
 }
 

@@ -75,8 +75,15 @@ public final class ScriptHost: EmulatorClient {
     public var fullscreenRequest: Bool?
     public var isFullscreen = false
 
-    /// Where `--log` copies script output and failures.
+    /// Where `--log` copies script output, failures and on-screen messages.
     public var logFile: FileHandle?
+    /// Messages shown on screen are also printed to stderr (not with `--quiet`).
+    public var mirrorsMessages = true
+    /// Every message shown or printed, for `--speak` (after the OSD has it).
+    public var onMessage: ((String) -> Void)?
+    /// True while `redrawPaused` runs the `draw` callbacks; their `emu` drawing goes to `pausedScratch`.
+    public private(set) var isRedrawingPaused = false
+    let pausedScratch = Canvas(width: 1, height: 1)
     private var framesSinceReloadCheck = 0
 
     public init(emulator: Emulator, options: ScriptOptions, api: [LuaModule]) {
@@ -135,6 +142,18 @@ public final class ScriptHost: EmulatorClient {
         dispatch(.frameEnd)
         for script in scripts where script.isWaitingForFrame { script.resume() }
         dispatch(.draw)
+        reap()
+    }
+
+    /// While paused no frame ends, so nothing would redraw: the hud is cleared and the `draw` callbacks
+    /// run again (a PAUSED sign, a message, a menu, a resized window), while the `emu` overlay stays the
+    /// last frame's (their `emu` drawing is discarded, so nothing is blended twice).
+    public func redrawPaused() {
+        resizeCanvases()
+        hudCanvas.clear()
+        isRedrawingPaused = true
+        dispatch(.draw)
+        isRedrawingPaused = false
         reap()
     }
 
@@ -223,9 +242,16 @@ public final class ScriptHost: EmulatorClient {
                 lua_pushstring(L, text); return 1
             }
         }
-        // Shown on screen or printed, a message (a desync, a bad cheat file) also reaches the --log file.
+        // Shown on screen or printed, a message (a desync, a bad cheat file) also reaches the --log file,
+        // and stderr: a screen reader, or a log, sees what the screen shows.
         let line = "[\(source)] \(text)\n"
-        if listened { logFile?.write(Data(line.utf8)) } else { write(line, error: true) }
+        if listened {
+            logFile?.write(Data(line.utf8))
+            if mirrorsMessages { output(line, true) }
+        } else {
+            write(line, error: true)
+        }
+        onMessage?(text)
     }
 
     func report(failure: ScriptError) {
@@ -257,7 +283,7 @@ public final class ScriptHost: EmulatorClient {
 
     // MARK: Surfaces
 
-    private func resizeCanvases() {
+    func resizeCanvases() {
         let core = session.core
         let width = core.frameWidth > 0 ? core.frameWidth : core.avInfo?.baseWidth ?? 1
         let height = core.frameHeight > 0 ? core.frameHeight : core.avInfo?.baseHeight ?? 1
@@ -293,7 +319,6 @@ public final class ScriptHost: EmulatorClient {
                 script.detach()
                 scripts[index] = fresh
                 show(message: "reloaded \(fresh.name)", from: "retrolua")
-                FileHandle.standardError.write(Data("retrolua: reloaded \(fresh.name)\n".utf8))
                 fresh.resume()
             } catch {
                 // Keep the running version; try again after the next save.

@@ -12,11 +12,15 @@ public final class NullVideoOutput: VideoOutput {
     /// What `setFullscreen` asked for last, so scripts read back their own request.
     public private(set) var isFullscreen = false
 
-    public init() {}
+    /// A window that is not there: a run that believes it has one (pacing, pauses, the hud at `window`'s
+    /// size, `--stats`), for tests of the windowed loop without a display.
+    private let window: (width: Int, height: Int)?
 
-    public var isVisible: Bool { false }
-    /// The frame's own size: what a window at scale 1 would measure.
-    public var windowSize: (width: Int, height: Int) { lastFrameSize ?? (0, 0) }
+    public init(window: (width: Int, height: Int)? = nil) { self.window = window }
+
+    public var isVisible: Bool { window != nil }
+    /// The frame's own size (what a window at scale 1 would measure), or the pretended window's.
+    public var windowSize: (width: Int, height: Int) { window ?? lastFrameSize ?? (0, 0) }
     public var vsyncActive: Bool { false }
     public var refreshRate: Double? { nil }
 
