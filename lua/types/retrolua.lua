@@ -878,7 +878,7 @@ function cheats.search_count() end
 --- Drawing over the game. Two surfaces: `emu`, at the core's resolution, composited into the picture (and into screenshots, also headless), and `hud`, at window resolution, shown in a window but never in screenshots. Surfaces are cleared at the start of every frame: draw from a `draw` callback or after `emu.frameadvance()`. Options go in a trailing table: `color` (default white), `fill`/`bg`, `surface` (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
 gui = {}
 
---- Draws text in the built-in 6×8 bitmap font (`\n` starts a line); options `color`, `bg`, `surface`. Returns the text's width and height in pixels.
+--- Draws text in the built-in 6×8 bitmap font (`\n` starts a line); options `color`, `bg`, `surface`, `scale` (1…16: each font pixel a scale×scale block). Returns the text's width and height in pixels.
 ---@param x integer
 ---@param y integer
 ---@param text string
@@ -887,11 +887,12 @@ gui = {}
 ---@return integer
 function gui.text(x, y, text, options) end
 
---- The width and height `gui.text` would draw.
+--- The width and height `gui.text` would draw (at `scale`, default 1).
 ---@param text string
+---@param scale? integer
 ---@return integer
 ---@return integer
-function gui.text_size(text) end
+function gui.text_size(text, scale) end
 
 --- Sets one pixel (option `color`).
 ---@param x integer

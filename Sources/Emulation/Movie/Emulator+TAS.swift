@@ -9,17 +9,19 @@ extension Emulator {
         try refuseDuringInputPoll()
         if hardcore { throw .hardcore("state loads are") }
         defer { flushMovieEvents() }
-        do { try movie.seek(to: frame) { runHiddenFrame() } } catch { throw Refusal(.movie, error.description) }
+        do { try movie.seek(to: frame) { last in runHiddenFrame(picture: last) } } catch {
+            throw Refusal(.movie, error.description)
+        }
         emit(.timeJumped)
     }
 
-    /// One movie frame run without presenting it: no script callbacks, no sound, no picture (unless the
-    /// movie verifies the picture), events dropped — but the movie's input, counters, lag and greenzone
-    /// move as in a frame the player sees.
-    func runHiddenFrame() {
+    /// One movie frame run without presenting it: no script callbacks, no sound, no picture (unless it is
+    /// wanted, or the movie verifies the picture), events dropped — but the movie's input, counters, lag
+    /// and greenzone move as in a frame the player sees.
+    func runHiddenFrame(picture: Bool) {
         let core = session.core
         let (wasVideo, wasAudio) = (core.videoEnabled, core.audioEnabled)
-        core.videoEnabled = movie.cover == .frame && movie.movie?.hasVerification == true
+        core.videoEnabled = picture || movie.cover == .frame && movie.movie?.hasVerification == true
         core.audioEnabled = false
         holdingEvents = true
         movieInput = movie.beginFrame()

@@ -73,27 +73,20 @@ extension MovieEngine {
         return frame <= last
     }
 
-    /// Moves the movie to `target`: the nearest state at or before it (the current one when it is on the
-    /// way), then the movie's frames up to it, run unseen by `runHidden`.
-    func seek(to target: Int, runHidden: () -> Void) throws(MovieError) {
+    /// Moves the movie to `target`: the nearest state before it (the current one when it is on the way),
+    /// then the movie's frames up to it, run unseen by `runHidden` (told when it runs the last one, whose
+    /// picture is the one to show).
+    func seek(to target: Int, runHidden: (_ last: Bool) -> Void) throws(MovieError) {
         guard let movie, mode != .idle else { throw MovieError("no movie is active") }
         guard target >= 0, target <= movie.length else {
             throw MovieError("frame \(target) is outside the movie (0…\(movie.length))")
         }
         let here = frame
-        let loaded = greenzone.nearest(atOrBefore: target) { entry, state -> Int? in
-            // Running on from here is cheaper than a load when here is on the way.
-            if stateOnTimeline && here <= target && here >= entry.frame { return here }
-            guard (try? session.core.unserialize(state, protecting: false)) != nil else { return nil }
-            session.restoreCounters(frame: entry.frameCount, lag: entry.lagCount)
-            startFrame = entry.frameCount - entry.frame
-            return entry.frame
-        }
         var position: Int
-        if let start = loaded ?? nil {
+        if stateOnTimeline && here <= target && (here == target || here >= greenzoneStart(before: target)) {
+            position = here  // running on from here is cheaper than a load
+        } else if let start = loadState(before: target) {
             position = start
-        } else if stateOnTimeline && here <= target {
-            position = here
         } else {
             try restart(movie)
             position = 0
@@ -102,11 +95,28 @@ extension MovieEngine {
         overrun = Overrun()
         setModeAt(position)
         while position < target {
-            runHidden()
+            runHidden(position + 1 == target)
+            guard mode != .idle, frame > position else { break }
             position = frame
-            if mode == .idle || position <= 0 { break }
         }
         greenzone.thin(around: target)
+    }
+
+    /// The frame of the state a seek to `target` would load (−1: none; replay from the start).
+    private func greenzoneStart(before target: Int) -> Int {
+        greenzone.nearest(atOrBefore: max(0, target - 1)) { entry, _ in entry.frame } ?? -1
+    }
+
+    /// Loads the greenzone's state nearest before `target` (at it for frame 0, whose picture cannot be
+    /// made); returns its frame, nil when there is none.
+    private func loadState(before target: Int) -> Int? {
+        let loaded = greenzone.nearest(atOrBefore: max(0, target - 1)) { entry, state -> Int? in
+            guard (try? session.core.unserialize(state, protecting: false)) != nil else { return nil }
+            session.restoreCounters(frame: entry.frameCount, lag: entry.lagCount)
+            startFrame = entry.frameCount - entry.frame
+            return entry.frame
+        }
+        return loaded ?? nil
     }
 
     /// Back to the movie's first frame without a greenzone state: its start state or power-on.

@@ -40,10 +40,12 @@ extension MovieEngine {
         try change(&changed)
         let first: Int?
         if history.group != nil {
-            first = MovieEditHistory.difference(before.log, changed.log).map { $0.0 / before.log.stride }
+            first =
+                MovieEditHistory.difference(before.log, changed.log).map { $0.0 / before.log.stride }
                 ?? (before.markers == changed.markers ? nil : 0)
         } else {
-            first = history.record(name, before: before.log, after: changed.log, markers: before.markers, changed.markers)
+            first = history.record(
+                name, before: before.log, after: changed.log, markers: before.markers, changed.markers)
         }
         movie = changed
         if let first { didEdit(from: first, inputChanged: before.log != changed.log) }
@@ -159,7 +161,8 @@ extension MovieEngine {
     private static func check(_ frames: Range<Int>, in movie: Movie, allowEnd: Bool) throws(MovieError) {
         let fits =
             allowEnd
-            ? frames.lowerBound >= 0 && frames.lowerBound <= movie.length && frames.upperBound <= movie.length &+ maxInsert
+            ? frames.lowerBound >= 0 && frames.lowerBound <= movie.length
+                && frames.upperBound <= movie.length &+ maxInsert
             : frames.lowerBound >= 0 && frames.upperBound <= movie.length
         guard fits else {
             throw MovieError(

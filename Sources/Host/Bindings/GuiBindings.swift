@@ -77,6 +77,17 @@ extension Bindings {
         return options
     }
 
+    /// The `scale` field of a text's options (1…16, default 1).
+    private static func textScale(_ call: LuaCall, _ index: Int32) throws(LuaCallError) -> Int {
+        guard call.type(index) == LUA_TTABLE, let scale = try call.integerField(index, "scale", argument: index) else {
+            return 1
+        }
+        guard (1...Canvas.maxTextScale).contains(scale) else {
+            throw call.badField(index, "scale", "must be 1…\(Canvas.maxTextScale)")
+        }
+        return scale
+    }
+
     private static func canvas(
         _ call: LuaCall, _ name: String, argument: Int32, host: ScriptHost
     ) throws(LuaCallError) -> Canvas {
@@ -120,25 +131,33 @@ extension Bindings {
                 doc:
                     """
                     Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, \
-                    `surface`. Returns the text's width and height in pixels.
+                    `surface`, `scale` (1…16: each font pixel a scale×scale block). Returns the text's width and \
+                    height in pixels.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
                     let x = try call.integer(1, "x"), y = try call.integer(2, "y")
                     let text = try call.string(3, "text")
                     let options = try options(call, 4, host: Script.from(context).host, fillKey: "bg")
-                    let size = options.canvas.text(x: x, y: y, text, color: options.color, background: options.fill)
+                    let scale = try textScale(call, 4)
+                    let size = options.canvas.text(
+                        x: x, y: y, text, color: options.color, background: options.fill, scale: scale)
                     call.push(size.width)
                     call.push(size.height)
                     return 2
                 }
             },
             LuaFunction(
-                "text_size", "text: string", returns: "integer, integer",
-                doc: "The width and height `gui.text` would draw."
+                "text_size", "text: string, scale?: integer", returns: "integer, integer",
+                doc: "The width and height `gui.text` would draw (at `scale`, default 1)."
             ) { L, context in
                 LuaCall.run(L) { call in
-                    let size = Canvas.textSize(try call.string(1, "text"))
+                    let text = try call.string(1, "text")
+                    let scale = try call.optionalInteger(2, "scale") ?? 1
+                    guard (1...Canvas.maxTextScale).contains(scale) else {
+                        throw call.badArgument(2, "scale", "must be 1…\(Canvas.maxTextScale)")
+                    }
+                    let size = Canvas.textSize(text, scale: scale)
                     call.push(size.width)
                     call.push(size.height)
                     return 2

@@ -15,7 +15,11 @@ extension Bindings {
     /// A port argument, 1-based in Lua, 0-based returned; `default` when absent.
     static func tasPort(_ call: LuaCall, _ index: Int32, fallback: Int? = nil) throws(LuaCallError) -> Int {
         let port: Int
-        if let value = fallback, call.isNoneOrNil(index) { port = value } else { port = try call.integer(index, "port") }
+        if let value = fallback, call.isNoneOrNil(index) {
+            port = value
+        } else {
+            port = try call.integer(index, "port")
+        }
         guard (1...InputState.maxPorts).contains(port) else {
             throw call.badArgument(index, "port", "must be 1…\(InputState.maxPorts)")
         }
@@ -161,7 +165,8 @@ extension Bindings {
         },
         LuaFunction(
             "greenzone", "frame: integer", returns: "boolean",
-            doc: "Whether `frame` is in the greenzone: it ran on the movie's current input, and a state before it is kept."
+            doc:
+                "Whether `frame` is in the greenzone: it ran on the movie's current input, and a state before it is kept."
         ) { L, context in
             LuaCall.run(L) { call in
                 call.push(Script.from(context).emulator.movie.inGreenzone(try tasFrame(call, 1)))
@@ -198,7 +203,8 @@ extension Bindings {
         },
         LuaFunction(
             "on_changed", "fn: function", returns: "integer",
-            doc: "Calls `fn(frame)` after every edit of the movie (the `movie_changed` event); returns an id for `event.off`."
+            doc:
+                "Calls `fn(frame)` after every edit of the movie (the `movie_changed` event); returns an id for `event.off`."
         ) { L, context in
             LuaCall.run(L) { call in
                 try call.function(1, "fn")
@@ -212,7 +218,9 @@ extension Bindings {
         var settings = engine.greenzone.settings
         func count(_ key: String, _ range: ClosedRange<Int>) throws(LuaCallError) -> Int? {
             guard let value = try call.integerField(1, key, argument: 1) else { return nil }
-            guard range.contains(value) else { throw call.badField(1, key, "must be \(range.lowerBound)…\(range.upperBound)") }
+            guard range.contains(value) else {
+                throw call.badField(1, key, "must be \(range.lowerBound)…\(range.upperBound)")
+            }
             return value
         }
         settings.nearFrames = try count("near", 0...1_000_000) ?? settings.nearFrames

@@ -48,7 +48,8 @@ extension Bindings {
             }
         },
         LuaFunction(
-            "set_input", "frame: integer, port: integer, buttons: table|integer", returns: "integer|boolean|nil, string?",
+            "set_input", "frame: integer, port: integer, buttons: table|integer",
+            returns: "integer|boolean|nil, string?",
             doc:
                 """
                 Replaces the buttons of `frame` on `port`: a table `{a=true, …}` (absent = released) or a RetroPad bit \

@@ -195,6 +195,7 @@ public final class Frontend {
             if host.emulator.paused && video.isVisible && !advanceOneFrame {
                 if !wasPaused { audio?.clear() }
                 wasPaused = true
+                host.idle()
                 present(force: true)
                 pacer.idle()
                 continue

@@ -27,6 +27,9 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     case movieEnd = "movie_end"
     /// Playback's RAM (or lag) differed from the movie's verification log: `movie_desync(frame)`, once.
     case movieDesync = "movie_desync"
+    /// While paused in a window, once per turn of the loop (about every display frame): no frame runs,
+    /// but an editor can read the mouse and redraw its part of the `hud` here.
+    case idle
     /// The movie was edited (TAS editor, `tastudio`): `movie_changed(frame)`, its first changed frame.
     case movieChanged = "movie_changed"
 }

@@ -120,6 +120,12 @@ public final class ScriptHost: EmulatorClient {
 
     public func inputPolled() { dispatch(.input) }
 
+    /// Paused in a window: `idle` callbacks (what they draw on the hud stays until the next frame clears it).
+    public func idle() {
+        dispatch(.idle)
+        reap()
+    }
+
     public func frameEnded() {
         fireWatches()
         dispatch(.frameEnd)
