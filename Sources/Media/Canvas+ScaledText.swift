@@ -6,7 +6,9 @@ extension Canvas {
 
     /// `text(x:y:_:color:background:)` at `scale` (1…`maxTextScale`); returns the scaled size.
     @discardableResult
-    public func text(x: Int, y: Int, _ string: String, color: UInt32, background: UInt32?, scale: Int)
+    public func text(
+        x: Int, y: Int, _ string: String, color: UInt32, background: UInt32?, scale: Int
+    )
         -> (width: Int, height: Int)
     {
         let scale = min(max(scale, 1), Self.maxTextScale)

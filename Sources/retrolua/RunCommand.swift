@@ -72,8 +72,8 @@ enum RunCommand {
           --exit-on-disconnect  end the run when the last client leaves
 
         the default frontend (Lua in lua/defaults/, loaded before --script files in a window):
-          --no-default NAME     leave out one default (osd, input, hotkeys, rewind, runahead, cheats, achievements) \
-        or all (repeatable)
+          --no-default NAME     leave out one default (osd, input, hotkeys, rewind, runahead, cheats,
+                                achievements, tastudio) or all (repeatable)
           --with-defaults       load the defaults in headless runs too
           A same-named file in ~/.config/retrolua/scripts/ replaces the shipped one.
 

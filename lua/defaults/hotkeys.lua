@@ -23,6 +23,8 @@ local bindings = require("retrolua.settings").load("hotkeys", {
   movie_readonly = "m",
   movie_branch_save = "f9",
   movie_branch_load = "f10",
+  -- The TAS editor (lua/defaults/tastudio.lua) over the current movie: shown or hidden.
+  tastudio = "f3",
   -- Multi-disc games (cores with disk control): open/close the tray, pick the next or previous disc.
   disc_eject = "o",
   disc_next = "]",
@@ -100,6 +102,12 @@ local pressed = {
   movie_branch_save = function()
     local ok, problem = movie.branch_save("slot" .. slot)
     emu.message(ok and ("saved branch slot" .. slot .. " at frame " .. movie.frame()) or problem)
+  end,
+  tastudio = function()
+    if movie.mode() == "idle" then
+      return emu.message("tastudio: no movie (record or play one, or run with --tastudio MOVIE)")
+    end
+    tastudio.engage(not tastudio.engaged())
   end,
   disc_eject = function()
     local open, problem = disc.ejected()

@@ -610,7 +610,7 @@ function movie.set_rerecord_counting(on) end
 ---@return boolean
 function movie.readonly(on) end
 
---- The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, author=, rerecords=, length=, start= ("power" or "state"), guid=, verify= (boolean), unsaved= (boolean), readonly=}`; nil without a movie.
+--- The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, author=, rerecords=, length=, start= ("power" or "state"), guid=, verify= (boolean), unsaved= (boolean), readonly=, ports=}`; nil without a movie.
 ---@return table?
 function movie.info() end
 

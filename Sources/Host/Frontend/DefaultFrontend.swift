@@ -5,7 +5,7 @@ import Foundation
 /// left out (`--no-default NAME`) or replaced by a same-named file in `~/.config/retrolua/scripts/`.
 public enum DefaultFrontend {
     /// In load order: the OSD first, so it hears the messages the others send.
-    public static let names = ["osd", "input", "hotkeys", "rewind", "runahead", "cheats", "achievements"]
+    public static let names = ["osd", "input", "hotkeys", "rewind", "runahead", "cheats", "achievements", "tastudio"]
 
     /// The script files to load, the user's replacements taking the place of the shipped ones.
     public static func scripts(
