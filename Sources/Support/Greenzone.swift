@@ -34,6 +34,8 @@ public final class Greenzone {
     /// `farStep` after thinning for memory (reset when the settings change or everything is dropped).
     public private(set) var farStep: Int
     private var scratch: [UInt8] = []
+    /// Reused for compressing (a state's compress bound is zeroed once, not every frame).
+    private var compressed: [UInt8] = []
     private let compressor = ZSTD_createCCtx()
     private let decompressor = ZSTD_createDCtx()
 
@@ -147,12 +149,11 @@ public final class Greenzone {
 
     private func deflate(_ input: UnsafeRawBufferPointer) -> [UInt8] {
         let bound = ZSTD_compressBound(input.count)
-        var out = [UInt8](repeating: 0, count: bound)
-        let length = out.withUnsafeMutableBytes {
+        if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
+        let length = compressed.withUnsafeMutableBytes {
             ZSTD_compressCCtx(compressor, $0.baseAddress, bound, input.baseAddress, input.count, 1)
         }
         precondition(ZSTD_isError(length) == 0, "Greenzone: zstd compression failed")  // Only on out-of-memory.
-        out.removeSubrange(length...)
-        return out
+        return Array(compressed[0..<length])  // exactly its size
     }
 }

@@ -64,9 +64,12 @@ final class TAStudioTests: XCTestCase {
         let harness = try ScriptHarness()
         defer { harness.close() }
         _ = try recordAndPlay(harness, frames: 900)
-        let fresh = try freshPlayback(harness)
         let emulator = harness.host.emulator
-        XCTAssertGreaterThan(emulator.movie.greenzone.count, 50, "playing the movie filled the greenzone")
+        _ = try freshPlayback(harness)
+        XCTAssertEqual(emulator.movie.greenzone.count, 15, "without the editor shown, a state every 64 frames")
+        emulator.movie.editorEngaged = true
+        let fresh = try freshPlayback(harness)
+        XCTAssertGreaterThan(emulator.movie.greenzone.count, 200, "with the editor shown, every frame near, fewer far")
         var random = TASRandom(seed: 17)
         for _ in 0..<40 {
             let target = Int.random(in: 0...900, using: &random)
@@ -207,24 +210,24 @@ extension TAStudioTests {
         try emulator.seekMovie(to: 60)
         let bizhawk = harness.folder + "/bizhawk.lua"
         try """
-            tastudio.submitinputchange(20, "P1 A", true)
-            tastudio.submitinsertframes(30, 2)
-            tastudio.applyinputchanges()
-            tastudio.setmarker(25, "here")
-            print("biz", tastudio.engaged(), tastudio.getmarker(25), tastudio.islag(10),
-              tastudio.find_marker_on_or_before(40), #tastudio.get_frames_with_markers())
-            """.write(toFile: bizhawk, atomically: true, encoding: .utf8)
+        tastudio.submitinputchange(20, "P1 A", true)
+        tastudio.submitinsertframes(30, 2)
+        tastudio.applyinputchanges()
+        tastudio.setmarker(25, "here")
+        print("biz", tastudio.engaged(), tastudio.getmarker(25), tastudio.islag(10),
+          tastudio.find_marker_on_or_before(40), #tastudio.get_frames_with_markers())
+        """.write(toFile: bizhawk, atomically: true, encoding: .utf8)
         try harness.host.load(scriptAt: bizhawk, compat: "bizhawk")
         XCTAssertTrue(emulator.movie.input(at: 20)!.0.isPressed(.a, port: 0))
         XCTAssertEqual(emulator.movie.movie!.length, 102)
         XCTAssertEqual(emulator.movie.frame, 60, "applying an edit before the current frame comes back to it")
         let fceux = harness.folder + "/fceux.lua"
         try """
-            taseditor.submitinputchange(21, 1, 1 + 128)
-            print("fceux", taseditor.applyinputchanges("pair"), taseditor.getinput(21, 1), taseditor.getmarker(30),
-              taseditor.getnote(1), taseditor.markedframe(25))
-            taseditor.setplayback(5)
-            """.write(toFile: fceux, atomically: true, encoding: .utf8)
+        taseditor.submitinputchange(21, 1, 1 + 128)
+        print("fceux", taseditor.applyinputchanges("pair"), taseditor.getinput(21, 1), taseditor.getmarker(30),
+          taseditor.getnote(1), taseditor.markedframe(25))
+        taseditor.setplayback(5)
+        """.write(toFile: fceux, atomically: true, encoding: .utf8)
         try harness.host.load(scriptAt: fceux, compat: "fceux")
         XCTAssertEqual(harness.lines, ["biz\ttrue\there\tfalse\t25\t1", "fceux\t21\t129\t1\there\ttrue"])
         XCTAssertEqual(emulator.movie.frame, 5)

@@ -5,6 +5,9 @@ import Support
 /// before the frame, then replay the movie's input to it"; and the lag each frame turned out to have.
 /// Changing a frame's input drops the states after it (they are on another timeline).
 extension MovieEngine {
+    /// Without the editor shown, a state every this many frames.
+    static let sparseStep = 64
+
     /// Clears what belonged to the previous movie; a new one starts with a state of its frame 0.
     func resetEditor(capture: Bool = true) {
         greenzone.clear()
@@ -15,11 +18,14 @@ extension MovieEngine {
         if capture { captureState() }
     }
 
-    /// After a frame ran (or at a movie's start): the state of the frame about to run joins the greenzone.
+    /// After a frame ran (or at a movie's start): the state of the frame about to run joins the greenzone —
+    /// every frame while the editor is shown (or a seek is replaying), every `sparseStep`-th otherwise, so a
+    /// movie merely played pays almost nothing and can still be seeked.
     func captureState() {
         guard greenzoneEnabled, let movie, mode != .idle, stateOnTimeline else { return }
         let index = frame
         guard index >= 0, index <= movie.length else { return }
+        if !editorEngaged && !seeking && index % Self.sparseStep != 0 { return }
         let size = session.core.serializeSize
         guard size > 0 else { return }
         if captureScratch.count != size { captureScratch = [UInt8](repeating: 0, count: size) }
@@ -94,6 +100,8 @@ extension MovieEngine {
         stateOnTimeline = true
         overrun = Overrun()
         setModeAt(position)
+        seeking = true
+        defer { seeking = false }
         while position < target {
             runHidden(position + 1 == target)
             guard mode != .idle, frame > position else { break }
