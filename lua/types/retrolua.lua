@@ -982,7 +982,7 @@ function gui.fullscreen(on) end
 ---@return string?
 function gui.screenshot(path) end
 
---- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
+--- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw`, `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens); `idle()` while paused in a window (no frame runs: redraw your part of the `hud` here); `movie_changed(frame)` after an edit of the movie (`tastudio`). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
 event = {}
 
 --- Calls `fn` on every `name` event; returns an id for `event.off`.
