@@ -117,7 +117,8 @@ public final class Greenzone {
         if entries.count != before { memoryUsed = entries.reduce(0) { $0 + $1.compressed.count } }
     }
 
-    private func keeps(_ frame: Int, around current: Int) -> Bool {
+    /// Whether the spacing around `current` keeps a state of `frame`.
+    public func keeps(_ frame: Int, around current: Int) -> Bool {
         let distance = frame > current ? frame &- current : current &- frame
         if frame == 0 || distance <= settings.nearFrames { return true }
         if distance <= settings.midFrames { return frame % max(1, settings.midStep) == 0 }

@@ -29,10 +29,11 @@ local LETTERS = { up = "U", down = "D", left = "L", right = "R", select = "s", s
                   y = "Y", b = "B", x = "X", a = "A", l = "l", r = "r", l2 = "<", r2 = ">", l3 = "[", r3 = "]" }
 local BITS = { b = 0, y = 1, select = 2, start = 3, up = 4, down = 5, left = 6, right = 7, a = 8, x = 9,
                l = 10, r = 11, l2 = 12, r2 = 13, l3 = 14, r3 = 15 }
+-- Colours as 0xAARRGGBB numbers: a string would be parsed on every call, and the roll makes hundreds.
 local COLORS = {
-  panel = "#101018", header = "#303048", text = "white", dim = "#a0a0a0",
-  green = "#183818", lag = "#481818", plain = "#1c1c24", current = "#2850a8", selected = "#585890",
-  held = "#e0e060", marker = "yellow", note = "#f0d060",
+  panel = 0xFF101018, header = 0xFF303048, text = 0xFFFFFFFF, dim = 0xFFA0A0A0,
+  green = 0xFF183818, lag = 0xFF481818, plain = 0xFF1C1C24, current = 0xFF2850A8, selected = 0xFF585890,
+  held = 0xFFE0E060, marker = 0xFFFFFF00, note = 0xFFF0D060,
 }
 
 local buttons = {}
@@ -58,6 +59,8 @@ local editor = {
   top = 0, ports = 1, selection_anchor = nil, clipboard = nil, follow = settings.follow,
   drag = nil, last_mouse = {}, note_entry = nil, branches = settings.branches, layout = nil,
 }
+editor.rect_style = { surface = "hud", fill = 0, color = 0 }
+editor.panel_style = { surface = "hud", color = COLORS.panel, fill = COLORS.panel }
 do
   local letters = {}
   for i, button in ipairs(buttons) do letters[i] = " " .. LETTERS[button] end
@@ -99,8 +102,16 @@ local function layout()
            branch_x = x0 + roll + note_width, top_y = line * 2 + 2, rows = math.max(1, rows), total = total }
 end
 
+-- One options table per colour, background and scale, made once (the roll draws hundreds of texts a frame).
+local styles = {}
 local function text(x, y, s, color, bg, scale)
-  gui.text(x, y, s, { surface = "hud", color = color, bg = bg, scale = scale })
+  local key = color * 64 + (bg and 32 or 0) + scale
+  local style = bg and nil or styles[key]
+  if not style then
+    style = { surface = "hud", color = color, bg = bg, scale = scale }
+    if not bg then styles[key] = style end
+  end
+  gui.text(x, y, s, style)
 end
 
 -- Keeps `frame` on screen.
@@ -371,7 +382,7 @@ local function draw()
   mouse(l)
   local here, length = tastudio.frame(), tastudio.length()
   if editor.follow and not editor.drag then scroll_to(here, l) end
-  gui.rect(l.x0, 0, l.total, l.height, { surface = "hud", color = COLORS.panel, fill = COLORS.panel })
+  gui.rect(l.x0, 0, l.total, l.height, editor.panel_style)
   local title = string.format("TAStudio %s %d/%d%s", tastudio.mode(), here, length,
                               movie.readonly() and " RO" or " RW")
   text(l.x0 + 2, 1, title, COLORS.text, COLORS.header, l.scale)
@@ -389,7 +400,7 @@ local function draw()
   local markers = {}
   for _, marker in ipairs(tastudio.markers()) do markers[marker.frame] = marker.note end
   local last_green = tastudio.greenzone_info().last or -1
-  local rect_style = { surface = "hud", fill = "", color = "" }
+  local rect_style = editor.rect_style
   for row = 0, l.rows - 1 do
     local frame = editor.top + row
     local ry = l.top_y + row * l.line

@@ -25,7 +25,12 @@ extension MovieEngine {
         guard greenzoneEnabled, let movie, mode != .idle, stateOnTimeline else { return }
         let index = frame
         guard index >= 0, index <= movie.length else { return }
-        if !editorEngaged && !seeking && index % Self.sparseStep != 0 { return }
+        if let target = seekTarget {
+            // Replaying toward a seek's target: only the states its spacing keeps are worth making.
+            if !greenzone.keeps(index, around: target) { return }
+        } else if !editorEngaged && index % Self.sparseStep != 0 {
+            return
+        }
         let size = session.core.serializeSize
         guard size > 0 else { return }
         if captureScratch.count != size { captureScratch = [UInt8](repeating: 0, count: size) }
@@ -100,8 +105,8 @@ extension MovieEngine {
         stateOnTimeline = true
         overrun = Overrun()
         setModeAt(position)
-        seeking = true
-        defer { seeking = false }
+        seekTarget = target
+        defer { seekTarget = nil }
         while position < target {
             runHidden(position + 1 == target)
             guard mode != .idle, frame > position else { break }

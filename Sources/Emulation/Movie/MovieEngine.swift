@@ -64,7 +64,7 @@ public final class MovieEngine {
     /// A script shows the editor (`tastudio.engaged`).
     public var editorEngaged = false
     var captureScratch: [UInt8] = []
-    var seeking = false
+    var seekTarget: Int?
 
     /// Cheats change the game without being input: a movie made or played with them replays only with them.
     private func warnAboutCheats() {
