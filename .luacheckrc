@@ -1,6 +1,6 @@
 -- luacheck configuration: Lua 5.4 plus the globals Retrolua gives scripts (see lua/API.md).
 std = "lua54"
-read_globals = { "emu", "memory", "joypad", "input", "savestate", "rewind", "movie", "cheats", "gui", "event", "console", "disc", "scripts" }
+read_globals = { "emu", "memory", "joypad", "input", "savestate", "rewind", "movie", "tastudio", "cheats", "gui", "event", "console", "disc", "scripts" }
 exclude_files = { "lua/types/*.lua", ".build/**" }
 max_line_length = 140
 -- The host's preludes (lua/host/) set up the globals every script then sees.

@@ -26,7 +26,7 @@ public final class Emulator {
     var movieInput: InputState?
     /// The input the core saw at its last poll.
     public internal(set) var seenInput = InputState()
-    private var inputEventFired = false
+    var inputEventFired = false
 
     /// The memory domains the doors address (one bounds-checked path for reads and writes).
     public let memory: MemoryAccess
@@ -62,8 +62,8 @@ public final class Emulator {
     /// Time spent in the client's `inputPolled` during the core's frame (counted as scripts, not core).
     private var inputEventSeconds = 0.0
     /// Events emitted while the core's part of the frame runs wait for the between-frames point.
-    private var holdingEvents = false
-    private var heldEvents: [EmulatorEvent] = []
+    var holdingEvents = false
+    var heldEvents: [EmulatorEvent] = []
 
     public init(session: Session) {
         self.session = session
@@ -108,6 +108,7 @@ public final class Emulator {
                 seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged)
         }
         cheats.apply()
+        if movie.isActive { movie.captureState() }
         let coreSeconds = seconds(since: coreStart) - inputEventSeconds
         inputEventSeconds = 0
         stats.duplicated += session.core.dupedFrames - dupesBefore

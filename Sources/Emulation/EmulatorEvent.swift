@@ -10,6 +10,8 @@ public enum EmulatorEvent: Sendable, Equatable {
     case movieStarted(mode: String)
     case movieEnded
     case movieDesync(frame: Int)
+    /// The movie's input or markers were edited (TAS editor), from this frame on.
+    case movieChanged(frame: Int)
     /// A message for the player (the OSD shows it; printed when nobody listens).
     case message(String, source: String)
     /// Emulated time jumped (state load, reset, movie start): queued sound no longer matches.

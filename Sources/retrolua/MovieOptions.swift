@@ -1,4 +1,5 @@
 import Emulation
+import Foundation
 import Host
 
 /// The movie options of `retrolua run` (`--play-movie`, `--record-movie` and what goes with them),
@@ -6,9 +7,23 @@ import Host
 enum MovieOptions {
     /// The movie to play or record, if any; options that apply to the other mode are refused.
     static func plan(_ args: Arguments) throws(Arguments.UsageError) -> MoviePlan? {
-        let playPath = args.value("play-movie"), recordPath = args.value("record-movie")
+        let playPath = args.value("play-movie")
+        var recordPath = args.value("record-movie")
         if playPath != nil && recordPath != nil {
             throw Arguments.UsageError(description: "--play-movie and --record-movie cannot be combined")
+        }
+        if let editing = args.value("tastudio") {
+            guard playPath == nil && recordPath == nil else {
+                throw Arguments.UsageError(
+                    description: "--tastudio opens its own movie: drop --play-movie/--record-movie")
+            }
+            if FileManager.default.fileExists(atPath: editing) {
+                var options = MovieEngine.PlayOptions()
+                options.readOnly = false
+                options.force = args.flag("force")
+                return .play(path: editing, options)
+            }
+            recordPath = editing
         }
         if recordPath == nil {
             for name in ["author", "from-state"] where args.value(name) != nil {

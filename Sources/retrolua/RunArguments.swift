@@ -75,6 +75,7 @@ enum RunArguments {
         var plan = RunPlan(
             session: config, scriptOptions: ScriptOptions(dataFolder: args.value("data-dir") ?? config.paths.data))
         plan.movie = movie
+        plan.tastudio = args.value("tastudio") != nil
         plan.control = control
         let frameLimit = try args.integer("frames")
         if let megabytes = try args.integer("script-memory") { plan.scriptOptions.memoryLimit = megabytes << 20 }

@@ -149,7 +149,7 @@ extension RunCommand {
                 [
                     Option(
                         "play-movie", "FILE",
-                        "play a movie (.rlm, .bk2, .fm2) from its start; headless runs stop at "
+                        "play a movie (.rlm, .bk2, .fm2, imports .fcm .fmv .vmv) from its start; headless runs stop at "
                             + "its end"),
                     Option("read-write", nil, "play in read-write mode (state loads rewrite the movie and record)"),
                     Option("force", nil, "play a movie made with another core or content (warns instead of refusing)"),
@@ -163,6 +163,10 @@ extension RunCommand {
                     Option("author", "NAME", "the movie's author"),
                     Option("verify-log", nil, "log a RAM hash every frame (for `retrolua movie verify`)"),
                     Option("dump", "FILE", "encode the run with ffmpeg (the same as --video)"),
+                    Option(
+                        "tastudio", "FILE",
+                        "open FILE in the TAS editor (played read-write; a new file is recorded from "
+                            + "power-on); see README \"TAS editor\""),
                 ]),
         ])
 }

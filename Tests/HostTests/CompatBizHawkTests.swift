@@ -148,7 +148,10 @@ final class CompatBizHawkTests: XCTestCase {
             "surface": "unknown surface 'window'",
             "polygon": "gui.drawPolygon: bad argument #1 'points' (table expected, got string)",
             "forms": "forms.newform: not available in Retrolua (forms is a Windows GUI toolkit",
-            "forms_other": "forms.somethingElse: not available", "tastudio": "issue 17",
+            "forms_other": "forms.somethingElse: not available",
+            "tastudio": "tastudio.setplayback: bad argument #1 'frame' (must be 0 or more)",
+            "tastudio_ui":
+                "tastudio.addcolumn: not available in Retrolua (the editor's columns are the movie's buttons)",
             "memory_read_hook": "event.onmemoryread: not available", "exec_hook": "no executed addresses",
             "write_hook_any": "give an address", "registers": "CPU registers", "comm": "control socket",
             "corestate": "no state 'nope'", "joypad_buttons": "joypad.set: bad argument #1 'buttons'",

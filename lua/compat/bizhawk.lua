@@ -6,7 +6,7 @@ local LAYER = "bizhawk"
 -- Ours, kept before the globals are replaced (BizHawk reuses the names memory, gui, emu, joypad, console…).
 local our = {
   emu = emu, memory = memory, gui = gui, joypad = joypad, input = input, event = event, console = console,
-  savestate = savestate, movie = movie, cheats = cheats,
+  savestate = savestate, movie = movie, cheats = cheats, tastudio = tastudio,
 }
 local math_type, floor, tointeger, type, tostring, error, select = math.type, math.floor, math.tointeger, type,
   tostring, error, select
@@ -1524,11 +1524,130 @@ def("bit.byteswap_64", "supported", function(v)
 end)
 
 ----------------------------------------------------------------------------------------------------------------------
+-- tastudio: TAStudio's calls over our tastudio module (the TAS editor's model of the movie; README "TAS editor")
+----------------------------------------------------------------------------------------------------------------------
+local T = our.tastudio
+local queued = {}  -- submit* calls wait for applyinputchanges, as in TAStudio
+local function frame_arg(fname, n, v)
+  local frame = int(fname, n, "frame", v)
+  if frame < 0 then raise(format("%s: bad argument #%d 'frame' (must be 0 or more)", fname, n)) end
+  return frame
+end
+local function seek(frame)
+  local ok, problem = T.seek(math.min(frame, T.length()))
+  if not ok then raise("tastudio.setplayback: " .. tostring(problem)) end
+end
+def("tastudio.engaged", "supported", function() return T.engaged() end, "whether the TAS editor shows the movie")
+def("tastudio.getrecording", "supported", function() return not our.movie.readonly() end, "read-write mode")
+def("tastudio.setrecording", "supported", function(recording) our.movie.readonly(not recording) end, "read-write mode")
+def("tastudio.togglerecording", "supported", function() our.movie.readonly(not our.movie.readonly()) end)
+def("tastudio.setplayback", "supported", function(target)
+  if type(target) == "string" then
+    for _, marker in ipairs(T.markers()) do
+      if marker.note == target then return seek(marker.frame) end
+    end
+    raise("tastudio.setplayback: no marker named '" .. target .. "'")
+  end
+  seek(frame_arg("tastudio.setplayback", 1, target))
+end, "a frame or a marker's note; seeks through the greenzone at once")
+def("tastudio.getseekframe", "approximated", function() return T.frame() end,
+  "seeking finishes at once, so the seek frame is the current frame")
+def("tastudio.islag", "supported", function(frame) return T.islag(frame_arg("tastudio.islag", 1, frame)) end)
+def("tastudio.hasstate", "supported", function(frame) return T.hasstate(frame_arg("tastudio.hasstate", 1, frame)) end)
+def("tastudio.getmarker", "supported", function(frame) return T.marker(frame_arg("tastudio.getmarker", 1, frame)) or "" end)
+def("tastudio.setmarker", "supported", function(frame, message)
+  T.set_marker(frame_arg("tastudio.setmarker", 1, frame), message ~= nil and tostring(message) or "")
+end)
+def("tastudio.removemarker", "supported", function(frame) T.remove_marker(frame_arg("tastudio.removemarker", 1, frame)) end)
+def("tastudio.get_frames_with_markers", "supported", function()
+  local frames = {}
+  for index, marker in ipairs(T.markers()) do frames[index] = marker.frame end
+  return frames
+end)
+def("tastudio.find_marker_on_or_before", "supported", function(frame)
+  frame = frame_arg("tastudio.find_marker_on_or_before", 1, frame)
+  local found
+  for _, marker in ipairs(T.markers()) do
+    if marker.frame <= frame then found = marker.frame end
+  end
+  return found
+end, "the marker's frame, nil when there is none")
+def("tastudio.getselection", "supported", function() return T.selection() end, "a list of frames, ascending")
+def("tastudio.submitinputchange", "supported", function(frame, button, value)
+  frame = frame_arg("tastudio.submitinputchange", 1, frame)
+  if type(button) ~= "string" then argerror("tastudio.submitinputchange", 2, "button", "string", button) end
+  local port, name = split_name(button, 1)
+  local ours = ours_of[name] or ours_of[name:lower()]
+  if not ours then raise("tastudio.submitinputchange: unknown button '" .. button .. "'") end
+  queued[#queued + 1] = function() return T.set_button(frame, port, ours, value and true or false) end
+end, "buttons by BizHawk name (\"P1 A\"); applied by applyinputchanges")
+for _, spec in ipairs({ { "submitinsertframes", "insert" }, { "submitdeleteframes", "delete" },
+  { "submitclearframes", "clear" } }) do
+  local fname, ours = "tastudio." .. spec[1], T[spec[2]]
+  def(fname, "supported", function(frame, count)
+    frame = frame_arg(fname, 1, frame)
+    count = int(fname, 2, "count", count == nil and 1 or count)
+    if count < 1 then return end
+    queued[#queued + 1] = function() return ours(frame, count) end
+  end)
+end
+def("tastudio.applyinputchanges", "supported", function()
+  local changes = queued
+  queued = {}
+  if #changes == 0 then return end
+  local here = T.frame()
+  T.begin("lua")
+  for _, change in ipairs(changes) do change() end
+  local first = T.apply()
+  -- TAStudio's auto-restore: an edit before the current frame comes back to it.
+  if first and first < here then T.seek(math.min(here, T.length())) end
+end, "one undo step; returns to the current frame after an edit before it")
+def("tastudio.clearinputchanges", "supported", function() queued = {} end)
+def("tastudio.ongreenzoneinvalidated", "supported", function(fn, name)
+  check_fn("tastudio.ongreenzoneinvalidated", fn)
+  return register({ T.on_changed(fn) }, name)
+end, "called with the first changed frame after every edit")
+def("tastudio.getbranches", "supported", function()
+  local list = {}
+  for index, branch in ipairs(our.movie.branches() or {}) do
+    list[index] = { Id = branch.name, Frame = branch.frame, Text = branch.name }
+  end
+  return list
+end, "Id and Text are the branch's name")
+def("tastudio.get_branch_index_by_id", "supported", function(id)
+  for index, branch in ipairs(our.movie.branches() or {}) do
+    if branch.name == id then return index - 1 end
+  end
+  return -1
+end)
+def("tastudio.loadbranch", "supported", function(index)
+  index = int("tastudio.loadbranch", 1, "index", index)
+  local branch = (our.movie.branches() or {})[index + 1]
+  if not branch then raise(format("tastudio.loadbranch: no branch %d", index)) end
+  local ok, problem = our.movie.branch_load(branch.name)
+  if not ok then raise("tastudio.loadbranch: " .. tostring(problem)) end
+end, "by 0-based index, as getbranches lists them")
+for _, spec in ipairs({
+  { "addcolumn", "the editor's columns are the movie's buttons" },
+  { "clearIconCache", "the editor draws no icons" },
+  { "onqueryitembg", "the editor's colours are its own (replace lua/defaults/tastudio.lua to change them)" },
+  { "onqueryitemicon", "the editor draws no icons" },
+  { "onqueryitemtext", "the editor's cells are its own (replace lua/defaults/tastudio.lua to change them)" },
+  { "onbranchload", "there are no branch events" }, { "onbranchsave", "there are no branch events" },
+  { "onbranchremove", "there are no branch events" },
+  { "setbranchtext", "a branch's text is its name" },
+  { "getbranchinput", "a branch's input is read by loading it" },
+  { "setlag", "lag is what the core did, not an edit" },
+  { "submitanalogchange", "the editor edits buttons" },
+}) do
+  nope("tastudio." .. spec[1], spec[2])
+end
+
+----------------------------------------------------------------------------------------------------------------------
 -- Modules a libretro host has no counterpart for: clear errors
 ----------------------------------------------------------------------------------------------------------------------
 def("forms.createcolor", "supported", function(r, g_, b, a) return compat.argb(r, g_, b, a) end,
   "a colour number for gui.*")
-def("tastudio.engaged", "supported", function() return false end, "no TAStudio: false")
 local unsupported_modules = {
   forms = { "forms is a Windows GUI toolkit (dialog windows); Retrolua has none",
     "addclick button checkbox clear clearclicks clearImageCache destroy destroyall drawArc drawAxis drawBezier "
@@ -1544,12 +1663,6 @@ local unsupported_modules = {
     .. "socketServerGetPort socketServerIsConnected socketServerResponse socketServerScreenShot "
     .. "socketServerScreenShotResponse socketServerSend socketServerSendBytes socketServerSetIp socketServerSetPort "
     .. "socketServerSetTimeout socketServerSuccessful" },
-  tastudio = { "TAStudio is not built yet (issue 17); use movie.* and movie.branch_*",
-    "addcolumn applyinputchanges clearIconCache clearinputchanges find_marker_on_or_before get_branch_index_by_id "
-    .. "get_frames_with_markers getbranches getbranchinput getmarker getrecording getseekframe getselection hasstate "
-    .. "islag loadbranch onbranchload onbranchremove onbranchsave ongreenzoneinvalidated onqueryitembg "
-    .. "onqueryitemicon onqueryitemtext removemarker setbranchtext setlag setmarker setplayback setrecording "
-    .. "submitanalogchange submitclearframes submitdeleteframes submitinputchange submitinsertframes togglerecording" },
   SQL = { "no SQLite in Retrolua", "createdatabase opendatabase readcommand writecommand" },
   nes = { "PPU settings of BizHawk's NES core; set the core's options with emu.option",
     "getallowmorethaneightsprites getbottomscanline getclipleftandright getdispbackground getdispsprites "

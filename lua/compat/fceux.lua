@@ -1023,13 +1023,123 @@ for _, name in ipairs({ "docdlogger", "savecdlogfile", "savecdlogfileas", "loadf
   "startcdlogging", "pausecdlogging" }) do
   refused("cdlog." .. name, "there is no code/data logger")
 end
-supported("taseditor.engaged", function() return false end, "false: there is no TAS Editor")
-for _, name in ipairs({ "registerauto", "registermanual", "markedframe", "getmarker", "setmarker", "removemarker",
-  "getnote", "setnote", "getcurrentbranch", "getrecordermode", "getsuperimpose", "getlostplayback",
-  "getplaybacktarget", "setplayback", "stopseeking", "getselection", "setselection", "getinput",
-  "submitinputchange", "submitinsertframes", "submitdeleteframes", "applyinputchanges", "clearinputchanges" }) do
-  refused("taseditor." .. name, "there is no TAS Editor yet (issue 17); movie.* edits movies")
+------------------------------------------------------------------------------------------------------------------
+-- taseditor: FCEUX's TAS Editor calls over our tastudio module (README "TAS editor"). Markers are numbered in
+-- frame order from 1, as FCEUX numbers them; input is FCEUX's mask (A=1 B=2 select=4 start=8 up=16 down=32
+-- left=64 right=128).
+
+local T = tastudio
+local FCEUX_BITS = { { 1, "a" }, { 2, "b" }, { 4, "select" }, { 8, "start" }, { 16, "up" }, { 32, "down" },
+  { 64, "left" }, { 128, "right" } }
+local RETRO_BIT = { b = 0, select = 2, start = 3, up = 4, down = 5, left = 6, right = 7, a = 8 }
+local queued = {}
+
+local function frame_of(value, name)
+  local frame = int(value, name, 1, "frame")
+  if frame < 0 then error(format("%s: bad argument #1 'frame' (must be 0 or more)", name), 3) end
+  return frame
 end
+local function marker_list() return T.markers() end
+-- The id (1-based, in frame order) of the last marker at or before `frame`; 0 when there is none.
+local function marker_id(frame)
+  local id = 0
+  for index, marker in ipairs(marker_list()) do
+    if marker.frame <= frame then id = index end
+  end
+  return id
+end
+
+supported("taseditor.engaged", function() return T.engaged() end, "whether the TAS editor shows the movie")
+supported("taseditor.registerauto", function(fn)
+  if type(fn) ~= "function" then bad_argument("taseditor.registerauto", 1, "func", "function", fn) end
+  our.on("frame_end", function() if T.engaged() then fn() end end)
+end, "after every frame while the editor is shown")
+refused("taseditor.registermanual", "the editor has no Run function button; bind a key with event.on(\"key_down\")")
+supported("taseditor.markedframe", function(frame)
+  return T.marker(frame_of(frame, "taseditor.markedframe")) ~= nil
+end)
+supported("taseditor.getmarker", function(frame) return marker_id(frame_of(frame, "taseditor.getmarker")) end,
+  "markers are numbered in frame order from 1")
+supported("taseditor.setmarker", function(frame)
+  frame = frame_of(frame, "taseditor.setmarker")
+  if T.marker(frame) == nil then T.set_marker(frame, "") end
+  return marker_id(frame)
+end)
+supported("taseditor.removemarker", function(frame) T.remove_marker(frame_of(frame, "taseditor.removemarker")) end)
+supported("taseditor.getnote", function(id)
+  local marker = marker_list()[int(id, "taseditor.getnote", 1, "index")]
+  return marker and marker.note or ""
+end)
+supported("taseditor.setnote", function(id, note_text)
+  local marker = marker_list()[int(id, "taseditor.setnote", 1, "index")]
+  if marker then T.set_marker(marker.frame, tostring(note_text or "")) end
+end)
+approximated("taseditor.getcurrentbranch", function() return 0 end, "branches are named (movie.branches): always 0")
+approximated("taseditor.getrecordermode", function() return "All" end, "always \"All\"")
+approximated("taseditor.getsuperimpose", function() return 0 end, "always 0 (no superimpose)")
+approximated("taseditor.getlostplayback", function() return -1 end, "always -1: seeking restores at once")
+approximated("taseditor.getplaybacktarget", function() return -1 end, "always -1: seeking finishes at once")
+supported("taseditor.setplayback", function(frame)
+  local ok, problem = T.seek(math.min(frame_of(frame, "taseditor.setplayback"), T.length()))
+  if not ok then error("taseditor.setplayback: " .. tostring(problem), 2) end
+end, "seeks through the greenzone at once")
+supported("taseditor.stopseeking", function() end, "nothing to stop: seeking finishes at once")
+supported("taseditor.getselection", function()
+  local frames = T.selection()
+  if #frames == 0 then return nil end
+  return frames
+end)
+supported("taseditor.setselection", function(frames)
+  if frames == nil then return T.set_selection({}) end
+  if type(frames) ~= "table" then bad_argument("taseditor.setselection", 1, "frames", "table", frames) end
+  T.set_selection(frames)
+end)
+supported("taseditor.getinput", function(frame, joypad_number)
+  frame = frame_of(frame, "taseditor.getinput")
+  local port = int(joypad_number, "taseditor.getinput", 2, "joypad")
+  if port < 1 or port > 4 then return -1 end
+  local mask = T.get_mask(frame, port)
+  if mask == nil then return -1 end
+  local result = 0
+  for _, pair in ipairs(FCEUX_BITS) do
+    if mask & (1 << RETRO_BIT[pair[2]]) ~= 0 then result = result | pair[1] end
+  end
+  return result
+end, "joypads 1-4 as FCEUX's mask; -1 outside the movie")
+supported("taseditor.submitinputchange", function(frame, joypad_number, input_mask)
+  frame = frame_of(frame, "taseditor.submitinputchange")
+  local port = int(joypad_number, "taseditor.submitinputchange", 2, "joypad")
+  local fceux = int(input_mask, "taseditor.submitinputchange", 3, "input")
+  if port < 1 or port > 4 then return end
+  local mask = 0
+  for _, pair in ipairs(FCEUX_BITS) do
+    if fceux & pair[1] ~= 0 then mask = mask | (1 << RETRO_BIT[pair[2]]) end
+  end
+  queued[#queued + 1] = function() return T.set_input(frame, port, mask) end
+end, "applied by applyinputchanges")
+supported("taseditor.submitinsertframes", function(frame, count)
+  frame = frame_of(frame, "taseditor.submitinsertframes")
+  count = int(count, "taseditor.submitinsertframes", 2, "number")
+  if count > 0 then queued[#queued + 1] = function() return T.insert(frame, count) end end
+end)
+supported("taseditor.submitdeleteframes", function(frame, count)
+  frame = frame_of(frame, "taseditor.submitdeleteframes")
+  count = int(count, "taseditor.submitdeleteframes", 2, "number")
+  if count > 0 then queued[#queued + 1] = function() return T.delete(frame, count) end end
+end)
+supported("taseditor.applyinputchanges", function(name)
+  local changes = queued
+  queued = {}
+  if #changes == 0 then return -1 end
+  local here = T.frame()
+  T.begin(name ~= nil and tostring(name) or "lua")
+  for _, change in ipairs(changes) do change() end
+  local first = T.apply()
+  if not first then return -1 end
+  if first < here then T.seek(math.min(here, T.length())) end  -- the editor's auto-restore
+  return first
+end, "one undo step; the earliest changed frame, or -1")
+supported("taseditor.clearinputchanges", function() queued = {} end)
 
 ------------------------------------------------------------------------------------------------------------------
 -- FCEUX's globals and Lua 5.1 leftovers.

@@ -81,6 +81,12 @@ local pressed = {
     local ok, problem = movie.branch_save("slot" .. slot)
     emu.message(ok and ("saved branch slot" .. slot .. " at frame " .. movie.frame()) or problem)
   end,
+  tastudio = function()
+    if movie.mode() == "idle" then
+      return emu.message("tastudio: no movie (record or play one, or run with --tastudio MOVIE)")
+    end
+    tastudio.engage(not tastudio.engaged())
+  end,
   disc_eject = function()
     local open, problem = disc.ejected()
     if open == nil then return emu.message(problem) end

@@ -22,6 +22,8 @@ hotkeys.actions = {
   { "movie_readonly", "m", "movie read-only/read-write" },
   { "movie_branch_save", "f9", "save the movie branch of the slot" },
   { "movie_branch_load", "f10", "load the movie branch of the slot" },
+  -- The TAS editor (lua/defaults/tastudio.lua) over the current movie.
+  { "tastudio", "f3", "TAS editor shown/hidden" },
   -- Multi-disc games (cores with disk control): open/close the tray, pick the next or previous disc.
   { "disc_eject", "o", "open/close the disc tray" },
   { "disc_next", "]", "next disc" },

@@ -621,7 +621,7 @@ function movie.set_rerecord_counting(on) end
 ---@return boolean
 function movie.readonly(on) end
 
---- The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, author=, rerecords=, length=, start= ("power" or "state"), guid=, verify= (boolean), unsaved= (boolean), readonly=}`; nil without a movie.
+--- The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, author=, rerecords=, length=, start= ("power" or "state"), guid=, verify= (boolean), unsaved= (boolean), readonly=, ports=}`; nil without a movie.
 ---@return table?
 function movie.info() end
 
@@ -651,6 +651,172 @@ function movie.branch_delete(name) end
 ---@return table?
 ---@return string?
 function movie.branches() end
+
+--- The TAS editor's model of the current movie, shared by every script whether or not the editor (`lua/defaults/tastudio.lua`) is shown; see README "TAS editor". Frames count from 0; ports from 1; buttons by RetroPad name (`a`, `b`, `up`, …). Seeking loads the greenzone's nearest state at or before the frame and replays the movie's input to it unseen. Each edit is one undo step (or part of a group between `begin` and `apply`), drops the greenzone after its first changed frame and fires `movie_changed(frame)`; edits return that frame, `false` when nothing changed, or `nil, message`. Markers are saved with the movie (`marker FRAME NOTE` in the `.rlm` header).
+tastudio = {}
+
+--- Whether a script shows the editor (`tastudio.engage`) over an active movie.
+---@return boolean
+function tastudio.engaged() end
+
+--- Says the editor is shown (or not); the editor calls it when it opens and closes.
+---@param on boolean
+function tastudio.engage(on) end
+
+--- The movie's mode: `"idle"` (no movie), `"record"`, `"play"` or `"finished"`.
+---@return string
+function tastudio.mode() end
+
+--- Moves the movie to `frame` (0…length): the greenzone's nearest state at or before it, then the movie's frames to it, run without picture, sound or callbacks (frame and lag counters move as in play). The movie then plays from there (and records past its end in read-write mode). Not allowed during the input poll or in hardcore mode.
+---@param frame integer
+---@return boolean?
+---@return string?
+function tastudio.seek(frame) end
+
+--- The buttons of `frame` on `port` (default 1) as a RetroPad bit mask (bit `n` = button id `n`: b=0, y=1, select=2, start=3, up=4, down=5, left=6, right=7, a=8, x=9, …); nil outside the movie.
+---@param frame integer
+---@param port? integer
+---@return integer?
+function tastudio.get_mask(frame, port) end
+
+--- Whether `button` is held on `frame` and `port`; nil outside the movie.
+---@param frame integer
+---@param port integer
+---@param button string
+---@return boolean?
+function tastudio.get_button(frame, port, button) end
+
+--- Whether `frame` lagged (the core did not read input): as it last ran, else as the movie recorded it; nil when unknown (edited and not run since).
+---@param frame integer
+---@return boolean?
+function tastudio.islag(frame) end
+
+--- Whether the greenzone holds a state of `frame` (taken just before it runs).
+---@param frame integer
+---@return boolean
+function tastudio.hasstate(frame) end
+
+--- Whether `frame` is in the greenzone: it ran on the movie's current input, and a state before it is kept.
+---@param frame integer
+---@return boolean
+function tastudio.greenzone(frame) end
+
+--- The greenzone: `{states=, bytes=, last= (its last frame or nil), enabled=, near=, mid=, mid_step=, far_step= (after thinning), memory_mb=}`. With `settings` (same keys: `enabled`, `near`, `mid`, `mid_step`, `far_step`, `memory_mb`), changes them first: every state within `near` frames of the current one is kept, every `mid_step`-th within `mid`, every `far_step`-th beyond; over `memory_mb` the far ones thin out, then the oldest go.
+---@param settings? table
+---@return table
+function tastudio.greenzone_info(settings) end
+
+--- Calls `fn(frame)` after every edit of the movie (the `movie_changed` event); returns an id for `event.off`.
+---@param fn function
+---@return integer
+function tastudio.on_changed(fn) end
+
+--- Holds (`pressed` true) or releases `button` on `port` for `count` frames (default 1) from `frame`; frames past the end are appended.
+---@param frame integer
+---@param port integer
+---@param button string
+---@param pressed boolean
+---@param count? integer
+---@return integer|boolean|nil
+---@return string?
+function tastudio.set_button(frame, port, button, pressed, count) end
+
+--- Replaces the buttons of `frame` on `port`: a table `{a=true, …}` (absent = released) or a RetroPad bit mask (as `get_mask` gives).
+---@param frame integer
+---@param port integer
+---@param buttons table|integer
+---@return integer|boolean|nil
+---@return string?
+function tastudio.set_input(frame, port, buttons) end
+
+--- Inserts `count` (default 1) empty frames before `frame` (0…length); later markers move down.
+---@param frame integer
+---@param count? integer
+---@return integer|boolean|nil
+---@return string?
+function tastudio.insert(frame, count) end
+
+--- Inserts a copy of the `count` frames (default 1) from `frame` right after them.
+---@param frame integer
+---@param count? integer
+---@return integer|boolean|nil
+---@return string?
+function tastudio.clone(frame, count) end
+
+--- Deletes `count` frames (default 1) from `frame`; their markers go, later ones move up.
+---@param frame integer
+---@param count? integer
+---@return integer|boolean|nil
+---@return string?
+function tastudio.delete(frame, count) end
+
+--- Releases every button of `count` frames (default 1) from `frame` (and drops their resets).
+---@param frame integer
+---@param count? integer
+---@return integer|boolean|nil
+---@return string?
+function tastudio.clear(frame, count) end
+
+--- Gathers the edits until `tastudio.apply()` into one undo step named `name`.
+---@param name? string
+---@return boolean?
+---@return string?
+function tastudio.begin(name) end
+
+--- Ends the group `begin` opened: its edits become one undo step; returns the first changed frame or `false`. With `cancel` true they are undone instead and forgotten.
+---@param cancel? boolean
+---@return integer|boolean
+function tastudio.apply(cancel) end
+
+--- Undoes the last edit step; returns its first changed frame, `false` when there is nothing to undo.
+---@return integer|boolean
+function tastudio.undo() end
+
+--- Redoes the last undone step; returns its first changed frame, `false` when there is none.
+---@return integer|boolean
+function tastudio.redo() end
+
+--- `{undo= (boolean: a step to undo), redo=, gathering= (a `begin` group is open)}`.
+---@return table
+function tastudio.history() end
+
+--- Puts a marker with `note` (default empty) on `frame` (0…length), replacing one there (an undo step).
+---@param frame integer
+---@param note? string
+---@return integer|boolean|nil
+---@return string?
+function tastudio.set_marker(frame, note) end
+
+--- Removes the marker of `frame` (an undo step); `false` when there was none.
+---@param frame integer
+---@return integer|boolean|nil
+---@return string?
+function tastudio.remove_marker(frame) end
+
+--- The note of the marker on `frame`, nil when it has none.
+---@param frame integer
+---@return string?
+function tastudio.marker(frame) end
+
+--- Every marker, by frame: a list of `{frame=, note=}` (empty without a movie).
+---@return table
+function tastudio.markers() end
+
+--- The selected frames, ascending (a list of integers; shared by every script).
+---@return table
+function tastudio.selection() end
+
+--- Selects exactly `frames` (a list of frame numbers; `{}` clears the selection).
+---@param frames table
+function tastudio.set_selection(frames) end
+
+--- The movie frame about to run (0 without a movie).
+---@return integer
+function tastudio.frame() end
+
+--- Frames in the movie; 0 without one.
+---@return integer
+function tastudio.length() end
 
 --- Cheats with RetroArch's semantics: codes the core applies (`retro_cheat_set`: Game Genie, Pro Action Replay, GameShark… whatever the core accepts) and RAM cheats Retrolua applies after every frame (set, increase, decrease, and conditions that run the next cheat; 1–32 bits, masks, big-endian, repeats). `.cht` files load and save. RAM search finds addresses by snapshot and compare. All refused in hardcore mode (see `emu.hardcore`). The default `cheats` script keeps each game's cheats in `~/.config/retrolua/cheats/GAME.cht`.
 cheats = {}
@@ -837,7 +1003,7 @@ function gui.fullscreen(on) end
 ---@return string?
 function gui.screenshot(path) end
 
---- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
+--- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens); `movie_changed(frame)` after an edit of the movie (`tastudio`). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
 event = {}
 
 --- Calls `fn` on every `name` event; returns an id for `event.off`.

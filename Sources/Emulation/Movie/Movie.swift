@@ -38,6 +38,8 @@ public struct Movie: Sendable {
     public var verifyCovers: VerificationCover?
     /// Header fields of an imported movie that Retrolua does not use, kept for exporting it back.
     public var extras: [(key: String, value: String)] = []
+    /// TAS editor markers: frame → note (`marker FRAME NOTE` in the header).
+    public var markers: [Int: String] = [:]
 
     public init(ports: Int = 2, analog: Bool = false) {
         log = InputLog(ports: ports, analog: analog)

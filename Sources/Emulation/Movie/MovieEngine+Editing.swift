@@ -20,6 +20,7 @@ extension MovieEngine {
         movie!.log.set(frame, input: input, flags: flags.intersection(.commands).union(lag))
         if movie!.ramHashes.count > frame { movie!.ramHashes.removeSubrange(frame...) }
         hasUnsavedChanges = true
+        edited(from: frame)
         if mode == .finished && frame >= self.frame - 1 { mode = .play }
     }
 
@@ -63,6 +64,7 @@ extension MovieEngine {
     /// After a state passed `checkLoad` and the core took it.
     func didLoad(_ block: MovieStateBlock?) {
         guard let block, let movie, mode != .idle else { return }
+        stateOnTimeline = true
         if readOnly {
             startFrame = session.frameCount - block.frame
             mode = block.frame < movie.length ? .play : .finished
@@ -76,6 +78,11 @@ extension MovieEngine {
     func adopt(_ block: MovieStateBlock) {
         guard movie != nil else { return }
         startFrame = session.frameCount - block.frame
+        // The greenzone holds up to where the two timelines part; the undo steps described the old one.
+        let parted = MovieEditHistory.difference(movie!.log, block.log).map { $0.0 / block.log.stride }
+        if let parted { invalidate(after: parted) }
+        history = MovieEditHistory()
+        stateOnTimeline = true
         movie!.log = block.log
         movie!.ramHashes = block.ramHashes
         // Verification goes on when the state's hashes cover its input (a state of frame 0 has none);

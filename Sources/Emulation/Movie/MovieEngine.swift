@@ -1,4 +1,5 @@
 import CZlib
+import Support
 import Foundation
 import Libretro
 
@@ -48,6 +49,22 @@ public final class MovieEngine {
     enum Event { case started, ended, desync }
     var pendingEvents: [Event] = []
     var pendingMessages: [String] = []
+
+    /// The TAS editor's side of the movie (MovieEngine+Greenzone.swift, MovieEngine+TAS.swift): states to
+    /// seek from, the lag each frame turned out to have, the undo history, markers' selection.
+    public let greenzone = Greenzone()
+    public var greenzoneEnabled = true
+    /// Per frame: 0 not run since its input last changed, 1 ran without lag, 2 lagged.
+    var observedLag: [UInt8] = []
+    /// The current state is on the movie's timeline (false after an edit of a frame already run).
+    var stateOnTimeline = true
+    var history = MovieEditHistory()
+    /// Frames selected in the editor (shared by every script).
+    public var selection = Set<Int>()
+    /// A script shows the editor (`tastudio.engaged`).
+    public var editorEngaged = false
+    var captureScratch: [UInt8] = []
+    var seekTarget: Int?
 
     /// Cheats change the game without being input: a movie made or played with them replays only with them.
     private func warnAboutCheats() {
@@ -133,6 +150,7 @@ public final class MovieEngine {
         pendingCommands = []
         overrun = Overrun()
         verificationTruncated = nil
+        resetEditor()
         pendingEvents.append(.started)
         warnAboutCheats()
     }
@@ -232,6 +250,7 @@ public final class MovieEngine {
         overrun = Overrun()
         verificationTruncated =
             movie.hasVerification && movie.ramHashes.count < movie.length ? movie.ramHashes.count : nil
+        resetEditor()
         pendingEvents.append(.started)
         warnAboutCheats()
         return warnings
@@ -247,6 +266,7 @@ public final class MovieEngine {
         mode = .idle
         movie = nil
         path = nil
+        resetEditor(capture: false)
         pendingEvents.append(.ended)
     }
 
@@ -299,6 +319,7 @@ public final class MovieEngine {
         guard mode != .idle else { return }
         let index = session.frameCount - 1 - startFrame
         guard index >= 0 else { return }
+        noteLag(index, lagged)
         if mode == .finished {
             recordOverrun(index, input: input, lagged: lagged)
         } else if mode == .record {
@@ -317,6 +338,10 @@ public final class MovieEngine {
         var flags = pendingCommands
         pendingCommands = []
         if lagged { flags.insert(.lag) }
+        if index < movie!.length {
+            invalidate(after: index)
+            history = MovieEditHistory()
+        }
         movie!.truncate(to: index)
         while movie!.log.count < index { movie!.log.set(movie!.log.count, input: InputState(), flags: []) }
         movie!.log.set(index, input: input, flags: flags)

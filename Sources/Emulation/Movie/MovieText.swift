@@ -39,6 +39,7 @@ public enum MovieText {
             header.append("verify-frames \(movie.ramHashes.count)")
         }
         header += movie.extras.map { "extra \($0.key) \($0.value)" }
+        header += movie.markers.keys.sorted().map { "marker \($0) \(oneLine(movie.markers[$0]!))" }
         header.append("[input]")
         var out = [UInt8]((header.joined(separator: "\n") + "\n").utf8)
         out.reserveCapacity(out.count + movie.length * (4 + movie.log.ports * (movie.buttons.count + 1) + 10))
@@ -73,6 +74,11 @@ public enum MovieText {
         }
         out += Array("[end]\n".utf8)
         return out
+    }
+
+    /// A note on one header line (a line break would end the field).
+    static func oneLine(_ text: String) -> String {
+        String(text.map { $0.isNewline ? " " : $0 })
     }
 
     // MARK: Reading
@@ -137,7 +143,7 @@ public enum MovieText {
             "guid", "core", "core-library", "core-version", "system", "content", "content-sha1", "content-identity",
             "content-md5", "option",
             "author", "comment", "rerecords", "start", "ports", "analog", "buttons", "verify", "frames", "extra",
-            "verify-covers", "anchor", "verify-frames", "emulator",
+            "verify-covers", "anchor", "verify-frames", "emulator", "marker",
         ]
         for (key, value) in fields {
             switch key {
@@ -147,6 +153,12 @@ public enum MovieText {
                 }
                 movie.options.append((String(value[..<equals]), String(value[value.index(after: equals)...])))
             case "comment": movie.comments.append(value)
+            case "marker":
+                let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+                guard let frame = Int(parts[0]), frame >= 0 else {
+                    throw MovieError("\(name): 'marker' should be FRAME NOTE, got '\(value)'")
+                }
+                movie.markers[frame] = parts.count > 1 ? String(parts[1]) : ""
             case "extra":
                 let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
                 movie.extras.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))

@@ -9,7 +9,7 @@ public enum Bindings {
     public static let api = modules + classes
 
     static let modules: [LuaModule] = [
-        emu, memory, joypad, input, savestate, rewind, movie, cheats, gui, event, console, disc, scripts,
+        emu, memory, joypad, input, savestate, rewind, movie, tastudio, cheats, gui, event, console, disc, scripts,
     ]
 
     /// Userdata types: their metatables, metamethods and methods, registered like the modules.

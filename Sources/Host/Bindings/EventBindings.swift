@@ -12,7 +12,8 @@ extension Bindings {
             `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from \
             the host's devices in a \
             window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and \
-            `message(text)` from `emu.message` (the OSD listens). Callbacks of one event run in registration order; \
+            `message(text)` from `emu.message` (the OSD listens); `movie_changed(frame)` after an edit of the movie (`tastudio`). \
+            Callbacks of one event run in registration order; \
             an error in one unloads its script (the others go on).
             """,
         functions: [

@@ -285,7 +285,7 @@ extension Bindings {
                     """
                     The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, \
                     author=, rerecords=, length=, start= (\"power\" or \"state\"), guid=, verify= (boolean), \
-                    unsaved= (boolean), readonly=}`; nil without a movie.
+                    unsaved= (boolean), readonly=, ports=}`; nil without a movie.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
@@ -306,6 +306,7 @@ extension Bindings {
                     call.set("verify", movie.hasVerification)
                     call.set("unsaved", engine.hasUnsavedChanges)
                     call.set("readonly", engine.readOnly)
+                    call.set("ports", movie.log.ports)
                     return 1
                 }
             },

@@ -200,7 +200,7 @@ public final class Frontend {
             if host.emulator.paused && video.isVisible && !advanceOneFrame {
                 if !wasPaused { audio?.clear() }
                 wasPaused = true
-                host.redrawPaused()  // The hud says PAUSED at once, and follows messages and menus while paused.
+                host.redrawPaused()  // The hud says PAUSED at once, and follows messages, menus and editors.
                 present(force: true)
                 pacer.idle()
                 continue

@@ -68,7 +68,11 @@ final class RunParts {
             do { try frontend.open() } catch { throw RunFailure(error.description) }
             self.frontend = frontend
         }
-        let movieLength = try movie?.start(host.emulator, console: console)
+        var movieLength = try movie?.start(host.emulator, console: console)
+        if plan.tastudio {
+            host.emulator.movie.editorEngaged = true
+            movieLength = nil  // the editor's run ends when its window closes (or at --frames), not at the movie's end
+        }
         // Headless without scripts has no natural end: the default length (a played movie's own).
         if let frontend, !frontend.isWindowed && plan.frameLimit == nil && (plan.scripts.isEmpty || movieLength != nil)
         {

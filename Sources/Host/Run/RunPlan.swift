@@ -24,6 +24,8 @@ public struct RunPlan: Sendable {
     /// `--quiet`: none of the run's own lines (stats, movie, progress) besides its report.
     public var quiet = false
     public var movie: MoviePlan?
+    /// `--tastudio MOVIE`: the movie is shown in the TAS editor (lua/defaults/tastudio.lua) from the start.
+    public var tastudio = false
     /// A headless replay of `movie` (verification, RAM log) instead of the frontend's loop.
     public var replay: Replay?
     public var control: ControlPlan?

@@ -27,4 +27,6 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     case movieEnd = "movie_end"
     /// Playback's RAM (or lag) differed from the movie's verification log: `movie_desync(frame)`, once.
     case movieDesync = "movie_desync"
+    /// The movie was edited (TAS editor, `tastudio`): `movie_changed(frame)`, its first changed frame.
+    case movieChanged = "movie_changed"
 }

@@ -171,6 +171,10 @@ public final class ScriptHost: EmulatorClient {
             dispatch(.movieDesync) { L in
                 lua_pushinteger(L, lua_Integer(frame)); return 1
             }
+        case .movieChanged(let frame):
+            dispatch(.movieChanged) { L in
+                lua_pushinteger(L, lua_Integer(frame)); return 1
+            }
         case .message(let text, let source): show(message: text, from: source)
         case .timeJumped: break
         }
