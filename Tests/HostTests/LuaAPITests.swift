@@ -404,7 +404,7 @@ final class LuaAPITests: XCTestCase {
             """
             event.on: bad argument #1 'name' (unknown event 'tick'; one of frame_start, input, frame_end, draw, \
             state_saved, state_loaded, reset, exit, key_down, key_up, gamepad, message, movie_start, movie_end, \
-            movie_desync, idle, movie_changed)
+            movie_desync, movie_changed)
             """
         )
         XCTAssertEqual(

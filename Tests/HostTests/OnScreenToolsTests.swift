@@ -205,8 +205,9 @@ final class OnScreenToolsTests: XCTestCase {
         keys(harness, "f1", "down", "down", "return")  // Resume, Hotkeys, Core options
         harness.run(1)
         keys(harness, "right")
+        XCTAssertTrue(harness.host.emulator.paused, "the open menu pauses the game")
         keys(harness, "p")  // not the pause hotkey while the menu is open
-        XCTAssertFalse(harness.host.emulator.paused)
+        XCTAssertTrue(harness.host.emulator.paused, "p did not toggle the pause")
         try harness.load("print(emu.option('\(first[0])'))", name: "after.lua")
         let changed = harness.lines.last!
         XCTAssertNotEqual(changed, first[1], "the option changed live")
@@ -221,6 +222,7 @@ final class OnScreenToolsTests: XCTestCase {
         XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the menu is drawn")
         keys(harness, "escape")
         XCTAssertNil(harness.host.emulator.exitCode, "escape closed the menu, not the run")
+        XCTAssertFalse(harness.host.emulator.paused, "closing the menu resumed the game")
         harness.run(1)
         XCTAssertTrue(harness.host.hudCanvas.isEmpty, "closed")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")

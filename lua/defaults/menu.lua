@@ -7,6 +7,7 @@
 -- Keys: up/down choose, left/right change a value, return does it, x the second action (save a slot,
 -- reload a script), backspace goes back, escape or f1 closes. Gamepads: the d-pad, a (does it), b (back),
 -- x (second action), start (close), SDL's names for positions; the guide button opens it. The text grows with the window.
+-- The game is paused while it is open (`pause = false` in the settings keeps it running).
 -- Settings in ~/.config/retrolua/menu.lua, e.g. `return { key = "f1", scale = 3, keys = { back = "q" } }`;
 -- replace it with ~/.config/retrolua/scripts/menu.lua or turn it off with `--no-default menu`.
 
@@ -205,6 +206,7 @@ local function hotkey_items()
 end
 
 local open = false
+local resume_on_close = false  -- the menu paused the game (settings.pause), so closing it resumes
 local stack = {}  -- pages: { title=, build=, items=, selected= }
 local handlers = {}  -- the draw and gamepad callbacks, registered only while the menu is open
 local draw_menu
@@ -218,8 +220,13 @@ local function set_open(on)
     local ok, why = input.capture(true)
     if not ok then return emu.message("menu: " .. tostring(why)) end
     handlers.draw = handlers.draw or event.on("draw", draw_menu)
+    -- Paused like other frontends' menus (the host redraws the hud while paused, so the menu stays live).
+    resume_on_close = settings.pause and not open and not emu.paused()
+    if resume_on_close then emu.pause() end
   else
     input.capture(false)
+    if resume_on_close and emu.paused() then emu.unpause() end
+    resume_on_close = false
     load_entry = nil
     for name, id in pairs(handlers) do
       event.off(id)

@@ -8,7 +8,7 @@ local load = require("retrolua.settings").load
 
 function tools.menu()
   return load("menu", {
-    key = "f1", scale = 0, thumbnails = true,
+    key = "f1", scale = 0, thumbnails = true, pause = true,
     keys = { up = "up", down = "down", left = "left", right = "right", select = "return", alternate = "x",
              back = "backspace", close = "escape" },
     -- SDL GameController button names (by position).
