@@ -9,7 +9,8 @@ extension Canvas {
         min(max(1, min(width / 320, height / 240)), 8)
     }
 
-    /// `text` with each font pixel a `scale`×`scale` square; clipped like every primitive.
+    /// `text` with each font pixel a `scale`×`scale` square (1 too: one drawing path), each run of set
+    /// bits in a glyph row one rectangle; clipped like every primitive.
     func scaledText(
         x: Int, y: Int, _ string: String, color: UInt32, background: UInt32?, scale: Int
     ) -> (width: Int, height: Int) {

@@ -213,53 +213,8 @@ public final class Canvas {
     )
         -> (width: Int, height: Int)
     {
-        let scale = min(max(scale, 1), Self.maximumTextScale)
-        if scale > 1 { return scaledText(x: x, y: y, string, color: color, background: background, scale: scale) }
-        let size = Self.textSize(string)
-        if let background, let ink = Ink(background), size.width > 0, size.height > 0 {
-            fillRect(x0: x, y0: y, x1: Self.add(x, size.width - 1), y1: Self.add(y, size.height - 1), ink)
-        }
-        guard let ink = Ink(color), width > 0, height > 0 else { return size }
-        let w = width, h = height
-        let cellW = BitmapFont.cellWidth, cellH = BitmapFont.cellHeight
-        var minX = Int.max, minY = Int.max, maxX = Int.min, maxY = Int.min
-        storage.withUnsafeMutableBufferPointer { buf in
-            let base = buf.baseAddress!
-            var column = 0
-            var gy = y
-            for scalar in string.unicodeScalars {
-                if scalar == "\n" {
-                    column = 0
-                    gy = Self.add(gy, cellH)
-                    if gy >= h { break }  // every later line is below the canvas
-                    continue
-                }
-                if scalar == "\r" { continue }
-                let gx = Self.add(x, column * cellW)
-                column += 1
-                guard gy > -cellH, gy < h, gx > -cellW, gx < w else { continue }
-                let glyph = BitmapFont.glyph(scalar)
-                if glyph.isBlank { continue }
-                for row in 0..<BitmapFont.glyphHeight {
-                    let py = gy + row
-                    guard py >= 0, py < h else { continue }
-                    let bits = glyph.row(row)
-                    if bits == 0 { continue }
-                    let rowBase = base + py * w * 4
-                    for col in 0..<BitmapFont.glyphWidth where bits & (0x10 >> UInt8(col)) != 0 {
-                        let px = gx + col
-                        guard px >= 0, px < w else { continue }
-                        Self.blend(rowBase + px * 4, ink)
-                        if px < minX { minX = px }
-                        if px > maxX { maxX = px }
-                        if py < minY { minY = py }
-                        if py > maxY { maxY = py }
-                    }
-                }
-            }
-        }
-        if minX <= maxX { mark(x0: minX, y0: minY, x1: maxX, y1: maxY) }
-        return size
+        scaledText(
+            x: x, y: y, string, color: color, background: background, scale: min(max(scale, 1), Self.maximumTextScale))
     }
 
     /// The size `text` draws: `BitmapFont.cellWidth` per character of the longest line by

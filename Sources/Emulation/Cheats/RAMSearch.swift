@@ -108,12 +108,11 @@ public final class RAMSearch {
     /// Keeps the candidates that pass; returns how many remain. The snapshot becomes the memory now.
     /// `operand` is the script's number as given (negative ones for signed searches).
     public func filter(_ comparison: Comparison, _ operand: Int, memory: MemoryAccess) -> Int {
-        if signed { return filterSigned(comparison, Int64(operand), memory: memory) }
-        return filter(comparison, UInt32(truncatingIfNeeded: operand), memory: memory)
-    }
-
-    private func filterSigned(_ comparison: Comparison, _ operand: Int64, memory: MemoryAccess) -> Int {
         guard let now = snapshots(memory) else { return candidates.count }
+        // Signed values compare sign-extended; unsigned amounts wrap at the value's size (an 8-bit 3 → 254
+        // decreased by 5).
+        let operand = signed ? Int64(operand) : Int64(UInt32(truncatingIfNeeded: operand))
+        let wrap: Int64 = signed ? -1 : Int64(bits >= 32 ? UInt32.max : (1 << UInt32(bits)) - 1)
         candidates.removeAll { candidate in
             let current = number(value(in: now[candidate.domain], at: candidate))
             let before = number(value(in: previous[candidate.domain], at: candidate))
@@ -129,38 +128,8 @@ public final class RAMSearch {
                 case .unchanged: current == before
                 case .increased: current > before
                 case .decreased: current < before
-                case .increasedBy: current &- before == operand
-                case .decreasedBy: before &- current == operand
-                }
-            return !keep
-        }
-        previous = now
-        return candidates.count
-    }
-
-    /// The bits of a value: amounts wrap at the value's size (an 8-bit 3 → 254 decreased by 5).
-    private var valueMask: UInt32 { bits >= 32 ? .max : (1 << UInt32(bits)) - 1 }
-
-    /// Keeps the candidates that pass, comparing unsigned values.
-    func filter(_ comparison: Comparison, _ operand: UInt32, memory: MemoryAccess) -> Int {
-        guard let now = snapshots(memory) else { return candidates.count }
-        candidates.removeAll { candidate in
-            let current = value(in: now[candidate.domain], at: candidate)
-            let before = value(in: previous[candidate.domain], at: candidate)
-            let keep: Bool =
-                switch comparison {
-                case .equal: current == operand
-                case .notEqual: current != operand
-                case .less: current < operand
-                case .greater: current > operand
-                case .lessEqual: current <= operand
-                case .greaterEqual: current >= operand
-                case .changed: current != before
-                case .unchanged: current == before
-                case .increased: current > before
-                case .decreased: current < before
-                case .increasedBy: (current &- before) & valueMask == operand
-                case .decreasedBy: (before &- current) & valueMask == operand
+                case .increasedBy: (current &- before) & wrap == operand
+                case .decreasedBy: (before &- current) & wrap == operand
                 }
             return !keep
         }
