@@ -165,6 +165,10 @@ extension MovieEngine {
                 && frames.upperBound <= movie.length &+ maxInsert
             : frames.lowerBound >= 0 && frames.upperBound <= movie.length
         guard fits else {
+            // An empty range is a place between frames (where frames go in).
+            if frames.isEmpty {
+                throw MovieError("frame \(frames.lowerBound) is outside the movie (0…\(movie.length))")
+            }
             throw MovieError(
                 "frames \(frames.lowerBound)…\(frames.upperBound &- 1) are outside the movie (\(movie.length) frames)")
         }
