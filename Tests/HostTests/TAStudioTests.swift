@@ -258,6 +258,7 @@ extension TAStudioTests {
             try(tastudio.set_selection, { 1, "x" })
             try(tastudio.greenzone_info, { memory_mb = 0 })
             try(tastudio.seek, "5")
+            try(tastudio.insert, math.maxinteger, 2)
             print(tastudio.seek(31))
             print(tastudio.delete(29, 5))
             print(tastudio.insert(31, 1))
@@ -276,6 +277,7 @@ extension TAStudioTests {
                 "tastudio.set_selection: bad argument #1 'frames' (item 2 is not a frame number)",
                 "tastudio.greenzone_info: bad field 'memory_mb' in argument #1 (must be 1…65536)",
                 "tastudio.seek: bad argument #1 'frame' (integer expected, got string)",
+                "tastudio.insert: bad argument #1 'frame' (must be at most 1099511627776)",
                 "nil\tframe 31 is outside the movie (0…30)",
                 "nil\tframes 29…33 are outside the movie (30 frames)",
                 "nil\tframe 31 is outside the movie (0…30)",
