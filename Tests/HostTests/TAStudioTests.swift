@@ -189,7 +189,7 @@ final class TAStudioTests: XCTestCase {
         let saved = try MovieText.read(path: path)
         XCTAssertEqual(saved.markers, [0: "", 12: "boss fight"])
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        for bad in ["marker x note", "marker -3 note", "marker"] {
+        for bad in ["marker x note", "marker -3 note", "marker", "marker 9999999999999 far"] {
             let broken = harness.folder + "/bad.rlm"
             try text.replacingOccurrences(of: "marker 0 \n", with: bad + "\n").write(
                 toFile: broken, atomically: true, encoding: .utf8)

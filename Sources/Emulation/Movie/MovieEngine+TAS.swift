@@ -175,6 +175,6 @@ extension MovieEngine {
     }
 
     private static func shifted(_ markers: [Int: String], from frame: Int, by delta: Int) -> [Int: String] {
-        Dictionary(uniqueKeysWithValues: markers.map { ($0.key >= frame ? $0.key &+ delta : $0.key, $0.value) })
+        Dictionary(markers.map { ($0.key >= frame ? $0.key &+ delta : $0.key, $0.value) }) { first, _ in first }
     }
 }
