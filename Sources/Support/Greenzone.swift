@@ -2,7 +2,8 @@ import CZstd
 
 /// Savestates keyed by movie frame, so that any frame is "the nearest state at or before it, then
 /// replay": every frame near the current one, every `midStep`-th a little further, every `farStep`-th
-/// beyond; each compressed with zstd on its own (any one can be dropped or read without the others).
+/// beyond; each compressed with zstd on its own (any one can be dropped or read without the others), at a
+/// fast level (−3: a state is taken every frame the editor is shown).
 /// When the states outgrow `memoryLimit`, the far ones are thinned (the coarsest spacing doubles), then
 /// the oldest go; frame 0 stays as long as anything does.
 public final class Greenzone {
@@ -152,7 +153,7 @@ public final class Greenzone {
         let bound = ZSTD_compressBound(input.count)
         if compressed.count < bound { compressed = [UInt8](repeating: 0, count: bound) }
         let length = compressed.withUnsafeMutableBytes {
-            ZSTD_compressCCtx(compressor, $0.baseAddress, bound, input.baseAddress, input.count, 1)
+            ZSTD_compressCCtx(compressor, $0.baseAddress, bound, input.baseAddress, input.count, -3)
         }
         precondition(ZSTD_isError(length) == 0, "Greenzone: zstd compression failed")  // Only on out-of-memory.
         return Array(compressed[0..<length])  // exactly its size

@@ -123,4 +123,28 @@ final class TAStudioEditorTests: XCTestCase {
         XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
         XCTAssertTrue(harness.host.hudCanvas.isEmpty, "nothing drawn while hidden")
     }
+
+    func testTastudioOnTheCommandLineRecordsANewMovieAndOpensAnExistingOneReadWrite() throws {
+        let folder = Fixtures.temporaryFolder()
+        let movie = folder + "/new.rlm", script = folder + "/check.lua"
+        try """
+        event.on("frame_end", function()
+          if emu.framecount() == 20 then
+            print(tastudio.engaged(), tastudio.mode(), movie.readonly(), tastudio.length())
+            emu.exit(0)
+          end
+        end)
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let first = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--quiet", "--tastudio", movie])
+        XCTAssertEqual(first.status, 0, first.stderr)
+        XCTAssertEqual(try MovieText.read(path: movie).length, 600, "a new file is recorded (headless: 600 frames)")
+        let second = try Fixtures.cli([
+            "run", Fixtures.nesROM, "--headless", "--quiet", "--tastudio", movie, "--allow-files", "--script", script,
+        ])
+        XCTAssertEqual(second.status, 0, second.stderr)
+        XCTAssertEqual(second.stdout, "true\tplay\tfalse\t600\n", second.stderr)
+        let both = try Fixtures.cli(["run", Fixtures.nesROM, "--tastudio", movie, "--play-movie", movie])
+        XCTAssertNotEqual(both.status, 0)
+        XCTAssertTrue(both.stderr.contains("--tastudio opens its own movie"), both.stderr)
+    }
 }

@@ -189,7 +189,7 @@ final class TAStudioTests: XCTestCase {
         let saved = try MovieText.read(path: path)
         XCTAssertEqual(saved.markers, [0: "", 12: "boss fight"])
         let text = try String(contentsOfFile: path, encoding: .utf8)
-        for bad in ["marker x note", "marker -3 note", "marker"] {
+        for bad in ["marker x note", "marker -3 note", "marker", "marker 9999999999999 far"] {
             let broken = harness.folder + "/bad.rlm"
             try text.replacingOccurrences(of: "marker 0 \n", with: bad + "\n").write(
                 toFile: broken, atomically: true, encoding: .utf8)
@@ -232,6 +232,58 @@ extension TAStudioTests {
         XCTAssertEqual(harness.lines, ["biz\ttrue\there\tfalse\t25\t1", "fceux\t21\t129\t1\there\ttrue"])
         XCTAssertEqual(emulator.movie.frame, 5)
         XCTAssertTrue(emulator.movie.input(at: 21)!.0.isPressed(.right, port: 0))
+    }
+}
+
+extension TAStudioTests {
+    func testBadArgumentsAreNamedAndRefusalsComeBackAsNilAndAMessage() throws {
+        let harness = try ScriptHarness()
+        defer { harness.close() }
+        try harness.load(
+            """
+            print(tastudio.seek(10))
+            print(tastudio.set_button(0, 1, "a", true))
+            print(tastudio.undo(), tastudio.get_mask(0), tastudio.islag(0), tastudio.greenzone(0), #tastudio.markers())
+            """, name: "idle.lua")
+        harness.run(1)
+        _ = try recordAndPlay(harness, frames: 30)
+        try harness.load(
+            """
+            local function try(...) print(select(2, pcall(...))) end
+            try(tastudio.set_button, 0, 9, "a", true)
+            try(tastudio.set_button, 0, 1, "a", "yes")
+            try(tastudio.insert, 0, 0)
+            try(tastudio.insert, 0, 10 ^ 12 // 1)
+            try(tastudio.set_input, 0, 1, 70000)
+            try(tastudio.set_selection, { 1, "x" })
+            try(tastudio.greenzone_info, { memory_mb = 0 })
+            try(tastudio.seek, "5")
+            try(tastudio.insert, math.maxinteger, 2)
+            print(tastudio.seek(31))
+            print(tastudio.delete(29, 5))
+            print(tastudio.insert(31, 1))
+            print(tastudio.begin(), tastudio.begin())
+            print(tastudio.apply(), tastudio.history().gathering)
+            """, name: "bad.lua")
+        XCTAssertEqual(
+            harness.lines,
+            [
+                "nil\tno movie is active", "nil\tno movie is active", "false\tnil\tnil\tfalse\t0",
+                "tastudio.set_button: bad argument #2 'port' (must be 1…8)",
+                "tastudio.set_button: bad argument #4 'pressed' (boolean expected, got string)",
+                "tastudio.insert: bad argument #2 'count' (must be 1…5184000)",
+                "tastudio.insert: bad argument #2 'count' (must be 1…5184000)",
+                "tastudio.set_input: bad argument #3 'buttons' (a mask is 0…65535)",
+                "tastudio.set_selection: bad argument #1 'frames' (item 2 is not a frame number)",
+                "tastudio.greenzone_info: bad field 'memory_mb' in argument #1 (must be 1…65536)",
+                "tastudio.seek: bad argument #1 'frame' (integer expected, got string)",
+                "tastudio.insert: bad argument #1 'frame' (must be at most 1099511627776)",
+                "nil\tframe 31 is outside the movie (0…30)",
+                "nil\tframes 29…33 are outside the movie (30 frames)",
+                "nil\tframe 31 is outside the movie (0…30)",
+                "true\tnil\tchanges are already being gathered (apply them first)",
+                "false\tfalse",
+            ])
     }
 }
 

@@ -92,7 +92,7 @@ local function layout()
   local frame_width = char * 7 + 6
   local roll = frame_width + ports * (#buttons * cell + 4)
   local note_width = char * 14
-  local branch_width = editor.branches and char * 18 or 0
+  local branch_width = editor.branches and math.max(char * 18, editor.thumb and editor.thumb:width() + 4 or 0) or 0
   local total = roll + note_width + branch_width
   local x0 = math.max(0, width - total)
   local rows = (height - line * 2 - 4) // line
@@ -370,7 +370,15 @@ local function draw_branches(l, y)
   -- The newest branch's thumbnail under the list, when it fits.
   local last = list[#list]
   local thumb_y = l.top_y + (#list + 1) * l.line
-  if last and last.thumbnail and thumb_y + 60 < l.height then gui.image(l.branch_x + 2, thumb_y, last.thumbnail, { surface = "hud" }) end
+  if not (last and last.thumbnail) then return end
+  if editor.thumb_path ~= last.thumbnail then
+    editor.thumb_path, editor.thumb = last.thumbnail, gui.load_image(last.thumbnail)
+  end
+  local image = editor.thumb
+  -- Shown only where it fits whole (thumbnails are the game's full picture).
+  if image and l.branch_x + 2 + image:width() <= l.width and thumb_y + image:height() <= l.height then
+    gui.image(l.branch_x + 2, thumb_y, image, { surface = "hud" })
+  end
 end
 
 local function draw()

@@ -165,12 +165,16 @@ extension MovieEngine {
                 && frames.upperBound <= movie.length &+ maxInsert
             : frames.lowerBound >= 0 && frames.upperBound <= movie.length
         guard fits else {
+            // An empty range is a place between frames (where frames go in).
+            if frames.isEmpty {
+                throw MovieError("frame \(frames.lowerBound) is outside the movie (0…\(movie.length))")
+            }
             throw MovieError(
                 "frames \(frames.lowerBound)…\(frames.upperBound &- 1) are outside the movie (\(movie.length) frames)")
         }
     }
 
     private static func shifted(_ markers: [Int: String], from frame: Int, by delta: Int) -> [Int: String] {
-        Dictionary(uniqueKeysWithValues: markers.map { ($0.key >= frame ? $0.key &+ delta : $0.key, $0.value) })
+        Dictionary(markers.map { ($0.key >= frame ? $0.key &+ delta : $0.key, $0.value) }) { first, _ in first }
     }
 }

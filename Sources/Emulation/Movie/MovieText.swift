@@ -155,7 +155,8 @@ public enum MovieText {
             case "comment": movie.comments.append(value)
             case "marker":
                 let parts = value.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-                guard let frame = Int(parts[0]), frame >= 0 else {
+                // A marker is on a frame of the movie (or just past it): far ones are a corrupt file.
+                guard let frame = Int(parts[0]), frame >= 0, frame <= 1 << 40 else {
                     throw MovieError("\(name): 'marker' should be FRAME NOTE, got '\(value)'")
                 }
                 movie.markers[frame] = parts.count > 1 ? String(parts[1]) : ""

@@ -6,9 +6,13 @@ import Support
 
 extension Bindings {
     /// A movie frame argument (0 = the movie's first frame).
+    /// Frames beyond this are no movie's (bounded so that `frame + count` cannot overflow).
+    static let maxTASFrame = 1 << 40
+
     static func tasFrame(_ call: LuaCall, _ index: Int32, _ name: String = "frame") throws(LuaCallError) -> Int {
         let frame = try call.integer(index, name)
         guard frame >= 0 else { throw call.badArgument(index, name, "must be 0 or more") }
+        guard frame <= maxTASFrame else { throw call.badArgument(index, name, "must be at most \(maxTASFrame)") }
         return frame
     }
 
