@@ -810,7 +810,7 @@ function tastudio.selection() end
 ---@param frames table
 function tastudio.set_selection(frames) end
 
---- The movie frame about to run (0 without a movie).
+--- The movie frame about to run (frames played or recorded so far); 0 without a movie.
 ---@return integer
 function tastudio.frame() end
 

@@ -21,6 +21,27 @@ extension Bindings {
         return 1
     }
 
+    /// `movie.frame` and `movie.length`, which `tastudio` has too.
+    static let movieFrameFunction = LuaFunction(
+        "frame", returns: "integer",
+        doc: "The movie frame about to run (frames played or recorded so far); 0 without a movie."
+    ) { L, context in
+        LuaCall.run(L) { call in
+            call.push(Script.from(context).emulator.movie.frame)
+            return 1
+        }
+    }
+
+    static let movieLengthFunction = LuaFunction(
+        "length", returns: "integer", doc: "Frames in the movie; 0 without one."
+    ) {
+        L, context in
+        LuaCall.run(L) { call in
+            call.push(Script.from(context).emulator.movie.movie?.length ?? 0)
+            return 1
+        }
+    }
+
     static let movie = LuaModule(
         "movie",
         doc: """
@@ -144,21 +165,7 @@ extension Bindings {
                     return 1
                 }
             },
-            LuaFunction(
-                "frame", returns: "integer",
-                doc: "The movie frame about to run (frames played or recorded so far); 0 without a movie."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    call.push(Script.from(context).emulator.movie.frame)
-                    return 1
-                }
-            },
-            LuaFunction("length", returns: "integer", doc: "Frames in the movie; 0 without one.") { L, context in
-                LuaCall.run(L) { call in
-                    call.push(Script.from(context).emulator.movie.movie?.length ?? 0)
-                    return 1
-                }
-            },
+            movieFrameFunction, movieLengthFunction,
             LuaFunction(
                 "input", "frame: integer, port?: integer", returns: "table?, string?",
                 doc:

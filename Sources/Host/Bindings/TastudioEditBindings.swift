@@ -254,18 +254,6 @@ extension Bindings {
                 return 0
             }
         },
-        LuaFunction("frame", returns: "integer", doc: "The movie frame about to run (0 without a movie).") {
-            L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.movie.frame)
-                return 1
-            }
-        },
-        LuaFunction("length", returns: "integer", doc: "Frames in the movie; 0 without one.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.movie.movie?.length ?? 0)
-                return 1
-            }
-        },
+        movieFrameFunction, movieLengthFunction,
     ]
 }
