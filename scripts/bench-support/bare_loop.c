@@ -2,7 +2,9 @@
  * can print the host's frames/s as a ratio of what the core alone costs.
  * usage: bare_loop CORE.so ROM FRAMES           → prints "fps <value>"
  *        bare_loop CORE.so ROM FRAMES states N  → after FRAMES, N serialize+unserialize round trips:
- *                                                  prints "us_per_roundtrip <value>" */
+ *                                                  prints "us_per_roundtrip <value>"
+ *        bare_loop CORE.so ROM FRAMES from STATE → FRAMES from a core state (a file of retro_serialize's
+ *                                                  bytes), so the loop runs the same frames as a peer */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <libretro-common/libretro.h>
@@ -57,7 +59,11 @@ static int16_t state(unsigned port, unsigned device, unsigned index, unsigned id
 #define SYM(name) void *name##_ptr = dlsym(core, #name); if (!name##_ptr) { fprintf(stderr, "missing %s\n", #name); return 1; }
 
 int main(int argc, char **argv) {
-    if (argc != 4 && argc != 6) { fprintf(stderr, "usage: bare_loop CORE ROM FRAMES [states N]\n"); return 2; }
+    bool from = argc == 6 && strcmp(argv[4], "from") == 0;
+    if (argc != 4 && !(argc == 6 && (from || strcmp(argv[4], "states") == 0))) {
+        fprintf(stderr, "usage: bare_loop CORE ROM FRAMES [states N | from STATE]\n");
+        return 2;
+    }
     void *core = dlopen(argv[1], RTLD_NOW | RTLD_LOCAL);
     if (!core) { fprintf(stderr, "%s\n", dlerror()); return 1; }
     SYM(retro_set_environment) SYM(retro_set_video_refresh) SYM(retro_set_audio_sample)
@@ -80,6 +86,15 @@ int main(int argc, char **argv) {
     struct retro_game_info game = { argv[2], rom, size, NULL };
     if (!((bool (*)(const struct retro_game_info *))retro_load_game_ptr)(&game)) { fprintf(stderr, "load failed\n"); return 1; }
 
+    if (from) {
+        FILE *saved = fopen(argv[5], "rb");
+        if (!saved) { perror(argv[5]); return 1; }
+        static unsigned char bytes[64 << 20];
+        size_t length = fread(bytes, 1, sizeof bytes, saved);
+        fclose(saved);
+        bool (*load)(const void *, size_t) = (bool (*)(const void *, size_t))retro_unserialize_ptr;
+        if (!load(bytes, length)) { fprintf(stderr, "%s: the core refused the state\n", argv[5]); return 1; }
+    }
     long frames = atol(argv[3]);
     void (*run)(void) = (void (*)(void))retro_run_ptr;
     struct timespec start, end;
@@ -87,7 +102,7 @@ int main(int argc, char **argv) {
     for (long i = 0; i < frames; i++) run();
     clock_gettime(CLOCK_MONOTONIC, &end);
     double seconds = (double)(end.tv_sec - start.tv_sec) + (double)(end.tv_nsec - start.tv_nsec) / 1e9;
-    if (argc == 4) {
+    if (argc == 4 || from) {
         printf("fps %.1f\n", (double)frames / seconds);
         return 0;
     }
