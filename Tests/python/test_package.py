@@ -345,7 +345,7 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
 gymnasium = pytest.importorskip("gymnasium")
 from gymnasium.utils.env_checker import check_env  # noqa: E402
 
-import retrolua.env  # noqa: E402,F401  (registers retrolua/Dodge-v0 and retrolua/Dodge-ram-v0)
+import retrolua.env  # noqa: E402,F401  (import retrolua registers the ids; this names the module used below)
 
 
 @pytest.mark.parametrize("obs", ["ram", "screen", "both"])
@@ -398,6 +398,19 @@ def test_scenario_rewards_end_episodes_and_render():
         env.reset()
         results = [env.step(env.action_space.sample())[1:4] for _ in range(3)]
         assert results == [(0.0, False, False), (0.0, False, False), (0.0, False, True)]
+    finally:
+        env.close()
+
+
+def test_importing_retrolua_registers_the_ids_and_render_fps_follows_frame_skip():
+    # A fresh interpreter: `import retrolua` alone (as with other emulators' packages) gives the ids.
+    probe = "import retrolua, gymnasium; print(sorted(k for k in gymnasium.registry if k.startswith('retrolua/')))"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=dict(
+        os.environ, PYTHONPATH=os.path.join(ROOT, "python")), check=True).stdout
+    assert out.strip() == "['retrolua/Dodge-ram-v0', 'retrolua/Dodge-v0']"
+    env = retrolua.make(NES, core="nestopia", obs="ram", frameskip=4)
+    try:  # one rendered frame a step: a recorded video plays at the game's speed
+        assert env.metadata["render_fps"] == pytest.approx(env.emu.info["fps"] / 4)
     finally:
         env.close()
 

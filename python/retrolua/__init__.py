@@ -26,5 +26,10 @@ def make_vec(*args, **kwargs):  # type: ignore[no-untyped-def]
     return make_vector(*args, **kwargs)
 
 
+# The shipped environments' ids (`gymnasium.make("retrolua/Dodge-v0")`) exist once `retrolua` is
+# imported, as other emulators' packages do it; without gymnasium there is nothing to register.
+if __import__("importlib.util").util.find_spec("gymnasium") is not None:
+    from . import env as _registers_envs  # noqa: F401
+
 __all__ = ["Buttons", "Emulator", "RetroluaError", "Snapshot", "StepResult", "find_binary", "make", "make_vec"]
 __version__ = "0.1.0"

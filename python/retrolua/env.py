@@ -64,7 +64,9 @@ class RetroluaEnv(gymnasium.Env):
         self.emu = Emulator(rom, core=core, scenario=scenario, **emulator)
         self.obs_type, self.frameskip, self.sticky = obs, frameskip, sticky
         self.max_steps, self.noop_max, self.render_mode = max_steps, noop_max, render_mode
-        self.metadata = dict(self.metadata, render_fps=float(self.emu.info.get("fps", 60)) or 60)
+        # One rendered frame a step: a video recorder (RecordVideo) plays steps at the game's speed.
+        fps = float(self.emu.info.get("fps", 60)) or 60.0
+        self.metadata = dict(self.metadata, render_fps=fps / frameskip)
         self.emu.step(max(1, warmup_frames), screen=True, ram=self.emu.default_domain is not None)
         if state is not None:
             if not isinstance(state, (bytes, bytearray)):
