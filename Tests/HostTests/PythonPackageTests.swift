@@ -3,7 +3,8 @@ import XCTest
 
 /// The `retrolua` Python package (python/) with pytest against the built binary:
 /// Tests/python/test_package.py (the binary door's numpy views, batched steps, hostile binary
-/// requests, launched emulators' lifetime, a fresh venv install); the examples (test_examples.py);
+/// requests, launched emulators' lifetime, a fresh venv install); stable-retro integrations
+/// (test_integration.py); the examples (test_examples.py);
 /// stable-baselines3 in build/venv-sb3 (test_sb3.py, and the examples again under gymnasium 0.29).
 final class PythonPackageTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
@@ -28,6 +29,11 @@ final class PythonPackageTests: XCTestCase {
             timeout: 300)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stdout.contains("6 passed"), result.stdout)
+    }
+
+    /// Tests/python/test_integration.py: stable-retro game integrations against stable-retro's own engine.
+    func testStableRetroIntegrationsAgainstStableRetro() throws {
+        try pytest(Fixtures.python, ["test_integration.py"])
     }
 
     func testTheExamples() throws {

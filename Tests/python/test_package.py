@@ -340,6 +340,18 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
     assert frame == "3" and "(224, 256, 3)" in location and str(venv) in location
 
 
+def test_a_failing_scenario_fails_the_step_with_its_error(tmp_path):
+    # A scenario that breaks would go on scoring 0: the step raises with the scenario's own error.
+    broken = tmp_path / "broken.lua"
+    broken.write_text("function reward() return memory.read_u8('x') end\nfunction done() return false end\n")
+    with retrolua.Emulator(NES, core="nestopia", scenario=str(broken)) as emulator:
+        with pytest.raises(retrolua.RetroluaError, match="the scenario failed: .*memory.read_u8: bad argument #1"):
+            emulator.step(1)
+        with pytest.raises(retrolua.RetroluaError, match="the scenario failed"):
+            emulator.step(5)  # and goes on saying so
+        assert emulator.read(0x03)[0] >= 0  # the emulator itself serves on
+
+
 # -- Gymnasium environments (retrolua.make, retrolua.env) ---------------------------------------------
 
 gymnasium = pytest.importorskip("gymnasium")

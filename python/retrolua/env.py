@@ -12,14 +12,23 @@ Observations: `"screen"` (RGB, `Box(0, 255, (H, W, 3), uint8)`), `"ram"` (the de
 `Box(0, 255, (N,), uint8)`) or `"both"` (a `Dict` of the two). Actions: `MultiBinary(16)` (one entry per
 RetroPad button, `Emulator.buttons` order) or, with `actions=[combo, …]`, `Discrete(len(actions))`.
 Episodes start from `state` (a savestate file or its bytes: a Retrolua state, or a bare core state
-such as a stable-retro `.state` once gunzipped) or else from the state saved after `warmup_frames`
+such as a stable-retro `.state`, gzipped or not) or else from the state saved after `warmup_frames`
 (at least 1) frames, then a random number of no-op frames (0…`noop_max`) drawn from `np_random`, so
 `reset(seed=…)` decides the start. `info` carries `frame`, `lag` and the table the scenario's
-`info()` returns (its declared variables: score, lives, …).
+`info()` returns (its declared variables: score, lives, …). `crop=(x, y, width, height)` cuts screen
+observations (a view of the frame; 0 or past the edge: to the edge).
+
+`integration=FOLDER` runs a stable-retro game integration instead of a Lua scenario (see
+`retrolua.integration`): `scenario` then names its scenario (default "scenario"), `state` one of its
+states (default: its default state) and the scenario's crop applies unless `crop` is given.
 """
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
+import weakref
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -31,6 +40,7 @@ except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.env needs gymnasium: pip install 'retrolua[gym]'") from error
 
 from . import _protocol as wire
+from . import integration as integrations
 from .emulator import Buttons, Emulator, StepResult
 
 
@@ -53,6 +63,8 @@ class RetroluaEnv(gymnasium.Env):
         warmup_frames: int = 1,
         render_mode: Optional[str] = None,
         state: Optional[Union[str, bytes]] = None,
+        crop: Optional[Sequence[int]] = None,
+        integration: Optional[str] = None,
         **emulator: Any,
     ) -> None:
         if obs not in ("screen", "ram", "both"):
@@ -61,6 +73,11 @@ class RetroluaEnv(gymnasium.Env):
             raise ValueError("render_mode is None or 'rgb_array'")
         if frameskip < 1 or not 0.0 <= sticky < 1.0 or max_steps < 1 or noop_max < 0:
             raise ValueError("frameskip >= 1, 0 <= sticky < 1, max_steps >= 1, noop_max >= 0")
+        if integration is not None:
+            scenario, state, crop = self._integration(rom, integration, scenario, state, crop)
+            emulator["args"] = list(emulator.get("args", ())) + integrations.Integration.core_options(core)
+        if crop is not None and (len(crop) != 4 or any(int(c) < 0 for c in crop)):
+            raise ValueError("crop is (x, y, width, height), none negative, got %r" % (crop,))
         self.emu = Emulator(rom, core=core, scenario=scenario, **emulator)
         self.obs_type, self.frameskip, self.sticky = obs, frameskip, sticky
         self.max_steps, self.noop_max, self.render_mode = max_steps, noop_max, render_mode
@@ -72,10 +89,11 @@ class RetroluaEnv(gymnasium.Env):
             if not isinstance(state, (bytes, bytearray)):
                 with open(state, "rb") as file:
                     state = file.read()
-            self.emu.load_state(state)
+            self.emu.load_state(integrations.gunzip_state(bytes(state)))
             self.emu.step(1, 0, screen=True, ram=self.emu.default_domain is not None)  # draws the state
         self._start = self.emu.snapshot()
-        height, width = self.emu.last_screen().shape[:2]
+        self._crop = self._crop_slices(crop, self.emu.last_screen().shape)
+        height, width = self.emu.last_screen()[self._crop].shape[:2]
         screen_space = spaces.Box(0, 255, (height, width, 3), dtype=np.uint8)
         ram_size = len(self.emu.last_ram())
         if obs != "screen" and ram_size == 0:
@@ -102,8 +120,32 @@ class RetroluaEnv(gymnasium.Env):
         pressed = np.asarray(action).astype(bool)
         return int(self._bits[pressed[: len(self._bits)]].sum())
 
+    def _integration(self, rom: str, folder: str, scenario: Optional[str], state: Any, crop: Any
+                     ) -> Tuple[str, Any, Any]:
+        """A stable-retro integration's scenario as a Lua file of this env's own (removed with it),
+        its start state and its crop."""
+        game = integrations.load(folder, scenario or "scenario")
+        if state is None or (isinstance(state, str) and os.sep not in state and not os.path.exists(state)):
+            state = game.state(state)
+        scratch = tempfile.mkdtemp(prefix="retrolua-integration-")
+        weakref.finalize(self, shutil.rmtree, scratch, True)
+        path = os.path.join(scratch, "scenario.lua")
+        with open(path, "w", encoding="utf-8") as file:
+            file.write(game.lua(rom))
+        return path, state, crop if crop is not None else game.crop
+
+    @staticmethod
+    def _crop_slices(crop: Optional[Sequence[int]], shape: Tuple[int, ...]) -> Tuple[slice, slice]:
+        """Rows and columns of a crop, as stable-retro cuts it (0 or past the edge: to the edge)."""
+        if crop is None:
+            return slice(None), slice(None)
+        x, y, width, height = (int(c) for c in crop)
+        right = shape[1] if not width or x + width > shape[1] else x + width
+        bottom = shape[0] if not height or y + height > shape[0] else y + height
+        return slice(min(y, bottom), bottom), slice(min(x, right), right)
+
     def _observe(self, at_start: bool = False) -> Union[np.ndarray, Dict[str, np.ndarray]]:
-        screen = self._start_screen if at_start else self.emu.last_screen()
+        screen = (self._start_screen if at_start else self.emu.last_screen())[self._crop]
         ram = self._start_ram if at_start else self.emu.last_ram()
         if self.obs_type == "screen":
             return screen.copy()
@@ -178,7 +220,7 @@ class RetroluaEnv(gymnasium.Env):
 def make(rom: str, core: Optional[str] = None, scenario: Optional[str] = None, obs: str = "screen",
          actions: Optional[Sequence[Buttons]] = None, **options: Any) -> RetroluaEnv:
     """A Gymnasium environment for `rom` (see RetroluaEnv for `frameskip`, `sticky`, `max_steps`,
-    `noop_max`, `warmup_frames`, `render_mode` and the Emulator's own arguments)."""
+    `noop_max`, `warmup_frames`, `render_mode`, `state`, `crop`, `integration` and the Emulator's own arguments)."""
     return RetroluaEnv(rom, scenario=scenario, actions=actions, core=core, obs=obs, **options)
 
 

@@ -66,6 +66,8 @@ final class ControlBinaryStep {
             emulator.playerInput = input
         }
         guard over else { return nil }
+        // A scenario that failed would go on scoring 0: the step says why instead.
+        if let failure = session.scenarioFailure { return ControlBinaryProtocol.error(failure) }
         var reply = ControlBinaryProtocol.Reply()
         reply.frame = session.host.session.frameCount
         reply.frames = progress.ran

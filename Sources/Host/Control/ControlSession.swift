@@ -129,6 +129,9 @@ public final class ControlSession {
         return (reward, done)
     }
 
+    /// Why the scenario stopped working (its error), once it has: a step then reports it.
+    var scenarioFailure: String? { scenario?.failure.map { "the scenario failed: \($0)" } }
+
     /// After a step: the scenario's `info()` table of named values (nil without a scenario, without
     /// an `info` function, when it returns no table, or once the scenario failed).
     func scenarioInfo() -> [String: Any]? {

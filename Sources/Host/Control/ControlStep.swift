@@ -60,11 +60,11 @@ final class ControlStep {
         var reply: [String: Any] = [
             "frame": session.host.session.frameCount, "frames": progress.ran, "lag": progress.lagged,
         ]
-        if let scenario = session.scenario {
+        if session.scenario != nil {
             reply["reward"] = progress.reward
             reply["done"] = progress.done
             if let info = session.scenarioInfo() { reply["info"] = info }
-            if scenario.failed, let failure = session.host.failures.last { reply["scenario_error"] = failure.message }
+            if let failure = session.scenarioFailure { reply["scenario_error"] = failure }
         }
         return reply
     }

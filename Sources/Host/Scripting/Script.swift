@@ -28,6 +28,8 @@ final class Script {
     var watches: [MemoryWatch] = []
     private var nextID = 1
     private(set) var failed = false
+    /// Why it failed (the first error), once it has.
+    private(set) var failure: String?
     /// Images loaded by path for `gui.image`, so drawing one every frame does not reread the file.
     var imageCache: [String: Image] = [:]
     /// Pixels of image objects from `gui.load_image`, by the id stored in the userdata.
@@ -242,6 +244,7 @@ final class Script {
     func fail(_ message: String) {
         guard !failed else { return }
         failed = true
+        failure = message
         host.report(failure: ScriptError(script: name, message: message))
     }
 

@@ -1,0 +1,239 @@
+"""stable-retro game integrations (retrolua.integration) checked against stable-retro's own engine,
+from the stable-retro 1.0.1 wheel that scripts/setup installs: its variable types, its reward and done
+rules, and a whole Airstriker episode side by side (rewards, ends, info and screens).
+
+stable-retro allows one emulator per process: each test deletes its reference before the next."""
+
+import gc
+import gzip
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "python"))
+os.environ.setdefault("RETROLUA", os.path.join(ROOT, ".build", "debug", "retrolua"))
+
+import retrolua  # noqa: E402
+from retrolua import integration  # noqa: E402
+from retrolua.errors import RetroluaError  # noqa: E402
+
+stable_retro = pytest.importorskip("stable_retro")
+pytest.importorskip("gymnasium")
+import stable_retro.data  # noqa: E402
+
+AIRSTRIKER = os.path.join(ROOT, "build", "roms", "airstriker.md")
+GENESIS = os.path.join(ROOT, "build", "cores", "genesis_plus_gx_libretro.so")
+DODGE = os.path.join(ROOT, "build", "roms", "dodge.nes")
+GAME = os.path.join(os.path.dirname(stable_retro.__file__), "data", "stable", "Airstriker-Genesis-v0")
+TYPES = ["|u1", "|i1", "|d1", "|n1", ">u2", "<u2", "=u2", ">i2", "<i2", ">u3", "<u3", ">u4", "<u4", ">i4",
+         ">d2", "<d2", ">d3", ">d4", "<d4", ">d6", ">n2", ">n4", "<n4", ">n6", ">n8", "<n8"]
+
+
+def folder(tmp_path, variables, rules=None):
+    """An integration folder of the test's own: data.json's variables, scenario.json's rules."""
+    (tmp_path / "data.json").write_text(json.dumps({"info": variables}))
+    (tmp_path / "scenario.json").write_text(json.dumps(rules or {}))
+    return str(tmp_path)
+
+
+def scenario_file(tmp_path, game_folder, rom):
+    path = tmp_path / "scenario.lua"
+    path.write_text(integration.load(game_folder).lua(rom))
+    return str(path)
+
+
+def test_every_type_reads_as_stable_retro_reads_it(tmp_path):
+    # Random bytes at odd and even addresses of the Genesis RAM (the 68000's, word-swapped) and of
+    # the NES RAM; each variable decoded by the Lua scenario and by stable-retro's Memory.extract.
+    rng = np.random.default_rng(5)
+    for rom, core, base, stride, domain in [(AIRSTRIKER, GENESIS, 0xFFF001, 11, "system_ram"),
+                                            (DODGE, "nestopia", 0x0600, 9, None)]:
+        raw = rng.integers(0, 256, stride * len(TYPES), dtype=np.uint8)
+        raw[::7] = rng.integers(0, 10, len(raw[::7])) * 0x11  # valid BCD digits too
+        variables = {"v%02d" % i: {"address": base + stride * i, "type": t} for i, t in enumerate(TYPES)}
+        game = folder(tmp_path, variables)
+        reference = stable_retro.RetroEmulator(rom)
+        data = stable_retro.data.GameData()
+        reference.configure_data(data)
+        for offset, byte in enumerate(raw):
+            data.memory.assign(base + offset, "|u1", int(byte))
+        expected = {name: data.memory.extract(v["address"], v["type"]) for name, v in variables.items()}
+        del data, reference
+        gc.collect()
+        with retrolua.Emulator(rom, core=core, scenario=scenario_file(tmp_path, game, rom)) as emu:
+            emu.step(2)
+            swap = rom == AIRSTRIKER
+            physical = base - 0xFF0000 if swap else base
+            for offset, byte in enumerate(raw):
+                emu.write((physical + offset) ^ 1 if swap else physical + offset, [int(byte)], domain)
+            got = emu.step(0).info
+        assert got == expected, [(n, TYPES[int(n[1:])], got.get(n), expected[n]) for n in expected if got.get(n) != expected[n]]
+
+
+OPS = sorted(integration.OPS) + [""]  # "": no op, the value itself
+VALUES = [5, 5, 7, 3, -2, 0, 4, 4, -30000, 300]
+
+
+def reference_run(game, rules_kind):
+    """stable-retro's reward or done for each value of VALUES after the first (its own GameData)."""
+    reference = stable_retro.RetroEmulator(DODGE)
+    data = stable_retro.data.GameData()
+    data.load(os.path.join(game, "data.json"), os.path.join(game, "scenario.json"))
+    reference.configure_data(data)
+    data.reset()
+    out = []
+    for index, value in enumerate(VALUES):
+        data.memory.assign(0x0600, ">i2", value)
+        data.update_ram()
+        if index:
+            out.append(data.current_reward() if rules_kind == "reward" else bool(data.is_done()))
+    del data, reference
+    gc.collect()
+    return out
+
+
+def our_run(tmp_path, game, rules_kind):
+    out = []
+    with retrolua.Emulator(DODGE, core="nestopia", scenario=scenario_file(tmp_path, game, DODGE)) as emu:
+        for _ in range(30):  # past the game's boot, which clears the RAM (a done scenario ends steps early)
+            emu.step(1)
+        for index, value in enumerate(VALUES):
+            emu.write(0x0600, int(value & 0xFFFF).to_bytes(2, "big"))
+            result = emu.step(1)
+            if index:
+                out.append(result.reward if rules_kind == "reward" else result.done)
+    return out
+
+
+@pytest.mark.parametrize("measurement", ["delta", "absolute"])
+def test_reward_rules_match_stable_retro(tmp_path, measurement):
+    # One variable per comparison, each with its own power-of-two reward and penalty: the sum says
+    # which rules fired (and stays exact in stable-retro's 32-bit floats).
+    variables, rules = {}, {"reward": {"variables": {}}}
+    for index, op in enumerate(sorted(integration.OPS)):
+        variables["w%02d" % index] = {"address": 0x0600, "type": ">i2"}
+        rules["reward"]["variables"]["w%02d" % index] = {"op": op, "reference": 4, "reward": float(2 ** index),
+                                                         "penalty": float(2 ** (index + 12)), "measurement": measurement}
+    game = folder(tmp_path, variables, rules)
+    assert our_run(tmp_path, game, "reward") == reference_run(game, "reward")
+    # No op: the value (or its change) itself times reward or penalty, plus the time rule's.
+    rules = {"reward": {"variables": {"v": {"reward": 1.5, "penalty": 0.25, "measurement": measurement}},
+                        "time": {"reward": 0.5}}}
+    game = folder(tmp_path, {"v": {"address": 0x0600, "type": ">i2"}}, rules)
+    assert our_run(tmp_path, game, "reward") == reference_run(game, "reward")
+
+
+@pytest.mark.parametrize("op", OPS)
+@pytest.mark.parametrize("measurement", ["absolute", "delta"])
+def test_done_rules_match_stable_retro(tmp_path, op, measurement):
+    spec = {"op": op, "reference": 4, "measurement": measurement}
+    rules = {"done": {"variables": {"v": {k: v for k, v in spec.items() if v != ""}}}}
+    game = folder(tmp_path, {"v": {"address": 0x0600, "type": ">i2"}}, rules)
+    expected = reference_run(game, "done")
+    got = our_run(tmp_path, game, "done")
+    assert got == expected
+
+
+def test_done_nodes_and_conditions_match_stable_retro(tmp_path):
+    variables = {"v": {"address": 0x0600, "type": ">i2"}, "w": {"address": 0x0600, "type": "|i1"}}
+    rules = {"done": {"condition": "any", "nodes": {
+        "both": {"condition": "all", "variables": {"v": {"op": "positive"}, "w": {"op": "zero"}}},
+        "low": {"variables": {"v": {"op": "less-than", "reference": -100}}}}}}
+    game = folder(tmp_path, variables, rules)
+    expected = reference_run(game, "done")
+    assert our_run(tmp_path, game, "done") == expected and any(expected) and not all(expected)
+
+
+def stable_retro_screen(ours):
+    """Our RGB from RGB565 repeats each channel's top bits in its low ones; stable-retro's leaves
+    them zero. The same frame, then, exactly: ours with those bits cleared."""
+    cleared = ours.copy()
+    cleared[..., 0] &= 0xF8
+    cleared[..., 1] &= 0xFC
+    cleared[..., 2] &= 0xF8
+    return cleared
+
+
+def test_airstriker_episode_matches_stable_retro_step_by_step():
+    # The wheel's own integration (data.json, scenario.json, Level1.state) on the same core, random
+    # button combos, both sides reset when either episode ends.
+    reference = stable_retro.make("Airstriker-Genesis-v0", use_restricted_actions=stable_retro.Actions.ALL,
+                                  render_mode=None)
+    ours = retrolua.make(AIRSTRIKER, core=GENESIS, integration=GAME)
+    try:
+        assert ours.action_space.shape == (16,)
+        first, _ = reference.reset(seed=0)
+        mine, info = ours.reset(seed=0)
+        assert np.array_equal(stable_retro_screen(mine), first)
+        assert set(info) >= {"score", "lives", "gameover"}
+        rng = np.random.default_rng(3)
+        rewards, ends = 0.0, 0
+        for step in range(1500):
+            buttons = rng.integers(0, 2, 12).astype(np.int8)
+            action = np.zeros(16, np.int8)
+            action[:12] = buttons
+            want = reference.step(buttons)
+            got = ours.step(action)
+            assert got[1] == want[1] and got[2] == want[2], step
+            assert {k: got[4][k] for k in want[4]} == want[4], step
+            assert np.array_equal(stable_retro_screen(got[0]), want[0]), step
+            rewards += got[1]
+            if want[2]:
+                ends += 1
+                reference.reset(seed=0)
+                ours.reset(seed=0)
+        assert rewards > 0  # the score moved: the rule was exercised
+    finally:
+        reference.close()
+        ours.close()
+        del reference
+        gc.collect()
+
+
+def test_states_by_name_gzip_and_crop(tmp_path):
+    game = integration.load(GAME)
+    assert game.states() == ["Level1"] and game.default_state == "Level1"
+    assert game.state()[:2] != b"\x1f\x8b"
+    with open(os.path.join(GAME, "Level1.state"), "rb") as file:
+        assert integration.gunzip_state(file.read()) == game.state("Level1")
+    env = retrolua.make(AIRSTRIKER, core=GENESIS, integration=GAME, state="Level1", crop=(8, 16, 100, 50))
+    try:
+        observation, _ = env.reset(seed=0)
+        assert observation.shape == (50, 100, 3) and env.observation_space.shape == (50, 100, 3)
+    finally:
+        env.close()
+
+
+@pytest.mark.parametrize("files,message", [
+    ({}, "data.json: No such file"),
+    ({"data.json": "{not json"}, "data.json: not JSON"),
+    ({"data.json": '{"info": {"x": {"address": 1, "type": ">q2"}}}', "scenario.json": "{}"}, "type '>q2'"),
+    ({"data.json": '{"info": {"x": {"address": -1, "type": ">u2"}}}', "scenario.json": "{}"}, "bad address"),
+    ({"data.json": '{"info": {"x": {"address": 1, "type": ">u2"}}}',
+      "scenario.json": '{"done": {"variables": {"y": {"op": "zero"}}}}'}, "use variable 'y'"),
+    ({"data.json": '{"info": {}}', "scenario.json": '{"reward": {"script": "lua:f"}, "scripts": ["s.lua"]}'},
+     "stable-retro Lua scripts"),
+    ({"data.json": '{"info": {"x": {"address": 1, "type": ">u2"}}}',
+      "scenario.json": '{"reward": {"variables": {"x": {"reward": "lots"}}}}', "metadata.json": "{}"},
+     "'reward' must be a number"),
+])
+def test_bad_integrations_are_refused_with_the_file_and_the_reason(tmp_path, files, message):
+    for name, text in files.items():
+        (tmp_path / name).write_text(text)
+    with pytest.raises(RetroluaError, match=message.replace("(", r"\(")):
+        retrolua.make(DODGE, core="nestopia", integration=str(tmp_path))
+    (tmp_path / "bad.state").write_bytes(gzip.compress(b"x" * 100)[:20])
+    with pytest.raises(RetroluaError, match="damaged gzip"):
+        integration.gunzip_state((tmp_path / "bad.state").read_bytes(), "bad.state")
+
+
+def test_an_unknown_op_warns_and_counts_as_none_as_stable_retro_does(tmp_path):
+    game = folder(tmp_path, {"v": {"address": 0x0600, "type": ">i2"}},
+                  {"reward": {"variables": {"v": {"op": "equals", "reward": 1.0}}}})
+    with pytest.warns(UserWarning, match="unknown op 'equals'"):
+        integration.load(game).lua(DODGE)
+        assert our_run(tmp_path, game, "reward") == reference_run(game, "reward")

@@ -1,0 +1,240 @@
+"""stable-retro game integrations in Retrolua environments.
+
+stable-retro ships about a thousand game integrations, one folder each: `data.json` (named RAM
+variables: an address and a type such as ">u2" or "<d4"), `scenario.json` (the reward and the end of
+an episode, as rules over those variables), `metadata.json` (the default start state) and gzipped
+`.state` files. `load(folder)` reads one; `retrolua.make(rom, integration=folder)` runs it: the rules
+become a Lua scenario in the emulator (`stable_retro_scenario.lua`), evaluated after every frame as
+stable-retro evaluates them, `info` carries every variable, and the episode starts from the default
+state. Only the files are read (stable-retro itself is not needed). Integrations whose rules call
+stable-retro's own Lua scripts are refused with a message saying so.
+"""
+
+import gzip
+import json
+import os
+import re
+import warnings
+from typing import Any, Dict, List, Optional, Tuple
+
+from .errors import RetroluaError
+
+#: Where each system's RAM sits in stable-retro's addresses, and whether it is the 68000's RAM kept
+#: as little-endian 16-bit words (read big-endian): facts of stable-retro's per-core settings, by
+#: the content's extension (systems whose cores publish a memory map use the map's addresses).
+SYSTEMS: Dict[str, Tuple[int, bool]] = {
+    ".md": (0xFF0000, True), ".gen": (0xFF0000, True), ".smd": (0xFF0000, True), ".bin": (0xFF0000, True),
+    ".32x": (0, True), ".scd": (0, True), ".chd": (0, True), ".zip": (0, True),
+    ".sms": (0xC000, False), ".gg": (0xC000, False), ".gb": (0xC000, False), ".gbc": (0xC000, False),
+    ".pce": (0xF80000, False), ".sfc": (0x7E0000, False), ".smc": (0x7E0000, False), ".a26": (0x80, False),
+    ".nes": (0, False), ".gba": (0, False), ".nds": (0, False), ".n64": (0, False), ".z64": (0, False),
+    ".v64": (0, False),
+}
+
+#: Core options stable-retro's runs end up with, where ours differ in a way games see: its frontend
+#: leaves genesis_plus_gx's unanswered options holding the last answered value, which turns the
+#: 68000's address-error emulation off (with it on, the same inputs take games elsewhere).
+CORE_OPTIONS: Dict[str, Dict[str, str]] = {"genesis_plus_gx": {"genesis_plus_gx_addr_error": "disabled"}}
+
+OPS = {"equal", "negative-equal", "not-equal", "less-than", "greater-than", "less-or-equal", "greater-or-equal",
+       "nonzero", "zero", "negative", "positive", "sign"}
+_TYPE = re.compile(r"^([<>=|])([uidn])([1-8])$")
+_SCENARIO_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stable_retro_scenario.lua")
+
+
+class Integration:
+    """One game integration: its variables, rules, default state and folder (see the module doc)."""
+
+    def __init__(self, folder: str, variables: Dict[str, Dict[str, Any]], rules: Dict[str, Any],
+                 default_state: Optional[str]) -> None:
+        self.folder, self.variables, self.rules, self.default_state = folder, variables, rules, default_state
+        # The rules as the Lua side reads them, made now so that a bad rule is refused at load.
+        self._rewards, self._done = _rewards(rules), _node(rules.get("done") or {}, "done")
+
+    @property
+    def crop(self) -> Optional[Tuple[int, int, int, int]]:
+        """The scenario's screen crop (x, y, width, height), if it has one."""
+        crop = self.rules.get("crop")
+        return tuple(crop) if crop else None  # type: ignore[return-value]
+
+    def states(self) -> List[str]:
+        """The names of the integration's start states."""
+        return sorted(name[:-6] for name in os.listdir(self.folder) if name.endswith(".state"))
+
+    def state(self, name: Optional[str] = None) -> bytes:
+        """A start state's bytes (gunzipped): `name` (default: metadata's default_state)."""
+        name = name or self.default_state
+        if not name:
+            raise RetroluaError("%s: no state named and no default_state in metadata.json" % self.folder)
+        path = os.path.join(self.folder, name + ".state")
+        try:
+            with open(path, "rb") as file:
+                return gunzip_state(file.read(), path)
+        except OSError as error:
+            raise RetroluaError("%s: %s (states here: %s)" % (path, error.strerror, ", ".join(self.states())))
+
+    @staticmethod
+    def core_options(core: Optional[str]) -> List[str]:
+        """`retrolua run` arguments giving core `core` (a name or a path) stable-retro's settings."""
+        name = os.path.basename(core or "").split("_libretro")[0]
+        return [arg for key, value in CORE_OPTIONS.get(name, {}).items() for arg in ("--option", "%s=%s" % (key, value))]
+
+    def lua(self, content: str) -> str:
+        """The Lua scenario for content `content` (its extension names the system's RAM layout)."""
+        extension = os.path.splitext(content)[1].lower()
+        if extension not in SYSTEMS:
+            raise RetroluaError("stable-retro integration: no RAM layout known for %s files (known: %s)"
+                                % (extension or "extension-less", " ".join(sorted(SYSTEMS))))
+        rambase, swap = SYSTEMS[extension]
+        spec = {"rambase": rambase, "swap": swap, "variables": self.variables, "rewards": self._rewards,
+                "done": self._done}
+        with open(_SCENARIO_LUA, encoding="utf-8") as file:
+            return "local SPEC = %s\n%s" % (_lua(spec), file.read())
+
+
+def load(folder: str, scenario: str = "scenario") -> Integration:
+    """Reads integration `folder` with scenario `scenario` (a name in the folder or a .json path)."""
+    data = _read_json(os.path.join(folder, "data.json"))
+    path = scenario if scenario.endswith(".json") else os.path.join(folder, scenario + ".json")
+    rules = _read_json(path)
+    metadata_path = os.path.join(folder, "metadata.json")
+    metadata = _read_json(metadata_path) if os.path.exists(metadata_path) else {}
+    variables = _variables(data, os.path.join(folder, "data.json"))
+    if rules.get("scripts") or _uses_script(rules):
+        raise RetroluaError("%s: its rules call stable-retro Lua scripts, which Retrolua does not run "
+                            "(write the rules as a Retrolua scenario: reward(), done(), info())" % path)
+    for name in _named(rules):
+        if name not in variables:
+            raise RetroluaError("%s: the rules use variable %r, which data.json does not define" % (path, name))
+    default_state = metadata.get("default_state") if isinstance(metadata, dict) else None
+    return Integration(folder, variables, rules, default_state if isinstance(default_state, str) else None)
+
+
+def gunzip_state(data: bytes, where: str = "the state") -> bytes:
+    """A state's bytes, gunzipped when they are gzip's (stable-retro's `.state` files are)."""
+    if data[:2] != b"\x1f\x8b":
+        return data
+    try:
+        return gzip.decompress(data)
+    except (OSError, EOFError) as error:
+        raise RetroluaError("%s: a damaged gzip file (%s)" % (where, error)) from None
+
+
+# -- reading the JSON files ---------------------------------------------------------------------
+
+
+def _read_json(path: str) -> Dict[str, Any]:
+    try:
+        with open(path, "rb") as file:
+            value = json.loads(file.read(1 << 24))
+    except OSError as error:
+        raise RetroluaError("%s: %s" % (path, error.strerror)) from None
+    except ValueError as error:
+        raise RetroluaError("%s: not JSON (%s)" % (path, error)) from None
+    if not isinstance(value, dict):
+        raise RetroluaError("%s: a JSON object is expected" % path)
+    return value
+
+
+def _variables(data: Dict[str, Any], path: str) -> Dict[str, Dict[str, Any]]:
+    info = data.get("info")
+    if not isinstance(info, dict):
+        raise RetroluaError('%s: no "info" object of variables' % path)
+    variables = {}
+    for name, variable in info.items():
+        if not isinstance(variable, dict) or not isinstance(variable.get("address"), int) \
+                or not isinstance(variable.get("type"), str):
+            raise RetroluaError('%s: variable %r needs an integer "address" and a "type"' % (path, name))
+        match = _TYPE.match(variable["type"])
+        if not match:
+            raise RetroluaError("%s: variable %r has type %r (expected like >u2, <d4, |i1)"
+                                % (path, name, variable["type"]))
+        address, mask = variable["address"], variable.get("mask")
+        if not 0 <= address < 1 << 48 or (mask is not None and (not isinstance(mask, int) or mask < 0)):
+            raise RetroluaError("%s: variable %r has a bad address or mask" % (path, name))
+        order, repr_, width = match.groups()
+        variables[name] = {"address": address, "width": int(width), "order": ">" if order == ">" else "<",
+                           "repr": repr_, "mask": mask if mask is not None and mask < 1 << 63 else None}
+    return variables
+
+
+def _uses_script(rules: Dict[str, Any]) -> bool:
+    parts = [rules.get("reward") or {}, rules.get("done") or {}] + list(rules.get("rewards") or [])
+    return any(isinstance(part, dict) and "script" in part for part in parts)
+
+
+def _named(rules: Dict[str, Any]) -> List[str]:
+    names: List[str] = []
+
+    def walk(node: Any) -> None:
+        if isinstance(node, dict):
+            names.extend((node.get("variables") or {}).keys())
+            for child in (node.get("nodes") or {}).values():
+                walk(child)
+    walk(rules.get("reward") or (rules.get("rewards") or [{}])[0])
+    walk(rules.get("done"))
+    return names
+
+
+def _number(spec: Dict[str, Any], key: str, kind: type) -> Any:
+    value = spec.get(key, 0)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+        raise RetroluaError("scenario: %r must be a number, got %r" % (key, value))
+    if kind is int and not -(1 << 63) <= value < 1 << 63:
+        raise RetroluaError("scenario: %r is out of range: %r" % (key, value))
+    return kind(value)
+
+
+def _rule(name: Optional[str], spec: Any, default_delta: bool) -> Dict[str, Any]:
+    if not isinstance(spec, dict):
+        raise RetroluaError("scenario: the rule for %r must be an object" % (name or "time"))
+    op = spec.get("op", "")
+    if op and op not in OPS:  # stable-retro reads an unknown op as none: the value itself
+        warnings.warn("scenario: unknown op %r for %r is read as no op, as stable-retro reads it" % (op, name))
+    measurement = spec.get("measurement")
+    rule = {"op": op if op in OPS else "", "reference": _number(spec, "reference", int),
+            "reward": _number(spec, "reward", float), "penalty": _number(spec, "penalty", float),
+            "delta": default_delta if measurement not in ("absolute", "delta") else measurement == "delta"}
+    if name is not None:
+        rule["variable"] = name
+    return rule
+
+
+def _rewards(rules: Dict[str, Any]) -> List[Dict[str, Any]]:
+    """Player 1's reward rules ("reward", or the first of "rewards"), the time rule last."""
+    reward = rules.get("reward") or (rules.get("rewards") or [{}])[0] or {}
+    out = [_rule(name, spec, True) for name, spec in sorted((reward.get("variables") or {}).items())]
+    if reward.get("time"):
+        out.append(_rule(None, reward["time"], True))
+    return out
+
+
+def _node(node: Dict[str, Any], where: str, depth: int = 0) -> Dict[str, Any]:
+    if depth > 32:
+        raise RetroluaError("scenario: %s nests more than 32 levels" % where)
+    variables = [_rule(name, spec, False) for name, spec in sorted((node.get("variables") or {}).items())]
+    nodes = [_node(child, where + "." + key, depth + 1) for key, child in sorted((node.get("nodes") or {}).items())
+             if isinstance(child, dict)]
+    return {"condition": "all" if node.get("condition") == "all" else "any", "variables": variables,
+            "nodes": nodes}
+
+
+# -- the Lua literal ----------------------------------------------------------------------------
+
+
+def _lua(value: Any) -> str:
+    """`value` (dicts, lists, strings, numbers, booleans, None) as a Lua expression."""
+    if value is None:
+        return "nil"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value) if value == value and abs(value) != float("inf") else "0.0"
+    if isinstance(value, str):  # every byte that is not plain becomes a decimal escape
+        return '"' + "".join(chr(b) if b < 128 and (chr(b).isalnum() or chr(b) in " _-.:/") else "\\%03d" % b
+                             for b in value.encode("utf-8")) + '"'
+    if isinstance(value, dict):
+        return "{" + ", ".join("[%s] = %s" % (_lua(str(k)), _lua(v)) for k, v in value.items()) + "}"
+    return "{" + ", ".join(_lua(v) for v in value) + "}"
