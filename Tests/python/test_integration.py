@@ -55,13 +55,17 @@ def test_every_type_reads_as_stable_retro_reads_it(tmp_path):
         raw = rng.integers(0, 256, stride * len(TYPES), dtype=np.uint8)
         raw[::7] = rng.integers(0, 10, len(raw[::7])) * 0x11  # valid BCD digits too
         variables = {"v%02d" % i: {"address": base + stride * i, "type": t} for i, t in enumerate(TYPES)}
+        masks = {"|i1": -113, ">u2": 0x0F0F, ">d2": 0x0FF0, ">n4": 0xF0F, "<i2": 0x7FFF}
+        for i, (t, mask) in enumerate(masks.items()):
+            variables["m%02d" % i] = {"address": base + 1 + i, "type": t, "mask": mask}
         game = folder(tmp_path, variables)
         reference = stable_retro.RetroEmulator(rom)
         data = stable_retro.data.GameData()
+        data.load(os.path.join(game, "data.json"), os.path.join(game, "scenario.json"))
         reference.configure_data(data)
         for offset, byte in enumerate(raw):
             data.memory.assign(base + offset, "|u1", int(byte))
-        expected = {name: data.memory.extract(v["address"], v["type"]) for name, v in variables.items()}
+        expected = {name: data.lookup_value(name) for name in variables}
         del data, reference
         gc.collect()
         with retrolua.Emulator(rom, core=core, scenario=scenario_file(tmp_path, game, rom)) as emu:
@@ -71,7 +75,7 @@ def test_every_type_reads_as_stable_retro_reads_it(tmp_path):
             for offset, byte in enumerate(raw):
                 emu.write((physical + offset) ^ 1 if swap else physical + offset, [int(byte)], domain)
             got = emu.step(0).info
-        assert got == expected, [(n, TYPES[int(n[1:])], got.get(n), expected[n]) for n in expected if got.get(n) != expected[n]]
+        assert got == expected, [(n, variables[n], got.get(n), expected[n]) for n in expected if got.get(n) != expected[n]]
 
 
 OPS = sorted(integration.OPS) + [""]  # "": no op, the value itself
@@ -194,6 +198,58 @@ def test_airstriker_episode_matches_stable_retro_step_by_step():
         gc.collect()
 
 
+SCRIPT = """
+total = 0
+function score()
+  total = total + 1
+  if scenario.frame == 0 then data.seen = 0 end
+  data.seen = data.seen + data.v
+  if data.v == 9 then data.v = 1 end
+  return total * 100 + data.seen + scenario.frame / 4
+end
+function over() return data.v == 7 end
+"""
+
+
+def test_integration_scripts_run_as_in_stable_retro(tmp_path):
+    # Rules given as the integration's own Lua functions: globals kept between frames, `data` reads,
+    # values of the script's own, a write to a variable, `scenario.frame`, and a fresh start at reset.
+    (tmp_path / "rules.lua").write_text(SCRIPT)
+    rules = {"reward": {"script": "lua:score"}, "done": {"script": "lua:over"}, "scripts": ["rules.lua"]}
+    game = folder(tmp_path, {"v": {"address": 0x0600, "type": "|u1"}}, rules)
+    episodes = [[3, 9, 4, 7, 2], [5, 9, 7]]
+    reference = stable_retro.RetroEmulator(DODGE)
+    data = stable_retro.data.GameData()
+    data.load(os.path.join(game, "data.json"), os.path.join(game, "scenario.json"))
+    reference.configure_data(data)
+    for _ in range(30):  # past the game's boot, which clears the RAM
+        reference.step()
+    expected = []
+    for values in episodes:
+        data.memory.assign(0x0600, "|u1", 0)
+        data.reset()
+        data.update_ram()
+        for value in values:
+            data.memory.assign(0x0600, "|u1", value)
+            reference.step()
+            data.update_ram()
+            expected.append((data.current_reward(), bool(data.is_done()), data.memory.extract(0x0600, "|u1")))
+    del data, reference
+    gc.collect()
+    env = retrolua.make(DODGE, core="nestopia", integration=game, obs="ram", warmup_frames=30)
+    got = []
+    try:
+        for values in episodes:
+            env.reset(seed=0)
+            for value in values:
+                env.emu.write(0x0600, [value])
+                _, reward, done, _, _ = env.step(np.zeros(16, np.int8))
+                got.append((reward, done, int(env.emu.read(0x0600)[0])))
+    finally:
+        env.close()
+    assert got == expected and any(done for _, done, _ in got)
+
+
 def test_states_by_name_gzip_and_crop(tmp_path):
     game = integration.load(GAME)
     assert game.states() == ["Level1"] and game.default_state == "Level1"
@@ -211,12 +267,16 @@ def test_states_by_name_gzip_and_crop(tmp_path):
 @pytest.mark.parametrize("files,message", [
     ({}, "data.json: No such file"),
     ({"data.json": "{not json"}, "data.json: not JSON"),
-    ({"data.json": '{"info": {"x": {"address": 1, "type": ">q2"}}}', "scenario.json": "{}"}, "type '>q2'"),
+    ({"data.json": '{"info": {"x": {"address": 1, "type": ">q2"}}}',
+      "scenario.json": '{"done": {"variables": {"x": {"op": "zero"}}}}'}, "use variable 'x'"),
     ({"data.json": '{"info": {"x": {"address": -1, "type": ">u2"}}}', "scenario.json": "{}"}, "bad address"),
     ({"data.json": '{"info": {"x": {"address": 1, "type": ">u2"}}}',
       "scenario.json": '{"done": {"variables": {"y": {"op": "zero"}}}}'}, "use variable 'y'"),
+    ({"data.json": '{"info": {}}', "scenario.json": '{"reward": {"script": "lua:f"}}'}, '"scripts" names no script'),
     ({"data.json": '{"info": {}}', "scenario.json": '{"reward": {"script": "lua:f"}, "scripts": ["s.lua"]}'},
-     "stable-retro Lua scripts"),
+     "s.lua: No such file"),
+    ({"data.json": '{"info": {}}', "scenario.json": '{"reward": {"script": "py:f"}, "scripts": ["s.py"]}'},
+     "scripts are Lua files"),
     ({"data.json": '{"info": {"x": {"address": 1, "type": ">u2"}}}',
       "scenario.json": '{"reward": {"variables": {"x": {"reward": "lots"}}}}', "metadata.json": "{}"},
      "'reward' must be a number"),
@@ -229,6 +289,12 @@ def test_bad_integrations_are_refused_with_the_file_and_the_reason(tmp_path, fil
     (tmp_path / "bad.state").write_bytes(gzip.compress(b"x" * 100)[:20])
     with pytest.raises(RetroluaError, match="damaged gzip"):
         integration.gunzip_state((tmp_path / "bad.state").read_bytes(), "bad.state")
+
+
+def test_a_variable_of_unknown_type_is_left_out_as_stable_retro_leaves_it(tmp_path):
+    game = folder(tmp_path, {"x": {"address": 1, "type": "><d4"}, "y": {"address": 2, "type": "|u1"}})
+    with pytest.warns(UserWarning, match="type '><d4'.*left out"):
+        assert list(integration.load(game).variables) == ["y"]
 
 
 def test_an_unknown_op_warns_and_counts_as_none_as_stable_retro_does(tmp_path):

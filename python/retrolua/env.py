@@ -125,8 +125,10 @@ class RetroluaEnv(gymnasium.Env):
         """A stable-retro integration's scenario as a Lua file of this env's own (removed with it),
         its start state and its crop."""
         game = integrations.load(folder, scenario or "scenario")
-        if state is None or (isinstance(state, str) and os.sep not in state and not os.path.exists(state)):
-            state = game.state(state)
+        if isinstance(state, str) and os.sep not in state and not os.path.exists(state):
+            state = game.state(state)  # one of its states, by name
+        elif state is None and game.default_state:
+            state = game.state()
         scratch = tempfile.mkdtemp(prefix="retrolua-integration-")
         weakref.finalize(self, shutil.rmtree, scratch, True)
         path = os.path.join(scratch, "scenario.lua")

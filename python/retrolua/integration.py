@@ -6,8 +6,9 @@ an episode, as rules over those variables), `metadata.json` (the default start s
 `.state` files. `load(folder)` reads one; `retrolua.make(rom, integration=folder)` runs it: the rules
 become a Lua scenario in the emulator (`stable_retro_scenario.lua`), evaluated after every frame as
 stable-retro evaluates them, `info` carries every variable, and the episode starts from the default
-state. Only the files are read (stable-retro itself is not needed). Integrations whose rules call
-stable-retro's own Lua scripts are refused with a message saying so.
+state. Only the files are read (stable-retro itself is not needed). Rules given as functions of the
+integration's own Lua scripts (`"script": "lua:name"`) run those scripts in the emulator, with the
+`data` and `scenario` tables stable-retro gives them.
 """
 
 import gzip
@@ -50,6 +51,9 @@ class Integration:
         self.folder, self.variables, self.rules, self.default_state = folder, variables, rules, default_state
         # The rules as the Lua side reads them, made now so that a bad rule is refused at load.
         self._rewards, self._done = _rewards(rules), _node(rules.get("done") or {}, "done")
+        self._scripts = _scripts(folder, rules)
+        self._reward_script = _function(_player_reward(rules).get("script"))
+        self._done_script = _function((rules.get("done") or {}).get("script"))
 
     @property
     def crop(self) -> Optional[Tuple[int, int, int, int]]:
@@ -87,7 +91,8 @@ class Integration:
                                 % (extension or "extension-less", " ".join(sorted(SYSTEMS))))
         rambase, swap = SYSTEMS[extension]
         spec = {"rambase": rambase, "swap": swap, "variables": self.variables, "rewards": self._rewards,
-                "done": self._done}
+                "done": self._done, "scripts": self._scripts,
+                "reward_script": self._reward_script, "done_script": self._done_script}
         with open(_SCENARIO_LUA, encoding="utf-8") as file:
             return "local SPEC = %s\n%s" % (_lua(spec), file.read())
 
@@ -100,9 +105,8 @@ def load(folder: str, scenario: str = "scenario") -> Integration:
     metadata_path = os.path.join(folder, "metadata.json")
     metadata = _read_json(metadata_path) if os.path.exists(metadata_path) else {}
     variables = _variables(data, os.path.join(folder, "data.json"))
-    if rules.get("scripts") or _uses_script(rules):
-        raise RetroluaError("%s: its rules call stable-retro Lua scripts, which Retrolua does not run "
-                            "(write the rules as a Retrolua scenario: reward(), done(), info())" % path)
+    if _uses_script(rules) and not rules.get("scripts"):
+        raise RetroluaError('%s: its rules call a script function but "scripts" names no script' % path)
     for name in _named(rules):
         if name not in variables:
             raise RetroluaError("%s: the rules use variable %r, which data.json does not define" % (path, name))
@@ -146,21 +150,59 @@ def _variables(data: Dict[str, Any], path: str) -> Dict[str, Dict[str, Any]]:
                 or not isinstance(variable.get("type"), str):
             raise RetroluaError('%s: variable %r needs an integer "address" and a "type"' % (path, name))
         match = _TYPE.match(variable["type"])
-        if not match:
-            raise RetroluaError("%s: variable %r has type %r (expected like >u2, <d4, |i1)"
-                                % (path, name, variable["type"]))
+        if not match:  # stable-retro skips a variable it cannot parse; rules naming it are refused below
+            warnings.warn("%s: variable %r has type %r (expected like >u2, <d4, |i1): left out, as stable-retro "
+                          "leaves it out" % (path, name, variable["type"]))
+            continue
         address, mask = variable["address"], variable.get("mask")
-        if not 0 <= address < 1 << 48 or (mask is not None and (not isinstance(mask, int) or mask < 0)):
+        if not 0 <= address < 1 << 48 or (mask is not None and (not isinstance(mask, int) or
+                                                                not -(1 << 63) <= mask < 1 << 64)):
             raise RetroluaError("%s: variable %r has a bad address or mask" % (path, name))
         order, repr_, width = match.groups()
+        # The mask applies to the decoded value as a 64-bit pattern (stable-retro reads it as uint64).
         variables[name] = {"address": address, "width": int(width), "order": ">" if order == ">" else "<",
-                           "repr": repr_, "mask": mask if mask is not None and mask < 1 << 63 else None}
+                           "repr": repr_, "mask": None if mask is None else mask - (1 << 64) if mask >= 1 << 63 else mask}
     return variables
 
 
 def _uses_script(rules: Dict[str, Any]) -> bool:
     parts = [rules.get("reward") or {}, rules.get("done") or {}] + list(rules.get("rewards") or [])
     return any(isinstance(part, dict) and "script" in part for part in parts)
+
+
+def _player_reward(rules: Dict[str, Any]) -> Dict[str, Any]:
+    """Player 1's reward rules: "reward", or the first of "rewards"."""
+    reward = rules.get("reward") or (rules.get("rewards") or [{}])[0] or {}
+    if not isinstance(reward, dict):
+        raise RetroluaError("scenario: the reward must be an object")
+    return reward
+
+
+def _function(script: Any) -> Optional[str]:
+    """The Lua function a rule's `"script": "lua:name"` names (None without one)."""
+    if script is None:
+        return None
+    scope, _, name = script.rpartition(":") if isinstance(script, str) else ("", "", "")
+    if scope not in ("", "lua") or not re.match(r"^[A-Za-z_][A-Za-z0-9_]*$", name):
+        raise RetroluaError("scenario: a script rule names a Lua function as lua:name, got %r" % (script,))
+    return name
+
+
+def _scripts(folder: str, rules: Dict[str, Any]) -> List[Dict[str, str]]:
+    """The integration's Lua scripts ("scripts": ["script.lua", "lua:other.lua"]), their text."""
+    out = []
+    for entry in rules.get("scripts") or []:
+        scope, _, name = entry.rpartition(":") if isinstance(entry, str) else ("", "", "")
+        if (scope or os.path.splitext(name)[1].lstrip(".")) != "lua" or not name:
+            raise RetroluaError("scenario: scripts are Lua files (name.lua or lua:name), got %r" % (entry,))
+        path = os.path.join(folder, name.lstrip("/"))
+        try:
+            with open(path, "rb") as file:
+                text = file.read(1 << 20)
+        except OSError as error:
+            raise RetroluaError("%s: %s" % (path, error.strerror)) from None
+        out.append({"name": os.path.basename(name), "text": text.decode("utf-8", errors="replace")})
+    return out
 
 
 def _named(rules: Dict[str, Any]) -> List[str]:
@@ -171,7 +213,7 @@ def _named(rules: Dict[str, Any]) -> List[str]:
             names.extend((node.get("variables") or {}).keys())
             for child in (node.get("nodes") or {}).values():
                 walk(child)
-    walk(rules.get("reward") or (rules.get("rewards") or [{}])[0])
+    walk(_player_reward(rules))
     walk(rules.get("done"))
     return names
 
@@ -201,8 +243,8 @@ def _rule(name: Optional[str], spec: Any, default_delta: bool) -> Dict[str, Any]
 
 
 def _rewards(rules: Dict[str, Any]) -> List[Dict[str, Any]]:
-    """Player 1's reward rules ("reward", or the first of "rewards"), the time rule last."""
-    reward = rules.get("reward") or (rules.get("rewards") or [{}])[0] or {}
+    """Player 1's reward rules, the time rule last."""
+    reward = _player_reward(rules)
     out = [_rule(name, spec, True) for name, spec in sorted((reward.get("variables") or {}).items())]
     if reward.get("time"):
         out.append(_rule(None, reward["time"], True))

@@ -3,7 +3,8 @@
 -- stable-retro's, checked against its own engine by Tests/python/test_integration.py:
 -- * a variable is `width` bytes at an address of the system's map, combined big- (">") or little-
 --   endian ("<", "="), read as unsigned ("u"), two's complement ("i"), BCD ("d": a digit a nibble)
---   or low-nibble BCD ("n": a digit a byte); a nibble above 9 counts modulo 10;
+--   or low-nibble BCD ("n": a digit a byte); a nibble above 9 counts modulo 10; a mask applies to
+--   the value read;
 -- * after every frame each reward variable gives measure(value or its change since the last frame)
 --   times `reward` when positive, times `penalty` when negative, in 32-bit floats; done tests
 --   measure() > 0 for each variable and node, any or all of them;
@@ -53,20 +54,40 @@ local function decode(variable)
     local byte = bytes:byte(at - first + 1)
     if variable.order == ">" then raw = raw << 8 | byte else raw = raw | byte << (8 * index) end
   end
-  if variable.mask then raw = raw & variable.mask end
+  local value = raw
   if variable.repr == "i" then
     local sign = 1 << (8 * width - 1)
-    if width < 8 and raw & sign ~= 0 then raw = raw - (sign << 1) end
-    return raw
+    if width < 8 and raw & sign ~= 0 then value = raw - (sign << 1) end
   elseif variable.repr == "d" or variable.repr == "n" then
-    local value, scale, step = 0, 1, variable.repr == "d" and 4 or 8
+    local scale, step = 1, variable.repr == "d" and 4 or 8
+    value = 0
     for shift = 0, 8 * width - 1, step do
       value = value + ((raw >> shift) & 0xF) % 10 * scale
       scale = scale * 10
     end
-    return value
   end
-  return raw
+  -- A mask applies to the decoded value, as stable-retro applies it.
+  if variable.mask then value = value & variable.mask end
+  return value
+end
+
+-- A value written back into a variable's bytes (a script's `data.lives = 3`).
+local function encode(variable, value)
+  local width, raw = variable.width, math.tointeger(value) or 0
+  if variable.repr == "d" or variable.repr == "n" then
+    local digits, step = 0, variable.repr == "d" and 4 or 8
+    for shift = 0, 8 * width - 1, step do
+      digits = digits | (raw % 10) << shift
+      raw = raw // 10
+    end
+    raw = digits
+  end
+  for index = 0, width - 1 do
+    local shift = variable.order == ">" and 8 * (width - 1 - index) or 8 * index
+    local at = variable.offset + index
+    if spec.swap then at = at ~ 1 end
+    memory.write_u8(at, (raw >> shift) & 0xFF, variable.domain)
+  end
 end
 
 -- One reading a frame, shared by reward() and done(); `last` is the reading before it.
@@ -81,13 +102,6 @@ local function sample()
   for name, variable in pairs(variables) do current[name] = decode(variable) end
   for name, value in pairs(current) do if last[name] == nil then last[name] = value end end
 end
-
--- A state load (the environment's reset) starts the changes again from there.
-event.on("state_loaded", function()
-  sampled = nil
-  sample()
-  last = current
-end)
 
 local comparisons = {
   ["equal"] = function(v, r) return v == r end,
@@ -119,8 +133,54 @@ end
 -- stable-retro adds its rewards in 32-bit floats: so does this, to give the same numbers.
 local function f32(x) return (string.unpack("f", string.pack("f", x))) end
 
-function reward()
-  sample()
+-- The integration's own Lua scripts (stable-retro's `"scripts"`), when its rules name one of their
+-- functions: they see `data.NAME` (a variable's value; set, it writes the RAM, or keeps a value of
+-- the script's own) and `scenario.frame` (frames since the episode began), and start afresh at each
+-- reset, as stable-retro reloads them.
+local scripted, frames = nil, 0
+
+local function load_scripts()
+  if #spec.scripts == 0 then return end
+  local own = {}
+  local data = setmetatable({}, {
+    __index = function(_, name)
+      local variable = variables[name]
+      if variable then return decode(variable) end
+      if own[name] == nil then error("data." .. tostring(name) .. ": no such variable", 2) end
+      return own[name]
+    end,
+    __newindex = function(_, name, value)
+      local variable = variables[name]
+      if variable then encode(variable, value) else own[name] = value end
+    end,
+  })
+  scripted = setmetatable({ data = data, scenario = { frame = frames } }, { __index = _G })
+  for _, script in ipairs(spec.scripts) do
+    local chunk, problem = load(script.text, "=" .. script.name, "t", scripted)
+    if not chunk then error(problem, 0) end
+    chunk()
+  end
+end
+
+local function call(name)
+  local fn = scripted[name]
+  if type(fn) ~= "function" then error("stable-retro script: no function " .. name, 0) end
+  scripted.scenario.frame = frames
+  return fn()
+end
+
+local function scripted_reward()
+  local value = call(spec.reward_script)
+  if value == true then return 1.0 end
+  return type(value) == "number" and f32(value) or 0.0
+end
+
+local function scripted_done()
+  local value = call(spec.done_script)
+  return value == true or (type(value) == "number" and value ~= 0)
+end
+
+local function rules_reward()
   local total = 0.0
   for _, rule in ipairs(spec.rewards) do
     local m = f32(measured(rule.variable, rule))
@@ -128,6 +188,14 @@ function reward()
     total = f32(total + m)
   end
   return total
+end
+
+-- After every frame, reward() then done(): one step of stable-retro's scenario, whose frame count
+-- goes up once both are known.
+function reward()
+  sample()
+  if spec.reward_script then return scripted_reward() end
+  return rules_reward()
 end
 
 local function node_done(node)
@@ -147,8 +215,24 @@ end
 
 function done()
   sample()
-  return node_done(spec.done)
+  local over
+  if spec.done_script then over = scripted_done() else over = node_done(spec.done) end
+  frames = frames + 1
+  return over
 end
+
+-- A state load (the environment's reset) starts again from there, as stable-retro's reset does:
+-- changes count from the loaded state, scripts are reloaded and see one scored frame (frame 0).
+event.on("state_loaded", function()
+  sampled, frames = nil, 0
+  sample()
+  last = current
+  load_scripts()
+  reward()
+  done()
+end)
+
+load_scripts()
 
 -- Every variable as it is now (stable-retro's lookup_all), read afresh: a door may ask between frames.
 function info()
