@@ -250,6 +250,49 @@ def test_integration_scripts_run_as_in_stable_retro(tmp_path):
     assert got == expected and any(done for _, done, _ in got)
 
 
+@pytest.mark.parametrize("rom", ["dodge.nes", "demo.gb", "demo.sfc", "demo.gba", "demo.pce", "demo.a26", "airstriker.md"])
+def test_each_systems_action_groups_are_stable_retros(rom):
+    reference = stable_retro.RetroEmulator(os.path.join(ROOT, "build", "roms", rom))
+    data = stable_retro.data.GameData()
+    reference.configure_data(data)
+    expected = data.valid_actions()
+    del data, reference
+    gc.collect()
+    assert integration.action_groups(rom) == expected
+
+
+@pytest.mark.parametrize("kind", ["discrete", "multi_discrete", "filtered"])
+def test_stable_retro_action_spaces_press_what_stable_retro_presses(kind):
+    modes = {"discrete": stable_retro.Actions.DISCRETE, "multi_discrete": stable_retro.Actions.MULTI_DISCRETE,
+             "filtered": stable_retro.Actions.FILTERED}
+    reference = stable_retro.make("Airstriker-Genesis-v0", use_restricted_actions=modes[kind], render_mode=None)
+    space = reference.action_space
+    rng = np.random.default_rng(2)
+    if kind == "discrete":
+        actions = list(range(space.n))
+    elif kind == "multi_discrete":
+        actions = [rng.integers(0, space.nvec) for _ in range(300)]
+    else:
+        actions = [rng.integers(0, 2, 12) for _ in range(300)]
+    pressed = [int(sum(int(b) << i for i, b in enumerate(reference.unwrapped.action_to_array(a)[0])))
+               for a in actions]
+    reference.close()
+    del reference
+    gc.collect()
+    env = retrolua.make(AIRSTRIKER, core=GENESIS, integration=GAME, actions=kind)
+    try:
+        if kind == "filtered":
+            assert env.action_space.shape == (16,)
+            actions = [np.concatenate([a, np.zeros(4, np.int64)]) for a in actions]
+        else:
+            assert env.action_space == space
+        assert [env._mask(a) for a in actions] == pressed
+        env.reset(seed=0)
+        env.step(env.action_space.sample())  # the space's samples are valid actions
+    finally:
+        env.close()
+
+
 def test_states_by_name_gzip_and_crop(tmp_path):
     game = integration.load(GAME)
     assert game.states() == ["Level1"] and game.default_state == "Level1"
@@ -275,6 +318,8 @@ def test_states_by_name_gzip_and_crop(tmp_path):
     ({"data.json": '{"info": {}}', "scenario.json": '{"reward": {"script": "lua:f"}}'}, '"scripts" names no script'),
     ({"data.json": '{"info": {}}', "scenario.json": '{"reward": {"script": "lua:f"}, "scripts": ["s.lua"]}'},
      "s.lua: No such file"),
+    ({"data.json": '{"info": {}}', "scenario.json": '{"reward": {"script": "lua:f"}, "scripts": ["../x.lua"]}'},
+     "outside the integration's folder"),
     ({"data.json": '{"info": {}}', "scenario.json": '{"reward": {"script": "py:f"}, "scripts": ["s.py"]}'},
      "scripts are Lua files"),
     ({"data.json": '{"info": {"x": {"address": 1, "type": ">u2"}}}',

@@ -18,6 +18,9 @@ such as a stable-retro `.state`, gzipped or not) or else from the state saved af
 `info()` returns (its declared variables: score, lives, …). `crop=(x, y, width, height)` cuts screen
 observations (a view of the frame; 0 or past the edge: to the edge).
 
+`actions="discrete"`, `"multi_discrete"` or `"filtered"` give stable-retro's action spaces over the
+system's action groups (or an integration scenario's own "actions").
+
 `integration=FOLDER` runs a stable-retro game integration instead of a Lua scenario (see
 `retrolua.integration`): `scenario` then names its scenario (default "scenario"), `state` one of its
 states (default: its default state) and the scenario's crop applies unless `crop` is given.
@@ -53,7 +56,7 @@ class RetroluaEnv(gymnasium.Env):
         self,
         rom: str,
         scenario: Optional[str] = None,
-        actions: Optional[Sequence[Buttons]] = None,
+        actions: Optional[Union[str, Sequence[Buttons]]] = None,
         core: Optional[str] = None,
         obs: str = "screen",
         frameskip: int = 1,
@@ -73,8 +76,9 @@ class RetroluaEnv(gymnasium.Env):
             raise ValueError("render_mode is None or 'rgb_array'")
         if frameskip < 1 or not 0.0 <= sticky < 1.0 or max_steps < 1 or noop_max < 0:
             raise ValueError("frameskip >= 1, 0 <= sticky < 1, max_steps >= 1, noop_max >= 0")
+        groups = None  # a scenario's own action groups (stable-retro's "actions")
         if integration is not None:
-            scenario, state, crop = self._integration(rom, integration, scenario, state, crop)
+            scenario, state, crop, groups = self._integration(rom, integration, scenario, state, crop)
             emulator["args"] = list(emulator.get("args", ())) + integrations.Integration.core_options(core)
         if crop is not None and (len(crop) != 4 or any(int(c) < 0 for c in crop)):
             raise ValueError("crop is (x, y, width, height), none negative, got %r" % (crop,))
@@ -103,9 +107,13 @@ class RetroluaEnv(gymnasium.Env):
         self._start_screen, self._start_ram = self.emu.last_screen().copy(), self.emu.last_ram().copy()
         self.observation_space = {"screen": screen_space, "ram": ram_space,
                                   "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
-        if actions is None:
+        self._masks: Optional[np.ndarray] = None
+        self._groups: Optional[list] = None  # multi_discrete: each group's masks; filtered: the filter
+        self._filtered = False
+        if isinstance(actions, str):
+            self._stable_retro_actions(actions, integrations.action_groups(rom, groups))
+        elif actions is None:
             self.action_space = spaces.MultiBinary(len(self.emu.buttons))
-            self._masks: Optional[np.ndarray] = None
         else:
             self.action_space = spaces.Discrete(len(actions))
             self._masks = np.array([self.emu.mask(a) for a in actions], dtype=np.uint16)
@@ -114,16 +122,39 @@ class RetroluaEnv(gymnasium.Env):
         self._steps = 0
         self._at_start = False
 
+    def _stable_retro_actions(self, kind: str, groups: list) -> None:
+        """stable-retro's action spaces over the system's action groups: "discrete" (one index for
+        every combination of one choice per group, the first group varying fastest), "multi_discrete"
+        (a choice per group), "filtered" (MultiBinary, each group's buttons dropped unless allowed)."""
+        if kind == "discrete":
+            masks = [0]
+            for group in groups:
+                masks = [mask | choice for choice in group for mask in masks]
+            self.action_space = spaces.Discrete(len(masks))
+            self._masks = np.array(masks, dtype=np.uint16)
+        elif kind == "multi_discrete":
+            self.action_space = spaces.MultiDiscrete([len(group) for group in groups])
+            self._groups = groups
+        elif kind == "filtered":
+            self.action_space = spaces.MultiBinary(len(self.emu.buttons))
+            self._groups, self._filtered = groups, True
+        else:
+            raise ValueError("actions is a list of combinations, None, 'discrete', 'multi_discrete' or "
+                             "'filtered', got %r" % (kind,))
+
     def _mask(self, action: Any) -> int:
         if self._masks is not None:
             return int(self._masks[int(action)])
+        if self._groups is not None and not self._filtered:
+            return int(sum(group[int(choice)] for group, choice in zip(self._groups, action)))
         pressed = np.asarray(action).astype(bool)
-        return int(self._bits[pressed[: len(self._bits)]].sum())
+        mask = int(self._bits[pressed[: len(self._bits)]].sum())
+        return integrations.filter_mask(mask, self._groups) if self._filtered and self._groups else mask
 
     def _integration(self, rom: str, folder: str, scenario: Optional[str], state: Any, crop: Any
-                     ) -> Tuple[str, Any, Any]:
+                     ) -> Tuple[str, Any, Any, Any]:
         """A stable-retro integration's scenario as a Lua file of this env's own (removed with it),
-        its start state and its crop."""
+        its start state, its crop and its own action groups (None: the system's)."""
         game = integrations.load(folder, scenario or "scenario")
         if isinstance(state, str) and os.sep not in state and not os.path.exists(state):
             state = game.state(state)  # one of its states, by name
@@ -134,7 +165,7 @@ class RetroluaEnv(gymnasium.Env):
         path = os.path.join(scratch, "scenario.lua")
         with open(path, "w", encoding="utf-8") as file:
             file.write(game.lua(rom))
-        return path, state, crop if crop is not None else game.crop
+        return path, state, crop if crop is not None else game.crop, game.rules.get("actions")
 
     @staticmethod
     def _crop_slices(crop: Optional[Sequence[int]], shape: Tuple[int, ...]) -> Tuple[slice, slice]:
@@ -220,7 +251,7 @@ class RetroluaEnv(gymnasium.Env):
 
 
 def make(rom: str, core: Optional[str] = None, scenario: Optional[str] = None, obs: str = "screen",
-         actions: Optional[Sequence[Buttons]] = None, **options: Any) -> RetroluaEnv:
+         actions: Optional[Union[str, Sequence[Buttons]]] = None, **options: Any) -> RetroluaEnv:
     """A Gymnasium environment for `rom` (see RetroluaEnv for `frameskip`, `sticky`, `max_steps`,
     `noop_max`, `warmup_frames`, `render_mode`, `state`, `crop`, `integration` and the Emulator's own arguments)."""
     return RetroluaEnv(rom, scenario=scenario, actions=actions, core=core, obs=obs, **options)
