@@ -1,10 +1,9 @@
 """Python side by side: retrolua.Emulator (the binary door) vs stable-retro's RetroEmulator on the same
 core binary and ROM, rounds interleaved, best of each kept; then environments: our env.step vs
-stable-retro's Airstriker-Genesis env.step (the same level state and rules: airstriker_scenario.lua),
+stable-retro's Airstriker-Genesis env.step (the wheel's integration on both sides: its Level1 state and rules),
 and our vector env (2 emulators vs 1, and vs gymnasium's AsyncVectorEnv over 2 of our envs). Usage:
 python_bench.py RETROLUA ROM CORE BARE_LOOP [ROUNDS]  (run with build/venv/bin/python; cross_core_copy,
 built beside BARE_LOOP, gives the floor under a state handed across processes)"""
-import gzip
 import os
 import subprocess
 import sys
@@ -141,12 +140,10 @@ print("%-34s %8.1f us vs %8.1f us (stable-retro); limit %.1f us (%s)"
 print("%-34s %8.0f frames/s = %.0f%% of the bare core loop (report)"
       % ("step(60) batches from Python", best["our_batch"], best["our_batch"] / best["bare_fps"] * 100))
 
-# -- environments: the same level (stable-retro's Level1 state) and rules on both sides ------------
+# -- environments: stable-retro's own Airstriker integration (Level1, its rules) on both sides -------
 os.environ["RETROLUA"] = binary
-level = gzip.open(os.path.join(os.path.dirname(stable_retro.__file__), "data", "stable", "Airstriker-Genesis-v0",
-                               "Level1.state")).read()
-scenario = os.path.join(os.path.dirname(os.path.abspath(__file__)), "airstriker_scenario.lua")
-options = dict(core=core, scenario=scenario, obs="screen", state=level)
+game = os.path.join(os.path.dirname(stable_retro.__file__), "data", "stable", "Airstriker-Genesis-v0")
+options = dict(core=core, integration=game, obs="screen")
 del retro  # stable-retro allows one emulator per process
 retro_env = stable_retro.make("Airstriker-Genesis-v0", render_mode=None)
 our_env = retrolua.make(rom, **options)
