@@ -8,7 +8,9 @@ import gc
 import gzip
 import json
 import os
+import random
 import sys
+import warnings
 
 import numpy as np
 import pytest
@@ -334,6 +336,47 @@ def test_bad_integrations_are_refused_with_the_file_and_the_reason(tmp_path, fil
     (tmp_path / "bad.state").write_bytes(gzip.compress(b"x" * 100)[:20])
     with pytest.raises(RetroluaError, match="damaged gzip"):
         integration.gunzip_state((tmp_path / "bad.state").read_bytes(), "bad.state")
+
+
+def test_mangled_integrations_give_a_clear_error_and_nothing_else(tmp_path):
+    # The wheel's real files with one value replaced by junk, 400 times: each loads or is refused
+    # with a RetroluaError (never a KeyError, TypeError…).
+    rng = random.Random(7)
+    games = sorted(entry.path for entry in os.scandir(os.path.dirname(GAME))
+                   if os.path.exists(os.path.join(entry.path, "scenario.json")))
+    junk = [None, True, -1, 2 ** 70, 1.5, float("nan"), "x", "", [], {}, [1, 2], {"a": 1}, "lua:", "><u2"]
+
+    def mutate(value):
+        if isinstance(value, dict) and value and rng.random() < 0.7:
+            key = rng.choice(sorted(value))
+            return {**value, key: mutate(value[key])}
+        if isinstance(value, list) and value and rng.random() < 0.7:
+            index = rng.randrange(len(value))
+            return value[:index] + [mutate(value[index])] + value[index + 1:]
+        return rng.choice(junk)
+
+    for trial in range(400):
+        game = rng.choice(games)
+        with open(os.path.join(game, "data.json")) as file:
+            data = json.load(file)
+        with open(os.path.join(game, "scenario.json")) as file:
+            rules = json.load(file)
+        if trial % 2:
+            data = mutate(data)
+        else:
+            rules = mutate(rules)
+        where = tmp_path / str(trial)
+        where.mkdir()
+        (where / "data.json").write_text(json.dumps(data))
+        (where / "scenario.json").write_text(json.dumps(rules))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                loaded = integration.load(str(where))
+                loaded.lua("game.md")
+                integration.action_groups("game.md", rules.get("actions") if isinstance(rules, dict) else None)
+            except RetroluaError:
+                pass
 
 
 def test_a_variable_of_unknown_type_is_left_out_as_stable_retro_leaves_it(tmp_path):

@@ -67,6 +67,8 @@ def action_groups(content: str, groups: Optional[List[List[List[str]]]] = None) 
     if groups is None:
         groups = [[[], ["UP"], ["DOWN"]], [[], ["LEFT"], ["RIGHT"]]]
         groups += [[[]] + [combo.split("+") for combo in group.split("|")] for group in defaults]
+    if not isinstance(groups, list) or not all(isinstance(group, list) for group in groups):
+        raise RetroluaError("stable-retro actions: a list of groups of button combinations, got %r" % (groups,))
     out: Dict[int, set] = {}
     for group in groups:
         masks = set()
@@ -113,16 +115,12 @@ class Integration:
                  default_state: Optional[str]) -> None:
         self.folder, self.variables, self.rules, self.default_state = folder, variables, rules, default_state
         # The rules as the Lua side reads them, made now so that a bad rule is refused at load.
-        self._rewards, self._done = _rewards(rules), _node(rules.get("done") or {}, "done")
+        self._rewards, self._done = _rewards(rules), _node(_object(rules, "done", "scenario"), "done")
         self._scripts = _scripts(folder, rules)
         self._reward_script = _function(_player_reward(rules).get("script"))
-        self._done_script = _function((rules.get("done") or {}).get("script"))
-
-    @property
-    def crop(self) -> Optional[Tuple[int, int, int, int]]:
-        """The scenario's screen crop (x, y, width, height), if it has one."""
-        crop = self.rules.get("crop")
-        return tuple(crop) if crop else None  # type: ignore[return-value]
+        self._done_script = _function(_object(rules, "done", "scenario").get("script"))
+        #: The scenario's screen crop (x, y, width, height), if it has one.
+        self.crop = _crop(rules.get("crop"))
 
     def states(self) -> List[str]:
         """The names of the integration's start states."""
@@ -229,16 +227,35 @@ def _variables(data: Dict[str, Any], path: str) -> Dict[str, Dict[str, Any]]:
 
 
 def _uses_script(rules: Dict[str, Any]) -> bool:
-    parts = [rules.get("reward") or {}, rules.get("done") or {}] + list(rules.get("rewards") or [])
-    return any(isinstance(part, dict) and "script" in part for part in parts)
+    return "script" in _player_reward(rules) or "script" in _object(rules, "done", "scenario")
+
+
+def _crop(crop: Any) -> Optional[Tuple[int, int, int, int]]:
+    if not crop:
+        return None
+    if not (isinstance(crop, list) and len(crop) == 4 and all(isinstance(c, int) and 0 <= c < 1 << 16 for c in crop)):
+        raise RetroluaError("scenario: crop is [x, y, width, height], got %r" % (crop,))
+    return (crop[0], crop[1], crop[2], crop[3])
+
+
+def _object(node: Any, key: str, where: str) -> Dict[str, Any]:
+    """`node[key]` as an object ({} when absent): the files are untrusted, their shapes checked."""
+    value = node.get(key) if isinstance(node, dict) else None
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise RetroluaError("scenario: %s.%s must be an object, got %r" % (where, key, value))
+    return value
 
 
 def _player_reward(rules: Dict[str, Any]) -> Dict[str, Any]:
     """Player 1's reward rules: "reward", or the first of "rewards"."""
-    reward = rules.get("reward") or (rules.get("rewards") or [{}])[0] or {}
-    if not isinstance(reward, dict):
-        raise RetroluaError("scenario: the reward must be an object")
-    return reward
+    rewards = rules.get("rewards")
+    if rules.get("reward") is None and isinstance(rewards, list) and rewards:
+        return _object({"reward": rewards[0]}, "reward", "rewards[1]")
+    if rewards is not None and not isinstance(rewards, list):
+        raise RetroluaError("scenario: rewards must be a list, got %r" % (rewards,))
+    return _object(rules, "reward", "scenario")
 
 
 def _function(script: Any) -> Optional[str]:
@@ -255,6 +272,8 @@ def _scripts(folder: str, rules: Dict[str, Any]) -> List[Dict[str, str]]:
     """The integration's Lua scripts ("scripts": ["script.lua", "lua:other.lua"]), their text."""
     out = []
     entries = rules.get("scripts") or []
+    if not isinstance(entries, (str, list)):
+        raise RetroluaError("scenario: scripts is a list of Lua files, got %r" % (entries,))
     for entry in [entries] if isinstance(entries, str) else entries:
         scope, _, name = entry.rpartition(":") if isinstance(entry, str) else ("", "", "")
         if (scope or os.path.splitext(name)[1].lstrip(".")) != "lua" or not name:
@@ -274,13 +293,14 @@ def _scripts(folder: str, rules: Dict[str, Any]) -> List[Dict[str, str]]:
 def _named(rules: Dict[str, Any]) -> List[str]:
     names: List[str] = []
 
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            names.extend((node.get("variables") or {}).keys())
-            for child in (node.get("nodes") or {}).values():
-                walk(child)
-    walk(_player_reward(rules))
-    walk(rules.get("done"))
+    def walk(node: Any, where: str, depth: int) -> None:
+        if depth > 32:
+            raise RetroluaError("scenario: %s nests more than 32 levels" % where)
+        names.extend(_object(node, "variables", where))
+        for key, child in _object(node, "nodes", where).items():
+            walk(child, where + "." + key, depth + 1)
+    walk(_player_reward(rules), "reward", 0)
+    walk(_object(rules, "done", "scenario"), "done", 0)
     return names
 
 
@@ -296,10 +316,11 @@ def _number(spec: Dict[str, Any], key: str, kind: type) -> Any:
 def _rule(name: Optional[str], spec: Any, default_delta: bool) -> Dict[str, Any]:
     if not isinstance(spec, dict):
         raise RetroluaError("scenario: the rule for %r must be an object" % (name or "time"))
-    op = spec.get("op", "")
+    op, measurement = spec.get("op") or "", spec.get("measurement")
+    if not isinstance(op, str) or not isinstance(measurement, (str, type(None))):
+        raise RetroluaError("scenario: the rule for %r has a non-text op or measurement" % (name or "time"))
     if op and op not in OPS:  # stable-retro reads an unknown op as none: the value itself
         warnings.warn("scenario: unknown op %r for %r is read as no op, as stable-retro reads it" % (op, name))
-    measurement = spec.get("measurement")
     rule = {"op": op if op in OPS else "", "reference": _number(spec, "reference", int),
             "reward": _number(spec, "reward", float), "penalty": _number(spec, "penalty", float),
             "delta": default_delta if measurement not in ("absolute", "delta") else measurement == "delta"}
@@ -311,7 +332,7 @@ def _rule(name: Optional[str], spec: Any, default_delta: bool) -> Dict[str, Any]
 def _rewards(rules: Dict[str, Any]) -> List[Dict[str, Any]]:
     """Player 1's reward rules, the time rule last."""
     reward = _player_reward(rules)
-    out = [_rule(name, spec, True) for name, spec in sorted((reward.get("variables") or {}).items())]
+    out = [_rule(name, spec, True) for name, spec in sorted(_object(reward, "variables", "reward").items())]
     if reward.get("time"):
         out.append(_rule(None, reward["time"], True))
     return out
@@ -320,8 +341,8 @@ def _rewards(rules: Dict[str, Any]) -> List[Dict[str, Any]]:
 def _node(node: Dict[str, Any], where: str, depth: int = 0) -> Dict[str, Any]:
     if depth > 32:
         raise RetroluaError("scenario: %s nests more than 32 levels" % where)
-    variables = [_rule(name, spec, False) for name, spec in sorted((node.get("variables") or {}).items())]
-    nodes = [_node(child, where + "." + key, depth + 1) for key, child in sorted((node.get("nodes") or {}).items())
+    variables = [_rule(name, spec, False) for name, spec in sorted(_object(node, "variables", where).items())]
+    nodes = [_node(child, where + "." + key, depth + 1) for key, child in sorted(_object(node, "nodes", where).items())
              if isinstance(child, dict)]
     return {"condition": "all" if node.get("condition") == "all" else "any", "variables": variables,
             "nodes": nodes}
