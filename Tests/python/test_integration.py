@@ -295,6 +295,23 @@ def test_stable_retro_action_spaces_press_what_stable_retro_presses(kind):
         env.close()
 
 
+def test_integrations_by_name_and_the_rom_check(tmp_path, monkeypatch):
+    assert integration.find("Airstriker-Genesis-v0") == GAME
+    assert integration.find(GAME) == GAME
+    mine = tmp_path / "Mine-Nes-v0"
+    os.makedirs(mine)
+    (mine / "data.json").write_text('{"info": {}}')
+    (mine / "rom.sha").write_text("0" * 40 + "\n")
+    monkeypatch.setenv("RETROLUA_INTEGRATIONS", str(tmp_path))
+    assert integration.find("Mine-Nes-v0") == str(mine)
+    with pytest.raises(RetroluaError, match="no integration 'Nope-v0'.*RETROLUA_INTEGRATIONS"):
+        integration.find("Nope-v0")
+    assert integration.load(GAME).rom_mismatch(AIRSTRIKER) is None
+    assert "its RAM addresses may not fit" in integration.load(str(mine)).rom_mismatch(DODGE)
+    with pytest.warns(UserWarning, match="SHA-1"):
+        retrolua.make(DODGE, core="nestopia", integration="Mine-Nes-v0").close()
+
+
 def test_states_by_name_gzip_and_crop(tmp_path):
     game = integration.load(GAME)
     assert game.states() == ["Level1"] and game.default_state == "Level1"

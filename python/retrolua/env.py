@@ -21,7 +21,8 @@ observations (a view of the frame; 0 or past the edge: to the edge).
 `actions="discrete"`, `"multi_discrete"` or `"filtered"` give stable-retro's action spaces over the
 system's action groups (or an integration scenario's own "actions").
 
-`integration=FOLDER` runs a stable-retro game integration instead of a Lua scenario (see
+`integration=FOLDER` (or a name such as "Airstriker-Genesis-v0", found as `retrolua.integration.find`
+says) runs a stable-retro game integration instead of a Lua scenario (see
 `retrolua.integration`): `scenario` then names its scenario (default "scenario"), `state` one of its
 states (default: its default state) and the scenario's crop applies unless `crop` is given.
 """
@@ -31,6 +32,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+import warnings
 import weakref
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
@@ -155,7 +157,10 @@ class RetroluaEnv(gymnasium.Env):
                      ) -> Tuple[str, Any, Any, Any]:
         """A stable-retro integration's scenario as a Lua file of this env's own (removed with it),
         its start state, its crop and its own action groups (None: the system's)."""
-        game = integrations.load(folder, scenario or "scenario")
+        game = integrations.load(integrations.find(folder), scenario or "scenario")
+        mismatch = game.rom_mismatch(rom)
+        if mismatch:
+            warnings.warn(mismatch)
         if isinstance(state, str) and os.sep not in state and not os.path.exists(state):
             state = game.state(state)  # one of its states, by name
         elif state is None and game.default_state:

@@ -12,6 +12,8 @@ integration's own Lua scripts (`"script": "lua:name"`) run those scripts in the 
 """
 
 import gzip
+import hashlib
+import importlib.util
 import json
 import os
 import re
@@ -122,6 +124,21 @@ class Integration:
         #: The scenario's screen crop (x, y, width, height), if it has one.
         self.crop = _crop(rules.get("crop"))
 
+    def rom_mismatch(self, content: str) -> Optional[str]:
+        """Why `content` may not be the game the integration was made for (its rom.sha), or None."""
+        try:
+            with open(os.path.join(self.folder, "rom.sha")) as file:
+                expected = {line.split()[0].lower() for line in file if line.strip()}
+            with open(content, "rb") as file:
+                data = file.read(64 << 20)
+        except OSError:
+            return None  # nothing to compare with
+        seen = {hashlib.sha1(data).hexdigest(), hashlib.sha1(data[16:]).hexdigest()}  # .nes: without its header
+        if expected & seen:
+            return None
+        return ("%s: SHA-1 %s is not the integration's (%s): its RAM addresses may not fit this game"
+                % (content, hashlib.sha1(data).hexdigest(), ", ".join(sorted(expected))))
+
     def states(self) -> List[str]:
         """The names of the integration's start states."""
         return sorted(name[:-6] for name in os.listdir(self.folder) if name.endswith(".state"))
@@ -158,11 +175,35 @@ class Integration:
             return "local SPEC = %s\n%s" % (_lua(spec), file.read())
 
 
+def search_path() -> List[str]:
+    """Where integrations are looked for by name: $RETROLUA_INTEGRATIONS (folders separated by
+    os.pathsep), then an installed stable-retro's data folders (its files only; it is not imported)."""
+    folders = [f for f in os.environ.get("RETROLUA_INTEGRATIONS", "").split(os.pathsep) if f]
+    spec = importlib.util.find_spec("stable_retro")
+    for root in (spec.submodule_search_locations or []) if spec else []:
+        folders += [os.path.join(root, "data", kind) for kind in ("stable", "experimental", "contrib")]
+    return folders
+
+
+def find(name: str) -> str:
+    """The folder of integration `name` ("Airstriker-Genesis-v0"), or a folder path as it is."""
+    if os.path.isdir(name):
+        return name
+    if os.sep not in name and name not in ("", ".", ".."):
+        for root in search_path():
+            candidate = os.path.join(root, name)
+            if os.path.isfile(os.path.join(candidate, "data.json")):
+                return candidate
+    raise RetroluaError("no integration %r (looked in: %s; set RETROLUA_INTEGRATIONS to add folders)"
+                        % (name, ", ".join(search_path()) or "nowhere: no stable-retro installed"))
+
+
 def load(folder: str, scenario: str = "scenario") -> Integration:
     """Reads integration `folder` with scenario `scenario` (a name in the folder or a .json path)."""
     data = _read_json(os.path.join(folder, "data.json"))
     path = scenario if scenario.endswith(".json") else os.path.join(folder, scenario + ".json")
-    rules = _read_json(path)
+    # Without a scenario.json of its own, an integration has no rules (reward 0, no end but truncation).
+    rules = {} if scenario == "scenario" and not os.path.exists(path) else _read_json(path)
     metadata_path = os.path.join(folder, "metadata.json")
     metadata = _read_json(metadata_path) if os.path.exists(metadata_path) else {}
     variables = _variables(data, os.path.join(folder, "data.json"))
