@@ -27,6 +27,21 @@ static void pin(int cpu) {
     sched_setaffinity(0, sizeof set, &set);  /* best effort: one CPU only still measures the copies */
 }
 
+/* `rounds` copies of `from` into `to`, each on this side's turn (`mine`), handing the turn over
+ * after each; the microseconds spent copying. */
+static double take_turns(char *to, char *from, size_t bytes, long rounds, _Atomic int *turn, int mine) {
+    double total = 0;
+    for (long i = 0; i < rounds; i++) {
+        while (atomic_load(turn) != mine) {}
+        double start = microseconds();
+        memcpy(to, from, bytes);
+        total += microseconds() - start;
+        if (!mine) from[i % bytes] ^= 1;  /* the writer's state differs each time */
+        atomic_store(turn, !mine);
+    }
+    return total;
+}
+
 int main(int argc, char **argv) {
     if (argc != 3) { fprintf(stderr, "usage: cross_core_copy BYTES ROUNDS\n"); return 2; }
     size_t bytes = (size_t)atol(argv[1]);
@@ -44,29 +59,13 @@ int main(int argc, char **argv) {
         pin(1);
         char *own = malloc(bytes);
         memset(own, 2, bytes);
-        double total = 0;
-        for (long i = 0; i < rounds; i++) {
-            while (atomic_load(turn) != 1) {}
-            double start = microseconds();
-            memcpy(own, shared, bytes);
-            total += microseconds() - start;
-            atomic_store(turn, 0);
-        }
-        *read_total = total;
+        *read_total = take_turns(own, shared, bytes, rounds, turn, 1);
         _exit(0);
     }
     pin(0);
     char *own = malloc(bytes);
     memset(own, 3, bytes);
-    double total = 0;
-    for (long i = 0; i < rounds; i++) {
-        while (atomic_load(turn) != 0) {}
-        double start = microseconds();
-        memcpy(shared, own, bytes);
-        total += microseconds() - start;
-        own[i % bytes] ^= 1;  /* a state differs each time */
-        atomic_store(turn, 1);
-    }
+    double total = take_turns(shared, own, bytes, rounds, turn, 0);
     waitpid(reader, NULL, 0);
     printf("write_us %.1f read_us %.1f\n", total / (double)rounds, *read_total / (double)rounds);
     return 0;
