@@ -177,7 +177,10 @@ HOSTILE = [
     ((wire.STEP, 0x100, 3, 0, 0), b"\1\2\3", "the payload must be empty"),
     ((wire.STEP, 0x200, 3, 0, 0), b"\0" * 10, "the payload must be empty"),
     ((wire.STEP, 0, 1, 0, 0), b"\0\0", "the payload must be empty"),
-    ((wire.SCREEN, 1, 0, 0, 0), b"", "flags apply to step and save_state only"),
+    ((wire.SCREEN, 1, 0, 0, 0), b"", "flags apply to step, save_state and movie only"),
+    ((wire.MOVIE, 3, 0, 0, 0), b"", "flags are 1 (record from now) or 2 (stop)"),
+    ((wire.MOVIE, 1, 0, 0, 0), b"\xff\xfe", "the payload must be a file path"),
+    ((wire.MOVIE, 1, 0, 0, 0), b"/etc/passwd/x.rlm", "cannot record to /etc/passwd/x.rlm"),
     ((wire.READ, 0, 7, 0, 1), b"", "no memory domain 7"),
     ((wire.READ, 0, 0xFFFFFFFF, 0, 1), b"", "no memory domain"),
     ((wire.READ, 0, 0, 0, 0), b"", "length must be 1…"),
@@ -425,6 +428,39 @@ def test_importing_retrolua_registers_the_ids_and_render_fps_follows_frame_skip(
         assert env.metadata["render_fps"] == pytest.approx(env.emu.info["fps"] / 4)
     finally:
         env.close()
+
+
+DUMP_RAM = """event.on("exit", function()
+  emu.result("ram", (memory.read_bytes(0, 2048):gsub(".", function(c) return string.format("%02x", c:byte()) end)))
+end)
+"""
+
+
+def test_recorded_episodes_replay_to_the_same_ram(tmp_path):
+    # record=: every episode a movie from its start state (no-ops included); `retrolua movie play`
+    # of each ends on the RAM the episode ended on. "filtered" presses only the NES's own buttons:
+    # nestopia's turbo buttons (RetroPad X and Y) keep a phase its states do not hold.
+    env = retrolua.make(NES, core="nestopia", obs="ram", record=str(tmp_path), max_steps=30, noop_max=6,
+                        frameskip=2, actions="filtered")
+    finals = []
+    try:
+        for episode in range(2):
+            env.reset(seed=episode)
+            env.action_space.seed(episode)
+            truncated = False
+            while not truncated:
+                observation, _, _, truncated, _ = env.step(env.action_space.sample())
+            finals.append(bytes(observation))
+    finally:
+        env.close()
+    movies = sorted(p for p in os.listdir(tmp_path) if p.endswith(".rlm"))
+    assert len(movies) == 2 and movies[0].startswith("demo-") and movies[1].endswith("-000001.rlm")
+    (tmp_path / "dump.lua").write_text(DUMP_RAM)
+    for movie, final in zip(movies, finals):
+        out = subprocess.run([os.environ["RETROLUA"], "movie", "play", str(tmp_path / movie), NES, "--core", "nestopia",
+                              "--headless", "--script", str(tmp_path / "dump.lua"), "--json"],
+                             capture_output=True, text=True, timeout=60).stdout.strip().splitlines()[-1]
+        assert bytes.fromhex(json.loads(out)["results"]["ram"]) == final, movie
 
 
 def test_registered_dodge_and_async_vector_env():

@@ -13,7 +13,8 @@ REQUEST = struct.Struct("<IIIIQQ")
 REPLY = struct.Struct("<IIqqqqqqqd")
 assert REQUEST.size == 32 and REPLY.size == 72
 
-STEP, SCREEN, READ, WRITE, SAVE_STATE, LOAD_STATE, AUDIO, RESET, QUIT, SNAPSHOT, RESTORE, FORGET = range(1, 13)
+STEP, SCREEN, READ, WRITE, SAVE_STATE, LOAD_STATE, AUDIO, RESET, QUIT, SNAPSHOT, RESTORE, FORGET, MOVIE = range(1, 14)
 STEP_SCREEN = 1
 STEP_RAM = 2
 SAVE_KEEP = 1  # save_state: also keep it as snapshot `a` (0: a new one)
+MOVIE_RECORD, MOVIE_STOP = 1, 2  # movie: record from now to the payload's path / stop

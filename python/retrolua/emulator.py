@@ -408,6 +408,16 @@ class Emulator:
         self._map[offset: offset + len(state)] = state
         return self._call(wire.LOAD_STATE, 0, 0, len(state))[2]
 
+    def record_movie(self, path: Union[str, os.PathLike]) -> None:
+        """Records a movie from the current state (stored in it) to `path` (`.rlm`, `.bk2` or `.fm2`
+        by extension; never over an existing file) until `stop_movie()`; `retrolua movie play`
+        replays it."""
+        self._call(wire.MOVIE, wire.MOVIE_RECORD, payload=os.fsencode(os.path.abspath(os.fspath(path))))
+
+    def stop_movie(self) -> None:
+        """Ends the movie being recorded and writes it."""
+        self._call(wire.MOVIE, wire.MOVIE_STOP)
+
     def snapshot(self, into: Optional[Snapshot] = None) -> Snapshot:
         """Saves the state inside the emulator process and returns a handle to it (`into`: replace
         that snapshot, reusing its memory). The fast way to return to a state many times (episode

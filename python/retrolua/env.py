@@ -21,6 +21,10 @@ observations (a view of the frame; 0 or past the edge: to the edge).
 `actions="discrete"`, `"multi_discrete"` or `"filtered"` give stable-retro's action spaces over the
 system's action groups (or an integration scenario's own "actions").
 
+`record=FOLDER` records every episode as a movie from its start state (`ROM-N-000000.rlm`, …;
+`record_format` "rlm", or "bk2" / "fm2" when the actions press only buttons the system has), which
+`retrolua movie play` replays frame for frame.
+
 `integration=FOLDER` (or a name such as "Airstriker-Genesis-v0", found as `retrolua.integration.find`
 says) runs a stable-retro game integration instead of a Lua scenario (see
 `retrolua.integration`): `scenario` then names its scenario (default "scenario"), `state` one of its
@@ -29,6 +33,7 @@ states (default: its default state) and the scenario's crop applies unless `crop
 
 from __future__ import annotations
 
+import itertools
 import os
 import shutil
 import tempfile
@@ -52,6 +57,8 @@ from .emulator import Buttons, Emulator, StepResult
 class RetroluaEnv(gymnasium.Env):
     """One emulator as a Gymnasium environment (see the module's doc)."""
 
+    _serials = itertools.count()  # names recorded episodes apart when several envs record to one folder
+
     metadata = {"render_modes": ["rgb_array"], "render_fps": 60}
 
     def __init__(
@@ -70,6 +77,8 @@ class RetroluaEnv(gymnasium.Env):
         state: Optional[Union[str, bytes]] = None,
         crop: Optional[Sequence[int]] = None,
         integration: Optional[str] = None,
+        record: Optional[str] = None,
+        record_format: str = "rlm",
         **emulator: Any,
     ) -> None:
         if obs not in ("screen", "ram", "both"):
@@ -82,6 +91,12 @@ class RetroluaEnv(gymnasium.Env):
         if integration is not None:
             scenario, state, crop, groups = self._integration(rom, integration, scenario, state, crop)
             emulator["args"] = list(emulator.get("args", ())) + integrations.Integration.core_options(core)
+        if record_format not in ("bk2", "rlm", "fm2"):
+            raise ValueError("record_format is 'bk2', 'rlm' or 'fm2', got %r" % (record_format,))
+        self._record = None if record is None else os.path.join(
+            os.fspath(record), "%s-%d-%%06d.%s" % (os.path.splitext(os.path.basename(rom))[0],
+                                                  next(RetroluaEnv._serials), record_format))
+        self._episodes, self._recording = 0, False
         if crop is not None and (len(crop) != 4 or any(int(c) < 0 for c in crop)):
             raise ValueError("crop is (x, y, width, height), none negative, got %r" % (crop,))
         self.emu = Emulator(rom, core=core, scenario=scenario, **emulator)
@@ -210,7 +225,13 @@ class RetroluaEnv(gymnasium.Env):
               ) -> Tuple[Any, Dict[str, Any]]:
         """Back to the start state, then 0…noop_max random no-op frames; (observation, info)."""
         super().reset(seed=seed)
+        if self._recording:
+            self.emu.stop_movie()
+            self._recording = False
         self.emu.restore(self._start)
+        if self._record is not None:  # each episode a movie from its start state, no-ops included
+            self.emu.record_movie(self._record % self._episodes)
+            self._episodes, self._recording = self._episodes + 1, True
         noops = int(self.np_random.integers(0, self.noop_max + 1)) if self.noop_max else 0
         result = self._run(None, noops)
         self._steps, self._last_mask, self._at_start = 0, 0, noops == 0
@@ -252,6 +273,9 @@ class RetroluaEnv(gymnasium.Env):
 
     def close(self) -> None:
         if hasattr(self, "emu"):
+            if getattr(self, "_recording", False) and not self.emu.closed:
+                self.emu.stop_movie()  # the last episode's movie is written too
+                self._recording = False
             self.emu.close()
 
 

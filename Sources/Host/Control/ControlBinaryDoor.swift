@@ -63,7 +63,7 @@ public final class ControlBinaryDoor {
         let request = Wire.Request(message)
         do {
             guard let command = Wire.Command(rawValue: request.command) else {
-                throw ControlError("binary: unknown command \(request.command) (1…12)")
+                throw ControlError("binary: unknown command \(request.command) (1…13)")
             }
             if command == .step {
                 let step = try ControlBinaryStep(request, door: self, session: session)
@@ -82,8 +82,11 @@ public final class ControlBinaryDoor {
     private func perform(_ command: Wire.Command, _ request: Wire.Request) throws -> Wire.Reply {
         let emulator = session.host.emulator
         var reply = Wire.Reply()
-        guard request.flags == 0 || command == .step || (command == .saveState && request.flags == Wire.saveKeep) else {
-            throw ControlError("binary: flags apply to step and save_state only")
+        guard
+            request.flags == 0 || command == .step || command == .movie
+                || (command == .saveState && request.flags == Wire.saveKeep)
+        else {
+            throw ControlError("binary: flags apply to step, save_state and movie only")
         }
         switch command {
         case .step: break
@@ -145,12 +148,28 @@ public final class ControlBinaryDoor {
             (reply.frames, reply.length) = (Int(truncatingIfNeeded: saved.id), saved.length)
         case .restore: try snapshots.restore(emulator, request.a)
         case .forget: reply.done = snapshots.forget(request.a) ? 1 : 0
+        case .movie: try movie(request)
         case .reset: try emulator.reset()
         case .quit: session.requestQuit()
         }
         reply.frame = session.host.session.frameCount
         reply.lag = session.host.session.lagCount
         return reply
+    }
+
+    /// Records from now to the payload's path, or stops (the episodes of an environment's `record`).
+    private func movie(_ request: Wire.Request) throws {
+        let emulator = session.host.emulator
+        switch request.flags {
+        case Wire.movieRecord:
+            guard let path = String(validating: request.payload, as: UTF8.self), !path.isEmpty, !path.contains("\0")
+            else { throw ControlError("binary movie: the payload must be a file path (UTF-8)") }
+            var options = MovieEngine.RecordOptions()
+            options.start = .now
+            try emulator.recordMovie(to: path, options: options)
+        case Wire.movieStop: try emulator.stopMovie()
+        default: throw ControlError("binary movie: flags are 1 (record from now) or 2 (stop), got \(request.flags)")
+        }
     }
 
     private func domain(_ index: UInt32) throws -> MemoryAccess.Domain {

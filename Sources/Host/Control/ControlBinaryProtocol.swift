@@ -10,7 +10,7 @@ enum ControlBinaryProtocol {
     static let maxInfo = 16384
 
     enum Command: UInt32 {
-        case step = 1, screen, read, write, saveState, loadState, audio, reset, quit, snapshot, restore, forget
+        case step = 1, screen, read, write, saveState, loadState, audio, reset, quit, snapshot, restore, forget, movie
     }
 
     /// `step` flags: what to write into the shared region once the frames have run.
@@ -19,6 +19,10 @@ enum ControlBinaryProtocol {
     /// `saveState` flag: also keep the state as snapshot `a` (0: a new one), so that loading the same
     /// bytes back can be a `restore` (the client knows when its bytes are unchanged; the host cannot).
     static let saveKeep: UInt32 = 1
+    /// `movie` flags: start recording from the current state to the payload's path (`.rlm`, `.bk2`,
+    /// `.fm2`: by extension; never over a file), or stop (the recording is written).
+    static let movieRecord: UInt32 = 1
+    static let movieStop: UInt32 = 2
 
     /// A request header: `command, flags, payload length, count` (u32) then `a, b` (u64).
     struct Request {
