@@ -1,6 +1,8 @@
 import Emulation
+import Foundation
 import Glibc
 import Libretro
+import Support
 
 /// The binary door of one client: its shared region (screen as RGB, RAM, sound, state, each at a
 /// fixed offset) and the commands of `ControlBinaryProtocol`, translated to the same `Emulator`
@@ -162,8 +164,15 @@ public final class ControlBinaryDoor {
         let emulator = session.host.emulator
         switch request.flags {
         case Wire.movieRecord:
-            guard let path = String(validating: request.payload, as: UTF8.self), !path.isEmpty, !path.contains("\0")
-            else { throw ControlError("binary movie: the payload must be a file path (UTF-8)") }
+            guard let path = String(validating: request.payload, as: UTF8.self), path.hasPrefix("/"),
+                !path.contains("\0")
+            else { throw ControlError("binary movie: the payload must be an absolute file path (UTF-8)") }
+            // A peer names where to write, not what to create: the folder must be there already.
+            let folder = FilePath.folder(of: path)
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw ControlError("binary movie: the folder \(folder) does not exist")
+            }
             var options = MovieEngine.RecordOptions()
             options.start = .now
             try emulator.recordMovie(to: path, options: options)
