@@ -20,7 +20,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 os.environ.setdefault("RETROLUA", os.path.join(ROOT, ".build", "debug", "retrolua"))
 
 import retrolua  # noqa: E402
-from retrolua import integration  # noqa: E402
+from retrolua import actions, integration  # noqa: E402
 from retrolua.errors import RetroluaError  # noqa: E402
 
 stable_retro = pytest.importorskip("stable_retro")
@@ -260,7 +260,7 @@ def test_each_systems_action_groups_are_stable_retros(rom):
     expected = data.valid_actions()
     del data, reference
     gc.collect()
-    assert integration.action_groups(rom) == expected
+    assert actions.action_groups(rom) == expected
 
 
 @pytest.mark.parametrize("kind", ["discrete", "multi_discrete", "filtered"])
@@ -271,13 +271,13 @@ def test_stable_retro_action_spaces_press_what_stable_retro_presses(kind):
     space = reference.action_space
     rng = np.random.default_rng(2)
     if kind == "discrete":
-        actions = list(range(space.n))
+        chosen = list(range(space.n))
     elif kind == "multi_discrete":
-        actions = [rng.integers(0, space.nvec) for _ in range(300)]
+        chosen = [rng.integers(0, space.nvec) for _ in range(300)]
     else:
-        actions = [rng.integers(0, 2, 12) for _ in range(300)]
+        chosen = [rng.integers(0, 2, 12) for _ in range(300)]
     pressed = [int(sum(int(b) << i for i, b in enumerate(reference.unwrapped.action_to_array(a)[0])))
-               for a in actions]
+               for a in chosen]
     reference.close()
     del reference
     gc.collect()
@@ -285,10 +285,10 @@ def test_stable_retro_action_spaces_press_what_stable_retro_presses(kind):
     try:
         if kind == "filtered":
             assert env.action_space.shape == (16,)
-            actions = [np.concatenate([a, np.zeros(4, np.int64)]) for a in actions]
+            chosen = [np.concatenate([a, np.zeros(4, np.int64)]) for a in chosen]
         else:
             assert env.action_space == space
-        assert [env._mask(a) for a in actions] == pressed
+        assert [env._mask(a) for a in chosen] == pressed
         env.reset(seed=0)
         env.step(env.action_space.sample())  # the space's samples are valid actions
     finally:
@@ -391,7 +391,7 @@ def test_mangled_integrations_give_a_clear_error_and_nothing_else(tmp_path):
             try:
                 loaded = integration.load(str(where))
                 loaded.lua("game.md")
-                integration.action_groups("game.md", rules.get("actions") if isinstance(rules, dict) else None)
+                actions.action_groups("game.md", rules.get("actions") if isinstance(rules, dict) else None)
             except RetroluaError:
                 pass
 

@@ -50,6 +50,7 @@ except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.env needs gymnasium: pip install 'retrolua[gym]'") from error
 
 from . import _protocol as wire
+from . import actions as action_sets
 from . import integration as integrations
 from .emulator import Buttons, Emulator, StepResult
 
@@ -128,7 +129,7 @@ class RetroluaEnv(gymnasium.Env):
         self._groups: Optional[list] = None  # multi_discrete: each group's masks; filtered: the filter
         self._filtered = False
         if isinstance(actions, str):
-            self._stable_retro_actions(actions, integrations.action_groups(rom, groups))
+            self._stable_retro_actions(actions, action_sets.action_groups(rom, groups))
         elif actions is None:
             self.action_space = spaces.MultiBinary(len(self.emu.buttons))
         else:
@@ -166,7 +167,7 @@ class RetroluaEnv(gymnasium.Env):
             return int(sum(group[int(choice)] for group, choice in zip(self._groups, action)))
         pressed = np.asarray(action).astype(bool)
         mask = int(self._bits[pressed[: len(self._bits)]].sum())
-        return integrations.filter_mask(mask, self._groups) if self._filtered and self._groups else mask
+        return action_sets.filter_mask(mask, self._groups) if self._filtered and self._groups else mask
 
     def _integration(self, rom: str, folder: str, scenario: Optional[str], state: Any, crop: Any
                      ) -> Tuple[str, Any, Any, Any]:
