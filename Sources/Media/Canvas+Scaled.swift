@@ -77,13 +77,14 @@ extension Canvas {
         return size
     }
 
-    /// Lines joining consecutive points, both ends of each included (a graph of values over time).
+    /// Lines joining consecutive points (a graph of values over time), each pixel drawn once: a
+    /// segment leaves its end to the next, so a see-through colour does not darken the corners.
     public func polyline(_ points: [(x: Int, y: Int)], color: UInt32) {
         guard let first = points.first else { return }
         if points.count == 1 { return pixel(x: first.x, y: first.y, color: color) }
         for index in 1..<points.count {
             let a = points[index - 1], b = points[index]
-            line(x1: a.x, y1: a.y, x2: b.x, y2: b.y, color: color)
+            line(x1: a.x, y1: a.y, x2: b.x, y2: b.y, color: color, includingEnd: index == points.count - 1)
         }
     }
 }

@@ -93,11 +93,12 @@ public final class Canvas {
         mark(x0: x, y0: y, x1: x, y1: y)
     }
 
-    /// A line with both endpoints included: along its major axis one pixel per step, the other
+    /// A line with both endpoints included (`includingEnd: false`: without the end, for joined segments):
+    /// along its major axis one pixel per step, the other
     /// coordinate the nearest to the exact line (ties round away from the start), as Bresenham's
     /// algorithm draws it. Arithmetic is exact for any `Int` endpoints, and the loop starts and ends at
     /// the canvas edges, so a line from -1e9 to 1e9 costs no more than one across the canvas.
-    public func line(x1: Int, y1: Int, x2: Int, y2: Int, color: UInt32) {
+    public func line(x1: Int, y1: Int, x2: Int, y2: Int, color: UInt32, includingEnd: Bool = true) {
         guard let ink = Ink(color), width > 0, height > 0 else { return }
         let dx = Int128(x2) - Int128(x1), dy = Int128(y2) - Int128(y1)
         let xMajor = dx.magnitude >= dy.magnitude
@@ -107,8 +108,8 @@ public final class Canvas {
         let aLimit = Int128(xMajor ? width : height), bLimit = Int128(xMajor ? height : width)
         let n = da.magnitude, m = db.magnitude  // n ≥ m; both < 2^64
         let sa: Int128 = da < 0 ? -1 : 1, sb: Int128 = db < 0 ? -1 : 1
-        // Steps k in 0...n whose major coordinate a0 + sa·k lies on the canvas.
-        var kLo: Int128 = 0, kHi = Int128(n)
+        // Steps k in 0...n (0..<n without the end point) whose major coordinate a0 + sa·k lies on the canvas.
+        var kLo: Int128 = 0, kHi = Int128(n) - (includingEnd ? 0 : 1)
         if sa > 0 {
             kLo = max(kLo, -a0)
             kHi = min(kHi, aLimit - 1 - a0)

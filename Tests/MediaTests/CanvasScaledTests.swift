@@ -39,4 +39,15 @@ final class CanvasScaledTests: XCTestCase {
         XCTAssertEqual(alpha(canvas, 3, 3), 255, "one point is a pixel")
         canvas.polyline([], color: 0xFFFF_FFFF)
     }
+
+    func testASeeThroughPolylineCoversEachPixelOnce() {
+        // Half-transparent white over nothing: a pixel drawn once has alpha 128, twice would be 192.
+        let canvas = Canvas(width: 20, height: 20)
+        canvas.polyline([(0, 0), (10, 0), (10, 10), (10, 10), (0, 10)], color: 0x80FF_FFFF)
+        XCTAssertEqual(alpha(canvas, 10, 0), alpha(canvas, 5, 0), "the corner")
+        XCTAssertEqual(alpha(canvas, 10, 10), alpha(canvas, 10, 5), "a repeated point")
+        XCTAssertEqual(alpha(canvas, 0, 10), alpha(canvas, 5, 10), "the last point is drawn")
+        XCTAssertEqual(alpha(canvas, 0, 0), alpha(canvas, 5, 0), "the first point")
+        XCTAssertNotEqual(alpha(canvas, 5, 0), 0)
+    }
 }
