@@ -88,6 +88,9 @@ class RetroluaEnv(gymnasium.Env):
             raise ValueError("render_mode is None or 'rgb_array'")
         if frameskip < 1 or not 0.0 <= sticky < 1.0 or max_steps < 1 or noop_max < 0:
             raise ValueError("frameskip >= 1, 0 <= sticky < 1, max_steps >= 1, noop_max >= 0")
+        if isinstance(actions, str) and actions not in ("discrete", "multi_discrete", "filtered"):
+            raise ValueError("actions is a list of combinations, None, 'discrete', 'multi_discrete' or "
+                             "'filtered', got %r" % (actions,))
         groups = None  # a scenario's own action groups (stable-retro's "actions")
         if integration is not None:
             scenario, state, crop, groups = self._integration(rom, integration, scenario, state, crop)
@@ -153,12 +156,9 @@ class RetroluaEnv(gymnasium.Env):
         elif kind == "multi_discrete":
             self.action_space = spaces.MultiDiscrete([len(group) for group in groups])
             self._groups = groups
-        elif kind == "filtered":
+        else:  # "filtered"
             self.action_space = spaces.MultiBinary(len(self.emu.buttons))
             self._groups, self._filtered = groups, True
-        else:
-            raise ValueError("actions is a list of combinations, None, 'discrete', 'multi_discrete' or "
-                             "'filtered', got %r" % (kind,))
 
     def _mask(self, action: Any) -> int:
         if self._masks is not None:
