@@ -42,6 +42,17 @@ def test_the_random_agent_on_a_rom_of_ones_own():
     assert [(ret, steps) for _, ret, steps, _ in EPISODE.findall(result.stdout)] == [("0", "10")] * 3, result.stdout
 
 
+def test_the_random_agent_on_a_stable_retro_integration():
+    if __import__("importlib.util").util.find_spec("stable_retro") is None:
+        pytest.skip("stable-retro (its integrations) is in build/venv only")
+    result = run_example("random_agent.py", "--rom", os.path.join(ROOT, "build", "roms", "airstriker.md"),
+                         "--core", os.path.join(ROOT, "build", "cores", "genesis_plus_gx_libretro.so"),
+                         "--integration", "Airstriker-Genesis-v0", "--actions", "discrete", "--steps", "60",
+                         "--max-episode-steps", "30")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert [steps for _, _, steps, _ in EPISODE.findall(result.stdout)] == ["30", "30"], result.stdout
+
+
 @pytest.mark.parametrize("arguments", [["--steps", "0"], ["--steps", "many"], ["--obs", "pixels"]])
 def test_the_random_agent_refuses_bad_arguments(arguments):
     result = run_example("random_agent.py", *arguments)

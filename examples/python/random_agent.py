@@ -7,6 +7,8 @@ limit). Needs `pip install './python[gym]'` (or runs from the source tree as it 
     python examples/python/random_agent.py                      # 2000 steps of retrolua/Dodge-v0 (screen)
     python examples/python/random_agent.py --env retrolua/Dodge-ram-v0 --steps 500 --seed 3
     python examples/python/random_agent.py --rom build/roms/demo.nes --core nestopia --obs ram
+    python examples/python/random_agent.py --rom build/roms/airstriker.md --core build/cores/genesis_plus_gx_libretro.so \
+        --integration Airstriker-Genesis-v0 --actions discrete     # stable-retro's own integration
 
 Each finished episode prints `episode N: return R, S steps (terminated|truncated)`; the last line
 sums up (episodes, mean return, steps per second). Dodge's scenario (examples/python/dodge_scenario.lua)
@@ -28,7 +30,6 @@ except ImportError:  # running from the source tree without installing the packa
 
 import gymnasium
 
-import retrolua.env  # noqa: F401  (registers retrolua/Dodge-v0 and retrolua/Dodge-ram-v0)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -38,6 +39,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rom", help="play this ROM through retrolua.make instead of --env")
     parser.add_argument("--core", help="the core for --rom (e.g. nestopia)")
     parser.add_argument("--obs", default="screen", choices=["screen", "ram", "both"], help="observations for --rom")
+    parser.add_argument("--integration", help="a stable-retro game integration (folder or name) for --rom")
+    parser.add_argument("--actions", choices=["discrete", "multi_discrete", "filtered"],
+                        help="stable-retro's action space for --rom (default: a button each, MultiBinary)")
     parser.add_argument("--max-episode-steps", type=int, default=None, help="truncate episodes after this many steps")
     parser.add_argument("--seed", type=int, default=0, help="seeds the first reset and the action space")
     args = parser.parse_args(argv)
@@ -45,7 +49,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--steps must be at least 1")
 
     if args.rom:
-        env = retrolua.make(args.rom, core=args.core, obs=args.obs, max_steps=args.max_episode_steps or 10_000)
+        env = retrolua.make(args.rom, core=args.core, obs=args.obs, max_steps=args.max_episode_steps or 10_000,
+                            integration=args.integration, actions=args.actions)
     else:
         env = gymnasium.make(args.env, max_episode_steps=args.max_episode_steps)
     returns: list[float] = []
