@@ -1,7 +1,7 @@
 """stable-retro's action spaces for any system: its action groups (up, down or neither; left, right
 or neither; the face-button combinations a game can use together…) as RetroPad masks, and its
-FILTERED actions' filter. `RetroluaEnv(actions="discrete" | "multi_discrete" | "filtered")` uses
-them; an integration's scenario may give its own groups ("actions")."""
+FILTERED actions' filter. `RetroluaEnv(actions="all" | "filtered" | "discrete" | "multi_discrete")`
+uses them; an integration's scenario may give its own groups ("actions")."""
 
 import os
 from typing import Dict, List, Optional, Tuple
@@ -31,15 +31,21 @@ _PADS: Dict[str, Tuple[str, List[str]]] = {
 _PADS[".smc"], _PADS[".z64"], _PADS[".v64"] = _PADS[".sfc"], _PADS[".n64"], _PADS[".n64"]
 
 
+def buttons(content: str) -> List[str]:
+    """The system's buttons in stable-retro's order (a button's position is its RetroPad id; "" where
+    the system has none at that id): what its MultiBinary actions press."""
+    extension = os.path.splitext(content)[1].lower()
+    if extension not in _PADS:
+        raise RetroluaError("stable-retro actions: no buttons known for %s files" % (extension or "extension-less"))
+    return _PADS[extension][0].split(",")
+
+
 def action_groups(content: str, groups: Optional[List[List[List[str]]]] = None) -> List[List[int]]:
     """stable-retro's action groups for content `content` as RetroPad masks, in its order: each
     group's allowed combinations (sorted masks, the empty one first), groups by their buttons' union.
     `groups` (a scenario's "actions": lists of button-name lists) replaces the system's defaults."""
-    extension = os.path.splitext(content)[1].lower()
-    if extension not in _PADS:
-        raise RetroluaError("stable-retro actions: no buttons known for %s files" % (extension or "extension-less"))
-    names, defaults = _PADS[extension]
-    buttons = names.split(",")
+    names = buttons(content)
+    defaults = _PADS[os.path.splitext(content)[1].lower()][1]
     if groups is None:
         groups = [[[], ["UP"], ["DOWN"]], [[], ["LEFT"], ["RIGHT"]]]
         groups += [[[]] + [combo.split("+") for combo in group.split("|")] for group in defaults]
@@ -49,10 +55,10 @@ def action_groups(content: str, groups: Optional[List[List[List[str]]]] = None) 
     for group in groups:
         masks = set()
         for combo in group:
-            if not isinstance(combo, list) or any(button not in buttons or not button for button in combo):
+            if not isinstance(combo, list) or any(button not in names or not button for button in combo):
                 raise RetroluaError("stable-retro actions: %r is not a list of this system's buttons (%s)"
-                                    % (combo, ", ".join(b for b in buttons if b)))
-            masks.add(sum(1 << buttons.index(button) for button in set(combo)))
+                                    % (combo, ", ".join(b for b in names if b)))
+            masks.add(sum(1 << names.index(button) for button in set(combo)))
         union = 0
         for mask in masks:
             union |= mask

@@ -18,8 +18,9 @@ such as a stable-retro `.state`, gzipped or not) or else from the state saved af
 `info()` returns (its declared variables: score, lives, …). `crop=(x, y, width, height)` cuts screen
 observations (a view of the frame; 0 or past the edge: to the edge).
 
-`actions="discrete"`, `"multi_discrete"` or `"filtered"` give stable-retro's action spaces over the
-system's action groups (or an integration scenario's own "actions").
+`actions="all"`, `"filtered"`, `"discrete"` or `"multi_discrete"` give stable-retro's action spaces:
+its MultiBinary of the system's own buttons (filtered: a group's buttons dropped unless allowed
+together) and its indices over the system's action groups (or an integration scenario's "actions").
 
 `record=FOLDER` records every episode as a movie from its start state (`ROM-N-000000.rlm`, …;
 `record_format` "rlm", or "bk2" / "fm2" when the actions press only buttons the system has), which
@@ -88,9 +89,9 @@ class RetroluaEnv(gymnasium.Env):
             raise ValueError("render_mode is None or 'rgb_array'")
         if frameskip < 1 or not 0.0 <= sticky < 1.0 or max_steps < 1 or noop_max < 0:
             raise ValueError("frameskip >= 1, 0 <= sticky < 1, max_steps >= 1, noop_max >= 0")
-        if isinstance(actions, str) and actions not in ("discrete", "multi_discrete", "filtered"):
-            raise ValueError("actions is a list of combinations, None, 'discrete', 'multi_discrete' or "
-                             "'filtered', got %r" % (actions,))
+        if isinstance(actions, str) and actions not in ("all", "filtered", "discrete", "multi_discrete"):
+            raise ValueError("actions is a list of combinations, None, 'all', 'filtered', 'discrete' or "
+                             "'multi_discrete', got %r" % (actions,))
         groups = None  # a scenario's own action groups (stable-retro's "actions")
         if integration is not None:
             scenario, state, crop, groups = self._integration(rom, integration, scenario, state, crop)
@@ -130,9 +131,9 @@ class RetroluaEnv(gymnasium.Env):
                                   "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
         self._masks: Optional[np.ndarray] = None
         self._groups: Optional[list] = None  # multi_discrete: each group's masks; filtered: the filter
-        self._filtered = False
+        self._filtered, self._system_width = False, 0
         if isinstance(actions, str):
-            self._stable_retro_actions(actions, action_sets.action_groups(rom, groups))
+            self._stable_retro_actions(actions, rom, groups)
         elif actions is None:
             self.action_space = spaces.MultiBinary(len(self.emu.buttons))
         else:
@@ -143,30 +144,34 @@ class RetroluaEnv(gymnasium.Env):
         self._steps = 0
         self._at_start = False
 
-    def _stable_retro_actions(self, kind: str, groups: list) -> None:
-        """stable-retro's action spaces over the system's action groups: "discrete" (one index for
-        every combination of one choice per group, the first group varying fastest), "multi_discrete"
-        (a choice per group), "filtered" (MultiBinary, each group's buttons dropped unless allowed)."""
+    def _stable_retro_actions(self, kind: str, rom: str, groups: Optional[list]) -> None:
+        """stable-retro's action spaces over the system's buttons and action groups: "all" and
+        "filtered" (MultiBinary, a button of the system each, in its order; filtered drops a group's
+        buttons unless they are one of its combinations), "discrete" (one index for every combination
+        of one choice per group, the first group varying fastest), "multi_discrete" (a choice per group)."""
+        chosen = action_sets.action_groups(rom, groups)
         if kind == "discrete":
             masks = [0]
-            for group in groups:
+            for group in chosen:
                 masks = [mask | choice for choice in group for mask in masks]
             self.action_space = spaces.Discrete(len(masks))
             self._masks = np.array(masks, dtype=np.uint16)
         elif kind == "multi_discrete":
-            self.action_space = spaces.MultiDiscrete([len(group) for group in groups])
-            self._groups = groups
-        else:  # "filtered"
-            self.action_space = spaces.MultiBinary(len(self.emu.buttons))
-            self._groups, self._filtered = groups, True
+            self.action_space = spaces.MultiDiscrete([len(group) for group in chosen])
+            self._groups = chosen
+        else:  # "all", "filtered": the system's buttons only (its width, as stable-retro's)
+            self.action_space = spaces.MultiBinary(len(action_sets.buttons(rom)))
+            self._groups, self._filtered = chosen, kind == "filtered"
+            self._system_width = len(action_sets.buttons(rom))
 
     def _mask(self, action: Any) -> int:
         if self._masks is not None:
             return int(self._masks[int(action)])
-        if self._groups is not None and not self._filtered:
+        if self._groups is not None and not self._filtered and not self._system_width:
             return int(sum(group[int(choice)] for group, choice in zip(self._groups, action)))
-        pressed = np.asarray(action).astype(bool)
-        mask = int(self._bits[pressed[: len(self._bits)]].sum())
+        width = self._system_width or len(self._bits)
+        pressed = np.asarray(action).astype(bool)[:width]
+        mask = int(self._bits[: len(pressed)][pressed].sum())
         return action_sets.filter_mask(mask, self._groups) if self._filtered and self._groups else mask
 
     def _integration(self, rom: str, folder: str, scenario: Optional[str], state: Any, crop: Any
