@@ -308,6 +308,42 @@ def test_integrations_by_name_and_the_rom_check(tmp_path, monkeypatch):
         retrolua.make(DODGE, core="nestopia", integration="Mine-Nes-v0").close()
 
 
+def test_retro_make_is_stable_retros_make():
+    # A script written for stable-retro, with `import retrolua.retro as retro`: the same space, rules
+    # and start (the ROM from the integration's folder, the core from stable-retro's wheel).
+    import retrolua.retro as retro
+    reference = stable_retro.make("Airstriker-Genesis-v0", render_mode=None)
+    rng = np.random.default_rng(9)
+    chosen = [rng.integers(0, 2, 12).astype(np.int8) for _ in range(300)]
+    def play(env, names=None):
+        env.reset(seed=0)
+        out = []
+        for action in chosen:
+            _, reward, terminated, _, info = env.step(action)
+            out.append((reward, terminated, {k: v for k, v in info.items() if names is None or k in names}))
+        return out
+
+    expected = play(reference)
+    space = reference.action_space
+    reference.close()
+    del reference
+    gc.collect()
+    env = retro.make("Airstriker-Genesis-v0")
+    try:
+        assert env.action_space == space
+        assert play(env, expected[0][2]) == expected
+    finally:
+        env.close()
+    ram = retro.make("Airstriker-Genesis-v0", obs_type=retro.Observations.RAM, state=retro.State.NONE,
+                     use_restricted_actions=retro.Actions.DISCRETE)
+    try:
+        assert ram.observation_space.shape == (65536,) and ram.action_space.n == 126
+    finally:
+        ram.close()
+    with pytest.raises(RetroluaError, match="for one player"):
+        retro.make("Airstriker-Genesis-v0", players=2)
+
+
 def test_states_by_name_gzip_and_crop(tmp_path):
     game = integration.load(GAME)
     assert game.states() == ["Level1"] and game.default_state == "Level1"

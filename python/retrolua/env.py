@@ -182,7 +182,9 @@ class RetroluaEnv(gymnasium.Env):
         mismatch = game.rom_mismatch(rom)
         if mismatch:
             warnings.warn(mismatch)
-        if isinstance(state, str) and os.sep not in state and not os.path.exists(state):
+        if state is False:  # explicitly none: from power-on (stable-retro's State.NONE)
+            state = None
+        elif isinstance(state, str) and os.sep not in state and not os.path.exists(state):
             state = game.state(state)  # one of its states, by name
         elif state is None and game.default_state:
             state = game.state()
