@@ -331,6 +331,8 @@ def test_retro_make_is_stable_retros_make():
     env = retro.make("Airstriker-Genesis-v0")
     try:
         assert env.action_space == space
+        assert env.buttons == ["B", "A", "MODE", "START", "UP", "DOWN", "LEFT", "RIGHT", "C", "Y", "X", "Z"]
+        assert env.get_action_meaning(np.array([1, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0], np.int8)) == ["B", "RIGHT"]
         assert play(env, expected[0][2]) == expected
     finally:
         env.close()

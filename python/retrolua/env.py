@@ -131,7 +131,7 @@ class RetroluaEnv(gymnasium.Env):
                                   "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
         self._masks: Optional[np.ndarray] = None
         self._groups: Optional[list] = None  # multi_discrete: each group's masks; filtered: the filter
-        self._filtered, self._system_width = False, 0
+        self._filtered, self._system_width, self._system_buttons = False, 0, []
         if isinstance(actions, str):
             self._stable_retro_actions(actions, rom, groups)
         elif actions is None:
@@ -150,6 +150,7 @@ class RetroluaEnv(gymnasium.Env):
         buttons unless they are one of its combinations), "discrete" (one index for every combination
         of one choice per group, the first group varying fastest), "multi_discrete" (a choice per group)."""
         chosen = action_sets.action_groups(rom, groups)
+        self._system_buttons = action_sets.buttons(rom)
         if kind == "discrete":
             masks = [0]
             for group in chosen:
@@ -163,6 +164,17 @@ class RetroluaEnv(gymnasium.Env):
             self.action_space = spaces.MultiBinary(len(action_sets.buttons(rom)))
             self._groups, self._filtered = chosen, kind == "filtered"
             self._system_width = len(action_sets.buttons(rom))
+
+    @property
+    def buttons(self) -> list:
+        """The button names, by RetroPad id: the system's own (stable-retro's, "" where it has none)
+        with stable-retro's action spaces, else the RetroPad's."""
+        return self._system_buttons or list(self.emu.buttons)
+
+    def get_action_meaning(self, action: Any) -> list:
+        """The names of the buttons `action` presses (stable-retro's `get_action_meaning`)."""
+        mask, names = self._mask(action), self.buttons
+        return [names[bit] for bit in range(len(names)) if mask >> bit & 1 and names[bit]]
 
     def _mask(self, action: Any) -> int:
         if self._masks is not None:
