@@ -334,6 +334,11 @@ def test_retro_make_is_stable_retros_make():
         assert env.buttons == ["B", "A", "MODE", "START", "UP", "DOWN", "LEFT", "RIGHT", "C", "Y", "X", "Z"]
         assert env.get_action_meaning(np.array([1, 0, 0, 0, 1, 1, 0, 1, 0, 0, 0, 0], np.int8)) == ["B", "RIGHT"]
         assert play(env, expected[0][2]) == expected
+        assert env.get_ram().shape == (65536,)
+        saved = env.em.get_state()
+        frame = env.step(chosen[0])[4]["frame"]
+        env.em.set_state(saved)
+        assert env.step(chosen[0])[4]["frame"] == frame  # back where it was
     finally:
         env.close()
     ram = retro.make("Airstriker-Genesis-v0", obs_type=retro.Observations.RAM, state=retro.State.NONE,

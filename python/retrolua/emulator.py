@@ -408,6 +408,14 @@ class Emulator:
         self._map[offset: offset + len(state)] = state
         return self._call(wire.LOAD_STATE, 0, 0, len(state))[2]
 
+    def get_state(self) -> bytes:
+        """`save_state` by stable-retro's name."""
+        return self.save_state()
+
+    def set_state(self, state: Union[bytes, bytearray, memoryview]) -> int:
+        """`load_state` by stable-retro's name."""
+        return self.load_state(state)
+
     def record_movie(self, path: Union[str, os.PathLike]) -> None:
         """Records a movie from the current state (stored in it) to `path` (`.rlm`, `.bk2` or `.fm2`
         by extension; never over an existing file) until `stop_movie()`; `retrolua movie play`

@@ -166,6 +166,15 @@ class RetroluaEnv(gymnasium.Env):
             self._system_width = len(action_sets.buttons(rom))
 
     @property
+    def em(self) -> Emulator:
+        """The emulator (stable-retro's name: `env.em.get_state()`, `env.em.set_state(state)`)."""
+        return self.emu
+
+    def get_ram(self) -> np.ndarray:
+        """The default memory domain now, a copy (stable-retro's `get_ram`)."""
+        return self.emu.ram().copy()
+
+    @property
     def buttons(self) -> list:
         """The button names, by RetroPad id: the system's own (stable-retro's, "" where it has none)
         with stable-retro's action spaces, else the RetroPad's."""
