@@ -53,8 +53,10 @@ WHEEL_CORES = {".md": "genesis_plus_gx", ".sms": "genesis_plus_gx", ".gg": "gene
 def make(game: str, state: Union[State, str, None] = State.DEFAULT, scenario: Optional[str] = None,
          use_restricted_actions: Actions = Actions.FILTERED, obs_type: Observations = Observations.IMAGE,
          record: Union[bool, str] = False, players: int = 1, render_mode: Optional[str] = None,
-         rom: Optional[str] = None, core: Optional[str] = None, **options: Any) -> Any:
-    """A RetroluaEnv for stable-retro game `game` (a name or an integration folder); see the module."""
+         rom: Optional[str] = None, core: Optional[str] = None, inttype: Any = None, **options: Any) -> Any:
+    """A RetroluaEnv for stable-retro game `game` (a name or an integration folder); see the module.
+    `inttype` is accepted and not needed: every folder `retrolua.integration.search_path` names is
+    searched."""
     from .env import RetroluaEnv
 
     if players != 1:
