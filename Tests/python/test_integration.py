@@ -48,36 +48,53 @@ def scenario_file(tmp_path, game_folder, rom):
     return str(path)
 
 
-def test_every_type_reads_as_stable_retro_reads_it(tmp_path):
-    # Random bytes at odd and even addresses of the Genesis RAM (the 68000's, word-swapped) and of
-    # the NES RAM; each variable decoded by the Lua scenario and by stable-retro's Memory.extract.
+def wheel_core(name):
+    return os.path.join(ROOT, "build", "cores", name + "_libretro.so")
+
+
+# Each system as stable-retro addresses it, and where our emulator keeps those bytes (domain, offset):
+# the Genesis' 68000 RAM word-swapped at 0xFF0000, the NES' RAM, the SNES' WRAM through its bus, the
+# Game Boy's and the GBA's work RAM through theirs, the PC Engine's and the 2600's RAM at their bases.
+SYSTEMS = [("airstriker.md", wheel_core("genesis_plus_gx"), 0xFFF001, "system_ram", 0xFF0000, True),
+           ("dodge.nes", "nestopia", 0x0600, None, 0, False),
+           ("demo.sfc", wheel_core("snes9x"), 0x7E1801, "bus", 0, False),
+           ("demo.gb", wheel_core("gambatte"), 0xD101, "bus", 0, False),
+           ("demo.gba", wheel_core("mgba"), 0x2001001, "bus_2000000", 0x2000000, False),
+           ("demo.pce", wheel_core("mednafen_pce_fast"), 0xF81001, "system_ram", 0xF80000, False),
+           ("demo.a26", wheel_core("stella"), 0x80, "system_ram", 0x80, False)]
+
+
+@pytest.mark.parametrize("rom,core,base,domain,origin,swap", SYSTEMS, ids=[s[0] for s in SYSTEMS])
+def test_every_type_reads_as_stable_retro_reads_it(tmp_path, rom, core, base, domain, origin, swap):
+    # Random bytes at odd and even addresses; each variable decoded by the Lua scenario and by
+    # stable-retro's own GameData (masks too), the bytes written by each side into its own emulator.
+    rom = os.path.join(ROOT, "build", "roms", rom)
     rng = np.random.default_rng(5)
-    for rom, core, base, stride, domain in [(AIRSTRIKER, GENESIS, 0xFFF001, 11, "system_ram"),
-                                            (DODGE, "nestopia", 0x0600, 9, None)]:
-        raw = rng.integers(0, 256, stride * len(TYPES), dtype=np.uint8)
-        raw[::7] = rng.integers(0, 10, len(raw[::7])) * 0x11  # valid BCD digits too
-        variables = {"v%02d" % i: {"address": base + stride * i, "type": t} for i, t in enumerate(TYPES)}
-        masks = {"|i1": -113, ">u2": 0x0F0F, ">d2": 0x0FF0, ">n4": 0xF0F, "<i2": 0x7FFF}
-        for i, (t, mask) in enumerate(masks.items()):
-            variables["m%02d" % i] = {"address": base + 1 + i, "type": t, "mask": mask}
-        game = folder(tmp_path, variables)
-        reference = stable_retro.RetroEmulator(rom)
-        data = stable_retro.data.GameData()
-        data.load(os.path.join(game, "data.json"), os.path.join(game, "scenario.json"))
-        reference.configure_data(data)
+    types = TYPES if not rom.endswith(".a26") else TYPES[:9]  # the 2600 has 128 bytes of RAM
+    stride = 11 if len(types) == len(TYPES) else 5
+    raw = rng.integers(0, 256, stride * len(types) + 8, dtype=np.uint8)
+    raw[::7] = rng.integers(0, 10, len(raw[::7])) * 0x11  # valid BCD digits too
+    variables = {"v%02d" % i: {"address": base + stride * i, "type": t} for i, t in enumerate(types)}
+    masks = {"|i1": -113, ">u2": 0x0F0F, ">d2": 0x0FF0, ">n4": 0xF0F, "<i2": 0x7FFF}
+    for i, (t, mask) in enumerate(masks.items()):
+        variables["m%02d" % i] = {"address": base + 1 + i, "type": t, "mask": mask}
+    game = folder(tmp_path, variables)
+    reference = stable_retro.RetroEmulator(rom)
+    data = stable_retro.data.GameData()
+    data.load(os.path.join(game, "data.json"), os.path.join(game, "scenario.json"))
+    reference.configure_data(data)
+    for offset, byte in enumerate(raw):
+        data.memory.assign(base + offset, "|u1", int(byte))
+    expected = {name: data.lookup_value(name) for name in variables}
+    del data, reference
+    gc.collect()
+    with retrolua.Emulator(rom, core=core, scenario=scenario_file(tmp_path, game, rom)) as emu:
+        emu.step(2)
         for offset, byte in enumerate(raw):
-            data.memory.assign(base + offset, "|u1", int(byte))
-        expected = {name: data.lookup_value(name) for name in variables}
-        del data, reference
-        gc.collect()
-        with retrolua.Emulator(rom, core=core, scenario=scenario_file(tmp_path, game, rom)) as emu:
-            emu.step(2)
-            swap = rom == AIRSTRIKER
-            physical = base - 0xFF0000 if swap else base
-            for offset, byte in enumerate(raw):
-                emu.write((physical + offset) ^ 1 if swap else physical + offset, [int(byte)], domain)
-            got = emu.step(0).info
-        assert got == expected, [(n, variables[n], got.get(n), expected[n]) for n in expected if got.get(n) != expected[n]]
+            at = base - origin + offset
+            emu.write(at ^ 1 if swap else at, [int(byte)], domain)
+        got = emu.step(0).info
+    assert got == expected, [(n, variables[n], got.get(n), expected[n]) for n in expected if got.get(n) != expected[n]]
 
 
 OPS = sorted(integration.OPS) + [""]  # "": no op, the value itself
