@@ -366,6 +366,9 @@ def test_retro_make_is_stable_retros_make():
         ram.close()
     with pytest.raises(RetroluaError, match="for one player"):
         retro.make("Airstriker-Genesis-v0", players=2)
+    games = retro.data.list_games()
+    assert "Airstriker-Genesis-v0" in games and len(games) > 900
+    assert retro.data.list_states("Airstriker-Genesis-v0") == ["Level1"]
 
 
 def test_states_by_name_gzip_and_crop(tmp_path):

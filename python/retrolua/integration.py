@@ -120,6 +120,16 @@ def search_path() -> List[str]:
     return folders
 
 
+def list_games() -> List[str]:
+    """The names of the integrations `search_path` holds (a folder with data.json each), sorted."""
+    names = set()
+    for root in search_path():
+        if os.path.isdir(root):
+            names.update(entry.name for entry in os.scandir(root)
+                         if os.path.isfile(os.path.join(entry.path, "data.json")))
+    return sorted(names)
+
+
 def find(name: str) -> str:
     """The folder of integration `name` ("Airstriker-Genesis-v0"), or a folder path as it is."""
     if os.path.isdir(name):

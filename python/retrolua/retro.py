@@ -14,10 +14,11 @@ retro's wheel has for it when installed, else Retrolua's default for the extensi
 import enum
 import importlib.util
 import os
-from typing import Any, Optional, Union
+import types
+from typing import Any, List, Optional, Union
 
 from .errors import RetroluaError
-from .integration import find
+from .integration import find, list_games, load
 
 
 class Actions(enum.Enum):
@@ -73,6 +74,14 @@ def make(game: str, state: Union[State, str, None] = State.DEFAULT, scenario: Op
         content, core=core or _wheel_core(content), integration=folder, scenario=scenario, state=start,
         actions=Actions(use_restricted_actions).value, obs=Observations(obs_type).value,
         render_mode=render_mode, record=(os.getcwd() if record is True else record) or None, **options)
+
+
+def _list_states(game: str, inttype: Any = None) -> List[str]:
+    return load(find(game)).states()
+
+
+#: stable-retro's `retro.data.list_games()` and `retro.data.list_states(game)`.
+data = types.SimpleNamespace(list_games=lambda inttype=None: list_games(), list_states=_list_states)
 
 
 def _rom_in(folder: str) -> str:
