@@ -336,7 +336,8 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
         pth.write(os.path.dirname(os.path.dirname(np.__file__)) + "\n")
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
                     "--disable-pip-version-check", os.path.join(ROOT, "python")], check=True, cwd=str(tmp_path))
-    check = ("import retrolua, numpy; emu = retrolua.Emulator(%r, core='nestopia'); "
+    check = ("import os, retrolua, retrolua.integration as i, numpy; emu = retrolua.Emulator(%r, core='nestopia'); "
+             "assert os.path.isfile(i._SCENARIO_LUA), 'the Lua of the integrations is installed'; "
              "print(emu.step(3).frame, emu.screen().shape, retrolua.__file__); emu.close()" % NES)
     result = subprocess.run([python, "-c", check], capture_output=True, text=True, cwd=str(tmp_path), timeout=120)
     assert result.returncode == 0, result.stderr
