@@ -280,6 +280,27 @@ def test_each_systems_action_groups_are_stable_retros(rom):
     assert actions.action_groups(rom) == expected
 
 
+SCENARIO_ACTIONS = [("KidChameleon-Genesis-v0", "airstriker.md"), ("MortalKombatII-Genesis-v0", "airstriker.md"),
+                    ("NHL94-Genesis-v0", "airstriker.md"), ("WiznLiz-Genesis-v0", "airstriker.md"),
+                    ("PunchOut-Nes-v0", "dodge.nes"), ("TreasureMaster-Nes-v0", "dodge.nes"),
+                    ("AdventureIsland-GameBoy-v0", "demo.gb"), ("Skiing-Atari2600-v0", "demo.a26")]
+
+
+@pytest.mark.parametrize("game,rom", SCENARIO_ACTIONS, ids=[g for g, _ in SCENARIO_ACTIONS])
+def test_the_wheels_own_scenario_actions_give_stable_retros_groups(game, rom):
+    # Scenarios of the wheel with their own "actions", on content of the same system (the groups
+    # depend on the system's buttons, not on the game).
+    where = os.path.join(os.path.dirname(GAME), game)
+    reference = stable_retro.RetroEmulator(os.path.join(ROOT, "build", "roms", rom))
+    data = stable_retro.data.GameData()
+    reference.configure_data(data)
+    data.load(os.path.join(where, "data.json"), os.path.join(where, "scenario.json"))
+    expected = data.valid_actions()
+    del data, reference
+    gc.collect()
+    assert actions.action_groups(rom, integration.load(where).rules["actions"]) == expected
+
+
 @pytest.mark.parametrize("kind", ["all", "filtered", "discrete", "multi_discrete"])
 def test_stable_retro_action_spaces_press_what_stable_retro_presses(kind):
     modes = {"discrete": stable_retro.Actions.DISCRETE, "multi_discrete": stable_retro.Actions.MULTI_DISCRETE,
