@@ -194,6 +194,20 @@ final class MovieFormatTests: XCTestCase {
         assertError(["8 ports"]) { _ = try FM2.encode(eight) }
     }
 
+    func testExportsRefuseAStartStateTheyCannotCarry() throws {
+        // A movie recorded from a state (an environment's episode): .bk2 and .fm2 would silently start
+        // it from power-on instead; an anchored power-on movie still exports.
+        var movie = Movie(ports: 2)
+        movie.system = "Nintendo Entertainment System"
+        movie.log.set(0, input: InputState(), flags: [])
+        movie.startState = [1, 2, 3]
+        assertError(["cannot export to .bk2", "starts from a savestate"]) { _ = try BK2.encode(movie) }
+        assertError(["cannot export to .fm2", "starts from a savestate"]) { _ = try FM2.encode(movie) }
+        movie.anchorFrame = 2
+        XCTAssertNoThrow(try BK2.encode(movie))
+        XCTAssertNoThrow(try FM2.encode(movie))
+    }
+
     func testFM2BadInput() {
         func decode(_ text: String) throws { _ = try FM2.decode(Array(text.utf8), name: "bad.fm2") }
         let header = "version 3\nemuVersion 22020\nport0 1\nport1 1\nport2 0\n"

@@ -417,9 +417,9 @@ class Emulator:
         return self.load_state(state)
 
     def record_movie(self, path: Union[str, os.PathLike]) -> None:
-        """Records a movie from the current state (stored in it) to `path` (`.rlm`, `.bk2` or `.fm2`
-        by extension; never over an existing file) until `stop_movie()`; `retrolua movie play`
-        replays it."""
+        """Records a movie from the current state (stored in it) to `path` (an `.rlm`: a `.bk2` or
+        `.fm2` cannot carry the start state, so stopping such a one fails; never over an existing
+        file) until `stop_movie()`; `retrolua movie play` replays it."""
         self._call(wire.MOVIE, wire.MOVIE_RECORD, payload=os.fsencode(os.path.abspath(os.fspath(path))))
 
     def stop_movie(self) -> None:

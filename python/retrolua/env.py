@@ -22,9 +22,8 @@ observations (a view of the frame; 0 or past the edge: to the edge).
 its MultiBinary of the system's own buttons (filtered: a group's buttons dropped unless allowed
 together) and its indices over the system's action groups (or an integration scenario's "actions").
 
-`record=FOLDER` records every episode as a movie from its start state (`ROM-N-000000.rlm`, …;
-`record_format` "rlm", or "bk2" / "fm2" when the actions press only buttons the system has), which
-`retrolua movie play` replays frame for frame.
+`record=FOLDER` records every episode as a movie from its start state (`ROM-N-000000.rlm`, …: a .bk2
+or .fm2 cannot carry a start state of ours), which `retrolua movie play` replays frame for frame.
 
 `integration=FOLDER` (or a name such as "Airstriker-Genesis-v0", found as `retrolua.integration.find`
 says) runs a stable-retro game integration instead of a Lua scenario (see
@@ -80,7 +79,6 @@ class RetroluaEnv(gymnasium.Env):
         crop: Optional[Sequence[int]] = None,
         integration: Optional[str] = None,
         record: Optional[str] = None,
-        record_format: str = "rlm",
         **emulator: Any,
     ) -> None:
         if obs not in ("screen", "ram", "both"):
@@ -96,11 +94,9 @@ class RetroluaEnv(gymnasium.Env):
         if integration is not None:
             scenario, state, crop, groups = self._integration(rom, integration, scenario, state, crop)
             emulator["args"] = list(emulator.get("args", ())) + integrations.Integration.core_options(core)
-        if record_format not in ("bk2", "rlm", "fm2"):
-            raise ValueError("record_format is 'bk2', 'rlm' or 'fm2', got %r" % (record_format,))
         self._record = None if record is None else os.path.join(
-            os.fspath(record), "%s-%d-%%06d.%s" % (os.path.splitext(os.path.basename(rom))[0],
-                                                  next(RetroluaEnv._serials), record_format))
+            os.fspath(record), "%s-%d-%%06d.rlm" % (os.path.splitext(os.path.basename(rom))[0],
+                                                   next(RetroluaEnv._serials)))
         self._episodes, self._recording = 0, False
         if crop is not None and (len(crop) != 4 or any(int(c) < 0 for c in crop)):
             raise ValueError("crop is (x, y, width, height), none negative, got %r" % (crop,))

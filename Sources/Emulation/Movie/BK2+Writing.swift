@@ -4,6 +4,11 @@ import Libretro
 /// Exporting BizHawk `.bk2` movies: the header, the log key and the input log, zipped.
 extension BK2 {
     public static func encode(_ movie: Movie) throws(MovieError) -> [UInt8] {
+        // A .bk2 starts from power-on or from a BizHawk core's state: a start state of ours would be dropped.
+        guard movie.startState == nil || movie.anchorFrame != nil else {
+            throw MovieError(
+                "cannot export to .bk2: the movie starts from a savestate, which a .bk2 cannot carry (keep it as .rlm)")
+        }
         guard !movie.log.analog else {
             throw MovieError(
                 "cannot export to .bk2: the movie has analog input, which Retrolua does not export to BizHawk")

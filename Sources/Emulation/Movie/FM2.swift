@@ -230,6 +230,12 @@ public enum FM2 {
     // MARK: Writing
 
     public static func encode(_ movie: Movie) throws(MovieError) -> [UInt8] {
+        // An .fm2 starts from power-on or from an FCEUX state: a start state of ours would be dropped.
+        guard movie.startState == nil || movie.anchorFrame != nil else {
+            throw MovieError(
+                "cannot export to .fm2: the movie starts from a savestate, which an .fm2 cannot carry (keep it as .rlm)"
+            )
+        }
         guard isNESLike(movie) else {
             let what = movie.system.isEmpty ? "core '\(movie.coreName)'" : "'\(movie.system)'"
             throw MovieError("cannot export to .fm2: the movie is for \(what), not the NES")
