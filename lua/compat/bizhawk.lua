@@ -922,6 +922,8 @@ local function get_buttons(getter)
   return function(controller)
     if controller ~= nil then
       local port = int("joypad.get", 1, "controller", controller)
+      -- BizHawk filters by the "Pn " prefix: a controller the system does not have gives an empty table
+      if port < 1 or port > (PORTS or 1) then return {} end
       return to_biz(getter(port), port, false)
     end
     if not PORTS then return to_biz(getter(1), 1, false) end
@@ -1379,6 +1381,11 @@ def("userdata.get_keys", "supported", function()
 end)
 
 ----------------------------------------------------------------------------------------------------------------------
+-- Lua 5.1 leftovers (BizHawk ran Lua 5.1 until 2.9; most published scripts were written for it)
+----------------------------------------------------------------------------------------------------------------------
+compat.lua51(LAYER)
+
+----------------------------------------------------------------------------------------------------------------------
 -- bizstring, bit
 ----------------------------------------------------------------------------------------------------------------------
 local function s_arg(f, n, v)
@@ -1646,15 +1653,13 @@ end
 ----------------------------------------------------------------------------------------------------------------------
 -- Modules a libretro host has no counterpart for: clear errors
 ----------------------------------------------------------------------------------------------------------------------
+-- forms: kept in memory (no dialog windows here), lua/compat/bizhawk_forms.lua
+local forms_path = package.searchpath("compat.bizhawk_forms", package.path)
+if not forms_path then raise("bizhawk layer: lua/compat/bizhawk_forms.lua is not installed") end
+rawset(_G, "forms", assert(loadfile(forms_path))(compat, LAYER, raise))
 def("forms.createcolor", "supported", function(r, g_, b, a) return compat.argb(r, g_, b, a) end,
   "a colour number for gui.*")
 local unsupported_modules = {
-  forms = { "forms is a Windows GUI toolkit (dialog windows); Retrolua has none",
-    "addclick button checkbox clear clearclicks clearImageCache destroy destroyall drawArc drawAxis drawBezier "
-    .. "drawBox drawEllipse drawIcon drawImage drawImageRegion drawLine drawPie drawPixel drawPolygon drawRectangle "
-    .. "drawString drawText dropdown getMouseX getMouseY getproperty gettext ischecked label newform openfile "
-    .. "pictureBox refresh setDefaultBackgroundColor setDefaultForegroundColor setDefaultTextBackground "
-    .. "setdropdownitems setlocation setproperty setsize settext textbox" },
   comm = { "comm (sockets, HTTP, memory-mapped files) is not available to sandboxed scripts; use the control "
     .. "socket (README \"Control socket\")",
     "getluafunctionslist httpGet httpGetGetUrl httpGetPostUrl httpPost httpPostScreenshot httpSetGetUrl "

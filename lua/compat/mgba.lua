@@ -816,10 +816,20 @@ local system = { version = "0.10.1", program = "mGBA", branch = "retrolua", comm
 rawset(_G, "system", system)
 record("system", "approximated", "the mGBA version Retrolua's layer follows")
 
-local socket = {}
+-- No network for scripts: making a socket is an expected failure (nil and a message, as mGBA's own failures), so a
+-- script that checks the result carries on without its socket.
+local socket = { ERRORS = { OK = 0, AGAIN = 1, ADDRESS_IN_USE = 2, CONNECTION_REFUSED = 3, DENIED = 4, FAILED = 5,
+  NETWORK_UNREACHABLE = 6, NOT_FOUND = 7, NO_DATA = 8, OUT_OF_MEMORY = 9, TIMEOUT = 10, UNSUPPORTED = 11,
+  UNKNOWN_ERROR = -1 } }
 rawset(_G, "socket", socket)
 for _, name in ipairs({ "tcp", "bind", "connect" }) do
-  nope(socket, name, "socket." .. name, "scripts have no network access in Retrolua")
+  local full = "socket." .. name
+  record(full, "unsupported", "gives nil and a message: scripts have no network access in Retrolua")
+  socket[name] = function()
+    local message = full .. ": not available in Retrolua (scripts have no network access)"
+    warn_once("mgba:" .. full, message)
+    return nil, message
+  end
 end
 
 ----------------------------------------------------------------------------------------------------------------------
