@@ -146,6 +146,7 @@ final class CompatBizHawkTests: XCTestCase {
                 "result plugged": "true,true,false,false",
                 "result clock": "01:02", "result unpack": "3", "result getn": "2", "result pow": "1024.0",
                 "result presses": "4", "result held_A": "true",
+                "result speed_percent": "200", "result unknown_setting": "true",
                 // destroying the form ran its onclose once; destroyall had nothing left
                 "result closed": "1", "result after_destroy": "true",
             ])

@@ -1325,9 +1325,17 @@ for _, name in ipairs({ "sleep", "exactsleep" }) do
 end
 nope("client.saveram", "battery saves are written when the run ends; scripts cannot flush them")
 def("client.GetSoundOn", "approximated", function() return true end, "gives true")
+-- Scripts read a few settings to restore them when they end; the ones Retrolua has an answer for are given.
+approx("client.getconfig", "a table of the settings Retrolua can answer (SpeedPercent from the speed; display "
+  .. "messages and sound on, screenshot OSD off); any other setting is nil", function()
+  local speed = E.speed() or 1
+  return { SpeedPercent = speed == 0 and 6400 or floor(speed * 100 + 0.5), DisplayMessages = true,
+    displaymessages = true, ScreenshotCaptureOsd = false, SoundEnabled = true, SoundVolume = 100,
+    AutofireOn = 1, AutofireOff = 1, FrameAdvanceHoldMilliseconds = 500 }
+end)
 def("client.gettargetscanlineintensity", "approximated", function() return 0 end, "gives 0")
 for _, name in ipairs({ "openrom", "closerom", "createinstance", "opencheats", "openhexeditor", "openramsearch",
-  "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool", "getconfig",
+  "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool",
   "show_future", "screenshottoclipboard" }) do
   nope("client." .. name, "a BizHawk window or tool; Retrolua has none")
 end

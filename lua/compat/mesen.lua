@@ -661,6 +661,10 @@ def("getState", "approximated", function()
 end, "frame count exact; clocks and cycle counts derived from frames (no CPU/PPU registers); Mesen2 flat keys "
   .. "and Mesen 1 nested ppu/cpu tables")
 nope("setState", "libretro exposes no CPU/PPU registers")
+-- MesenCE's (and later Mesen2 builds') clock reader: the same derived count as getState().masterClock
+def("getMasterClock", "approximated", function()
+  return floor(framecount() * clock_rates[system] / (info.fps or 60))
+end, "derived from the frame count, as getState's masterClock (no cycle counter in libretro)")
 
 def("reset", "supported", function() return our.emu.reset() end)
 def("stop", "supported", function(code)
@@ -706,10 +710,18 @@ local function port_of(fname, port)
   return port + 1
 end
 
+-- port -> { frame = n, buttons = { … } }: what setInput gave this frame, which getInput reports, as Mesen does
+local set_this_frame = {}
+
 def("getInput", "supported", function(port)
-  local state = our.joypad.get(port_of("emu.getInput", port))
+  port = port_of("emu.getInput", port)
+  local state = our.joypad.get(port)
   local result = {}
   for _, b in ipairs(buttons) do result[b] = state[b] == true end
+  local given = set_this_frame[port]
+  if given and given.frame == framecount() then
+    for name, v in pairs(given.buttons) do result[name] = v end
+  end
   return result
 end, "ports from 0; the buttons the core saw at its last poll")
 
@@ -721,9 +733,17 @@ def("setInput", "supported", function(a, b)
   end
   port = port_of("emu.setInput", port)
   for k in pairs(pad) do pad[k] = nil end
+  local given = set_this_frame[port]
+  if not given or given.frame ~= framecount() then
+    given = { frame = framecount(), buttons = {} }
+    set_this_frame[port] = given
+  end
   for _, name in ipairs(buttons) do
     local v = state[name]
-    if v ~= nil then pad[name] = v and true or false end
+    if v ~= nil then
+      pad[name] = v and true or false
+      given.buttons[name] = pad[name]
+    end
   end
   our.joypad.set(port, pad)
 end, "buttons not given stay the player's; in an inputPolled callback it applies to this frame, else the next")

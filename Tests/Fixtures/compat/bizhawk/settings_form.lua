@@ -37,6 +37,12 @@ result("unpack", select("#", unpack({ 1, 2, 3 })))
 result("getn", table.getn({ 1, 2 }))
 result("pow", math.pow(2, 10))
 
+-- scripts note the settings they change, to put them back when they end
+client.speedmode(200)
+result("speed_percent", client.getconfig().SpeedPercent)
+result("unknown_setting", client.getconfig().NoSuchSetting == nil)
+client.speedmode(100)
+
 local press_every = tonumber(forms.gettext(every))
 local which = forms.gettext(button)
 local presses = 0

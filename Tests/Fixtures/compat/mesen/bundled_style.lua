@@ -9,8 +9,15 @@ emu.write(0x0301, 0xA5, emu.memType.cpu)
 result("read_with_function", emu.read(0x0300, type))
 result("read16_with_string", emu.readWord(0x0300, "cpu"))
 
-local first = true
+local first, polls = true, 0
 emu.addEventCallback(function()
+  polls = polls + 1
+  if polls == 5 then
+    -- Mesen2's argument order; what was just given is what getInput reports, in the same callback
+    emu.setInput({ a = true }, 0)
+    result("get_after_set", emu.getInput(0).a)
+    result("master_clock", emu.getMasterClock() == emu.getState().masterClock)
+  end
   if first then
     first = false
     local buffer = emu.getScreenBuffer()  -- inputPolled of frame 1: nothing drawn yet, Mesen gives black
