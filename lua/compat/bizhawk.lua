@@ -938,12 +938,18 @@ record("joypad.getimmediate", "approximated", "the last polled buttons (no separ
 compat.define("joypad.getimmediate", get_buttons(J.get))
 
 local pending = {}  -- port -> our button table, reused
+-- BizHawk reads a button's value as text: "true"/"false", blank (the player's own input), or anything else, which
+-- inverts the player's input; Retrolua cannot invert a player's input, so that one presses the button (warned).
 local function truthy(v)
   if v == true or v == false then return v end
   if type(v) == "string" then
     local l = v:lower()
     if l == "true" then return true end
     if l == "false" then return false end
+    if not l:find("%S") then return nil end
+    warn_once("bizhawk:invert", "joypad.set: '" .. v .. "' inverts the player's input in BizHawk; here it presses "
+      .. "the button")
+    return true
   end
   if v == nil then return nil end
   return v and true or false
@@ -1657,6 +1663,17 @@ for _, spec in ipairs({
 }) do
   nope("tastudio." .. spec[1], spec[2])
 end
+
+----------------------------------------------------------------------------------------------------------------------
+-- Names BizHawk had before 2.6-2.9, which older published scripts still call: their successors here
+----------------------------------------------------------------------------------------------------------------------
+for old, new in pairs({ ["gui.drawNew"] = "gui.DrawNew", ["gui.drawFinish"] = "gui.DrawFinish",
+  ["emu.getluacore"] = "client.get_lua_engine" }) do
+  local module, name = new:match("^(%w+)%.(.+)$")
+  record(old, "supported", "BizHawk's older name for " .. new)
+  compat.define(old, _G[module][name])
+end
+approx("client.invisibleemulation", "every frame is still drawn; only BizHawk's speed depended on it", nil)
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Modules a libretro host has no counterpart for: clear errors

@@ -37,6 +37,14 @@ result("unpack", select("#", unpack({ 1, 2, 3 })))
 result("getn", table.getn({ 1, 2 }))
 result("pow", math.pow(2, 10))
 
+-- names from BizHawk before 2.9
+client.invisibleemulation(true)
+gui.drawNew("emu")
+gui.drawBox(0, 0, 3, 3, "red")
+gui.drawFinish()
+result("luacore", emu.getluacore())
+client.invisibleemulation(false)
+
 -- scripts note the settings they change, to put them back when they end
 client.speedmode(200)
 result("speed_percent", client.getconfig().SpeedPercent)
@@ -55,6 +63,13 @@ while emu.framecount() < 120 do
   if joypad.get(1)[which] then result("held_" .. which, true) end
 end
 result("presses", presses)
+-- values as BizHawk reads them: blank leaves the player's input, any other text inverts it (here: presses)
+joypad.set({ B = "  ", Select = "invert", Start = "false" }, 1)
+emu.frameadvance()
+local pad = joypad.get(1)
+result("blank_b", pad.B)
+result("invert_select", pad.Select)
+result("false_start", pad.Start)
 forms.destroy(form)
 forms.destroyall()
 result("closed", closed)
