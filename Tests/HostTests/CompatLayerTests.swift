@@ -95,6 +95,11 @@ final class CompatLayerTests: XCTestCase {
                 "local id = emu.getsystemid()\ngui.drawRectangle(1, 1, 5, 5)\n", Fixtures.nesROM,
                 "with the bizhawk layer (it uses gui.drawRectangle, emu.getsystemid)"
             ),
+            (
+                "while true do\n  if movie.isloaded() then gui.text(0, 0, movie.getfps()) end\n"
+                    + "  emu.frameadvance()\nend\n", Fixtures.nesROM,
+                "with the bizhawk layer (it uses movie.isloaded, movie.getfps)"
+            ),
         ]
         for (index, item) in cases.enumerated() {
             let path = scriptFolder + "/style\(index).lua"

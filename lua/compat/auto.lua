@@ -21,6 +21,8 @@ local weak_marks = {
                "memory%.register", "gui%.box", "gui%.drawtext", "joypad%.read", "joypad%.write", "input%.get%(",
                "emu%.softreset", "emu%.speedmode", "savestate%.object", "gui%.register", "movie%.framecount" } },
   { "mesen", { "emu%.read%(", "emu%.write%(", "emu%.log%(", "emu%.getInput", "emu%.setInput" } },
+  { "bizhawk", { "movie%.isloaded", "movie%.getheader", "movie%.getinput", "movie%.getfps",
+                 "emu%.totalexecutedcycles", "emu%.yield", "emu%.getregister%(" } },
 }
 local function pick(list)
   local best, best_count, found = nil, 0, nil
