@@ -52,7 +52,8 @@ final class CompatMesenTests: XCTestCase {
         let result = try run(Self.fixtures + "bundled_style.lua", shot: shot, frames: 20)
         XCTAssertEqual(result.status, 0, result.stderr)
         for line in [
-            "result read_with_function=90", "result read16_with_string=42330", "result buffer_last=61439",
+            "result read_with_function=90", "result read16_with_string=42330", "result cheat_one_argument=true",
+            "result buffer_last=61439",
             "result buffer_black=true", "result overscan_pixel=FF000000", "result picture_pixel=true",
             "result bottom_ok=true", "result outside=true",
             "result apu=emu.getState: apu is not available in Retrolua (libretro cores expose no APU, cartridge or "

@@ -478,12 +478,15 @@ local function colour(fname, n, c, default)
     v = named[s]
     if not v then
       local hex = s:match("^#(%x+)$") or s:match("^0x(%x+)$")
-      if hex and #hex == 6 then v = 0xFF000000 | tonumber(hex, 16)
+      if hex and #hex == 3 then  -- "#RGB", as .NET's HTML colour parser reads it: each digit doubled
+        v = 0xFF000000 | (tonumber(hex:sub(1, 1), 16) * 0x110000) | (tonumber(hex:sub(2, 2), 16) * 0x1100)
+          | (tonumber(hex:sub(3, 3), 16) * 0x11)
+      elseif hex and #hex == 6 then v = 0xFF000000 | tonumber(hex, 16)
       elseif hex and #hex == 8 then v = tonumber(hex, 16)
       elseif tonumber(s) then v = tointeger(tonumber(s)) and (tointeger(tonumber(s)) & 0xFFFFFFFF) end
     end
     if not v then raise(format("%s: bad argument #%d 'color' (unknown colour '%s': use 0xAARRGGBB, a .NET colour "
-      .. "name or \"#RRGGBB\")", fname, n, c)) end
+      .. "name, \"#RGB\" or \"#RRGGBB\")", fname, n, c)) end
     parsed[c] = v
     return v
   end

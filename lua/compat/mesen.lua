@@ -779,7 +779,12 @@ local cheat_shapes = {
   [T.gbGameGenie] = function(code) return code:match("^%x%x%x%-%x%x%x$") or code:match("^%x%x%x%-%x%x%x%-%x%x%x$") end,
   [T.snesGameGenie] = function(code) return code:match("^%x%x%x%x%-%x%x%x%x$") end,
 }
+-- Mesen 1's form: emu.addCheat(gameGenieCode), one argument (NES only)
+local one_argument_cheat = { nes = M.cheatType.nesGameGenie, gb = M.cheatType.gbGameGenie,
+  snes = M.cheatType.snesGameGenie }
+
 def("addCheat", "supported", function(kind, code)
+  if type(kind) == "string" and code == nil then kind, code = one_argument_cheat[system], kind end
   if type(code) ~= "string" then
     error(format("emu.addCheat: bad argument #2 'cheatCode' (string expected, got %s)", type(code)), 2)
   end
@@ -800,7 +805,8 @@ def("addCheat", "supported", function(kind, code)
   end
   if not id then error("emu.addCheat: invalid cheat code" .. (message and " (" .. message .. ")" or ""), 2) end
   cheat_ids[#cheat_ids + 1] = id
-end, "codes the core accepts (Game Genie, Pro Action Rocky, GameShark…); nesCustom as a RAM cheat")
+end, "codes the core accepts (Game Genie, Pro Action Rocky, GameShark…); nesCustom as a RAM cheat; Mesen 1's "
+  .. "addCheat(code) is a Game Genie code")
 def("clearCheats", "supported", function()
   for i = #cheat_ids, 1, -1 do
     our.cheats.remove(cheat_ids[i])

@@ -42,6 +42,7 @@ client.invisibleemulation(true)
 gui.drawNew("emu")
 gui.drawBox(0, 0, 3, 3, "red")
 gui.drawFinish()
+result("short_hex", pcall(gui.drawBox, 0, 0, 2, 2, "#F00", "#0f0"))
 result("luacore", emu.getluacore())
 client.invisibleemulation(false)
 

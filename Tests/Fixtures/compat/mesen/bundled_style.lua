@@ -8,6 +8,9 @@ emu.write(0x0301, 0xA5, emu.memType.cpu)
 -- `type` (the Lua function) as the memory type, as a widely copied object viewer passes it
 result("read_with_function", emu.read(0x0300, type))
 result("read16_with_string", emu.readWord(0x0300, "cpu"))
+-- Mesen 1's one-argument cheat: a Game Genie code
+result("cheat_one_argument", pcall(emu.addCheat, "SXIOPO"))
+emu.clearCheats()
 
 local first, polls = true, 0
 emu.addEventCallback(function()
