@@ -997,8 +997,23 @@ supported("rom.gethash", function(kind)
   return ""
 end, "MD5 of the PRG and CHR ROM (\"md5\" hex, \"base64\"), from the ROM file")
 
+-- auxlib is FCEUX's loader of the iup GUI toolkit, which many scripts require at the top whether they open a dialog
+-- or not: it loads here, and what a dialog needs (iup.*) fails naming the function.
+local no_gui = "Retrolua has no GUI toolkit (iup dialogs)"
+local iup = setmetatable({}, { __index = function(_, key)
+  error(format("iup.%s: not available in Retrolua (%s)", tostring(key), no_gui), 2)
+end })
+compat.record(LAYER, "require \"auxlib\"", "approximated", "loads (dialogs = 0, handles = {}); iup.* fail naming the "
+  .. "function: " .. no_gui)
+package.preload.auxlib = function()
+  rawset(_G, "dialogs", rawget(_G, "dialogs") or 0)
+  rawset(_G, "handles", rawget(_G, "handles") or {})
+  rawset(_G, "iup", iup)
+  return true
+end
+
 -- FCEUX's Windows builds ship GUI and image modules; here they fail with a reason.
-for _, name in ipairs({ "gd", "iuplua", "iup", "iupluacontrols", "auxlib", "winapi", "cdlua", "imlua" }) do
+for _, name in ipairs({ "gd", "iuplua", "iup", "iupluacontrols", "winapi", "cdlua", "imlua" }) do
   compat.record(LAYER, "require \"" .. name .. "\"", "unsupported", "a Windows GUI or image module")
   package.preload[name] = function()
     error(format("require(%q): FCEUX's Windows module %s is not available in Retrolua (no GUI toolkits or gd images)",
