@@ -48,6 +48,21 @@ final class CompatMGBATests: XCTestCase {
         XCTAssertEqual(try String(contentsOfFile: bucket, encoding: .utf8), "{\"runs\":2}")
     }
 
+    func testOverlayTextAnchorsAndTheScriptGlobal() throws {
+        // mGBA's own demo scripts anchor painter text with C.ALIGN and load files through script.dir
+        let shot = Fixtures.temporaryFolder() + "/shot.png"
+        let result = try run(Self.fixtures + "overlay_corners.lua", frames: 5, shot: shot)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("script true true"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("missing image nil"), result.stdout)
+        let image = try PNGRead.rgb(shot)
+        // "BR" (12x8) ends at the bottom-right corner of the 240x160 picture, "TL" starts at the top-left
+        XCTAssertGreaterThan(image.count(x: 228..<240, y: 152..<160, color: 0xFF0000), 5, "bottom-right text")
+        XCTAssertEqual(image.count(x: 0..<228, y: 0..<160, color: 0xFF0000), 0, "nothing red elsewhere")
+        XCTAssertGreaterThan(image.count(x: 111..<129, y: 76..<84, color: 0x00FF00), 5, "centred text")
+        XCTAssertGreaterThan(image.count(x: 0..<12, y: 0..<8, color: 0x0000FF), 5, "top-left text")
+    }
+
     func testGameBoyKeysAndDomainsOnGambatteAndMGBA() throws {
         for core in ["gambatte", "mgba"] {
             let result = try run(Self.fixtures + "gb_right.lua", rom: Fixtures.gbROM, core: core, frames: 60)
