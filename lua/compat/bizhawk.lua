@@ -1146,8 +1146,6 @@ local function printer(separator, terminator)
   end
 end
 def("console.log", "supported", printer("\t", "\n"), "values tab-separated, tables as \"key\": \"value\" lines")
--- BizHawk's Lua print is its console.log
-def("print", "supported", printer("\t", "\n"), "as console.log: tables as \"key\": \"value\" lines")
 def("console.writeline", "supported", printer("\n", "\n"), "each value on its own line")
 def("console.write", "supported", printer("", ""), "text without a newline is kept until the line ends (or the run ends)")
 approx("console.clear", "a terminal keeps its output", nil)

@@ -44,9 +44,6 @@ gui.drawBox(0, 0, 3, 3, "red")
 gui.drawFinish()
 result("short_hex", pcall(gui.drawBox, 0, 0, 2, 2, "#F00", "#0f0"))
 result("luacore", emu.getluacore())
--- BizHawk's print is console.log: a table prints its contents
-console.write("result print_table=")
-print({ Speed = 3 })
 client.invisibleemulation(false)
 
 -- scripts note the settings they change, to put them back when they end
