@@ -123,6 +123,9 @@ final class CompatFCEUXTests: XCTestCase {
         print("taseditor.engaged", taseditor.engaged())
         print("unknown name in gui.box", pcall(gui.box, 1, 2, 3, 4, "nocolour"))
         print("gui.text on a float", pcall(gui.text, 1.5, 2.5, 3.0))
+        -- auxlib (FCEUX's iup loader) loads, as scripts require it whether or not they open a dialog
+        print("auxlib", (pcall(require, "auxlib")), dialogs, type(handles))
+        print("iup", pcall(function() return iup.dialog{} end))
         emu.exit(0)
         """.write(toFile: folder + "/bad.lua", atomically: true, encoding: .utf8)
         let result = try run(folder + "/bad.lua")
@@ -152,7 +155,11 @@ final class CompatFCEUXTests: XCTestCase {
             "require(\"iuplua\"): FCEUX's Windows module iuplua is not available in Retrolua",
             "rom.gethash: bad argument #1 'type' (string expected, got number)",
         ]
-        XCTAssertEqual(lines.count, expected.count + 3, result.stdout + result.stderr)
+        XCTAssertEqual(lines.count, expected.count + 5, result.stdout + result.stderr)
+        XCTAssertTrue(lines.contains("auxlib\ttrue\t0\ttable"), result.stdout)
+        XCTAssertTrue(
+            lines.contains { $0.hasPrefix("iup\tfalse\t") && $0.contains("iup.dialog: not available in Retrolua") },
+            result.stdout)
         for (index, message) in expected.enumerated() {
             let line = lines.first { $0.hasPrefix("\(index + 1)\tfalse\t") } ?? "case \(index + 1) missing"
             XCTAssertTrue(line.contains(message), "\(line) should contain \(message)")

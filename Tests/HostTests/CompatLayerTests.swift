@@ -74,6 +74,44 @@ final class CompatLayerTests: XCTestCase {
         XCTAssertTrue(plain.stderr.contains("uses no other emulator's names"), plain.stderr)
     }
 
+    func testAutoKnowsTheNamesPublishedScriptsUseMost() throws {
+        // Scripts in the styles auto used to miss (written for this test): FCEUX-style ones with only names the
+        // emulators share, mGBA ones with only emu: methods, Mesen 1 ones with only emu.read, BizHawk drawing.
+        let cases: [(script: String, rom: String, says: String)] = [
+            (
+                "while true do\n  local hp = memory.readbyte(0x0010)\n  gui.box(0, 0, 10, 10, 'red')\n"
+                    + "  emu.frameadvance()\nend\n", Fixtures.nesROM,
+                "with the fceux layer (it uses memory.readbyte, gui.box)"
+            ),
+            (
+                "local v = emu:read32(0x03000000)\nlocal k = emu:getKey(0)\n",
+                Fixtures.root + "/build/roms/demo.gba", "with the mgba layer (it uses emu:read32, emu:getKey)"
+            ),
+            (
+                "local v = emu.read(0x10, type)\nemu.log(v)\n", Fixtures.nesROM,
+                "with the mesen layer (it uses emu.read, emu.log)"
+            ),
+            (
+                "local id = emu.getsystemid()\ngui.drawRectangle(1, 1, 5, 5)\n", Fixtures.nesROM,
+                "with the bizhawk layer (it uses gui.drawRectangle, emu.getsystemid)"
+            ),
+            (
+                "while true do\n  if movie.isloaded() then gui.text(0, 0, movie.getfps()) end\n"
+                    + "  emu.frameadvance()\nend\n", Fixtures.nesROM,
+                "with the bizhawk layer (it uses movie.isloaded, movie.getfps)"
+            ),
+        ]
+        for (index, item) in cases.enumerated() {
+            let path = scriptFolder + "/style\(index).lua"
+            try item.script.write(toFile: path, atomically: true, encoding: .utf8)
+            let result = try Fixtures.cli(
+                ["run", item.rom, "--headless", "--frames", "10", "--strict", "--script", "auto:" + path],
+                environment: ["RETROLUA_LUA_DIR": luaFolder])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertTrue(result.stderr.contains(item.says), "\(item.says) in: " + result.stderr)
+        }
+    }
+
     func testUnknownLayersAreRefusedAndAPathWithAColonIsAPath() throws {
         let unknown = try run(["--compat", "nope", "--script", scriptFolder + "/bot.lua"])
         XCTAssertEqual(unknown.status, 2)

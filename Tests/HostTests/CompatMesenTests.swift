@@ -21,7 +21,7 @@ final class CompatMesenTests: XCTestCase {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
         let result = try run(Self.fixtures + "ram_hud.lua", shot: shot)
         XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("mesen hud: 33 checks, 0 failed"), result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("mesen hud: 34 checks, 0 failed"), result.stdout + result.stderr)
         XCTAssertFalse(result.stdout.contains("FAIL"), result.stdout)
         XCTAssertTrue(result.stderr.contains("[Test] half way"), "displayMessage: " + result.stderr)
         XCTAssertTrue(result.stderr.contains("emu.addMemoryCallback: approximated"), "warned once: " + result.stderr)
@@ -40,8 +40,34 @@ final class CompatMesenTests: XCTestCase {
         XCTAssertGreaterThan(image.count(x: 130..<200, y: 32..<40, color: 0xFFFFFF), 20, "drawString")
         XCTAssertEqual(image.count(x: 130..<200, y: 31..<41, color: 0), 0, "background 0x000000FF is transparent")
         XCTAssertGreaterThan(image.count(x: 130..<150, y: 51..<61, color: 0), 20, "the default background is black")
-        XCTAssertEqual(image.pixel(230, 185), 0xFF0000, "setScreenBuffer")
-        XCTAssertEqual(image.pixel(219, 185), background, "setScreenBuffer leaves the rest")
+        XCTAssertEqual(image.pixel(230, 185 - 8), 0xFF0000, "setScreenBuffer, at Mesen's rows")
+        XCTAssertEqual(image.pixel(219, 185 - 8), background, "setScreenBuffer leaves the rest")
+    }
+
+    /// Mesen 1's bundled scripts and the ones derived from them: a memory type that is not a number reads the
+    /// CPU (Mesen reads it as 0), the screen buffer exists before the first frame and is numbered from 0 for
+    /// them, overscan pixels are black, and state sections libretro lacks fail naming the field.
+    func testMesen1StyleArgumentFormsWork() throws {
+        let shot = Fixtures.temporaryFolder() + "/shot.png"
+        let result = try run(Self.fixtures + "bundled_style.lua", shot: shot, frames: 20)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for line in [
+            "result read_with_function=90", "result read16_with_string=42330", "result cheat_one_argument=true",
+            "result buffer_last=61439",
+            "result buffer_black=true", "result overscan_pixel=FF000000", "result picture_pixel=true",
+            "result bottom_ok=true", "result outside=true",
+            "result apu=emu.getState: apu is not available in Retrolua (libretro cores expose no APU, cartridge or "
+                + "coprocessor state)",
+            "result ppu_control=ppu.control is not available", "result unknown_field=true",
+            "result frame_row_8=true", "result get_after_set=true", "result master_clock=true",
+        ] {
+            XCTAssertTrue(result.stdout.contains(line + "\n"), line + " in " + result.stdout)
+        }
+        XCTAssertTrue(result.stderr.contains("reads the CPU's memory, as Mesen does"), result.stderr)
+        let image = try PNGRead.rgb(shot)
+        XCTAssertEqual(image.pixel(201, 100 - 8), 0xFF00FF, "setScreenBuffer of a 0-based buffer, Mesen's rows")
+        XCTAssertNotEqual(image.pixel(205, 100 - 8), 0xFF00FF, "only the painted block")
+        XCTAssertEqual(image.pixel(12, 20 - 8), 0x00FF00, "drawRectangle")
     }
 
     /// Bad input: each call fails with a message naming the function (and argument), or says why libretro

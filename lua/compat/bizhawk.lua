@@ -478,12 +478,15 @@ local function colour(fname, n, c, default)
     v = named[s]
     if not v then
       local hex = s:match("^#(%x+)$") or s:match("^0x(%x+)$")
-      if hex and #hex == 6 then v = 0xFF000000 | tonumber(hex, 16)
+      if hex and #hex == 3 then  -- "#RGB", as .NET's HTML colour parser reads it: each digit doubled
+        v = 0xFF000000 | (tonumber(hex:sub(1, 1), 16) * 0x110000) | (tonumber(hex:sub(2, 2), 16) * 0x1100)
+          | (tonumber(hex:sub(3, 3), 16) * 0x11)
+      elseif hex and #hex == 6 then v = 0xFF000000 | tonumber(hex, 16)
       elseif hex and #hex == 8 then v = tonumber(hex, 16)
       elseif tonumber(s) then v = tointeger(tonumber(s)) and (tointeger(tonumber(s)) & 0xFFFFFFFF) end
     end
     if not v then raise(format("%s: bad argument #%d 'color' (unknown colour '%s': use 0xAARRGGBB, a .NET colour "
-      .. "name or \"#RRGGBB\")", fname, n, c)) end
+      .. "name, \"#RGB\" or \"#RRGGBB\")", fname, n, c)) end
     parsed[c] = v
     return v
   end
@@ -922,6 +925,8 @@ local function get_buttons(getter)
   return function(controller)
     if controller ~= nil then
       local port = int("joypad.get", 1, "controller", controller)
+      -- BizHawk filters by the "Pn " prefix: a controller the system does not have gives an empty table
+      if port < 1 or port > (PORTS or 1) then return {} end
       return to_biz(getter(port), port, false)
     end
     if not PORTS then return to_biz(getter(1), 1, false) end
@@ -936,12 +941,18 @@ record("joypad.getimmediate", "approximated", "the last polled buttons (no separ
 compat.define("joypad.getimmediate", get_buttons(J.get))
 
 local pending = {}  -- port -> our button table, reused
+-- BizHawk reads a button's value as text: "true"/"false", blank (the player's own input), or anything else, which
+-- inverts the player's input; Retrolua cannot invert a player's input, so that one presses the button (warned).
 local function truthy(v)
   if v == true or v == false then return v end
   if type(v) == "string" then
     local l = v:lower()
     if l == "true" then return true end
     if l == "false" then return false end
+    if not l:find("%S") then return nil end
+    warn_once("bizhawk:invert", "joypad.set: '" .. v .. "' inverts the player's input in BizHawk; here it presses "
+      .. "the button")
+    return true
   end
   if v == nil then return nil end
   return v and true or false
@@ -1323,9 +1334,17 @@ for _, name in ipairs({ "sleep", "exactsleep" }) do
 end
 nope("client.saveram", "battery saves are written when the run ends; scripts cannot flush them")
 def("client.GetSoundOn", "approximated", function() return true end, "gives true")
+-- Scripts read a few settings to restore them when they end; the ones Retrolua has an answer for are given.
+approx("client.getconfig", "a table of the settings Retrolua can answer (SpeedPercent from the speed; display "
+  .. "messages and sound on, screenshot OSD off); any other setting is nil", function()
+  local speed = E.speed() or 1
+  return { SpeedPercent = speed == 0 and 6400 or floor(speed * 100 + 0.5), DisplayMessages = true,
+    displaymessages = true, ScreenshotCaptureOsd = false, SoundEnabled = true, SoundVolume = 100,
+    AutofireOn = 1, AutofireOff = 1, FrameAdvanceHoldMilliseconds = 500 }
+end)
 def("client.gettargetscanlineintensity", "approximated", function() return 0 end, "gives 0")
 for _, name in ipairs({ "openrom", "closerom", "createinstance", "opencheats", "openhexeditor", "openramsearch",
-  "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool", "getconfig",
+  "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool",
   "show_future", "screenshottoclipboard" }) do
   nope("client." .. name, "a BizHawk window or tool; Retrolua has none")
 end
@@ -1377,6 +1396,11 @@ def("userdata.get_keys", "supported", function()
   sort(keys)
   return keys
 end)
+
+----------------------------------------------------------------------------------------------------------------------
+-- Lua 5.1 leftovers (BizHawk ran Lua 5.1 until 2.9; most published scripts were written for it)
+----------------------------------------------------------------------------------------------------------------------
+compat.lua51(LAYER)
 
 ----------------------------------------------------------------------------------------------------------------------
 -- bizstring, bit
@@ -1644,17 +1668,26 @@ for _, spec in ipairs({
 end
 
 ----------------------------------------------------------------------------------------------------------------------
+-- Names BizHawk had before 2.6-2.9, which older published scripts still call: their successors here
+----------------------------------------------------------------------------------------------------------------------
+for old, new in pairs({ ["gui.drawNew"] = "gui.DrawNew", ["gui.drawFinish"] = "gui.DrawFinish",
+  ["emu.getluacore"] = "client.get_lua_engine" }) do
+  local module, name = new:match("^(%w+)%.(.+)$")
+  record(old, "supported", "BizHawk's older name for " .. new)
+  compat.define(old, _G[module][name])
+end
+approx("client.invisibleemulation", "every frame is still drawn; only BizHawk's speed depended on it", nil)
+
+----------------------------------------------------------------------------------------------------------------------
 -- Modules a libretro host has no counterpart for: clear errors
 ----------------------------------------------------------------------------------------------------------------------
+-- forms: kept in memory (no dialog windows here), lua/compat/bizhawk_forms.lua
+local forms_path = package.searchpath("compat.bizhawk_forms", package.path)
+if not forms_path then raise("bizhawk layer: lua/compat/bizhawk_forms.lua is not installed") end
+rawset(_G, "forms", assert(loadfile(forms_path))(compat, LAYER, raise))
 def("forms.createcolor", "supported", function(r, g_, b, a) return compat.argb(r, g_, b, a) end,
   "a colour number for gui.*")
 local unsupported_modules = {
-  forms = { "forms is a Windows GUI toolkit (dialog windows); Retrolua has none",
-    "addclick button checkbox clear clearclicks clearImageCache destroy destroyall drawArc drawAxis drawBezier "
-    .. "drawBox drawEllipse drawIcon drawImage drawImageRegion drawLine drawPie drawPixel drawPolygon drawRectangle "
-    .. "drawString drawText dropdown getMouseX getMouseY getproperty gettext ischecked label newform openfile "
-    .. "pictureBox refresh setDefaultBackgroundColor setDefaultForegroundColor setDefaultTextBackground "
-    .. "setdropdownitems setlocation setproperty setsize settext textbox" },
   comm = { "comm (sockets, HTTP, memory-mapped files) is not available to sandboxed scripts; use the control "
     .. "socket (README \"Control socket\")",
     "getluafunctionslist httpGet httpGetGetUrl httpGetPostUrl httpPost httpPostScreenshot httpSetGetUrl "

@@ -240,4 +240,112 @@ function compat.watch_bytes(domain, address, size, fn)
   return ids
 end
 
+-- Lua 5.1 leftovers (FCEUX and BizHawk before 2.9 ran Lua 5.1, and most published scripts for them date from then).
+
+-- An integer from a Lua 5.1 number (truncated, as luaL_checkinteger did); numeric strings are accepted.
+local function int51(value, fname, index, what)
+  if math.type(value) == "integer" then return value end
+  local number = tonumber(value)
+  if not number or number ~= number or number == math.huge or number == -math.huge then
+    error(string.format("%s: bad argument #%d '%s' (number expected, got %s)", fname, index, what, type(value)), 3)
+  end
+  if number >= 0 then return math.floor(number) end
+  return -math.floor(-number)
+end
+
+-- string.format: %d and friends truncate non-integral numbers as Lua 5.1 did (5.4 refuses them).
+local format, floor, math_type = string.format, math.floor, math.type
+local INTEGER_CONVERSIONS = { d = true, i = true, x = true, X = true, o = true, c = true, u = true }
+local function format51(pattern, ...)
+  local n = select("#", ...)
+  local has_float = false
+  for i = 1, n do
+    if math_type((select(i, ...))) == "float" then
+      has_float = true
+      break
+    end
+  end
+  if not has_float or type(pattern) ~= "string" then return format(pattern, ...) end
+  local args = table.pack(...)
+  local index = 0
+  for spec in pattern:gmatch("%%[-+ #0]*%d*%.?%d*(%a?%%?)") do
+    if spec ~= "%" then
+      index = index + 1
+      local value = args[index]
+      if INTEGER_CONVERSIONS[spec] and math_type(value) == "float" and value == value
+        and value > -2 ^ 63 and value < 2 ^ 63 then
+        args[index] = (value >= 0 and floor(value) or -floor(-value))
+      end
+    end
+  end
+  return format(pattern, table.unpack(args, 1, n))
+end
+
+--- Installs Lua 5.1's removed globals and lenient number handling for `layer` (recorded in its table).
+function compat.lua51(layer)
+  local function supported(name, value, note)
+    compat.record(layer, name, "supported", note)
+    compat.define(name, value)
+  end
+  supported("unpack", table.unpack)
+  supported("loadstring", function(source, name) return load(source, name) end)
+  supported("table.getn", function(t) return #t end)
+  supported("table.maxn", function(t)
+    local best = 0
+    for k in pairs(t) do if type(k) == "number" and k > best then best = k end end
+    return best
+  end)
+  supported("table.foreach", function(t, fn)
+    for k, v in pairs(t) do
+      local r = fn(k, v)
+      if r ~= nil then return r end
+    end
+  end)
+  supported("table.foreachi", function(t, fn)
+    for i = 1, #t do
+      local r = fn(i, t[i])
+      if r ~= nil then return r end
+    end
+  end)
+  supported("table.setn", function() end, "a no-op, as in Lua 5.1 without LUA_COMPAT_GETN")
+  supported("math.mod", math.fmod)
+  supported("math.pow", function(x, y) return x ^ y end)
+  supported("math.log10", function(x) return math.log(x, 10) end)
+  supported("math.atan2", function(y, x) return math.atan(y, x) end)
+  supported("math.ldexp", function(m, e) return m * 2.0 ^ e end)
+  supported("math.frexp", function(x)
+    if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x, 0 end
+    local e = floor(math.log(math.abs(x), 2)) + 1
+    local m = x / 2.0 ^ e
+    if math.abs(m) >= 1 then
+      m, e = m / 2, e + 1
+    elseif math.abs(m) < 0.5 then
+      m, e = m * 2, e - 1
+    end
+    return m, e
+  end)
+  supported("math.cosh", function(x) return (math.exp(x) + math.exp(-x)) / 2 end)
+  supported("math.sinh", function(x) return (math.exp(x) - math.exp(-x)) / 2 end)
+  supported("math.tanh", function(x)
+    local a, b = math.exp(x), math.exp(-x)
+    return (a - b) / (a + b)
+  end)
+  local random, randomseed = math.random, math.randomseed
+  supported("math.random", function(m, n)
+    if m == nil then return random() end
+    if n == nil then return random(int51(m, "math.random", 1, "m")) end
+    return random(int51(m, "math.random", 1, "m"), int51(n, "math.random", 2, "n"))
+  end, "fractional bounds are truncated as in Lua 5.1")
+  supported("math.randomseed", function(seed) randomseed(int51(seed or 0, "math.randomseed", 1, "seed")) end)
+  supported("string.gfind", string.gmatch)
+  supported("string.format", format51, "integer conversions truncate fractional numbers (Lua 5.1)")
+  local sub, rep = string.sub, string.rep
+  supported("string.sub", function(s, i, j)
+    if math_type(i) == "float" then i = floor(i) end
+    if math_type(j) == "float" then j = floor(j) end
+    return sub(s, i, j)
+  end, "fractional indices truncate (Lua 5.1)")
+  supported("string.rep", function(s, n, separator) return rep(s, int51(n, "string.rep", 2, "n"), separator) end)
+end
+
 return compat

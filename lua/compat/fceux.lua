@@ -7,7 +7,6 @@ local _, script_dir = ...  -- the host passes the script's path and folder
 local compat = require("compat.common")
 local LAYER = "fceux"
 
-local load = load
 local type, tostring, tonumber, select, pairs, ipairs, error, pcall = type, tostring, tonumber, select, pairs, ipairs,
   error, pcall
 local floor, math_type = math.floor, math.type
@@ -998,8 +997,23 @@ supported("rom.gethash", function(kind)
   return ""
 end, "MD5 of the PRG and CHR ROM (\"md5\" hex, \"base64\"), from the ROM file")
 
+-- auxlib is FCEUX's loader of the iup GUI toolkit, which many scripts require at the top whether they open a dialog
+-- or not: it loads here, and what a dialog needs (iup.*) fails naming the function.
+local no_gui = "Retrolua has no GUI toolkit (iup dialogs)"
+local iup = setmetatable({}, { __index = function(_, key)
+  error(format("iup.%s: not available in Retrolua (%s)", tostring(key), no_gui), 2)
+end })
+compat.record(LAYER, "require \"auxlib\"", "approximated", "loads (dialogs = 0, handles = {}); iup.* fail naming the "
+  .. "function: " .. no_gui)
+package.preload.auxlib = function()
+  rawset(_G, "dialogs", rawget(_G, "dialogs") or 0)
+  rawset(_G, "handles", rawget(_G, "handles") or {})
+  rawset(_G, "iup", iup)
+  return true
+end
+
 -- FCEUX's Windows builds ship GUI and image modules; here they fail with a reason.
-for _, name in ipairs({ "gd", "iuplua", "iup", "iupluacontrols", "auxlib", "winapi", "cdlua", "imlua" }) do
+for _, name in ipairs({ "gd", "iuplua", "iup", "iupluacontrols", "winapi", "cdlua", "imlua" }) do
   compat.record(LAYER, "require \"" .. name .. "\"", "unsupported", "a Windows GUI or image module")
   package.preload[name] = function()
     error(format("require(%q): FCEUX's Windows module %s is not available in Retrolua (no GUI toolkits or gd images)",
@@ -1230,77 +1244,8 @@ supported("gethash", function(buffer, size)
   return to32(crc ~ 0xFFFFFFFF)
 end, "CRC-32")
 
--- Lua 5.1
-supported("unpack", table.unpack)
-supported("loadstring", function(source, name) return load(source, name) end)
-supported("table.getn", function(t) return #t end)
-supported("table.maxn", function(t)
-  local best = 0
-  for k in pairs(t) do if type(k) == "number" and k > best then best = k end end
-  return best
-end)
-supported("table.foreach", function(t, fn)
-  for k, v in pairs(t) do local r = fn(k, v) if r ~= nil then return r end end
-end)
-supported("table.foreachi", function(t, fn)
-  for i = 1, #t do local r = fn(i, t[i]) if r ~= nil then return r end end
-end)
-supported("table.setn", function() end, "a no-op, as in Lua 5.1 without LUA_COMPAT_GETN")
-supported("math.mod", math.fmod)
-supported("math.pow", function(x, y) return x ^ y end)
-supported("math.log10", function(x) return math.log(x, 10) end)
-supported("math.atan2", function(y, x) return math.atan(y, x) end)
-supported("math.ldexp", function(m, e) return m * 2.0 ^ e end)
-supported("math.frexp", function(x)
-  if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x, 0 end
-  local e = floor(math.log(math.abs(x), 2)) + 1
-  local m = x / 2.0 ^ e
-  if math.abs(m) >= 1 then m, e = m / 2, e + 1 elseif math.abs(m) < 0.5 then m, e = m * 2, e - 1 end
-  return m, e
-end)
-supported("math.cosh", function(x) return (math.exp(x) + math.exp(-x)) / 2 end)
-supported("math.sinh", function(x) return (math.exp(x) - math.exp(-x)) / 2 end)
-supported("math.tanh", function(x) local a, b = math.exp(x), math.exp(-x) return (a - b) / (a + b) end)
-local random, randomseed = math.random, math.randomseed
-supported("math.random", function(m, n)
-  if m == nil then return random() end
-  if n == nil then return random(int(m, "math.random", 1, "m")) end
-  return random(int(m, "math.random", 1, "m"), int(n, "math.random", 2, "n"))
-end, "fractional bounds are truncated as in Lua 5.1")
-supported("math.randomseed", function(seed) randomseed(int(seed or 0, "math.randomseed", 1, "seed")) end)
-supported("string.gfind", string.gmatch)
-
--- string.format: %d and friends truncate non-integral numbers as Lua 5.1 did (5.4 refuses them).
-local INTEGER_CONVERSIONS = { d = true, i = true, x = true, X = true, o = true, c = true, u = true }
-local function format51(pattern, ...)
-  local n = select("#", ...)
-  local has_float = false
-  for i = 1, n do
-    if math_type((select(i, ...))) == "float" then has_float = true break end
-  end
-  if not has_float or type(pattern) ~= "string" then return format(pattern, ...) end
-  local args = table.pack(...)
-  local index = 0
-  for spec in pattern:gmatch("%%[-+ #0]*%d*%.?%d*(%a?%%?)") do
-    if spec ~= "%" then
-      index = index + 1
-      local value = args[index]
-      if INTEGER_CONVERSIONS[spec] and math_type(value) == "float" then
-        args[index] = (value >= 0 and floor(value) or -floor(-value))
-      end
-    end
-  end
-  return format(pattern, table.unpack(args, 1, n))
-end
-supported("string.format", format51, "integer conversions truncate fractional numbers (Lua 5.1)")
-
-local sub, rep = string.sub, string.rep
-supported("string.sub", function(s, i, j)
-  if math_type(i) == "float" then i = floor(i) end
-  if math_type(j) == "float" then j = floor(j) end
-  return sub(s, i, j)
-end, "fractional indices truncate (Lua 5.1)")
-supported("string.rep", function(s, n, separator) return rep(s, int(n, "string.rep", 2, "n"), separator) end)
+-- Lua 5.1 (shared with the BizHawk layer: both emulators ran Lua 5.1 for most of their scripts' lives)
+compat.lua51(LAYER)
 
 approximated("module", function(name)
   if type(name) ~= "string" then bad_argument("module", 1, "name", "string", name) end

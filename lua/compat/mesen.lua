@@ -1,6 +1,7 @@
 -- Mesen compatibility layer (`--compat mesen`, `--script mesen:FILE`): Mesen2's Lua API (everything under `emu.`,
 -- with Mesen 1's and Mesen-S's enum names too) over ours, so a script written for Mesen runs unmodified. Mesen
 -- scripts register callbacks and return; they never loop. Each function is recorded in the support table.
+local _, _, script_source = ...  -- the host passes the script's path, folder and text
 local compat = require("compat.common")
 local LAYER = "mesen"
 
@@ -170,6 +171,12 @@ local specs = {}  -- memType id → { domain, offset, size }
 
 --- The domain, offset and size of memory type `id` (default: the main CPU's memory), or an error naming `fname`.
 local function spec_of(id, fname)
+  if id ~= nil and type(id) ~= "number" then
+    -- Mesen reads the type with a default of 0 (the CPU) when it is not a number: scripts pass `type` and work
+    warn_once("mesen:memtype", fname .. ": a memory type that is not a number (" .. type(id)
+      .. ") reads the CPU's memory, as Mesen does")
+    id = nil
+  end
   if id == nil then id = M.memType[prefixes[system] .. "Memory"] end
   local spec = specs[id]
   if spec then return spec end
@@ -508,8 +515,8 @@ end, "consoleScreen is the emu surface, scriptHud the hud surface (its scale is 
 
 def("getScreenSize", "supported", function()
   local w, h = our.gui.surface_size("emu")
-  return { width = w, height = h }
-end)
+  return { width = w, height = h + 2 * overscan_top }
+end, "NES: the whole 256x240 frame, as Mesen's coordinates")
 
 def("getDrawSurfaceSize", "supported", function(surface)
   local hud = surface == M.drawSurface.scriptHud
@@ -521,7 +528,10 @@ end, "NES: the whole 256x240 frame, with the core's overscan crop as overscan")
 
 def("getPixel", "supported", function(x, y)
   x, y = coordinate("emu.getPixel", 1, "x", x), coordinate("emu.getPixel", 2, "y", y) - overscan_top
-  if x < 0 or y < 0 or x >= screen_w or y >= screen_h then error("emu.getPixel: invalid x,y coordinates", 2) end
+  if x < 0 or y < -overscan_top or x >= screen_w or y >= screen_h + overscan_top then
+    error("emu.getPixel: invalid x,y coordinates", 2)
+  end
+  if y < 0 or y >= screen_h then return 0xFF000000 end  -- a row the core crops away (NES overscan): black
   local r, g, b = our.gui.getpixel(x, y)
   if not r then return 0 end
   return 0xFF000000 | (r << 16) | (g << 8) | b
@@ -530,21 +540,51 @@ end, "what the core drew (0xFFRRGGBB), without scripts' drawing; NES y in the wh
 --- The core's last frame as bytes (rgb), width and height.
 local function frame_rgb(fname)
   local pixels, w, h = our.gui.frame("rgb")
-  if not pixels then error(fname .. ": no frame yet (" .. tostring(w) .. ")", 3) end
+  if not pixels then
+    -- before the core's first frame Mesen's buffer is black; so is ours
+    w, h = our.gui.surface_size("emu")
+    if not w or w <= 0 or not h or h <= 0 then error(fname .. ": no frame yet", 3) end
+    pixels = string.rep("\0", 3 * w * h)
+  end
   return pixels, w, h
 end
+
+-- Mesen 1 (and Mesen2 before 2.0) numbered the screen buffer from 0, Mesen2 now from 1: a script naming Mesen 1's
+-- enums and none of Mesen2's gets the 0-based buffer; otherwise entry 0 repeats entry 1, so a 0-based loop never
+-- meets a nil.
+local function uses(patterns)
+  if type(script_source) ~= "string" then return false end
+  for _, pattern in ipairs(patterns) do
+    if script_source:find(pattern) then return true end
+  end
+  return false
+end
+local zero_based = uses({ "memCallbackType", "memType%.cpu[^%w]", "memType%.ppu[^%w]", "memType%.oam[^%w]",
+  "memType%.palette[^%w]" }) and not uses({ "callbackType%.", "memType%.nes", "memType%.snes", "memType%.gb",
+  "memType%.pce", "memType%.sms", "memType%.ws", "DrawSurface" })
 
 def("getScreenBuffer", "supported", function()
   local pixels, w, h = frame_rgb("emu.getScreenBuffer")
   local buffer = {}
-  local n = 0
+  local n = zero_based and -1 or 0
+  -- NES: the whole 256x240 frame, as Mesen's coordinates; the rows the core crops are black
+  for _ = 1, w * overscan_top do
+    n = n + 1
+    buffer[n] = 0
+  end
   for i = 1, 3 * w * h, 3 do
     local r, g, b = byte(pixels, i, i + 2)
     n = n + 1
     buffer[n] = (r << 16) | (g << 8) | b
   end
+  for _ = 1, w * overscan_top do
+    n = n + 1
+    buffer[n] = 0
+  end
+  if not zero_based then buffer[0] = buffer[1] end
   return buffer
-end, "0x00RRGGBB per pixel, rows top to bottom, of the frame as the core gives it (see getScreenSize)")
+end, "0x00RRGGBB per pixel, rows top to bottom, numbered from 1 (Mesen2) or, for Mesen 1 scripts, from 0; NES: "
+  .. "the whole 256x240 frame with the cropped rows black")
 
 approx("setScreenBuffer", "drawn over the frame on the emu surface: only pixels that differ from the core's frame, "
   .. "in runs", function(buffer)
@@ -552,16 +592,20 @@ approx("setScreenBuffer", "drawn over the frame on the emu surface: only pixels 
     error(format("emu.setScreenBuffer: bad argument #1 'screenBuffer' (table expected, got %s)", type(buffer)), 2)
   end
   local pixels, w, h = frame_rgb("emu.setScreenBuffer")
-  local i = 0
+  local total = w * (h + 2 * overscan_top)
+  -- a buffer numbered from 0 has no entry at its size
+  local base = (buffer[total] == nil and buffer[0] ~= nil) and 0 or 1
   for y = 0, h - 1 do
+    local i = (y + overscan_top) * w + base - 1  -- the buffer's entry before this row
+    local p = y * w                              -- the frame's pixel before this row
     local run_start, run_colour = nil, nil
     for x = 0, w do
       local c
       if x < w then
-        i = i + 1
+        i, p = i + 1, p + 1
         local v = buffer[i]
         if math_type(v) == "integer" then
-          local r, g, b = byte(pixels, 3 * i - 2, 3 * i)
+          local r, g, b = byte(pixels, 3 * p - 2, 3 * p)
           if (v & 0xFFFFFF) ~= ((r << 16) | (g << 8) | b) or (v >> 24) & 0xFF ~= 0 then c = colour("", v, 0) end
         end
       end
@@ -585,6 +629,22 @@ nope("getLogWindowLog", "Retrolua has no log window")
 ----------------------------------------------------------------------------------------------------------------------
 -- Emulation and state
 ----------------------------------------------------------------------------------------------------------------------
+-- Parts of Mesen's state a libretro core does not expose: reading one is a clear error, not a nil to index.
+local function missing(section, names, why)
+  local set = {}
+  for name in names:gmatch("%S+") do set[name] = true end
+  return { __index = function(_, key)
+    if set[key] then error(format("emu.getState: %s%s is not available in Retrolua (%s)", section, key, why), 2) end
+  end }
+end
+local missing_state = missing("", "apu cart spc sa1 gsu cx4 dsp gb gba sms pce ws mapper",
+  "libretro cores expose no APU, cartridge or coprocessor state")
+local missing_ppu = missing("ppu.", "control mask status state vramAddr tmpVideoRamAddr xScroll writeToggle "
+  .. "highBitShift lowBitShift spriteRamAddr bus videoRamAddr nmiScanline scanlineCount safeOamScanline",
+  "libretro cores expose no PPU registers")
+local missing_cpu = missing("cpu.", "a x y pc sp ps status irqFlag nmiFlag dbr k d flags",
+  "libretro cores expose no CPU registers")
+
 def("getState", "approximated", function()
   local frames = framecount()
   local fps = info.fps or 60
@@ -594,12 +654,17 @@ def("getState", "approximated", function()
     frameCount = frames, masterClock = master, clockRate = clock_rates[system], consoleType = console_types[system],
     region = (fps < 55) and "Pal" or "Ntsc", ["ppu.frameCount"] = frames, ["cpu.cycleCount"] = cycles,
     ["ppu.scanline"] = 241, ["ppu.cycle"] = 0, lagCount = our.emu.lagcount(),
-    ppu = { frameCount = frames, scanline = 241, cycle = 0 }, cpu = { cycleCount = cycles },
+    ppu = setmetatable({ frameCount = frames, scanline = 241, cycle = 0 }, missing_ppu),
+    cpu = setmetatable({ cycleCount = cycles }, missing_cpu),
   }
-  return state
+  return setmetatable(state, missing_state)
 end, "frame count exact; clocks and cycle counts derived from frames (no CPU/PPU registers); Mesen2 flat keys "
   .. "and Mesen 1 nested ppu/cpu tables")
 nope("setState", "libretro exposes no CPU/PPU registers")
+-- MesenCE's (and later Mesen2 builds') clock reader: the same derived count as getState().masterClock
+def("getMasterClock", "approximated", function()
+  return floor(framecount() * clock_rates[system] / (info.fps or 60))
+end, "derived from the frame count, as getState's masterClock (no cycle counter in libretro)")
 
 def("reset", "supported", function() return our.emu.reset() end)
 def("stop", "supported", function(code)
@@ -645,10 +710,18 @@ local function port_of(fname, port)
   return port + 1
 end
 
+-- port -> { frame = n, buttons = { … } }: what setInput gave this frame, which getInput reports, as Mesen does
+local set_this_frame = {}
+
 def("getInput", "supported", function(port)
-  local state = our.joypad.get(port_of("emu.getInput", port))
+  port = port_of("emu.getInput", port)
+  local state = our.joypad.get(port)
   local result = {}
   for _, b in ipairs(buttons) do result[b] = state[b] == true end
+  local given = set_this_frame[port]
+  if given and given.frame == framecount() then
+    for name, v in pairs(given.buttons) do result[name] = v end
+  end
   return result
 end, "ports from 0; the buttons the core saw at its last poll")
 
@@ -660,9 +733,17 @@ def("setInput", "supported", function(a, b)
   end
   port = port_of("emu.setInput", port)
   for k in pairs(pad) do pad[k] = nil end
+  local given = set_this_frame[port]
+  if not given or given.frame ~= framecount() then
+    given = { frame = framecount(), buttons = {} }
+    set_this_frame[port] = given
+  end
   for _, name in ipairs(buttons) do
     local v = state[name]
-    if v ~= nil then pad[name] = v and true or false end
+    if v ~= nil then
+      pad[name] = v and true or false
+      given.buttons[name] = pad[name]
+    end
   end
   our.joypad.set(port, pad)
 end, "buttons not given stay the player's; in an inputPolled callback it applies to this frame, else the next")
@@ -698,7 +779,12 @@ local cheat_shapes = {
   [T.gbGameGenie] = function(code) return code:match("^%x%x%x%-%x%x%x$") or code:match("^%x%x%x%-%x%x%x%-%x%x%x$") end,
   [T.snesGameGenie] = function(code) return code:match("^%x%x%x%x%-%x%x%x%x$") end,
 }
+-- Mesen 1's form: emu.addCheat(gameGenieCode), one argument (NES only)
+local one_argument_cheat = { nes = M.cheatType.nesGameGenie, gb = M.cheatType.gbGameGenie,
+  snes = M.cheatType.snesGameGenie }
+
 def("addCheat", "supported", function(kind, code)
+  if type(kind) == "string" and code == nil then kind, code = one_argument_cheat[system], kind end
   if type(code) ~= "string" then
     error(format("emu.addCheat: bad argument #2 'cheatCode' (string expected, got %s)", type(code)), 2)
   end
@@ -719,7 +805,8 @@ def("addCheat", "supported", function(kind, code)
   end
   if not id then error("emu.addCheat: invalid cheat code" .. (message and " (" .. message .. ")" or ""), 2) end
   cheat_ids[#cheat_ids + 1] = id
-end, "codes the core accepts (Game Genie, Pro Action Rocky, GameShark…); nesCustom as a RAM cheat")
+end, "codes the core accepts (Game Genie, Pro Action Rocky, GameShark…); nesCustom as a RAM cheat; Mesen 1's "
+  .. "addCheat(code) is a Game Genie code")
 def("clearCheats", "supported", function()
   for i = #cheat_ids, 1, -1 do
     our.cheats.remove(cheat_ids[i])

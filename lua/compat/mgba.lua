@@ -44,9 +44,13 @@ local C = {
   SAVESTATE = { SCREENSHOT = 1, SAVEDATA = 2, CHEATS = 4, RTC = 8, METADATA = 16, ALL = 31 },
   CHECKSUM = { CRC32 = 0, MD5 = 1, SHA1 = 2 },
   WATCHPOINT_TYPE = { WRITE = 1, READ = 2, RW = 3, CHANGE = 4, WRITE_CHANGE = 5 },
+  -- Painter:drawText's anchor: a horizontal field (bits 0-1) and a vertical one (bits 2-3), OR'd
+  ALIGN = { LEFT = 1, HCENTER = 2, RIGHT = 3, HORIZONTAL = 3, BASELINE = 0, TOP = 4, VCENTER = 8, BOTTOM = 12,
+    VERTICAL = 12, CENTER = 10 },
 }
 rawset(_G, "C", C)
-record("C", "supported", "PLATFORM, GBA_KEY, GB_KEY, SAVESTATE, CHECKSUM, WATCHPOINT_TYPE")
+record("C", "supported", "PLATFORM, GBA_KEY, GB_KEY, SAVESTATE, CHECKSUM, WATCHPOINT_TYPE, ALIGN (by name: the "
+  .. "numbers are Retrolua's)")
 
 local info = our.emu.info()
 local rom = info.rom or {}
@@ -677,12 +681,23 @@ def(Painter, "drawCircle", "Painter:drawCircle", "supported", function(self, x, 
   if not fill and not stroke then return end
   add_shape(self._image, "circle", x, y, d, d, stroke or fill, fill)
 end, "top-left corner of the bounding box and diameter, as mGBA")
-approx(Painter, "drawText", "Painter:drawText", "Retrolua's 6x8 font in the fill colour; fonts and sizes ignored",
-  function(self, text, x, y)
+approx(Painter, "drawText", "Painter:drawText", "Retrolua's 6x8 font in the fill colour, anchored as C.ALIGN says; "
+  .. "fonts and sizes ignored",
+  function(self, text, x, y, align)
     text = tostring(text)
     x, y = integer("Painter:drawText", 2, "x", x), integer("Painter:drawText", 3, "y", y)
     local c = self._fill_colour >> 24 ~= 0 and self._fill_colour or self._stroke_colour
     local w, h = our.gui.text_size(text)
+    align = align == nil and (C.ALIGN.TOP | C.ALIGN.LEFT) or integer("Painter:drawText", 4, "alignment", align)
+    local horizontal, vertical = align & C.ALIGN.HORIZONTAL, align & C.ALIGN.VERTICAL
+    if horizontal == C.ALIGN.HCENTER then x = x - w // 2 elseif horizontal == C.ALIGN.RIGHT then x = x - w end
+    if vertical == C.ALIGN.VCENTER then
+      y = y - h // 2
+    elseif vertical == C.ALIGN.BOTTOM then
+      y = y - h
+    elseif vertical == C.ALIGN.BASELINE then
+      y = y - 7  -- the 6x8 font's ascender
+    end
     if c >> 24 ~= 0 then add_shape(self._image, "text", x, y, w, h, c, text) end
   end)
 approx(Painter, "loadFont", "Painter:loadFont", "Retrolua draws its built-in 6x8 font", function() return true end)
@@ -816,18 +831,32 @@ local system = { version = "0.10.1", program = "mGBA", branch = "retrolua", comm
 rawset(_G, "system", system)
 record("system", "approximated", "the mGBA version Retrolua's layer follows")
 
-local socket = {}
+-- No network for scripts: making a socket is an expected failure (nil and a message, as mGBA's own failures), so a
+-- script that checks the result carries on without its socket.
+local socket = { ERRORS = { OK = 0, AGAIN = 1, ADDRESS_IN_USE = 2, CONNECTION_REFUSED = 3, DENIED = 4, FAILED = 5,
+  NETWORK_UNREACHABLE = 6, NOT_FOUND = 7, NO_DATA = 8, OUT_OF_MEMORY = 9, TIMEOUT = 10, UNSUPPORTED = 11,
+  UNKNOWN_ERROR = -1 } }
 rawset(_G, "socket", socket)
 for _, name in ipairs({ "tcp", "bind", "connect" }) do
-  nope(socket, name, "socket." .. name, "scripts have no network access in Retrolua")
+  local full = "socket." .. name
+  record(full, "unsupported", "gives nil and a message: scripts have no network access in Retrolua")
+  socket[name] = function()
+    local message = full .. ": not available in Retrolua (scripts have no network access)"
+    warn_once("mgba:" .. full, message)
+    return nil, message
+  end
 end
 
 ----------------------------------------------------------------------------------------------------------------------
 -- storage: buckets kept as JSON in the data folder (mgba-storage/SCRIPT/NAME.json), written durably on flush, every
 -- 60 frames while changed (autoflush) and when the run ends.
 ----------------------------------------------------------------------------------------------------------------------
-local script_path = ...
+local script_path, script_folder = ...
 local script_name = ((script_path or "script"):match("([^/]+)$") or "script"):gsub("%.lua$", "")
+
+-- mGBA's `script` global: where the running script is (scripts load their images and fonts from script.dir)
+rawset(_G, "script", { path = script_path, dir = script_folder })
+record("script", "supported", "script.path and script.dir of the running script")
 local json = compat.json
 local Bucket = {}
 local buckets = {}

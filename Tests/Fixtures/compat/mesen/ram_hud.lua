@@ -55,7 +55,7 @@ emu.addEventCallback(function()
     check(emu.getMemorySize(ram) == 2048, "internal RAM size")
     check(emu.getRomInfo().name == "demo", "rom name " .. tostring(emu.getRomInfo().name))
     local size = emu.getScreenSize()
-    check(size.width == 256 and size.height == 224, "screen size " .. size.width .. "x" .. size.height)
+    check(size.width == 256 and size.height == 240, "screen size " .. size.width .. "x" .. size.height)
     check(emu.getDrawSurfaceSize().height == 240, "draw surface height")
     check(emu.measureString("abc").height == 9, "measureString height")
   elseif tick == 9 then
@@ -101,8 +101,9 @@ emu.addEventCallback(function()
     local pixel = emu.getPixel(0, 120)
     check(pixel == 0xFF153CFE, string.format("background pixel %08X", pixel))
     local buffer = emu.getScreenBuffer()
-    check(#buffer == 256 * 224, "screen buffer size " .. #buffer)
-    check(buffer[112 * 256 + 1] == 0x153CFE, string.format("screen buffer %06X", buffer[112 * 256 + 1]))
+    check(#buffer == 256 * 240, "screen buffer size " .. #buffer)  -- the whole NES frame, numbered from 1
+    check(buffer[120 * 256 + 1] == 0x153CFE, string.format("screen buffer %06X", buffer[120 * 256 + 1]))
+    check(buffer[1] == 0 and buffer[0] == 0, "the rows the core crops are black")
     check(emu.isKeyPressed("Left Arrow") == false, "no key held")
     check(emu.getMouseState().left == false, "mouse")
     local png = emu.takeScreenshot()
@@ -122,7 +123,7 @@ emu.addEventCallback(function()
   end
   if tick >= 250 then hud() end
   if tick >= 290 then
-    -- Paint a red block into the screen buffer (rows as the core gives them) and put it back.
+    -- Paint a red block into the screen buffer (Mesen's rows: the whole 256x240 frame) and put it back.
     local buffer, size = emu.getScreenBuffer(), emu.getScreenSize()
     for y = 180, 189 do
       for x = 220, 239 do buffer[y * size.width + x + 1] = 0xFF0000 end
