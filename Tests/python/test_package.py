@@ -611,3 +611,25 @@ def test_our_vector_env_batches_concurrent_emulators():
         assert observations.shape == (2, 2048)
     finally:
         vector.close()
+
+
+def test_vector_observations_are_cropped_and_never_rewritten_while_held():
+    envs = retrolua.make_vec(DODGE, 2, core="nestopia", obs="screen", crop=(8, 16, 100, 50))
+    single = retrolua.make(DODGE, core="nestopia", obs="screen", crop=(8, 16, 100, 50))
+    try:
+        assert envs.single_observation_space.shape == (50, 100, 3)
+        held, _ = envs.reset(seed=0)
+        alone, _ = single.reset(seed=0)
+        assert held.shape == (2, 50, 100, 3) and np.array_equal(held[0], alone)
+        before, corner = held.copy(), held[1, :4, :4]  # a view holds the batch too
+        del held
+        seen = set()
+        for _ in range(6):  # a batch nobody holds is reused (no fresh memory each step)
+            observations = envs.step(envs.action_space.sample())[0]
+            seen.add(id(observations))
+            del observations
+        assert len(seen) <= 2
+        assert np.array_equal(corner, before[1, :4, :4])  # what is still held was not written over
+    finally:
+        envs.close()
+        single.close()

@@ -17,6 +17,7 @@ the step after an episode's end resets that emulator and ignores its action). Ne
 
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -56,6 +57,7 @@ class RetroluaVectorEnv(VectorEnv):
         self.render_mode = first.render_mode
         self.metadata = dict(first.metadata, autoreset_mode=AutoresetMode.NEXT_STEP)
         self._observations = _empty(self.single_observation_space, num_envs)
+        self._returned: List[Any] = []
         self._autoreset = np.zeros(num_envs, dtype=bool)
         self.copy = copy
 
@@ -70,12 +72,13 @@ class RetroluaVectorEnv(VectorEnv):
                 raise ValueError("%d seeds for %d environments" % (len(seeds), self.num_envs))
         super().reset(seed=seeds[0])
         infos: Dict[str, Any] = {}
+        batch = self._batch()
         for index, (env, env_seed) in enumerate(zip(self.envs, seeds)):
             _, info = env.reset(seed=env_seed, options=options)
-            self._store(index, env, at_start=env._at_start)
+            self._store(batch, index, env, at_start=env._at_start)
             infos = self._add_info(infos, info, index)
         self._autoreset[:] = False
-        return self._batch(), infos
+        return batch, infos
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps every emulator at once (those whose episode ended last step are reset instead)."""
@@ -87,34 +90,45 @@ class RetroluaVectorEnv(VectorEnv):
         terminations = np.zeros(self.num_envs, dtype=bool)
         truncations = np.zeros(self.num_envs, dtype=bool)
         infos: Dict[str, Any] = {}
+        batch = self._batch()
         for index, env in enumerate(self.envs):
             sent = flags[index]
             if sent is None:
                 _, info = self._guarded(index, env.reset)
-                self._store(index, env, at_start=env._at_start)
+                self._store(batch, index, env, at_start=env._at_start)
             else:
                 _, rewards[index], terminations[index], truncations[index], info = self._guarded(
                     index, env._finish_step, sent, False)
-                self._store(index, env, at_start=False)
+                self._store(batch, index, env, at_start=False)
             infos = self._add_info(infos, info, index)
         self._autoreset = terminations | truncations
-        return self._batch(), rewards, terminations, truncations, infos
+        return batch, rewards, terminations, truncations, infos
 
     def _batch(self) -> Any:
-        """The batched observations: a copy, or (`copy=False`) the arrays the next step rewrites."""
-        return _copy(self._observations) if self.copy else self._observations
+        """Where this step's observations go: arrays the caller no longer holds, else new ones (each
+        observation copied once, straight from shared memory), or (`copy=False`) the arrays every step
+        rewrites. Reusing a dropped batch spares the page faults of fresh memory every step."""
+        if not self.copy:
+            return self._observations
+        for batch in self._returned:
+            if _unheld(batch):
+                return batch
+        batch = _empty(self.single_observation_space, self.num_envs)
+        self._returned = [batch] + self._returned[:2]
+        return batch
 
-    def _store(self, index: int, env: RetroluaEnv, at_start: bool) -> None:
-        """Copies env `index`'s observation from shared memory into the batch."""
-        screen = env._start_screen if at_start else env.emu.last_screen()
+    @staticmethod
+    def _store(batch: Any, index: int, env: RetroluaEnv, at_start: bool) -> None:
+        """Copies env `index`'s observation (cropped as the env crops it) from shared memory into `batch`."""
+        screen = (env._start_screen if at_start else env.emu.last_screen())[env._crop]
         ram = env._start_ram if at_start else env.emu.last_ram()
         if env.obs_type == "screen":
-            self._observations[index] = screen
+            batch[index] = screen
         elif env.obs_type == "ram":
-            self._observations[index] = ram
+            batch[index] = ram
         else:
-            self._observations["screen"][index] = screen
-            self._observations["ram"][index] = ram
+            batch["screen"][index] = screen
+            batch["ram"][index] = ram
 
     @staticmethod
     def _guarded(index: int, call: Any, *args: Any) -> Any:
@@ -134,16 +148,21 @@ class RetroluaVectorEnv(VectorEnv):
             env.close()
 
 
+def _unheld(batch: Any) -> bool:
+    """Whether nothing but our list (and this call) holds `batch`: a view of it holds its array too.
+    The counts: the list's reference, the caller's loop variable, this parameter, getrefcount's argument."""
+    if sys.getrefcount(batch) > 4:
+        return False
+    if isinstance(batch, dict):  # each array: the dict's slot, the loop variable, the argument
+        return all(sys.getrefcount(value) <= 3 for value in batch.values())
+    return True
+
+
 def _empty(space: spaces.Space, count: int) -> Any:
+    """Arrays for `count` observations of `space` (every element is written before they are returned)."""
     if isinstance(space, spaces.Dict):
         return {key: _empty(sub, count) for key, sub in space.spaces.items()}
-    return np.zeros((count,) + space.shape, dtype=space.dtype)
-
-
-def _copy(observations: Any) -> Any:
-    if isinstance(observations, dict):
-        return {key: value.copy() for key, value in observations.items()}
-    return observations.copy()
+    return np.empty((count,) + space.shape, dtype=space.dtype)
 
 
 def make_vec(rom: str, num_envs: int, **options: Any) -> RetroluaVectorEnv:

@@ -14,7 +14,8 @@
 #include <time.h>
 
 /* Cores that strcmp a variable without a NULL check (genesis_plus_gx) need GET_VARIABLE answered:
- * each key declared through SET_VARIABLES ("Description; default|other|...") gets its default. */
+ * each key declared through SET_VARIABLES ("Description; default|other|...") gets its default, or
+ * the value $BARE_OPTIONS gives it ("key=value,key=value": the options the measured host runs with). */
 static char keys[256][128], values[256][128];
 static int variables;
 
@@ -26,6 +27,14 @@ static void declare(const struct retro_variable *list) {
         size_t length = strcspn(choices, "|");
         snprintf(keys[variables], sizeof keys[0], "%s", list->key);
         snprintf(values[variables], sizeof values[0], "%.*s", (int)length, choices);
+        const char *given = getenv("BARE_OPTIONS");
+        size_t key_length = strlen(list->key);
+        for (const char *at = given; at && *at; at = strchr(at, ',') ? strchr(at, ',') + 1 : NULL) {
+            if (strncmp(at, list->key, key_length) == 0 && at[key_length] == '=') {
+                const char *value = at + key_length + 1;
+                snprintf(values[variables], sizeof values[0], "%.*s", (int)strcspn(value, ","), value);
+            }
+        }
         variables++;
     }
 }
