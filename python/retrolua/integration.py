@@ -59,6 +59,17 @@ class Integration:
         #: The scenario's screen crop (x, y, width, height), if it has one.
         self.crop = _crop(rules.get("crop"))
 
+    def _named(self) -> List[str]:
+        """The variables the rules name (each must be defined)."""
+        names = [rule["variable"] for rule in self._rewards if "variable" in rule]
+
+        def walk(node: Dict[str, Any]) -> None:
+            names.extend(rule["variable"] for rule in node["variables"])
+            for child in node["nodes"]:
+                walk(child)
+        walk(self._done)
+        return names
+
     def rom_mismatch(self, content: str) -> Optional[str]:
         """Why `content` may not be the game the integration was made for (its rom.sha), or None."""
         try:
@@ -152,13 +163,14 @@ def load(folder: str, scenario: str = "scenario") -> Integration:
     metadata_path = os.path.join(folder, "metadata.json")
     metadata = _read_json(metadata_path) if os.path.exists(metadata_path) else {}
     variables = _variables(data, os.path.join(folder, "data.json"))
-    if _uses_script(rules) and not rules.get("scripts"):
+    default_state = metadata.get("default_state") if isinstance(metadata, dict) else None
+    game = Integration(folder, variables, rules, default_state if isinstance(default_state, str) else None)
+    if (game._reward_script or game._done_script) and not game._scripts:
         raise RetroluaError('%s: its rules call a script function but "scripts" names no script' % path)
-    for name in _named(rules):
+    for name in game._named():
         if name not in variables:
             raise RetroluaError("%s: the rules use variable %r, which data.json does not define" % (path, name))
-    default_state = metadata.get("default_state") if isinstance(metadata, dict) else None
-    return Integration(folder, variables, rules, default_state if isinstance(default_state, str) else None)
+    return game
 
 
 def gunzip_state(data: bytes, where: str = "the state") -> bytes:
@@ -210,10 +222,6 @@ def _variables(data: Dict[str, Any], path: str) -> Dict[str, Dict[str, Any]]:
         variables[name] = {"address": address, "width": int(width), "order": ">" if order == ">" else "<",
                            "repr": repr_, "mask": None if mask is None else mask - (1 << 64) if mask >= 1 << 63 else mask}
     return variables
-
-
-def _uses_script(rules: Dict[str, Any]) -> bool:
-    return "script" in _player_reward(rules) or "script" in _object(rules, "done", "scenario")
 
 
 def _crop(crop: Any) -> Optional[Tuple[int, int, int, int]]:
@@ -274,20 +282,6 @@ def _scripts(folder: str, rules: Dict[str, Any]) -> List[Dict[str, str]]:
             raise RetroluaError("%s: %s" % (path, error.strerror)) from None
         out.append({"name": os.path.basename(name), "text": text.decode("utf-8", errors="replace")})
     return out
-
-
-def _named(rules: Dict[str, Any]) -> List[str]:
-    names: List[str] = []
-
-    def walk(node: Any, where: str, depth: int) -> None:
-        if depth > 32:
-            raise RetroluaError("scenario: %s nests more than 32 levels" % where)
-        names.extend(_object(node, "variables", where))
-        for key, child in _object(node, "nodes", where).items():
-            walk(child, where + "." + key, depth + 1)
-    walk(_player_reward(rules), "reward", 0)
-    walk(_object(rules, "done", "scenario"), "done", 0)
-    return names
 
 
 def _number(spec: Dict[str, Any], key: str, kind: type) -> Any:
