@@ -126,8 +126,9 @@ class RetroluaEnv(gymnasium.Env):
         self.observation_space = {"screen": screen_space, "ram": ram_space,
                                   "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
         self._masks: Optional[np.ndarray] = None
-        self._groups: Optional[list] = None  # multi_discrete: each group's masks; filtered: the filter
-        self._filtered, self._system_width, self._system_buttons = False, 0, []
+        self._kind = None  # stable-retro's action space by its name, when one was asked for
+        self._groups: list = []  # its action groups: multi_discrete's choices, filtered's filter
+        self._system_buttons: list = []
         if isinstance(actions, str):
             self._stable_retro_actions(actions, rom, groups)
         elif actions is None:
@@ -145,21 +146,18 @@ class RetroluaEnv(gymnasium.Env):
         "filtered" (MultiBinary, a button of the system each, in its order; filtered drops a group's
         buttons unless they are one of its combinations), "discrete" (one index for every combination
         of one choice per group, the first group varying fastest), "multi_discrete" (a choice per group)."""
-        chosen = action_sets.action_groups(rom, groups)
+        self._kind, self._groups = kind, action_sets.action_groups(rom, groups)
         self._system_buttons = action_sets.buttons(rom)
         if kind == "discrete":
             masks = [0]
-            for group in chosen:
+            for group in self._groups:
                 masks = [mask | choice for choice in group for mask in masks]
             self.action_space = spaces.Discrete(len(masks))
             self._masks = np.array(masks, dtype=np.uint16)
         elif kind == "multi_discrete":
-            self.action_space = spaces.MultiDiscrete([len(group) for group in chosen])
-            self._groups = chosen
+            self.action_space = spaces.MultiDiscrete([len(group) for group in self._groups])
         else:  # "all", "filtered": the system's buttons only (its width, as stable-retro's)
-            self.action_space = spaces.MultiBinary(len(action_sets.buttons(rom)))
-            self._groups, self._filtered = chosen, kind == "filtered"
-            self._system_width = len(action_sets.buttons(rom))
+            self.action_space = spaces.MultiBinary(len(self._system_buttons))
 
     @property
     def em(self) -> Emulator:
@@ -184,12 +182,12 @@ class RetroluaEnv(gymnasium.Env):
     def _mask(self, action: Any) -> int:
         if self._masks is not None:
             return int(self._masks[int(action)])
-        if self._groups is not None and not self._filtered and not self._system_width:
+        if self._kind == "multi_discrete":
             return int(sum(group[int(choice)] for group, choice in zip(self._groups, action)))
-        width = self._system_width or len(self._bits)
+        width = len(self._system_buttons) if self._kind else len(self._bits)
         pressed = np.asarray(action).astype(bool)[:width]
         mask = int(self._bits[: len(pressed)][pressed].sum())
-        return action_sets.filter_mask(mask, self._groups) if self._filtered and self._groups else mask
+        return action_sets.filter_mask(mask, self._groups) if self._kind == "filtered" else mask
 
     def _integration(self, rom: str, folder: str, scenario: Optional[str], state: Any, crop: Any
                      ) -> Tuple[str, Any, Any, Any]:
