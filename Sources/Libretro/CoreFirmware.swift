@@ -11,6 +11,8 @@ public struct FirmwareFile: Equatable, Sendable {
     public let md5: String?
     /// Where the core looks for it: the system folder joined with `path`.
     public let fullPath: String
+    /// The region the description names (`JP`, `US/EU`), when it names one; see `CoreFirmware.regionAlternatives`.
+    public var region: String? { CoreFirmware.region(of: description).map(\.region) }
 
     public init(path: String, description: String, optional: Bool, md5: String?, fullPath: String) {
         (self.path, self.description, self.optional, self.md5, self.fullPath) = (
@@ -25,6 +27,18 @@ public struct FirmwareFile: Equatable, Sendable {
 /// Checks a core's firmware before its content is loaded: a required file that is missing fails the
 /// run with its name, md5 and where to put it (a core without its BIOS crashes or shows nothing);
 /// a file whose md5 differs from the `.info`'s is a warning (other dumps and revisions often work).
+///
+/// Regional BIOS sets are alternatives, not a list of must-haves: beetle-psx's `.info` marks
+/// `scph5500.bin (PS1 JP BIOS)`, `scph5501.bin (PS1 US BIOS)` and `scph5502.bin (PS1 EU BIOS)` all
+/// required, yet the core boots a disc with the BIOS of the disc's region alone, and Saturn's
+/// `sega_101.bin (Saturn JP BIOS)` / `mpr-17933.bin (Saturn US/EU BIOS)` likewise. Nothing is written
+/// down per core: the groups come from the descriptions themselves (`regionAlternatives`). A
+/// description names a region when one of its words (split on spaces, `/`, `,`, brackets) is a region
+/// word (`JP`, `US`, `EU`, `USA`, `Japan`, `Europe`, `PAL`, …); taking those words and the file's own
+/// name out of it leaves what the file is (`PS1 BIOS`, `Saturn BIOS`). Required files that name a
+/// region and are the same thing are one group: any one present satisfies the group and each missing
+/// one is a warning (content of that region may not boot); a group with none present fails the run
+/// naming every file of it as "one of". A lone regional file (Hatari's `TOS 1.02 US`) stays required.
 public enum CoreFirmware {
     /// Firmware files are read for their md5 up to this size (the largest BIOS sets are tens of MiB).
     static let hashLimit = 128 << 20
@@ -64,21 +78,86 @@ public enum CoreFirmware {
         return sums
     }
 
-    /// Fails with every required file that is missing; warns about present files with another md5.
+    /// Words that name a region in a firmware description (compared without case).
+    static let regionWords: Set<String> = [
+        "jp", "jpn", "japan", "japanese", "us", "usa", "eu", "eur", "europe", "european", "pal", "ntsc", "world",
+        "asia", "kr", "korea", "korean", "brazil", "china",
+    ]
+
+    /// The region a description names and what the file is without it: `scph5501.bin (PS1 US BIOS)`
+    /// is region `US` of `ps1 bios`; `Saturn US/EU BIOS` is `US/EU` of `saturn bios`. nil when no word
+    /// of it is a region word.
+    static func region(of description: String) -> (region: String, thing: String)? {
+        var text = Substring(description)
+        // The file name the description usually starts with is not part of what the file is.
+        if let first = text.split(separator: " ", maxSplits: 1).first, first.contains(".") {
+            text = text.dropFirst(first.count)
+        }
+        let separators = Set<Character>(" /,()[]-_")
+        var region: [String] = []
+        var thing: [String] = []
+        for word in text.split(whereSeparator: { separators.contains($0) }) {
+            if regionWords.contains(word.lowercased()) {
+                region.append(String(word))
+            } else {
+                thing.append(word.lowercased())
+            }
+        }
+        guard !region.isEmpty, !thing.isEmpty else { return nil }
+        return (region.joined(separator: "/"), thing.joined(separator: " "))
+    }
+
+    /// The required files grouped as region alternatives of one another (see the type's comment), in
+    /// the `.info`'s order; each group has two files or more.
+    public static func regionAlternatives(_ files: [FirmwareFile]) -> [[FirmwareFile]] {
+        var groups: [String: [FirmwareFile]] = [:]
+        var order: [String] = []
+        for file in files where !file.optional {
+            guard let thing = region(of: file.description)?.thing else { continue }
+            if groups[thing] == nil { order.append(thing) }
+            groups[thing, default: []].append(file)
+        }
+        return order.compactMap { groups[$0] }.filter { $0.count > 1 }
+    }
+
+    static func isPresent(_ file: FirmwareFile) -> Bool {
+        do {
+            _ = try BoundedFile.size(file.fullPath)
+            return true
+        } catch {
+            return error.kind != .missing
+        }
+    }
+
+    /// Fails with every required file that is missing (a region group with none of its files, as
+    /// "one of"); warns about the missing files of a region group that has one, and about present files
+    /// with another md5.
     public static func check(
         _ files: [FirmwareFile], core: String, systemFolder: String, warn: (String) -> Void
     ) throws(RetroError) {
         var missing: [FirmwareFile] = []
+        var alternativeOf: [String: [FirmwareFile]] = [:]
+        for group in regionAlternatives(files) {
+            for file in group { alternativeOf[file.path] = group }
+        }
         for file in files {
-            let present: Bool
-            do {
-                _ = try BoundedFile.size(file.fullPath)
-                present = true
-            } catch {
-                present = error.kind != .missing
-            }
-            if !present {
-                if !file.optional { missing.append(file) }
+            if !isPresent(file) {
+                if file.optional { continue }
+                guard let group = alternativeOf[file.path] else {
+                    missing.append(file)
+                    continue
+                }
+                let present = group.filter(isPresent)
+                if present.isEmpty {
+                    missing.append(file)
+                } else {
+                    warn(
+                        """
+                        core '\(core)': \(file.label) is not in \(systemFolder) (--system-dir); \
+                        \(present.map(\.path).joined(separator: ", ")) serves in its place, but content \
+                        of its region (\(file.region ?? "")) may not boot without it
+                        """)
+                }
                 continue
             }
             guard let expected = file.md5 else { continue }
@@ -95,7 +174,10 @@ public enum CoreFirmware {
                     """)
             }
         }
-        if !missing.isEmpty { throw .firmwareMissing(core: core, systemFolder: systemFolder, files: missing) }
+        if !missing.isEmpty {
+            let alternatives = regionAlternatives(missing)
+            throw .firmwareMissing(core: core, systemFolder: systemFolder, files: missing, alternatives: alternatives)
+        }
     }
 
     /// The firmware check for a core about to be loaded, from its `.info` file when there is one.

@@ -18,7 +18,8 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
     /// A size the core reported that no real machine needs (a savestate of 2^62 bytes).
     case implausibleSize(core: String, what: String, size: UInt)
     /// Required BIOS files (per the core's `.info`) that are not in the system folder.
-    case firmwareMissing(core: String, systemFolder: String, files: [FirmwareFile])
+    /// `alternatives`: groups of `files` any one of which would do (regional BIOS sets).
+    case firmwareMissing(core: String, systemFolder: String, files: [FirmwareFile], alternatives: [[FirmwareFile]])
 
     public var description: String {
         switch self {
@@ -64,10 +65,17 @@ public enum RetroError: Error, CustomStringConvertible, Equatable {
             return FileWriteError(path: path, reason: reason).description
         case let .implausibleSize(core, what, size):
             return "core '\(core)' reports a \(what) size of \(size) bytes, more than Retrolua accepts; refused"
-        case let .firmwareMissing(core, systemFolder, files):
-            let lines = files.map { file in
-                "  \(file.label)\(file.md5.map { ", md5 \($0)" } ?? ""): put it at \(file.fullPath)"
+        case let .firmwareMissing(core, systemFolder, files, alternatives):
+            let grouped = Set(alternatives.joined().map(\.path))
+            let line = { (file: FirmwareFile) in
+                "\(file.label)\(file.md5.map { ", md5 \($0)" } ?? ""): put it at \(file.fullPath)"
             }
+            let lines =
+                files.filter { !grouped.contains($0.path) }.map { "  " + line($0) }
+                + alternatives.map { group in
+                    "  one of these (a region's file is enough for content of that region):\n"
+                        + group.map { "    " + line($0) }.joined(separator: "\n")
+                }
             return
                 """
                 core '\(core)' needs firmware (BIOS) that is not in the system folder \(systemFolder) \

@@ -63,6 +63,71 @@ final class FirmwareTests: XCTestCase {
         XCTAssertFalse(result.stderr.contains("broken: GET_VARIABLE"), "the core never ran: \(result.stderr)")
     }
 
+    /// A real `.info` from libretro-core-info, made to take our content (`.brk`).
+    private func realInfo(_ name: String) throws -> String {
+        let real = "/usr/share/libretro/info/\(name)_libretro.info"
+        guard FileManager.default.fileExists(atPath: real) else { throw XCTSkip("libretro-core-info missing") }
+        return try String(contentsOfFile: real, encoding: .utf8)
+            .replacingOccurrences(of: "supported_extensions = \"", with: "supported_extensions = \"brk|")
+    }
+
+    func testOneRegionsBIOSIsEnoughAndTheOthersAreWarnedAbout() throws {
+        // A stand-in for the US BIOS alone: beetle-psx's .info lists JP, US and EU all as required.
+        try Data("stand-in".utf8).write(to: URL(fileURLWithPath: system + "/scph5501.bin"))
+        let result = try run(info: try psxInfo)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains(
+                "core 'bios': scph5500.bin (PS1 JP BIOS) is not in \(system) (--system-dir); scph5501.bin serves in "
+                    + "its place, but content of its region (JP) may not boot without it"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("scph5502.bin (PS1 EU BIOS) is not in"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("\(system)/scph5501.bin: md5 "), "the stand-in's md5: \(result.stderr)")
+        XCTAssertFalse(result.stderr.contains("psxonpsp660.bin"), "optional files are not asked for")
+
+        // Saturn: the JP BIOS alone is enough too.
+        try Data("stand-in".utf8).write(to: URL(fileURLWithPath: system + "/sega_101.bin"))
+        let saturn = try run(info: try realInfo("mednafen_saturn"))
+        XCTAssertEqual(saturn.status, 0, saturn.stderr)
+        XCTAssertTrue(saturn.stderr.contains("mpr-17933.bin (Saturn US/EU BIOS) is not in"), saturn.stderr)
+    }
+
+    func testNoRegionsBIOSFailsNamingTheFilesAsAlternatives() throws {
+        let result = try run(info: try realInfo("mednafen_saturn"))
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains(
+                """
+                  one of these (a region's file is enough for content of that region):
+                    sega_101.bin (Saturn JP BIOS), md5 85ec9ca47d8f6807718151cbcca8b964: put it at \(system)/sega_101.bin
+                    mpr-17933.bin (Saturn US/EU BIOS)
+                """), result.stderr)
+    }
+
+    /// The groups come from the descriptions of every real `.info`, not from a list per core: the PS1
+    /// cores' three BIOS files, Saturn's two; a lone regional file stays required; optional ones are
+    /// never grouped (Genesis Plus GX's MegaCD/SegaCD set is optional).
+    func testRegionAlternativesFromTheRealInfoFiles() throws {
+        let folder = "/usr/share/libretro/info"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else {
+            throw XCTSkip("libretro-core-info missing")
+        }
+        var found: [String: [String]] = [:]
+        for name in names.sorted() where name.hasSuffix(".info") {
+            let text = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+            let groups = CoreFirmware.regionAlternatives(CoreFirmware.list(infoText: text, systemFolder: "/s"))
+            if !groups.isEmpty { found[name] = groups.map { $0.map(\.path).joined(separator: " ") } }
+        }
+        let psx = ["scph5500.bin scph5501.bin scph5502.bin"]
+        XCTAssertEqual(found["mednafen_psx_libretro.info"], psx)
+        XCTAssertEqual(found["mednafen_psx_hw_libretro.info"], psx)
+        XCTAssertEqual(found["mednafen_saturn_libretro.info"], ["sega_101.bin mpr-17933.bin"])
+        XCTAssertNil(found["hatari_libretro.info"])
+        XCTAssertNil(found["genesis_plus_gx_libretro.info"])
+        for (name, groups) in found {
+            XCTAssertTrue(groups.allSatisfy { $0.contains("scph55") || $0.contains("sega_101") }, "\(name): \(groups)")
+        }
+    }
+
     func testARealCoreWithoutItsBIOSIsRefusedBeforeItLoads() throws {
         let saturn = Fixtures.root + "/build/cores/mednafen_saturn_libretro.so"  // the stable-retro wheel's
         guard FileManager.default.fileExists(atPath: saturn) else { throw XCTSkip("run scripts/setup") }
