@@ -37,7 +37,7 @@ final class Script {
     /// Rewind histories from `rewind.new`, by the id stored in the userdata.
     var rewindBuffers: [Int: RewindBuffer] = [:]
     private(set) var modified: Date?
-    /// One of Retrolua's own default frontend scripts: it may also use the config folder.
+    /// One of Retrolua's own default frontend scripts: it acts for the person (`mayUseEveryFile`).
     let isFrontendDefault: Bool
     /// The compatibility layer run before the script (`lua/compat/NAME.lua`), if any.
     let compat: String?
@@ -129,7 +129,7 @@ final class Script {
     private func installEnvironment(_ preludes: HostPreludes) throws(LuaError) {
         try lua.load(preludes.security.text, name: preludes.security.chunkName)
         lua_pushboolean(lua.L, host.options.trust ? 1 : 0)
-        lua_pushboolean(lua.L, host.options.allowFiles ? 1 : 0)
+        lua_pushboolean(lua.L, mayUseEveryFile ? 1 : 0)
         let folder = FilePath.folder(of: path)
         var searchPath = folder + "/?.lua;" + folder + "/?/init.lua"
         if let luaFolder = host.options.luaFolder {

@@ -16,21 +16,26 @@ extension Script {
         let writable: Bool
     }
 
+    /// Retrolua's own frontend scripts (lua/defaults, or the user's replacements in the config folder) act
+    /// for the person at the keyboard: a screenshot, a script or watch list the person picks, the movie the
+    /// TAS editor saves are the person's files. So they have every file the user has (as `--allow-files`);
+    /// they are still confined from processes and native code. Scripts the person runs keep their profile.
+    var mayUseEveryFile: Bool { host.options.trust || host.options.allowFiles || isFrontendDefault }
+
     /// Folders a confined script may use: its own folder and the lua/ folder to read, the data folder to
-    /// read and write; Retrolua's own default frontend also keeps its settings and cheats in the config folder.
+    /// read and write.
     var fileRoots: [FileRoot] {
         var roots = [FileRoot(folder: host.options.dataFolder, writable: true)]
         // A script without a file (the control socket's evaluator) has no folder of its own.
         let folder = path.contains("/") ? FilePath.folder(of: path) : ""
         if !folder.isEmpty { roots.append(FileRoot(folder: folder, writable: false)) }
         if let luaFolder = host.options.luaFolder { roots.append(FileRoot(folder: luaFolder, writable: false)) }
-        if isFrontendDefault { roots.append(FileRoot(folder: host.session.paths.config, writable: true)) }
         return roots.map { FileRoot(folder: Script.resolve($0.folder, relativeTo: "/"), writable: $0.writable) }
     }
 
     /// Nil when this script may open `path` (for writing when `write`), else why not, naming the folders.
     func fileAccessProblem(_ path: String, write: Bool) -> String? {
-        if host.options.trust || host.options.allowFiles { return nil }
+        if mayUseEveryFile { return nil }
         if path.utf8.contains(0) {
             // Shown with \0: the message travels as a C string.
             return "\(path.replacingOccurrences(of: "\0", with: "\\0")): a path with a NUL byte is not allowed"
