@@ -1128,6 +1128,18 @@ local function show(v)
   return concat(lines)
 end
 local partial = {}  -- text of the line being written (our console writes whole lines)
+-- A line left unfinished is written when the run ends, or when the main chunk that wrote it has returned. Those
+-- callbacks exist only while such a line does: a callback keeps a script running, and a script whose main chunk
+-- returned without registering any of its own is done.
+local flush_hooks
+local function flush_partial()
+  if #partial > 0 then C.write(concat(partial)) end
+  for k in pairs(partial) do partial[k] = nil end
+  if flush_hooks then
+    for _, id in ipairs(flush_hooks) do ev.off(id) end
+    flush_hooks = nil
+  end
+end
 local function emit(text)
   for piece, newline in text:gmatch("([^\n]*)(\n?)") do
     if piece ~= "" then partial[#partial + 1] = piece end
@@ -1135,6 +1147,15 @@ local function emit(text)
       C.write(concat(partial))
       for k in pairs(partial) do partial[k] = nil end
     end
+  end
+  if #partial > 0 and not flush_hooks then
+    flush_hooks = { ev.on("exit", flush_partial) }
+    local writing, main = coroutine.running()
+    if not main then
+      flush_hooks[2] = ev.on("draw", function() if coroutine.status(writing) == "dead" then flush_partial() end end)
+    end
+  elseif #partial == 0 and flush_hooks then
+    flush_partial()
   end
 end
 local function printer(separator, terminator)
@@ -1149,7 +1170,6 @@ def("console.log", "supported", printer("\t", "\n"), "values tab-separated, tabl
 def("console.writeline", "supported", printer("\n", "\n"), "each value on its own line")
 def("console.write", "supported", printer("", ""), "text without a newline is kept until the line ends (or the run ends)")
 approx("console.clear", "a terminal keeps its output", nil)
-ev.on("exit", function() if #partial > 0 then emit("\n") end end)
 
 ----------------------------------------------------------------------------------------------------------------------
 -- savestate, memorysavestate

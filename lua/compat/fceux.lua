@@ -766,14 +766,17 @@ local function load_object(object)
   return ok, message
 end
 
-our.on("state_saved", function(slot_or_path)
+-- Registered only while the script has a registersave/registerload callback: a host callback keeps a script
+-- running, and FCEUX ends a script whose main chunk returns without having registered one of its own.
+local state_hooks = {}
+local function on_saved(slot_or_path)
   if not script_saving and save_callback then
     warn_once("fceux.savehook", "savestate.registersave: for saves made outside the script, the callback runs after"
       .. " the save (its values go with the next one)")
     store_callback_values(slot_or_path)
   end
-end)
-our.on("state_loaded", function(slot_or_path)
+end
+local function on_loaded(slot_or_path)
   if not load_callback then return end
   local values = our.state_data(DATA_KEY)
   if type(values) == "table" then
@@ -781,7 +784,15 @@ our.on("state_loaded", function(slot_or_path)
   else
     load_callback(slot_or_path)
   end
-end)
+end
+local function hook_state(event_name, fn, wanted)
+  if wanted and not state_hooks[event_name] then
+    state_hooks[event_name] = our.on(event_name, fn)
+  elseif not wanted and state_hooks[event_name] then
+    our.off(state_hooks[event_name])
+    state_hooks[event_name] = nil
+  end
+end
 
 supported("savestate.create", function(which) return new_state(which, "create", "savestate.create") end,
   "nil: in memory; 1-10: slots 0-9; a string: a file")
@@ -798,6 +809,7 @@ supported("savestate.registersave", function(fn)
   end
   local previous = save_callback
   save_callback = fn
+  hook_state("state_saved", on_saved, fn ~= nil)
   return previous
 end, "its return values are stored in the state and passed to the registerload callback")
 supported("savestate.registerload", function(fn)
@@ -806,6 +818,7 @@ supported("savestate.registerload", function(fn)
   end
   local previous = load_callback
   load_callback = fn
+  hook_state("state_loaded", on_loaded, fn ~= nil)
   return previous
 end)
 refused("savestate.loadscriptdata", "a state's script data is read when it is loaded (savestate.registerload)")

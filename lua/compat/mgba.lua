@@ -34,6 +34,13 @@ end
 
 local function nope(t, key, name, why) t[key] = compat.unsupported(LAYER, name, why) end
 
+-- A host callback keeps a script running: each of the layer's own is registered when the script first uses what
+-- needs it, so a script whose main chunk returns having asked for nothing is done (a headless run ends).
+local function lazily(event_name, fn)
+  local id
+  return function() if not id then id = our.event.on(event_name, fn) end end
+end
+
 ----------------------------------------------------------------------------------------------------------------------
 -- Constants
 ----------------------------------------------------------------------------------------------------------------------
@@ -230,7 +237,7 @@ local key_count = gba and 10 or 8
 local script_keys, applied = 0, 0
 local pad = {}
 local keys_read = {}  -- the keysRead callbacks, in order: { id, fn }; run in the input poll before the keys apply
-our.event.on("input", function()
+local need_input = lazily("input", function()
   for i = 1, #keys_read do
     local entry = keys_read[i]
     if entry then entry[2]() end
@@ -248,18 +255,25 @@ local function key_arg(name, key)
 end
 local function mask_arg(name, keys) return integer(name, 1, "keys", keys, 4) & 0x3FF end
 
-def(Core, "setKeys", "emu:setKeys", "supported", function(_, keys) script_keys = mask_arg("emu:setKeys", keys) end,
+def(Core, "setKeys", "emu:setKeys", "supported", function(_, keys)
+  need_input()
+  script_keys = mask_arg("emu:setKeys", keys)
+end,
   "held on top of the player's input until changed")
 def(Core, "addKeys", "emu:addKeys", "supported", function(_, keys)
+  need_input()
   script_keys = script_keys | mask_arg("emu:addKeys", keys)
 end)
 def(Core, "clearKeys", "emu:clearKeys", "supported", function(_, keys)
+  need_input()
   script_keys = script_keys & ~mask_arg("emu:clearKeys", keys)
 end)
 def(Core, "addKey", "emu:addKey", "supported", function(_, key)
+  need_input()
   script_keys = script_keys | (1 << key_arg("emu:addKey", key))
 end)
 def(Core, "clearKey", "emu:clearKey", "supported", function(_, key)
+  need_input()
   script_keys = script_keys & ~(1 << key_arg("emu:clearKey", key))
 end)
 
@@ -322,7 +336,7 @@ end, "with what scripts drew on the emu surface (canvas layers included); by def
 local watch_ids = {}
 local next_watch = 1
 local changed = {}  -- handle → callback, for watchpoints hit this frame (each runs once per frame)
-our.event.on("frame_end", function()
+local need_watch_calls = lazily("frame_end", function()
   if next(changed) == nil then return end
   local hit = changed
   changed = {}
@@ -338,6 +352,7 @@ local function watch(name, fn, low, high, kind)
     .. "changed; writes of the same value are not seen)")
   local handle = next_watch
   next_watch = next_watch + 1
+  need_watch_calls()
   watch_ids[handle] = compat.watch_bytes("bus", low, high - low, function() changed[handle] = fn end)
   return handle
 end
@@ -371,7 +386,7 @@ local callback_ids = {}  -- our id (or a negative number for callbacks that neve
 local silent = 0
 local started = false
 local start_waiters = {}
-our.event.on("frame_start", function()
+local need_start = lazily("frame_start", function()
   if started then return end
   started = true
   for _, fn in ipairs(start_waiters) do fn() end
@@ -400,11 +415,13 @@ local function add(name, kind, fn, once)
   elseif kind == "keysRead" then
     silent = silent - 1
     id = silent
+    need_input()
     keys_read[#keys_read + 1] = { id, function() run() end }
   elseif kind == "start" then
     warn_once("mgba:start", name .. ": 'start' runs before the first frame the script sees (approximated)")
     silent = silent - 1
     id = silent
+    need_start()
     start_waiters[#start_waiters + 1] = function() if callback_ids[id] then run() end end
   elseif kind == "savedataUpdated" then
     if not save_size then
@@ -496,10 +513,13 @@ local function put(buffer, text)
   end
 end
 
+local need_buffer_draw, need_buffer_exit  -- set below, where what they run is defined
 def(Console, "createBuffer", "console:createBuffer", "approximated", function(_, name)
   local buffer = setmetatable({ _name = name and tostring(name) or "", _lines = {}, _x = 0, _y = 0, _cols = 80,
     _rows = 24 }, TextBuffer)
   buffers[#buffers + 1] = buffer
+  need_buffer_draw()
+  need_buffer_exit()
   return buffer
 end, "drawn on the hud surface (window only) and printed on stdout when the run ends")
 def(TextBuffer, "print", "TextBuffer:print", "supported", function(self, text) put(self, tostring(text)) end)
@@ -525,7 +545,7 @@ def(TextBuffer, "rows", "TextBuffer:rows", "supported", function(self) return se
 def(TextBuffer, "setName", "TextBuffer:setName", "supported", function(self, name) self._name = tostring(name) end)
 
 local hud_text = { color = 0xFFFFFFFF, bg = 0xA0000000, surface = "hud" }
-our.event.on("draw", function()
+need_buffer_draw = lazily("draw", function()
   if #buffers == 0 then return end
   local y = 0
   for _, buffer in ipairs(buffers) do
@@ -535,7 +555,7 @@ our.event.on("draw", function()
     end
   end
 end)
-our.event.on("exit", function()
+need_buffer_exit = lazily("exit", function()
   for _, buffer in ipairs(buffers) do
     write("[" .. buffer._name .. "]")
     for i = 1, #buffer._lines do write(buffer._lines[i]) end
@@ -744,12 +764,14 @@ local function replay(shapes, ox, oy)
 end
 
 local layers = {}
+local need_layers  -- set below, where what it runs is defined
 local Canvas = {}
 def(Canvas, "newLayer", "canvas:newLayer", "supported", function(_, w, h)
   w, h = integer("canvas:newLayer", 1, "width", w), integer("canvas:newLayer", 2, "height", h)
   if w <= 0 or h <= 0 or w >= 10000 or h >= 10000 then return nil end
   local layer = setmetatable({ image = new_image(w, h), x = 0, y = 0, _shown = {} }, Layer)
   layers[#layers + 1] = layer
+  need_layers()
   return layer
 end, "drawn on the emu surface (in screenshots), the newest layer on top")
 def(Layer, "update", "CanvasLayer:update", "supported", function(self)
@@ -766,7 +788,7 @@ def(Canvas, "height", "canvas:height", "supported", surface_h)
 def(Canvas, "screenWidth", "canvas:screenWidth", "supported", surface_w)
 def(Canvas, "screenHeight", "canvas:screenHeight", "supported", surface_h)
 rawset(_G, "canvas", Canvas)
-our.event.on("draw", function()
+need_layers = lazily("draw", function()
   for i = 1, #layers do
     local layer = layers[i]
     if #layer._shown > 0 then replay(layer._shown, layer.x, layer.y) end
@@ -860,6 +882,7 @@ record("script", "supported", "script.path and script.dir of the running script"
 local json = compat.json
 local Bucket = {}
 local buckets = {}
+local need_autoflush, need_flush_at_exit  -- set below, where what they run is defined
 
 local function bucket_file(name) return "mgba-storage/" .. script_name .. "/" .. name .. ".json" end
 local function bucket_flush(bucket)
@@ -901,19 +924,21 @@ def(storage, "getBucket", "storage:getBucket", "supported", function(_, name)
   local bucket = setmetatable({ _state = { name = name, data = {}, autoflush = true } }, Bucket)
   bucket_reload(bucket)
   buckets[name] = bucket
+  need_autoflush()
+  need_flush_at_exit()
   return bucket
 end, "per script, in the data folder")
 def(storage, "flushAll", "storage:flushAll", "supported", function()
   for _, bucket in pairs(buckets) do bucket_flush(bucket) end
 end)
-our.event.on("frame_end", function()
+need_autoflush = lazily("frame_end", function()
   if framecount() % 60 ~= 0 then return end
   for _, bucket in pairs(buckets) do
     local state = rawget(bucket, "_state")
     if state.dirty and state.autoflush then bucket_flush(bucket) end
   end
 end)
-our.event.on("exit", function()
+need_flush_at_exit = lazily("exit", function()
   for _, bucket in pairs(buckets) do
     if rawget(bucket, "_state").dirty then bucket_flush(bucket) end
   end
