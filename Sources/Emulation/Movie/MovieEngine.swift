@@ -93,11 +93,14 @@ public final class MovieEngine {
         public init() {}
     }
 
+    /// The end of the refusal to record over a file; each door puts its own spelling of the option there.
+    public static let overwriteHint = "choose another name, or allow overwriting"
+
     /// Starts recording a new movie to `path` (never over an existing file unless `overwrite`).
     public func record(to path: String, options: RecordOptions) throws(MovieError) {
         try MovieJournal.checkTarget(path)  // a regular file (or none) in a folder that can be written
         if !options.overwrite && FileManager.default.fileExists(atPath: path) {
-            throw MovieError("\(path) exists; movies are never overwritten (choose another name, or pass overwrite)")
+            throw MovieError("\(path) exists; movies are never overwritten (\(Self.overwriteHint))")
         }
         guard (1...InputState.maxPorts).contains(options.ports) else {
             throw MovieError("ports must be 1…\(InputState.maxPorts)")

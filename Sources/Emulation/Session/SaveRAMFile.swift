@@ -19,9 +19,15 @@ final class SaveRAMFile {
     /// The bytes on disk as this session last wrote or loaded them: what `saveIfChanged` compares with.
     private var lastWritten: [UInt8]?
     private let warn: (String) -> Void
+    /// What is worth saying but is no problem (the one-time move of an old-layout save); silent under --quiet.
+    private let note: (String) -> Void
 
-    init(folder: String, game: String, identity: String, warn: @escaping (String) -> Void) {
+    init(
+        folder: String, game: String, identity: String, warn: @escaping (String) -> Void,
+        note: @escaping (String) -> Void
+    ) {
         self.warn = warn
+        self.note = note
         let legacyPath = folder + "/" + game + ".srm"
         guard identity.count >= 16 else {
             path = legacyPath  // Unreadable content: no key to go by.
@@ -116,7 +122,7 @@ final class SaveRAMFile {
             moved = legacy + ".migrated\(n)"
         }
         _ = rename(legacy, moved)
-        warn(
+        note(
             "save RAM \(FilePath.fileName(of: legacy)) now lives in \(path), keyed by the game's content; the old file is kept as \(moved)"
         )
     }

@@ -56,8 +56,12 @@ public final class Session {
     /// Why save RAM will not be written back at close (a movie replaced the player's save in the core).
     public private(set) var saveRAMDetachedReason: String?
 
-    /// Loads the core and content; warnings (bad option values, a rejected save file) go to `warn`.
-    public init(_ config: SessionConfig, warn: @escaping (String) -> Void = Session.printWarning) throws(RetroError) {
+    /// Loads the core and content; warnings (bad option values, a rejected save file) go to `warn`, notices
+    /// that are no problem (a save moved to its new name) to `notice`.
+    public init(
+        _ config: SessionConfig, warn: @escaping (String) -> Void = Session.printWarning,
+        notice: @escaping (String) -> Void = Session.printWarning
+    ) throws(RetroError) {
         let content = try config.contentPath.map { path throws(RetroError) in try Content(path: path) }
         let corePath: String
         if let spec = config.coreSpec {
@@ -110,7 +114,7 @@ public final class Session {
         // Counted in frames at the core's rate, so when saves reach the disk does not depend on the machine.
         saveRAMCheckInterval = max(1, Int(exactly: (core.avInfo?.fps ?? 60).rounded()) ?? 60)
         saveRAM = content.map {
-            SaveRAMFile(folder: paths.saves, game: $0.baseName, identity: $0.identity, warn: warn)
+            SaveRAMFile(folder: paths.saves, game: $0.baseName, identity: $0.identity, warn: warn, note: notice)
         }
         saveRAM?.load(into: core)
         saveRAM?.remember(core)

@@ -90,7 +90,13 @@ extension Bindings {
                         }
                     }
                     return try movieCall(call, script) { emulator throws(Refusal) in
-                        try emulator.recordMovie(to: path, options: options)
+                        do throws(Refusal) { try emulator.recordMovie(to: path, options: options) } catch {
+                            // Lua's spelling of the option that allows recording over a file.
+                            throw Refusal(
+                                error.kind,
+                                error.reason.replacingOccurrences(
+                                    of: MovieEngine.overwriteHint, with: "choose another name, or pass overwrite = true"))
+                        }
                     }
                 }
             },

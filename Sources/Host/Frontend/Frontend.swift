@@ -185,6 +185,10 @@ public final class Frontend {
         let session = host.session
         let lagBefore = session.lagCount
         let start = now()
+        // The summary counts every frame the emulator ran (socket steps and frame advances too) over the time
+        // it was not paused.
+        let framesBefore = host.emulator.stats.frames
+        var pausedSeconds = 0.0
         var frames = 0
         var progress = ProgressLine(enabled: options.progress && !video.isVisible && isatty(2) != 0)
         defer { progress.finish() }
@@ -198,11 +202,13 @@ public final class Frontend {
             if quitRequested { break }
             // Headless runs are never paused (emu.pause there would wait forever for a frame advance).
             if host.emulator.paused && video.isVisible && !advanceOneFrame {
+                let idleStart = now()
                 if !wasPaused { audio?.clear() }
                 wasPaused = true
                 host.redrawPaused()  // The hud says PAUSED at once, and follows messages, menus and editors.
                 present(force: true)
                 pacer.idle()
+                pausedSeconds += seconds(since: idleStart)
                 continue
             }
             advanceOneFrame = false
@@ -215,8 +221,8 @@ public final class Frontend {
             pace()
         }
         let report = RunReport(
-            frames: frames, seconds: seconds(since: start), lagFrames: session.lagCount - lagBefore,
-            lastFrame: session.core.currentFrame())
+            frames: host.emulator.stats.frames - framesBefore, seconds: max(0, seconds(since: start) - pausedSeconds),
+            lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
         return report
     }
 

@@ -63,7 +63,11 @@ public final class Run {
     private func open(_ config: SessionConfig) throws(RunFailure) -> Session {
         let console = console
         let session: Session
-        do { session = try Session(config, warn: { console.problem("warning: \($0)") }) } catch {
+        let quiet = plan.quiet
+        do {
+            session = try Session(
+                config, warn: { console.problem("warning: \($0)") }, notice: { if !quiet { console.problem($0) } })
+        } catch {
             throw RunFailure(error.description)
         }
         // Ambiguous content: which core took it and what else could have (README "Choosing a core").

@@ -40,10 +40,15 @@ struct RunMovie {
             if let state {
                 do { try emulator.loadState(from: .file(state)) } catch { throw RunFailure(error.reason) }
             }
-            do { try emulator.recordMovie(to: path, options: options) } catch { throw RunFailure(error.reason) }
+            do { try emulator.recordMovie(to: path, options: options) } catch {
+                throw RunFailure(error.reason.replacingOccurrences(of: MovieEngine.overwriteHint, with: overwriteHint))
+            }
             return nil
         }
     }
+
+    /// The command line's spelling of the option that allows recording over a file.
+    private var overwriteHint: String { "choose another name, or pass --overwrite" }
 
     /// The movie's part of `--json`.
     func summary(_ emulator: Emulator) -> [String: Any]? {

@@ -179,6 +179,12 @@ final class RunParts {
         host.shutdown()
         outcome.results = host.results  // after `exit` callbacks, which may record results
         if let code = host.emulator.exitCode { outcome.status = code }
+        // A run without a window is a job: a script that failed in it fails the run (in a window the person saw
+        // the failure on screen and played on). --strict also ends the run at the failure.
+        if outcome.status == 0 && frontend?.isWindowed != true, let failure = host.failures.first {
+            console.problem("exit status 1: script \(failure.script) failed (above); the run went on without it")
+            outcome.status = 1
+        }
         if plan.frontend.showStats && !plan.quiet { console.print(host.emulator.stats.summary) }
         RunEmergency.uninstall()
         return (outcome, picture)
