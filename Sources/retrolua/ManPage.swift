@@ -16,7 +16,7 @@ enum ManCommand {
         ("RETROLUA_PROBE_TIMEOUT", "seconds a core may take to describe itself (default 5, 0.1…60)"),
         ("RETROLUA_CONTROL_TOKEN", "the Python client's control-socket token"),
         ("RETROLUA_PYTHON", "the Python interpreter `batch --ray` runs"),
-        ("RETROLUA_SPEAK_WAV", "--speak writes its speech to this WAV file instead of the sound card"),
+        ("RETROLUA_SPEAK_WAV", "--speak writes each utterance to a numbered WAV file beside this one (FILE-1.wav, …)"),
         ("XDG_DATA_HOME", "saves, states, screenshots, data, system files (default ~/.local/share/retrolua)"),
         ("XDG_CONFIG_HOME", "options, settings and replacement scripts (default ~/.config/retrolua)"),
         ("XDG_CACHE_HOME", "the cores' descriptions (default ~/.cache/retrolua/cores.json)"),
@@ -88,7 +88,7 @@ enum ManCommand {
             ".TP", ".I ~/.cache/retrolua/cores.json", roff("what each core said about itself"),
             ".SH EXIT STATUS",
             roff(
-                "0 success, 1 a failed run (bad core, content, file; a failing --strict script), 2 a bad command line, "
+                "0 success, 1 a failed run (bad core, content, file; a script that failed in a run without a window, or under --strict), 2 a bad command line, "
                     + "130, 143, 129 a run ended by SIGINT, SIGTERM, SIGHUP."),
             ".SH SEE ALSO", roff("README.md and lua/API.md in share/retrolua/ or the source tree."), "",
         ]
