@@ -152,31 +152,9 @@ enum MovieCommand {
         RunCommand.main([rom, "--play-movie", moviePath] + arguments)
     }
 
-    /// The content a movie names: beside the movie, in the working folder, or the built-in demo.
+    /// The content a movie names (MovieOptions.content: the one lookup, shared with `run --tastudio`).
     static func findContent(for movie: Movie, moviePath: String) -> String {
-        let folder = FilePath.folder(of: moviePath)
-        var candidates: [String] = []
-        if !movie.contentName.isEmpty {
-            candidates += [folder + "/" + movie.contentName, movie.contentName]
-        }
-        if let demo = HostPaths.defaultContent() {
-            // The project's built ROMs (build/roms/), where the examples' movies were made.
-            if !movie.contentName.isEmpty {
-                candidates.append(FilePath.folder(of: demo) + "/" + movie.contentName)
-            }
-            candidates.append(demo)
-        }
-        for path in candidates where FileManager.default.isReadableFile(atPath: path) {
-            guard !movie.contentSHA1.isEmpty else { return path }
-            if let content = try? Content(path: path), content.sha1 == movie.contentSHA1 { return path }
-        }
-        fail(
-            """
-            \(moviePath): give the ROM: the movie was recorded with \
-            \(movie.contentName.isEmpty ? "unnamed content" : movie.contentName)\
-            \(movie.contentSHA1.isEmpty ? "" : " (SHA-1 \(movie.contentSHA1))"), not found beside the movie
-            """
-        )
+        do { return try MovieOptions.content(for: movie, moviePath: moviePath) } catch { fail(error.message) }
     }
 
     private static func convert(_ raw: [String]) {

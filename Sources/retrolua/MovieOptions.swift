@@ -1,6 +1,8 @@
 import Emulation
 import Foundation
 import Host
+import Libretro
+import Support
 
 /// The movie options of `retrolua run` (`--play-movie`, `--record-movie` and what goes with them),
 /// read into the plan's `MoviePlan`.
@@ -49,5 +51,41 @@ enum MovieOptions {
         options.overwrite = args.flag("overwrite")
         options.start = args.flag("from-now") || args.value("from-state") != nil ? .now : .power
         return .record(path: recordPath, options, fromState: args.value("from-state"))
+    }
+
+    /// The content a movie was made with, when no ROM is given (`movie play`, `movie verify`, `run --tastudio
+    /// MOVIE`): the file it names beside the movie, in the working folder or among the built ROMs, else the
+    /// built-in demo, whichever the movie's content rule accepts (`MovieEngine.contentMismatch`). Throws
+    /// naming the movie's content and checksum when none does.
+    static func content(for movie: Movie, moviePath: String) throws(CommandLineError) -> String {
+        let folder = FilePath.folder(of: moviePath)
+        var candidates: [String] = []
+        if !movie.contentName.isEmpty {
+            candidates += [folder + "/" + movie.contentName, movie.contentName]
+        }
+        if let demo = HostPaths.defaultContent() {
+            // The project's built ROMs (build/roms/), where the examples' movies were made.
+            if !movie.contentName.isEmpty {
+                candidates.append(FilePath.folder(of: demo) + "/" + movie.contentName)
+            }
+            candidates.append(demo)
+        }
+        for path in candidates where FileManager.default.isReadableFile(atPath: path) {
+            if let content = try? Content(path: path), MovieEngine.contentMismatch(movie, content) == nil {
+                return path
+            }
+        }
+        let checksum =
+            !movie.contentSHA1.isEmpty
+            ? " (SHA-1 \(movie.contentSHA1))"
+            : !movie.contentIdentity.isEmpty
+                ? " (headerless SHA-1 \(movie.contentIdentity))"
+                : !movie.contentMD5.isEmpty ? " (MD5 \(movie.contentMD5))" : ""
+        throw CommandLineError(
+            message: """
+                \(moviePath): give the ROM: the movie was recorded with \
+                \(movie.contentName.isEmpty ? "unnamed content" : movie.contentName)\(checksum), not found beside \
+                the movie
+                """, code: Exit.failure)
     }
 }

@@ -27,6 +27,17 @@ enum RunArguments {
             throw CommandLineError(message: "run: expected at most one ROM, got \(args.positionals.count)")
         }
         var config = SessionConfig(contentPath: args.positionals.first, coreSpec: args.value("core"))
+        if config.contentPath == nil, let editing = args.value("tastudio"),
+            FileManager.default.fileExists(atPath: editing)
+        {
+            // The movie's own content, found as `movie play` finds it.
+            let movie: Movie
+            do { movie = try MovieText.read(path: editing) } catch {
+                throw CommandLineError(message: "run: --tastudio: \(error)", code: Exit.failure)
+            }
+            config.contentPath = try MovieOptions.content(for: movie, moviePath: editing)
+            if config.coreSpec == nil && !movie.coreName.isEmpty { config.coreSpec = movie.coreName }
+        }
         if config.contentPath == nil {
             guard let demo = HostPaths.defaultContent() else {
                 throw CommandLineError(

@@ -107,9 +107,42 @@ local released = {
   slow_motion_hold = restore_speed,
 }
 
-local function action_for(key)
-  for action, bound in pairs(bindings) do
-    if bound == key then return action end
+-- A binding is a key name, with modifiers if wanted ("ctrl+s"). A binding without a modifier answers only
+-- while no ctrl, alt or gui key is held: ctrl+n is another key than n (a tool's shortcut, never a hotkey).
+-- Keys held by a tool (input.capture) never reach this script at all.
+local MODIFIERS = { "ctrl", "alt", "gui", "shift" }
+local wanted = {}  -- action → { key =, ctrl =, alt =, gui =, shift = }
+for action, text in pairs(bindings) do
+  if text then
+    local binding, rest = {}, text
+    while true do
+      local modifier, tail = rest:match("^(%a+)%+(.+)$")
+      if modifier == "ctrl" or modifier == "alt" or modifier == "gui" or modifier == "shift" then
+        binding[modifier] = true
+        rest = tail
+      else
+        break
+      end
+    end
+    binding.key = rest
+    wanted[action] = binding
+  end
+end
+
+local function action_for(key, any_modifiers)
+  local keys = input.keys()
+  for action, binding in pairs(wanted) do
+    if binding.key == key then
+      local matches = true
+      for _, modifier in ipairs(MODIFIERS) do
+        local down = (keys["left " .. modifier] or keys["right " .. modifier]) and true or false
+        -- Shift is free on a plain binding (it is a game button on some maps); the others must be as bound.
+        if not any_modifiers and down ~= (binding[modifier] or false) and (modifier ~= "shift" or binding.shift) then
+          matches = false
+        end
+      end
+      if matches then return action end
+    end
   end
 end
 
@@ -128,6 +161,6 @@ event.on("draw", function()
 end)
 
 event.on("key_up", function(key)
-  local action = action_for(key)
+  local action = action_for(key, true)  -- a held action ends whatever is held with it
   if action and released[action] then released[action]() end
 end)

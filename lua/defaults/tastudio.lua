@@ -1,6 +1,13 @@
 -- Default TAS editor, part of Retrolua's replaceable Lua frontend: a piano roll of the current movie
--- (frames × buttons per port) on the hud, over the `tastudio` module (README "TAS editor"). Hidden until
--- the movie is engaged (the hotkeys' `tastudio` key, default f3, or `retrolua run --tastudio MOVIE`).
+-- (frames × buttons per port) in a panel beside the game picture (the window widens: gui.side_panel),
+-- over the `tastudio` module (README "TAS editor"). Hidden until the movie is engaged (the hotkeys'
+-- `tastudio` key, default f3, or `retrolua run --tastudio MOVIE`).
+-- Focus: while shown with focus the editor holds the keyboard (input.capture): every key reaches it and
+-- nothing else — not the game, not the other hotkeys; the game's input is the movie's (past its end in
+-- read-write mode, empty frames are recorded). It answers the hotkeys' pause, frame-advance and f3 keys
+-- itself. `escape` hands the keyboard back to the game (to play into the recording); a click in the panel
+-- takes it again. ctrl+s saves the movie to its own file (the previous file is kept as FILE.bak);
+-- ctrl+shift+s saves a branch. At exit the editor's changes are saved the same way.
 -- Mouse: click a button cell to toggle it, drag to paint; click frame numbers to select (drag: a range),
 -- right-click one to seek there; the wheel scrolls. Keys in `keys` below. Editing a frame before the
 -- current one returns to the current frame (auto-restore) through the greenzone.
@@ -12,14 +19,15 @@ local settings = require("retrolua.settings").load("tastudio", {
   follow = true,         -- keep the current frame in view while the movie runs
   branches = true,       -- the branch panel
   rows = 0,              -- rows shown (0: as many as fit)
-  scale = 0,             -- font scale (0: from the window's height)
+  scale = 0,             -- font scale (0: the OSD's, from the window: gui.text_scale)
   buttons = "",          -- columns, e.g. "up down left right select start b a" ("": the system's)
   keys = {
     insert = "insert", delete = "delete", clone = "ctrl+d", clear = "ctrl+e",
     copy = "ctrl+c", paste = "ctrl+v", cut = "ctrl+x", undo = "ctrl+z", redo = "ctrl+y",
     marker = "ctrl+m", note = "ctrl+n", seek = "ctrl+g", previous_marker = "ctrl+,", next_marker = "ctrl+.",
     scroll_up = "page up", scroll_down = "page down", first = "home", last = "end",
-    follow = "ctrl+f", branches = "ctrl+b", branch_save = "ctrl+s", select_all = "ctrl+a",
+    follow = "ctrl+f", branches = "ctrl+b", save = "ctrl+s", branch_save = "ctrl+shift+s", select_all = "ctrl+a",
+    pause = "space", leave = "escape",
   },
 })
 
@@ -58,6 +66,9 @@ local row_strings  -- defined with the drawing code
 local editor = {
   top = 0, ports = 1, selection_anchor = nil, clipboard = nil, follow = settings.follow,
   drag = nil, last_mouse = {}, note_entry = nil, branches = settings.branches, layout = nil,
+  shown = false,  -- tastudio.engaged() as last seen
+  focus = false,  -- the editor holds the keyboard (input.capture)
+  panel = 0,      -- the side panel's width asked of the window
 }
 editor.rect_style = { surface = "hud", fill = 0, color = 0 }
 editor.panel_style = { surface = "hud", color = COLORS.panel, fill = COLORS.panel }
@@ -69,15 +80,24 @@ end
 
 -- "ctrl+d" → { key = "d", ctrl = true }
 local bindings = {}
+local function bind(action, text)
+  local binding, rest = { action = action }, text
+  while true do
+    local modifier, tail = rest:match("^(%a+)%+(.+)$")
+    if modifier == "ctrl" or modifier == "shift" then binding[modifier] = true; rest = tail else break end
+  end
+  binding.key = rest
+  bindings[#bindings + 1] = binding
+end
 for action, text in pairs(settings.keys) do
-  if text then
-    local binding, rest = { action = action }, text
-    while true do
-      local modifier, tail = rest:match("^(%a+)%+(.+)$")
-      if modifier == "ctrl" or modifier == "shift" then binding[modifier] = true; rest = tail else break end
-    end
-    binding.key = rest
-    bindings[#bindings + 1] = binding
+  if text then bind(action, text) end
+end
+-- While the editor holds the keyboard the hotkeys default hears nothing: the editor answers the user's
+-- pause, frame-advance and editor keys itself (after its own bindings, which win).
+do
+  local hotkeys = require("retrolua.hotkeys").load()
+  for action, hotkey in pairs({ pause = "pause", frame_advance = "frame_advance", hide = "tastudio" }) do
+    if hotkeys[hotkey] then bind(action, hotkeys[hotkey]) end
   end
 end
 
@@ -85,7 +105,7 @@ local function held(name) local keys = input.keys(); return keys["left " .. name
 
 local function layout()
   local width, height = gui.surface_size("hud")
-  local scale = settings.scale > 0 and settings.scale or math.max(1, height // 360)
+  local scale = settings.scale > 0 and settings.scale or gui.text_scale("hud")
   local char, line = 6 * scale, 8 * scale + 2
   local ports = math.max(1, math.min(2, editor.ports))
   local cell = char * 2  -- a space and the button's letter
@@ -94,6 +114,11 @@ local function layout()
   local note_width = char * 14
   local branch_width = editor.branches and math.max(char * 18, editor.thumb and editor.thumb:width() + 4 or 0) or 0
   local total = roll + note_width + branch_width
+  -- Beside the picture: the window keeps `total` pixels at its right for the panel.
+  if editor.panel ~= total and gui.side_panel then
+    editor.panel = total
+    gui.side_panel(total)
+  end
   local x0 = math.max(0, width - total)
   local rows = (height - line * 2 - 4) // line
   if settings.rows > 0 then rows = math.min(rows, settings.rows) end
@@ -229,6 +254,55 @@ function actions.follow()
 end
 function actions.branches() editor.branches = not editor.branches end
 function actions.select_all() select_range(0, math.max(0, tastudio.length() - 1)) end
+function actions.save()
+  local path, backup = tastudio.save()
+  if not path then return emu.message("tastudio: not saved: " .. tostring(backup)) end
+  emu.message("tastudio: saved " .. path .. (backup and (" (the previous file is " .. backup .. ")") or ""))
+end
+function actions.pause()
+  if emu.paused() then emu.unpause() else emu.pause() end
+end
+function actions.frame_advance()
+  if not emu.paused() then emu.pause() end
+  emu.step()
+end
+-- Focus: the editor holds the keyboard, or the game (and the hotkeys) have it.
+local function take_keys()
+  if editor.focus then return true end
+  local ok, why = input.capture(true)
+  if not ok then
+    emu.message("tastudio: " .. tostring(why))
+    return false
+  end
+  editor.focus = true
+  return true
+end
+local function give_keys()
+  if editor.focus then input.capture(false) end
+  editor.focus, editor.note_entry = false, nil
+end
+function actions.leave()
+  give_keys()
+  emu.message("tastudio: the keyboard plays the game (click the piano roll to edit again)")
+end
+
+-- Follows tastudio.engaged(): shown, the editor takes the keyboard and its panel; hidden, it gives both back.
+local function sync()
+  local engaged = tastudio.engaged()
+  if engaged == editor.shown then return engaged end
+  editor.shown = engaged
+  if engaged then
+    take_keys()
+  else
+    give_keys()
+    editor.drag = nil
+    if editor.panel ~= 0 and gui.side_panel then gui.side_panel(0) end
+    editor.panel = 0
+  end
+  return engaged
+end
+function actions.hide() tastudio.engage(false); sync() end
+
 function actions.branch_save()
   local name = string.format("frame%d", tastudio.frame())
   local ok, problem = movie.branch_save(name)
@@ -238,7 +312,9 @@ end
 
 local function typed(key)
   local entry = editor.note_entry
-  if key == "return" then
+  if key == "escape" then
+    editor.note_entry = nil
+  elseif key == "return" then
     tastudio.set_marker(entry.frame, entry.text)
     editor.note_entry = nil
   elseif key == "backspace" then
@@ -250,12 +326,17 @@ local function typed(key)
   end
 end
 
-event.on("key_down", function(key)
-  if not tastudio.engaged() then return end
+-- Keys that act again while held down.
+local REPEATS = { scroll_up = true, scroll_down = true, undo = true, redo = true, frame_advance = true }
+
+event.on("key_down", function(key, is_repeat)
+  -- Keys reach the editor only while it holds the keyboard; it never reads them otherwise.
+  if not sync() or not editor.focus then return end
   if editor.note_entry then return typed(key) end
   local ctrl, shift = held("ctrl") and true or false, held("shift") and true or false
   local digit = tonumber(key)
   if digit and not ctrl and digit >= 1 and digit <= #buttons then
+    if is_repeat then return end
     local a, b = selected_range()
     local port = shift and 2 or 1
     if port > editor.ports then return end
@@ -268,6 +349,7 @@ event.on("key_down", function(key)
   end
   for _, binding in ipairs(bindings) do
     if binding.key == key and (binding.ctrl or false) == ctrl and (binding.shift or false) == shift then
+      if is_repeat and not REPEATS[binding.action] then return end
       return actions[binding.action]()
     end
   end
@@ -302,6 +384,7 @@ local function mouse(l)
   end
   local pressed, right = m.left and not last.left, m.right and not last.right
   editor.last_mouse = { left = m.left, right = m.right }
+  if (pressed or right) and m.x >= l.x0 and not editor.focus then take_keys() end
   if pressed then
     local frame, port, button = hit(l, m.x, m.y)
     local branch = branch_hit(l, m.x, m.y)
@@ -382,7 +465,7 @@ local function draw_branches(l, y)
 end
 
 local function draw()
-  if not tastudio.engaged() then return end
+  if not sync() then return end
   local info = movie.info()
   editor.ports = math.max(1, math.min(2, (info and info.ports) or 2))
   local l = layout()
@@ -391,8 +474,8 @@ local function draw()
   local here, length = tastudio.frame(), tastudio.length()
   if editor.follow and not editor.drag then scroll_to(here, l) end
   gui.rect(l.x0, 0, l.total, l.height, editor.panel_style)
-  local title = string.format("TAStudio %s %d/%d%s", tastudio.mode(), here, length,
-                              movie.readonly() and " RO" or " RW")
+  local title = string.format("TAStudio %s %d/%d%s%s", tastudio.mode(), here, length,
+                              movie.readonly() and " RO" or " RW", editor.focus and "" or "  (keys: game)")
   text(l.x0 + 2, 1, title, COLORS.text, COLORS.header, l.scale)
   -- Column headers.
   local y = l.line + 1

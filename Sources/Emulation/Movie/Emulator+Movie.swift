@@ -34,8 +34,12 @@ extension Emulator {
         try movieOperation { () throws(MovieError) in try movie.stop() }
     }
 
-    public func saveMovie(to path: String?) throws(Refusal) {
-        try movieOperation { () throws(MovieError) in try movie.save(to: path) }
+    /// Saves the movie (to `path` or its own file); returns the backup of the file it replaced, if one was made.
+    @discardableResult
+    public func saveMovie(to path: String?) throws(Refusal) -> String? {
+        var backup: String?
+        try movieOperation { () throws(MovieError) in backup = try movie.save(to: path) }
+        return backup
     }
 
     public func setMovieReadOnly(_ on: Bool) {

@@ -62,7 +62,13 @@ public final class MovieEngine {
     /// Frames selected in the editor (shared by every script).
     public var selection = Set<Int>()
     /// A script shows the editor (`tastudio.engaged`).
-    public var editorEngaged = false
+    public var editorEngaged = false {
+        didSet { if editorEngaged { editorOpened = true } }
+    }
+    /// The editor was shown over this movie: its changes are saved to the movie's file at exit (with a backup).
+    public internal(set) var editorOpened = false
+    /// Files this engine wrote or backed up this run: the backup keeps the file as it was before the first save.
+    private var backedUp: Set<String> = []
     var captureScratch: [UInt8] = []
     var seekTarget: Int?
 
@@ -181,14 +187,8 @@ public final class MovieEngine {
         if !movie.coreLibrary.isEmpty && movie.coreLibrary != core.systemInfo.libraryName {
             problems.append("the movie was recorded with \(movie.coreLibrary), this is \(core.systemInfo.libraryName)")
         }
-        if let sha1 = session.content?.sha1, !movie.contentSHA1.isEmpty, movie.contentSHA1 != sha1 {
-            problems.append(
-                """
-                the movie was recorded with other content (\(movie.contentName), SHA-1 \
-                \(movie.contentSHA1.prefix(12))…), this is \(session.content?.fileName ?? "?") (SHA-1 \
-                \(sha1.prefix(12))…)
-                """
-            )
+        if let content = session.content, let problem = Self.contentMismatch(movie, content) {
+            problems.append(problem)
         }
         // Errors name the movie file, so a run given several files says which one is wrong.
         let named = path.map { "\($0): " } ?? ""
@@ -259,6 +259,28 @@ public final class MovieEngine {
         return warnings
     }
 
+    /// Why `movie` is not for `content`, or nil: the strongest checksum the movie carries must match
+    /// (whole-file SHA-1, else the headerless SHA-1, else the headerless MD5 of FCEUX's movies); a movie
+    /// that carries none but names its game must name this one. The one rule for every door that plays a
+    /// movie (`movie play`, `--play-movie`, `--tastudio`, `movie.play`).
+    public static func contentMismatch(_ movie: Movie, _ content: Content) -> String? {
+        func same(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
+        let named = movie.contentName.isEmpty ? "unnamed content" : movie.contentName
+        let checks: [(String, String, String)] = [
+            ("SHA-1", movie.contentSHA1, content.sha1), ("headerless SHA-1", movie.contentIdentity, content.identity),
+            ("MD5", movie.contentMD5, content.identityMD5),
+        ]
+        if let (kind, expected, actual) = checks.first(where: { !$0.1.isEmpty }) {
+            guard !same(expected, actual) else { return nil }
+            return """
+                the movie was recorded with other content (\(named), \(kind) \(expected.prefix(12))…), this is \
+                \(content.fileName) (\(kind) \(actual.prefix(12))…)
+                """
+        }
+        guard !movie.contentName.isEmpty, !same(movie.contentName, content.fileName) else { return nil }
+        return "the movie names other content (\(movie.contentName), no checksum), this is \(content.fileName)"
+    }
+
     /// Ends the movie; a recording is saved to its path first. The game runs on from where it is.
     public func stop() throws(MovieError) {
         guard mode != .idle else { return }
@@ -274,14 +296,39 @@ public final class MovieEngine {
     }
 
     /// Writes the movie durably (to `path`, or where it came from); the file becomes the movie's path.
-    public func save(to target: String? = nil) throws(MovieError) {
+    /// A file already there that this run has not written yet is kept first as `FILE.bak` (durably): the
+    /// backup holds the file as it was before this run's first save over it. Returns the backup's path
+    /// when one was written.
+    @discardableResult
+    public func save(to target: String? = nil) throws(MovieError) -> String? {
         guard var movie else { throw MovieError("no movie is active") }
         guard let destination = target ?? path else { throw MovieError("the movie has no file yet: give a path") }
         movie.buttons = movie.coveredButtons()
+        let key = URL(fileURLWithPath: destination).standardizedFileURL.path
+        var backup: String?
+        if !backedUp.contains(key), FileManager.default.fileExists(atPath: destination) {
+            backup = try Self.backUp(destination)
+        }
         try MovieText.write(movie, to: destination)
+        backedUp.insert(key)
         self.movie = movie
         path = destination
         hasUnsavedChanges = false
+        return backup
+    }
+
+    /// The backup of a movie file about to be written over: `FILE.bak`, written durably; the save is
+    /// refused when it cannot be made (nothing is lost).
+    static func backUp(_ path: String) throws(MovieError) -> String {
+        let backup = path + ".bak"
+        let bytes: [UInt8]
+        do { bytes = try BoundedFile.read(path, limit: MovieText.maxFileSize) } catch {
+            throw MovieError("\(path): not saved: its backup could not be made (\(error.reason))")
+        }
+        do { try DurableFile.write(bytes, to: backup) } catch {
+            throw MovieError("\(path): not saved: its backup \(backup) could not be written (\(error))")
+        }
+        return backup
     }
 
     /// Read-only: playback stays on the movie; read-write: state loads and the movie's end record.

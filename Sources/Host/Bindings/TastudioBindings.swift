@@ -84,6 +84,24 @@ extension Bindings {
             }
         },
         LuaFunction(
+            "save", returns: "string?, string?",
+            doc:
+                """
+                Saves the movie to the file it was opened from (durably), as the editor's save key does. The file \
+                as it was before this run first wrote over it is kept as `FILE.bak`. Returns the movie's path and \
+                the backup's path when one was made this time (nil after later saves), or `nil, message`.
+                """
+        ) { L, context in
+            LuaCall.run(L) { call in
+                let script = Script.from(context)
+                var backup: String?
+                try call.nested(script) { () throws(Refusal) in backup = try script.emulator.saveMovie(to: nil) }
+                call.push(script.emulator.movie.path ?? "")
+                if let backup { call.push(backup) } else { call.pushNil() }
+                return 2
+            }
+        },
+        LuaFunction(
             "mode", returns: "string",
             doc: "The movie's mode: `\"idle\"` (no movie), `\"record\"`, `\"play\"` or `\"finished\"`."
         ) { L, context in

@@ -87,7 +87,24 @@ extension Emulator {
             }
             return 0
         }
-        if engine.hasUnsavedChanges { keepChanges(of: engine, console: console) }
+        if engine.hasUnsavedChanges {
+            if engine.editorOpened, engine.path != nil {
+                // Edited in the TAS editor: the changes go to the movie opened, its previous file kept beside.
+                do {
+                    let backup = try engine.save()
+                    if !quiet {
+                        console.print(
+                            "movie    saved the TAS editor's changes to \(engine.path ?? "?")"
+                                + (backup.map { " (the previous file is \($0))" } ?? ""))
+                    }
+                } catch {
+                    console.problem("movie: \(error)")
+                    keepChanges(of: engine, console: console)
+                }
+            } else {
+                keepChanges(of: engine, console: console)
+            }
+        }
         if !quiet {
             let played = min(engine.frame, movie.length)
             var line = "movie    \(played)/\(movie.length) frames played, rerecords \(movie.rerecords)"

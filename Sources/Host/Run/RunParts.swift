@@ -71,6 +71,9 @@ final class RunParts {
         var movieLength = try movie?.start(host.emulator, console: console)
         if plan.tastudio {
             host.emulator.movie.editorEngaged = true
+            // The editor opens paused at the movie's first frame, as TAStudio does (the movie never runs on
+            // before the person has seen it); headless runs are never paused.
+            if frontend?.isWindowed == true { host.emulator.paused = true }
             movieLength = nil  // the editor's run ends when its window closes (or at --frames), not at the movie's end
         }
         // Headless without scripts has no natural end: the default length (a played movie's own).
