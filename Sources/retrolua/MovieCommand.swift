@@ -81,7 +81,9 @@ enum MovieCommand {
             description: """
                 Recovers a recording that did not finish (a crash, a kill, a power loss) from its journal
                 (MOVIE.rlm.journal, kept beside the movie while it records): writes the movie to OUT (default:
-                MOVIE.rlm), reports the frames recovered and removes the journal.
+                MOVIE.rlm) and reports the frames recovered. A line that cannot be read is reported and skipped
+                (a frame whose line was lost is left empty, so the later ones keep their place). The journal is
+                removed only when every line of it was recovered; otherwise it is kept and the exit status is 1.
                 """,
             groups: [OptionGroup([Option("overwrite", nil, "replace OUT if it exists")])]),
     ]

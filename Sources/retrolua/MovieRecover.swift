@@ -2,7 +2,8 @@ import Emulation
 import Foundation
 
 extension MovieCommand {
-    /// `movie recover JOURNAL [OUT]`: the journal's movie, written durably; the journal goes once it is.
+    /// `movie recover JOURNAL [OUT]`: the journal's movie, written durably. The journal goes only when every
+    /// line of it was recovered; otherwise it stays, what was lost is said, and the exit status is 1.
     static func recover(_ raw: [String]) {
         let positionals = Array(raw.prefix { !$0.hasPrefix("-") || $0 == "-" })
         guard (1...2).contains(positionals.count) else {
@@ -26,11 +27,38 @@ extension MovieCommand {
         }
         let recovery: MovieJournal.Recovery
         do { recovery = try MovieJournal.recover(path: journal) } catch { fail("\(error)") }
-        if let note = recovery.note { FileHandle.standardError.write(Data("retrolua: \(journal): \(note)\n".utf8)) }
         do { try MovieText.write(recovery.movie, to: output) } catch { fail("\(error)") }
-        unlink(journal)
         let movie = recovery.movie
-        print(
-            "movie    recovered \(movie.length) frames to \(output) (rerecords \(movie.rerecords)); \(journal) removed")
+        let recovered = "recovered \(movie.length) frames to \(output) (rerecords \(movie.rerecords))"
+        if recovery.exact {
+            unlink(journal)
+            MovieJournal.syncFolder(of: journal)
+            print("movie    \(recovered); \(journal) removed")
+            return
+        }
+        print("movie    \(recovered)")
+        fail(lossReport(recovery, journal: journal))
+    }
+
+    /// What a recovery could not read, said once: the lines, the frames left empty, the journal kept.
+    static func lossReport(_ recovery: MovieJournal.Recovery, journal: String) -> String {
+        let shown = 10
+        var lines = recovery.problems.prefix(shown).map { "  " + $0 }
+        if recovery.problems.count > shown { lines.append("  … and \(recovery.problems.count - shown) more") }
+        var report =
+            "movie recover: \(journal): \(recovery.problems.count) of \(recovery.lines) journal lines could not be "
+            + "read:\n" + lines.joined(separator: "\n")
+        let empty = recovery.emptyFrames.reduce(0) { $0 + $1.count }
+        if empty > 0 {
+            let ranges = recovery.emptyFrames.prefix(shown).map {
+                $0.count == 1 ? "\($0.lowerBound)" : "\($0.lowerBound)-\($0.upperBound)"
+            }
+            report +=
+                "\n\(empty) frame\(empty == 1 ? "" : "s") whose lines were lost \(empty == 1 ? "is" : "are") left "
+                + "empty (no buttons), so the later frames keep their place: frame\(empty == 1 ? "" : "s") "
+                + ranges.joined(separator: ", ") + (recovery.emptyFrames.count > shown ? ", …" : "")
+        }
+        report += "\nthe journal is kept (\(journal)); check the movie, then remove the journal"
+        return report
     }
 }

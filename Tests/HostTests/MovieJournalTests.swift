@@ -104,15 +104,49 @@ final class MovieJournalTests: XCTestCase {
         XCTAssertEqual(recovered.movie.ramHashes.count, 60)
     }
 
-    func testADamagedLineEndsTheRecoveryThereWithANote() throws {
+    func testADamagedLineIsSkippedItsFrameLeftEmptyAndTheRestRecovered() throws {
         let (harness, path) = try recording(120)
+        let recorded = harness.host.emulator.movie.movie!
         harness.close()
         var text = try String(contentsOfFile: journal(path), encoding: .utf8)
         text = text.replacingOccurrences(of: "\nf 70 ", with: "\nf 70 zz")
         try text.write(toFile: journal(path), atomically: true, encoding: .utf8)
         let recovered = try MovieJournal.recover(path: journal(path))
-        XCTAssertEqual(recovered.movie.length, 70)
+        XCTAssertEqual(recovered.movie.length, 120, "read past the damaged line")
+        XCTAssertFalse(recovered.exact)
+        XCTAssertEqual(recovered.problems.count, 1, recovered.problems.description)
         XCTAssertTrue(recovered.note?.contains("frame 70: the record is not") == true, recovered.note ?? "")
+        XCTAssertEqual(recovered.emptyFrames, [70...70])
+        XCTAssertEqual(recovered.movie.log.input(at: 70).buttons[0], 0, "the lost frame is left empty")
+        XCTAssertEqual(recovered.movie.log.prefix(70), recorded.log.prefix(70))
+        for frame in 71..<120 {
+            XCTAssertEqual(recovered.movie.log.input(at: frame).buttons[0], recorded.log.input(at: frame).buttons[0])
+        }
+    }
+
+    /// A line whose newline was lost (two frames on one line), garbage bytes, a damaged truncation: each
+    /// is skipped and the journal is read on; a damaged frame number never moves frames.
+    func testRecoveryResyncsPastMergedGarbageAndDamagedTruncationLines() throws {
+        let (harness, path) = try recording(240)
+        let recorded = harness.host.emulator.movie.movie!
+        harness.close()
+        var text = try String(contentsOfFile: journal(path), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\nf 10 ", with: "\nf 10 \u{1}\u{fffd}")  // garbage in the record
+        let merged = try XCTUnwrap(text.range(of: "\nf 101 "))
+        text.replaceSubrange(merged.lowerBound..<text.index(after: merged.lowerBound), with: " ")  // 100, 101 merged
+        text = text.replacingOccurrences(of: "\nf 150 ", with: "\nf 1500 ")  // a damaged frame number
+        text += "t 2x0\nf 200 " + String(repeating: "0", count: recorded.log.stride * 2) + "\n"
+        try text.write(toFile: journal(path), atomically: true, encoding: .utf8)
+        let recovered = try MovieJournal.recover(path: journal(path))
+        XCTAssertEqual(recovered.problems.count, 4, recovered.problems.joined(separator: "\n"))
+        XCTAssertEqual(recovered.emptyFrames, [10...10, 100...101, 150...150])
+        XCTAssertEqual(recovered.movie.length, 201, "the lost truncation is implied by the frame line after it")
+        for frame in [0, 9, 11, 99, 102, 149, 151, 199] {
+            XCTAssertEqual(
+                recovered.movie.log.input(at: frame).buttons[0], recorded.log.input(at: frame).buttons[0],
+                "frame \(frame)")
+        }
+        XCTAssertEqual(recovered.movie.log.input(at: 200).buttons[0], 0)
     }
 
     func testJournalLinesThatDoNotFitAreRefusedNotApplied() throws {
@@ -155,6 +189,38 @@ final class MovieJournalTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("recovered 120 frames to \(path)"), result.stdout)
         XCTAssertEqual(try MovieText.read(path: path).length, 120)
         XCTAssertFalse(FileManager.default.fileExists(atPath: journal(path)))
+    }
+
+    /// The journal stays unless all of it was recovered, and a recovery that lost anything says so and fails.
+    func testMovieRecoverKeepsADamagedJournalAndFailsNamingWhatWasLost() throws {
+        let (harness, path) = try recording(300)
+        harness.close()
+        var text = try String(contentsOfFile: journal(path), encoding: .utf8)
+        text = text.replacingOccurrences(of: "\nf 9 ", with: "\n\u{0}\u{0}9 ")
+        try text.write(toFile: journal(path), atomically: true, encoding: .utf8)
+        let result = try Fixtures.cli(["movie", "recover", journal(path)])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stdout.contains("recovered 300 frames to \(path)"), result.stdout)
+        XCTAssertEqual(try MovieText.read(path: path).length, 300, "every readable frame")
+        XCTAssertTrue(result.stderr.contains("1 of "), result.stderr)
+        XCTAssertTrue(result.stderr.contains("journal lines could not be read"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("not a journal line"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("frame 9"), result.stderr)
+        XCTAssertTrue(result.stderr.contains("the journal is kept"), result.stderr)
+        XCTAssertEqual(try String(contentsOfFile: journal(path), encoding: .utf8), text, "the journal is untouched")
+    }
+
+    func testMovieRecoverKeepsATornJournal() throws {
+        let (harness, path) = try recording(125)
+        harness.close()
+        var bytes = try XCTUnwrap(FileManager.default.contents(atPath: journal(path)))
+        bytes.removeLast(4)
+        try bytes.write(to: URL(fileURLWithPath: journal(path)))
+        let result = try Fixtures.cli(["movie", "recover", journal(path)])
+        XCTAssertEqual(result.status, 1, result.stderr)
+        XCTAssertTrue(result.stderr.contains("is torn"), result.stderr)
+        XCTAssertEqual(try MovieText.read(path: path).length, 119)
+        XCTAssertEqual(FileManager.default.contents(atPath: journal(path)), bytes, "kept as it was")
     }
 
     func testMovieRecoverNeverOverwritesAMovie() throws {

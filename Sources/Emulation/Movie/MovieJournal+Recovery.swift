@@ -4,13 +4,31 @@ import Foundation
 extension MovieJournal {
     public struct Recovery: Sendable {
         public var movie: Movie
-        /// Why the journal was read only up to some line (a torn or damaged end), if it was.
-        public var note: String?
+        /// Each line that could not be read whole, by its number and why; the recovery goes on past it.
+        public var problems: [String] = []
+        /// Frames whose lines could not be read: left empty (no buttons), so the frames after them keep
+        /// their place.
+        public var emptyFrames: [ClosedRange<Int>] = []
+        /// The journal's lines after its header (a torn last line counted).
+        public var lines = 0
+        /// Every line of the journal was read and applied: nothing was lost.
+        public var exact: Bool { problems.isEmpty }
+        /// The problems on one line (nil when there were none).
+        public var note: String? { problems.isEmpty ? nil : problems.joined(separator: "; ") }
     }
 
-    /// Replays the journal at `path`: its header movie, then its lines. A torn or damaged end (a kill
-    /// in the middle of a write, a power loss) ends the recovery there, with a note; a damaged header
-    /// is an error.
+    /// What one journal line did.
+    private enum Applied {
+        case done
+        /// The frame was kept, part of its line was not.
+        case partly(String)
+        case refused(String)
+    }
+
+    /// Replays the journal at `path`: its header movie, then its lines. A line that cannot be read (a
+    /// damaged disk, a stray write) is reported and skipped, and the recovery goes on at the next line:
+    /// frames whose lines were lost are left empty so the later ones keep their place; a torn end (a kill in
+    /// the middle of a write, a power loss) is reported. A damaged header is an error.
     public static func recover(path: String) throws(MovieError) -> Recovery {
         let bytes = try MovieText.contents(path)
         let magicLine = Array((magic + "\n").utf8)
@@ -22,77 +40,131 @@ extension MovieJournal {
             throw MovieError("\(path): the journal's header is incomplete (no [end] line): nothing to recover")
         }
         var movie = try MovieText.decode(Array(bytes[magicLine.count..<headerEnd]), name: path)
-        let stride = movie.log.stride
-        var log = movie.log.bytes
-        var hashes: [UInt32?] = movie.ramHashes.map { $0 }
-        hashes += Array(repeating: nil, count: max(0, movie.length - hashes.count))
-        var note: String?
+        var state = Replay(log: movie.log.bytes, stride: movie.log.stride, rerecords: movie.rerecords)
+        state.hashes = movie.ramHashes.map { $0 }
+        state.hashes += Array(repeating: nil, count: max(0, movie.length - state.hashes.count))
+        var recovery = Recovery(movie: movie)
         var lineNumber = bytes[..<headerEnd].reduce(0) { $0 + ($1 == UInt8(ascii: "\n") ? 1 : 0) } + 1
         var start = headerEnd
+        // Bytes of the lines refused since the last one applied: how many frame lines they could have held.
+        var skipped = 0
         while start < bytes.count {
+            recovery.lines += 1
             guard let newline = bytes[start...].firstIndex(of: UInt8(ascii: "\n")) else {
-                note = "line \(lineNumber) is torn (the recording stopped in the middle of a write); left out"
+                recovery.problems.append(
+                    "line \(lineNumber) is torn (the recording stopped in the middle of a write); left out")
                 break
             }
             let text = String(decoding: bytes[start..<newline], as: UTF8.self)
-            if let problem = apply(text, to: &log, hashes: &hashes, rerecords: &movie.rerecords, stride: stride) {
-                note = "line \(lineNumber): \(problem); the journal is read up to there"
-                break
+            switch state.apply(text, after: skipped) {
+            case .done:
+                skipped = 0
+            case .partly(let problem):
+                recovery.problems.append("line \(lineNumber): \(problem)")
+                skipped = 0
+            case .refused(let problem):
+                recovery.problems.append("line \(lineNumber): \(problem); skipped")
+                skipped &+= newline - start + 1
             }
             start = newline + 1
             lineNumber += 1
         }
-        guard let recovered = InputLog(ports: movie.log.ports, analog: movie.log.analog, bytes: log) else {
+        guard let recovered = InputLog(ports: movie.log.ports, analog: movie.log.analog, bytes: state.log) else {
             throw MovieError("\(path): the journal's frames do not fit its header")
         }
         movie.log = recovered
-        movie.ramHashes = Array(hashes.prefix { $0 != nil }.map { $0! })
+        movie.rerecords = state.rerecords
+        movie.ramHashes = Array(state.hashes.prefix { $0 != nil }.map { $0! })
         movie.buttons = movie.coveredButtons()
-        return Recovery(movie: movie, note: note)
+        recovery.movie = movie
+        recovery.emptyFrames = state.emptied
+        return recovery
     }
 
-    /// One journal line applied; a problem when it is not a line the journal writes.
-    private static func apply(
-        _ line: String, to log: inout [UInt8], hashes: inout [UInt32?], rerecords: inout Int, stride: Int
-    ) -> String? {
-        let words = line.split(separator: " ", omittingEmptySubsequences: false)
-        let frames = log.count / stride
-        guard let kind = words.first, words.count >= 2, let number = Int(words[1]), number >= 0 else {
-            return "not a journal line ('\(line.prefix(40))')"
+    /// The movie as the journal's lines rebuild it.
+    private struct Replay {
+        var log: [UInt8]
+        let stride: Int
+        var rerecords: Int
+        var hashes: [UInt32?] = []
+        /// Frames left empty because their lines were lost.
+        var emptied: [ClosedRange<Int>] = []
+        var frames: Int { log.count / stride }
+
+        /// At most how many frame lines `bytes` of refused lines could have held (the shortest frame line
+        /// is "f N " then the record's hex and a newline).
+        private func framesIn(_ bytes: Int) -> Int {
+            bytes == 0 ? 0 : bytes / (4 + String(frames).utf8.count + 2 * stride) + 1
         }
-        switch (kind, words.count) {
-        case ("t", 2):
-            guard number <= frames else { return "truncation to frame \(number) past the end (\(frames))" }
-            log.removeSubrange((number * stride)...)
-            hashes.removeSubrange(number...)
-        case ("h", 2):
-            for index in number..<max(number, hashes.count) { hashes[index] = nil }
-        case ("r", 2):
-            rerecords = number
-        case ("f", 3), ("f", 4):
-            guard number <= frames else { return "frame \(number) after the end (\(frames))" }
-            guard let record = bytes(hex: words[2]), record.count == stride else {
-                return "frame \(number): the record is not \(stride) bytes of hex"
+
+        /// One journal line applied: the journal writes truncations, rerecord counts, dropped hashes and
+        /// frames appended at the end; anything else is refused, never applied.
+        mutating func apply(_ line: String, after skipped: Int) -> Applied {
+            let words = line.split(separator: " ", omittingEmptySubsequences: false)
+            guard let kind = words.first, words.count >= 2, let number = Int(words[1]), number >= 0 else {
+                return .refused("not a journal line ('\(shown(line))')")
             }
-            var hash: UInt32?
+            switch (kind, words.count) {
+            case ("t", 2):
+                guard number <= frames else {
+                    return .refused("truncation to frame \(number) past the end (\(frames))")
+                }
+                truncate(to: number)
+            case ("h", 2):
+                for index in number..<max(number, hashes.count) { hashes[index] = nil }
+            case ("r", 2):
+                rerecords = number
+            case ("f", 3), ("f", 4):
+                return frame(number, words, after: skipped)
+            default:
+                return .refused("not a journal line ('\(shown(line))')")
+            }
+            return .done
+        }
+
+        /// The start of a line as a message shows it: control characters as '?'.
+        private func shown(_ line: String) -> String {
+            String(
+                String.UnicodeScalarView(
+                    line.unicodeScalars.prefix(40).map { $0.value < 32 || $0.value == 127 ? "?" : $0 }))
+        }
+
+        private mutating func truncate(to frame: Int) {
+            log.removeSubrange((frame * stride)...)
+            hashes.removeSubrange(min(frame, hashes.count)...)
+            emptied = emptied.compactMap { $0.lowerBound < frame ? $0.lowerBound...min($0.upperBound, frame - 1) : nil }
+        }
+
+        private mutating func frame(_ number: Int, _ words: [Substring], after skipped: Int) -> Applied {
+            let end = frames
+            guard let record = MovieJournal.bytes(hex: words[2]), record.count == stride else {
+                return .refused("frame \(number): the record is not \(stride) bytes of hex")
+            }
+            if number < end {
+                // The journal only appends: an earlier frame is a truncation whose own line was lost.
+                guard skipped > 0 else { return .refused("frame \(number) before the end (\(end))") }
+                truncate(to: number)
+            } else if number > end {
+                guard number - end <= framesIn(skipped) else {
+                    return .refused("frame \(number) after the end (\(end))")
+                }
+                log += repeatElement(0, count: (number - end) * stride)
+                hashes += repeatElement(nil, count: number - end)
+                emptied.append(end...number - 1)
+            }
+            log += record
+            hashes.append(nil)
             if words.count == 4 {
-                guard let value = UInt32(words[3], radix: 16) else { return "frame \(number): bad RAM hash" }
-                hash = value
+                guard let value = UInt32(words[3], radix: 16) else {
+                    return .partly("frame \(number): bad RAM hash; the frame is kept, the hashes stop before it")
+                }
+                hashes[number] = value
             }
-            if number == frames {
-                log += record
-                hashes.append(hash)
-            } else {
-                log.replaceSubrange(number * stride..<(number + 1) * stride, with: record)
-                hashes[number] = hash
-            }
-        default:
-            return "not a journal line ('\(line.prefix(40))')"
+            return .done
         }
-        return nil
     }
 
-    private static func bytes(hex: Substring) -> [UInt8]? {
+    fileprivate static func bytes(hex: Substring) -> [UInt8]? {
         let digits = Array(hex.utf8)
         guard digits.count % 2 == 0 else { return nil }
         var out: [UInt8] = []
@@ -106,7 +178,7 @@ extension MovieJournal {
         return out
     }
 
-    private static func nibble(_ digit: UInt8) -> UInt8? {
+    fileprivate static func nibble(_ digit: UInt8) -> UInt8? {
         switch digit {
         case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
         case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10

@@ -154,7 +154,7 @@ public final class MovieJournal {
         return index / stride
     }
 
-    static func syncFolder(of path: String) {
+    public static func syncFolder(of path: String) {
         let folder =
             FilePath.folder(of: path)
         let folderFD = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
