@@ -1365,6 +1365,25 @@ do
 end
 
 ---------------------------------------------------------------------------
+-- typed-value corner cases (rcheevos value.c: rc_typed_value_negate negates
+-- a signed 32-bit integer, so 0x80000000 stays INT_MIN; the float it then
+-- converts to is -2^31, not +2^31)
+---------------------------------------------------------------------------
+
+do
+  local m = memory(16)
+  m:u32(0, 0x80000000)
+  m:f32(4, 100.75)
+  -- -2^31 + 100.75 = -2147483547.25, the nearest single is -2147483520
+  check("SubSource of INT_MIN into a float", value("B:0xX0000_M:f100.75", m), -2147483520)
+  check("float minus INT_MIN", value("A:f100.75-0xX0000_M:8", m), -2147483520)
+  check("float accumulator minus INT_MIN", value("A:fF0004_B:0xX0000_M:0", m), -2147483520)
+  check("SubSource INT_MIN then float leaf", value("B:0xX0000_M:fF0004", m), -2147483520)
+  m:u32(0, 0x80000001)
+  check("SubSource near INT_MIN (+2147483647 as a float is 2^31)", value("B:0xX0000_M:f100.75", m), -2147483648)
+end
+
+---------------------------------------------------------------------------
 -- no allocation per frame
 ---------------------------------------------------------------------------
 

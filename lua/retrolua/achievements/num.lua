@@ -66,6 +66,12 @@ local function toi32(u)
 end
 num.toi32 = toi32
 
+--- C's `-(int32_t)u` as compiled: two's complement negation that wraps, so
+-- 0x80000000 (INT_MIN) stays INT_MIN.  Returns a signed integer.
+local function neg32(u)
+  return toi32(-u)
+end
+
 -- rcheevos' float builder: 23-bit mantissa field, unbiased exponent, sign.
 local function build_float(mant, exp, neg)
   local d
@@ -219,7 +225,7 @@ end
 -- a - b: the right side is negated (as a signed value) and added.
 ops["-"] = function(a, b, fl)
   if isf(b) then return store(f32(tof(a) - b), fl) end
-  if isf(a) then return store(f32(a + f32(-toi32(b) + 0.0)), fl) end
+  if isf(a) then return store(f32(a + f32(neg32(b) + 0.0)), fl) end
   return store((a - b) & M32, fl)
 end
 
@@ -233,7 +239,7 @@ end
 -- type, then add.
 ops["acc-"] = function(a, b, fl)
   local nb
-  if isf(b) then nb = -b else nb = -toi32(b) end
+  if isf(b) then nb = -b else nb = neg32(b) end
   if isf(a) then
     return store(f32(a + f32(nb + 0.0)), fl)
   end
@@ -246,7 +252,7 @@ ops["neg+"] = function(a, b, fl)
   if isf(a) then
     return store(f32(-a + tof(b)), fl)
   end
-  local na = -toi32(a)
+  local na = neg32(a)
   if isf(b) then return store(f32(f32(na + 0.0) + b), fl) end
   local r = (na + toi32(b)) & M32
   if fl then return f32(toi32(r) + 0.0) end
