@@ -54,7 +54,7 @@ final class ExamplesTests: XCTestCase {
         let lenient = try Fixtures.cli([
             "run", "--script", folder + "/bad.lua", "--frames", "5", "--log", folder + "/log.txt",
         ])
-        XCTAssertEqual(lenient.status, 0)
+        XCTAssertEqual(lenient.status, 1, "the run went on without the script, and a job whose script failed fails")
         XCTAssertTrue(
             lenient.stderr.contains("retrolua: script bad.lua failed: ") && lenient.stderr.contains("bad.lua:1: kaput"),
             lenient.stderr)

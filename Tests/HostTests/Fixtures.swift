@@ -60,7 +60,7 @@ enum Fixtures {
         config.paths.data = folder + "/data"
         config.paths.screenshots = folder + "/screenshots"
         config.options = options
-        return try Session(config, warn: warn)
+        return try Session(config, warn: warn, notice: warn)  // tests read notices with the warnings
     }
 
     struct Result {
