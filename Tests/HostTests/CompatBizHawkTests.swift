@@ -203,7 +203,6 @@ final class CompatBizHawkTests: XCTestCase {
         end
         for status, n in pairs(counts) do print("count " .. status .. "=" .. n) end
         for name in pairs(names) do print("name " .. name .. "=1") end
-        emu.exit(0)
         """.write(toFile: script, atomically: true, encoding: .utf8)
         let result = try Fixtures.cli(
             ["run", Fixtures.nesROM, "--headless", "--frames", "2", "--quiet", "--script", "bizhawk:" + script],

@@ -53,4 +53,45 @@ final class CompatEdgeTests: XCTestCase {
         XCTAssertEqual(bizhawk.status, 0, bizhawk.stderr)
         XCTAssertTrue(bizhawk.stdout.contains("no newline"), bizhawk.stdout + bizhawk.stderr)
     }
+
+    func testSetScreenBufferBeforeTheFrameRanLeavesNoGhostOfThePreviousFrame() throws {
+        // Mesen's example style: mask every pixel of the screen buffer, here at startFrame (before the frame ran,
+        // so the buffer is the previous frame's). dodge.nes moves its sprites every frame: drawing the masked old
+        // frame over the new one left the old sprites' pixels (ghosts). Each pixel shown is now the new frame's,
+        // masked or not.
+        let dodge = Fixtures.root + "/build/roms/dodge.nes"
+        guard FileManager.default.fileExists(atPath: dodge) else { throw XCTSkip("dodge.nes not built") }
+        let script = try write(
+            "emu.addEventCallback(function()\n  local buffer = emu.getScreenBuffer()\n"
+                + "  for i = 1, #buffer do buffer[i] = buffer[i] & 0xFFFF end\n  emu.setScreenBuffer(buffer)\n"
+                + "end, emu.eventType.startFrame)\n", "mask.lua")
+        let plain = folder + "/plain.png", masked = folder + "/masked.png"
+        XCTAssertEqual(try run(["--frames", "30", "--screenshot", plain], rom: dodge).status, 0)
+        let result = try run(
+            ["--frames", "30", "--compat", "mesen", "--script", script, "--screenshot", masked], rom: dodge)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let frame = try PNGRead.rgb(plain), shown = try PNGRead.rgb(masked)
+        var ghosts = 0, maskedPixels = 0
+        for y in 0..<224 {
+            for x in 0..<256 {
+                let pixel = shown.pixel(x, y), game = frame.pixel(x, y)
+                if pixel == game & 0xFFFF && pixel != game { maskedPixels += 1 }
+                if pixel != game && pixel != game & 0xFFFF { ghosts += 1 }
+            }
+        }
+        XCTAssertEqual(ghosts, 0, "pixels of the previous frame drawn over the new one")
+        XCTAssertGreaterThan(maskedPixels, 100)
+    }
+
+    func testScriptsBeginningWithAByteOrderMarkLoadAsLuasOwnLoaderReadsThem() throws {
+        // The script, a file it runs with dofile and a module it requires all begin with a UTF-8 BOM.
+        let mesen = try run(
+            ["--frames", "5", "--strict", "--compat", "mesen", "--script", Self.fixtures + "bom_mesen.lua"])
+        XCTAssertEqual(mesen.status, 0, mesen.stderr)
+        XCTAssertTrue(mesen.stdout.contains("bom script: helper module ran 3 frames"), mesen.stdout + mesen.stderr)
+        // A BOM then a '#!' line: both skipped, and the lines keep their numbers (the error is on line 3).
+        let plain = try run(["--frames", "5", "--script", Self.fixtures + "bom_plain.lua"])
+        XCTAssertTrue(plain.stdout.contains("plain bom script"), plain.stdout + plain.stderr)
+        XCTAssertTrue(plain.stderr.contains("bom_plain.lua:3: line three"), plain.stderr)
+    }
 }

@@ -586,35 +586,59 @@ def("getScreenBuffer", "supported", function()
 end, "0x00RRGGBB per pixel, rows top to bottom, numbered from 1 (Mesen2) or, for Mesen 1 scripts, from 0; NES: "
   .. "the whole 256x240 frame with the cropped rows black")
 
+-- The pixels a setScreenBuffer call changed: { frame pixel index, colour, the pixel it was compared with, … }, drawn
+-- when the frame that will be shown is known (draw). Called before the frame ran (startFrame, inputPolled), the
+-- buffer was read from the previous frame: a change to a pixel the game has redrawn since is dropped (drawn over
+-- the new frame it would be a ghost of the old one).
+local screen_changes
+local function draw_screen_changes()
+  local changes = screen_changes
+  if not changes then return end
+  screen_changes = nil
+  local pixels, w = frame_rgb("emu.setScreenBuffer")
+  local run_start, run_colour, run_y, last = nil, nil, nil, nil
+  for k = 1, #changes, 3 do
+    local p, c, was = changes[k], changes[k + 1], changes[k + 2]
+    local r, g, b = byte(pixels, 3 * p - 2, 3 * p)
+    if ((r << 16) | (g << 8) | b) ~= was then c = nil end
+    local y, x = (p - 1) // w, (p - 1) % w
+    if c ~= run_colour or y ~= run_y or p ~= last + 1 then
+      if run_colour then draw_rectangle(run_start, run_y, last - (run_y * w + run_start), 1, run_colour, true) end
+      run_start, run_colour, run_y = x, c, y
+    end
+    last = p
+  end
+  if run_colour then draw_rectangle(run_start, run_y, last - (run_y * w + run_start), 1, run_colour, true) end
+end
+local screen_hook
 approx("setScreenBuffer", "drawn over the frame on the emu surface: only pixels that differ from the core's frame, "
-  .. "in runs", function(buffer)
+  .. "in runs; before the frame ran, only those the game did not redraw", function(buffer)
   if type(buffer) ~= "table" then
     error(format("emu.setScreenBuffer: bad argument #1 'screenBuffer' (table expected, got %s)", type(buffer)), 2)
   end
+  if not screen_hook then screen_hook = our.event.on("draw", draw_screen_changes) end
   local pixels, w, h = frame_rgb("emu.setScreenBuffer")
   local total = w * (h + 2 * overscan_top)
   -- a buffer numbered from 0 has no entry at its size
   local base = (buffer[total] == nil and buffer[0] ~= nil) and 0 or 1
+  local changes, n = {}, 0
   for y = 0, h - 1 do
     local i = (y + overscan_top) * w + base - 1  -- the buffer's entry before this row
     local p = y * w                              -- the frame's pixel before this row
-    local run_start, run_colour = nil, nil
-    for x = 0, w do
-      local c
-      if x < w then
-        i, p = i + 1, p + 1
-        local v = buffer[i]
-        if math_type(v) == "integer" then
-          local r, g, b = byte(pixels, 3 * p - 2, 3 * p)
-          if (v & 0xFFFFFF) ~= ((r << 16) | (g << 8) | b) or (v >> 24) & 0xFF ~= 0 then c = colour("", v, 0) end
+    for _ = 1, w do
+      i, p = i + 1, p + 1
+      local v = buffer[i]
+      if math_type(v) == "integer" then
+        local r, g, b = byte(pixels, 3 * p - 2, 3 * p)
+        local was = (r << 16) | (g << 8) | b
+        if (v & 0xFFFFFF) ~= was or (v >> 24) & 0xFF ~= 0 then
+          changes[n + 1], changes[n + 2], changes[n + 3] = p, colour("", v, 0), was
+          n = n + 3
         end
-      end
-      if c ~= run_colour then
-        if run_colour then draw_rectangle(run_start, y, x - run_start, 1, run_colour, true) end
-        run_start, run_colour = x, c
       end
     end
   end
+  screen_changes = changes  -- the last call of a frame wins, as its buffer replaces the screen
 end)
 
 ----------------------------------------------------------------------------------------------------------------------

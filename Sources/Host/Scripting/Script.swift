@@ -84,9 +84,15 @@ final class Script {
         memory = host.emulator.memory
         modified = given == nil ? Script.modificationDate(path) : nil
         // Bytes as they are: Lua takes any bytes in string literals (a Latin-1 "é" is valid Lua).
-        guard let source = given.map({ Array($0.utf8) }) ?? FileManager.default.contents(atPath: path).map(Array.init)
+        guard var source = given.map({ Array($0.utf8) }) ?? FileManager.default.contents(atPath: path).map(Array.init)
         else {
             throw ScriptError(script: name, message: "\(path): cannot read script")
+        }
+        // As Lua's own loadfile (dofile, require) reads a file: a UTF-8 byte order mark is skipped, and a first
+        // line starting with '#' is blanked (its newline kept, so line numbers stay).
+        if source.starts(with: [0xEF, 0xBB, 0xBF]) { source.removeFirst(3) }
+        if source.first == UInt8(ascii: "#") {
+            source.removeFirst(source.firstIndex(of: UInt8(ascii: "\n")) ?? source.count)
         }
         let preludes: HostPreludes
         do {

@@ -1,0 +1,3 @@
+﻿#!/usr/bin/env retrolua
+print("plain bom script")
+error("line three")
