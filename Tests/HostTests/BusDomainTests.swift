@@ -1,5 +1,6 @@
 @testable import Emulation
 import Foundation
+import Libretro
 import XCTest
 @testable import Host
 
@@ -97,6 +98,106 @@ final class BusDomainTests: XCTestCase {
             refused(0x2000); refused(0x5FFF); refused(0x10000)
             assert(#memory.hash("bus") == 40)
             """)
+    }
+
+    func testFCEUmmsMapGetsTheWorkRAMMirrorsItLeavesOut() throws {
+        try check(
+            rom: Fixtures.nesROM, core: Self.cores + "fceumm_libretro.so",
+            """
+            for _, mirror in ipairs({0x0800, 0x1000, 0x1800}) do same(mirror, "system_ram", 0, 0x800) end
+            memory.write_u16_le(0x17FF, 0xBEEF, "bus")
+            assert(memory.read_u8(0x7FF, "system_ram") == 0xEF and memory.read_u8(0, "system_ram") == 0xBE)
+            assert(source("bus") == "map")
+            refused(0x2000)
+            """)
+    }
+
+    func testGameBoyMapsGetTheEchoRAM() throws {
+        for core in ["gambatte", "mgba"] {
+            try check(
+                rom: Fixtures.gbROM, core: core,
+                """
+                local ram = source("system_ram") and "system_ram" or "bus_C000"
+                memory.write_u8(0xE123, 0x5A, "bus")
+                assert(memory.read_u8(0xC123, "bus") == 0x5A, "written through the echo")
+                same(0xE000, ram, 0, 0x1000)
+                for i = 0, 0xDFF, 0x101 do assert(memory.read_u8(0xF000 + i, "bus") == memory.read_u8(0xD000 + i, "bus")) end
+                """)
+        }
+    }
+
+    func testPCEngineGetsAnAssembledPhysicalBus() throws {
+        let rom = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/build/roms/demo.pce")))
+        try check(
+            rom: Fixtures.root + "/build/roms/demo.pce", core: "mednafen_pce_fast",
+            """
+            assert(source("bus") == "assembled")
+            for _, bank in ipairs({0xF8, 0xF9, 0xFA, 0xFB}) do same(bank * 0x2000, "system_ram", 0, 0x2000) end
+            memory.write_u8(0x1F7FFF, 0x77, "bus")
+            assert(memory.read_u8(0x1FFF, "system_ram") == 0x77)
+            assert(memory.read_u8(0, "bus") == \(rom[0]) and memory.read_u8(0xFE000, "bus") == \(rom[0]), "ROM, mirrored")
+            assert(not pcall(memory.write_u8, 0, 1, "bus"), "ROM is read-only")
+            assert(#memory.read_bytes(0x1EE000, 0x800, "bus") == 0x800, "backup RAM")
+            refused(0x1F8000); refused(0x200000)
+            """)
+    }
+
+    func testAtari2600RAMIsSelectedByA12A9AndA7() throws {
+        let rom = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.root + "/build/roms/demo.a26")))
+        try check(
+            rom: Fixtures.root + "/build/roms/demo.a26", core: Self.cores + "stella_libretro.so",
+            """
+            for _, mirror in ipairs({0x80, 0x180, 0x480, 0x2080, 0xE180}) do same(mirror, "system_ram", 0, 0x80) end
+            memory.write_u8(0x1FF, 0x42, "bus")
+            assert(memory.read_u8(0x7F, "system_ram") == 0x42)
+            assert(memory.read_u8(0x1000, "bus") == \(rom[0]) and memory.read_u8(0xF000, "bus") == \(rom[0]))
+            refused(0x00); refused(0x100); refused(0x280)  -- the TIA, the TIA again, the RIOT's ports
+            """)
+    }
+
+    func testGenesisRAMReadsInThe68000sByteOrderOverItsMirrors() throws {
+        for core in ["genesis_plus_gx", "picodrive"] {
+            try check(
+                rom: Fixtures.root + "/build/roms/airstriker.md", core: Self.cores + core + "_libretro.so",
+                """
+                assert(source("bus") == "assembled")
+                memory.write_u16_le(0, 0xBEEF, "system_ram")  -- the core's host-order word 0
+                assert(memory.read_u8(0xFF0000, "bus") == 0xBE and memory.read_u8(0xFF0001, "bus") == 0xEF)
+                assert(memory.read_u16(0xFF0000, "bus") == 0xBEEF and memory.read_u16_be(0xE00000, "bus") == 0xBEEF)
+                memory.write_u32_be(0xFFFFFC, 0x12345678, "bus")
+                assert(memory.read_u16_le(0xFFFC, "system_ram") == 0x1234 and memory.read_u16_le(0xFFFE, "system_ram") == 0x5678)
+                assert(memory.read_bytes(0x100, 4, "bus") == "SEGA" and not pcall(memory.write_u8, 0x100, 1, "bus"))
+                assert(#memory.hash("bus", 0xFF0000, 0x10000) == 40)
+                refused(0xA00000)
+                """)
+        }
+    }
+
+    /// The layouts for cores that send no map on systems whose tested cores all send one (SNES, GBA),
+    /// on blocks of our own; and systems told apart by extension first.
+    func testSNESAndGBALayoutsAndSystemDetection() throws {
+        let ram = UnsafeMutableRawPointer.allocate(byteCount: 0x4_0000, alignment: 16)
+        defer { ram.deallocate() }
+        let snes = try XCTUnwrap(AssembledMaps.bus(for: .snes, systemRAM: (ram, 0x2_0000), saveRAM: nil, videoRAM: nil))
+        XCTAssertEqual(snes.size, 0x100_0000)
+        for (address, offset) in [(0x7E_1234, 0x1234), (0x7F_0000, 0x1_0000), (0x00_1234, 0x1234), (0xBF_1FFF, 0x1FFF)]
+        {
+            XCTAssertEqual(snes.locate(address)?.offset, offset, String(address, radix: 16))
+        }
+        for address in [0x40_1234, 0xC0_0000, 0x00_2000, 0x7D_FFFF] {
+            XCTAssertNil(snes.locate(address), String(address, radix: 16))
+        }
+        let gba = try XCTUnwrap(AssembledMaps.bus(for: .gba, systemRAM: (ram, 0x4_0000), saveRAM: nil, videoRAM: nil))
+        XCTAssertEqual(gba.locate(0x0200_0010)?.offset, 0x10)
+        XCTAssertEqual(gba.locate(0x02FC_0010)?.offset, 0x10)
+        XCTAssertNil(gba.locate(0x0300_0000))
+        typealias System = AssembledMaps.System
+        XCTAssertEqual(System(extension: "sfc", systemName: "Super Nintendo Entertainment System"), .snes)
+        XCTAssertEqual(System(extension: "bin", systemName: "Atari 2600"), .atari2600)
+        XCTAssertEqual(System(extension: "sgx", systemName: nil), .superGrafx)
+        XCTAssertEqual(System(extension: "md", systemName: "Sega 8/16-bit (Various)"), .genesis)
+        XCTAssertNil(System(extension: "sms", systemName: "Sega 8/16-bit (Various)"))
+        XCTAssertNil(System(extension: "chd", systemName: "PC Engine/PCE-CD"), "never a disc image")
     }
 
     func testGambatteMapAndMGBAsMapAsTheDefaultDomain() throws {

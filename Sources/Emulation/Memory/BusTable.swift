@@ -2,9 +2,12 @@ import Libretro
 
 /// A memory map turned into a page table, so a bus read costs one lookup: each page whose bytes all
 /// go to one block in order holds that block's host pointer; pages the descriptors split finely (a
-/// 127-byte HRAM, 8-byte register mirrors) are marked and resolved through the map byte by byte.
+/// 127-byte HRAM, 8-byte register mirrors) are marked and resolved through the map byte by byte, as are
+/// an assembled map's blocks of host-order words (`AssembledMaps.hostOrderWords`: byte `n` at `n ^ 1`).
 final class BusTable {
     let map: MemoryMap
+    /// Per entry: whether its bytes are swapped in pairs (assembled maps only).
+    let swapped: [Bool]
     let pageShift: Int
     let pageCount: Int
     /// The host address of each page's first byte (nil: not one linear block).
@@ -16,6 +19,9 @@ final class BusTable {
 
     init(_ map: MemoryMap) {
         self.map = map
+        swapped = map.entries.map { entry in
+            map.source == .assembled && entry.flags & AssembledMaps.hostOrderWords != 0
+        }
         let width = UInt(bitPattern: map.size &- 1).bitWidth - UInt(bitPattern: map.size &- 1).leadingZeroBitCount
         // At most 2^16 pages, at least 256 bytes each.
         pageShift = max(8, width - 16)
@@ -23,8 +29,8 @@ final class BusTable {
         bases = .allocate(capacity: pageCount)
         kinds = .allocate(capacity: pageCount)
         let pageSize = UInt(1) << UInt(pageShift), mask = pageSize - 1
-        let regular = map.entries.map { entry in
-            entry.start & mask == 0 && entry.disconnect & mask == 0 && entry.length & mask == 0
+        let regular = map.entries.enumerated().map { index, entry in
+            !swapped[index] && entry.start & mask == 0 && entry.disconnect & mask == 0 && entry.length & mask == 0
                 && (entry.exactlyOnce || entry.select & mask == 0)
         }
         for page in 0..<pageCount {
@@ -68,7 +74,10 @@ final class BusTable {
     /// The host pointer of one byte through the map (irregular pages), and whether it is writable.
     func locate(_ address: Int) -> (pointer: UnsafeMutableRawPointer, writable: Bool)? {
         guard let (index, offset) = map.locate(address), let base = map.entries[index].base else { return nil }
-        return (base + offset, map.entries[index].writable)
+        guard swapped[index] else { return (base + offset, map.entries[index].writable) }
+        let partner = offset ^ 1
+        guard partner < Int(map.entries[index].reach) else { return nil }
+        return (base + partner, map.entries[index].writable)
     }
 
     /// The host pointer of `width` contiguous bytes at `address`, when they are one run of one block.

@@ -73,6 +73,15 @@ public final class MemoryAccess {
         if maps.isEmpty, let system, let assembled = AssembledMaps.bus(for: system, core: core, rom: fixedROM) {
             maps = [assembled]
         }
+        // The mirrors a core's own map leaves out (fceumm's NES RAM at $0800-$1FFF, the Game Boy's echo RAM).
+        if let system, let main = maps.firstIndex(where: { $0.addressSpace.isEmpty && $0.source == .core }) {
+            let mirrors = AssembledMaps.mirrors(for: system, in: maps[main])
+            if !mirrors.isEmpty {
+                maps[main] = MemoryMap(
+                    addressSpace: "", descriptors: core.memoryDescriptors.filter(\.addressSpace.isEmpty) + mirrors,
+                    source: .core)
+            }
+        }
         var buses: [Int: BusTable] = [:]
         for map in maps where map.entries.contains(where: { $0.base != nil }) {
             let name = Self.busName(map.addressSpace, taken: Set(names))
