@@ -91,26 +91,43 @@ static void count_hook(lua_State *L, lua_Debug *ar) {
  *
  * Runaways always end. Past the soft deadline in one entry (or at a stop request for an entry begun
  * before it) the handler re-arms the hook on every tick to fire at the next instruction, so clearing
- * it with debug.sethook does not help. A C function never runs the hook (a backtracking string.find):
- * past the hard deadline — or a second after a stop request — the watchdog thread calls the host's
- * emergency handler (save RAM, movies) and ends the process with a message and LH_EXIT_RUNAWAY. */
+ * it with debug.sethook does not help. A C function never runs the hook (a backtracking string.find),
+ * nor does a `__gc` finalizer (Lua turns hooks off in them): past the hard deadline — or a second after
+ * a stop request — the watchdog thread calls the host's emergency handler (save RAM, movies) and ends
+ * the process with a message and LH_EXIT_RUNAWAY. Closing a state (lh_close) is watched the same way.
+ *
+ * Host work for a script (a binding running frames, an fsync) pauses the clocks of the entries it runs
+ * inside: entries below `clock_base` wait; entries begun during the work (the callbacks its frames fire)
+ * are watched from their own start. */
 #define ARM_AFTER_NS 20000000ull
 #define STOP_GRACE_NS 1000000000ull
 #define WATCH_DEPTH 64
 #define WATCH_SIGNAL SIGURG
 
-typedef struct { lua_State *thread; uint64_t started; int armed; } watch_entry;
+typedef struct {
+    lua_State *thread; /* NULL for a state being closed: only the deadlines stop it */
+    uint64_t started;  /* when its clock started, moved on by host work */
+    uint64_t entered;  /* when it was entered (what a stop request compares) */
+    int armed;
+} watch_entry;
 static watch_entry entries[WATCH_DEPTH];
-static atomic_int depth;                 /* entries in use; written by the Lua thread only */
-static _Atomic uint64_t innermost_started; /* start of the innermost entry, 0 when none */
-static _Atomic uint64_t outermost_started; /* start of the outermost entry, 0 when none */
+static atomic_int depth;                   /* entries in use; written by the Lua thread only */
+static atomic_int clock_base;              /* entries below it are paused by host work */
+static _Atomic uint64_t innermost_started; /* clock of the innermost running entry, 0 when none runs */
+static _Atomic uint64_t segment_started;   /* clock of the first running entry (entries[clock_base]), or 0 */
+static _Atomic uint64_t outermost_entered; /* when the outermost entry was entered, 0 when none */
 static _Atomic uint64_t stop_requested;    /* when a stop was requested, 0 when none */
 static _Atomic uint64_t soft_deadline_ns = 2000000000ull;
 static _Atomic uint64_t hard_deadline_ns = 4000000000ull;
 static _Atomic(lh_emergency) emergency;
-static _Atomic uint64_t host_work_started; /* when the host's own blocking work began, 0 when none */
+static atomic_int closing;                 /* states being closed now (for the message) */
 static _Atomic pthread_t lua_thread;
 static pthread_once_t watchdog_once = PTHREAD_ONCE_INIT;
+
+#define WORK_DEPTH 64
+typedef struct { int base; int depth; uint64_t began; } host_work;
+static host_work work[WORK_DEPTH];
+static int work_depth; /* Lua thread only */
 
 static uint64_t now_ns(void) {
     struct timespec ts;
@@ -118,20 +135,30 @@ static uint64_t now_ns(void) {
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* On the Lua thread, after any change to the entries or the clock base: what the watchdog thread reads. */
+static void publish_clocks(void) {
+    int d = atomic_load(&depth), base = atomic_load(&clock_base);
+    int top = d < WATCH_DEPTH ? d : WATCH_DEPTH;
+    int running = d > base && base < WATCH_DEPTH;
+    atomic_store(&segment_started, running ? entries[base].started : 0);
+    atomic_store(&innermost_started, running ? entries[top - 1].started : 0);
+    atomic_store(&outermost_entered, d > 0 ? entries[0].entered : 0);
+}
+
 /* On the Lua thread: arm the innermost entry if it is overdue; stop it past the soft deadline or at a
  * stop request it began before. */
 static void arm_overdue(int signal) {
     (void)signal;
-    int d = atomic_load(&depth);
-    if (d <= 0 || d > WATCH_DEPTH) return;
+    int d = atomic_load(&depth), base = atomic_load(&clock_base);
+    if (d <= base || d > WATCH_DEPTH) return;
     watch_entry *entry = &entries[d - 1];
     uint64_t now = now_ns();
-    if (!entry->thread || now - entry->started < ARM_AFTER_NS || atomic_load(&host_work_started)) return;
+    if (!entry->thread || now - entry->started < ARM_AFTER_NS) return;
     uint64_t stop = atomic_load(&stop_requested);
     lh_limits *limits = limits_of(entry->thread);
-    if (stop && entries[0].started <= stop) {
+    if (stop && entries[0].entered <= stop) {
         limits->stop_reason = STOP_SIGNAL;
-    } else if (now - entries[0].started >= atomic_load(&soft_deadline_ns) && limits->stop_reason == STOP_NONE) {
+    } else if (now - entries[base].started >= atomic_load(&soft_deadline_ns) && limits->stop_reason == STOP_NONE) {
         limits->stop_reason = STOP_TIME;
     }
     if (limits->stop_reason != STOP_NONE) {
@@ -157,21 +184,31 @@ static void *watchdog(void *unused) {
     for (;;) {
         struct timespec pause = {0, 10000000};  /* 10 ms */
         nanosleep(&pause, NULL);
+        uint64_t outer = atomic_load(&outermost_entered);
+        uint64_t segment = atomic_load(&segment_started);
         uint64_t started = atomic_load(&innermost_started);
-        uint64_t outer = atomic_load(&outermost_started);
         uint64_t stop = atomic_load(&stop_requested);
         uint64_t now = now_ns();
-        if (!started) continue;
-        if (outer && !atomic_load(&host_work_started) && now - outer >= atomic_load(&hard_deadline_ns)) {
-            end_runaway("a script ran past its hard deadline without returning (a long C call such as a "
-                        "backtracking string.find?); ending the run after writing save RAM and movies",
+        if (!outer) continue;
+        int closing_now = atomic_load(&closing) > 0;
+        if (segment && now - segment >= atomic_load(&hard_deadline_ns)) {
+            end_runaway(closing_now
+                            ? "a script's state did not finish closing by its hard deadline (a __gc finalizer that "
+                              "never returns?); ending the run after writing save RAM and movies"
+                            : "a script ran past its hard deadline without returning (a long C call such as a "
+                              "backtracking string.find?); ending the run after writing save RAM and movies",
                         LH_EXIT_RUNAWAY);
         }
-        if (stop && now - stop >= STOP_GRACE_NS) {
-            end_runaway("a script did not stop within a second of SIGINT/SIGTERM; ending the run after writing "
-                        "save RAM and movies", LH_EXIT_RUNAWAY);
+        /* Only what was running when the stop came: exit callbacks and teardown after it run on their clocks. */
+        if (stop && outer <= stop && now - stop >= STOP_GRACE_NS) {
+            end_runaway(closing_now
+                            ? "a script's state did not finish closing within a second of SIGINT/SIGTERM (a __gc "
+                              "finalizer that never returns?); ending the run after writing save RAM and movies"
+                            : "a script did not stop within a second of SIGINT/SIGTERM; ending the run after "
+                              "writing save RAM and movies",
+                        LH_EXIT_RUNAWAY);
         }
-        if (now - started >= ARM_AFTER_NS || stop) pthread_kill(atomic_load(&lua_thread), WATCH_SIGNAL);
+        if (started && (now - started >= ARM_AFTER_NS || stop)) pthread_kill(atomic_load(&lua_thread), WATCH_SIGNAL);
     }
     return NULL;
 }
@@ -197,11 +234,10 @@ static void watch_enter(lua_State *thread) {
     if (d >= WATCH_DEPTH) { atomic_store(&depth, d + 1); return; }  /* too deep to watch: counted only */
     entries[d].thread = thread;
     entries[d].armed = 0;
-    entries[d].started = now_ns();
+    entries[d].started = entries[d].entered = now_ns();
     atomic_store(&lua_thread, pthread_self());
     atomic_store(&depth, d + 1);
-    if (d == 0) atomic_store(&outermost_started, entries[d].started);
-    atomic_store(&innermost_started, entries[d].started);
+    publish_clocks();
 }
 
 static void watch_leave(void) {
@@ -217,8 +253,7 @@ static void watch_leave(void) {
         entry->thread = NULL;
         entry->armed = 0;
     }
-    atomic_store(&innermost_started, d > 0 && d <= WATCH_DEPTH ? entries[d - 1].started : 0);
-    if (d == 0) atomic_store(&outermost_started, 0);
+    publish_clocks();
 }
 
 /* On the Lua thread: `L` and the innermost entry's thread stop at their next instruction. */
@@ -232,18 +267,39 @@ static void hook_every_instruction(lua_State *L) {
     lua_sethook(entry->thread, count_hook, LUA_MASKCOUNT, 1);
 }
 
-void lh_host_work_begin(void) { atomic_store(&host_work_started, now_ns()); }
+static int on_lua_thread(void) {
+    pthread_t thread = atomic_load(&lua_thread);
+    return thread && pthread_equal(thread, pthread_self());
+}
 
-/* The entries' clocks move on by the time the host worked, so it never counts as the script's. */
+void lh_host_work_begin(void) {
+    if (!on_lua_thread()) return;  /* another thread's work pauses no script */
+    int w = work_depth++;
+    if (w >= WORK_DEPTH) return;  /* too deep: counted only, the outer work already pauses the clocks */
+    work[w].base = atomic_load(&clock_base);
+    work[w].depth = atomic_load(&depth);
+    work[w].began = now_ns();
+    atomic_store(&clock_base, work[w].depth);
+    publish_clocks();
+}
+
+/* The paused entries' clocks move on by the time the host worked, so it never counts as the script's. */
 void lh_host_work_end(void) {
-    uint64_t began = atomic_exchange(&host_work_started, 0);
-    if (!began) return;
-    uint64_t spent = now_ns() - began;
-    int d = atomic_load(&depth);
-    for (int i = 0; i < d && i < WATCH_DEPTH; i++) entries[i].started += spent;
-    uint64_t outer = atomic_load(&outermost_started), inner = atomic_load(&innermost_started);
-    if (outer) atomic_store(&outermost_started, outer + spent);
-    if (inner) atomic_store(&innermost_started, inner + spent);
+    if (!on_lua_thread() || work_depth == 0) return;
+    int w = --work_depth;
+    if (w >= WORK_DEPTH) return;
+    uint64_t spent = now_ns() - work[w].began;
+    for (int i = work[w].base; i < work[w].depth && i < WATCH_DEPTH; i++) entries[i].started += spent;
+    atomic_store(&clock_base, work[w].base);
+    publish_clocks();
+}
+
+void lh_close(lua_State *L) {
+    atomic_fetch_add(&closing, 1);
+    watch_enter(NULL);  /* finalizers run with hooks off: only the deadlines can stop them */
+    lua_close(L);
+    watch_leave();
+    atomic_fetch_sub(&closing, 1);
 }
 
 void lh_request_stop(void) {
@@ -303,6 +359,7 @@ static int on_panic(lua_State *L) {
 }
 
 lua_State *lh_newstate(lh_limits *limits) {
+    atomic_store(&lua_thread, pthread_self());  /* states are made and entered on the Lua thread */
     lua_State *L = lua_newstate(limited_alloc, limits);
     if (!L) return NULL;
     lua_atpanic(L, on_panic);

@@ -36,10 +36,12 @@ public final class LuaState {
     private var closed = false
 
     /// Closes the state now (collecting everything: `__gc` metamethods run), while their owner is whole.
+    /// Watched like an entry: a finalizer that never returns ends the run at the hard deadline, or a second
+    /// after SIGINT/SIGTERM, with save RAM and movies written (lua_shim.c), instead of hanging it.
     public func close() {
         guard !closed else { return }
         closed = true
-        lua_close(L)
+        lh_close(L)
     }
 
     deinit {

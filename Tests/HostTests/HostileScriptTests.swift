@@ -1,3 +1,4 @@
+import CLuaShim
 import Foundation
 import XCTest
 
@@ -273,6 +274,96 @@ final class HostileScriptTests: XCTestCase {
             XCTAssertTrue(
                 FileManager.default.fileExists(atPath: folder + "/saves/" + Fixtures.srm()), "save RAM written: \(body)"
             )
+        }
+    }
+
+    // MARK: Teardown: a finalizer that never returns
+
+    static let endlessFinalizer =
+        "KEPT = setmetatable({}, {__gc = function() io.stdout:write('finalizing\\n') io.stdout:flush() while true do end end})"
+
+    func testAFinalizerThatNeverReturnsEndsTheRunAtTheHardDeadlineWithSaveRAMWritten() throws {
+        let folder = Fixtures.temporaryFolder()
+        let result = try run(Self.endlessFinalizer, in: folder)
+        XCTAssertEqual(result.status, 3, result.stderr)
+        XCTAssertTrue(result.stdout.contains("finalizing"), "the finalizer ran: \(result.stdout)")
+        XCTAssertTrue(result.stderr.contains("did not finish closing"), result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/saves/" + Fixtures.srm()), "save RAM written")
+    }
+
+    func testSIGTERMWhileAFinalizerNeverReturnsEndsTheRunWithSaveRAMWritten() throws {
+        let folder = Fixtures.temporaryFolder()
+        let path = folder + "/gc.lua"
+        try Self.endlessFinalizer.write(toFile: path, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Fixtures.binary)
+        process.arguments = [
+            "run", Fixtures.nesROM, "--headless", "--quiet", "--frames", "5", "--save-dir", folder + "/saves",
+            "--script", path,
+        ]
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = folder
+        environment["DISPLAY"] = nil
+        process.environment = environment
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 30) { [process] in
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
+        var seen = Data()
+        while !String(decoding: seen, as: UTF8.self).contains("finalizing") {
+            let chunk = out.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            seen += chunk
+        }
+        XCTAssertTrue(
+            FileManager.default.fileExists(atPath: folder + "/saves/" + Fixtures.srm()),
+            "save RAM is written before the scripts' states close")
+        kill(process.processIdentifier, SIGTERM)
+        let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        XCTAssertEqual(process.terminationReason, .exit, "ended by itself, not killed")
+        XCTAssertEqual(process.terminationStatus, 3, stderr)
+        XCTAssertTrue(stderr.contains("within a second of SIGINT/SIGTERM"), stderr)
+    }
+
+    // MARK: Deadlines: the host's work for a binding is not the script's time
+
+    /// Runs `body` with a 50 ms soft deadline (the hard one as it is), then puts the default back.
+    private func withShortDeadline(_ body: () throws -> Void) rethrows {
+        lh_set_deadlines(0.05, 0)
+        defer { lh_set_deadlines(2, 4) }
+        try body()
+    }
+
+    func testFramesASeekRunsDoNotCountAgainstTheScriptsDeadline() throws {
+        try withShortDeadline {
+            let harness = try ScriptHarness()
+            defer { harness.close() }
+            try harness.host.emulator.movie.record(to: harness.folder + "/take.rlm", options: .init())
+            harness.run(300)
+            try harness.load(
+                """
+                tastudio.greenzone_info({enabled = false})
+                for _ = 1, 3 do assert(tastudio.seek(0)) assert(tastudio.seek(300)) end
+                print('seeked', emu.framecount())
+                """)
+            XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+            XCTAssertEqual(harness.lines, ["seeked\t300"])
+        }
+    }
+
+    func testACallbackFiredInsideABindingIsStillStopped() throws {
+        try withShortDeadline {
+            let harness = try ScriptHarness()
+            defer { harness.close() }
+            try harness.load("event.on('state_loaded', function() while true do end end)", name: "spin.lua")
+            try harness.load("assert(savestate.save(1)) assert(savestate.load(1)) print('after')", name: "loader.lua")
+            XCTAssertEqual(harness.lines, ["after"])
+            XCTAssertEqual(harness.failures.map(\.script), ["spin.lua"])
+            XCTAssertTrue(harness.failures.first?.message.contains("runaway loop") == true, "\(harness.failures)")
         }
     }
 }

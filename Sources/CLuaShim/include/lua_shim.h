@@ -42,10 +42,16 @@ void lh_request_stop(void);
 /// cleared); past `hard_seconds` the process ends through the emergency handler. 0 keeps a value.
 void lh_set_deadlines(double soft_seconds, double hard_seconds);
 
-/// Around the host's own blocking work for a script (a durable write's fsync on a busy disk): that time
-/// does not count towards the script's deadlines. Stop requests still end the run.
+/// Around the host's own work for a script (a binding running frames, a durable write's fsync on a busy
+/// disk): that time does not count towards the deadlines of the entries it runs inside; entries begun
+/// during it (callbacks its frames fire) are watched from their own start. Nests. Only the Lua thread's
+/// work counts. Stop requests still end the run.
 void lh_host_work_begin(void);
 void lh_host_work_end(void);
+
+/// lua_close under the watchdog: a `__gc` finalizer that never returns ends the run at the hard deadline
+/// (or a second after a stop request) through the emergency handler, instead of hanging the process.
+void lh_close(lua_State *L);
 
 /// The handler for runaways that only ending the process can stop (NULL: none).
 void lh_set_emergency(lh_emergency handler);

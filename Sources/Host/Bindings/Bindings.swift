@@ -49,11 +49,17 @@ extension Refusal: LuaFailure {
 
 extension LuaCall {
     /// Runs `body` with `L` recorded as the script's running thread, so events fired from inside a
-    /// binding (state_loaded, reset) reach this script on the thread that is executing.
+    /// binding (state_loaded, reset) reach this script on the thread that is executing. The emulator's work
+    /// in it (a seek's frames, a state load) is the host's time, not the script's: its clock waits
+    /// (lh_host_work_begin), while callbacks the work fires are watched on their own.
     func nested<T, E: Error>(_ script: Script, _ body: () throws(E) -> T) throws(E) -> T {
         let previous = script.activeThread
         script.activeThread = L
-        defer { script.activeThread = previous }
+        lh_host_work_begin()
+        defer {
+            lh_host_work_end()
+            script.activeThread = previous
+        }
         return try body()
     }
 }

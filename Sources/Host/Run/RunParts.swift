@@ -179,7 +179,9 @@ final class RunParts {
         outcome.movie = movie?.summary(host.emulator)
         let movieStatus = host.emulator.finishMovie(quiet: plan.quiet || plan.report == .json, console: console)
         if movieStatus != 0 { outcome.status = movieStatus }
-        host.shutdown()
+        // Save RAM is on disk before the scripts' states close: a `__gc` finalizer that never returns is ended
+        // by the watchdog (RunEmergency), and a kill then finds the player's save written.
+        host.shutdown(beforeClosing: { try? session.writeSaveRAM() })  // a failure is retried and said at close
         outcome.results = host.results  // after `exit` callbacks, which may record results
         if let code = host.emulator.exitCode { outcome.status = code }
         // A run without a window is a job: a script that failed in it fails the run (in a window the person saw

@@ -116,10 +116,13 @@ public final class ScriptHost: EmulatorClient {
     /// True while some script still waits for frames or has callbacks.
     public var hasActiveScripts: Bool { scripts.contains { $0.isActive } }
 
-    /// Fires `exit` for every script, then unloads them all.
-    public func shutdown() {
+    /// Fires `exit` for every script, then unloads them all (closing their states runs their `__gc`
+    /// finalizers, under the watchdog's deadlines). `beforeClosing` runs between: what must not be lost is
+    /// written there, before any finalizer runs.
+    public func shutdown(beforeClosing: () -> Void = {}) {
         dispatch(.exit)
         for script in scripts { script.detach() }
+        beforeClosing()
         scripts.removeAll()
     }
 
