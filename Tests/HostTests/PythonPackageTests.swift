@@ -4,7 +4,7 @@ import XCTest
 /// The `retrolua` Python package (python/) with pytest against the built binary:
 /// Tests/python/test_package.py (the binary door's numpy views, batched steps, hostile binary
 /// requests, launched emulators' lifetime, a fresh venv install); stable-retro integrations
-/// (test_integration.py); the examples (test_examples.py);
+/// (test_integration.py); the client's edges (test_client_edges.py); the examples (test_examples.py);
 /// stable-baselines3 in build/venv-sb3 (test_sb3.py, and the examples again under gymnasium 0.29).
 final class PythonPackageTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
@@ -34,6 +34,13 @@ final class PythonPackageTests: XCTestCase {
     /// Tests/python/test_integration.py: stable-retro game integrations against stable-retro's own engine.
     func testStableRetroIntegrationsAgainstStableRetro() throws {
         try pytest(Fixtures.python, ["test_integration.py"])
+    }
+
+    /// Tests/python/test_client_edges.py: a client truncating its shared memory, a scenario whose main
+    /// chunk fails, a core that hangs (call timeouts, a parent killed meanwhile), Ctrl-C mid-step, and
+    /// hostile integration folders (FIFO, gzip bomb, deep JSON, paths outside, oversized scripts).
+    func testTheClientsEdges() throws {
+        try pytest(Fixtures.python, ["test_client_edges.py"])
     }
 
     func testTheExamples() throws {

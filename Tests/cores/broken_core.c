@@ -328,6 +328,10 @@ void retro_run(void) {
     if (frame_count == 1) environment_with_null();
     if (frame_count == 2) check_variable("run");
 #endif
+#ifdef MODE_HANG_AT_10
+    if (frame_count == 10)
+        for (volatile int spin = 1; spin;) {}
+#endif
 #ifdef MODE_SHUTDOWN_AT_10
     if (frame_count == 10) {
         save_ram[0] = 0x5A;

@@ -1,7 +1,8 @@
 """Starting a private `retrolua run --headless --control unix:…` and cleaning up after it.
 
 The child is started with `--die-with-parent` (it ends once this process is gone, even after a
-kill -9) and, unless kept alive, `--exit-on-disconnect`. Its socket lives in a private temporary
+kill -9 and with its core stuck in a frame), in a session of its own (the terminal's Ctrl-C is
+Python's, not the emulator's) and, unless kept alive, `--exit-on-disconnect`. Its socket lives in a private temporary
 folder that is removed as soon as the connection is made (nothing is left on disk if this process
 dies), and its stderr goes to an unnamed temporary file (never a pipe that could fill up), read back
 for error messages.
@@ -79,10 +80,14 @@ def launch(
     # States of a megabyte are allocated per save and load (the core's rollback copy too): glibc
     # would hand them back to the kernel and fault them in again, costing more than the core's work.
     environment.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)
+    # --die-with-parent watches this process (the kernel signals the child when it dies, even with a
+    # core stuck in a frame); naming it lets the child notice a death before it armed the watch.
+    environment["RETROLUA_PARENT_PID"] = str(os.getpid())
     try:
+        # A session of its own: the terminal's Ctrl-C interrupts Python, not the emulator's call.
         process = subprocess.Popen(
             command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-            env=environment, close_fds=True)
+            env=environment, close_fds=True, start_new_session=True)
     except OSError as error:
         stderr.close()
         shutil.rmtree(folder, ignore_errors=True)

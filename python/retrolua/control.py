@@ -11,6 +11,10 @@ request the socket knows (`eval`, slots, TCP with a token); `retrolua.Emulator` 
 Only the standard library: `launch` starts `retrolua run --headless --control unix:…` and connects;
 `connect` joins a running one. Errors from the emulator raise RetroluaError with its message.
 
+Each request waits `call_timeout` seconds for its reply (a step 0.1 s more per frame; None: forever);
+past it RetroluaError names the request, a launched emulator (stuck: a core that hangs) is killed and
+the client closed. Ctrl-C during a request raises KeyboardInterrupt and closes the client likewise.
+
 A TCP socket needs the run's token (`connect(address, token=…)`); without one, `connect` takes
 $RETROLUA_CONTROL_TOKEN, else the file the run wrote beside its data folder
 (~/.local/share/retrolua/control-PORT.token, or under $XDG_DATA_HOME).
@@ -30,19 +34,22 @@ from .errors import RetroluaError
 
 
 class Retrolua:
-    def __init__(self, sock, process=None, folder=None):
+    def __init__(self, sock, process=None, folder=None, call_timeout=60.0):
         self._sock = sock
         self._file = sock.makefile("rwb")
         self._process = process
         self._folder = folder
+        self.call_timeout = call_timeout
+        self._failure = None
+        sock.settimeout(call_timeout)
 
     @classmethod
-    def connect(cls, address, token=None, data_folder=None):
+    def connect(cls, address, token=None, data_folder=None, call_timeout=60.0):
         """Connects to `unix:PATH` or `tcp:127.0.0.1:PORT` (TCP: sends the token in a hello first)."""
         if address.startswith("unix:"):
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
             sock.connect(address[5:])
-            return cls(sock)
+            return cls(sock, call_timeout=call_timeout)
         if not address.startswith("tcp:"):
             raise ValueError("address must be unix:PATH or tcp:HOST:PORT")
         host, port = address[4:].rsplit(":", 1)
@@ -52,7 +59,7 @@ class Retrolua:
                                 "or run as the user who started retrolua")
         sock = socket.create_connection((host, int(port)))
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        client = cls(sock)
+        client = cls(sock, call_timeout=call_timeout)
         try:
             client.request("hello", token=token)
         except (RetroluaError, OSError):
@@ -74,8 +81,10 @@ class Retrolua:
             return None
 
     @classmethod
-    def launch(cls, rom=None, core=None, scenario=None, scripts=(), binary=None, extra_args=(), env=None, timeout=30):
-        """Starts a headless retrolua with a private control socket and connects to it."""
+    def launch(cls, rom=None, core=None, scenario=None, scripts=(), binary=None, extra_args=(), env=None, timeout=30,
+               call_timeout=60.0):
+        """Starts a headless retrolua with a private control socket and connects to it (in a session
+        of its own: the terminal's Ctrl-C is Python's; it ends with this process, see --die-with-parent)."""
         binary = find_binary(binary)
         folder = tempfile.mkdtemp(prefix="retrolua-")
         path = os.path.join(folder, "control.sock")
@@ -90,7 +99,10 @@ class Retrolua:
         args += list(extra_args)
         # stderr in an unnamed file: never a pipe that fills up and stalls the emulator
         stderr = tempfile.TemporaryFile()
-        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr, env=env)
+        environment = dict(os.environ if env is None else env)
+        environment["RETROLUA_PARENT_PID"] = str(os.getpid())
+        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+                                   env=environment, start_new_session=True)
         process.stderr = stderr
         deadline = time.time() + timeout
         while not os.path.exists(path):
@@ -114,14 +126,35 @@ class Retrolua:
                     process.kill()
                     raise RetroluaError("retrolua did not accept connections in time")
                 time.sleep(0.01)
-        return cls(sock, process, folder)
+        return cls(sock, process, folder, call_timeout=call_timeout)
 
     def request(self, cmd, **fields):
         """Sends one request and returns the reply (a dict); raises RetroluaError when ok is false."""
+        if self._failure:
+            raise RetroluaError(self._failure)
         fields["cmd"] = cmd
-        self._file.write(json.dumps(fields).encode() + b"\n")
-        self._file.flush()
-        line = self._file.readline()
+        timeout = self.call_timeout
+        if timeout is not None and cmd == "step" and isinstance(fields.get("frames"), int):
+            timeout += max(0, fields["frames"]) * 0.1
+        try:
+            if timeout != self.call_timeout:
+                self._sock.settimeout(timeout)
+            self._file.write(json.dumps(fields).encode() + b"\n")
+            self._file.flush()
+            line = self._file.readline()
+            if timeout != self.call_timeout:
+                self._sock.settimeout(self.call_timeout)
+        except socket.timeout:
+            message = "%s: no reply from the emulator in %.1f s (call_timeout)" % (cmd, timeout)
+            if self._process:
+                self._process.kill()
+                message += "; it was killed"
+            self._fail(message)
+            raise RetroluaError(message) from None
+        except KeyboardInterrupt as interrupt:
+            self._fail("a request was interrupted")  # its reply would be read as the next one's
+            interrupt.__suppress_context__ = True
+            raise
         if not line:
             raise RetroluaError("the emulator closed the connection")
         reply = json.loads(line)
@@ -181,6 +214,17 @@ class Retrolua:
     def eval(self, lua):
         """Runs Lua in the emulator (only when it was started with --trust); its results."""
         return self.request("eval", lua=lua)["values"]
+
+    def _fail(self, why):
+        """The connection cannot go on (a request timed out or was interrupted): a launched emulator is
+        asked to quit after what it is doing (or was killed already), and the client closed."""
+        self._failure = why + ": this client is closed"
+        try:
+            self._sock.settimeout(1.0)
+            self._sock.sendall(b'{"cmd": "quit"}\n')
+        except OSError:
+            pass
+        self.close()
 
     def disconnect(self):
         """Closes the connection only: the emulator keeps running and accepts the next client."""

@@ -10,9 +10,11 @@ on a view to keep it. `save_state()` returns bytes (a copy: states are kept arou
 from __future__ import annotations
 
 import array
+import fcntl
 import json
 import mmap
 import os
+import select
 import socket
 import time
 import weakref
@@ -76,9 +78,15 @@ class Emulator:
     Other arguments: `scenario` (a Lua file defining `reward()` and `done()`), `scripts` (Lua scripts
     run in the emulator), `args` (more `retrolua run` arguments), `env`, `binary`, `keep_alive`
     (the emulator outlives a disconnect; `close()` still ends it), `timeout` (seconds to start),
-    `spin` (seconds to wait for a reply without sleeping before blocking: waking a sleeping CPU costs
-    50–200 µs on VMs, more than the round trip itself; 0 never spins — the vector env's choice, whose
-    emulators need every core).
+    `call_timeout` (seconds a call waits for its reply, a step 0.1 s more per frame; None: forever:
+    past it the call raises RetroluaError naming it and the emulator, stuck — a core that hangs —
+    is killed and this object closed), `spin` (seconds to wait for a reply without sleeping before
+    blocking: waking a sleeping CPU costs 50–200 µs on VMs, more than the round trip itself; 0 never
+    spins — the vector env's choice, whose emulators need every core).
+
+    Ctrl-C during a call raises KeyboardInterrupt and leaves the emulator usable: it finishes the
+    call, whose reply the next call reads and drops (a launched emulator runs in a session of its
+    own, so the terminal's Ctrl-C does not reach it).
     """
 
     def __init__(
@@ -93,10 +101,21 @@ class Emulator:
         binary: Optional[str] = None,
         keep_alive: bool = False,
         timeout: float = 30.0,
+        call_timeout: Optional[float] = 60.0,
         spin: float = 0.002,
         _socket: Optional[socket.socket] = None,
     ) -> None:
         self.spin = max(0.0, float(spin))
+        if call_timeout is not None and not call_timeout > 0:
+            raise ValueError("call_timeout is a number of seconds above 0, or None, got %r" % (call_timeout,))
+        self.call_timeout = call_timeout
+        # The wire's bookkeeping: requests sent whose reply is not read yet (a call interrupted by
+        # Ctrl-C leaves one, read and dropped by the next call), bytes of a reply header read so far,
+        # bytes of a reply's message not read yet, the call being waited for, and why the emulator is
+        # unusable (it timed out or its connection is out of step).
+        self._unread, self._got, self._message_left, self._receiving = 0, 0, 0, False
+        self._waiting: "tuple[str, Optional[float]]" = ("", None)
+        self._failure: Optional[str] = None
         self._launched: Optional[Launched] = None
         if _socket is None:
             self._launched, _socket = launch(
@@ -113,7 +132,7 @@ class Emulator:
             raise
 
     @classmethod
-    def connect(cls, address: str, spin: float = 0.002) -> "Emulator":
+    def connect(cls, address: str, spin: float = 0.002, call_timeout: Optional[float] = 60.0) -> "Emulator":
         """Drives an emulator already serving `unix:PATH` (the binary door needs a Unix socket)."""
         if not address.startswith("unix:"):
             raise ValueError("the binary door needs a Unix socket: address must be unix:PATH")
@@ -123,18 +142,26 @@ class Emulator:
         except OSError as error:
             sock.close()
             raise RetroluaError("cannot connect to %s: %s" % (address, error)) from error
-        return cls(_socket=sock, spin=spin)
+        return cls(_socket=sock, spin=spin, call_timeout=call_timeout)
 
     # -- set-up ---------------------------------------------------------------------------------
 
     def _open(self) -> None:
-        self.info: Dict[str, Any] = self._json({"cmd": "info"})
-        """The emulator's `info` (core, content, fps, sample rate, domains, buttons, …) at connection."""
-        handshake, fd = self._json_with_fd({"cmd": "binary"})
+        self._sock.settimeout(self.call_timeout)  # the JSON half only: the binary door waits by poll
         try:
-            self._map = mmap.mmap(fd, handshake["size"], mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
+            self.info: Dict[str, Any] = self._json({"cmd": "info"})
+            """The emulator's `info` (core, content, fps, sample rate, domains, buttons, …) at connection."""
+            handshake, fd = self._json_with_fd({"cmd": "binary"})
+        except socket.timeout:
+            self._stuck("connecting")
+            raise AssertionError("unreachable")
+        self._sock.settimeout(None)
+        try:
+            self._map = _map_shared(fd, handshake["size"])
         finally:
             os.close(fd)
+        self._poller = select.poll()
+        self._poller.register(self._sock, select.POLLIN)
         self._finalizer.detach()
         self._finalizer = weakref.finalize(self, _finalize, self._launched, self._sock, self._map)
         self._layout = {name: tuple(handshake[name]) for name in ("screen", "ram", "audio", "state")}
@@ -162,17 +189,24 @@ class Emulator:
         return self._json_with_fd(request, want_fd=False)[0]
 
     def _json_with_fd(self, request: Dict[str, Any], want_fd: bool = True) -> "tuple[Dict[str, Any], int]":
-        self._sock.sendall(json.dumps(request).encode() + b"\n")
         line, fd = b"", -1
         fds = array.array("i")
-        while not line.endswith(b"\n"):
-            data, ancillary, _, _ = self._sock.recvmsg(65536, socket.CMSG_SPACE(fds.itemsize))
-            if not data:
-                raise self._gone()
-            for level, kind, payload in ancillary:
-                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
-                    fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
-            line += data
+        try:
+            self._sock.sendall(json.dumps(request).encode() + b"\n")
+            while not line.endswith(b"\n"):
+                data, ancillary, _, _ = self._sock.recvmsg(65536, socket.CMSG_SPACE(fds.itemsize))
+                if not data:
+                    raise self._gone()
+                for level, kind, payload in ancillary:
+                    if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                        fds.frombytes(payload[: len(payload) - len(payload) % fds.itemsize])
+                line += data
+        except socket.timeout:
+            raise
+        except OSError as error:  # it went away as we connected (a run that refused to start)
+            for extra in fds:
+                os.close(extra)
+            raise self._gone() from error
         reply = json.loads(line)
         if fds:
             fd = fds[0]
@@ -209,7 +243,11 @@ class Emulator:
 
     def _send_now(self, command: int, flags: int, count: int, a: int, b: int,
                   payload: Union[bytes, bytearray, memoryview]) -> None:
-        request = self._request
+        if self._failure:
+            raise RetroluaError(self._failure)
+        if self._unread or self._message_left:
+            self._drain()
+        request, sent = self._request, self._unread
         wire.REQUEST.pack_into(request, 0, command, flags, len(payload), count, a, b)
         try:
             if len(payload) <= len(request) - wire.REQUEST.size:
@@ -219,47 +257,152 @@ class Emulator:
             else:
                 self._sock.sendall(memoryview(request)[: wire.REQUEST.size])
                 self._sock.sendall(payload)
+            self._unread += 1
         except OSError as error:
             raise self._gone() from error
+        except KeyboardInterrupt as interrupt:
+            if self._unread == sent:  # perhaps sent in part: the connection cannot be trusted
+                self._out_of_step("a request was interrupted while being sent")
+            interrupt.__suppress_context__ = True
+            raise
+        timeout = self.call_timeout
+        if timeout is not None and command == wire.STEP:
+            timeout += count * 0.1
+        self._waiting = (_NAMES.get(command, "call"), timeout)
+
+    def _drain(self) -> None:
+        """Reads and drops the replies of calls that were interrupted (Ctrl-C) before their reply came."""
+        if self._message_left:
+            self._skip_message()
+        while self._unread:
+            reply = self._read_header()
+            self._message_left = reply[1]
+            self._skip_message()
 
     def _reply_header(self) -> tuple:
         """The reply half: the header's fields; an error reply raises RetroluaError. A step's `info()`
         JSON (the message of a successful reply) is left for `_step_reply`."""
-        view, got = self._reply_view, 0
-        try:
-            if self.spin:
-                deadline = time.perf_counter() + self.spin
-                while True:
-                    try:
-                        got = self._sock.recv_into(view, wire.REPLY.size, socket.MSG_DONTWAIT)
-                    except BlockingIOError:
-                        if time.perf_counter() < deadline:
-                            continue
-                        break
-                    if got == 0:
-                        raise self._gone()
-                    break
-            while got < wire.REPLY.size:
-                n = self._sock.recv_into(view[got:])
-                if n == 0:
-                    raise self._gone()
-                got += n
-        except OSError as error:
-            raise self._gone() from error
-        reply = wire.REPLY.unpack_from(self._reply)
+        reply = self._read_header()
+        self._message_left = reply[1]
         if reply[0] != 0:
-            message = self._receive(reply[1]).decode(errors="replace")
-            raise RetroluaError(message)
+            raise RetroluaError(self._receive(reply[1]).decode(errors="replace"))
         return reply
 
+    def _read_header(self) -> tuple:
+        """The next reply's header, read into `_reply` (resumed where an interrupted read stopped).
+
+        Every read is non-blocking (the waits are polls): a Ctrl-C in a wait consumed nothing and the
+        next call resumes; one landing just after a read returned may have lost its bytes
+        (`_receiving` says so), and then the emulator is closed rather than read out of step."""
+        view, sock, size = self._reply_view, self._sock, wire.REPLY.size
+        try:
+            if self.spin and self._got == 0:
+                deadline = time.perf_counter() + self.spin
+                while True:
+                    self._receiving = True
+                    try:
+                        got = sock.recv_into(view, size, socket.MSG_DONTWAIT)
+                    except BlockingIOError:
+                        got = -1  # nothing yet (the handler ends here: an interrupt chains nothing)
+                    if got > 0:
+                        self._got = got
+                    self._receiving = False
+                    if got == 0:
+                        raise self._gone()
+                    if got > 0 or time.perf_counter() >= deadline:
+                        break
+            deadline = None
+            while self._got < size:
+                deadline = self._wait_readable(deadline)
+                self._receiving = True
+                try:
+                    got = sock.recv_into(view[self._got:], size - self._got, socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    got = -1
+                if got > 0:
+                    self._got += got
+                self._receiving = False
+                if got == 0:
+                    raise self._gone()
+        except OSError as error:
+            raise self._gone() from error
+        except KeyboardInterrupt as interrupt:
+            self._interrupted(interrupt)
+            raise
+        self._got = 0
+        self._unread -= 1
+        return wire.REPLY.unpack_from(self._reply)
+
+    def _wait_readable(self, deadline: Optional[float]) -> Optional[float]:
+        """Waits until the socket has bytes, at most until the call's deadline (set on the first
+        wait); past it the emulator is stuck: killed, and RetroluaError raised. Returns the deadline."""
+        name, timeout = self._waiting
+        if timeout is None:
+            self._poller.poll()
+            return None
+        if deadline is None:
+            deadline = time.monotonic() + timeout
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self._stuck(name, timeout)
+            if self._poller.poll(left * 1000.0 + 1.0):
+                return deadline
+
     def _receive(self, count: int) -> bytes:
+        """`count` bytes of the current reply's message (read as `_read_header` reads)."""
         data = bytearray()
-        while len(data) < count:
-            chunk = self._sock.recv(count - len(data))
-            if not chunk:
-                raise self._gone()
-            data += chunk
+        deadline = None
+        try:
+            while len(data) < count:
+                deadline = self._wait_readable(deadline)
+                self._receiving = True
+                try:
+                    chunk = self._sock.recv(count - len(data), socket.MSG_DONTWAIT)
+                except BlockingIOError:
+                    chunk = None
+                if chunk:
+                    data += chunk
+                    self._message_left -= len(chunk)
+                self._receiving = False
+                if chunk == b"":
+                    raise self._gone()
+        except OSError as error:
+            raise self._gone() from error
+        except KeyboardInterrupt as interrupt:
+            self._interrupted(interrupt)  # the rest of the message is skipped by the next call
+            raise
         return bytes(data)
+
+    def _interrupted(self, interrupt: KeyboardInterrupt) -> None:
+        """Ctrl-C while reading a reply: where the reply stands is kept for the next call, unless the
+        interrupt came just after a read (its bytes may be lost): then the emulator is closed."""
+        interrupt.__suppress_context__ = True
+        if self._receiving:
+            self._receiving = False
+            self._out_of_step("a reply was interrupted while being read")
+
+    def _skip_message(self) -> None:
+        while self._message_left:
+            self._receive(self._message_left)
+
+    def _stuck(self, name: str, timeout: Optional[float] = None) -> None:
+        """No reply in time: the emulator (a core that hangs, a script stuck) is killed; raises."""
+        waited = timeout if timeout is not None else self.call_timeout
+        message = "%s: no reply from the emulator in %.1f s (call_timeout)" % (name, waited or 0.0)
+        tail = ""
+        if self._launched is not None:
+            self._launched.process.kill()
+            message += "; it was killed"
+            tail = self._launched.stderr_tail(1000)
+        self._failure = message + ": this Emulator is closed"
+        self.close()
+        raise RetroluaError(message + (" (its last words: %s)" % tail if tail else ""))
+
+    def _out_of_step(self, why: str) -> None:
+        """The connection lost track of its replies: the emulator is closed (a launched one ends)."""
+        self._failure = "%s: this Emulator is closed" % why
+        self.close()
 
     # -- input ----------------------------------------------------------------------------------
 
@@ -330,11 +473,11 @@ class Emulator:
     def _step_reply(self, flags: int) -> StepResult:
         """Reads a step's reply (sent with `flags`) and refreshes the views it wrote."""
         reply = self._reply_header()
+        info = json.loads(self._receive(reply[1])) if reply[1] else {}
         if flags & wire.STEP_SCREEN:
             self._screen_size = (reply[7], reply[6])
         if flags & wire.STEP_RAM:
             self._ram_length = reply[8]
-        info = json.loads(self._receive(reply[1])) if reply[1] else {}
         return StepResult(reply[2], reply[3], reply[4], reply[9], reply[5] != 0, info)
 
     def screen(self) -> np.ndarray:
@@ -489,6 +632,31 @@ class Emulator:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+_NAMES = {wire.STEP: "step", wire.SCREEN: "screen", wire.READ: "read", wire.WRITE: "write",
+          wire.SAVE_STATE: "save_state", wire.LOAD_STATE: "load_state", wire.AUDIO: "audio", wire.RESET: "reset",
+          wire.QUIT: "quit", wire.SNAPSHOT: "snapshot", wire.RESTORE: "restore", wire.FORGET: "forget",
+          wire.MOVIE: "movie"}
+
+_F_GET_SEALS = getattr(fcntl, "F_GET_SEALS", 1034)
+_F_SEAL_SHRINK = getattr(fcntl, "F_SEAL_SHRINK", 0x0002)
+
+
+def _map_shared(fd: int, size: int) -> mmap.mmap:
+    """The emulator's shared memory, mapped: it must be as large as its layout says and sealed against
+    shrinking (a shrunk mapping faults, SIGBUS, on the next access: in the emulator and here)."""
+    try:
+        actual = os.fstat(fd).st_size
+        sealed = fcntl.fcntl(fd, _F_GET_SEALS) & _F_SEAL_SHRINK
+    except OSError as error:
+        raise RetroluaError("the emulator's shared memory cannot be checked: %s" % error) from None
+    if not isinstance(size, int) or not 0 < size <= actual:
+        raise RetroluaError("the emulator's shared memory is %d bytes, its layout says %r" % (actual, size))
+    if not sealed:
+        raise RetroluaError("the emulator's shared memory is not sealed against shrinking (a retrolua older "
+                            "than this package?)")
+    return mmap.mmap(fd, size, mmap.MAP_SHARED, mmap.PROT_READ | mmap.PROT_WRITE)
 
 
 def _unsigned(value: int, name: str) -> int:

@@ -38,7 +38,6 @@ import os
 import shutil
 import tempfile
 import warnings
-import weakref
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -53,6 +52,30 @@ from . import _protocol as wire
 from . import actions as action_sets
 from . import integration as integrations
 from .emulator import Buttons, Emulator, StepResult
+
+
+_SCRATCH = "retrolua-integration-"
+
+
+def _scratch_folder() -> str:
+    """A private folder for an integration's scenario file, named after this process: those of
+    processes that are gone (killed before they removed theirs) are removed here first."""
+    root = tempfile.gettempdir()
+    try:
+        entries = [entry for entry in os.scandir(root) if entry.name.startswith(_SCRATCH)]
+    except OSError:
+        entries = []
+    for entry in entries:
+        pid = entry.name[len(_SCRATCH):].split("-", 1)[0]
+        try:
+            if not pid.isdigit() or entry.stat(follow_symlinks=False).st_uid != os.getuid():
+                continue
+            os.kill(int(pid), 0)
+        except ProcessLookupError:
+            shutil.rmtree(entry.path, ignore_errors=True)
+        except (OSError, OverflowError):
+            continue
+    return tempfile.mkdtemp(prefix="%s%d-" % (_SCRATCH, os.getpid()))
 
 
 class RetroluaEnv(gymnasium.Env):
@@ -91,8 +114,10 @@ class RetroluaEnv(gymnasium.Env):
             raise ValueError("actions is a list of combinations, None, 'all', 'filtered', 'discrete' or "
                              "'multi_discrete', got %r" % (actions,))
         groups = None  # a scenario's own action groups (stable-retro's "actions")
+        scratch = None  # the folder of an integration's scenario file, removed once the emulator read it
         if integration is not None:
             scenario, state, crop, groups = self._integration(rom, integration, scenario, state, crop)
+            scratch = os.path.dirname(scenario)
             emulator["args"] = list(emulator.get("args", ())) + integrations.Integration.core_options(core)
         self._record = None if record is None else os.path.join(
             os.fspath(record), "%s-%d-%%06d.rlm" % (os.path.splitext(os.path.basename(rom))[0],
@@ -100,7 +125,11 @@ class RetroluaEnv(gymnasium.Env):
         self._episodes, self._recording = 0, False
         if crop is not None and (len(crop) != 4 or any(int(c) < 0 for c in crop)):
             raise ValueError("crop is (x, y, width, height), none negative, got %r" % (crop,))
-        self.emu = Emulator(rom, core=core, scenario=scenario, **emulator)
+        try:
+            self.emu = Emulator(rom, core=core, scenario=scenario, **emulator)
+        finally:
+            if scratch is not None:  # the emulator reads its scenario as it starts
+                shutil.rmtree(scratch, ignore_errors=True)
         self.obs_type, self.frameskip, self.sticky = obs, frameskip, sticky
         self.max_steps, self.noop_max, self.render_mode = max_steps, noop_max, render_mode
         # One rendered frame a step: a video recorder (RecordVideo) plays steps at the game's speed.
@@ -203,11 +232,10 @@ class RetroluaEnv(gymnasium.Env):
             state = game.state(state)  # one of its states, by name
         elif state is None and game.default_state:
             state = game.state()
-        scratch = tempfile.mkdtemp(prefix="retrolua-integration-")
-        weakref.finalize(self, shutil.rmtree, scratch, True)
-        path = os.path.join(scratch, "scenario.lua")
+        lua = game.lua(rom)
+        path = os.path.join(_scratch_folder(), "scenario.lua")
         with open(path, "w", encoding="utf-8") as file:
-            file.write(game.lua(rom))
+            file.write(lua)
         return path, state, crop if crop is not None else game.crop, game.rules.get("actions")
 
     @staticmethod

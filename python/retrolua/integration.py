@@ -9,15 +9,21 @@ stable-retro evaluates them, `info` carries every variable, and the episode star
 state. Only the files are read (stable-retro itself is not needed). Rules given as functions of the
 integration's own Lua scripts (`"script": "lua:name"`) run those scripts in the emulator, with the
 `data` and `scenario` tables stable-retro gives them.
+
+An integration folder is untrusted input: only regular files are read (a FIFO or a device is
+refused, never waited on), each within a size limit (JSON 16 MiB, a script 1 MiB, a state
+`MAX_STATE` bytes once inflated, inflated a piece at a time), JSON nests at most 64 levels, states
+and scripts are files inside the folder, and every problem is a RetroluaError naming the file.
 """
 
-import gzip
 import hashlib
 import importlib.util
 import json
 import os
 import re
+import stat
 import warnings
+import zlib
 from typing import Any, Dict, List, Optional, Tuple
 
 from .errors import RetroluaError
@@ -42,6 +48,12 @@ CORE_OPTIONS: Dict[str, Dict[str, str]] = {"genesis_plus_gx": {"genesis_plus_gx_
 OPS = {"equal", "negative-equal", "not-equal", "less-than", "greater-than", "less-or-equal", "greater-or-equal",
        "nonzero", "zero", "negative", "positive", "sign"}
 _TYPE = re.compile(r"^([<>=|])([uidn])([1-8])$")
+#: The largest state `gunzip_state` inflates: past any system's (stable-retro's largest, N64's, are
+#: about 17 MB): a gzip bomb stops here instead of filling memory.
+MAX_STATE = 64 << 20
+MAX_JSON = 16 << 20
+MAX_SCRIPT = 1 << 20
+MAX_DEPTH = 64
 _SCENARIO_LUA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "stable_retro_scenario.lua")
 
 
@@ -73,11 +85,11 @@ class Integration:
     def rom_mismatch(self, content: str) -> Optional[str]:
         """Why `content` may not be the game the integration was made for (its rom.sha), or None."""
         try:
-            with open(os.path.join(self.folder, "rom.sha")) as file:
-                expected = {line.split()[0].lower() for line in file if line.strip()}
+            text = read_file(os.path.join(self.folder, "rom.sha"), 1 << 20).decode("utf-8", errors="replace")
+            expected = {line.split()[0].lower() for line in text.splitlines() if line.strip()}
             with open(content, "rb") as file:
                 data = file.read(64 << 20)
-        except OSError:
+        except (OSError, RetroluaError):
             return None  # nothing to compare with
         seen = {hashlib.sha1(data).hexdigest(), hashlib.sha1(data[16:]).hexdigest()}  # .nes: without its header
         if expected & seen:
@@ -94,12 +106,11 @@ class Integration:
         name = name or self.default_state
         if not name:
             raise RetroluaError("%s: no state named and no default_state in metadata.json" % self.folder)
-        path = os.path.join(self.folder, name + ".state")
+        path = _inside(self.folder, name + ".state", "state %r" % name)
         try:
-            with open(path, "rb") as file:
-                return gunzip_state(file.read(), path)
+            return gunzip_state(read_file(path, MAX_STATE), path)
         except OSError as error:
-            raise RetroluaError("%s: %s (states here: %s)" % (path, error.strerror, ", ".join(self.states())))
+            raise RetroluaError("%s: %s (states here: %s)" % (path, error.strerror, ", ".join(self.states()))) from None
 
     @staticmethod
     def core_options(core: Optional[str]) -> List[str]:
@@ -156,6 +167,13 @@ def find(name: str) -> str:
 
 def load(folder: str, scenario: str = "scenario") -> Integration:
     """Reads integration `folder` with scenario `scenario` (a name in the folder or a .json path)."""
+    try:
+        return _load(folder, scenario)
+    except RecursionError:  # what the depth check let through, should any code still recurse
+        raise RetroluaError("%s: nested too deeply" % folder) from None
+
+
+def _load(folder: str, scenario: str) -> Integration:
     data = _read_json(os.path.join(folder, "data.json"))
     path = scenario if scenario.endswith(".json") else os.path.join(folder, scenario + ".json")
     # Without a scenario.json of its own, an integration has no rules (reward 0, no end but truncation).
@@ -164,6 +182,8 @@ def load(folder: str, scenario: str = "scenario") -> Integration:
     metadata = _read_json(metadata_path) if os.path.exists(metadata_path) else {}
     variables = _variables(data, os.path.join(folder, "data.json"))
     default_state = metadata.get("default_state") if isinstance(metadata, dict) else None
+    if isinstance(default_state, str) and default_state:
+        _inside(folder, default_state + ".state", "metadata.json's default_state %r" % default_state[:100])
     game = Integration(folder, variables, rules, default_state if isinstance(default_state, str) else None)
     if (game._reward_script or game._done_script) and not game._scripts:
         raise RetroluaError('%s: its rules call a script function but "scripts" names no script' % path)
@@ -173,14 +193,63 @@ def load(folder: str, scenario: str = "scenario") -> Integration:
     return game
 
 
-def gunzip_state(data: bytes, where: str = "the state") -> bytes:
-    """A state's bytes, gunzipped when they are gzip's (stable-retro's `.state` files are)."""
+def gunzip_state(data: bytes, where: str = "the state", limit: int = MAX_STATE) -> bytes:
+    """A state's bytes, gunzipped when they are gzip's (stable-retro's `.state` files are): inflated a
+    piece at a time, refused past `limit` bytes (a gzip bomb never fills memory)."""
+    data = bytes(data)
     if data[:2] != b"\x1f\x8b":
+        if len(data) > limit:
+            raise RetroluaError("%s: %d bytes, more than a state can be (%d MiB)" % (where, len(data), limit >> 20))
         return data
+    out = bytearray()
+    rest = data
     try:
-        return gzip.decompress(data)
-    except (OSError, EOFError) as error:
+        while rest[:2] == b"\x1f\x8b":  # gzip members one after another, as gzip reads them
+            inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+            pending = rest
+            while not inflater.eof:
+                piece = inflater.decompress(pending, limit + 1 - len(out))
+                out += piece
+                if len(out) > limit:
+                    raise RetroluaError("%s: inflates past %d MiB, more than a state can be (a gzip bomb?)"
+                                        % (where, limit >> 20))
+                pending = inflater.unconsumed_tail
+                if not piece and not pending:
+                    raise RetroluaError("%s: a damaged gzip file (it ends early)" % where)
+            rest = inflater.unused_data.lstrip(b"\0")  # zero padding after the last member is allowed
+    except zlib.error as error:
         raise RetroluaError("%s: a damaged gzip file (%s)" % (where, error)) from None
+    if rest:
+        raise RetroluaError("%s: a damaged gzip file (%d bytes of something else after it)" % (where, len(rest)))
+    return bytes(out)
+
+
+def read_file(path: str, limit: int) -> bytes:
+    """The bytes of regular file `path`, at most `limit` of them (RetroluaError past it): a FIFO, a
+    device or a folder is refused without waiting on it. OSError as open raises it."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise RetroluaError("%s: not a regular file" % path)
+        if info.st_size > limit:
+            raise RetroluaError("%s: %d bytes, more than the %d MiB such a file may have"
+                                % (path, info.st_size, max(1, limit >> 20)))
+        with os.fdopen(fd, "rb", closefd=False) as file:
+            data = file.read(limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:  # it grew since
+        raise RetroluaError("%s: more than the %d MiB such a file may have" % (path, max(1, limit >> 20)))
+    return data
+
+
+def _inside(folder: str, name: str, what: str) -> str:
+    """`folder`/`name`, refused when it resolves outside `folder` (.., an absolute name, a symlink)."""
+    path = os.path.join(folder, name)
+    if not os.path.realpath(path).startswith(os.path.realpath(folder) + os.sep):
+        raise RetroluaError("%s: %s is outside the integration's folder" % (folder, what))
+    return path
 
 
 # -- reading the JSON files ---------------------------------------------------------------------
@@ -188,15 +257,28 @@ def gunzip_state(data: bytes, where: str = "the state") -> bytes:
 
 def _read_json(path: str) -> Dict[str, Any]:
     try:
-        with open(path, "rb") as file:
-            value = json.loads(file.read(1 << 24))
+        value = json.loads(read_file(path, MAX_JSON))
     except OSError as error:
         raise RetroluaError("%s: %s" % (path, error.strerror)) from None
     except ValueError as error:
         raise RetroluaError("%s: not JSON (%s)" % (path, error)) from None
+    except RecursionError:
+        raise RetroluaError("%s: JSON nested more than %d levels" % (path, MAX_DEPTH)) from None
     if not isinstance(value, dict):
         raise RetroluaError("%s: a JSON object is expected" % path)
+    _check_depth(value, path)
     return value
+
+
+def _check_depth(value: Any, path: str) -> None:
+    """Refuses JSON nested past MAX_DEPTH levels (walked without recursion): nothing after recurses deep."""
+    stack = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise RetroluaError("%s: JSON nested more than %d levels" % (path, MAX_DEPTH))
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
 def _variables(data: Dict[str, Any], path: str) -> Dict[str, Dict[str, Any]]:
@@ -276,8 +358,7 @@ def _scripts(folder: str, rules: Dict[str, Any]) -> List[Dict[str, str]]:
         if not os.path.realpath(path).startswith(os.path.realpath(folder) + os.sep):
             raise RetroluaError("scenario: script %r is outside the integration's folder" % (entry,))
         try:
-            with open(path, "rb") as file:
-                text = file.read(1 << 20)
+            text = read_file(path, MAX_SCRIPT)
         except OSError as error:
             raise RetroluaError("%s: %s" % (path, error.strerror)) from None
         out.append({"name": os.path.basename(name), "text": text.decode("utf-8", errors="replace")})

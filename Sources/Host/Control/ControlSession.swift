@@ -65,10 +65,20 @@ public final class ControlSession {
             lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
     }
 
-    /// Loads the scenario script (its main chunk defines `reward()` and `done()`).
+    /// Loads the scenario script (its main chunk defines `reward()` and `done()`). A main chunk that
+    /// fails is the scenario's error (the run refuses to start): the host would drop the script and
+    /// every step would score 0, or the `reward()` of another script.
     public func loadScenario(_ path: String) throws(ScriptError) {
+        let before = Set(host.scripts.map(ObjectIdentifier.init))
+        let (failuresBefore, report, name) = (host.failures.count, host.onFailure, (path as NSString).lastPathComponent)
+        host.onFailure = { if $0.script != name { report($0) } }  // its failure is the run's error, said once
+        defer { host.onFailure = report }
         try host.load(scriptAt: path)
-        scenario = host.scripts.last
+        guard let loaded = host.scripts.last(where: { !before.contains(ObjectIdentifier($0)) }), !loaded.failed else {
+            throw host.failures.dropFirst(failuresBefore).last { $0.script == name }
+                ?? ScriptError(script: name, message: "its main chunk failed")
+        }
+        scenario = loaded
     }
 
     /// Handles one request line to the end (a long step runs all its slices); returns the reply line.

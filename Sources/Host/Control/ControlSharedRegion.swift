@@ -1,22 +1,29 @@
 import Glibc
 
-/// Memory shared with one binary-door client: an unnamed POSIX shared-memory object (created, then
-/// unlinked at once, so nothing is left on disk whatever happens), mapped here and handed to the
-/// peer as a file descriptor over the Unix socket (SCM_RIGHTS). The host writes frames, RAM, sound
-/// and states into it; the client reads them in place.
+/// Memory shared with one binary-door client: an anonymous memory file (`memfd_create`: nothing on
+/// disk whatever happens), mapped here and handed to the peer as a file descriptor over the Unix socket
+/// (SCM_RIGHTS). The host writes frames, RAM, sound and states into it; the client reads them in place
+/// and writes states to load into it. The file is sealed at its size before it is handed over: a
+/// client that truncates it (which would make the host's next access to the mapping a SIGBUS) gets
+/// EPERM, and no seal can be lifted. It stays writable: the client writes into it.
 final class ControlSharedRegion {
     let fd: Int32
     let size: Int
     let base: UnsafeMutableRawPointer
 
     init(size: Int) throws(ControlError) {
-        let name = "/retrolua-\(getpid())-\(ControlAccess.generateToken().prefix(16))"
-        let fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard let create = Self.memfdCreate else {
+            throw ControlError("binary: cannot create shared memory: this C library has no memfd_create")
+        }
+        let fd = create("retrolua-binary-door", Self.closeOnExec | Self.allowSealing)
         guard fd >= 0 else { throw ControlError("binary: cannot create shared memory: \(Self.lastError())") }
-        shm_unlink(name)
         guard ftruncate(fd, off_t(size)) == 0 else {
             Glibc.close(fd)
             throw ControlError("binary: cannot size shared memory to \(size) bytes: \(Self.lastError())")
+        }
+        guard fcntl(fd, Self.addSeals, Self.sealShrink | Self.sealGrow | Self.sealSeal) == 0 else {
+            Glibc.close(fd)
+            throw ControlError("binary: cannot seal shared memory at its size: \(Self.lastError())")
         }
         let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
         guard let mapped, mapped != MAP_FAILED else {
@@ -27,6 +34,17 @@ final class ControlSharedRegion {
         self.size = size
         self.base = mapped
     }
+
+    // memfd_create and its seals (<sys/mman.h> and <fcntl.h> under _GNU_SOURCE, which Swift's Glibc
+    // module does not import): glibc 2.27's function, looked up once, and the kernel's constants.
+    private typealias MemfdCreate = @convention(c) (UnsafePointer<CChar>, UInt32) -> Int32
+    private static let memfdCreate: MemfdCreate? = dlsym(nil, "memfd_create").map {
+        unsafeBitCast($0, to: MemfdCreate.self)
+    }
+    private static let closeOnExec: UInt32 = 0x1  // MFD_CLOEXEC
+    private static let allowSealing: UInt32 = 0x2  // MFD_ALLOW_SEALING
+    private static let addSeals: Int32 = 1033  // F_ADD_SEALS (F_LINUX_SPECIFIC_BASE + 9)
+    private static let sealSeal: Int32 = 0x1, sealShrink: Int32 = 0x2, sealGrow: Int32 = 0x4
 
     deinit {
         munmap(base, size)

@@ -57,6 +57,8 @@ final class ControlStep {
     func runSlice() -> [String: Any]? {
         session.host.emulator.playerInput = input
         guard progress.runSlice(session) else { return nil }
+        // A scenario that failed would go on scoring 0: the step fails with its error (as the binary door's).
+        if let failure = session.scenarioFailure { return ["ok": false, "error": failure] }
         var reply: [String: Any] = [
             "frame": session.host.session.frameCount, "frames": progress.ran, "lag": progress.lagged,
         ]
@@ -64,7 +66,6 @@ final class ControlStep {
             reply["reward"] = progress.reward
             reply["done"] = progress.done
             if let info = session.scenarioInfo() { reply["info"] = info }
-            if let failure = session.scenarioFailure { reply["scenario_error"] = failure }
         }
         return reply
     }

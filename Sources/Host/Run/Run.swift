@@ -24,6 +24,7 @@ public final class Run {
             do { try DurableFile.checkWritable(path) } catch { throw RunFailure("run: \(error)") }
         }
         if plan.stopsOnSignals { StopSignals.install() }
+        if plan.control?.dieWithParent == true { try RunParentDeath.arm() }
         var config = plan.session
         var movie = plan.movie.map(RunMovie.init)
         try movie?.prepare(&config)
