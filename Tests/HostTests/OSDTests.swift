@@ -227,7 +227,7 @@ final class OSDTests: XCTestCase {
             usleep(100_000)
             let sox = Process()
             sox.executableURL = URL(fileURLWithPath: "/usr/bin/sox")
-            sox.arguments = [wav, "-n", "stat"]
+            sox.arguments = [folder + "/speech-1.wav", "-n", "stat"]
             let err = Pipe()
             sox.standardError = err
             sox.standardOutput = FileHandle.nullDevice

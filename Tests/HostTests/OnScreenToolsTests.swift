@@ -97,10 +97,12 @@ final class OnScreenToolsTests: XCTestCase {
         let before = x(harness)
         walk(harness, frames: 5)
         XCTAssertEqual(x(harness), before, "the game gets no input while the panel is open")
+        XCTAssertTrue(harness.host.emulator.paused, "the open panel pauses the game")
         keys(harness, "p")
-        XCTAssertFalse(harness.host.emulator.paused, "the pause hotkey is not heard")
+        XCTAssertTrue(harness.host.emulator.paused, "the pause hotkey is not heard (it would resume)")
         keys(harness, "escape")  // closes the panel; the quit hotkey does not hear it
         XCTAssertNil(harness.host.emulator.exitCode)
+        XCTAssertFalse(harness.host.emulator.paused, "closing the panel resumes the game it paused")
         walk(harness, frames: 5)
         XCTAssertEqual(x(harness), before + 5, "closed, the game moves again")
         try harness.load("print(input.capture(true)); print(input.capture())", name: "grab.lua")

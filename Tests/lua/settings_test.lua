@@ -11,7 +11,11 @@ os.remove(folder)
 local prefix = folder:match("[^/]+$")
 folder = folder:match("^(.*)/") or "."
 local warnings = {}
-rawset(_G, "emu", { paths = function() return { config = folder } end })
+-- The data folder (emu.save_data / emu.load_data) is a table here.
+local data = {}
+rawset(_G, "emu", { paths = function() return { config = folder } end,
+                    load_data = function(name) return data[name] end,
+                    save_data = function(name, text) data[name] = text; return true end })
 rawset(_G, "console", { warn = function(text) warnings[#warnings + 1] = text end })
 
 local settings = require("retrolua.settings")
@@ -99,6 +103,31 @@ local _, raised = load(file("-raise", "error('no line', 0)"), {})
 check("error without a position", has(raised, prefix .. "-raise.lua: no line"), true)
 local _, none = load(file("-none", "local x = 1"), {})
 check("nothing returned", has(none, "returns nothing; a settings file returns a table"), true)
+
+-- What the frontend remembers (settings.remember) is merged under the person's file.
+local hint_defaults = { first_run_hint = true, key = "f1", scale = 0 }
+check("nothing remembered", load(file("-remember", "return {}"), hint_defaults).first_run_hint, true)
+check("remember", settings.remember(prefix .. "-remember", "first_run_hint", false), true)
+check("remembered file", data["remembered/" .. prefix .. "-remember.lua"] ~= nil, true)
+check("remembered applies", load(file("-remember", "return {}"), hint_defaults).first_run_hint, false)
+check("remembered keeps the others", load(file("-remember", "return {}"), hint_defaults).key, "f1")
+settings.remember(prefix .. "-remember", "key", "f2")
+check("a second value kept with the first", load(file("-remember", "return {}"), hint_defaults).first_run_hint, false)
+check("the person's file wins", load(file("-remember", "return { key = 'f5' }"), hint_defaults).key, "f5")
+check("the defaults are not changed", hint_defaults.first_run_hint, true)
+-- A damaged or hostile remembered file is ignored: no globals, no error.
+data["remembered/" .. prefix .. "-remember.lua"] = "os.exit(3)"
+check("hostile remembered file ignored", load(file("-remember", "return {}"), hint_defaults).first_run_hint, true)
+data["remembered/" .. prefix .. "-remember.lua"] = "return {"
+check("broken remembered file ignored", load(file("-remember", "return {}"), hint_defaults).key, "f1")
+-- A quiet load reports nothing and ignores keys it was not asked for (another script's settings).
+local before = #warnings
+local picked = settings.load_layers("quiet", { turbo = { 1 } }, { prefix .. "-quiet.lua" }, { quiet = true })
+check("quiet load takes its key", picked.turbo[1], 1)
+file("-quiet", "return { turbo = { 2 }, keyboard = { a = 'x' }, bogus = true }")
+picked = settings.load_layers("quiet", { turbo = { 1 } }, { prefix .. "-quiet.lua" }, { quiet = true })
+check("quiet load reads the file", picked.turbo[1], 2)
+check("quiet load says nothing", #warnings, before)
 
 for _, path in ipairs(written) do os.remove(path) end
 if failures > 0 then

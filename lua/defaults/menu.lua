@@ -1,8 +1,11 @@
 -- Default on-screen menu, part of Retrolua's replaceable Lua frontend. f1 opens and closes it; while it
 -- is open it takes the keyboard and gamepads (the game and the other hotkeys get nothing:
--- input.capture). Pages: the hotkeys in effect, core options changed live, save slots with
--- thumbnails, cheats on/off, achievements with their progress, the loaded scripts (load, unload,
--- reload, their errors) and the default scripts on/off.
+-- input.capture). Pages: the hotkeys in effect (rewind and turbo too), core options changed live and
+-- kept for the next start (emu.option's save), save slots with thumbnails, cheats on/off and a cheat
+-- code typed in, achievements with their progress, the loaded scripts (load, unload, reload, their
+-- errors) and the default scripts on/off. Under --speak the page title and the chosen item are spoken.
+-- The first run says once which keys open the menu, the RAM tools and the TAS editor (remembered:
+-- settings.remember; `first_run_hint = false` in the settings never shows it).
 --
 -- Keys: up/down choose, left/right change a value, return does it, x the second action (save a slot,
 -- reload a script), backspace goes back, escape or f1 closes. Gamepads: the d-pad, a (does it), b (back),
@@ -62,38 +65,10 @@ event.on("state_saved", function(target)
   if settings.thumbnails and math.type(target) == "integer" and target >= 0 and target <= 9 then make_thumbnail(target) end
 end)
 
--- Achievements: the game's set (as the achievements default reads it) and the unlocked ids it keeps.
+-- Achievements: the game's set with each entry's description and what is wrong with a broken one
+-- (the page is built by retrolua.achievements.page, beside the engine).
 local function achievement_items()
-  local paths = emu.paths()
-  local file = rom and rom.name and (paths.config .. "/achievements/" .. rom.name .. ".json")
-  local handle = file and io.open(file, "r")
-  if not handle then return { { label = "no achievement set for this game" } } end
-  local data = require("retrolua.json").decode(handle:read("a") or "")
-  handle:close()
-  if type(data) == "table" and type(data.PatchData) == "table" then data = data.PatchData end
-  if type(data) ~= "table" or type(data.Achievements) ~= "table" then return { { label = "the set cannot be read" } } end
-  local unlocked = {}
-  for id in (emu.load_data("achievements/" .. rom.name .. ".txt") or ""):gmatch("(%d+)") do unlocked[tonumber(id)] = true end
-  -- "ID value target" lines: the last measured progress the achievements default wrote.
-  local progress = {}
-  for id, value, target in (emu.load_data("achievements/" .. rom.name .. ".progress") or ""):gmatch("(%d+) (%d+) (%d+)") do
-    progress[tonumber(id)] = value .. "/" .. target
-  end
-  local items, earned, points, total = {}, 0, 0, 0
-  for _, entry in ipairs(data.Achievements) do
-    if type(entry) == "table" and math.type(entry.ID) == "integer" then
-      local worth = math.type(entry.Points) == "integer" and entry.Points or 0
-      total = total + worth
-      if unlocked[entry.ID] then earned, points = earned + 1, points + worth end
-      items[#items + 1] = { label = (unlocked[entry.ID] and "[x] " or "[ ] ") .. tostring(entry.Title or "?"),
-                            value = (not unlocked[entry.ID] and progress[entry.ID] and (progress[entry.ID] .. "  ") or "")
-                              .. worth .. " pts",
-                            color = unlocked[entry.ID] and "#40ff40" or "white" }
-    end
-  end
-  table.insert(items, 1, { label = string.format("%d of %d unlocked, %d of %d points%s", earned, #items, points, total,
-                                                 emu.hardcore() and " (hardcore)" or ""), color = "yellow" })
-  return items
+  return require("retrolua.achievements.page").build(rom and rom.name)
 end
 
 local function option_items()
@@ -107,8 +82,16 @@ local function option_items()
         if value == option.value then current = index end
       end
       local value = values[(current - 1 + step) % #values + 1]
-      local now, problem = emu.option(option.key, value)
-      if now then option.value = now else emu.message(problem) end
+      -- Changed live and kept for the next start (the option file the start reads).
+      local now, problem = emu.option(option.key, value, { save = true })
+      if now then
+        option.value = now
+      else
+        -- Not kept (a file that cannot be written): changed live all the same, and said.
+        now = emu.option(option.key, value)
+        if now then option.value = now end
+        emu.message("core option " .. option.key .. ": " .. tostring(problem))
+      end
     end
     items[#items + 1] = { label = option.description or option.key, value = function() return option.value end,
                           left = function() shift(-1) end, right = function() shift(1) end,
@@ -141,8 +124,28 @@ local function slot_items()
   return items
 end
 
+local entry  -- a line being typed (a script's path, a cheat code): ui.entry with a `done` function
+
+-- A cheat code as typed: "ADDRESS:VALUE" (hex, a RAM cheat in the default domain) or a code the core
+-- reads (Game Genie, Pro Action Replay, GameShark: cheats.add_code).
+local function add_cheat(code)
+  code = code:gsub("^%s+", ""):gsub("%s+$", "")
+  if code == "" then return end
+  local address, value = code:match("^(%x+)[:=](%x%x?)$")
+  local id, problem
+  if address and #address <= 8 then
+    id, problem = cheats.add_ram({ address = tonumber(address, 16), value = tonumber(value, 16), description = code })
+  else
+    id, problem = cheats.add_code(code, { description = code })
+  end
+  emu.message(id and ("cheat added: " .. code) or ("cheat " .. code .. ": " .. tostring(problem)))
+end
+
 local function cheat_items()
-  local items = {}
+  local items = { { label = "add a cheat code...", select = function()
+    entry = ui.entry("cheat code (Game Genie, Pro Action Replay, or ADDRESS:VALUE)", "text")
+    entry.done = add_cheat
+  end } }
   for _, cheat in ipairs(cheats.list()) do
     local function toggle()
       local ok, problem = cheats.enable(cheat.id, not cheat.enabled)
@@ -152,14 +155,19 @@ local function cheat_items()
                           value = function() return cheat.enabled and "on" or "off" end,
                           select = toggle, left = toggle, right = toggle }
   end
-  if #items == 0 then items[1] = { label = "no cheats (find some with the RAM search, f12)" } end
+  if #items == 1 then items[2] = { label = "no cheats yet (type a code above, or find one with the RAM search)" } end
   return items
 end
 
-local load_entry  -- a path being typed for "load a script"
-
 local function script_items()
-  local items = { { label = "load a script...", select = function() load_entry = ui.entry("script path", "text") end } }
+  local items = { { label = "load a script...", select = function()
+    entry = ui.entry("script path", "text")
+    entry.done = function(path)
+      if path == "" then return end
+      local ok, problem = scripts.load(path)
+      if not ok then emu.message(problem) end
+    end
+  end } }
   for _, script in ipairs(scripts.list()) do
     items[#items + 1] = {
       label = script.name, color = script.error and "#ff6060" or "white",
@@ -202,6 +210,7 @@ local function hotkey_items()
     local key = bindings[action[1]]
     items[#items + 1] = { label = hotkeys.descriptions[action[1]], value = key or "(unbound)" }
   end
+  for _, held in ipairs(hotkeys.held()) do items[#items + 1] = { label = held[1], value = held[2] or "(unbound)" } end
   return items
 end
 
@@ -211,8 +220,30 @@ local stack = {}  -- pages: { title=, build=, items=, selected= }
 local handlers = {}  -- the draw and gamepad callbacks, registered only while the menu is open
 local draw_menu
 
+local function value_text(item)
+  local value = item.value
+  if type(value) == "function" then value = value() end
+  return value and tostring(value) or ""
+end
+
+-- Under --speak: the chosen item ("slot 3, empty"), after the page's title when `title`.
+local function speak_choice(title)
+  local page = stack[#stack]
+  if not page then return end
+  local item = page.items[page.selected]
+  local said = item and item.label:gsub("%.%.%.$", "") or ""
+  local value = item and value_text(item) or ""
+  if value ~= "" then said = said .. ", " .. value end
+  if title then
+    ui.speak_again()
+    said = page.title .. ". " .. said
+  end
+  ui.speak(said)
+end
+
 local function push(title, build)
   stack[#stack + 1] = { title = title, build = build, items = build(), selected = 1 }
+  speak_choice(true)
 end
 
 local function set_open(on)
@@ -223,11 +254,13 @@ local function set_open(on)
     -- Paused like other frontends' menus (the host redraws the hud while paused, so the menu stays live).
     resume_on_close = settings.pause and not open and not emu.paused()
     if resume_on_close then emu.pause() end
+    if not open then speak_choice(true) end
   else
     input.capture(false)
     if resume_on_close and emu.paused() then emu.unpause() end
     resume_on_close = false
-    load_entry = nil
+    entry = nil
+    if open then ui.speak("menu closed") end
     for name, id in pairs(handlers) do
       event.off(id)
       handlers[name] = nil
@@ -258,18 +291,26 @@ local function act(name)
   local page = stack[#stack]
   if name == "close" or name == "open" then return set_open(false) end
   if name == "back" then
-    if #stack > 1 then stack[#stack] = nil else set_open(false) end
+    if #stack > 1 then
+      stack[#stack] = nil
+      speak_choice(true)
+    else
+      set_open(false)
+    end
     return
   end
-  if name == "up" then page.selected = (page.selected - 2) % #page.items + 1 return end
-  if name == "down" then page.selected = page.selected % #page.items + 1 return end
+  if name == "up" then page.selected = (page.selected - 2) % #page.items + 1 return speak_choice() end
+  if name == "down" then page.selected = page.selected % #page.items + 1 return speak_choice() end
   local item = page.items[page.selected]
   local action = item and item[name]
   if action then
     local depth = #stack
     action()
     -- Requests to scripts land before the next frame: the page is rebuilt then (see draw).
-    if #stack == depth then page.dirty = true end
+    if #stack == depth then
+      page.dirty = true
+      if open and not entry then speak_choice() end
+    end
   end
 end
 
@@ -286,14 +327,15 @@ event.on("key_down", function(key, is_repeat)
     return
   end
   if not open then return end
-  if load_entry then
-    local outcome = ui.type(load_entry, key)
-    if outcome == "done" and load_entry.text ~= "" then
-      local ok, problem = scripts.load(load_entry.text)
-      if not ok then emu.message(problem) end
+  if entry then
+    local typed = entry
+    local outcome = ui.type(typed, key)
+    if outcome then entry = nil end
+    if outcome == "done" then
+      typed.done(typed.text)
       stack[#stack].dirty = true
     end
-    if outcome then load_entry = nil end
+    if outcome then speak_choice() end
     return
   end
   local name = key_actions[key]
@@ -316,12 +358,6 @@ event.on("frame_start", function()
     end
   end
 end)
-
-local function value_text(item)
-  local value = item.value
-  if type(value) == "function" then value = value() end
-  return value and tostring(value) or ""
-end
 
 function draw_menu()
   local page = stack[#stack]
@@ -347,10 +383,10 @@ function draw_menu()
     lines[#lines + 1] = { text = text, color = chosen and "yellow" or item.color or "white" }
   end
   local chosen = page.items[page.selected]
-  if load_entry then
-    lines[#lines + 1] = { text = ui.entry_line(load_entry):sub(-columns), color = "cyan" }
+  if entry then
+    lines[#lines + 1] = { text = ui.entry_line(entry):sub(-columns), color = "cyan" }
   elseif chosen and chosen.detail then
-    lines[#lines + 1] = { text = chosen.detail:gsub("\n", " "):sub(1, columns), color = "#ff6060" }
+    lines[#lines + 1] = { text = chosen.detail:gsub("\n", " "):sub(1, columns), color = chosen.detail_color or "#ff6060" }
   end
   local x, y = 4 * scale, 4 * scale
   ui.panel(x, y, lines, scale, { min_width = columns * ui.char_width(scale) })
@@ -358,4 +394,18 @@ function draw_menu()
   if image then
     gui.image(width - image:width() - 12 * scale, y + 4 * scale, image, { surface = "hud" })
   end
+end
+
+-- The first run says which keys open the tools, once (remembered in the data folder).
+-- Said on the first frame, when every default (the OSD) listens.
+if settings.first_run_hint then
+  local hint
+  hint = event.on("frame_end", function()
+    event.off(hint)
+    local bindings = hotkeys.load()
+    emu.message(string.format("keys: %s menu, %s RAM tools%s", settings.key, ramtools_key,
+                              bindings.tastudio and (", " .. bindings.tastudio .. " TAS editor") or ""))
+    local ok, problem = require("retrolua.settings").remember("menu", "first_run_hint", false)
+    if not ok then console.warn("menu: the first-run hint is not remembered: " .. tostring(problem) .. "\n") end
+  end)
 end

@@ -2,7 +2,9 @@
 -- emu.message() (and so from the hotkeys) for a few seconds, a PAUSED sign while paused, and optionally
 -- the speed in frames per second, the frame and lag counters and player 1's input. While a movie
 -- records or plays it shows the movie's mode ("● REC", "▶ PLAY": a symbol as well as a colour), frame,
--- length and rerecords, and the input display. Text grows with the window (gui.text_scale()).
+-- length and rerecords, and the input display. Text grows with the window (gui.text_scale()); long
+-- messages wrap at the window's width. While the game runs faster or slower than normal (fast-forward,
+-- slow motion) a ">> FAST" / "> SLOW" sign shows at the top (`speed = false` hides it).
 -- Settings in ~/.config/retrolua/osd.lua, e.g.
 --   return { fps = true, counters = true, input = true, movie = false, scale = 3, position = "top-left" }
 -- scale: 0 = from the window size, else 1–16; position: where messages go ("bottom-left", "bottom-right",
@@ -10,8 +12,9 @@
 -- corner to itself. Replace it with ~/.config/retrolua/scripts/osd.lua or turn it off with
 -- `--no-default osd`.
 
+local ui = require("retrolua.ui")
 local settings = require("retrolua.settings").load("osd", {
-  fps = false, counters = false, input = false, movie = true, paused = true,
+  fps = false, counters = false, input = false, movie = true, paused = true, speed = true,
   message_frames = 180, color = "white", background = "#000000a0", scale = 0, position = "bottom-left",
 })
 
@@ -46,7 +49,7 @@ end)
 -- One layout per draw: the scale, the margin and line height that go with it.
 local function layout()
   local width, height = gui.surface_size("hud")
-  local scale = settings.scale ~= 0 and settings.scale or gui.text_scale("hud")
+  local scale = ui.osd_scale()
   local style = { surface = "hud", color = settings.color, bg = settings.background, scale = scale }
   return { width = width, height = height, scale = scale, margin = 4 * scale, line = 10 * scale, style = style }
 end
@@ -77,6 +80,17 @@ local function draw_paused(l)
                                                     scale = scale })
 end
 
+-- ">> FAST" (fast-forward, emu.speed() 0 or above 1) or "> SLOW", top middle below any PAUSED sign.
+local function draw_speed(l, paused)
+  local speed = emu.speed()
+  if speed == 1 then return end
+  local text = (speed == 0 or speed > 1) and (speed == 0 and ">> FAST" or string.format(">> FAST x%g", speed))
+    or string.format("> SLOW x%g", speed)
+  local w = gui.text_size(text, l.scale)
+  local y = l.margin + (paused and 10 * (l.scale + 1) + l.scale or 0)  -- PAUSED is drawn one size up
+  gui.text((l.width - w) // 2, y, text, { surface = "hud", color = "#80c0ff", bg = settings.background, scale = l.scale })
+end
+
 local function status_lines(in_movie)
   local lines = {}
   if settings.fps then
@@ -99,9 +113,13 @@ end
 event.on("draw", function()
   local in_movie = settings.movie and movie.mode() ~= "idle"
   local paused = settings.paused and emu.paused()
-  if #messages == 0 and not (settings.fps or settings.counters or settings.input or in_movie or paused) then return end
+  local fast = settings.speed and emu.speed() ~= 1
+  if #messages == 0 and not (settings.fps or settings.counters or settings.input or in_movie or paused or fast) then
+    return
+  end
   local l = layout()
   if paused then draw_paused(l) end
+  if fast then draw_speed(l, paused) end
   local position = settings.position
   -- Counters top left (top right when the messages are there); the movie's state top right, below
   -- the counters when they share that corner; messages in their own corner.
@@ -117,12 +135,24 @@ event.on("draw", function()
     top_right = top_right + l.line
   end
   local right = position:find("right") ~= nil
+  -- Each message wrapped at the window's width (at this scale); the lines of all of them stack.
+  local columns = (l.width - 2 * l.margin) // ui.char_width(l.scale)
+  local count = 0
+  for _, message in ipairs(messages) do
+    if message.columns ~= columns then message.lines, message.columns = ui.wrap(message.text, columns), columns end
+    count = count + #message.lines
+  end
   local top = position == "top-right" and top_right or position == "top-left" and l.margin
-    or l.height - l.line * #messages - l.margin
+    or l.height - l.line * count - l.margin
+  local my = top
+  for _, message in ipairs(messages) do
+    for _, text in ipairs(message.lines) do
+      if right then right_aligned(l, my, text, l.style) else gui.text(l.margin, my, text, l.style) end
+      my = my + l.line
+    end
+  end
   for i = #messages, 1, -1 do
     local message = messages[i]
-    local my = top + (i - 1) * l.line
-    if right then right_aligned(l, my, message.text, l.style) else gui.text(l.margin, my, message.text, l.style) end
     message.left = message.left - 1
     if message.left <= 0 then table.remove(messages, i) end
   end

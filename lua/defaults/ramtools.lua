@@ -1,7 +1,9 @@
 -- Default RAM tools, part of Retrolua's replaceable Lua frontend: a RAM search, a RAM watch list with a
 -- graph of each value, and a memory viewer/editor, in one panel on the OSD. f12 opens and closes it;
--- while it is open it takes the keyboard (the game and the other hotkeys get nothing: input.capture).
--- tab goes to the next page.
+-- while it is open it takes the keyboard (the game and the other hotkeys get nothing: input.capture)
+-- and the game is paused (resumed on closing, unless it was paused before; `pause = false` keeps it
+-- running). tab goes to the next page. Values frozen by a RAM cheat are marked with a * (search
+-- results, watches, memory rows). Under --speak the page, the chosen line and prompts are spoken.
 --
 -- Search: values of 8, 16 or 32 bits (s), signed or not (n), little or big endian (b), shown and typed
 -- in hex or decimal (x), in any memory domain (o); r starts over. Close the panel, play, open it and
@@ -10,7 +12,8 @@
 -- cheats), w adds it to the watch list.
 -- Watch: BizHawk-style (address, domain, size, format, label), saved per game in the data folder
 -- (ramwatch/GAME-SHA1.wch) and drawn, with a graph of the last frames, while the panel is closed.
--- up/down pick, a adds an address, l labels, t format, s size, b byte order, g graph, f freeze, delete removes.
+-- up/down pick, a adds an address, l labels, t format, s size, b byte order, g graph, f freeze, delete removes,
+-- p opens a .wch file from a typed path (BizHawk's included: its domain names are mapped to ours).
 -- Memory: hex rows of a domain; arrows and pageup/pagedown move, j jumps to an address, o changes the
 -- domain, hex digits write the byte under the cursor (two digits a byte), w watches it.
 -- Every key can be rebound in ~/.config/retrolua/ramtools.lua, e.g.
@@ -65,8 +68,27 @@ end
 local search = { size = 1, signed = false, hex = true, domain = default_domain, selected = 1,
                  big_endian = big_endian_of(default_domain), started = false }
 
--- The results last read for the panel (see cached_results).
+-- The results last read for the panel (see cached_results); `stale()` makes the next draw read them again
+-- (after an edit, a freeze, a page change: the game may be paused, so the frame count does not tell).
 local cache = { results = {}, limit = -1, frame = -1, count = -1 }
+local function stale() cache.limit = -1 end
+
+-- The addresses held by an enabled RAM cheat ("set"): frozen[domain][address] = true for each byte.
+local function frozen_bytes()
+  local frozen = {}
+  for _, cheat in ipairs(cheats.list()) do
+    if cheat.enabled and cheat.address and (cheat.type == nil or cheat.type == "set") then
+      local domain = cheat.domain or default_domain
+      frozen[domain] = frozen[domain] or {}
+      for offset = 0, math.max(1, (cheat.size or 8) // 8) - 1 do frozen[domain][cheat.address + offset] = true end
+    end
+  end
+  return frozen
+end
+
+local function is_frozen(frozen, domain, address)
+  return frozen[domain] ~= nil and frozen[domain][address] == true
+end
 
 local function describe()
   return string.format("%d-bit %s %s %s", search.size * 8, search.signed and "signed" or "unsigned",
@@ -120,6 +142,7 @@ local function freeze(address, domain, size, value, big_endian)
   local id = protected("freeze", cheats.add_ram, { address = address, value = value, size = size * 8, domain = domain,
                                                    big_endian = big_endian,
                                                    description = string.format("freeze %s 0x%X", domain, address) })
+  stale()
   if id then emu.message(string.format("froze %s 0x%X at %d", domain, address, value)) end
 end
 
@@ -229,6 +252,26 @@ local watch_keys = {
     local value = ramwatch.value(watch)
     if value then freeze(watch.address, watch.domain, watch.size, value & ((1 << (watch.size * 8)) - 1), watch.big_endian) end
   end,
+  [keys.open] = function()
+    ask("open .wch file", "text", false, function(typed)
+      if typed.text == "" then return end
+      local handle, problem = io.open(typed.text, "r")
+      if not handle then return emu.message("RAM watch: " .. tostring(problem)) end
+      local text = handle:read("a")
+      handle:close()
+      local before = watches.items
+      local problems = watches:load(text or "")
+      if #watches.items == 0 and #problems > 0 then
+        watches.items = before  -- nothing could be read: the list stays as it was
+        return emu.message("RAM watch: " .. typed.text .. ": nothing loaded; " .. problems[1])
+      end
+      watch_page.selected = 1
+      save_watches()
+      for _, line in ipairs(problems) do console.warn("ramtools: " .. typed.text .. ": " .. line .. "\n") end
+      emu.message(string.format("RAM watch: %d watches from %s%s", #watches.items, typed.text,
+                                #problems > 0 and string.format(" (%d lines skipped: %s)", #problems, problems[1]) or ""))
+    end)
+  end,
   [keys.remove] = function()
     if watches:remove(watch_page.selected) then
       watch_page.selected = math.max(1, math.min(watch_page.selected, #watches.items))
@@ -257,7 +300,8 @@ end
 -- The memory page (lua/retrolua/memory_view.lua), sharing the panel's settings, prompts and watch list.
 viewer = require("retrolua.memory_view").new({
   settings = settings, domains = names, domain = default_domain, ask = ask, add_watch = add_watch,
-  protected = protected, next_in = next_in, legend = legend, header = header,
+  protected = protected, next_in = next_in, legend = legend, header = header, stale = function() stale() end,
+  frozen_bytes = frozen_bytes,
 })
 
 -- Results read at most every few frames (each read snapshots the domain: a whole bus is 64 KB or more),
@@ -275,10 +319,12 @@ local function search_lines()
                   string.format("%d candidates", search.started and cheats.search_count() or 0) }
   local first = math.max(1, search.selected - settings.shown + 1)
   local results = cached_results(first + settings.shown - 1)
+  local frozen = frozen_bytes()
   for index = first, math.min(#results, first + settings.shown - 1) do
     local result = results[index]
     local chosen = index == search.selected
-    lines[#lines + 1] = { text = string.format("%s%04X %s (%s)", chosen and ">" or " ", result.address,
+    local mark = is_frozen(frozen, result.domain, result.address) and "*" or " "
+    lines[#lines + 1] = { text = string.format("%s%04X%s%s (%s)", chosen and ">" or " ", result.address, mark,
                                                shown_value(result.value), shown_value(result.previous)),
                           color = chosen and "yellow" or "white" }
   end
@@ -290,19 +336,26 @@ local function search_lines()
   return lines
 end
 
-local function watch_line(watch, chosen)
-  local text = string.format("%s%04X %s %s%d%s %s %s", chosen and ">" or " ", watch.address, watch.domain,
+local function watch_frozen(frozen, watch) return is_frozen(frozen, watch.domain, watch.address) end
+
+local function watch_line(watch, chosen, frozen)
+  local text = string.format("%s%04X %s %s%d%s %s%s %s", chosen and ">" or " ", watch.address, watch.domain,
                              watch.format:sub(1, 1), watch.size * 8, watch.big_endian and "be" or "",
+                             watch_frozen(frozen, watch) and "*" or "",
                              ramwatch.format(ramwatch.value(watch), watch.size, watch.format), watch.label)
   return { text = text, color = chosen and "yellow" or "white" }
 end
 
 local function watch_lines()
   local lines = { header(), string.format("%d watches%s", #watches.items, watch_file and "" or " (not saved)") }
-  for index, watch in ipairs(watches.items) do lines[#lines + 1] = watch_line(watch, index == watch_page.selected) end
+  local frozen = frozen_bytes()
+  for index, watch in ipairs(watches.items) do
+    lines[#lines + 1] = watch_line(watch, index == watch_page.selected, frozen)
+  end
   lines[#lines + 1] = legend({ { keys.add, "add" }, { keys.label, "label" }, { keys.format, "format" },
                                { keys.size, "size" }, { keys.endian, "endian" } })
-  lines[#lines + 1] = legend({ { keys.graph, "graph" }, { keys.freeze, "freeze" }, { keys.remove, "remove" } })
+  lines[#lines + 1] = legend({ { keys.graph, "graph" }, { keys.freeze, "freeze" }, { keys.remove, "remove" },
+                               { keys.open, "open .wch" }, { "*", "frozen" } })
   return lines
 end
 
@@ -312,9 +365,11 @@ local function draw_overlay(scale)
   local graph_width, graph_height = 64 * scale, 16 * scale
   local x = width - graph_width - 40 * scale
   local y = 26 * scale
+  local frozen = frozen_bytes()
   for _, watch in ipairs(watches.items) do
     if y >= height then break end  -- the rest would be off the screen
-    local text = string.format("%s %s", watch.label ~= "" and watch.label or string.format("%04X", watch.address),
+    local text = string.format("%s %s%s", watch.label ~= "" and watch.label or string.format("%04X", watch.address),
+                               watch_frozen(frozen, watch) and "*" or "",
                                ramwatch.format(ramwatch.value(watch), watch.size, watch.format))
     ui.text(x, y, text, scale, "white", "#00000080")
     y = y + ui.line_height(scale)
@@ -349,16 +404,46 @@ local function refresh_handlers()
   if not sampling and handlers.sample then event.off(handlers.sample); handlers.sample = nil end
 end
 
+-- Under --speak: the page and its chosen line.
+local function speak_page()
+  local what
+  if page == "search" then
+    local result = selected_result()
+    what = string.format("RAM search, %d candidates", search.started and cheats.search_count() or 0)
+    if result then what = what .. string.format(", address %X, value %s", result.address, shown_value(result.value)) end
+  elseif page == "watch" then
+    local watch = selected_watch()
+    what = string.format("RAM watch, %d watches", #watches.items)
+    if watch then
+      what = what .. string.format(", %s address %X, value %s", watch.label, watch.address,
+                                   ramwatch.format(ramwatch.value(watch), watch.size, watch.format))
+    end
+  else
+    what = "memory " .. tostring(viewer.domain())
+  end
+  ui.speak(what)
+end
+
+local resume_on_close = false  -- the panel paused the game (settings.pause), so closing it resumes
+
 local function set_open(on)
   if on then
     local ok, why = input.capture(true)
     if not ok then return emu.message("RAM tools: " .. tostring(why)) end
     if not search.started then start_search() end
+    -- Paused while it has the keyboard: typing a value must not cost the game anything.
+    resume_on_close = settings.pause and not open and not emu.paused()
+    if resume_on_close then emu.pause() end
+    stale()
+    ui.speak_again()
   else
     input.capture(false)
+    if resume_on_close and emu.paused() then emu.unpause() end
+    resume_on_close = false
     entry = nil
   end
   open = on
+  if on then speak_page() end
 end
 
 local PAGE_KEYS = { search = search_keys, watch = watch_keys, memory = viewer.keys }
@@ -377,11 +462,14 @@ event.on("key_down", function(key, is_repeat)
     set_open(false)
   elseif open and key == keys.page then
     page = next_in(PAGES, page)
+    stale()
+    speak_page()
   elseif open then
     local action = PAGE_KEYS[page][key]
     local moves = key == keys.up or key == keys.down or key == keys.left or key == keys.right
     if action and (not is_repeat or moves or key == keys.page_up or key == keys.page_down) then
       action()
+      if moves and page ~= "memory" then speak_page() end
     elseif page == "memory" and not is_repeat then
       viewer.type(key)
     end

@@ -30,6 +30,34 @@ hotkeys.actions = {
   { "disc_previous", "[", "previous disc" },
 }
 
+-- Keys other defaults answer, listed with these: rewind (lua/defaults/rewind.lua, held) and turbo
+-- (lua/defaults/input.lua: while its key is held, a button is pressed every other `period` frames).
+-- Their defaults live here; the user changes them in rewind.lua's `key` and input.lua's `turbo`.
+hotkeys.REWIND = { key = "backspace", granularity = 2, memory_mb = 64 }
+hotkeys.TURBO = { { key = "c", pad_button = "lefttrigger_unused", button = "a", period = 2 } }
+
+-- The rewind default's settings in effect.
+function hotkeys.rewind_settings()
+  return require("retrolua.settings").load("rewind", hotkeys.REWIND)
+end
+
+-- The held keys in effect, for the menu: { {label, key}, … } (rewind, then each turbo button).
+function hotkeys.held()
+  local settings = require("retrolua.settings")
+  local list = { { "rewind while held", hotkeys.rewind_settings().key } }
+  local info = emu.info()
+  local layers = { "input.lua", "input/" .. info.core .. ".lua" }
+  if info.rom and info.rom.name then layers[3] = "input/" .. info.core .. "/" .. info.rom.name .. ".lua" end
+  -- Only the turbo list of the input settings, quietly: the input default reports their mistakes.
+  local input_settings = settings.load_layers("input", { turbo = hotkeys.TURBO }, layers, { quiet = true })
+  for _, turbo in ipairs(input_settings.turbo) do
+    if type(turbo) == "table" and type(turbo.key) == "string" then
+      list[#list + 1] = { "turbo " .. tostring(turbo.button), turbo.key }
+    end
+  end
+  return list
+end
+
 hotkeys.defaults = {}
 hotkeys.descriptions = {}
 for _, action in ipairs(hotkeys.actions) do

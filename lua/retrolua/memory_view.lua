@@ -11,7 +11,8 @@ local ramwatch = require("retrolua.ramwatch")
 local memory_view = {}
 
 -- `tools`: the panel's `settings` (keys, rows, scale), `domains` (names), `domain` (the first shown),
--- and its helpers `ask`, `add_watch`, `protected`, `next_in`, `legend`, `header`.
+-- and its helpers `ask`, `add_watch`, `protected`, `next_in`, `legend`, `header`, `stale` (a byte was
+-- written: other pages read again), `frozen_bytes` (frozen[domain][address] for bytes a cheat holds).
 function memory_view.new(tools)
   local settings, keys = tools.settings, tools.settings.keys
   local view = { domain = tools.domain, cursor = 0, top = 0, nibble = nil }
@@ -70,6 +71,7 @@ function memory_view.new(tools)
     local value = view.nibble * 16 + digit
     view.nibble = nil
     local ok = tools.protected("memory", memory.write_u8, view.cursor, value, view.domain)
+    if tools.stale then tools.stale() end
     if ok ~= nil or memory.read_u8(view.cursor, view.domain) == value then move(1) end
     return true
   end
@@ -86,6 +88,7 @@ function memory_view.new(tools)
     if cursor_row < view.top then view.top = cursor_row end
     if cursor_row >= view.top + settings.rows then view.top = cursor_row - settings.rows + 1 end
     local start = view.top * width
+    local frozen = tools.frozen_bytes and tools.frozen_bytes()[view.domain] or {}
     local ok, bytes = pcall(memory.read_bytes, start, math.min(total - start, width * settings.rows), view.domain)
     if not ok then
       lines[#lines + 1] = { text = tostring(bytes), color = "#ff6060" }
@@ -94,7 +97,8 @@ function memory_view.new(tools)
     for line = 0, settings.rows - 1 do
       local base = start + line * width
       if base >= total then break end
-      -- " 00 00[00]00": the cursor's brackets take the spaces around it, so every row is as wide.
+      -- " 00 00[00]00": the cursor's brackets take the spaces around it, so every row is as wide; a
+      -- byte a cheat holds has a * in place of its space (" 00*05 00").
       local cells, bracket = {}, false
       for column = 0, width - 1 do
         local byte = bytes:byte(line * width + column + 1)
@@ -104,7 +108,7 @@ function memory_view.new(tools)
           cells[#cells + 1] = "[" .. text .. "]"
           bracket = true
         else
-          cells[#cells + 1] = (bracket and "" or " ") .. text
+          cells[#cells + 1] = (bracket and "" or (frozen[base + column] and "*" or " ")) .. text
           bracket = false
         end
       end
@@ -112,7 +116,7 @@ function memory_view.new(tools)
                             color = line + view.top == cursor_row and "yellow" or "white" }
     end
     lines[#lines + 1] = tools.legend({ { keys.jump, "jump" }, { keys.domain, "domain" }, { keys.watch, "watch" },
-                                       { "0-f", "write" } })
+                                       { "0-f", "write" }, { "*", "frozen" } })
     return lines
   end
 

@@ -1,7 +1,10 @@
 -- RAM watch lists (BizHawk-style): each watch is an address in a memory domain with a size, a display
 -- format, a byte order and a label, plus the history of its value over the last frames for a graph.
 -- Lists are saved as text in BizHawk's .wch columns (address, size b/w/d, type u/s/h, big-endian 0/1,
--- domain, label), with a 7th column for the graph.
+-- domain, label), with a 7th column for the graph. BizHawk's own files load too: its domain names
+-- ("RAM", "WRAM", "System Bus", …, per system, from the file's SystemID line or the running game) are
+-- mapped to ours (retrolua.bizhawk_domains), its other display types (binary, fixed point, float) show
+-- as hex, and its separator lines are skipped.
 --
 --   local ramwatch = require("retrolua.ramwatch")
 --   local list = ramwatch.new(120)                          -- 120 frames of history per watch
@@ -15,7 +18,9 @@ ramwatch.MAX = 64
 local SIZE_LETTERS = { [1] = "b", [2] = "w", [4] = "d" }
 local LETTER_SIZES = { b = 1, w = 2, d = 4 }
 local FORMAT_LETTERS = { unsigned = "u", signed = "s", hex = "h" }
-local LETTER_FORMATS = { u = "unsigned", s = "signed", h = "hex" }
+local LETTER_FORMATS = { u = "unsigned", s = "signed", h = "hex",
+                         -- BizHawk's binary, fixed-point (12.4, 20.12, 16.16) and float: shown as hex here
+                         b = "hex", ["1"] = "hex", ["2"] = "hex", ["3"] = "hex", f = "hex" }
 ramwatch.FORMATS = { "hex", "unsigned", "signed" }
 ramwatch.SIZES = { 1, 2, 4 }
 
@@ -149,6 +154,9 @@ function List:load(text)
   self.items = {}
   local problems = {}
   local number = 0
+  local system = text:match("^SystemID%s+([^\r\n]+)") or text:match("\nSystemID%s+([^\r\n]+)")
+  system = system and system:gsub("%s+$", "")
+  local bizhawk = require("retrolua.bizhawk_domains")
   for line in text:gmatch("[^\n]*") do
     number = number + 1
     line = line:gsub("\r$", "")
@@ -159,15 +167,22 @@ function List:load(text)
       local spec = { address = address, size = LETTER_SIZES[fields[2] or ""], format = LETTER_FORMATS[fields[3] or ""],
                      big_endian = fields[4] == "1", domain = fields[5], label = fields[6] or "",
                      graph = fields[7] == nil or fields[7] == "graph" }
+      -- BizHawk's names for its domains (ours are taken as they are).
+      if address and spec.domain and not ramwatch.domain(spec.domain) then
+        local ours, at = bizhawk.resolve(spec.domain, address, system)
+        if ours then spec.domain, spec.address = ours, at end
+      end
       local added, problem
-      if not address then
+      if fields[2] == "S" then  -- luacheck: ignore 542
+        -- a BizHawk separator line: nothing to watch
+      elseif not address then
         problem = "the address must be hex"
       elseif not spec.size or not spec.format then
-        problem = "the size must be b, w or d and the type u, s or h"
+        problem = "the size must be b, w or d and the type u, s, h, b, 1, 2, 3 or f"
       else
         added, problem = self:add(spec)
       end
-      if not added then problems[#problems + 1] = string.format("line %d: %s", number, problem) end
+      if not added and problem then problems[#problems + 1] = string.format("line %d: %s", number, problem) end
     end
   end
   return problems

@@ -16,6 +16,12 @@
 -- raises an error or returns something other than a table is reported (path and line) and skipped.
 -- Reports go to stderr through console.warn: `[osd.lua] warning: osd settings: …/osd.lua:3: …`.
 -- A user script in the default profile may not read the config folder: no settings file is read then.
+-- options.quiet: no reports and unknown keys ignored (for reading a part of another script's settings,
+-- whose owner reports its mistakes).
+--
+-- What the frontend remembers by itself (a hint shown once) is kept apart from the person's files:
+-- settings.remember(name, key, value) writes it durably to the data folder (remembered/NAME.lua) and
+-- settings.load merges it under ~/.config/retrolua/NAME.lua (the person's file wins).
 
 local settings = {}
 
@@ -23,8 +29,9 @@ local ENOENT = 2  -- io.open's error code for "no such file"
 -- The chunk name while a file runs: Lua cuts long ones to 60 bytes, so messages get the full path back.
 local CHUNK = "settings"
 
+local quiet = false
 local function report(label, text)
-  console.warn(label .. " settings: " .. text)
+  if not quiet then console.warn(label .. " settings: " .. text) end
 end
 
 local function copy(value)
@@ -107,6 +114,8 @@ function merge(into, from, defaults, context, prefix)
     local default = defaults[key]
     if default ~= nil then
       take(into, key, value, default, context, name)
+    elseif context.options.quiet then  -- luacheck: ignore 542
+      -- another script's setting: its owner reports it
     elseif open then
       into[key] = copy(value)
     else
@@ -120,19 +129,63 @@ end
 --- `options.open`: names of tables ("keyboard", or "a.b" when nested) that take keys the defaults lack;
 --- `options.allow_false`: false is accepted in place of a string.
 function settings.load_layers(name, defaults, files, options)
+  options = options or {}
   local result = copy(defaults)
   local config = emu.paths().config
+  quiet = options.quiet == true
   for _, file in ipairs(files) do
     local path = config .. "/" .. file
     local from = read(name, path)
-    if from then merge(result, from, defaults, { label = name, path = path, options = options or {} }) end
+    if from then merge(result, from, defaults, { label = name, path = path, options = options }) end
   end
+  quiet = false
   return result
 end
 
---- The defaults with ~/.config/retrolua/NAME.lua merged over them (see load_layers for `options`).
+local REMEMBERED = "remembered/%s.lua"
+
+-- What the frontend remembered for `name` (see settings.remember): a table of plain values.
+local function remembered(name)
+  local text = emu.load_data(string.format(REMEMBERED, name))
+  if not text then return {} end
+  local chunk = load(text, "=remembered", "t", {})
+  local ok, values = pcall(chunk or error)
+  return ok and type(values) == "table" and values or {}
+end
+
+local function literal(value)
+  if type(value) == "string" then return string.format("%q", value) end
+  return tostring(value)
+end
+
+--- Remembers `key` = `value` (a string, number or boolean) for the settings named `name`, durably in the
+--- data folder; returns true, or nil and why.
+function settings.remember(name, key, value)
+  local values = remembered(name)
+  values[key] = value
+  local keys = {}
+  for known in pairs(values) do
+    if type(known) == "string" and known:match("^[%a_][%w_]*$") then keys[#keys + 1] = known end
+  end
+  table.sort(keys)
+  local lines = { "-- Remembered by Retrolua's frontend; ~/.config/retrolua/" .. name .. ".lua wins over it.", "return {" }
+  for _, known in ipairs(keys) do lines[#lines + 1] = string.format("  %s = %s,", known, literal(values[known])) end
+  lines[#lines + 1] = "}"
+  return emu.save_data(string.format(REMEMBERED, name), table.concat(lines, "\n") .. "\n")
+end
+
+--- The defaults, what the frontend remembered (settings.remember), then ~/.config/retrolua/NAME.lua,
+--- merged in that order (see load_layers for `options`).
 function settings.load(name, defaults, options)
-  return settings.load_layers(name, defaults, { name .. ".lua" }, options)
+  local base = defaults
+  local kept = remembered(name)
+  if next(kept) then
+    base = copy(defaults)
+    for key, value in pairs(kept) do
+      if base[key] ~= nil and type(base[key]) == type(value) then base[key] = value end
+    end
+  end
+  return settings.load_layers(name, base, { name .. ".lua" }, options)
 end
 
 return settings

@@ -8,7 +8,7 @@ local load = require("retrolua.settings").load
 
 function tools.menu()
   return load("menu", {
-    key = "f1", scale = 0, thumbnails = true, pause = true,
+    key = "f1", scale = 0, thumbnails = true, pause = true, first_run_hint = true,
     keys = { up = "up", down = "down", left = "left", right = "right", select = "return", alternate = "x",
              back = "backspace", close = "escape" },
     -- SDL GameController button names (by position).
@@ -19,13 +19,13 @@ end
 
 function tools.ramtools()
   return load("ramtools", {
-    panel_key = "f12", shown = 8, graph_frames = 120, overlay = true, scale = 0, rows = 12,
+    panel_key = "f12", shown = 8, graph_frames = 120, overlay = true, scale = 0, rows = 12, pause = true,
     keys = {
       page = "tab", close = "escape", up = "up", down = "down", left = "left", right = "right",
       page_up = "pageup", page_down = "pagedown",
       restart = "r", changed = "v", unchanged = "u", increased = "i", decreased = "d", equal = "e", changed_by = "c",
       size = "s", signed = "n", endian = "b", hex = "x", domain = "o", freeze = "f", watch = "w",
-      add = "a", label = "l", format = "t", graph = "g", remove = "delete", jump = "j",
+      add = "a", label = "l", format = "t", graph = "g", remove = "delete", jump = "j", open = "p",
     },
   })
 end

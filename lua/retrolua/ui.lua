@@ -15,6 +15,45 @@ function ui.scale(setting)
   return math.max(1, math.min(16, math.min(width, height) // 300))
 end
 
+-- The OSD's text scale (lua/defaults/osd.lua): its settings' `scale` when set (1–16), else from the
+-- window (gui.text_scale). Every indicator on the game's picture (messages, the slot, rewind,
+-- fast-forward) draws at it, so they grow together.
+local osd_setting
+function ui.osd_scale()
+  if osd_setting == nil then
+    osd_setting = require("retrolua.settings").load("osd", { scale = 0 }, { quiet = true }).scale
+  end
+  if math.type(osd_setting) == "integer" and osd_setting >= 1 and osd_setting <= 16 then return osd_setting end
+  return gui.text_scale("hud")
+end
+
+-- `text` cut into lines of at most `columns` characters, at spaces where it can (a word longer than a
+-- line is cut). UTF-8 characters count as one.
+function ui.wrap(text, columns)
+  columns = math.max(1, columns)
+  local lines = {}
+  for paragraph in (text .. "\n"):gmatch("([^\n]*)\n") do
+    local line = ""
+    for word in paragraph:gmatch("%S+") do
+      while utf8.len(word) and utf8.len(word) > columns do
+        if line ~= "" then lines[#lines + 1] = line; line = "" end
+        local cut = utf8.offset(word, columns + 1)
+        lines[#lines + 1] = word:sub(1, cut - 1)
+        word = word:sub(cut)
+      end
+      local length = (utf8.len(line) or #line) + (line ~= "" and 1 or 0) + (utf8.len(word) or #word)
+      if line ~= "" and length > columns then
+        lines[#lines + 1] = line
+        line = word
+      else
+        line = line ~= "" and (line .. " " .. word) or word
+      end
+    end
+    if line ~= "" or #lines == 0 then lines[#lines + 1] = line end
+  end
+  return lines
+end
+
 -- Style tables are kept, so drawing every frame makes no garbage.
 local styles = {}
 local function style(scale, color, bg)
@@ -70,8 +109,23 @@ function ui.char(key)
   return key
 end
 
--- A line being typed: kind "hex", "decimal" (both may start with "-" when `signed`), or "text".
+-- Reads `text` aloud under --speak (emu.speak: a newer text replaces one not yet said, so moving through
+-- a list says where it stops); nothing without --speak. The last text said is not repeated.
+local last_spoken
+function ui.speak(text)
+  if text == nil or text == last_spoken or not emu.speak then return end
+  last_spoken = text
+  emu.speak(text)
+end
+
+-- Forgets the last text said, so the same text (a page opened again) is said again.
+function ui.speak_again() last_spoken = nil end
+
+-- A line being typed: kind "hex", "decimal" (both may start with "-" when `signed`), or "text". Its
+-- prompt is spoken under --speak.
 function ui.entry(prompt, kind, signed, text)
+  ui.speak_again()
+  ui.speak(prompt .. (kind == "hex" and ", hex" or "") .. ((text or "") ~= "" and (": " .. text) or ""))
   return { prompt = prompt, kind = kind, signed = signed, text = text or "" }
 end
 

@@ -164,6 +164,23 @@ extension Bindings {
                 }
             },
             LuaFunction(
+                "speak", "text: string", returns: "boolean",
+                doc:
+                    """
+                    Reads `text` aloud under `--speak` without showing it (the menu's focused item, a tool's \
+                    prompt): a newer call replaces text not yet spoken, so moving through a list does not queue \
+                    every item. Returns whether speech is on (false without `--speak`).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let text = try call.string(1, "text")
+                    let speak = Script.from(context).host.onSpeak
+                    speak?(text)
+                    call.push(speak != nil)
+                    return 1
+                }
+            },
+            LuaFunction(
                 "step", doc: "While paused, runs exactly one more frame (frame advance); no effect when running."
             ) { L, context in
                 LuaCall.run(L) { _ in

@@ -51,23 +51,42 @@ extension Bindings {
             }
         },
         LuaFunction(
-            "option", "key: string, value?: string", returns: "string?, string?",
+            "option", "key: string, value?: string, options?: table", returns: "string?, string?",
             doc:
                 """
                 Gets a core option's value, or sets it (the core sees the change at its next check). Returns \
-                the value in effect, or `nil, message` for an unknown key or a value the core does not offer.
+                the value in effect, or `nil, message` for an unknown key or a value the core does not offer. \
+                `{save = true}` also keeps the value for the next start in the option file the start reads: \
+                `options/CORE/GAME.opt` in the config folder when that file sets the key, else \
+                `options/CORE.opt` (written durably; the other lines are kept).
                 """
         ) { L, context in
             LuaCall.run(L) { call in
-                let options = Script.from(context).emulator.session.core.options
+                let script = Script.from(context)
+                let session = script.emulator.session
+                let options = session.core.options
                 let key = try call.string(1, "key")
+                let value = try call.optionalString(2, "value")
+                let save =
+                    try call.optionalTable(3, "options")
+                    ? try call.booleanField(3, "save", argument: 3) ?? false : false
                 guard options.definitions.contains(where: { $0.key == key }) else {
                     return call.failure("the core has no option '\(key)'")
                 }
-                if let value = try call.optionalString(2, "value"), let problem = options.set(key, value) {
-                    return call.failure(problem)
+                if let value, let problem = options.set(key, value) { return call.failure(problem) }
+                let now = options.value(key) ?? ""
+                if save {
+                    let files = session.paths.optionFiles(core: session.coreName, game: session.content?.baseName)
+                    let game = files.count > 1 ? (try? String(contentsOfFile: files[1], encoding: .utf8)) : nil
+                    let useGame = game.map { OptionFile.sets($0, key) } ?? false
+                    let path = useGame ? files[1] : files[0]
+                    try script.checkFileAccess(path, write: true)
+                    let old = useGame ? game ?? "" : (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+                    do {
+                        try DurableFile.write(Array(OptionFile.setting(old, key, now).utf8), to: path)
+                    } catch { return call.failure("emu.option: \(error)") }
                 }
-                call.push(options.value(key) ?? "")
+                call.push(now)
                 return 1
             }
         },
@@ -96,4 +115,36 @@ extension Bindings {
             }
         },
     ]
+}
+
+/// RetroArch's option files (`key = "value"` lines), as `emu.option(key, value, {save = true})` rewrites them.
+enum OptionFile {
+    /// The key of an option line, nil for comments and other lines.
+    static func key(of line: Substring) -> Substring? {
+        let trimmed = line.drop(while: { $0 == " " || $0 == "\t" })
+        guard !trimmed.hasPrefix("#"), let equals = trimmed.firstIndex(of: "=") else { return nil }
+        let key = trimmed[..<equals].trimmingCharacters(in: .whitespaces)
+        return key.isEmpty ? nil : Substring(key)
+    }
+
+    static func sets(_ text: String, _ key: String) -> Bool {
+        text.split(whereSeparator: \.isNewline).contains { Self.key(of: $0) == Substring(key) }
+    }
+
+    /// `text` with `key`'s line set to `value` (the first one; later ones dropped), or the line added.
+    static func setting(_ text: String, _ key: String, _ value: String) -> String {
+        let line = "\(key) = \"\(value)\""
+        var lines: [String] = []
+        var found = false
+        for existing in text.split(whereSeparator: \.isNewline) {
+            if Self.key(of: existing) == Substring(key) {
+                if !found { lines.append(line) }
+                found = true
+            } else {
+                lines.append(String(existing))
+            }
+        }
+        if !found { lines.append(line) }
+        return lines.joined(separator: "\n") + "\n"
+    }
 }

@@ -6,20 +6,26 @@ import Synchronization
 /// goes to the program's standard input, never through a shell or its arguments (so no message can
 /// be taken for an option or a command); one utterance at a time, without waiting for it, and
 /// messages that arrive meanwhile are joined into the next one (at most a few, each cut to a length).
+/// What the menu and tools focus (`emu.speak`) is said after them, a newer focus replacing one not yet
+/// spoken: moving through a list says where it stops, not every item passed.
 public final class Speaker: Sendable {
     public static let maximumPending = 3
     public static let maximumLength = 200
 
     private let program: String
-    private let arguments: [String]
+    /// `RETROLUA_SPEAK_WAV`: each utterance goes to its own numbered file beside it.
+    private let wav: String?
     private struct State {
         var speaking: Process?
         var pending: [String] = []
+        var focus: String?
+        var utterances = 0
     }
     private let state = Mutex(State())
 
-    /// Nil when espeak-ng is not on PATH. `RETROLUA_SPEAK_WAV=FILE` writes the speech to FILE
-    /// (`espeak-ng -w`) instead of the sound card: how the tests listen.
+    /// Nil when espeak-ng is not on PATH. `RETROLUA_SPEAK_WAV=FILE.wav` writes the speech to WAV files
+    /// (`espeak-ng -w`) instead of the sound card, one per utterance, numbered from 1 beside FILE:
+    /// `FILE-1.wav`, `FILE-2.wav`, … (how the tests listen; every utterance is kept).
     public init?(environment: [String: String] = ProcessInfo.processInfo.environment) {
         let folders = (environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").map(String.init)
         guard
@@ -28,39 +34,50 @@ public final class Speaker: Sendable {
             })
         else { return nil }
         program = found
-        var arguments = ["--stdin"]
-        if let wav = environment["RETROLUA_SPEAK_WAV"], !wav.isEmpty { arguments += ["-w", wav] }
-        self.arguments = arguments
+        wav = environment["RETROLUA_SPEAK_WAV"].flatMap { $0.isEmpty ? nil : $0 }
     }
 
-    /// Speaks `text` now, or after the current utterance.
-    public func say(_ text: String) {
+    /// The WAV file of utterance `number`: `speech.wav` → `speech-3.wav` (a name without `.wav` gets it).
+    public static func numbered(_ path: String, _ number: Int) -> String {
+        let stem = path.lowercased().hasSuffix(".wav") ? String(path.dropLast(4)) : path
+        return "\(stem)-\(number).wav"
+    }
+
+    /// Speaks `text` now, or after the current utterance; `replacing`: a focus (see the type's comment).
+    public func say(_ text: String, replacing: Bool = false) {
         let cleaned = String(
             text.unicodeScalars.map { $0.properties.generalCategory == .control ? " " : Character($0) }
                 .prefix(Self.maximumLength))
         guard !cleaned.allSatisfy({ $0 == " " }) else { return }
-        let next: String? = state.withLock { state in
-            state.pending.append(cleaned)
-            if state.pending.count > Self.maximumPending { state.pending.removeFirst() }
+        let next: (String, Int)? = state.withLock { state in
+            if replacing {
+                state.focus = cleaned
+            } else {
+                state.pending.append(cleaned)
+                if state.pending.count > Self.maximumPending { state.pending.removeFirst() }
+            }
             guard state.speaking == nil else { return nil }
             return Self.take(&state)
         }
-        if let next { start(next) }
+        if let next { start(next.0, number: next.1) }
     }
 
-    private static func take(_ state: inout State) -> String? {
-        guard !state.pending.isEmpty else { return nil }
-        defer { state.pending.removeAll() }
-        return state.pending.joined(separator: ". ")
+    private static func take(_ state: inout State) -> (String, Int)? {
+        let parts = state.pending + (state.focus.map { [$0] } ?? [])
+        guard !parts.isEmpty else { return nil }
+        state.pending.removeAll()
+        state.focus = nil
+        state.utterances &+= 1
+        return (parts.joined(separator: ". "), state.utterances)
     }
 
-    private func start(_ text: String) {
+    private func start(_ text: String, number: Int) {
         // Standard input is an unlinked temporary file, not a pipe: writing it cannot block or raise SIGPIPE.
         guard let input = Self.textFile(text) else { return }
         defer { try? input.close() }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
+        process.arguments = ["--stdin"] + (wav.map { ["-w", Self.numbered($0, number)] } ?? [])
         process.standardInput = input
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -84,10 +101,10 @@ public final class Speaker: Sendable {
     }
 
     private func finished() {
-        let next: String? = state.withLock { state in
+        let next: (String, Int)? = state.withLock { state in
             state.speaking = nil
             return Self.take(&state)
         }
-        if let next { start(next) }
+        if let next { start(next.0, number: next.1) }
     }
 }

@@ -60,7 +60,8 @@ final class RunParts {
             host.mirrorsMessages = !quiet
             if plan.frontend.speak {
                 if let speaker = Speaker() {
-                    host.onMessage = speaker.say
+                    host.onMessage = { speaker.say($0) }
+                    host.onSpeak = { speaker.say($0, replacing: true) }
                 } else {
                     console.problem("--speak: espeak-ng not found on PATH (Debian: apt-get install espeak-ng)")
                 }

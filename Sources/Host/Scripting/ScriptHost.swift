@@ -81,6 +81,9 @@ public final class ScriptHost: EmulatorClient {
     public var mirrorsMessages = true
     /// Every message shown or printed, for `--speak` (after the OSD has it).
     public var onMessage: ((String) -> Void)?
+    /// `emu.speak` under `--speak`: what the frontend's menu and tools focus, read aloud (a newer one
+    /// replaces one not yet spoken); nil when speech is off.
+    public var onSpeak: ((String) -> Void)?
     /// True while `redrawPaused` runs the `draw` callbacks; their `emu` drawing goes to `pausedScratch`.
     public private(set) var isRedrawingPaused = false
     let pausedScratch = Canvas(width: 1, height: 1)
@@ -328,9 +331,12 @@ public final class ScriptHost: EmulatorClient {
                 show(message: "reloaded \(fresh.name)", from: "retrolua")
                 fresh.resume()
             } catch {
-                // Keep the running version; try again after the next save.
+                // Keep the running version; try again after the next save. Said on screen too (the person
+                // editing is looking at the game, not at stderr): the message's first line, where it failed.
                 script.markSeen(date)
                 report(failure: error)
+                let first = "\(error)".split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init)
+                show(message: "reload failed, \(script.name) keeps running: \(first ?? "error")", from: "retrolua")
             }
         }
         reap()
