@@ -6,4 +6,4 @@ max_line_length = 140
 -- The host's preludes (lua/host/) set up the globals every script then sees.
 files["lua/host/prelude.lua"] = { globals = { "load", "loadfile", "dofile", "debug", "os", "io", "package" } }
 files["lua/host/console.lua"] = { globals = { "print", "console" } }
-files["lua/host/script_folder.lua"] = { globals = { "loadfile", "dofile", "io" } }
+files["lua/host/script_folder.lua"] = { globals = { "loadfile", "dofile", "io", "os" } }

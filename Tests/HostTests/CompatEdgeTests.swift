@@ -94,4 +94,27 @@ final class CompatEdgeTests: XCTestCase {
         XCTAssertTrue(plain.stdout.contains("plain bom script"), plain.stdout + plain.stderr)
         XCTAssertTrue(plain.stderr.contains("bom_plain.lua:3: line three"), plain.stderr)
     }
+
+    func testRelativeWritesOfALayerRunScriptLandInItsOwnDataFolder() throws {
+        // A recorder writing beside itself (refused before: the script's folder is read-only by default) now writes
+        // to LuaScriptData/NAME in the data folder, reads it back, renames it; a refused rename is nil, message.
+        let home = Fixtures.temporaryFolder()
+        let result = try Fixtures.cli(
+            [
+                "run", Fixtures.nesROM, "--headless", "--quiet", "--frames", "10", "--strict", "--compat", "fceux",
+                "--script", Self.fixtures + "subtitle_recorder.lua",
+            ], home: home)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("recorder: 5 subtitles, renamed true nil"), result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("outside: nil os.rename: /etc/take.srt: outside"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("settings speed 3"), result.stdout)
+        let own = home + "/.local/share/retrolua/data/LuaScriptData/subtitle_recorder"
+        let take = try String(contentsOfFile: own + "/take-final.srt", encoding: .utf8)
+        XCTAssertTrue(take.hasPrefix("1\nframe 0 pad 0\n"), take)
+        XCTAssertEqual(try String(contentsOfFile: own + "/logs/take.log", encoding: .utf8), "take done\n")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: Self.fixtures + "take.srt"))
+        XCTAssertEqual(
+            try FileManager.default.contentsOfDirectory(atPath: own).sorted(),
+            ["logs", "settings.lua", "take-final.srt"])
+    }
 }

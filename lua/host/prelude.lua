@@ -81,10 +81,18 @@ if not allow_files then
     if type(file) == "string" then guard("io.output", file, true) end
     return output(file)
   end
-  os.remove = function(path) guard("os.remove", path, true) return remove(path) end
+  -- A refused path is a failure like any other of these two: nil and the message (a wrong type still raises).
+  os.remove = function(path)
+    if type(path) ~= "string" then guard("os.remove", path, true) end
+    local message = refusal("os.remove", path, true)
+    if message then return nil, message end
+    return remove(path)
+  end
   os.rename = function(from, to)
-    guard("os.rename", from, true)
-    guard("os.rename", to, true)
+    if type(from) ~= "string" then guard("os.rename", from, true) end
+    if type(to) ~= "string" then guard("os.rename", to, true) end
+    local message = refusal("os.rename", from, true) or refusal("os.rename", to, true)
+    if message then return nil, message end
     return rename(from, to)
   end
   os.tmpname = nil  -- it creates a file in /tmp
