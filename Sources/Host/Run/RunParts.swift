@@ -111,6 +111,13 @@ final class RunParts {
     }
 
     private func openControl(_ plan: ControlPlan) throws(RunFailure) {
+        let control = ControlSession(host: host, allowEval: plan.allowEval)
+        if plan.dieWithParent { control.parent = RunParentDeath.parent != 0 ? RunParentDeath.parent : getppid() }
+        control.exitOnDisconnect = plan.exitOnDisconnect
+        // The scenario before the socket: one that fails refuses the run before a client can connect.
+        if let scenario = plan.scenario {
+            do { try control.loadScenario(scenario) } catch { throw RunFailure("run: --scenario: \(error)") }
+        }
         let server: ControlServer
         var generated: String?
         do {
@@ -122,15 +129,6 @@ final class RunParts {
             server = try ControlServer(plan.address, access: ControlAccess(token: token))
         } catch {
             throw RunFailure("run: --control: \(error)")
-        }
-        let control = ControlSession(host: host, allowEval: plan.allowEval)
-        if plan.dieWithParent { control.parent = getppid() }
-        control.exitOnDisconnect = plan.exitOnDisconnect
-        if let scenario = plan.scenario {
-            do { try control.loadScenario(scenario) } catch {
-                server.close()
-                throw RunFailure("run: --scenario: \(error)")
-            }
         }
         console.problem("control socket listening on \(server.description)")
         self.control = (server, control)
