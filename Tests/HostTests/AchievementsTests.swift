@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 @testable import Host
 import Libretro
+import Media
 
 /// RetroAchievements: the pure-Lua engine's own suite under a stock lua5.4, and a set unlocking in the
 /// homebrew NES demo through the default achievements script.
@@ -90,6 +91,45 @@ final class AchievementsTests: XCTestCase {
         let again = try self.harness(folder: harness.folder)
         XCTAssertTrue(again.errors.contains("Retrolua NES demo: 0 achievements to earn"), again.errors)
         again.close()
+    }
+
+    /// The rows holding white pixels on the hud (the tracker is the only white drawn), as a range.
+    private func whiteRows(_ canvas: Canvas) -> ClosedRange<Int>? {
+        let pixels = canvas.pixels
+        var top = Int.max, bottom = -1
+        for y in 0..<canvas.height {
+            for x in 0..<canvas.width {
+                let i = (y * canvas.width + x) * 4
+                if pixels[i] == 255, pixels[i + 1] == 255, pixels[i + 2] == 255, pixels[i + 3] == 255 {
+                    top = min(top, y)
+                    bottom = max(bottom, y)
+                    break
+                }
+            }
+        }
+        return bottom < 0 ? nil : top...bottom
+    }
+
+    /// A leaderboard attempt's tracker grows with the window, as the OSD's text does (it stayed at 1×).
+    func testTheLeaderboardTrackerDrawsAtTheOSDScale() throws {
+        var heights: [Int] = []
+        for scale in [1, 3] {
+            let harness = try harness()
+            defer { harness.close() }
+            harness.host.windowSize = (256 * scale, 224 * scale)
+            try harness.load(
+                """
+                for _ = 1, 10 do joypad.set(1, {}); emu.frameadvance() end
+                joypad.set(1, {a = true}); emu.frameadvance()   -- the leaderboard attempt starts
+                """)
+            harness.run(16)
+            for failure in harness.failures { XCTFail(failure.message) }
+            XCTAssertTrue(harness.errors.contains("Leaderboard attempt started"), harness.errors)
+            let rows = try XCTUnwrap(whiteRows(harness.host.hudCanvas), "the tracker is drawn at \(scale)×")
+            heights.append(rows.count)
+        }
+        // gui.text_scale is 1 in a 256×224 window and 2 in a 768×672 one: digits 7 and 14 pixels tall.
+        XCTAssertEqual(heights, [7, 14])
     }
 
     /// Valid JSON that is not a set, and sets with fields of the wrong types: a message naming the file, no crash.

@@ -1384,6 +1384,45 @@ do
 end
 
 ---------------------------------------------------------------------------
+-- the menu's Achievements page (retrolua.achievements.page): descriptions,
+-- and a broken entry marked as one, never listed as earnable
+---------------------------------------------------------------------------
+
+do
+  local page = require("retrolua.achievements.page")
+  local json = require("retrolua.json")
+  local handle = assert(io.open(here .. "/../../examples/achievements/demo.json", "r"))
+  local data = assert(json.decode(handle:read("a")))
+  handle:close()
+  local items = page.items(data, { [1] = true }, { [4] = "2/5" }, false)
+  check("page: header counts only earnable entries", items[1].label,
+    "1 of 4 unlocked, 1 of 16 points, 1 cannot be earned (broken)")
+  local by_title = {}
+  for _, item in ipairs(items) do
+    local title = item.label:match("^%[.%] (.*)$")
+    if title then by_title[title] = item end
+  end
+  check("page: earned", by_title["First press"].label, "[x] First press")
+  check("page: description of an earned one", by_title["First press"].detail, "Press A once")
+  check("page: to earn, with progress", by_title["Unofficial"].value, "2/5  0 pts")
+  check("page: description shown beside the choice", by_title["Patience"].detail, "Hold B for 60 frames in a row")
+  check("page: descriptions are not drawn as errors", by_title["Patience"].detail_color ~= "#ff6060", true)
+  local broken = by_title["Broken"]
+  check("page: the broken entry is marked", broken.label, "[!] Broken")
+  check("page: the broken entry is red", broken.color, "#ff6060")
+  check_true("page: the broken entry says why: " .. tostring(broken.detail),
+    broken.detail:find("^cannot be evaluated: Invalid") ~= nil and broken.detail:find("A definition rcheevos rejects") ~= nil)
+  local odd = page.items({ Achievements = { 5, { ID = "x", Title = "No id" }, { ID = 9, Title = "Line\nbreak",
+    Description = "two\nlines", MemAddr = "0xH0001=1" } } }, {}, {}, true)
+  check("page: malformed entries counted as broken", odd[1].label,
+    "0 of 1 unlocked, 0 of 0 points, 2 cannot be earned (broken) (hardcore)")
+  check("page: not an object", odd[2].label, "[!] #1")
+  check("page: no integer id", odd[3].detail, "no integer ID")
+  check("page: titles and descriptions on one line", odd[4].label .. "|" .. odd[4].detail, "[ ] Line break|two lines")
+  check("page: not a set", page.items(42)[1].label, "the set cannot be read")
+end
+
+---------------------------------------------------------------------------
 -- no allocation per frame
 ---------------------------------------------------------------------------
 

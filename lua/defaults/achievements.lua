@@ -184,16 +184,28 @@ event.on("state_loaded", restart)
 event.on("reset", restart)
 
 -- Trackers: the running value of every leaderboard attempt, top right; rich presence when asked for.
-local tracker_style = { surface = "hud", color = "white", bg = "#00000080" }
+-- Drawn at the OSD's text scale (its `scale` setting, else from the window), so they grow with it.
+local ui = require("retrolua.ui")
+local function osd_scale()
+  if ui.osd_scale then return ui.osd_scale() end
+  return gui.text_scale("hud")
+end
+local tracker_styles = {}  -- one per scale, kept: drawing every frame makes no garbage
 event.on("draw", function()
   local width = gui.surface_size("hud")
-  local y = 26
+  local scale = osd_scale()
+  local style = tracker_styles[scale]
+  if not style then
+    style = { surface = "hud", color = "white", bg = "#00000080", scale = scale }
+    tracker_styles[scale] = style
+  end
+  local y = 26 * scale
   for _, entry in ipairs(leaderboards) do
     if entry.state == "started" then
       local value = formatted(entry.value or 0, entry.format)
-      gui.text(width - gui.text_size(value) - 4, y, value, tracker_style)
-      y = y + 10
+      gui.text(width - gui.text_size(value, scale) - 4 * scale, y, value, style)
+      y = y + 10 * scale
     end
   end
-  if settings.rich_presence and presence_text ~= "" then gui.text(4, 14, presence_text, tracker_style) end
+  if settings.rich_presence and presence_text ~= "" then gui.text(4 * scale, 14 * scale, presence_text, style) end
 end)
