@@ -6,13 +6,17 @@ import Libretro
 import Media
 
 /// The default TAS editor (lua/defaults/tastudio.lua) driven as a player would: synthetic mouse clicks
-/// and drags on its piano roll, and key presses, headless (the hud takes the frame's size: 256×224, font
-/// scale 1, so row `r` is at y = 22 + 10·r, port 1's button column `c` at x = 48 + 12·c, the frame
-/// numbers at x < 48; NES columns: up down left right select start b a).
+/// and drags on its piano roll, and key presses, headless (the hud takes the frame's size, 256×224, plus the
+/// editor's side panel beside it; font scale 1, so row `r` is at y = 22 + 10·r, port 1's button column `c`
+/// at x = 256 + 48 + 12·c, the frame numbers at 256 ≤ x < 256 + 48; NES columns: up down left right select
+/// start b a).
 final class TAStudioEditorTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
-    private func openEditor() throws -> ScriptHarness {
+    /// The panel's left edge: beside the 256-pixel-wide picture.
+    private let x0 = 256
+
+    private func openEditor(defaults: [String] = []) throws -> ScriptHarness {
         let harness = try ScriptHarness()
         let emulator = harness.host.emulator
         let path = harness.folder + "/editor.rlm"
@@ -27,21 +31,36 @@ final class TAStudioEditorTests: XCTestCase {
         var options = MovieEngine.PlayOptions()
         options.readOnly = false
         try emulator.playMovie(at: path, options: options)
-        try harness.load(file: Fixtures.root + "/lua/defaults/tastudio.lua")
+        for name in defaults + ["tastudio"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
         emulator.movie.editorEngaged = true
+        try emulator.seekMovie(to: 2)
+        harness.run(1)  // the editor opens: its panel, the keyboard
         try emulator.seekMovie(to: 2)
         return harness
     }
 
     /// Moves the mouse to row `row`, column `x`, with the left button as given, and runs a frame.
     private func mouse(_ harness: ScriptHarness, row: Int, x: Int, left: Bool, right: Bool = false) {
-        harness.host.devices.mouse.x = x
+        harness.host.devices.mouse.x = x0 + x
         harness.host.devices.mouse.y = 22 + 10 * row + 4
         harness.host.devices.mouse.buttons = Set((left ? ["left"] : []) + (right ? ["right"] : []))
         harness.run(1)
     }
 
     private func button(_ column: Int) -> Int { 48 + 12 * column + 6 }
+
+    /// Presses `name` (with ctrl and shift held if asked) as the window delivers it, then runs a frame.
+    private func key(
+        _ harness: ScriptHarness, _ name: String, ctrl: Bool = false, shift: Bool = false, run: Bool = true
+    ) {
+        let held = harness.host.devices.keys
+        harness.host.devices.keys.formUnion((ctrl ? ["left ctrl"] : []) + (shift ? ["left shift"] : []))
+        harness.host.devices.keys.insert(name)
+        harness.host.deliver([.keyDown(name, repeat: false)])
+        harness.host.deliver([.keyUp(name)])
+        harness.host.devices.keys = held
+        if run { harness.run(1) }
+    }
 
     private func held(_ harness: ScriptHarness, _ frame: Int, _ button: RetroPadButton) -> Bool {
         harness.host.emulator.movie.input(at: frame)!.0.isPressed(button, port: 0)
@@ -78,12 +97,7 @@ final class TAStudioEditorTests: XCTestCase {
         mouse(harness, row: 6, x: 10, left: true)
         mouse(harness, row: 6, x: 10, left: false)
         XCTAssertEqual(engine.selection.sorted(), [4, 5, 6])
-        func key(_ name: String, ctrl: Bool = false) {
-            harness.host.devices.keys = ctrl ? ["left ctrl"] : []
-            harness.host.deliver([.keyDown(name, repeat: false)])
-            harness.host.devices.keys = []
-            harness.run(1)
-        }
+        func key(_ name: String, ctrl: Bool = false) { self.key(harness, name, ctrl: ctrl) }
         key("insert")
         XCTAssertEqual(engine.movie!.length, length + 3, "insert adds as many frames as are selected")
         key("z", ctrl: true)
@@ -146,5 +160,166 @@ final class TAStudioEditorTests: XCTestCase {
         let both = try Fixtures.cli(["run", Fixtures.nesROM, "--tastudio", movie, "--play-movie", movie])
         XCTAssertNotEqual(both.status, 0)
         XCTAssertTrue(both.stderr.contains("--tastudio opens its own movie"), both.stderr)
+    }
+
+    func testCtrlSSavesTheMovieOpenedKeepingThePreviousFileAndTheOSDSaysWhere() throws {
+        let harness = try openEditor()
+        defer { harness.close() }
+        var messages: [String] = []
+        harness.host.onMessage = { messages.append($0) }
+        let engine = harness.host.emulator.movie
+        let path = try XCTUnwrap(engine.path)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        mouse(harness, row: 10, x: button(7), left: true)  // a on frame 10
+        mouse(harness, row: 10, x: button(7), left: false)
+        key(harness, "s", ctrl: true)
+        XCTAssertTrue(try MovieText.read(path: path).log.input(at: 10).isPressed(.a, port: 0), "saved to the movie")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path + ".bak")), original, "the previous file kept")
+        XCTAssertTrue(
+            messages.contains { $0.contains("saved \(path)") && $0.contains("\(path).bak") }, "\(messages)")
+        // A second save keeps the backup of the file as it was opened.
+        mouse(harness, row: 11, x: button(7), left: true)
+        mouse(harness, row: 11, x: button(7), left: false)
+        key(harness, "s", ctrl: true)
+        XCTAssertTrue(try MovieText.read(path: path).log.input(at: 11).isPressed(.a, port: 0))
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path + ".bak")), original)
+        // Branches have their own key, and leave the movie's file alone.
+        let saved = try Data(contentsOf: URL(fileURLWithPath: path))
+        key(harness, "s", ctrl: true, shift: true)
+        XCTAssertEqual(try engine.branches().count, 1, "ctrl+shift+s saves a branch")
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), saved)
+        XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
+    }
+
+    func testKeysTypedIntoTheEditorReachNeitherTheHotkeysNorTheGame() throws {
+        let harness = try openEditor(defaults: ["input", "hotkeys"])
+        defer { harness.close() }
+        var messages: [String] = []
+        harness.host.onMessage = { messages.append($0) }
+        let emulator = harness.host.emulator, engine = emulator.movie
+        XCTAssertFalse(engine.readOnly)
+        // ctrl+m is the editor's marker key, not the hotkeys' m (read-only).
+        engine.selection = [20]
+        key(harness, "m", ctrl: true)
+        XCTAssertEqual(engine.movie!.markers[20], "", "the marker is set")
+        XCTAssertFalse(engine.readOnly, "read-only was not toggled")
+        // ctrl+n types a note: h, n and p are letters of it, not reset, frame advance and pause.
+        let frame = engine.frame
+        key(harness, "n", ctrl: true)
+        for letter in ["h", "n", "p"] {
+            key(harness, letter, run: false)
+            XCTAssertFalse(emulator.paused, "\(letter) paused the game")
+            XCTAssertFalse(emulator.stepRequested, "\(letter) advanced a frame")
+        }
+        key(harness, "return")
+        XCTAssertEqual(engine.movie!.markers[20], "hnp")
+        XCTAssertEqual(engine.frame, frame + 2, "only the frames the test ran")
+        XCTAssertFalse(
+            messages.contains { ["reset", "paused", "resumed", "movie read-only"].contains($0) }, "\(messages)")
+        // Recording past the end with z (the b button's key) held for ctrl+z: the game gets none of it.
+        try emulator.seekMovie(to: engine.movie!.length)
+        XCTAssertEqual(engine.mode, .record)
+        let end = engine.movie!.length
+        harness.host.devices.keys = ["left ctrl", "z"]
+        harness.host.deliver([.keyDown("z", repeat: false)])
+        harness.run(20)
+        harness.host.devices.keys = []
+        XCTAssertEqual(engine.movie!.length, end + 20, "the recording grew")
+        XCTAssertEqual(
+            (end..<end + 20).filter { held(harness, $0, .b) }, [], "no key typed into the editor is recorded")
+        // escape hands the keyboard to the game: now z plays into the recording.
+        key(harness, "escape")
+        harness.host.devices.keys = ["z"]
+        harness.run(3)
+        harness.host.devices.keys = []
+        XCTAssertTrue(held(harness, engine.movie!.length - 1, .b), "with the keyboard given back, the game hears z")
+        XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
+    }
+
+    func testThePianoRollIsBesideThePictureAtTheOSDsTextScale() throws {
+        let harness = try openEditor()
+        defer { harness.close() }
+        harness.run(1)
+        let panel = harness.host.sidePanel
+        XCTAssertGreaterThan(panel, 0, "the editor keeps a panel beside the picture")
+        XCTAssertEqual(harness.host.hudCanvas.width, 256 + panel, "headless, the hud widens by the panel")
+        // Nothing of the editor over the picture: the hud is clear left of the panel.
+        let hud = harness.host.hudCanvas
+        let drawnOverPicture = (0..<hud.height).contains { y in
+            (0..<256).contains { x in hud.pixels[(y * hud.width + x) * 4 + 3] != 0 }
+        }
+        XCTAssertFalse(drawnOverPicture, "the roll is drawn beside the game, not over it")
+        harness.host.emulator.movie.editorEngaged = false
+        harness.run(1)
+        XCTAssertEqual(harness.host.sidePanel, 0, "hidden, the editor gives the room back")
+        XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
+    }
+
+    func testTheEditorsChangesAreSavedToTheMovieAtExitWithABackup() throws {
+        let folder = Fixtures.temporaryFolder()
+        let movie = folder + "/edit.rlm", script = folder + "/edit.lua"
+        let recorded = try Fixtures.cli([
+            "run", Fixtures.nesROM, "--headless", "--quiet", "--frames", "30", "--record-movie", movie,
+        ])
+        XCTAssertEqual(recorded.status, 0, recorded.stderr)
+        let original = try Data(contentsOf: URL(fileURLWithPath: movie))
+        try """
+        event.on("frame_end", function()
+          if emu.framecount() == 10 then
+            assert(tastudio.set_button(3, 1, "a", true))
+            emu.exit(0)
+          end
+        end)
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let run = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--tastudio", movie, "--script", script])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(try MovieText.read(path: movie).log.input(at: 3).isPressed(.a, port: 0), run.stdout + run.stderr)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: movie + ".bak")), original)
+        XCTAssertTrue(run.stdout.contains("saved the TAS editor's changes to \(movie)"), run.stdout)
+        XCTAssertTrue(run.stdout.contains("\(movie).bak"), run.stdout)
+        XCTAssertFalse(run.stderr.contains("untouched"), run.stderr)
+    }
+
+    func testTastudioFindsTheMoviesROMBesideItAndRefusesAnotherGamesMovie() throws {
+        let folder = Fixtures.temporaryFolder()
+        let rom = folder + "/mine.nes"
+        try FileManager.default.copyItem(atPath: Fixtures.root + "/build/roms/dodge.nes", toPath: rom)
+        let movie = folder + "/mine.rlm"
+        let recorded = try Fixtures.cli([
+            "run", rom, "--headless", "--quiet", "--frames", "20", "--record-movie", movie,
+        ])
+        XCTAssertEqual(recorded.status, 0, recorded.stderr)
+        // No ROM given: the one beside the movie (not the built-in demo).
+        let found = try Fixtures.cli(["run", "--headless", "--frames", "5", "--tastudio", movie])
+        XCTAssertEqual(found.status, 0, found.stderr)
+        XCTAssertTrue(found.stdout.contains("content  mine.nes"), found.stdout)
+        // Given another game: refused, naming both and their checksums; --force plays it with a warning.
+        let other = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--frames", "5", "--tastudio", movie])
+        XCTAssertEqual(other.status, 1, other.stderr)
+        XCTAssertTrue(other.stderr.contains("mine.nes, SHA-1"), other.stderr)
+        XCTAssertTrue(other.stderr.contains("this is demo.nes (SHA-1"), other.stderr)
+        let forced = try Fixtures.cli([
+            "run", Fixtures.nesROM, "--headless", "--frames", "5", "--tastudio", movie, "--force",
+        ])
+        XCTAssertEqual(forced.status, 0, forced.stderr)
+        XCTAssertTrue(
+            forced.stderr.contains("warning: movie: the movie was recorded with other content"), forced.stderr)
+        // A movie that names its game but carries no checksum is held to its name.
+        var text = try String(contentsOfFile: movie, encoding: .utf8)
+        text = text.split(separator: "\n", omittingEmptySubsequences: false).filter {
+            !$0.hasPrefix("content-")
+        }.joined(separator: "\n")
+        let named = folder + "/named.rlm"
+        try text.write(toFile: named, atomically: true, encoding: .utf8)
+        let byName = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--frames", "5", "--tastudio", named])
+        XCTAssertEqual(byName.status, 1, byName.stderr)
+        XCTAssertTrue(
+            byName.stderr.contains("names other content (mine.nes, no checksum), this is demo.nes"), byName.stderr)
+        // And the lookup without a ROM refuses rather than falling back to the demo.
+        try FileManager.default.removeItem(atPath: rom)
+        let missing = try Fixtures.cli(["run", "--headless", "--frames", "5", "--tastudio", movie])
+        XCTAssertEqual(missing.status, 1, missing.stderr)
+        XCTAssertTrue(
+            missing.stderr.contains("give the ROM: the movie was recorded with mine.nes (SHA-1"), missing.stderr)
     }
 }

@@ -115,9 +115,10 @@ local function layout()
   local branch_width = editor.branches and math.max(char * 18, editor.thumb and editor.thumb:width() + 4 or 0) or 0
   local total = roll + note_width + branch_width
   -- Beside the picture: the window keeps `total` pixels at its right for the panel.
-  if editor.panel ~= total and gui.side_panel then
+  if editor.panel ~= total then
     editor.panel = total
     gui.side_panel(total)
+    width = gui.surface_size("hud")
   end
   local x0 = math.max(0, width - total)
   local rows = (height - line * 2 - 4) // line
@@ -296,7 +297,7 @@ local function sync()
   else
     give_keys()
     editor.drag = nil
-    if editor.panel ~= 0 and gui.side_panel then gui.side_panel(0) end
+    if editor.panel ~= 0 then gui.side_panel(0) end
     editor.panel = 0
   end
   return engaged

@@ -67,7 +67,8 @@ public final class MovieEngine {
     }
     /// The editor was shown over this movie: its changes are saved to the movie's file at exit (with a backup).
     public internal(set) var editorOpened = false
-    /// Files this engine wrote or backed up this run: the backup keeps the file as it was before the first save.
+    /// Files written or backed up since the movie started: the backup keeps a file as it was when the movie was
+    /// opened (or before a recording first wrote over it), whatever the saves after.
     private var backedUp: Set<String> = []
     var captureScratch: [UInt8] = []
     var seekTarget: Int?
@@ -150,6 +151,7 @@ public final class MovieEngine {
         journal = try MovieJournal(target: path, movie: movie, framesPerSecond: core.avInfo?.fps ?? 60)
         self.movie = movie
         self.path = path
+        backedUp = []
         verifyWhileRecording = options.verify
         mode = .record
         readOnly = false
@@ -229,6 +231,7 @@ public final class MovieEngine {
         startFrame = session.frameCount
         self.movie = movie
         self.path = path
+        backedUp = []
         readOnly = options.readOnly
         verifyWhileRecording = movie.hasVerification
         cover = movie.hasVerification ? movie.verifyCovers ?? .systemRAM : VerificationCover.best(for: self)
@@ -296,8 +299,8 @@ public final class MovieEngine {
     }
 
     /// Writes the movie durably (to `path`, or where it came from); the file becomes the movie's path.
-    /// A file already there that this run has not written yet is kept first as `FILE.bak` (durably): the
-    /// backup holds the file as it was before this run's first save over it. Returns the backup's path
+    /// A file already there that has not been written since the movie started is kept first as `FILE.bak`
+    /// (durably): the backup holds the file as it was when the movie was opened. Returns the backup's path
     /// when one was written.
     @discardableResult
     public func save(to target: String? = nil) throws(MovieError) -> String? {

@@ -329,6 +329,27 @@ extension Bindings {
                 }
             },
             LuaFunction(
+                "side_panel", "width?: integer", returns: "integer",
+                doc:
+                    """
+                    Gets, or sets, the width in hud pixels kept at the window's right for a tool's panel (the TAS \
+                    editor's piano roll): the window widens by that much where the desktop has room and the game \
+                    is drawn in the rest (fullscreen: the game makes room); 0 gives it back. Headless, the hud is \
+                    that much wider than the frame. Returns the width in effect (0…4096).
+                    """
+            ) { L, context in
+                LuaCall.run(L) { call in
+                    let host = Script.from(context).host
+                    if let width = try call.optionalInteger(1, "width") {
+                        guard (0...4096).contains(width) else { throw call.badArgument(1, "width", "must be 0…4096") }
+                        host.sidePanel = width
+                        host.resizeCanvases()
+                    }
+                    call.push(host.sidePanel)
+                    return 1
+                }
+            },
+            LuaFunction(
                 "fullscreen", "on?: boolean", returns: "boolean",
                 doc:
                     """

@@ -88,7 +88,7 @@ extension Bindings {
             doc:
                 """
                 Saves the movie to the file it was opened from (durably), as the editor's save key does. The file \
-                as it was before this run first wrote over it is kept as `FILE.bak`. Returns the movie's path and \
+                as it was when the movie was opened is kept as `FILE.bak`. Returns the movie's path and \
                 the backup's path when one was made this time (nil after later saves), or `nil, message`.
                 """
         ) { L, context in

@@ -260,7 +260,8 @@ public final class Frontend {
             default: break
             }
         }
-        // Headless, the hud takes the frame's size.
+        video.setSidePanel(width: host.sidePanel)
+        // Headless, the hud takes the frame's size (and a tool's side panel).
         host.windowSize = video.isVisible ? video.windowSize : nil
         // Hotkeys are Lua (lua/defaults/hotkeys.lua): it answers these events with emu/gui calls.
         host.deliver(events)

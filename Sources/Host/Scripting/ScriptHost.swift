@@ -71,6 +71,9 @@ public final class ScriptHost: EmulatorClient {
     public let hudCanvas = Canvas(width: 1, height: 1)
     /// The window's size for the hud surface; headless, the core's frame size.
     public var windowSize: (width: Int, height: Int)?
+    /// Hud pixels a tool keeps at the window's right (`gui.side_panel`): the window widens and the game moves
+    /// aside; headless, the hud is that much wider than the frame.
+    public var sidePanel = 0
     /// Set by `gui.fullscreen(on)`; the frontend applies it and reports `isFullscreen`.
     public var fullscreenRequest: Bool?
     public var isFullscreen = false
@@ -298,7 +301,7 @@ public final class ScriptHost: EmulatorClient {
         let width = core.frameWidth > 0 ? core.frameWidth : core.avInfo?.baseWidth ?? 1
         let height = core.frameHeight > 0 ? core.frameHeight : core.avInfo?.baseHeight ?? 1
         if emuCanvas.width != width || emuCanvas.height != height { emuCanvas.resize(width: width, height: height) }
-        let window = windowSize ?? (width, height)
+        let window = windowSize ?? (width + sidePanel, height)
         if hudCanvas.width != window.width || hudCanvas.height != window.height {
             hudCanvas.resize(width: window.width, height: window.height)
         }

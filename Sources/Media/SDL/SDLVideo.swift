@@ -27,6 +27,8 @@ public final class SDLVideo: VideoOutput {
     private var emuShown = false
     /// The core's display aspect ratio at the last present.
     private var lastAspect = 0.0
+    /// Output pixels kept at the right for a tool's panel (`setSidePanel`); the game is laid out left of it.
+    private var sidePanel = 0
     /// A hardware-rendering core's context, sharing the renderer's (`makeHardwareRenderer`).
     private var glRenderer: SDLGLRenderer?
     /// Runs first when the window closes: a GL core's context must be destroyed while the window lives.
@@ -170,7 +172,7 @@ public final class SDLVideo: VideoOutput {
         let size = windowSize
         let dest = VideoLayout.destinationRect(
             frameWidth: game.width, frameHeight: game.height, aspect: lastAspect,
-            outputWidth: size.width, outputHeight: size.height,
+            outputWidth: max(1, size.width - sidePanel), outputHeight: size.height,
             integerScale: options.integerScale)
         guard dest.width > 0, dest.height > 0 else { return nil }
         var rect = dest.sdl
@@ -262,6 +264,25 @@ public final class SDLVideo: VideoOutput {
 
     public var isFullscreen: Bool {
         SDL_GetWindowFlags(window) & SDL_WINDOW_FULLSCREEN.rawValue != 0
+    }
+
+    public func setSidePanel(width: Int) {
+        let width = max(0, width)
+        guard width != sidePanel else { return }
+        let change = width - sidePanel
+        sidePanel = width
+        guard !isFullscreen else { return }  // fullscreen: the game makes room instead
+        // The change in window coordinates (output pixels differ on a high-DPI display), within the desktop.
+        var windowWidth: Int32 = 0, windowHeight: Int32 = 0
+        SDL_GetWindowSize(window, &windowWidth, &windowHeight)
+        let output = windowSize
+        let ratio = windowWidth > 0 && output.width > 0 ? Double(output.width) / Double(windowWidth) : 1
+        var target = Int(windowWidth) + Int((Double(change) / ratio).rounded())
+        var mode = SDL_DisplayMode()
+        if SDL_GetDesktopDisplayMode(max(0, SDL_GetWindowDisplayIndex(window)), &mode) == 0, mode.w > 0 {
+            target = min(target, Int(mode.w))
+        }
+        SDL_SetWindowSize(window, Int32(max(1, target)), windowHeight)
     }
 
     /// Resizes the window (in window coordinates), e.g. to follow a geometry change.

@@ -18,6 +18,10 @@ public protocol VideoOutput: AnyObject {
     var refreshRate: Double? { get }
     var isFullscreen: Bool { get }
     func setFullscreen(_ on: Bool)
+    /// Keeps `width` output pixels at the window's right for a tool's panel (0: none): the window widens by
+    /// the change where the desktop has room, and the game is laid out in the rest. The hud still covers
+    /// the whole window.
+    func setSidePanel(width: Int)
 
     /// Shows one frame: `height` rows of `width` pixels, `pitch` bytes apart, in `format`; nil means the
     /// core duplicated the last frame. `aspect` is the core's display aspect ratio (≤ 0: square pixels).
@@ -37,4 +41,5 @@ public protocol VideoOutput: AnyObject {
 
 extension VideoOutput {
     public func presentHardwareFrame(width: Int, height: Int) -> Bool { false }
+    public func setSidePanel(width: Int) {}
 }
