@@ -117,4 +117,38 @@ final class CompatEdgeTests: XCTestCase {
             try FileManager.default.contentsOfDirectory(atPath: own).sorted(),
             ["logs", "settings.lua", "take-final.srt"])
     }
+
+    func testOlderAndMissingNamesOfBizHawkFCEUXAndMGBA() throws {
+        // BizHawk 1.x: console.output, gui.text's 6th argument (its anchor), and the NES zapper in joypad.get().
+        let shot = folder + "/gun.png"
+        let bizhawk = try run([
+            "--frames", "10", "--strict", "--script", Self.fixtures + "mouse_at_40_50.lua", "--script",
+            "bizhawk:" + Self.fixtures + "bizhawk1_lightgun.lua", "--screenshot", shot,
+        ])
+        XCTAssertEqual(bizhawk.status, 0, bizhawk.stderr)
+        XCTAssertTrue(bizhawk.stdout.contains("zapper 40,50 shots 9 port2 40"), bizhawk.stdout + bizhawk.stderr)
+        XCTAssertFalse(bizhawk.stderr.contains("warning"), bizhawk.stderr)
+        let image = try PNGRead.rgb(shot)
+        // "GUN" in red over a blue shadow, anchored bottom right (before: red read as an unknown anchor, top left)
+        XCTAssertGreaterThan(image.count(x: 230..<256, y: 206..<224, color: 0xFF0000), 20)
+        XCTAssertGreaterThan(image.count(x: 230..<256, y: 206..<224, color: 0x0000FF), 10)
+        XCTAssertEqual(image.count(x: 0..<30, y: 0..<12, color: 0xFF0000), 0)
+        XCTAssertGreaterThan(image.count(x: 36..<45, y: 49..<52, color: 0xFFFF00), 4, "the crosshair at the mouse")
+        // FCEUX's zapper.read is the mouse (NES pixels, FCEUX's 240-line y); mGBA's text metrics are methods.
+        let zapper = try write(
+            "emu.frameadvance()\nlocal z = zapper.read()\nprint('zapper', z.x, z.y, z.fire)\n", "zapper.lua")
+        let fceux = try run([
+            "--frames", "3", "--strict", "--script", Self.fixtures + "mouse_at_40_50.lua", "--script",
+            "fceux:" + zapper,
+        ])
+        XCTAssertEqual(fceux.status, 0, fceux.stderr)
+        XCTAssertTrue(fceux.stdout.contains("zapper\t40\t58\t1"), fceux.stdout + fceux.stderr)
+        let metrics = try write(
+            "local painter = image.newPainter(image.new(64, 32))\nlocal m = painter:textRunMetrics('hello')\n"
+                + "console:log(string.format('metrics %d %d %d %d', m:width(), m:height(), m:ascender(), "
+                + "m:descender()))\n", "metrics.lua")
+        let mgba = try run(["--frames", "2", "--strict", "--compat", "mgba", "--script", metrics], rom: Self.gbaROM)
+        XCTAssertEqual(mgba.status, 0, mgba.stderr)
+        XCTAssertTrue(mgba.stdout.contains("metrics 30 8 7 1"), mgba.stdout + mgba.stderr)
+    }
 }

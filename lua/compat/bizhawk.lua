@@ -695,11 +695,26 @@ end, "in Retrolua's 6x8 pixel font (not BizHawk's gens or fceux fonts)")
 
 local anchors = { topleft = "topleft", topright = "topright", bottomleft = "bottomleft", bottomright = "bottomright",
   ["0"] = "topleft", ["1"] = "topright", ["2"] = "bottomleft", ["3"] = "bottomright" }
-def("gui.text", "approximated", function(x, y, message, fore, anchor)
+-- BizHawk 1.x's form: gui.text(x, y, message, background, forecolor, anchor) — a 6th argument, or a 5th that is a
+-- colour rather than an anchor; 2.x's: gui.text(x, y, message, forecolor, anchor).
+local function old_text_form(n, fifth)
+  if n >= 6 then return true end
+  if fifth == nil then return false end
+  if type(fifth) == "number" then return not (fifth >= 0 and fifth <= 3) end
+  return anchors[tostring(fifth):lower()] == nil
+end
+def("gui.text", "approximated", function(x, y, message, fore, anchor, ...)
   local f = "gui.text"
   x, y = int(f, 1, "x", x), int(f, 2, "y", y)
   local s = text_string(f, message)
-  local fc = colour(f, 4, fore, 0xFFFFFFFF)
+  local shadow, fc
+  if old_text_form(select("#", ...) + 5, anchor) then
+    shadow = colour(f, 4, fore, 0xFF000000)
+    fc = colour(f, 5, anchor, 0xFFFFFFFF)
+    anchor = ...
+  else
+    shadow, fc = 0xFF000000, colour(f, 4, fore, 0xFFFFFFFF)
+  end
   if anchor ~= nil and anchor ~= "" then
     local a = anchors[tostring(anchor):lower()]
     if not a then
@@ -713,12 +728,13 @@ def("gui.text", "approximated", function(x, y, message, fore, anchor)
     if a == "topright" or a == "bottomright" then x = sw - w - x end
     if a == "bottomleft" or a == "bottomright" then y = sh - h - y end
   end
-  -- BizHawk's OSD text has a black shadow
-  text_opt.color, text_opt.bg, text_opt.surface = 0xFF000000, nil, "emu"
+  -- BizHawk's OSD text has a shadow (black, or 1.x's background colour)
+  text_opt.color, text_opt.bg, text_opt.surface = shadow, nil, "emu"
   g_text(x + 1, y + 1, s, text_opt)
   text_opt.color = fc
   g_text(x, y, s, text_opt)
-end, "drawn with a shadow on the game picture at its pixel coordinates (BizHawk draws it on the window)")
+end, "drawn with a shadow on the game picture at its pixel coordinates (BizHawk draws it on the window); also "
+  .. "1.x's form (x, y, message, background, forecolor, anchor)")
 
 def("gui.addmessage", "supported", function(message) our.emu.message(tostring(message)) end, "on the OSD and stderr")
 def("gui.clearGraphics", "supported", function(surf) g.clear(surface_of("gui.clearGraphics", surf)) end)
@@ -921,21 +937,39 @@ local function to_biz(state, port, prefix, out)
   return out
 end
 
+-- NES: BizHawk's zapper on port 2 ("P2 Zapper X", "P2 Zapper Y", "P2 Fire"), driven by the mouse as BizHawk and
+-- FCEUX drive it: its position in game pixels, the left button as the trigger.
+local ZAPPER_PORT = SYSTEM == "NES" and 2 or nil
+local function add_zapper(out, prefix)
+  local mouse = our.input.mouse()
+  local ew, eh = our.gui.surface_size("emu")
+  local hw, hh = our.gui.surface_size("hud")
+  local sx, sy = (hw > 0) and ew / hw or 1, (hh > 0) and eh / hh or 1
+  out[prefix .. "Zapper X"] = floor((mouse.x or 0) * sx)
+  out[prefix .. "Zapper Y"] = floor((mouse.y or 0) * sy)
+  out[prefix .. "Fire"] = mouse.left == true
+  return out
+end
+
 local function get_buttons(getter)
   return function(controller)
     if controller ~= nil then
       local port = int("joypad.get", 1, "controller", controller)
       -- BizHawk filters by the "Pn " prefix: a controller the system does not have gives an empty table
       if port < 1 or port > (PORTS or 1) then return {} end
-      return to_biz(getter(port), port, false)
+      local out = to_biz(getter(port), port, false)
+      if port == ZAPPER_PORT then add_zapper(out, "") end
+      return out
     end
     if not PORTS then return to_biz(getter(1), 1, false) end
     local out = {}
     for port = 1, PORTS do to_biz(getter(port), port, true, out) end
+    if ZAPPER_PORT then add_zapper(out, "P" .. ZAPPER_PORT .. " ") end
     return out
   end
 end
-def("joypad.get", "supported", get_buttons(J.get), "as the core saw them at its last input poll")
+def("joypad.get", "supported", get_buttons(J.get), "as the core saw them at its last input poll; NES: the zapper "
+  .. "(\"P2 Zapper X\", \"P2 Zapper Y\", \"P2 Fire\") from the mouse")
 def("joypad.getwithmovie", "supported", get_buttons(J.get))
 record("joypad.getimmediate", "approximated", "the last polled buttons (no separate live read)")
 compat.define("joypad.getimmediate", get_buttons(J.get))
@@ -978,6 +1012,12 @@ def("joypad.set", "supported", function(buttons, controller)
         if truthy(value) then
           warn_once("bizhawk:power", f .. ": '" .. name .. "' runs emu." .. name:lower() .. "() now")
           if name == "Power" then E.power() else E.reset() end
+        end
+      elseif port == ZAPPER_PORT and (name == "Zapper X" or name == "Zapper Y" or name == "Fire") then
+        -- what joypad.get gave back, as scripts pass it on: the zapper is the mouse's, not the script's
+        if value ~= add_zapper({}, "")[name] then
+          warn_once("bizhawk:zapper", f .. ": the zapper follows the mouse and cannot be set (the NES lightgun port "
+            .. "is not bound); '" .. key .. "' is not applied")
         end
       else
         warn_once("bizhawk:button:" .. key, format("%s: no button '%s' on %s (buttons: %s)", f, key, SYSTEM,
@@ -1168,6 +1208,7 @@ local function printer(separator, terminator)
 end
 def("console.log", "supported", printer("\t", "\n"), "values tab-separated, tables as \"key\": \"value\" lines")
 def("console.writeline", "supported", printer("\n", "\n"), "each value on its own line")
+def("console.output", "supported", printer("\t", "\n"), "BizHawk 1.x's name of console.log")
 def("console.write", "supported", printer("", ""), "text without a newline is kept until the line ends (or the run ends)")
 approx("console.clear", "a terminal keeps its output", nil)
 

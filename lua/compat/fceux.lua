@@ -920,6 +920,11 @@ local function input_get()
 end
 
 approximated("input.get", input_get, "keys by FCEUX's names; the mouse scaled from window to game pixels")
+-- FCEUX's zapper is the mouse: its position in NES pixels and the left button as the trigger.
+approximated("zapper.read", function()
+  local mouse = input_get()
+  return { x = mouse.xmouse, y = mouse.ymouse, fire = mouse.leftclick and 1 or 0 }
+end, "the mouse, as FCEUX drives the zapper (the game's lightgun port is not bound)")
 approximated("input.read", input_get, "as input.get")
 refused("input.openfilepopup", "no file dialogs")
 refused("input.savefilepopup", "no file dialogs")
@@ -1037,8 +1042,7 @@ end
 ------------------------------------------------------------------------------------------------------------------
 -- What a libretro host has not: clear errors.
 
-refused("zapper.read", "Retrolua has no light gun input (libretro's lightgun device is not bound)")
-refused("zapper.set", "Retrolua has no light gun input (libretro's lightgun device is not bound)")
+refused("zapper.set", "Retrolua has no light gun input to drive (libretro's lightgun device is not bound)")
 refused("ppu.readbyte", "the core does not expose the PPU's memory")
 refused("ppu.readbyterange", "the core does not expose the PPU's memory")
 refused("sound.get", "the core does not expose the APU's channel state")

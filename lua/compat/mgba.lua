@@ -722,9 +722,15 @@ approx(Painter, "drawText", "Painter:drawText", "Retrolua's 6x8 font in the fill
   end)
 approx(Painter, "loadFont", "Painter:loadFont", "Retrolua draws its built-in 6x8 font", function() return true end)
 approx(Painter, "setFontSize", "Painter:setFontSize", "Retrolua draws its built-in 6x8 font", function() end)
+-- mGBA's metrics are an object with methods (metrics:width()), as mGBA's scripts call them.
+local TextRunMetrics = {}
+TextRunMetrics.__index = TextRunMetrics
+for _, key in ipairs({ "width", "height", "ascender", "descender" }) do
+  def(TextRunMetrics, key, "TextRunMetrics:" .. key, "supported", function(self) return rawget(self, "_" .. key) end)
+end
 approx(Painter, "textRunMetrics", "Painter:textRunMetrics", "Retrolua's 6x8 font", function(_, text)
   local w, h = our.gui.text_size(tostring(text))
-  return { width = w, height = h, ascender = 7, descender = 1 }
+  return setmetatable({ _width = w, _height = h, _ascender = 7, _descender = 1 }, TextRunMetrics)
 end)
 approx(Painter, "textBoxSize", "Painter:textBoxSize", "Retrolua's 6x8 font", function(_, text)
   local w, h = our.gui.text_size(tostring(text))
