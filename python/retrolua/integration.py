@@ -87,8 +87,7 @@ class Integration:
         try:
             text = read_file(os.path.join(self.folder, "rom.sha"), 1 << 20).decode("utf-8", errors="replace")
             expected = {line.split()[0].lower() for line in text.splitlines() if line.strip()}
-            with open(content, "rb") as file:
-                data = file.read(64 << 20)
+            data = read_file(content, 64 << 20, cut=True)
         except (OSError, RetroluaError):
             return None  # nothing to compare with
         seen = {hashlib.sha1(data).hexdigest(), hashlib.sha1(data[16:]).hexdigest()}  # .nes: without its header
@@ -208,7 +207,7 @@ def gunzip_state(data: bytes, where: str = "the state", limit: int = MAX_STATE) 
             inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
             pending = rest
             while not inflater.eof:
-                piece = inflater.decompress(pending, limit + 1 - len(out))
+                piece = inflater.decompress(pending, min(limit + 1 - len(out), 1 << 20))
                 out += piece
                 if len(out) > limit:
                     raise RetroluaError("%s: inflates past %d MiB, more than a state can be (a gzip bomb?)"
@@ -224,21 +223,24 @@ def gunzip_state(data: bytes, where: str = "the state", limit: int = MAX_STATE) 
     return bytes(out)
 
 
-def read_file(path: str, limit: int) -> bytes:
-    """The bytes of regular file `path`, at most `limit` of them (RetroluaError past it): a FIFO, a
-    device or a folder is refused without waiting on it. OSError as open raises it."""
+def read_file(path: str, limit: int, cut: bool = False) -> bytes:
+    """The bytes of regular file `path`, at most `limit` of them (RetroluaError past it, or with `cut`
+    its first `limit`): a FIFO, a device or a folder is refused without waiting on it. OSError as open
+    raises it."""
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise RetroluaError("%s: not a regular file" % path)
-        if info.st_size > limit:
+        if info.st_size > limit and not cut:
             raise RetroluaError("%s: %d bytes, more than the %d MiB such a file may have"
                                 % (path, info.st_size, max(1, limit >> 20)))
         with os.fdopen(fd, "rb", closefd=False) as file:
             data = file.read(limit + 1)
     finally:
         os.close(fd)
+    if len(data) > limit and cut:
+        return data[:limit]
     if len(data) > limit:  # it grew since
         raise RetroluaError("%s: more than the %d MiB such a file may have" % (path, max(1, limit >> 20)))
     return data
