@@ -291,3 +291,137 @@ final class OSDWindowLoopTests: XCTestCase {
         XCTAssertEqual(frontend.close(), [])
     }
 }
+
+/// Issue 25's OSD and speech items: wrapping, the slot indicator's scale, the fast-forward and rewind signs,
+/// --watch failures on screen, and every utterance kept.
+extension OSDTests {
+    private var hotkeys: String { Fixtures.root + "/lua/defaults/hotkeys.lua" }
+
+    func testLongMessagesWrapAtTheWindowsWidth() throws {
+        for scale in [1, 3] {
+            let harness = try ScriptHarness()
+            defer { harness.close() }
+            harness.host.windowSize = (256 * scale, 224 * scale)
+            try harness.load(file: osd)
+            let long = String(repeating: "the quick brown fox jumps ", count: 6)  // 156 characters
+            try harness.load("emu.message(\(String(reflecting: long)))")
+            harness.run(2)
+            let text = try XCTUnwrap(box(of: white, in: harness.host.hudCanvas))
+            let fontScale = gui(harness)
+            XCTAssertLessThanOrEqual(
+                text.x.upperBound, 256 * scale - 4 * fontScale, "inside the window's right margin at \(scale)×")
+            let lines = (text.y.count + 3 * fontScale) / (10 * fontScale)
+            // 156 characters in 41 (1×) or 61 (3×, text scale 2) columns: 4 or 3 lines, at the bottom.
+            XCTAssertEqual(lines, scale == 1 ? 4 : 3, "\(text)")
+            XCTAssertLessThan(text.y.upperBound, 224 * scale)
+        }
+    }
+
+    /// The text scale the OSD uses in this harness's window.
+    private func gui(_ harness: ScriptHarness) -> Int {
+        let (width, height) = harness.host.windowSize ?? (256, 224)
+        return max(1, min(width / 320, height / 240, 16))
+    }
+
+    func testTheSlotIndicatorFollowsTheOSDsScale() throws {
+        var heights: [Int] = []
+        for (window, setting) in [(1, nil), (6, nil), (1, 3)] as [(Int, Int?)] {
+            let harness = try ScriptHarness()
+            defer { harness.close() }
+            if let setting {
+                let config = harness.session.paths.config
+                try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+                try "return { scale = \(setting) }".write(
+                    toFile: config + "/osd.lua", atomically: true, encoding: .utf8)
+            }
+            harness.host.windowSize = (256 * window, 224 * window)
+            try harness.load(file: hotkeys)
+            harness.host.deliver([.keyDown("f7", repeat: false), .keyUp("f7")])
+            harness.run(1)
+            heights.append(try XCTUnwrap(box(of: yellow, in: harness.host.hudCanvas), "slot 1 shown").y.count)
+        }
+        XCTAssertEqual(heights, [7, 28, 21], "1×, the 6× window's text scale 4, the OSD's scale = 3")
+    }
+
+    func testFastForwardSlowMotionAndRewindShowASign() throws {
+        let harness = try ScriptHarness()
+        defer { harness.close() }
+        harness.host.windowSize = (768, 672)
+        for name in ["osd", "hotkeys", "rewind"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
+        let blue: [UInt8] = [0x80, 0xC0, 0xFF, 255], orange: [UInt8] = [0xFF, 0xA0, 0x40, 255]
+        harness.run(20)
+        XCTAssertNil(box(of: blue, in: harness.host.hudCanvas), "normal speed: no sign")
+        harness.host.deliver([.keyDown("tab", repeat: false)])  // fast-forward while held
+        harness.run(2)
+        let fast = try XCTUnwrap(box(of: blue, in: harness.host.hudCanvas), ">> FAST")
+        XCTAssertEqual(fast.y.count, 14, "at the OSD's scale (2 in this window)")
+        XCTAssertTrue(fast.x.contains(384), "top middle")
+        harness.host.deliver([.keyUp("tab")])
+        harness.run(1)
+        XCTAssertNil(box(of: blue, in: harness.host.hudCanvas))
+        harness.host.deliver([.keyDown("\\", repeat: false)])  // slow motion while held
+        harness.run(1)
+        XCTAssertNotNil(box(of: blue, in: harness.host.hudCanvas), "> SLOW")
+        harness.host.deliver([.keyUp("\\")])
+        harness.run(1)
+        XCTAssertNil(box(of: orange, in: harness.host.hudCanvas), "not rewinding: no sign")
+        harness.host.deliver([.keyDown("backspace", repeat: false)])
+        harness.run(3)
+        let rewind = try XCTUnwrap(box(of: orange, in: harness.host.hudCanvas), "<< REWIND")
+        XCTAssertEqual(rewind.y.count, 14)
+        harness.host.deliver([.keyUp("backspace")])
+        harness.run(1)
+        XCTAssertNil(box(of: orange, in: harness.host.hudCanvas), "gone when the key is let go")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    /// A --watch reload that fails says so where the person is looking: a message (the OSD), not only stderr.
+    func testAFailedWatchReloadIsShownOnScreen() throws {
+        let harness = try ScriptHarness { $0.watch = true }
+        defer { harness.close() }
+        try harness.load("event.on('message', function(text) print('shown: ' .. text) end)", name: "screen.lua")
+        let path = try harness.load("event.on('frame_end', function() end)", name: "live.lua")
+        harness.run(16)
+        try "event.on('frame_end', function(".write(toFile: path, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: -60)], ofItemAtPath: path)
+        harness.run(16)
+        let shown = try XCTUnwrap(harness.lines.last { $0.hasPrefix("shown: ") })
+        XCTAssertTrue(shown.hasPrefix("shown: reload failed, live.lua keeps running: "), shown)
+        XCTAssertTrue(shown.contains("live.lua:1:"), "where it failed: \(shown)")
+        XCTAssertFalse(shown.contains("\n"))
+    }
+
+    /// Each utterance has its own numbered WAV (none is overwritten), and a newer focus (emu.speak) replaces one
+    /// not yet spoken while messages queue.
+    func testEveryUtteranceIsKeptAndAFocusReplacesAnOlderOne() throws {
+        let folder = Fixtures.temporaryFolder()
+        let bin = folder + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        // A stand-in espeak-ng: records its arguments and text, one line each, slowly enough to queue others.
+        try """
+        #!/bin/sh
+        text=$(cat)
+        sleep 0.3
+        printf '%s|%s\\n' "$*" "$text" >> \(folder)/said.txt
+        """.write(toFile: bin + "/espeak-ng", atomically: true, encoding: .utf8)
+        chmod(bin + "/espeak-ng", 0o755)
+        let speaker = try XCTUnwrap(Speaker(environment: ["PATH": bin, "RETROLUA_SPEAK_WAV": folder + "/speech.wav"]))
+        speaker.say("first message")
+        for item in ["Hotkeys", "Core options", "Save states"] { speaker.say(item, replacing: true) }
+        speaker.say("second message")
+        let said = folder + "/said.txt"
+        let deadline = Date().addingTimeInterval(10)
+        var lines: [String] = []
+        repeat {
+            usleep(50_000)
+            lines = ((try? String(contentsOfFile: said, encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        } while lines.count < 2 && Date() < deadline
+        XCTAssertEqual(
+            lines,
+            [
+                "--stdin -w \(folder)/speech-1.wav|first message",
+                "--stdin -w \(folder)/speech-2.wav|second message. Save states",
+            ])
+        XCTAssertEqual(Speaker.numbered("/x/speech", 3), "/x/speech-3.wav")
+    }
+}

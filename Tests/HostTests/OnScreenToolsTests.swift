@@ -396,3 +396,217 @@ final class OnScreenToolsTests: XCTestCase {
         XCTAssertTrue(harness.lines.last!.contains("item 3 must be an integer"), harness.lines.last!)
     }
 }
+
+/// Issue 25's menu and RAM tools items, in-process: the pause, the frozen marker, BizHawk watch lists,
+/// fresh search values, kept core options, the hotkeys page, typed cheats, the first-run hint, speech.
+extension OnScreenToolsTests {
+    /// What the tools speak (`emu.speak`), as --speak would hand it to espeak-ng.
+    private func listen(_ harness: ScriptHarness) -> () -> [String] {
+        final class Said: @unchecked Sendable { var lines: [String] = [] }
+        let said = Said()
+        harness.host.onSpeak = { said.lines.append($0) }
+        return { said.lines }
+    }
+
+    private func hudPixels(_ harness: ScriptHarness) -> [UInt8] {
+        harness.host.redrawPaused()  // the panel paused the game: redrawn without running a frame
+        return harness.host.hudCanvas.pixels
+    }
+
+    func testTheRAMToolsPauseTheGameWhileOpenAndResumeAsBefore() throws {
+        let harness = try harness(["input", "hotkeys", "ramtools"])
+        harness.run(2)
+        keys(harness, "f12")
+        XCTAssertTrue(harness.host.emulator.paused, "typing a value costs the game nothing")
+        keys(harness, "e", "5")
+        XCTAssertTrue(harness.host.emulator.paused)
+        keys(harness, "return", "f12")
+        XCTAssertFalse(harness.host.emulator.paused, "closed: running again")
+        // Paused before opening: still paused after closing.
+        keys(harness, "p")
+        XCTAssertTrue(harness.host.emulator.paused)
+        keys(harness, "f12", "tab", "escape")
+        XCTAssertTrue(harness.host.emulator.paused, "the person's pause is kept")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testFrozenValuesAreMarkedInTheSearchTheWatchListAndTheMemoryView() throws {
+        let harness = try harness(["ramtools"])
+        let said = listen(harness)
+        harness.run(2)
+        keys(harness, "f12")  // the search page: the chosen result is system_ram 0x0000
+        let search = hudPixels(harness)
+        keys(harness, "f")
+        XCTAssertEqual(harness.host.emulator.cheats.cheats.count, 1)
+        XCTAssertTrue(hudPixels(harness) != search, "the frozen result is marked")
+        keys(harness, "down", "up")
+        XCTAssertTrue(
+            said().last?.contains("address 0, value") == true && said().last?.hasSuffix(", frozen") == true,
+            "\(said())")
+        keys(harness, "tab", "a")
+        type(harness, "0")  // watch the frozen byte
+        keys(harness, "down", "up")
+        XCTAssertTrue(said().last?.hasSuffix(", frozen") == true, "\(said())")
+        let watched = hudPixels(harness)
+        try harness.load("for _, c in ipairs(cheats.list()) do cheats.enable(c.id, false) end", name: "off.lua")
+        XCTAssertTrue(hudPixels(harness) != watched, "the mark goes with the freeze")
+        keys(harness, "tab")  // the memory page, the cursor on 0x0000; the mark on byte 2
+        try harness.load("cheats.add_ram({ address = 2, value = 7 })", name: "on.lua")
+        let marked = hudPixels(harness)
+        try harness.load("cheats.clear()", name: "clear.lua")
+        XCTAssertTrue(hudPixels(harness) != marked, "memory rows mark the frozen byte")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testSearchResultsAreReadAgainAfterAnEdit() throws {
+        let harness = try harness(["ramtools"])
+        try harness.load("memory.write_u8(0, 0x12)", name: "set.lua")
+        keys(harness, "f12")  // results: system_ram 0x0000 first, value 12
+        let before = hudPixels(harness)
+        keys(harness, "tab", "tab", "f", "f", "tab")  // the memory page writes FF at 0x0000; back to the search
+        XCTAssertEqual(harness.session.systemRAM()[0], 0xFF)
+        keys(harness, "tab")
+        let after = hudPixels(harness)
+        XCTAssertTrue(after != before, "the result shows FF, not the 12 read before the edit")
+        // And the same page read again without an edit draws the same (nothing else changed).
+        XCTAssertTrue(hudPixels(harness) == after)
+    }
+
+    func testBizHawkWatchListsOpenFromATypedPathWithTheirDomainNames() throws {
+        let harness = try harness(["ramtools"])
+        let file = harness.folder + "/Lives.wch"
+        try """
+        SystemID NES
+        0003\tb\tu\t0\tRAM\tPlayer X
+        0000\tS\t_\t0\tRAM\t
+        0000\tb\th\t0\tWRAM\tsave byte
+        0010\tb\tb\t0\tSystem Bus\tbus byte
+        0002\tw\tu\t0\tsystem_ram\tours
+        0004\tb\tu\t0\tCHR VROM\tnot ours
+        """.write(toFile: file, atomically: true, encoding: .utf8)
+        harness.run(1)
+        keys(harness, "f12", "tab", "p")
+        type(harness, file)
+        XCTAssertTrue(harness.errors.contains("line 7: no memory domain 'CHR VROM'"), harness.errors)
+        let folder = harness.folder + "/data/ramwatch"
+        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder).first)
+        let saved = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+        XCTAssertTrue(saved.contains("0003\tb\tu\t0\tsystem_ram\tPlayer X"), saved)
+        XCTAssertTrue(saved.contains("0000\tb\th\t0\tsave_ram\tsave byte"), saved)
+        XCTAssertTrue(saved.contains("0010\tb\th\t0\tbus\tbus byte"), saved)
+        XCTAssertTrue(saved.contains("0002\tw\tu\t0\tsystem_ram\tours"), saved)
+        XCTAssertEqual(saved.split(separator: "\n").count, 5, "four watches and the header: \(saved)")
+        // A file with nothing usable leaves the list as it was, and says so.
+        let empty = harness.folder + "/none.wch"
+        try "0003\tb\tu\t0\tPPU Bus\tx\n".write(toFile: empty, atomically: true, encoding: .utf8)
+        keys(harness, "p")
+        type(harness, empty)
+        XCTAssertEqual(try String(contentsOfFile: folder + "/" + name, encoding: .utf8), saved)
+        XCTAssertTrue(harness.errors.contains("nothing loaded; line 1: no memory domain 'PPU Bus'"), harness.errors)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    func testACoreOptionChangedInTheMenuIsKeptForTheNextStart() throws {
+        let harness = try harness(["menu"])
+        harness.run(1)
+        let first = try XCTUnwrap(harness.session.core.options.definitions.first)
+        keys(harness, "f1", "down", "down", "return", "right")  // Core options, the first one, the next value
+        let value = try XCTUnwrap(harness.session.core.options.value(first.key))
+        XCTAssertNotEqual(value, first.defaultValue)
+        let config = harness.session.paths.config
+        let file = config + "/options/\(harness.session.coreName).opt"
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "\(first.key) = \"\(value)\"\n")
+        // A per-game file that sets the option is the one changed (the core's file keeps its line).
+        let game = config + "/options/\(harness.session.coreName)/demo.opt"
+        try FileManager.default.createDirectory(
+            atPath: config + "/options/\(harness.session.coreName)", withIntermediateDirectories: true)
+        try "# mine\n\(first.key) = \"\(first.defaultValue)\"\nother = \"1\"\n".write(
+            toFile: game, atomically: true, encoding: .utf8)
+        keys(harness, "right")
+        let next = try XCTUnwrap(harness.session.core.options.value(first.key))
+        XCTAssertEqual(
+            try String(contentsOfFile: game, encoding: .utf8), "# mine\n\(first.key) = \"\(next)\"\nother = \"1\"\n")
+        XCTAssertEqual(try String(contentsOfFile: file, encoding: .utf8), "\(first.key) = \"\(value)\"\n")
+        harness.close()
+        // The next start reads it.
+        let session = try Fixtures.session(rom: Fixtures.nesROM, folder: harness.folder)
+        XCTAssertEqual(session.core.options.value(first.key), next)
+        try session.close()
+    }
+
+    func testTheHotkeysPageListsRewindAndTurbo() throws {
+        let harness = try ScriptHarness()
+        try FileManager.default.createDirectory(atPath: harness.folder + "/config", withIntermediateDirectories: true)
+        try "return { key = 'r' }".write(
+            toFile: harness.folder + "/config/rewind.lua", atomically: true, encoding: .utf8)
+        try "return { turbo = { { key = 'v', button = 'b' } } }".write(
+            toFile: harness.folder + "/config/input.lua", atomically: true, encoding: .utf8)
+        try harness.load(file: Fixtures.root + "/lua/defaults/menu.lua")
+        let said = listen(harness)
+        keys(harness, "f1", "down", "return", "up")  // Hotkeys; up wraps to the last item
+        XCTAssertEqual(said().last, "turbo b, v")
+        keys(harness, "up")
+        XCTAssertEqual(said().last, "rewind while held, r")
+        XCTAssertFalse(harness.errors.contains("warning"), "the input settings are read quietly: \(harness.errors)")
+    }
+
+    func testACheatCodeTypedInTheMenuIsAdded() throws {
+        let harness = try harness(["menu"])
+        harness.run(1)
+        keys(harness, "f1", "down", "down", "down", "down", "return", "return")  // Cheats, "add a cheat code..."
+        type(harness, "0003=05")
+        keys(harness, "return")
+        type(harness, "sxiopo")
+        let list = harness.host.emulator.cheats.cheats
+        XCTAssertEqual(list.count, 2, "\(list)")
+        XCTAssertEqual(list.first?.description, "0003=05")
+        XCTAssertEqual(list.last?.description, "sxiopo")
+        keys(harness, "escape")
+        harness.run(2)
+        XCTAssertEqual(harness.session.systemRAM()[3], 5, "the RAM cheat holds the value")
+        XCTAssertTrue(harness.errors.contains("cheat added: sxiopo"), harness.errors)
+    }
+
+    func testTheFirstRunSaysWhichKeysOpenTheToolsOnce() throws {
+        let harness = try harness(["menu"])
+        harness.run(2)
+        XCTAssertTrue(harness.errors.contains("[menu.lua] keys: f1 menu, f12 RAM tools, f3 TAS editor"), harness.errors)
+        let remembered = harness.folder + "/data/remembered/menu.lua"
+        let text = try String(contentsOfFile: remembered, encoding: .utf8)
+        XCTAssertTrue(text.contains("first_run_hint = false"), text)
+        harness.close()
+        let again = try ScriptHarness()
+        try FileManager.default.createDirectory(
+            atPath: again.folder + "/data/remembered", withIntermediateDirectories: true)
+        try text.write(toFile: again.folder + "/data/remembered/menu.lua", atomically: true, encoding: .utf8)
+        try again.load(file: Fixtures.root + "/lua/defaults/menu.lua")
+        again.run(3)
+        XCTAssertFalse(again.errors.contains("keys:"), again.errors)
+    }
+
+    func testTheMenuAndTheRAMToolsSpeakWhatTheyFocus() throws {
+        let harness = try harness(["menu", "ramtools"])
+        let said = listen(harness)
+        harness.run(2)
+        keys(harness, "f1")
+        XCTAssertEqual(said().last, "Retrolua. Resume")
+        keys(harness, "down", "down", "down")
+        XCTAssertEqual(said().last, "Save states")
+        keys(harness, "return")
+        XCTAssertEqual(said().last, "Save states (return loads, x saves). slot 0, empty")
+        keys(harness, "backspace")
+        XCTAssertEqual(said().last, "Retrolua. Save states")
+        keys(harness, "escape")
+        XCTAssertEqual(said().last, "menu closed")
+        keys(harness, "f12")
+        XCTAssertTrue(said().last?.hasPrefix("RAM search, ") == true, "\(said())")
+        keys(harness, "e")
+        XCTAssertEqual(said().last, "equal to, hex")
+        keys(harness, "escape", "tab")
+        XCTAssertTrue(said().last?.hasPrefix("RAM watch, 0 watches") == true, "\(said())")
+        // Without --speak, emu.speak says so and nothing is spoken.
+        harness.host.onSpeak = nil
+        try harness.load("print(emu.speak('x'))", name: "quiet.lua")
+        XCTAssertEqual(harness.lines.last, "false")
+    }
+}

@@ -151,13 +151,15 @@ event.on("key_down", function(key, is_repeat)
   if action and not is_repeat and pressed[action] then pressed[action]() end
 end)
 
--- The state-slot indicator, top right, for a few seconds after the slot changes.
+-- The state-slot indicator, top right, for a few seconds after the slot changes, at the OSD's scale.
 event.on("draw", function()
   if slot_shown <= 0 then return end
   slot_shown = slot_shown - 1
   local width = gui.surface_size("hud")
   local text = "slot " .. slot
-  gui.text(width - gui.text_size(text) - 4, 4, text, { surface = "hud", color = "yellow", bg = "#000000a0" })
+  local scale = require("retrolua.ui").osd_scale()
+  gui.text(width - gui.text_size(text, scale) - 4 * scale, 4 * scale, text,
+           { surface = "hud", color = "yellow", bg = "#000000a0", scale = scale })
 end)
 
 event.on("key_up", function(key)

@@ -410,13 +410,17 @@ local function speak_page()
   if page == "search" then
     local result = selected_result()
     what = string.format("RAM search, %d candidates", search.started and cheats.search_count() or 0)
-    if result then what = what .. string.format(", address %X, value %s", result.address, shown_value(result.value)) end
+    if result then
+      what = what .. string.format(", address %X, value %s%s", result.address, shown_value(result.value),
+                                   is_frozen(frozen_bytes(), result.domain, result.address) and ", frozen" or "")
+    end
   elseif page == "watch" then
     local watch = selected_watch()
     what = string.format("RAM watch, %d watches", #watches.items)
     if watch then
-      what = what .. string.format(", %s address %X, value %s", watch.label, watch.address,
-                                   ramwatch.format(ramwatch.value(watch), watch.size, watch.format))
+      what = what .. string.format(", %s address %X, value %s%s", watch.label, watch.address,
+                                   ramwatch.format(ramwatch.value(watch), watch.size, watch.format),
+                                   watch_frozen(frozen_bytes(), watch) and ", frozen" or "")
     end
   else
     what = "memory " .. tostring(viewer.domain())
