@@ -67,7 +67,12 @@ final class TAStudioWindowTests: XCTestCase {
         session.waitUntil(seconds: 2) { false }  // a few more draws
         XCTAssertTrue(last().contains("paused true frame 0"), "still paused, still at frame 0: \(last())")
         XCTAssertTrue(last().contains("readonly false"), "ctrl+m did not toggle read-only: \(last())")
+        // An edit left unsaved (8: the a button on the current frame) is saved to the movie at exit.
+        try session.press("8")
+        session.waitUntil(seconds: 1) { false }
         XCTAssertEqual(session.stop(), 143, session.stderr)
         XCTAssertFalse(session.stderr.contains("untouched"), session.stderr)
+        XCTAssertTrue(try MovieText.read(path: movie).log.input(at: 0).isPressed(.a, port: 0), session.stdout)
+        XCTAssertEqual(try? Data(contentsOf: URL(fileURLWithPath: movie + ".bak")), original, "still the file opened")
     }
 }
