@@ -21,14 +21,18 @@ public enum RunParentDeath {
 
     /// Arms the watch; throws when the parent is already gone (the run must not start then).
     public static func arm() throws(RunFailure) {
-        var expected = getppid()
+        let expected = getppid()
         if let text = getenv(parentVariable).map({ String(cString: $0) }) {
             unsetenv(parentVariable)
             guard let pid = pid_t(text), pid > 1 else {
                 throw RunFailure(
                     "run: --die-with-parent: \(parentVariable) must be a process id, got '\(text.prefix(40))'")
             }
-            expected = pid
+            // A launcher that started us through a wrapper that stays (a shell script without exec): the
+            // wrapper is the parent the kernel watches. Only a launcher that is gone refuses the run.
+            if pid != expected && kill(pid, 0) != 0 && errno == ESRCH {
+                throw RunFailure("run: --die-with-parent: the parent process \(pid) is already gone")
+            }
         }
         parent = expected
         signal(SIGALRM, SIG_DFL)  // an ignored SIGALRM is inherited across exec: the backstop must end us
