@@ -322,4 +322,25 @@ final class TAStudioEditorTests: XCTestCase {
         XCTAssertTrue(
             missing.stderr.contains("give the ROM: the movie was recorded with mine.nes (SHA-1"), missing.stderr)
     }
+
+    func testHotkeysAnswerTheirOwnKeysOnlyAndAHoldEndsWhenATookOpenedMeanwhile() throws {
+        let harness = try ScriptHarness()
+        defer { harness.close() }
+        try harness.load(file: Fixtures.root + "/lua/defaults/hotkeys.lua")
+        let emulator = harness.host.emulator
+        harness.run(1)
+        // p is the pause hotkey; ctrl+p is another key (some tool's shortcut).
+        key(harness, "p", ctrl: true, run: false)
+        XCTAssertFalse(emulator.paused, "ctrl+p is not p")
+        key(harness, "p", run: false)
+        XCTAssertTrue(emulator.paused, "p pauses")
+        emulator.paused = false
+        // tab held fast-forwards; a tool takes the keyboard meanwhile; releasing tab still ends it.
+        harness.host.deliver([.keyDown("tab", repeat: false)])
+        XCTAssertEqual(emulator.speed, 0)
+        try harness.load("assert(input.capture(true))", name: "tool.lua")
+        harness.host.deliver([.keyUp("tab")])
+        XCTAssertEqual(emulator.speed, 1, "the release reached the hotkeys")
+        XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
+    }
 }

@@ -66,11 +66,11 @@ extension Bindings {
                 doc:
                     """
                     Takes (`true`) or releases (`false`) the host's input for this script, for menus and panels \
-                    that must not move the game: while held, key events reach only this script and the others read \
-                    no keys, mouse buttons or gamepads (so the input default sends the game nothing \
-                    and hotkeys stay quiet). Without an argument, tells whether this script holds it. One script \
-                    holds it at a time: `nil, message` naming the holder; a script that fails or is unloaded \
-                    releases it.
+                    that must not move the game: while held, key presses reach only this script and the others read \
+                    no keys, mouse buttons or gamepads (so the input default sends the game nothing and hotkeys \
+                    stay quiet; releases reach every script, so a hold begun before ends). Without an argument, \
+                    tells whether this script holds it. One script holds it at a time: `nil, message` naming the \
+                    holder; a script that fails or is unloaded releases it.
                     """
             ) { L, context in
                 LuaCall.run(L) { call in

@@ -212,7 +212,9 @@ public final class ScriptHost: EmulatorClient {
                     lua_pushstring(L, key); lua_pushboolean(L, isRepeat ? 1 : 0); return 2
                 }
             case .keyUp(let key):
-                dispatch(.keyUp, only: only) { L in
+                // A release reaches every script: it ends what a press began before the input was taken (a
+                // fast-forward held when a tool opened), and acts on nothing by itself.
+                dispatch(.keyUp) { L in
                     lua_pushstring(L, key); return 1
                 }
             case .gamepadAdded(let name), .gamepadRemoved(let name):
