@@ -1,5 +1,6 @@
 import CLuaShim
 import Foundation
+import Support
 import XCTest
 
 @testable import Host
@@ -134,6 +135,12 @@ final class HostileScriptTests: XCTestCase {
         Case("image-draw", [.confined], "out(pcall(gui.image, 0, 0, '/etc/passwd'))", "\(outside) read"),
         Case("screenshot", [.confined], "out(gui.screenshot(PRECIOUS))", "\(outside) write"),
         Case("movie-record", [.confined], "out(movie.record(PRECIOUS))", "\(outside) write"),
+        // the data folder's own functions follow no symlink out of it (DATA/out -> PRECIOUS's folder)
+        Case("save_data-link-folder", [.confined], "out(emu.save_data('out/stolen.txt', 'x'))", "\(outside) write"),
+        Case("save_data-link-file", [.confined], "out(emu.save_data('secret', 'x'))", "\(outside) write"),
+        Case("load_data-link-file", [.confined], "out(emu.load_data('secret'))", "\(outside) read"),
+        Case("load_data-link-folder", [.confined], "out(emu.load_data('out/precious.txt'))", "\(outside) read"),
+        Case("save_data-ok", [.confined], "out(emu.save_data('mine/ok.txt', 'x'), emu.load_data('mine/ok.txt'))", "true\tx"),
         Case("movie-play", [.confined], "out(movie.play('/etc/passwd'))", "\(outside) read"),
         // the wider profiles
         Case("allow-files-read", [.allowFiles, .trust], "out(io.open('/etc/passwd') ~= nil)", "true"),
@@ -172,6 +179,9 @@ final class HostileScriptTests: XCTestCase {
             let data = harness.folder + "/data"
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
             try? FileManager.default.createSymbolicLink(atPath: harness.folder + "/link", withDestinationPath: "/etc")
+            try? FileManager.default.createSymbolicLink(
+                atPath: data + "/out", withDestinationPath: FilePath.folder(of: precious))
+            try? FileManager.default.createSymbolicLink(atPath: data + "/secret", withDestinationPath: precious)
             func quoted(_ text: String) -> String { "'" + text + "'" }
             for test in Self.cases where test.profiles.contains(profile) {
                 let source =
@@ -193,6 +203,7 @@ final class HostileScriptTests: XCTestCase {
             harness.close()
         }
         XCTAssertEqual(try String(contentsOfFile: precious, encoding: .utf8), "precious", "files outside stay intact")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: FilePath.folder(of: precious) + "/stolen.txt"))
         XCTAssertGreaterThanOrEqual(checked, 60)
     }
 

@@ -7,7 +7,9 @@ import LuaRuntime
 import Support
 
 extension Bindings {
-    /// A data-folder path from a script's relative name (no absolute paths, no `..`).
+    /// A data-folder path from a script's relative name (no absolute paths, no `..`). The name is checked
+    /// here; where it leads (a symlink in the data folder pointing out of it) is the one path rule's to
+    /// judge, as for every binding that opens files (`Script.checkFileAccess`).
     private static func dataPath(_ call: LuaCall, _ host: ScriptHost) throws(LuaCallError) -> String {
         let name = try call.string(1, "name")
         let parts = name.split(separator: "/", omittingEmptySubsequences: false)
@@ -49,13 +51,15 @@ extension Bindings {
                 """
                 Writes `contents` durably (temporary file, fsync, rename: a crash never leaves half a file) \
                 as `name` in the data folder (`emu.paths().data`) — for a script's own saves, such as \
-                achievement progress. `name` is a relative path (folders are created) without `..`.
+                achievement progress. `name` is a relative path (folders are created) without `..`; where a \
+                symlink in the data folder leads out of it, `nil, message` (as for `io.open`).
                 """
         ) { L, context in
             LuaCall.run(L) { call in
-                let host = Script.from(context).host
-                let path = try dataPath(call, host)
+                let script = Script.from(context)
+                let path = try dataPath(call, script.host)
                 let contents = try call.bytes(2, "contents")
+                try script.checkFileAccess(path, write: true)
                 do { try DurableFile.write(contents, to: path) } catch { return call.failure("\(error)") }
                 call.push(true)
                 return 1
@@ -63,10 +67,16 @@ extension Bindings {
         },
         LuaFunction(
             "load_data", "name: string", returns: "string?, string?",
-            doc: "Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none."
+            doc:
+                """
+                Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none, or \
+                where a symlink in the data folder leads out of it (as for `io.open`).
+                """
         ) { L, context in
             LuaCall.run(L) { call in
-                let path = try dataPath(call, Script.from(context).host)
+                let script = Script.from(context)
+                let path = try dataPath(call, script.host)
+                try script.checkFileAccess(path, write: false)
                 guard let data = FileManager.default.contents(atPath: path) else {
                     return call.failure("\(path): no such file")
                 }
