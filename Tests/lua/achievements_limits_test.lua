@@ -84,21 +84,24 @@ do
   check("RC_MEASURED_UNKNOWN", ra.MEASURED_UNKNOWN, 0xFFFFFFFF)
   local m = memory(16)
   local t = assert(ra.trigger("M:0xH0001>=5"))
-  local v, target, pct = t:measured()
-  check("new trigger: value unknown", v, nil)
+  local v, target, pct, known = t:measured()
+  check("new trigger: value unknown, reported 0 as rcheevos reports it", v, 0)
+  check("new trigger: not known", known, false)
   check("new trigger: target known", target, 5)
   check("new trigger: not percent", pct, false)
   check("new trigger: raw value is RC_MEASURED_UNKNOWN", t.measured_value, 0xFFFFFFFF)
 
   m.b[1] = 6 -- true on the first frame: "waiting", hit counts and the value start over
   check("true while waiting", t:update(m.peek), "waiting")
-  check("waiting: value unknown", (t:measured()), nil)
+  check("waiting: value unknown (0)", (t:measured()), 0)
+  check("waiting: not known", select(4, t:measured()), false)
   check("waiting: state", t.state, "waiting")
 
   m.b[1] = 3
   check("false: active", t:update(m.peek), "active")
   v, target = t:measured()
   check("active: value", v, 3)
+  check("active: known", select(4, t:measured()), true)
   check("active: target", target, 5)
 
   m.b[1] = 7
@@ -111,7 +114,8 @@ do
   check("after triggering: still that frame's value", (t:measured()), 7)
 
   t:reset()
-  check("reset: value unknown again", (t:measured()), nil)
+  check("reset: value unknown again (0)", (t:measured()), 0)
+  check("reset: not known", select(4, t:measured()), false)
   check("reset: state waiting", t.state, "waiting")
 
   -- over the target while another condition holds the trigger back: 6 of 5 is reported as such
@@ -140,7 +144,8 @@ do
   local paused = assert(ra.trigger("M:0xH0004>=5_P:0xH0005=1"))
   m.b[4], m.b[5] = 2, 1
   check("paused first frame", paused:update(m.peek), "paused")
-  check("paused first frame: value unknown", (paused:measured()), nil)
+  check("paused first frame: value unknown, reported 0", (paused:measured()), 0)
+  check("paused first frame: not known", select(4, paused:measured()), false)
   m.b[5] = 0
   paused:update(m.peek)
   check("unpaused: measured", (paused:measured()), 2)
@@ -149,7 +154,8 @@ do
   over:set_active(false)
   check("inactive keeps the value", (over:measured()), 6)
   over:set_active(true)
-  check("reactivated (from inactive: reset)", (over:measured()), nil)
+  check("reactivated (from inactive: reset)", (over:measured()), 0)
+  check("reactivated: not known", select(4, over:measured()), false)
 
   -- as a percent
   local g = assert(ra.trigger("G:0xH0006>=200"))

@@ -524,7 +524,7 @@ do
   check("measured takes max over alts", (alt:measured()), 70)
 
   local unk = assert(ra.trigger("M:0xH0001>=100"))
-  check("measured before first frame is unknown", (unk:measured()), nil)
+  check("measured before first frame is unknown: reported 0", (unk:measured()), 0)
 
   run("primed", "0xH0000=1_T:0xH0001=5", memory(), {
     { nil, "active" },

@@ -132,10 +132,10 @@ event.on("frame_end", function()
   for i = #achievements, 1, -1 do
     local achievement = achievements[i]
     local state = achievement.trigger:update(peek)
-    -- Progress of measured achievements, as RetroArch pops it up: when the count goes up (a value is unknown,
-    -- nil, until a frame measured it: after a reset or a state load the count starts over).
-    local value, target, percent = achievement.trigger:measured()
-    if value ~= nil then
+    -- Progress of measured achievements, as RetroArch pops it up: when the count goes up (a value is unknown
+    -- until a frame measured it: after a reset or a state load the count starts over).
+    local value, target, percent, known = achievement.trigger:measured()
+    if known then
       if target > 0 and value > (achievement.progress or 0) and value < target and state ~= "triggered" then
         emu.message(percent and string.format("%s: %d%%", achievement.title, value * 100 // target)
                     or string.format("%s: %d/%d", achievement.title, value, target))

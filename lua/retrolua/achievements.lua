@@ -14,7 +14,7 @@
 --                      --  | "triggered" | "inactive"        (see Trigger:update)
 --   t.state            --> persistent state: "waiting", "active", "paused",
 --                      --  "primed", "triggered", "inactive", "disabled"
---   t:measured()       --> value (nil while unknown), target, as_percent
+--   t:measured()       --> value (0 while unknown), target, as_percent, known
 --   t:reset()          -- clear hit counts, back to "waiting"
 --   t:set_active(bool) -- "inactive" keeps tracking memory without evaluating
 --   t:disable()
@@ -169,19 +169,22 @@ function Trigger:paused_measured_from_hits()
   return false
 end
 
---- Progress of a Measured trigger: value, target, as_percent, as rcheevos
+--- Progress of a Measured trigger: value, target, as_percent, known, as rcheevos
 -- keeps them in rc_trigger_t (measured_value, measured_target,
--- measured_as_percent).  The value is nil while unknown: from creation or
--- reset (state "waiting") until a frame measures it.  It is the value of
--- the last frame that was not paused, not capped at the target (6 of 5 is a
--- valid report), and kept once triggered (the triggering frame's value) or
--- deactivated.  A trigger without a Measured condition reports 0, 0.
--- With as_percent, show value * 100 // target (rcheevos' own progress text
--- caps the value at the target first).
+-- measured_as_percent) and reports them (rc_runtime_get_achievement_measured).
+-- While the value is unknown — from creation or reset (state "waiting")
+-- until a frame measures it, or for as long as every group measuring it is
+-- paused — the value is 0, as rcheevos reports it, and `known` is false
+-- (`t.measured_value` is then ra.MEASURED_UNKNOWN).  Otherwise it is the
+-- value of the last frame that was not paused, not capped at the target (6
+-- of 5 is a valid report), and kept once triggered (the triggering frame's
+-- value) or deactivated.  A trigger without a Measured condition reports
+-- 0, 0.  With as_percent, show value * 100 // target (rcheevos' own
+-- progress text caps the value at the target first).
 function Trigger:measured()
   local v = self.measured_value
-  if v == MEASURED_UNKNOWN then v = nil end
-  return v, self.target, self.as_percent
+  if v == MEASURED_UNKNOWN then return 0, self.target, self.as_percent, false end
+  return v, self.target, self.as_percent, true
 end
 
 --- Clears all hit counts and returns to "waiting" (rc_reset_trigger).
