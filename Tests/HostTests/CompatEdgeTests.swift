@@ -151,4 +151,55 @@ final class CompatEdgeTests: XCTestCase {
         XCTAssertEqual(mgba.status, 0, mgba.stderr)
         XCTAssertTrue(mgba.stdout.contains("metrics 30 8 7 1"), mgba.stdout + mgba.stderr)
     }
+
+    func testMesen1ScriptsAreRecognisedByTheirCodeNotTheirComments() throws {
+        // memType.cpuDebug is Mesen 1's (Mesen2's types carry a system prefix); the comment naming Mesen2's
+        // nesMemory does not count. Mesen 1's buffer is numbered from 0: the block lands at (200, 100).
+        let shot = folder + "/mesen1.png"
+        let result = try run([
+            "--frames", "5", "--strict", "--compat", "mesen", "--script", Self.fixtures + "mesen1_screen.lua",
+            "--screenshot", shot,
+        ])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("mesen1: first=true past_end=true ram="), result.stdout + result.stderr)
+        let image = try PNGRead.rgb(shot)
+        XCTAssertEqual(image.pixel(200, 100 - 8), 0xFF00FF)
+        XCTAssertEqual(image.pixel(207, 107 - 8), 0xFF00FF)
+        XCTAssertNotEqual(image.pixel(199, 100 - 8), 0xFF00FF)
+    }
+
+    func testAutoReadsCodeNotCommentsKnowsMoreNamesAndLooksIntoLoadedFiles() throws {
+        try FileManager.default.createDirectory(atPath: folder + "/lib", withIntermediateDirectories: true)
+        let cases: [(files: [(String, String)], rom: String, says: String)] = [
+            // names in comments only: before, the comment's FCEU. and mainmemory. won over the code's emu: calls
+            (
+                [
+                    (
+                        "commented.lua",
+                        "-- not FCEU.frameadvance, not mainmemory.read_u8\n--[[ memory.readbyte ]]\n"
+                            + "local hp = emu:read16(0x0300)\ncallbacks:oneshot('frame', function() end)\n"
+                    )
+                ], Self.gbaROM, "with the mgba layer (it uses emu:read16)"
+            ),
+            // BizHawk's gui.draw* names beyond the listed ones
+            (
+                [("drawing.lua", "gui.drawEllipse(1, 1, 4, 4)\ngui.drawPolygon({{1, 1}, {2, 2}})\n")],
+                Fixtures.nesROM, "with the bizhawk layer (it uses gui.drawEllipse)"
+            ),
+            // the names are in the files the script loads, not in the script
+            (
+                [
+                    ("loader.lua", "local hud = require('lib.hud')\ndofile('draw_part.lua')\n"),
+                    ("lib/hud.lua", "return { hp = mainmemory.read_u8(0x10) }\n"),
+                    ("draw_part.lua", "event.onframeend(function() end)\n"),
+                ], Fixtures.nesROM, "with the bizhawk layer (it uses mainmemory., event.onframeend)"
+            ),
+        ]
+        for item in cases {
+            for (name, text) in item.files { _ = try write(text, name) }
+            let result = try run(
+                ["--frames", "3", "--script", "auto:" + folder + "/" + item.files[0].0], rom: item.rom)
+            XCTAssertTrue(result.stderr.contains(item.says), item.says + " in: " + result.stderr)
+        }
+    }
 }

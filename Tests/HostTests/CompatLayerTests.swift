@@ -20,12 +20,12 @@ final class CompatLayerTests: XCTestCase {
         local compat = require("compat.common")
         compat.define("emu.testlayer_frames", function() return emu.framecount() end)
         """.write(toFile: luaFolder + "/compat/testlayer.lua", atomically: true, encoding: .utf8)
-        // auto must find it among the layers it knows: give it a mark of its own.
-        let auto = luaFolder + "/compat/auto.lua"
-        let text = try String(contentsOfFile: auto, encoding: .utf8)
+        // auto must find it among the layers it knows: give it a mark of its own (compat.marks, in common.lua).
+        let common = luaFolder + "/compat/common.lua"
+        let text = try String(contentsOfFile: common, encoding: .utf8)
             .replacingOccurrences(
-                of: "local marks = {", with: "local marks = {\n  { \"testlayer\", { \"testlayer%.\" } },")
-        try text.write(toFile: auto, atomically: true, encoding: .utf8)
+                of: "local strong = {", with: "local strong = {\n  { \"testlayer\", { \"testlayer%.\" } },")
+        try text.write(toFile: common, atomically: true, encoding: .utf8)
         scriptFolder = Fixtures.temporaryFolder()
         try FileManager.default.createDirectory(atPath: scriptFolder + "/lib", withIntermediateDirectories: true)
         try "return 'from lib'\n".write(toFile: scriptFolder + "/lib/helper.lua", atomically: true, encoding: .utf8)

@@ -1,43 +1,66 @@
 -- --compat auto: reads the script and loads the layer its globals point to, saying which and why.
--- The host passes (path, folder, source). Marks are names only one emulator's API has.
+-- The host passes (path, folder, source). Marks are names only one emulator's API has; they are looked for in the
+-- script's code (not its comments) and in the files it loads with dofile, loadfile or require by a literal name.
 local path, folder, source = ...
-local marks = {
-  { "fceux", { "FCEU%.", "emu%.registerbefore", "emu%.registerafter", "memory%.readbyterange", "gui%.drawbox",
-               "savestate%.registersave", "taseditor%.", "memory%.registerexec", "joypad%.getimmediate" } },
-  { "bizhawk", { "mainmemory%.", "event%.onframe", "event%.onexit", "gui%.drawBox", "gui%.drawText",
-                 "gui%.pixelText", "client%.", "memorysavestate%.", "gameinfo%.", "memory%.usememorydomain",
-                 "bizstring%.", "tastudio%.", "console%.writeline", "event%.oninputpoll", "gui%.drawRectangle",
-                 "gui%.drawString", "emu%.getsystemid", "forms%.newform" } },
-  { "mesen", { "emu%.addEventCallback", "emu%.eventType", "emu%.memType", "emu%.drawRectangle", "emu%.drawString",
-               "emu%.getState", "emu%.addMemoryCallback", "emu%.displayMessage" } },
-  { "mgba", { "callbacks:add", "console:log", "emu:read8", "emu:write8", "emu:read16", "canvas:", "console:createBuffer",
-              "emu:read32", "emu:getKey", "emu:addKey", "emu:currentFrame" } },
-}
--- Names several of those emulators share (and Retrolua's API does not have): counted only when no mark above is
--- found, so a script that uses nothing but memory.readbyte and gui.text still gets a layer (FCEUX's, whose names
--- the others mostly copied).
-local weak_marks = {
-  { "fceux", { "memory%.readbyte", "memory%.writebyte", "memory%.readword", "memory%.getregister",
-               "memory%.register", "gui%.box", "gui%.drawtext", "joypad%.read", "joypad%.write", "input%.get%(",
-               "emu%.softreset", "emu%.speedmode", "savestate%.object", "gui%.register", "movie%.framecount" } },
-  { "mesen", { "emu%.read%(", "emu%.write%(", "emu%.log%(", "emu%.getInput", "emu%.setInput" } },
-  { "bizhawk", { "movie%.isloaded", "movie%.getheader", "movie%.getinput", "movie%.getfps",
-                 "emu%.totalexecutedcycles", "emu%.yield", "emu%.getregister%(" } },
-}
+local compat = require("compat.common")
+local marks = compat.marks
+
+-- The script's code and that of the files it loads (found beside it, as the layers resolve them), at most 32
+-- files and 4 MiB in all.
+local open = io.open
+local function read(file)
+  local handle = open(file, "rb")
+  if not handle then return nil end
+  local text = handle:read(4 << 20)
+  handle:close()
+  return text
+end
+local code, seen_files, budget = {}, {}, 4 << 20
+local function scan(text, depth)
+  text = compat.code_only(text)
+  code[#code + 1] = text
+  budget = budget - #text
+  if depth >= 4 then return end
+  local loads = {}
+  for callee, name in text:gmatch("([%a_][%w_]*)%s*%(?%s*[\"']([^\"'\n]+)[\"']") do
+    if callee == "dofile" or callee == "loadfile" then
+      loads[#loads + 1] = name:sub(1, 1) == "/" and name or folder .. "/" .. name
+    elseif callee == "require" then
+      loads[#loads + 1] = folder .. "/" .. name:gsub("%.", "/") .. ".lua"
+    end
+  end
+  for _, file in ipairs(loads) do
+    if not seen_files[file] and budget > 0 and #code < 32 then
+      seen_files[file] = true
+      local loaded = read(file)
+      if loaded then scan(loaded, depth + 1) end
+    end
+  end
+end
+scan(source, 0)
+local all = table.concat(code, "\n")
+
 local function pick(list)
   local best, best_count, found = nil, 0, nil
   for _, entry in ipairs(list) do
     local name, patterns = entry[1], entry[2]
-    local seen = {}
+    local seen, shown = {}, {}
     for _, pattern in ipairs(patterns) do
-      if source:find(pattern) then seen[#seen + 1] = (pattern:gsub("%%", ""):gsub("%($", "")) end
+      local hit = all:match(pattern)
+      if hit then
+        hit = hit:gsub("%($", "")
+        if not shown[hit] then
+          shown[hit] = true
+          seen[#seen + 1] = hit
+        end
+      end
     end
     if #seen > best_count then best, best_count, found = name, #seen, seen end
   end
   return best, found
 end
-local best, found = pick(marks)
-if not best then best, found = pick(weak_marks) end
+local best, found = pick(marks.strong)
+if not best then best, found = pick(marks.weak) end
 local script = path:match("[^/]*$")
 if not best then
   console.write("compat auto: " .. script .. " uses no other emulator's names; running it with Retrolua's API", "err")

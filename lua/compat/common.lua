@@ -35,6 +35,56 @@ function compat.unsupported(layer, name, why)
   end
 end
 
+--- `source` without its comments (line and long ones; strings are kept, and what looks like a comment inside a
+--- string stays): what auto mode and a layer look for names in, so a name mentioned in a comment counts for nothing.
+function compat.code_only(source)
+  local out, n, i, len = {}, 0, 1, #source
+  while i <= len do
+    local start = source:find("[-\"'%[]", i)
+    if not start then break end
+    local c = source:sub(start, start)
+    local stop
+    if c == "-" and source:sub(start + 1, start + 1) == "-" then
+      local level = source:match("^%[(=*)%[", start + 2)
+      if level then
+        local _, close = source:find("]" .. level .. "]", start + 2, true)
+        stop = close or len
+      else
+        stop = (source:find("\n", start, true) or len + 1) - 1
+      end
+      n = n + 1
+      out[n] = source:sub(i, start - 1) .. " "
+      i = stop + 1
+    else
+      if c == "[" then
+        local level = source:match("^%[(=*)%[", start)
+        if level then
+          local _, close = source:find("]" .. level .. "]", start, true)
+          stop = close or len
+        else
+          stop = start
+        end
+      elseif c == "-" then
+        stop = start
+      else
+        -- a quoted string: up to the same quote not escaped (or the line's end)
+        local j = start + 1
+        while j <= len do
+          local d = source:sub(j, j)
+          if d == "\\" then j = j + 1 elseif d == c or d == "\n" then break end
+          j = j + 1
+        end
+        stop = j
+      end
+      n = n + 1
+      out[n] = source:sub(i, stop)
+      i = stop + 1
+    end
+  end
+  out[n + 1] = source:sub(i)
+  return table.concat(out)
+end
+
 --- Installs `value` at a dotted path (`"memory.readbyte"`) in the globals, creating tables on the way.
 function compat.define(path, value)
   local table_, key = _G, nil
@@ -347,5 +397,69 @@ function compat.lua51(layer)
   end, "fractional indices truncate (Lua 5.1)")
   supported("string.rep", function(s, n, separator) return rep(s, int51(n, "string.rep", 2, "n"), separator) end)
 end
+
+----------------------------------------------------------------------------------------------------------------------
+-- The names that tell which emulator a script was written for: --compat auto (lua/compat/auto.lua) picks a layer by
+-- them, and the error text of a script run without a layer (lua/host/console.lua) says which layer would run it.
+-- Patterns are Lua patterns looked for in code; a capture, when there is one, is the name shown.
+local marks = {}
+compat.marks = marks
+
+-- Names only one emulator's API has.
+local strong = {
+  { "fceux", { "FCEU%.", "emu%.registerbefore", "emu%.registerafter", "memory%.readbyterange", "gui%.drawbox",
+               "savestate%.registersave", "taseditor%.", "memory%.registerexec", "joypad%.getimmediate",
+               "zapper%.read" } },
+  { "bizhawk", { "mainmemory%.", "gui%.drawBox", "gui%.drawText",
+                 "gui%.pixelText", "client%.", "memorysavestate%.", "gameinfo%.", "memory%.usememorydomain",
+                 "bizstring%.", "tastudio%.", "console%.writeline", "gui%.drawRectangle",
+                 "gui%.drawString", "emu%.getsystemid", "forms%.newform", "console%.output",
+                 "(gui%.draw%u[%w_]*)", "(event%.on%l+)" } },
+  { "mesen", { "emu%.addEventCallback", "emu%.eventType", "emu%.memType", "emu%.drawRectangle", "emu%.drawString",
+               "emu%.getState", "emu%.addMemoryCallback", "emu%.displayMessage", "emu%.getScreenBuffer",
+               "emu%.setScreenBuffer", "emu%.memCallbackType", "emu%.readWord", "emu%.getRomInfo" } },
+  { "mgba", { "callbacks:add", "console:log", "emu:read8", "emu:write8", "emu:read16", "canvas:", "console:createBuffer",
+              "emu:read32", "emu:getKey", "emu:addKey", "emu:currentFrame", "(emu:[%w_]+)", "(console:[%w_]+)" } },
+}
+marks.strong = strong
+
+-- Names several of those emulators share (and Retrolua's API does not have): counted only when no mark above is
+-- found, so a script that uses nothing but memory.readbyte and gui.text still gets a layer (FCEUX's, whose names
+-- the others mostly copied).
+marks.weak = {
+  { "fceux", { "memory%.readbyte", "memory%.writebyte", "memory%.readword", "memory%.getregister",
+               "memory%.register", "gui%.box", "gui%.drawtext", "joypad%.read", "joypad%.write", "input%.get%(",
+               "emu%.softreset", "emu%.speedmode", "savestate%.object", "gui%.register", "movie%.framecount" } },
+  { "mesen", { "emu%.read%(", "emu%.write%(", "emu%.log%(", "emu%.getInput", "emu%.setInput" } },
+  { "bizhawk", { "movie%.isloaded", "movie%.getheader", "movie%.getinput", "movie%.getfps",
+                 "emu%.totalexecutedcycles", "emu%.yield", "emu%.getregister%(" } },
+}
+
+-- Globals only one of those emulators defines (Retrolua has none of them).
+local modules = {
+  FCEU = "fceux", zapper = "fceux", taseditor = "fceux", rom = "fceux", ppu = "fceux", sound = "fceux",
+  mainmemory = "bizhawk", bizstring = "bizhawk", client = "bizhawk", memorysavestate = "bizhawk",
+  gameinfo = "bizhawk", forms = "bizhawk", comm = "bizhawk", userdata = "bizhawk", SQL = "bizhawk",
+  callbacks = "mgba", canvas = "mgba", storage = "mgba", socket = "mgba", C = "mgba",
+}
+local labels = { fceux = "FCEUX", bizhawk = "BizHawk", mesen = "Mesen", mgba = "mGBA" }
+marks.labels = labels
+
+--- The layer whose emulator names `name` (`"memory.readbyte"`, `"emu:read8"`, `"mainmemory"`), or nil.
+function marks.layer_of(name)
+  if type(name) ~= "string" then return nil end
+  local call = name .. "("
+  for _, list in ipairs({ strong, marks.weak }) do
+    for _, entry in ipairs(list) do
+      for _, pattern in ipairs(entry[2]) do
+        -- the whole name, or a module's prefix ("mainmemory%.", "canvas:")
+        local from, to = call:find(pattern)
+        if from == 1 and (to >= #name or pattern:find("[.:]$")) then return entry[1] end
+      end
+    end
+  end
+  return modules[name:match("^[%a_][%w_]*")]
+end
+
 
 return compat

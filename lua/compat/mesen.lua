@@ -550,18 +550,28 @@ local function frame_rgb(fname)
 end
 
 -- Mesen 1 (and Mesen2 before 2.0) numbered the screen buffer from 0, Mesen2 now from 1: a script naming Mesen 1's
--- enums and none of Mesen2's gets the 0-based buffer; otherwise entry 0 repeats entry 1, so a 0-based loop never
--- meets a nil.
+-- enums or functions and none of Mesen2's (in its code, not its comments) gets the 0-based buffer; otherwise entry 0
+-- repeats entry 1, so a 0-based loop never meets a nil.
+local script_code = type(script_source) == "string" and compat.code_only(script_source) or ""
 local function uses(patterns)
-  if type(script_source) ~= "string" then return false end
   for _, pattern in ipairs(patterns) do
-    if script_source:find(pattern) then return true end
+    if script_code:find(pattern) then return true end
   end
   return false
 end
-local zero_based = uses({ "memCallbackType", "memType%.cpu[^%w]", "memType%.ppu[^%w]", "memType%.oam[^%w]",
-  "memType%.palette[^%w]" }) and not uses({ "callbackType%.", "memType%.nes", "memType%.snes", "memType%.gb",
-  "memType%.pce", "memType%.sms", "memType%.ws", "DrawSurface" })
+-- Mesen 1's memory types are the NES's without a system prefix (Mesen2's all have one: nesMemory, snesWorkRam…).
+local mesen1_types = { cpu = true, ppu = true, palette = true, oam = true, secondaryOam = true, prgRom = true,
+  chrRom = true, chrRam = true, workRam = true, saveRam = true, cpuDebug = true, ppuDebug = true }
+local function uses_mesen1_type()
+  for name in script_code:gmatch("memType%.([%w_]+)") do
+    if mesen1_types[name] then return true end
+  end
+  return false
+end
+local zero_based = (uses_mesen1_type() or uses({ "memCallbackType", "emu%.readWord", "emu%.writeWord",
+  "spriteZeroHit", "emu%.setInput%(%s*%d" }))
+  and not uses({ "callbackType%.", "memType%.nes", "memType%.snes", "memType%.gb", "memType%.pce", "memType%.sms",
+  "memType%.ws", "drawSurface", "DrawSurface", "cpuType%.", "getDrawSurfaceSize", "selectDrawSurface" })
 
 def("getScreenBuffer", "supported", function()
   local pixels, w, h = frame_rgb("emu.getScreenBuffer")
