@@ -18,6 +18,33 @@ final class WindowWorkflowTests: XCTestCase {
         XCTAssertEqual(session.stop(), 143, "SIGTERM ends it cleanly: " + session.stderr)
     }
 
+    /// One sitting with every default loaded: save and load a state, open and close the menu and the RAM
+    /// tools (the keys typed while they are open reach neither the game nor the hotkeys), take a screenshot,
+    /// quit with escape. Nothing is refused, nothing fails, the battery save is written.
+    func testASittingWithEveryDefault() throws {
+        let session = try WindowSession(["--no-audio"])
+        let data = session.home + "/.local/share/retrolua"
+        func said(_ text: String) -> Bool { session.waitUntil(seconds: 10) { session.stderr.contains(text) } }
+        try session.press("F2")
+        XCTAssertTrue(said("saved slot"), session.stderr)
+        try session.press("F4")
+        XCTAssertTrue(said("loaded slot"), session.stderr)
+        try session.press("F1")  // the menu takes the keyboard: p is the menu's, not the pause hotkey's
+        try session.press("p", "Escape")
+        try session.press("F12")  // the RAM tools too
+        try session.press("p", "Escape")
+        XCTAssertFalse(
+            session.stderr.contains("] paused"), "a key typed into a tool reached the hotkeys: \(session.stderr)")
+        try session.press("F8")
+        XCTAssertTrue(said("screenshot " + data + "/screenshots/"), session.stderr)
+        try session.press("Escape")
+        XCTAssertEqual(session.waitForExit(), 0, session.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: data + "/saves/" + Fixtures.srm()), "battery save written")
+        for word in ["failed", "outside the folders", "error"] {
+            XCTAssertFalse(session.stderr.lowercased().contains(word), "\(word): \(session.stderr)")
+        }
+    }
+
     func testAScriptTheUserRunsStaysConfined() throws {
         // The frontend's freedom is its own: a script given with --script still may not write the screenshots
         // folder (nor anything outside its data folder) under the default profile.
