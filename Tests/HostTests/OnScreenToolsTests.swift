@@ -610,3 +610,101 @@ extension OnScreenToolsTests {
         XCTAssertEqual(harness.lines.last, "false")
     }
 }
+
+/// The same items as a person meets them: a real window under the test X server, keys typed by xdotool, the
+/// default profile and every default loaded.
+extension OnScreenToolsTests {
+    private func write(_ text: String, _ path: String) throws {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+
+    func testInAWindowTheRAMToolsPauseTheGameAndOpenABizHawkWatchList() throws {
+        let home = Fixtures.temporaryFolder()
+        let list = home + "/Lives.wch"
+        try write("SystemID NES\n0003\tb\tu\t0\tRAM\tPlayer X\n0000\tS\t_\t0\tRAM\t\n0000\tb\th\t0\tWRAM\tsave\n", list)
+        let observer = home + "/observe.lua"
+        try write(
+            """
+            local last
+            event.on("draw", function()
+              local paused = emu.paused()
+              if paused ~= last then print(string.format("paused %s at %d", tostring(paused), emu.framecount())) end
+              last = paused
+            end)
+            """, observer)
+        let session = try WindowSession(["--no-audio", "--script", observer], home: home)
+        XCTAssertTrue(session.waitUntil { session.stdout.contains("paused false") }, session.stderr)
+        try session.press("F12")
+        XCTAssertTrue(session.waitUntil { session.stdout.contains("paused true") }, session.stdout + session.stderr)
+        try session.press("e")
+        try session.type("5")  // a search value typed while the game waits
+        try session.press("Return", "Tab", "p")
+        try session.type(list)
+        try session.press("Return")
+        XCTAssertTrue(
+            session.waitUntil { session.stderr.contains("RAM watch: 2 watches from \(list)") }, session.stderr)
+        try session.press("Escape")
+        func frames(_ state: String) -> [Int] {
+            session.stdout.split(separator: "\n").compactMap {
+                $0.hasPrefix("paused \(state) at ") ? Int($0.split(separator: " ").last ?? "") : nil
+            }
+        }
+        XCTAssertTrue(session.waitUntil { frames("false").count == 2 }, session.stdout)
+        let opened = try XCTUnwrap(frames("true").first), closed = try XCTUnwrap(frames("false").last)
+        XCTAssertLessThanOrEqual(closed - opened, 1, "no frame ran while the panel had the keyboard")
+        XCTAssertEqual(session.stop(), 143, session.stderr)
+        let folder = home + "/.local/share/retrolua/data/ramwatch"
+        let name = try XCTUnwrap(try FileManager.default.contentsOfDirectory(atPath: folder).first)
+        let saved = try String(contentsOfFile: folder + "/" + name, encoding: .utf8)
+        XCTAssertTrue(saved.contains("0003\tb\tu\t0\tsystem_ram\tPlayer X"), saved)
+        XCTAssertTrue(saved.contains("0000\tb\th\t0\tsave_ram\tsave"), saved)
+        XCTAssertFalse(session.stderr.contains("outside the folders"), session.stderr)
+    }
+
+    func testInAWindowTheMenuLoadsAScriptKeepsAnOptionTakesACheatAndSpeaks() throws {
+        let home = Fixtures.temporaryFolder()
+        let bin = home + "/bin"
+        try FileManager.default.createDirectory(atPath: bin, withIntermediateDirectories: true)
+        try write("#!/bin/sh\ncat >> \(home)/said.txt\necho >> \(home)/said.txt\n", bin + "/espeak-ng")
+        chmod(bin + "/espeak-ng", 0o755)
+        let picked = home + "/Picked-script.lua"
+        try write(
+            """
+            print("picked script running")
+            event.on("frame_end", function() if emu.framecount() % 20 == 0 then print("x " .. memory.read_u8(3)) end end)
+            """, picked)
+        let path = bin + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
+        let session = try WindowSession(["--no-audio", "--speak"], home: home, environment: ["PATH": path])
+        XCTAssertTrue(
+            session.waitUntil { session.stderr.contains("[menu.lua] keys: f1 menu, f12 RAM tools, f3 TAS editor") },
+            "the first run's hint: " + session.stderr)
+        try session.press("F1", "Down", "Down", "Return", "Right", "BackSpace")  // Core options: the first, changed
+        try session.press("Down", "Down", "Return", "Return")  // Cheats, "add a cheat code..."
+        try session.type("0003=05")
+        try session.press("Return", "BackSpace", "Down", "Down", "Return", "Return")  // Scripts, "load a script..."
+        try session.type(picked)
+        try session.press("Return", "Escape")
+        XCTAssertTrue(
+            session.waitUntil { session.stdout.contains("picked script running") && session.stdout.contains("x 5") },
+            session.stdout + session.stderr)
+        let options = home + "/.config/retrolua/options/nestopia.opt"
+        XCTAssertTrue(session.waitUntil { FileManager.default.fileExists(atPath: options) }, session.stderr)
+        let kept = try String(contentsOfFile: options, encoding: .utf8)
+        XCTAssertTrue(kept.hasPrefix("nestopia_favored_system = \""), kept)
+        XCTAssertEqual(session.stop(), 143, session.stderr)
+        let said = (try? String(contentsOfFile: home + "/said.txt", encoding: .utf8)) ?? ""
+        for part in ["Retrolua. Resume", "Core options", "cheat code", "script path"] {
+            XCTAssertTrue(said.contains(part), "spoken: \(part) in \(said)")
+        }
+        let cheats = try String(contentsOfFile: home + "/.config/retrolua/cheats/demo.cht", encoding: .utf8)
+        XCTAssertTrue(cheats.contains("0003=05"), cheats)
+        XCTAssertFalse(session.stderr.contains("outside the folders"), session.stderr)
+        // The next start: the option as kept, and no hint again.
+        let probe = home + "/probe.lua"
+        try write("print(emu.option('nestopia_favored_system')); emu.exit(0)", probe)
+        let next = try Fixtures.cli(["run", "--headless", "--with-defaults", "--script", probe], home: home)
+        XCTAssertEqual(
+            next.stdout.split(separator: "\n").first.map(String.init), kept.split(separator: "\"")[1].description)
+        XCTAssertFalse(next.stderr.contains("keys: f1"), next.stderr)
+    }
+}

@@ -98,14 +98,30 @@ local SHIFTED = { ["-"] = "_", ["="] = "+", ["/"] = "?", [";"] = ":", ["."] = ">
                   ["1"] = "!", ["2"] = "@", ["3"] = "#", ["4"] = "$", ["5"] = "%", ["6"] = "^", ["7"] = "&",
                   ["8"] = "*", ["9"] = "(", ["0"] = ")", ["["] = "{", ["]"] = "}", ["\\"] = "|", ["`"] = "~" }
 
+-- Shift as the key events tell it, in their order: the keys held when a frame's events are handled
+-- (input.keys()) may already have let go of a shift pressed for one character (a fast typist, xdotool).
+-- Until a shift event is seen (a simulated device), the held keys tell.
+local shift = { seen = false }
+event.on("key_down", function(key)
+  if key == "left shift" or key == "right shift" then shift[key], shift.seen = true, true end
+end)
+event.on("key_up", function(key)
+  if key == "left shift" or key == "right shift" then shift[key], shift.seen = nil, true end
+end)
+
+local function shifted()
+  if shift.seen then return shift["left shift"] or shift["right shift"] or false end
+  local held = input.keys()
+  return held["left shift"] or held["right shift"] or false
+end
+
 -- The character a key types (SDL key names; shift held for capitals), nil for keys that type none.
 function ui.char(key)
   if key == "space" then return " " end
   local pad = key:match("^keypad (.)$")
   if pad then return pad end
   if #key ~= 1 then return nil end
-  local held = input.keys()
-  if held["left shift"] or held["right shift"] then return SHIFTED[key] or key:upper() end
+  if shifted() then return SHIFTED[key] or key:upper() end
   return key
 end
 
