@@ -604,6 +604,9 @@ extension OnScreenToolsTests {
         XCTAssertEqual(said().last, "equal to, hex")
         keys(harness, "escape", "tab")
         XCTAssertTrue(said().last?.hasPrefix("RAM watch, 0 watches") == true, "\(said())")
+        keys(harness, "tab", "right")
+        let byte = String(format: "%02X", harness.session.systemRAM()[1])
+        XCTAssertEqual(said().last, "memory, system_ram address 1, value \(byte)")
         // Without --speak, emu.speak says so and nothing is spoken.
         harness.host.onSpeak = nil
         try harness.load("print(emu.speak('x'))", name: "quiet.lua")

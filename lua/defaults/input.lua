@@ -29,7 +29,7 @@ local settings = require("retrolua.settings").load_layers("input", {
   trigger_threshold = 16384,
   -- Turbo: while `key` (or gamepad button `pad_button`) is held, `button` is pressed `period` frames
   -- out of every 2 × `period`.
-  turbo = { { key = "c", pad_button = "lefttrigger_unused", button = "a", period = 2 } },
+  turbo = require("retrolua.hotkeys").TURBO,  -- { { key = "c", button = "a", period = 2, pad_button = … } }
 }, layers, { open = { keyboard = true, gamepad = true }, allow_false = true })
 
 local BUTTONS = { "b", "y", "select", "start", "up", "down", "left", "right",

@@ -423,7 +423,7 @@ local function speak_page()
                                    watch_frozen(frozen_bytes(), watch) and ", frozen" or "")
     end
   else
-    what = "memory " .. tostring(viewer.domain())
+    what = "memory, " .. viewer.describe()
   end
   ui.speak(what)
 end
@@ -461,6 +461,8 @@ event.on("key_down", function(key, is_repeat)
       local typed = entry
       entry = nil
       if outcome == "done" then typed.done(typed) end
+      ui.speak_again()
+      speak_page()
     end
   elseif open and key == keys.close then
     set_open(false)
@@ -473,9 +475,9 @@ event.on("key_down", function(key, is_repeat)
     local moves = key == keys.up or key == keys.down or key == keys.left or key == keys.right
     if action and (not is_repeat or moves or key == keys.page_up or key == keys.page_down) then
       action()
-      if moves and page ~= "memory" then speak_page() end
+      if moves or key == keys.page_up or key == keys.page_down then speak_page() end
     elseif page == "memory" and not is_repeat then
-      viewer.type(key)
+      if viewer.type(key) then speak_page() end
     end
   end
   refresh_handlers()

@@ -12,7 +12,8 @@ local memory_view = {}
 
 -- `tools`: the panel's `settings` (keys, rows, scale), `domains` (names), `domain` (the first shown),
 -- and its helpers `ask`, `add_watch`, `protected`, `next_in`, `legend`, `header`, `stale` (a byte was
--- written: other pages read again), `frozen_bytes` (frozen[domain][address] for bytes a cheat holds).
+-- written: other pages read again), `frozen_bytes` (frozen[domain][address] for bytes a cheat holds:
+-- marked "*05", or "{05}" under the cursor).
 function memory_view.new(tools)
   local settings, keys = tools.settings, tools.settings.keys
   local view = { domain = tools.domain, cursor = 0, top = 0, nibble = nil }
@@ -60,6 +61,13 @@ function memory_view.new(tools)
 
   function viewer.domain() return view.domain end
 
+  -- The cursor's place and byte, for speech: "system_ram address 10, value AB".
+  function viewer.describe()
+    local ok, byte = pcall(memory.read_u8, view.cursor, view.domain)
+    return string.format("%s address %X, value %s", tostring(view.domain), view.cursor,
+                         ok and string.format("%02X", byte) or "unreadable")
+  end
+
   -- A hex digit: the high nibble waits for the low one, then the byte is written and the cursor moves on.
   function viewer.type(key)
     local digit = #key == 1 and tonumber(key, 16)
@@ -105,7 +113,8 @@ function memory_view.new(tools)
         if not byte then break end
         local text = string.format("%02X", byte)
         if base + column == view.cursor then
-          cells[#cells + 1] = "[" .. text .. "]"
+          -- the cursor's byte: {FF} when a cheat holds it
+          cells[#cells + 1] = frozen[base + column] and ("{" .. text .. "}") or ("[" .. text .. "]")
           bracket = true
         else
           cells[#cells + 1] = (bracket and "" or (frozen[base + column] and "*" or " ")) .. text
