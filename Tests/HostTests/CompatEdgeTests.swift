@@ -202,4 +202,44 @@ final class CompatEdgeTests: XCTestCase {
             XCTAssertTrue(result.stderr.contains(item.says), item.says + " in: " + result.stderr)
         }
     }
+
+    func testANilNameSaysWhichLayerWouldRunItOrWhichNameWasMeant() throws {
+        // Lua's own text was "attempt to call a nil value (field 'read_u9')" for each of these.
+        let cases: [(script: String, says: String)] = [
+            (
+                "if memory.foo == nil and not memory.bar then print('presence tests still work') end\n"
+                    + "local v = memory.read_u9(0)\n", ":2: memory.read_u9 does not exist; did you mean memory.read_u8?"
+            ),
+            (
+                "event.on('frame_end', function() gui.rectt(1, 1, 2, 2) end)\n",
+                ":1: gui.rectt does not exist; did you mean gui.rect?"
+            ),
+            ("local m = memory\nm.read_u9(0)\n", ":2: m.read_u9 does not exist; did you mean memory.read_u8?"),
+            ("prnit('x')\n", ":1: prnit does not exist; did you mean print?"),
+            (
+                "local hp = memory.readbyte(0x10)\n",
+                ":1: memory.readbyte is FCEUX's name, not Retrolua's: run the script with --compat fceux (or --compat auto)"
+            ),
+            (
+                "local v = mainmemory.read_u8(0)\n",
+                ":1: mainmemory is BizHawk's name, not Retrolua's: run the script with --compat bizhawk"
+            ),
+            (
+                "local v = emu:read8(0)\n",
+                ":1: emu:read8 is mGBA's name, not Retrolua's: run the script with --compat mgba"
+            ),
+            (
+                "local t = emu.memType.cpu\n",
+                ":1: emu.memType is Mesen's name, not Retrolua's: run the script with --compat mesen"
+            ),
+        ]
+        for (index, item) in cases.enumerated() {
+            let script = try write(item.script, "nil\(index).lua")
+            let result = try run(["--frames", "3", "--script", script])
+            XCTAssertTrue(result.stderr.contains("nil\(index).lua" + item.says), item.says + " in: " + result.stderr)
+            XCTAssertFalse(result.stderr.contains("attempt to call a nil value"), result.stderr)
+        }
+        let presence = try run(["--frames", "3", "--script", folder + "/nil0.lua"])
+        XCTAssertTrue(presence.stdout.contains("presence tests still work"), presence.stdout)
+    }
 }

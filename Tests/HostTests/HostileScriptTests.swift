@@ -140,9 +140,7 @@ final class HostileScriptTests: XCTestCase {
         Case("save_data-link-file", [.confined], "out(emu.save_data('secret', 'x'))", "\(outside) write"),
         Case("load_data-link-file", [.confined], "out(emu.load_data('secret'))", "\(outside) read"),
         Case("load_data-link-folder", [.confined], "out(emu.load_data('out/precious.txt'))", "\(outside) read"),
-        Case(
-            "save_data-ok", [.confined], "out(emu.save_data('mine/ok.txt', 'x'), emu.load_data('mine/ok.txt'))",
-            "true\tx"),
+        Case("save_data-ok", [.confined], "out(emu.save_data('mine/ok.txt', 'x'), emu.load_data('mine/ok.txt'))", "true\tx"),
         Case("movie-play", [.confined], "out(movie.play('/etc/passwd'))", "\(outside) read"),
         // the wider profiles
         Case("allow-files-read", [.allowFiles, .trust], "out(io.open('/etc/passwd') ~= nil)", "true"),

@@ -145,7 +145,27 @@ final class Script {
         lh_push_binding(lua.L, Script.allowPath, Unmanaged.passUnretained(self).toOpaque(), "allow_path")
         try lua.call(nargs: 4, nresults: 0)
         try lua.load(preludes.console.text, name: preludes.console.chunkName)
-        try lua.call(nargs: 0, nresults: 0)
+        try lua.call(nargs: 0, nresults: 1)
+        // What it returns rewords errors (`explained`): kept where no script reaches it.
+        if lua_type(lua.L, -1) == LUA_TFUNCTION {
+            explainer = luaL_ref(lua.L, lh_registryindex())
+        } else {
+            lh_pop(lua.L, 1)
+        }
+    }
+
+    private var explainer = LUA_NOREF
+
+    /// A failed script's message as lua/host/console.lua words it (a nil named by another emulator's API or
+    /// misspelled: which layer, or which names exist), or as it was. `L` is a live thread of this state.
+    private func explained(_ message: String, on L: OpaquePointer) -> String {
+        guard explainer != LUA_NOREF, message.contains("a nil value (") else { return message }
+        lua_rawgeti(L, lh_registryindex(), lua_Integer(explainer))
+        lua_pushstring(L, message)
+        lua_pushstring(L, path)
+        guard (try? lua.call(nargs: 2, nresults: 1, on: L)) != nil else { return message }
+        defer { lh_pop(L, 1) }
+        return lh_tostring(L, -1).map { String(cString: $0) } ?? message
     }
 
     /// A compatibility layer: relative paths from the script's folder (as FCEUX and BizHawk resolve
@@ -181,7 +201,7 @@ final class Script {
         do {
             if try !lua.resume(thread) { finishMainChunk() }
         } catch {
-            fail(error.message)
+            fail(error.kind == .runtime ? explained(error.message, on: lua.L) : error.message)
         }
     }
 
@@ -242,7 +262,7 @@ final class Script {
         do {
             try lua.call(nargs: count, nresults: 0, on: L)
         } catch {
-            fail(error.message)
+            fail(error.kind == .runtime ? explained(error.message, on: L) : error.message)
         }
     }
 
