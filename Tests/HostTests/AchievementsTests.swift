@@ -10,9 +10,10 @@ import Media
 final class AchievementsTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
-    /// achievements_test.lua: rcheevos' semantics; achievements_limits_test.lua: measured values and hostile input.
+    /// achievements_test.lua: rcheevos' semantics; achievements_limits_test.lua: measured values and hostile input;
+    /// achievements_differential_test.lua: random definitions against an independent model of rcheevos.
     func testThePureLuaEngineSuitePassesUnderStockLua() throws {
-        for suite in ["achievements_test.lua", "achievements_limits_test.lua"] {
+        for suite in ["achievements_test.lua", "achievements_limits_test.lua", "achievements_differential_test.lua"] {
             let result = try Fixtures.cli(
                 [], executable: "/usr/bin/lua5.4", arguments: [Fixtures.root + "/Tests/lua/" + suite])
             XCTAssertEqual(result.status, 0, suite + ": " + result.stdout + result.stderr)
