@@ -94,19 +94,18 @@ local function source_line(chunk, number, script_path)
       end
     end
   end
-  if not file or find(file, "^%[") then return nil end
+  if not file or not find(file, "%.lua$") then return nil end
   local handle = open(file, "r")
   if not handle then return nil end
-  local n, text = 0, nil
-  for line in handle:lines() do
-    n = n + 1
-    if n == number then
-      text = line
-      break
-    end
-  end
+  local head = handle:read(1 << 20) or ""  -- a script's first MiB is plenty; never more
   handle:close()
-  return text
+  local n = 1
+  for line in head:gmatch("([^\n]*)\n?") do
+    if n == number then return line end
+    n = n + 1
+    if n > number then break end
+  end
+  return nil
 end
 
 local labels = { fceux = "FCEUX", bizhawk = "BizHawk", mesen = "Mesen", mgba = "mGBA" }
