@@ -251,3 +251,82 @@ final class VerificationCoverTests: XCTestCase {
         XCTAssertTrue(tampered.stdout.contains("desync   frame 40"), tampered.stdout)
     }
 }
+
+/// Movie verification on mGBA 0.7's GBA content: its system RAM is EWRAM, which our game never touches,
+/// so a log of it never changes. The recording falls back to the picture and says so; a tampered movie
+/// is caught; a played log that never changes is refused as proving nothing.
+final class VacuousVerificationTests: XCTestCase {
+    private let core = Fixtures.root + "/build/cores/mgba_libretro.so"
+    private let rom = Fixtures.root + "/build/roms/demo.gba"
+
+    private func record(_ folder: String) throws -> (movie: String, stderr: String) {
+        for path in [core, rom] where !FileManager.default.fileExists(atPath: path) {
+            throw XCTSkip("\(path) is missing (scripts/setup)")
+        }
+        let script = folder + "/drive.lua", movie = folder + "/gba.rlm"
+        try "for i = 0, 119 do joypad.set(1, {right = i % 3 == 0, a = i % 4 == 2}); emu.frameadvance() end\n"
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let recorded = try Fixtures.cli(
+            ["movie", "record", movie, rom, "--core", core, "--headless", "--script", script, "--verify-log"])
+        XCTAssertEqual(recorded.status, 0, recorded.stderr)
+        return (movie, recorded.stderr)
+    }
+
+    func testAnUnchangingRAMLogFallsBackToThePictureAndATamperedMovieIsCaught() throws {
+        let folder = Fixtures.temporaryFolder()
+        let (movie, stderr) = try record(folder)
+        XCTAssertTrue(
+            stderr.contains(
+                "system RAM (262144 bytes) never changed in the recording's 120 frames, so the verification log "
+                    + "hashes the picture instead"), stderr)
+        var text = try String(contentsOfFile: movie, encoding: .utf8)
+        XCTAssertTrue(text.contains("\nverify-covers frame\n"), text)
+        let verified = try Fixtures.cli(["movie", "verify", movie, rom, "--core", core])
+        XCTAssertEqual(verified.status, 0, verified.stdout + verified.stderr)
+        XCTAssertTrue(
+            verified.stdout.contains(
+                "hashing the picture (system RAM (262144 bytes) did not change while the movie was recorded)"),
+            verified.stdout)
+        // Toggle "right" on frame 60: the picture changes there, EWRAM does not.
+        var lines = text.components(separatedBy: "\n")
+        let input = try XCTUnwrap(lines.firstIndex(of: "[input]"))
+        var line = Array(lines[input + 61])
+        line[6] = line[6] == "R" ? "." : "R"
+        lines[input + 61] = String(line)
+        text = lines.joined(separator: "\n")
+        try text.write(toFile: movie, atomically: true, encoding: .utf8)
+        let tampered = try Fixtures.cli(["movie", "verify", movie, rom, "--core", core])
+        XCTAssertEqual(tampered.status, 1, tampered.stdout + tampered.stderr)
+        XCTAssertTrue(tampered.stdout.contains("desync   frame 60 of 120: the picture differs"), tampered.stdout)
+    }
+
+    func testAPlayedLogThatNeverChangesIsNotCalledInSync() throws {
+        let folder = Fixtures.temporaryFolder()
+        let (movie, _) = try record(folder)
+        // The log as the recording made it before the fallback: system RAM, one CRC on every frame.
+        let converted = folder + "/ram.rlm"
+        var lines = try String(contentsOfFile: movie, encoding: .utf8).components(separatedBy: "\n")
+        let input = try XCTUnwrap(lines.firstIndex(of: "[input]"))
+        for index in lines.indices where index > input && lines[index].count > 9 && lines[index].contains("|") {
+            lines[index] = String(lines[index].dropLast(8)) + "0badf00d"
+        }
+        let cover = try XCTUnwrap(lines.firstIndex(of: "verify-covers frame"))
+        lines[cover] = "verify-covers system-ram"
+        try lines.joined(separator: "\n").write(toFile: converted, atomically: true, encoding: .utf8)
+        let verified = try Fixtures.cli(["movie", "verify", converted, rom, "--core", core])
+        XCTAssertEqual(verified.status, 1, verified.stdout + verified.stderr)
+        XCTAssertTrue(
+            verified.stdout.contains(
+                "cannot verify: the movie's verification log hashes system RAM (262144 bytes), which never changed in "
+                    + "its 120 frames (every frame logged CRC-32 0badf00d): it cannot tell a tampered movie"),
+            verified.stdout)
+        // A new log written by a replay falls back the same way.
+        let relogged = folder + "/relogged.rlm"
+        let convert = try Fixtures.cli(
+            ["movie", "convert", converted, relogged, "--rom", rom, "--core", core, "--add-verify"])
+        XCTAssertEqual(convert.status, 0, convert.stdout + convert.stderr)
+        XCTAssertTrue(try String(contentsOfFile: relogged, encoding: .utf8).contains("\nverify-covers frame\n"))
+        let again = try Fixtures.cli(["movie", "verify", relogged, rom, "--core", core])
+        XCTAssertEqual(again.status, 0, again.stdout + again.stderr)
+    }
+}

@@ -34,11 +34,13 @@ public final class MovieEngine {
     public private(set) var firstDesync: Desync?
     public internal(set) var hasUnsavedChanges = false
     /// What this movie's verification hashes cover (chosen from the core when recording, read from the movie when playing).
-    public private(set) var cover: VerificationCover = .systemRAM
+    public internal(set) var cover: VerificationCover = .systemRAM
     /// Why a played movie's verification log cannot be checked here (its cover is not on this core), if so.
     public private(set) var verificationProblem: String?
     /// Frames checked against the log where the cover held something (a frame check needs a picture).
     public private(set) var coveredChecks = 0
+    /// While recording a log of memory: the picture's hash of each frame (MovieVerification.swift).
+    var pictureLog: [UInt32]?
     /// A recording made by `record` is saved to its path when stopped; a played movie only when asked.
     public private(set) var savesOnStop = false
     private var pendingCommands: MovieFrameFlags = []
@@ -148,6 +150,7 @@ public final class MovieEngine {
         }
         verificationProblem = nil
         coveredChecks = 0
+        pictureLog = options.verify && cover != .frame ? [] : nil
         journal = try MovieJournal(target: path, movie: movie, framesPerSecond: core.avInfo?.fps ?? 60)
         self.movie = movie
         self.path = path
@@ -248,6 +251,11 @@ public final class MovieEngine {
                 : "the movie's verification log hashes \(cover.rawValue), which \(core.systemInfo.libraryName) does not expose"
             warnings.append(verificationProblem!)
         }
+        pictureLog = nil
+        if movie.hasVerification && verificationProblem == nil, let problem = constantLogProblem(movie) {
+            verificationProblem = problem
+            warnings.append(problem)
+        }
         mode = movie.length > 0 ? .play : (readOnly ? .finished : .record)
         savesOnStop = false
         hasUnsavedChanges = false
@@ -307,6 +315,7 @@ public final class MovieEngine {
         guard var movie else { throw MovieError("no movie is active") }
         guard let destination = target ?? path else { throw MovieError("the movie has no file yet: give a path") }
         movie.buttons = movie.coveredButtons()
+        fallBackToThePicture(&movie)
         let key = URL(fileURLWithPath: destination).standardizedFileURL.path
         var backup: String?
         if !backedUp.contains(key), FileManager.default.fileExists(atPath: destination) {
@@ -400,7 +409,7 @@ public final class MovieEngine {
         movie!.log.set(index, input: input, flags: flags)
         if verifyWhileRecording {
             if movie!.ramHashes.count == index {
-                movie!.ramHashes.append(ramHash())
+                movie!.ramHashes.append(loggedHash(index))
             } else {
                 truncateVerification(reason: "frames from \(movie!.ramHashes.count) on")
             }

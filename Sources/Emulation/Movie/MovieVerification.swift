@@ -1,9 +1,18 @@
 import CZlib
+import Foundation
 import Libretro
 
 /// What a movie's verification hashes cover: the game's system RAM when the core exposes it, else every
 /// RAM-like block it exposes (save RAM, video RAM, the memory map's writable blocks), else the picture.
 /// Recorded in the movie's header (`verify-covers`), so a replay hashes the same things.
+///
+/// A log whose hashes never change proves nothing (mGBA 0.7 exposes GBA EWRAM as system RAM, and a
+/// game that runs from IWRAM never touches it: every frame logs the same CRC, and a tampered movie
+/// "verifies"). So a recording also hashes the picture while its log covers memory, and when it is
+/// saved with a memory log that never changed (and a picture that did), the log becomes the picture's
+/// (`verify-covers frame`), and the recording says so. A played movie whose log never changes is not
+/// verified ("cannot verify", naming what it hashed); `movie convert --add-verify` writes a new log by
+/// the same rule.
 public enum VerificationCover: String, Sendable, CaseIterable {
     case systemRAM = "system-ram"
     case memory
@@ -52,8 +61,79 @@ extension MovieEngine {
             let bytes = blocks(cover).reduce(0) { $0 + $1.count }
             return cover == .systemRAM
                 ? "system RAM (\(bytes) bytes)" : "the core's RAM-like memory (\(bytes) bytes: no system RAM)"
-        case .frame: return "the picture (the core exposes no memory)"
+        case .frame:
+            let best = VerificationCover.best(for: self)
+            return best == .frame
+                ? "the picture (the core exposes no memory)"
+                : "the picture (\(describe(best)) did not change while the movie was recorded)"
         }
+    }
+
+    /// The hash a recording logs for frame `index`; while the log covers memory, the picture's hash is
+    /// kept beside it for `fallBackToThePicture`. A log that is not appended frame after frame (a state
+    /// loaded while recording rewrote it) keeps no picture log: its earlier pictures may be another
+    /// timeline's.
+    func loggedHash(_ index: Int) -> UInt32 {
+        let logged = ramHash()
+        guard cover != .frame, var log = pictureLog else { return logged }
+        pictureLog = nil  // changed in place, not copied each frame
+        if log.count == index {
+            log.append(hash(.frame))
+            pictureLog = log
+        }
+        return logged
+    }
+
+    /// When a recording is saved: a memory log that never changed (over two frames or more) is
+    /// replaced by the picture's log, if the picture changed; the recording goes on hashing the picture.
+    func fallBackToThePicture(_ movie: inout Movie) {
+        guard verifyWhileRecording, cover != .frame, let log = pictureLog, movie.ramHashes.count >= 2,
+            log.count == movie.ramHashes.count, !Self.changes(movie.ramHashes), Self.changes(log)
+        else { return }
+        let what = describe(cover)
+        movie.ramHashes = log
+        movie.verifyCovers = .frame
+        cover = .frame
+        pictureLog = nil
+        emulator.show(
+            message: """
+                movie: \(what) never changed in the recording's \(log.count) frames, so the verification log \
+                hashes the picture instead
+                """, from: "movie")
+    }
+
+    /// Why a played movie's log cannot verify anything: its hashes never change.
+    func constantLogProblem(_ movie: Movie) -> String? {
+        guard movie.ramHashes.count >= 2, !Self.changes(movie.ramHashes) else { return nil }
+        let hint =
+            cover == .frame
+            ? "" : " (a new log hashes the picture: retrolua movie convert IN OUT --rom ROM --add-verify)"
+        return """
+            the movie's verification log hashes \(describe(cover)), which never changed in its \
+            \(movie.ramHashes.count) frames (every frame logged CRC-32 \(String(format: "%08x", movie.ramHashes[0]))): \
+            it cannot tell a tampered movie\(hint)
+            """
+    }
+
+    /// Whether a log's hashes ever differ.
+    static func changes(_ hashes: [UInt32]) -> Bool {
+        guard let first = hashes.first else { return false }
+        return hashes.contains { $0 != first }
+    }
+
+    /// A log written by a replay (`movie convert --add-verify`): the cover's hashes, or the picture's
+    /// when those never changed and the picture did (as a recording falls back).
+    public func logToKeep(hashes: [UInt32], pictures: [UInt32]) -> [UInt32] {
+        guard cover != .frame, hashes.count >= 2, pictures.count == hashes.count, !Self.changes(hashes),
+            Self.changes(pictures)
+        else { return hashes }
+        cover = .frame
+        return pictures
+    }
+
+    /// This frame's hash of the cover and of the picture (a replay that writes a log).
+    public func logHashes() -> (cover: UInt32, picture: UInt32) {
+        (ramHash(), cover == .frame ? ramHash() : hash(.frame))
     }
 
     /// CRC-32 of what `cover` covers after this frame.

@@ -21,10 +21,15 @@ enum RunReplay {
             outcome.desync = emulator.movie.firstDesync
         case .hashRAM:
             outcome.ramHashes.reserveCapacity(length)
+            var pictures: [UInt32] = []
             while emulator.movie.mode == .play && emulator.exitCode == nil && !StopSignals.isRequested {
                 emulator.runFrame()
-                outcome.ramHashes.append(emulator.movie.ramHash())
+                let (hash, picture) = emulator.movie.logHashes()
+                outcome.ramHashes.append(hash)
+                pictures.append(picture)
             }
+            // A log of memory that never changed gives way to the picture's (MovieVerification.swift).
+            outcome.ramHashes = emulator.movie.logToKeep(hashes: outcome.ramHashes, pictures: pictures)
         }
         outcome.cover = emulator.movie.cover
         outcome.covers = emulator.movie.describe(emulator.movie.cover)
