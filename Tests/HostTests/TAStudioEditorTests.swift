@@ -243,6 +243,9 @@ final class TAStudioEditorTests: XCTestCase {
         let panel = harness.host.sidePanel
         XCTAssertGreaterThan(panel, 0, "the editor keeps a panel beside the picture")
         XCTAssertEqual(harness.host.hudCanvas.width, 256 + panel, "headless, the hud widens by the panel")
+        // What other scripts align to the hud's right (the OSD's corner, the slot) stays beside the game.
+        try harness.load("print((gui.surface_size('hud')))", name: "probe.lua")
+        XCTAssertEqual(harness.lines.last, "256")
         // Nothing of the editor over the picture: the hud is clear left of the panel.
         let hud = harness.host.hudCanvas
         let drawnOverPicture = (0..<hud.height).contains { y in
@@ -341,6 +344,21 @@ final class TAStudioEditorTests: XCTestCase {
         try harness.load("assert(input.capture(true))", name: "tool.lua")
         harness.host.deliver([.keyUp("tab")])
         XCTAssertEqual(emulator.speed, 1, "the release reached the hotkeys")
+        XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
+    }
+
+    func testF3ShowsAndHidesTheEditorAndTheKeyThatOpensItIsNotAlsoItsKey() throws {
+        let harness = try openEditor(defaults: ["hotkeys"])
+        defer { harness.close() }
+        let engine = harness.host.emulator.movie
+        key(harness, "f3")
+        XCTAssertFalse(engine.editorEngaged, "f3 in the editor hides it")
+        XCTAssertEqual(harness.host.sidePanel, 0)
+        key(harness, "f3")
+        XCTAssertTrue(engine.editorEngaged, "f3 heard by the hotkeys shows it again, and it stays")
+        XCTAssertGreaterThan(harness.host.sidePanel, 0)
+        key(harness, "f3")
+        XCTAssertFalse(engine.editorEngaged)
         XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
     }
 }

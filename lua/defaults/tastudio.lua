@@ -105,7 +105,13 @@ local function held(name) local keys = input.keys(); return keys["left " .. name
 
 local function layout()
   local width, height = gui.surface_size("hud")
-  local scale = settings.scale > 0 and settings.scale or gui.text_scale("hud")
+  -- The OSD's scale as the editor opens (or the window's height changes): kept while the panel widens the
+  -- window, so the panel's own width never feeds back into it.
+  local scale = settings.scale
+  if scale <= 0 then
+    if editor.scale_height ~= height then editor.scale, editor.scale_height = gui.text_scale("hud"), height end
+    scale = editor.scale
+  end
   local char, line = 6 * scale, 8 * scale + 2
   local ports = math.max(1, math.min(2, editor.ports))
   local cell = char * 2  -- a space and the button's letter
@@ -114,13 +120,15 @@ local function layout()
   local note_width = char * 14
   local branch_width = editor.branches and math.max(char * 18, editor.thumb and editor.thumb:width() + 4 or 0) or 0
   local total = roll + note_width + branch_width
-  -- Beside the picture: the window keeps `total` pixels at its right for the panel.
+  -- Beside the picture: the window keeps `total` pixels at its right for the panel, which begins where the
+  -- hud's width (the game's side) ends.
   if editor.panel ~= total then
     editor.panel = total
     gui.side_panel(total)
     width = gui.surface_size("hud")
   end
-  local x0 = math.max(0, width - total)
+  local x0 = width
+  width = width + total
   local rows = (height - line * 2 - 4) // line
   if settings.rows > 0 then rows = math.min(rows, settings.rows) end
   return { width = width, height = height, scale = scale, char = char, line = line, cell = cell,
@@ -296,7 +304,7 @@ local function sync()
     take_keys()
   else
     give_keys()
-    editor.drag = nil
+    editor.drag, editor.scale_height = nil, nil
     if editor.panel ~= 0 then gui.side_panel(0) end
     editor.panel = 0
   end
@@ -331,8 +339,10 @@ end
 local REPEATS = { scroll_up = true, scroll_down = true, undo = true, redo = true, frame_advance = true }
 
 event.on("key_down", function(key, is_repeat)
-  -- Keys reach the editor only while it holds the keyboard; it never reads them otherwise.
-  if not sync() or not editor.focus then return end
+  -- Keys reach the editor only while it holds the keyboard; it never reads them otherwise, nor the key that
+  -- opened it (f3 heard by the hotkeys first).
+  local had_focus = editor.focus
+  if not sync() or not editor.focus or not had_focus then return end
   if editor.note_entry then return typed(key) end
   local ctrl, shift = held("ctrl") and true or false, held("shift") and true or false
   local digit = tonumber(key)

@@ -301,13 +301,17 @@ extension Bindings {
             },
             LuaFunction(
                 "surface_size", "surface?: string", returns: "integer, integer",
-                doc: "The width and height of a surface."
+                doc: """
+                    The width and height of a surface. The `hud`'s width stops at a tool's side panel \
+                    (`gui.side_panel`), so what is aligned to its right stays beside the game; the panel's room \
+                    lies right of it.
+                    """
             ) { L, context in
                 LuaCall.run(L) { call in
                     let host = Script.from(context).host
-                    let canvas = try canvas(
-                        call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host, drawing: false)
-                    call.push(canvas.width)
+                    let name = try call.optionalString(1, "surface") ?? "emu"
+                    let canvas = try canvas(call, name, argument: 1, host: host, drawing: false)
+                    call.push(name == "hud" ? host.hudWidthBesidePanel : canvas.width)
                     call.push(canvas.height)
                     return 2
                 }
@@ -322,9 +326,10 @@ extension Bindings {
             ) { L, context in
                 LuaCall.run(L) { call in
                     let host = Script.from(context).host
-                    let canvas = try canvas(
-                        call, try call.optionalString(1, "surface") ?? "hud", argument: 1, host: host, drawing: false)
-                    call.push(Canvas.readableTextScale(width: canvas.width, height: canvas.height))
+                    let name = try call.optionalString(1, "surface") ?? "hud"
+                    let canvas = try canvas(call, name, argument: 1, host: host, drawing: false)
+                    let width = name == "hud" ? host.hudWidthBesidePanel : canvas.width
+                    call.push(Canvas.readableTextScale(width: width, height: canvas.height))
                     return 1
                 }
             },
@@ -335,7 +340,8 @@ extension Bindings {
                     Gets, or sets, the width in hud pixels kept at the window's right for a tool's panel (the TAS \
                     editor's piano roll): the window widens by that much where the desktop has room and the game \
                     is drawn in the rest (fullscreen: the game makes room); 0 gives it back. Headless, the hud is \
-                    that much wider than the frame. Returns the width in effect (0…4096).
+                    that much wider than the frame. `gui.surface_size("hud")` then gives the width left of the \
+                    panel, where the panel begins. Returns the width in effect (0…4096).
                     """
             ) { L, context in
                 LuaCall.run(L) { call in

@@ -74,6 +74,8 @@ public final class ScriptHost: EmulatorClient {
     /// Hud pixels a tool keeps at the window's right (`gui.side_panel`): the window widens and the game moves
     /// aside; headless, the hud is that much wider than the frame.
     public var sidePanel = 0
+    /// The hud's width left of the side panel (what `gui.surface_size("hud")` reports).
+    var hudWidthBesidePanel: Int { max(1, hudCanvas.width - sidePanel) }
     /// Set by `gui.fullscreen(on)`; the frontend applies it and reports `isFullscreen`.
     public var fullscreenRequest: Bool?
     public var isFullscreen = false

@@ -29,6 +29,8 @@ public final class SDLVideo: VideoOutput {
     private var lastAspect = 0.0
     /// Output pixels kept at the right for a tool's panel (`setSidePanel`); the game is laid out left of it.
     private var sidePanel = 0
+    /// The window's width (window coordinates) before the panel appeared, to which it returns.
+    private var widthWithoutPanel: Int32?
     /// A hardware-rendering core's context, sharing the renderer's (`makeHardwareRenderer`).
     private var glRenderer: SDLGLRenderer?
     /// Runs first when the window closes: a GL core's context must be destroyed while the window lives.
@@ -184,7 +186,9 @@ public final class SDLVideo: VideoOutput {
     /// A GL context in this window for a hardware-rendering core, whose frames then reach the window by
     /// a GPU copy; nil when the renderer is not SDL's OpenGL one or the context cannot be made.
     public func makeHardwareRenderer(for request: HardwareRenderRequest) -> HardwareRenderer? {
-        guard rendererName == "opengl", glRenderer == nil else { return nil }
+        guard rendererName == "opengl" else { return nil }
+        // Another context for a core that asks again (the core has released the previous one).
+        glRenderer?.destroy()
         glRenderer = SDLGLRenderer(window: window, renderer: renderer, request: request)
         return glRenderer
     }
@@ -269,20 +273,27 @@ public final class SDLVideo: VideoOutput {
     public func setSidePanel(width: Int) {
         let width = max(0, width)
         guard width != sidePanel else { return }
-        let change = width - sidePanel
-        sidePanel = width
-        guard !isFullscreen else { return }  // fullscreen: the game makes room instead
-        // The change in window coordinates (output pixels differ on a high-DPI display), within the desktop.
         var windowWidth: Int32 = 0, windowHeight: Int32 = 0
         SDL_GetWindowSize(window, &windowWidth, &windowHeight)
+        if sidePanel == 0 { widthWithoutPanel = windowWidth }
+        sidePanel = width
+        // Fullscreen, the game makes room instead.
+        guard !isFullscreen, let base = widthWithoutPanel else { return }
+        if width == 0 { widthWithoutPanel = nil }
+        // The panel in window coordinates (output pixels differ on a high-DPI display), within the desktop.
         let output = windowSize
         let ratio = windowWidth > 0 && output.width > 0 ? Double(output.width) / Double(windowWidth) : 1
-        var target = Int(windowWidth) + Int((Double(change) / ratio).rounded())
-        var mode = SDL_DisplayMode()
-        if SDL_GetDesktopDisplayMode(max(0, SDL_GetWindowDisplayIndex(window)), &mode) == 0, mode.w > 0 {
-            target = min(target, Int(mode.w))
-        }
+        var target = Int(base) + Int((Double(width) / ratio).rounded())
+        var bounds = SDL_Rect()
+        let onDisplay = SDL_GetDisplayBounds(max(0, SDL_GetWindowDisplayIndex(window)), &bounds) == 0 && bounds.w > 0
+        if onDisplay { target = min(target, Int(bounds.w)) }
         SDL_SetWindowSize(window, Int32(max(1, target)), windowHeight)
+        // A window widened past the display's right edge moves left until it fits.
+        var x: Int32 = 0, y: Int32 = 0
+        SDL_GetWindowPosition(window, &x, &y)
+        if onDisplay && Int(x) + target > Int(bounds.x) + Int(bounds.w) {
+            SDL_SetWindowPosition(window, Int32(max(Int(bounds.x), Int(bounds.x) + Int(bounds.w) - target)), y)
+        }
     }
 
     /// Resizes the window (in window coordinates), e.g. to follow a geometry change.
