@@ -140,7 +140,9 @@ final class HostileScriptTests: XCTestCase {
         Case("save_data-link-file", [.confined], "out(emu.save_data('secret', 'x'))", "\(outside) write"),
         Case("load_data-link-file", [.confined], "out(emu.load_data('secret'))", "\(outside) read"),
         Case("load_data-link-folder", [.confined], "out(emu.load_data('out/precious.txt'))", "\(outside) read"),
-        Case("save_data-ok", [.confined], "out(emu.save_data('mine/ok.txt', 'x'), emu.load_data('mine/ok.txt'))", "true\tx"),
+        Case(
+            "save_data-ok", [.confined], "out(emu.save_data('mine/ok.txt', 'x'), emu.load_data('mine/ok.txt'))",
+            "true\tx"),
         Case("movie-play", [.confined], "out(movie.play('/etc/passwd'))", "\(outside) read"),
         // the wider profiles
         Case("allow-files-read", [.allowFiles, .trust], "out(io.open('/etc/passwd') ~= nil)", "true"),
@@ -338,6 +340,21 @@ final class HostileScriptTests: XCTestCase {
         XCTAssertEqual(process.terminationReason, .exit, "ended by itself, not killed")
         XCTAssertEqual(process.terminationStatus, 3, stderr)
         XCTAssertTrue(stderr.contains("within a second of SIGINT/SIGTERM"), stderr)
+    }
+
+    func testAFinalizerFromASettingsFileEndsTheRunTheSameWay() throws {
+        let home = Fixtures.temporaryFolder()
+        try FileManager.default.createDirectory(atPath: home + "/.config/retrolua", withIntermediateDirectories: true)
+        try (Self.endlessFinalizer + "\nreturn {}").write(
+            toFile: home + "/.config/retrolua/osd.lua", atomically: true, encoding: .utf8)
+        let result = try Fixtures.cli(
+            ["run", Fixtures.nesROM, "--headless", "--quiet", "--with-defaults", "--frames", "10"], home: home,
+            timeout: 60)
+        XCTAssertEqual(result.status, 3, result.stderr)
+        XCTAssertTrue(result.stdout.contains("finalizing"), "the settings file's finalizer ran: \(result.stdout)")
+        XCTAssertTrue(result.stderr.contains("did not finish closing"), result.stderr)
+        let saves = home + "/.local/share/retrolua/saves/" + Fixtures.srm()
+        XCTAssertTrue(FileManager.default.fileExists(atPath: saves), "save RAM written")
     }
 
     // MARK: Deadlines: the host's work for a binding is not the script's time

@@ -191,6 +191,42 @@ final class MovieJournalTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: journal(path)))
     }
 
+    /// A journal damaged at random (bytes flipped, dropped, doubled, newlines lost or added) never traps:
+    /// recovery keeps every frame line that reads, and says why any line did not.
+    func testRandomlyDamagedJournalsRecoverWithoutTrapping() throws {
+        let (harness, path) = try recording(240)
+        harness.close()
+        let original = try XCTUnwrap(FileManager.default.contents(atPath: journal(path)))
+        let headerEnd = try XCTUnwrap(original.range(of: Data("\n[end]\n".utf8))).upperBound
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        let damaged = journal(path) + ".damaged"
+        for round in 0..<200 {
+            var bytes = [UInt8](original)
+            for _ in 0...next(6) {
+                let at = headerEnd + next(bytes.count - headerEnd)
+                switch next(5) {
+                case 0: bytes[at] = UInt8(next(256))
+                case 1: bytes.remove(at: at)
+                case 2: bytes.insert(bytes[at], at: at)
+                case 3: bytes[at] = UInt8(ascii: "\n")
+                default: if let newline = bytes[at...].firstIndex(of: 10) { bytes.remove(at: newline) }
+                }
+            }
+            try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+            let recovered = try MovieJournal.recover(path: damaged)
+            XCTAssertLessThanOrEqual(recovered.movie.length, 240 + 8, "round \(round)")
+            if bytes != [UInt8](original) && recovered.exact {
+                // A change can still read as lines the journal writes (a digit for a digit): never more frames.
+                XCTAssertLessThanOrEqual(recovered.movie.length, 240, "round \(round)")
+            }
+            XCTAssertEqual(recovered.exact, recovered.problems.isEmpty)
+        }
+    }
+
     /// The journal stays unless all of it was recovered, and a recovery that lost anything says so and fails.
     func testMovieRecoverKeepsADamagedJournalAndFailsNamingWhatWasLost() throws {
         let (harness, path) = try recording(300)

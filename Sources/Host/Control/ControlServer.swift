@@ -50,20 +50,21 @@ public final class ControlServer {
         if address.isTCP && access.token == nil { throw ControlError("a TCP control socket needs a token") }
         switch address {
         case .unix(let path):
-            var info = stat()
-            if lstat(path, &info) == 0 {
-                guard info.st_mode & S_IFMT == S_IFSOCK else {
-                    throw ControlError("\(path) exists and is not a socket; not replacing it")
-                }
-                unlink(path)  // A stale socket from an earlier run.
-            }
-            listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard listener >= 0 else { throw ControlError("cannot create a socket: \(Self.lastError())") }
             var socketAddress = sockaddr_un()
             socketAddress.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
                 for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
             }
+            var info = stat()
+            if lstat(path, &info) == 0 {
+                guard info.st_mode & S_IFMT == S_IFSOCK else {
+                    throw ControlError("\(path) exists and is not a socket; not replacing it")
+                }
+                if let problem = Self.liveSocketProblem(path, socketAddress) { throw ControlError(problem) }
+                unlink(path)  // A stale socket from an earlier run: nobody listens there.
+            }
+            listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard listener >= 0 else { throw ControlError("cannot create a socket: \(Self.lastError())") }
             let bound = withUnsafePointer(to: &socketAddress) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                     bind(listener, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
@@ -71,6 +72,7 @@ public final class ControlServer {
             }
             guard bound == 0 else { throw closing(ControlError("cannot listen on \(path): \(Self.lastError())")) }
             chmod(path, 0o600)  // The emulator's memory and input are the user's alone.
+            if lstat(path, &info) == 0 { boundInode = info.st_ino }
             description = "unix:" + path
         case .tcp(let port):
             listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
@@ -102,6 +104,30 @@ public final class ControlServer {
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
     }
 
+    /// The inode of the Unix socket this server bound: removed at close only while it is still that one.
+    private var boundInode: ino_t?
+
+    /// Why a socket file at `path` may not be replaced: a process listens there (a connection is
+    /// accepted or queued). Nil when nobody does (connection refused: a stale file of a run that ended).
+    private static func liveSocketProblem(_ path: String, _ address: sockaddr_un) -> String? {
+        let probe = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard probe >= 0 else { return "cannot create a socket: \(lastError())" }
+        defer { Glibc.close(probe) }
+        _ = fcntl(probe, F_SETFL, fcntl(probe, F_GETFL) | O_NONBLOCK)
+        var address = address
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(probe, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if connected != 0 && (errno == ECONNREFUSED || errno == ENOENT) { return nil }
+        let why = connected == 0 ? "it accepts connections" : "connecting gives \(lastError())"
+        return """
+            \(path): another process is listening on this control socket (\(why)); \
+            give another --control unix:PATH, or end the run that uses it
+            """
+    }
+
     private func closing(_ error: ControlError) -> ControlError {
         Glibc.close(listener)
         listener = -1
@@ -116,7 +142,9 @@ public final class ControlServer {
         if listener >= 0 {
             Glibc.close(listener)
             listener = -1
-            if case .unix(let path) = address { unlink(path) }
+            // Only the socket this server made: a file put there since (by another run) stays.
+            var info = stat()
+            if case .unix(let path) = address, lstat(path, &info) == 0, info.st_ino == boundInode { unlink(path) }
         }
     }
 
