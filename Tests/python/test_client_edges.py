@@ -202,9 +202,16 @@ def test_an_emulator_started_from_a_thread_that_ends_lives_on():
     # The kernel also signals the child when the parent's thread that started it ends: the emulator
     # must see that its parent process is still there.
     box = {}
-    thread = threading.Thread(target=lambda: box.update(emu=retrolua.Emulator(NES, core="nestopia")))
+
+    def start():
+        try:
+            box["emu"] = retrolua.Emulator(NES, core="nestopia")
+        except BaseException as error:  # noqa: B902 (reported below)
+            box["error"] = error
+    thread = threading.Thread(target=start)
     thread.start()
     thread.join()
+    assert "emu" in box, box.get("error")
     emu = box["emu"]
     try:
         time.sleep(0.5)
