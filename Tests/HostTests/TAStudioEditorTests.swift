@@ -361,4 +361,17 @@ final class TAStudioEditorTests: XCTestCase {
         XCTAssertFalse(engine.editorEngaged)
         XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
     }
+
+    func testWithTheKeyboardTheEditorPausesWhereTheMovieEnds() throws {
+        let harness = try openEditor()
+        defer { harness.close() }
+        let emulator = harness.host.emulator, engine = emulator.movie
+        let length = engine.movie!.length
+        harness.run(length - engine.frame - 1)
+        XCTAssertFalse(emulator.paused)
+        harness.run(1)
+        XCTAssertEqual(engine.frame, length)
+        XCTAssertTrue(emulator.paused, "paused at the end: the movie does not run on unseen")
+        XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
+    }
 }

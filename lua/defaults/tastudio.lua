@@ -16,6 +16,7 @@
 
 local settings = require("retrolua.settings").load("tastudio", {
   auto_restore = true,   -- after editing a past frame, seek back to where you were
+  pause_at_end = true,   -- with the keyboard in the editor, the game pauses where the movie ends
   follow = true,         -- keep the current frame in view while the movie runs
   branches = true,       -- the branch panel
   rows = 0,              -- rows shown (0: as many as fit)
@@ -528,3 +529,12 @@ end
 
 -- Also while paused in a window: the host runs the draw callbacks again (the editor answers the mouse).
 event.on("draw", draw)
+
+-- As TAStudio does: the movie does not run on past its end unseen (frame advance still adds frames one by one,
+-- and with the keyboard given to the game, play goes on into the recording).
+event.on("movie_end", function()
+  if settings.pause_at_end and editor.shown and editor.focus and tastudio.mode() ~= "idle" and not emu.paused() then
+    emu.pause()
+    emu.message("tastudio: paused at the movie's end")
+  end
+end)
