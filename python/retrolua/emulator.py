@@ -148,13 +148,15 @@ class Emulator:
 
     def _open(self) -> None:
         self._sock.settimeout(self.call_timeout)  # the JSON half only: the binary door waits by poll
+        handshake, fd = None, -1
         try:
             self.info: Dict[str, Any] = self._json({"cmd": "info"})
             """The emulator's `info` (core, content, fps, sample rate, domains, buttons, …) at connection."""
             handshake, fd = self._json_with_fd({"cmd": "binary"})
         except socket.timeout:
-            self._stuck("connecting")
-            raise AssertionError("unreachable")
+            pass
+        if handshake is None:
+            self._stuck("connecting")  # raises
         self._sock.settimeout(None)
         try:
             self._map = _map_shared(fd, handshake["size"])
