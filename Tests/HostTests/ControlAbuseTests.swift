@@ -54,6 +54,38 @@ final class ControlAbuseTests: XCTestCase {
         XCTAssertTrue(listening(path), "the first run keeps its socket")
     }
 
+    /// The probe a second run makes is not a client: a first run with --exit-on-disconnect goes on until a
+    /// client that said something leaves.
+    func testProbingALivePathDoesNotEndAnExitOnDisconnectRun() throws {
+        let home = Fixtures.temporaryFolder(), path = home + "/live.sock"
+        let first = try ChildProcess(
+            ["run", Fixtures.nesROM, "--headless", "--control", "unix:" + path, "--exit-on-disconnect"], home: home)
+        XCTAssertTrue(first.waitUntil { listening(path) })
+        let second = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--control", "unix:" + path], timeout: 30)
+        XCTAssertEqual(second.status, 1, second.stderr)
+        XCTAssertTrue(second.stderr.contains("\(path): another process is listening"), second.stderr)
+        usleep(200_000)  // the first run's loop has seen the probe come and go
+        XCTAssertTrue(first.process.isRunning, "the probe did not end the first run")
+        // A client that says something, then leaves: now the run ends.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in path.utf8.enumerated() { raw[index] = byte }
+        }
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        let request = Array("{\"cmd\": \"hello\"}\n".utf8)
+        XCTAssertEqual(write(fd, request, request.count), request.count)
+        var reply = [UInt8](repeating: 0, count: 256)
+        XCTAssertGreaterThan(read(fd, &reply, reply.count), 0)
+        close(fd)
+        XCTAssertEqual(first.finish().status, 0, "ended by the client's disconnect")
+    }
+
     func testAStaleSocketFileWithNobodyListeningIsReplaced() throws {
         let path = Fixtures.temporaryFolder() + "/stale.sock"
         // A socket file left by a run that ended without removing it (kill -9).

@@ -157,7 +157,7 @@ public final class ControlServer {
     /// Waits up to `timeout` seconds for activity (not at all while requests are waiting), accepts
     /// clients, reads and sends what the sockets allow, then gives every client one turn: a slice
     /// of its running request, or its next request line handed to `handle`.
-    /// A client has connected at some time (`--exit-on-disconnect` waits for the first).
+    /// A client has connected and sent something at some time (`--exit-on-disconnect` waits for the first).
     public private(set) var everConnected = false
 
     /// Returns whether anything happened (a socket was ready or a request had its turn).
@@ -190,6 +190,9 @@ public final class ControlServer {
         if events & Int16(POLLOUT) != 0 { client.flush() }
         if events & Int16(POLLIN | POLLHUP | POLLERR) != 0 && client.wantsInput {
             if !client.receive(into: &buffer, limit: Self.readPerTurn) { client.ended = true }
+            // A client is one that said something: a connection that only probes (another run checking
+            // whether this path is live) never makes --exit-on-disconnect end the run.
+            if client.bufferedInput > 0 { everConnected = true }
             checkInputBounds(client)
         } else if events & Int16(POLLHUP | POLLERR | POLLNVAL) != 0 {
             client.close()  // Gone: a request it left running is abandoned.
@@ -295,7 +298,6 @@ public final class ControlServer {
             _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
             let client = ControlClient(fd: fd, admitted: !address.isTCP, connectedAt: Self.monotonicSeconds())
             clients.append(client)
-            everConnected = true
             if address.isTCP {
                 var yes: Int32 = 1
                 setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &yes, socklen_t(MemoryLayout<Int32>.size))
