@@ -129,6 +129,14 @@ def test_a_scenario_whose_main_chunk_fails_refuses_to_start(tmp_path):
         retrolua.make(NES, core="nestopia", scenario=str(raising))
 
 
+def test_an_integration_whose_script_fails_as_it_loads_refuses_to_start(tmp_path):
+    # stable-retro's own Lua runs in the scenario's main chunk: broken, the env must not train on 0.
+    game = _folder(tmp_path / "game", {"reward": {"script": "lua:score"}, "scripts": ["broken.lua"]},
+                   broken_lua="function score() return 1 end\nlocal t = nil\nprint(t.x)\n")
+    with pytest.raises(retrolua.RetroluaError, match=r"--scenario: .*broken.lua:3: attempt to index"):
+        retrolua.make(DODGE, core="nestopia", integration=game)
+
+
 def test_a_scenario_failing_later_fails_every_json_step_too(tmp_path):
     broken = tmp_path / "later.lua"
     broken.write_text("function reward() if emu.framecount() > 2 then error('reward broke') end return 1 end\n"
