@@ -13,7 +13,7 @@ package.path = here .. "/../../lua/?.lua;" .. here .. "/?.lua;" .. package.path
 local ra = require("retrolua.achievements")
 local ref = require("achievements_reference")
 
-local seed = tonumber(arg and arg[1]) or 20261202
+local seed = tonumber(arg and arg[1]) or 1
 local scale = tonumber(arg and arg[2]) or 1
 math.randomseed(seed)
 local R = math.random
@@ -37,7 +37,8 @@ local function operand(ctx, ps, wide)
     if size == "float" then return op, string.format("%sfF%04x", prefix, a) end
     return op, string.format("%s0x%s%04x", prefix, size == "8" and "H" or "X", a)
   end
-  local r = R(1, 13)
+  local r = R(1, 14)
+  if r == 14 and not ps.remember_is_recall then return ref.recall(ps.remember), "{recall}" end
   if r <= 2 then return memop("8", "addr") end
   if r == 3 then return memop("8", "delta") end
   if r == 4 then return memop("8", "addr", "b") end
@@ -92,8 +93,8 @@ end
 
 -- a group of conditions: `value` makes a value group (ends up with one Measured)
 local function group(ctx, value, state)
-  local flags = value and { "P", "R", "N", "O", "C", "D", "Z", "Q", "A", "A", "B", "I" }
-    or { "", "", "", "P", "R", "T", "N", "O", "C", "D", "Z", "Q", "M", "A", "A", "B", "I" }
+  local flags = value and { "P", "R", "N", "O", "C", "D", "Z", "Q", "A", "A", "B", "I", "K" }
+    or { "", "", "", "P", "R", "T", "N", "O", "C", "D", "Z", "Q", "M", "A", "A", "B", "I", "K" }
   local ps = { is_value = value }
   local conds, texts, has_measured = {}, {}, false
   local n = R(0, 5)
@@ -105,7 +106,7 @@ local function group(ctx, value, state)
     local s1, s2
     c.op1, s1 = operand(ctx, ps, true)
     local text
-    if flag == "A" or flag == "B" or flag == "I" or (value and flag == "M" and R(1, 2) == 1) then
+    if flag == "A" or flag == "B" or flag == "I" or flag == "K" or (value and flag == "M" and R(1, 2) == 1) then
       text = flag .. ":" .. s1
       if R(1, 2) == 1 then
         c.oper = MODOPS[R(1, #MODOPS)]
@@ -130,13 +131,17 @@ local function group(ctx, value, state)
       text = (flag ~= "" and flag .. ":" or "") .. s1 .. c.oper .. s2 .. hits
     end
     ctx:chain(c, ps)
+    -- remembering a bare {recall} behind an AddAddress makes rcheevos recurse without end: not generated
+    if ps.remember and ps.remember.ty == "recall" then ps.remember_is_recall = true end
     conds[#conds + 1] = c
     texts[#texts + 1] = text
   end
-  -- the model's condition sets leave out what its memory references do (AddSource, SubSource, AddAddress)
+  ref.fix_pause_remember(conds)
+  -- the model's condition sets leave out what its memory references do (AddSource, SubSource,
+  -- AddAddress, Remember)
   local evaluated = {}
   for _, c in ipairs(conds) do
-    if c.flag ~= "A" and c.flag ~= "B" and c.flag ~= "I" then evaluated[#evaluated + 1] = c end
+    if c.flag ~= "A" and c.flag ~= "B" and c.flag ~= "I" and c.flag ~= "K" then evaluated[#evaluated + 1] = c end
   end
   return evaluated, table.concat(texts, "_")
 end

@@ -135,6 +135,7 @@ end
 local function is_memref(op) return op.ty == "addr" or op.ty == "delta" or op.ty == "prior" end
 local function op_is_float(op)
   if op.ty == "fp" then return true end
+  if op.ty == "recall" then return isfloatsize(op.size) end
   if is_memref(op) then
     if op.ref.kind == "mod" then return isfloatsize(op.ref.size) end
     return isfloatsize(op.size)
@@ -142,11 +143,24 @@ local function op_is_float(op)
   return false
 end
 local function copy_operand(op)
-  return { ty = op.ty, num = op.num, dbl = op.dbl, ref = op.ref, size = op.size, bcd = op.bcd, inv = op.inv }
+  return { ty = op.ty, num = op.num, dbl = op.dbl, ref = op.ref, size = op.size, bcd = op.bcd, inv = op.inv, acc = op.acc }
 end
 function Ctx.eval_operand(_, op)
   if op.ty == "const" then return { t = "u", v = op.num } end
   if op.ty == "fp" then return { t = "f", v = f32(op.dbl) } end
+  if op.ty == "recall" then
+    -- {recall}: the remembered operand read with its own access (no BCD/invert), or 0 when none
+    if op.acc == "const" then return { t = "u", v = op.num } end
+    if op.acc == "fp" then return { t = "f", v = f32(op.dbl) } end
+    local m = op.ref
+    if not m then return { t = "u", v = 0 } end
+    local raw = m.value
+    if op.acc == "delta" and m.changed then raw = m.prior elseif op.acc == "prior" then raw = m.prior end
+    local r = { t = m.vt, v = raw }
+    if op.size == "8" then r.v = r.v & 0xFF
+    elseif op.size == "float" and r.t == "u" then r.v = (string.unpack("<f", string.pack("<I4", r.v))); r.t = "f" end
+    return r
+  end
   local m = op.ref
   local raw
   if op.ty == "delta" and m.changed then raw = m.prior else raw = m.value end
@@ -189,8 +203,14 @@ function M.compare(a, oper, b)
   elseif oper == ">" then return x > y elseif oper == "<=" then return x <= y elseif oper == ">=" then return x >= y end
   return true
 end
+-- rc_update_memref_values: every plain read first, then the modified ones (pointer reads, AddSource
+-- chains, Remember) in the order they were created — so one that reads (through a {recall}) a
+-- modified value created after it sees that value as it was last frame
 function Ctx:update(peek)
-  for _, m in ipairs(self.memrefs) do
+  local order = {}
+  for _, m in ipairs(self.memrefs) do if m.kind == "mem" then order[#order + 1] = m end end
+  for _, m in ipairs(self.memrefs) do if m.kind ~= "mem" then order[#order + 1] = m end end
+  for _, m in ipairs(order) do
     local nv
     if m.kind == "mem" then nv = peek(m.addr, m.size == "8" and 1 or 4)
     elseif m.kind == "ind" then
@@ -221,7 +241,13 @@ function Ctx:addsource(op, ps, new_size)
   op.size = "32"
 end
 function Ctx:chain(c, ps)
-  if c.flag == "I" then
+  if c.flag == "K" then
+    if c.op1.ty == "recall" and c.oper == nil and not ps.parent and not ps.ind then return end -- a no-op
+    if c.oper ~= nil then c.op1 = self:convert_to_operand(c) end
+    if ps.parent then self:addsource(c.op1, ps, c.op1.size or "32") end
+    ps.remember = copy_operand(c.op1)
+    ps.parent, ps.ind = nil, nil
+  elseif c.flag == "I" then
     ps.ind = self:convert_to_operand(c)
   elseif c.flag == "A" then
     if not ps.parent then ps.parent = self:convert_to_operand(c)
@@ -260,6 +286,67 @@ function Ctx:chain(c, ps)
     end
     ps.parent = nil
     ps.ind = nil
+  end
+end
+
+-- a {recall} operand: a copy of the remembered operand (nil: nothing remembered yet)
+function M.recall(remember)
+  if not remember then return { ty = "recall", acc = "addr", size = "32" } end
+  local op = copy_operand(remember)
+  op.acc, op.ty = remember.ty, "recall"
+  op.bcd, op.inv = nil, nil
+  return op
+end
+
+-- rc_update_condition_pause_remember, over a group's conditions in definition order (Remember,
+-- AddSource, SubSource and AddAddress included): pause chains run first, so a {recall} in one
+-- cannot see a Remember from elsewhere, and the conditions before the first Remember see the last
+-- Remember of the pause chains.
+local PAUSE_CLASS_SKIP = { N = true, O = true, C = true, D = true, Z = true, K = true, A = true, B = true, I = true }
+function M.fix_pause_remember(conds)
+  local class = {}
+  for i, c in ipairs(conds) do
+    if not PAUSE_CLASS_SKIP[c.flag] then class[i] = c.flag == "P" end
+  end
+  for i, c in ipairs(conds) do
+    if c.flag == "A" or c.flag == "B" or c.flag == "I" then class[i] = false
+    elseif class[i] == nil then
+      class[i] = false
+      for j = i + 1, #conds do
+        local f = conds[j].flag
+        if not PAUSE_CLASS_SKIP[f] then class[i] = f == "P"; break end
+      end
+    end
+  end
+  local pause_remember
+  for i, c in ipairs(conds) do
+    if class[i] then
+      if c.flag == "K" then pause_remember = c.op1
+      elseif not pause_remember then
+        for _, key in ipairs({ "op1", "op2" }) do
+          local op = c[key]
+          if op and op.ty == "recall" and op.acc ~= "const" and op.acc ~= "fp" then op.ref = nil end
+        end
+      end
+    end
+  end
+  if not pause_remember then return end
+  local function update(op)
+    if not op then return end
+    if op.ty == "recall" then
+      if op.acc ~= "const" and op.acc ~= "fp" and op.ref == nil then
+        local fresh = M.recall(pause_remember)
+        for k in pairs(op) do op[k] = nil end
+        for k, v in pairs(fresh) do op[k] = v end
+      end
+    elseif is_memref(op) and (op.ref.kind == "mod" or op.ref.kind == "ind") then
+      update(op.ref.parent)
+      if op.ref.kind == "mod" then update(op.ref.modifier) end
+    end
+  end
+  for i, c in ipairs(conds) do
+    if not class[i] then update(c.op1); update(c.op2) end
+    if c.flag == "K" then break end
   end
 end
 

@@ -1384,6 +1384,31 @@ do
 end
 
 ---------------------------------------------------------------------------
+-- a {recall} before a pause chain's Remember (rcheevos resolves it to that
+-- Remember after parsing) reads a combined value created after its own:
+-- rcheevos updates combined values in creation order, so it sees the
+-- Remember's value of the previous frame
+---------------------------------------------------------------------------
+
+do
+  local m = memory(16)
+  local v = assert(ra.value("M:{recall}*4_K:0xH0001*2_P:0xH0002=1"))
+  local got = {}
+  for _, x in ipairs({ 5, 7, 7, 1 }) do
+    m:u8(1, x)
+    got[#got + 1] = v:update(m.peek)
+  end
+  check("forward recall: the Remember's value one frame late", table.concat(got, " "), "0 40 56 56")
+  local t = assert(ra.trigger("A:{recall}_0xH0003=10_K:0xH0001*2_P:0xH0002=1"))
+  got = {}
+  for _, x in ipairs({ 5, 7, 7 }) do
+    m:u8(1, x)
+    got[#got + 1] = t:update(m.peek)
+  end
+  check("forward recall in a trigger: 10 is last frame's 5 * 2", table.concat(got, " "), "active triggered inactive")
+end
+
+---------------------------------------------------------------------------
 -- the menu's Achievements page (retrolua.achievements.page): descriptions,
 -- and a broken entry marked as one, never listed as earnable
 ---------------------------------------------------------------------------

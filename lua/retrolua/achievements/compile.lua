@@ -143,6 +143,21 @@ local function analyze(prog)
       end
     end
   end
+  -- rcheevos updates every plain read first, then the combined values in the order they were
+  -- created.  A {recall} resolved after its node was created (a pause chain's Remember, which
+  -- conditions before it see) can read a combined value created later: rcheevos then sees that
+  -- value as it was last frame.  Such a node and the later node it reads are both stored, so the
+  -- refresh, one pass in id order, reads the later node's value before updating it.
+  for _, node in ipairs(prog.mem.nodes) do
+    if reached[node] and node.kind ~= "mem" then
+      for _, op in ipairs({ node.parent or false, node.modifier or false }) do
+        local child = op and operand_node(op)
+        if child and child.kind ~= "mem" and child.id > node.id then
+          inline[node], inline[child] = nil, nil
+        end
+      end
+    end
+  end
   return reached, inline
 end
 
