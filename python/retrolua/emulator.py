@@ -14,8 +14,8 @@ import fcntl
 import json
 import mmap
 import os
-import select
 import socket
+import struct
 import time
 import weakref
 from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Sequence, Union
@@ -108,13 +108,13 @@ class Emulator:
         self.spin = max(0.0, float(spin))
         if call_timeout is not None and not call_timeout > 0:
             raise ValueError("call_timeout is a number of seconds above 0, or None, got %r" % (call_timeout,))
-        self.call_timeout = call_timeout
+        self._call_timeout = call_timeout
         # The wire's bookkeeping: requests sent whose reply is not read yet (a call interrupted by
         # Ctrl-C leaves one, read and dropped by the next call), bytes of a reply header read so far,
         # bytes of a reply's message not read yet, the call being waited for, and why the emulator is
         # unusable (it timed out or its connection is out of step).
-        self._unread, self._got, self._message_left, self._receiving = 0, 0, 0, False
-        self._waiting: "tuple[str, Optional[float]]" = ("", None)
+        self._unread, self._got, self._message_left = 0, 0, 0
+        self._waiting: "tuple[str, Optional[float], float]" = ("", None, 0.0)
         self._failure: Optional[str] = None
         self._launched: Optional[Launched] = None
         if _socket is None:
@@ -147,7 +147,7 @@ class Emulator:
     # -- set-up ---------------------------------------------------------------------------------
 
     def _open(self) -> None:
-        self._sock.settimeout(self.call_timeout)  # the JSON half only: the binary door waits by poll
+        self._sock.settimeout(self._call_timeout)  # the JSON half; the binary door's reads use SO_RCVTIMEO
         handshake, fd = None, -1
         try:
             self.info: Dict[str, Any] = self._json({"cmd": "info"})
@@ -162,8 +162,7 @@ class Emulator:
             self._map = _map_shared(fd, handshake["size"])
         finally:
             os.close(fd)
-        self._poller = select.poll()
-        self._poller.register(self._sock, select.POLLIN)
+        self.call_timeout = self._call_timeout  # the socket's receive slices (see the property)
         self._finalizer.detach()
         self._finalizer = weakref.finalize(self, _finalize, self._launched, self._sock, self._map)
         self._layout = {name: tuple(handshake[name]) for name in ("screen", "ram", "audio", "state")}
@@ -186,6 +185,22 @@ class Emulator:
         self._ram_area = np.frombuffer(self._map, dtype=np.uint8, count=capacity, offset=offset)
         offset, capacity = self._layout["audio"]
         self._audio_area = np.frombuffer(self._map, dtype=np.int16, count=capacity // 2, offset=offset)
+
+    @property
+    def call_timeout(self) -> Optional[float]:
+        """Seconds a call waits for its reply (a step 0.1 s more per frame); None: forever."""
+        return self._call_timeout
+
+    @call_timeout.setter
+    def call_timeout(self, seconds: Optional[float]) -> None:
+        if seconds is not None and not seconds > 0:
+            raise ValueError("call_timeout is a number of seconds above 0, or None, got %r" % (seconds,))
+        self._call_timeout = seconds
+        # A blocking read returns (EAGAIN) after each slice of at most a second without bytes, to look
+        # at the call's deadline: no extra system call while replies come.
+        slice_ = 0.0 if seconds is None else min(float(seconds), 1.0)
+        self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVTIMEO,
+                              struct.pack("@ll", int(slice_), int(slice_ % 1 * 1e6)))
 
     def _json(self, request: Dict[str, Any]) -> Dict[str, Any]:
         return self._json_with_fd(request, want_fd=False)[0]
@@ -270,7 +285,7 @@ class Emulator:
         timeout = self.call_timeout
         if timeout is not None and command == wire.STEP:
             timeout += count * 0.1
-        self._waiting = (_NAMES.get(command, "call"), timeout)
+        self._waiting = (_NAMES.get(command, "call"), timeout, time.monotonic())
 
     def _drain(self) -> None:
         """Reads and drops the replies of calls that were interrupted (Ctrl-C) before their reply came."""
@@ -293,96 +308,76 @@ class Emulator:
     def _read_header(self) -> tuple:
         """The next reply's header, read into `_reply` (resumed where an interrupted read stopped).
 
-        Every read is non-blocking (the waits are polls): a Ctrl-C in a wait consumed nothing and the
-        next call resumes; one landing just after a read returned may have lost its bytes
-        (`_receiving` says so), and then the emulator is closed rather than read out of step."""
-        view, sock, size = self._reply_view, self._sock, wire.REPLY.size
+        A Ctrl-C while waiting consumed nothing: the next call resumes. One landing just after a
+        read returned (its count lost) is told by the status byte, set to 0xFF before each read (a
+        reply's is 0 or 1): then the emulator is closed rather than read out of step."""
+        view, reply, sock, size = self._reply_view, self._reply, self._sock, wire.REPLY.size
         try:
             if self.spin and self._got == 0:
                 deadline = time.perf_counter() + self.spin
                 while True:
-                    self._receiving = True
+                    reply[0] = 0xFF
                     try:
                         got = sock.recv_into(view, size, socket.MSG_DONTWAIT)
                     except BlockingIOError:
                         got = -1  # nothing yet (the handler ends here: an interrupt chains nothing)
-                    if got > 0:
-                        self._got = got
-                    self._receiving = False
                     if got == 0:
                         raise self._gone()
-                    if got > 0 or time.perf_counter() >= deadline:
+                    if got > 0:
+                        self._got = got
                         break
-            deadline = None
+                    if time.perf_counter() >= deadline:
+                        break
             while self._got < size:
-                deadline = self._wait_readable(deadline)
-                self._receiving = True
+                if self._got == 0:
+                    reply[0] = 0xFF
                 try:
-                    got = sock.recv_into(view[self._got:], size - self._got, socket.MSG_DONTWAIT)
-                except BlockingIOError:
-                    got = -1
-                if got > 0:
-                    self._got += got
-                self._receiving = False
+                    got = sock.recv_into(view[self._got:], size - self._got)
+                except BlockingIOError:  # SO_RCVTIMEO: a slice of the call's time passed, nothing came
+                    self._check_deadline()
+                    continue
                 if got == 0:
                     raise self._gone()
+                self._got += got
         except OSError as error:
             raise self._gone() from error
         except KeyboardInterrupt as interrupt:
-            self._interrupted(interrupt)
+            interrupt.__suppress_context__ = True
+            if self._got or reply[0] != 0xFF:
+                self._out_of_step("a reply was interrupted while being read")
             raise
         self._got = 0
         self._unread -= 1
-        return wire.REPLY.unpack_from(self._reply)
+        return wire.REPLY.unpack_from(reply)
 
-    def _wait_readable(self, deadline: Optional[float]) -> Optional[float]:
-        """Waits until the socket has bytes, at most until the call's deadline (set on the first
-        wait); past it the emulator is stuck: killed, and RetroluaError raised. Returns the deadline."""
-        name, timeout = self._waiting
-        if timeout is None:
-            self._poller.poll()
-            return None
-        if deadline is None:
-            deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                self._stuck(name, timeout)
-            if self._poller.poll(left * 1000.0 + 1.0):
-                return deadline
+    def _check_deadline(self) -> None:
+        """Past the call's deadline the emulator is stuck (a core that hangs): killed, RetroluaError."""
+        name, timeout, sent = self._waiting
+        if timeout is not None and time.monotonic() - sent >= timeout:
+            self._stuck(name, timeout)
 
     def _receive(self, count: int) -> bytes:
-        """`count` bytes of the current reply's message (read as `_read_header` reads)."""
+        """`count` bytes of the current reply's message (it comes with its header: a Ctrl-C here is
+        rare, and since what was read is unknown then, it closes the emulator)."""
         data = bytearray()
-        deadline = None
         try:
             while len(data) < count:
-                deadline = self._wait_readable(deadline)
-                self._receiving = True
                 try:
-                    chunk = self._sock.recv(count - len(data), socket.MSG_DONTWAIT)
+                    chunk = self._sock.recv(count - len(data))
                 except BlockingIOError:
-                    chunk = None
-                if chunk:
-                    data += chunk
-                    self._message_left -= len(chunk)
-                self._receiving = False
-                if chunk == b"":
+                    self._check_deadline()
+                    continue
+                if not chunk:
                     raise self._gone()
+                data += chunk
+                self._message_left -= len(chunk)
         except OSError as error:
             raise self._gone() from error
         except KeyboardInterrupt as interrupt:
-            self._interrupted(interrupt)  # the rest of the message is skipped by the next call
+            interrupt.__suppress_context__ = True
+            self._out_of_step("a reply was interrupted while being read")
             raise
         return bytes(data)
-
-    def _interrupted(self, interrupt: KeyboardInterrupt) -> None:
-        """Ctrl-C while reading a reply: where the reply stands is kept for the next call, unless the
-        interrupt came just after a read (its bytes may be lost): then the emulator is closed."""
-        interrupt.__suppress_context__ = True
-        if self._receiving:
-            self._receiving = False
-            self._out_of_step("a reply was interrupted while being read")
 
     def _skip_message(self) -> None:
         while self._message_left:
