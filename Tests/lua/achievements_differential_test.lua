@@ -45,7 +45,7 @@ local function operand(ctx, ps, wide)
   if r == 5 then return memop("8", "addr", "~") end
   if r == 6 then return memop("8", "prior") end
   if r <= 8 then return memop("32", R(1, 4) == 1 and "delta" or "addr") end
-  if r == 9 then return memop("float", "addr") end
+  if r == 9 then return memop("float", ({ "addr", "addr", "prior", "delta" })[R(1, 4)]) end
   if r == 10 then
     local s = FLOATS[R(1, #FLOATS)]
     return { ty = "fp", dbl = tonumber(s) + 0.0, size = "float" }, "f" .. s

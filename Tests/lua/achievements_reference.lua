@@ -142,6 +142,14 @@ local function op_is_float(op)
   end
   return false
 end
+-- rc_transform_memref_float: the bits as an IEEE single, except that a NaN is built anew (C's NAN,
+-- with the sign of the bits): its payload is not kept
+local POSITIVE_NAN = (string.unpack("<f", string.pack("<I4", 0x7FC00000)))
+local function decode_float(u)
+  local x = (string.unpack("<f", string.pack("<I4", u)))
+  if x ~= x then return (u & 0x80000000) ~= 0 and -POSITIVE_NAN or POSITIVE_NAN end
+  return x
+end
 local function copy_operand(op)
   return { ty = op.ty, num = op.num, dbl = op.dbl, ref = op.ref, size = op.size, bcd = op.bcd, inv = op.inv, acc = op.acc }
 end
@@ -158,7 +166,7 @@ function Ctx.eval_operand(_, op)
     if op.acc == "delta" and m.changed then raw = m.prior elseif op.acc == "prior" then raw = m.prior end
     local r = { t = m.vt, v = raw }
     if op.size == "8" then r.v = r.v & 0xFF
-    elseif op.size == "float" and r.t == "u" then r.v = (string.unpack("<f", string.pack("<I4", r.v))); r.t = "f" end
+    elseif op.size == "float" and r.t == "u" then r.v = decode_float(r.v); r.t = "f" end
     return r
   end
   local m = op.ref
@@ -169,7 +177,7 @@ function Ctx.eval_operand(_, op)
   if op.ty == "prior" then r.v = m.prior end
   if op.size == "8" then r.v = r.v & 0xFF
   elseif op.size == "float" and r.t == "u" then
-    r.v = (string.unpack("<f", string.pack("<I4", r.v))); r.t = "f"
+    r.v = decode_float(r.v); r.t = "f"
   end
   if r.t == "u" and op.bcd then r.v = bcd8(r.v) elseif r.t == "u" and op.inv then r.v = r.v ~ 0xFF end
   return r
@@ -219,7 +227,9 @@ function Ctx:update(peek)
       convert(v, "u")
       nv = peek(v.v, m.size == "8" and 1 or 4)
     else nv = self:modvalue(m) end
-    if nv == m.value and math.type(nv) == math.type(m.value) then m.changed = false
+    -- a change is a change of the stored 32 bits (a float's: NaN stays NaN, 0.0 and -0.0 differ)
+    local function bits(x) return math.type(x) == "float" and string.pack("<f", x) or x end
+    if bits(nv) == bits(m.value) then m.changed = false
     else m.prior = m.value; m.value = nv; m.changed = true end
   end
 end

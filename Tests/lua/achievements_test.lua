@@ -1406,6 +1406,37 @@ do
     got[#got + 1] = t:update(m.peek)
   end
   check("forward recall in a trigger: 10 is last frame's 5 * 2", table.concat(got, " "), "active triggered inactive")
+  -- the pointer of an AddAddress read is resolved the same way (rcheevos fixes up every
+  -- modified memref a later condition reads, pointer reads included)
+  local p = memory(16)
+  p:u8(12, 5); p:u8(5, 0x2A); p:u8(0, 0x11)
+  check("a pointer from a pause chain's Remember", value("I:{recall}_M:0xH0000_K:0xH000c_P:0xH000d=1", p), 0x2A)
+end
+
+---------------------------------------------------------------------------
+-- a combined float value changes when its 32 bits change (rcheevos keeps the
+-- bits): NaN stays NaN (decoded NaNs keep only their sign), 0.0 and -0.0
+-- differ; the prior of "A:pX_M:pY" (the prior of the sum) shows it
+---------------------------------------------------------------------------
+
+do
+  local m = memory(16)
+  local function frames(def, f4, seq)
+    local v = assert(ra.value(def))
+    local out = {}
+    m:u32(4, f4)
+    for _, bits in ipairs(seq) do
+      m:u32(0, bits)
+      out[#out + 1] = v:update(m.peek)
+    end
+    return table.concat(out, " ")
+  end
+  -- 5.0, NaN, NaN with another payload, NaN, 2.0: the prior stays 5 while NaN lasts
+  check("float prior through NaN", frames("A:pfF0000_M:pfF0004", 0, { 0x40A00000, 0x7FC00000, 0x7FC00001, 0x7FC00000,
+    0x40000000 }), "0 5 5 5 0")
+  -- with -0.0 added: 3.0, 0.0, -0.0 (a change: the prior becomes 0.0), 0.0
+  check("float prior through -0.0", frames("A:pfF0000_M:pfF0004", 0x80000000, { 0x40400000, 0, 0x80000000, 0 }),
+    "0 3 0 0")
 end
 
 ---------------------------------------------------------------------------

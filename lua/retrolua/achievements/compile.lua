@@ -35,6 +35,7 @@ local HELPER_NAMES = {
   "DEC_FLOAT", "DEC_FLOATBE", "DEC_DBL32", "DEC_DBL32BE", "DEC_MBF32", "DEC_MBF32LE",
   "BCD8", "BCD16", "BCD24", "BCD32",
   "OP_MUL", "OP_DIV", "OP_MOD", "OP_AND", "OP_XOR", "OP_ADD", "OP_SUB", "OP_ACCADD", "OP_ACCSUB", "OP_NEGADD",
+  "SAMEF",
 }
 
 local HELPERS = {
@@ -45,7 +46,7 @@ local HELPERS = {
   BCD8 = num.bcd8, BCD16 = num.bcd16, BCD24 = num.bcd24, BCD32 = num.bcd32,
   OP_MUL = num.ops["*"], OP_DIV = num.ops["/"], OP_MOD = num.ops["%"], OP_AND = num.ops["&"],
   OP_XOR = num.ops["^"], OP_ADD = num.ops["+"], OP_SUB = num.ops["-"], OP_ACCADD = num.ops["acc+"],
-  OP_ACCSUB = num.ops["acc-"], OP_NEGADD = num.ops["neg+"],
+  OP_ACCSUB = num.ops["acc-"], OP_NEGADD = num.ops["neg+"], SAMEF = num.same_float,
 }
 
 local OP_HELPER = {
@@ -714,7 +715,10 @@ local function emit_refresh(ctx, emit)
     if node.need_delta or node.need_prior then
       local parts = { format("local o = V[%d]", id) }
       if node.need_delta then parts[#parts + 1] = format("D[%d] = o", id) end
-      if node.need_prior then
+      if node.need_prior and node.fl then
+        -- rcheevos compares the stored bits: NaN stays NaN unchanged, 0.0 and -0.0 differ
+        parts[#parts + 1] = format("if not SAMEF(v, o) then P[%d] = o; V[%d] = v end", id, id)
+      elseif node.need_prior then
         parts[#parts + 1] = format("if v ~= o then P[%d] = o; V[%d] = v end", id, id)
       else
         parts[#parts + 1] = format("V[%d] = v", id)

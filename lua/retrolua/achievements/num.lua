@@ -24,7 +24,7 @@ local num = { M32 = M32, INF = INF, NAN = NAN }
 --- Rounds a Lua number to the nearest IEEE single (the C `(float)` cast).
 -- Always returns a float.
 local function f32(x)
-  x = x + 0.0
+  if mtype(x) == "integer" then x = x + 0.0 end -- (not x + 0.0 for floats: -0.0 keeps its sign)
   if x ~= x or x == 0 then return x end
   local ax = x < 0 and -x or x
   if ax >= INF then return x end
@@ -163,6 +163,15 @@ local function fcmp(a, b)
   return -1
 end
 num.fcmp = fcmp
+
+--- Whether two floats are stored as the same bits (rcheevos keeps a float value as its 32 bits and
+-- sees a change when they differ): 0.0 and -0.0 differ, and so do NaNs of either sign (decoded NaNs
+-- carry no other payload).  Only two NaNs cost a comparison of their bytes.
+local spack = string.pack
+function num.same_float(a, b)
+  if a == b then return a ~= 0 or 1 / a == 1 / b end
+  return a ~= a and b ~= b and spack("<d", a) == spack("<d", b)
+end
 
 --- Typed "greater than" (used to keep the highest Measured value).
 function num.typed_gt(a, b)

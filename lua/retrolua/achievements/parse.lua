@@ -593,10 +593,11 @@ local function update_recall(first, remember, seen)
         op.ref = copy(remember)
         op.size = remember.size or "32"
       end
-    elseif op.k == "mem" and op.node.kind == "mod" and not seen[op.node] then
+    elseif op.k == "mem" and (op.node.kind == "mod" or op.node.kind == "ind") and not seen[op.node] then
+      -- into combined values and pointer reads alike (both are rcheevos' modified memrefs)
       seen[op.node] = true
       stack[#stack + 1] = op.node.parent
-      stack[#stack + 1] = op.node.modifier
+      if op.node.kind == "mod" then stack[#stack + 1] = op.node.modifier end
     end
   end
 end
