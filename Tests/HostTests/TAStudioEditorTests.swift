@@ -374,4 +374,22 @@ final class TAStudioEditorTests: XCTestCase {
         XCTAssertTrue(emulator.paused, "paused at the end: the movie does not run on unseen")
         XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
     }
+
+    func testASaveWhoseBackupCannotBeMadeIsRefusedAndTheFileStaysAsItWas() throws {
+        let harness = try openEditor()
+        defer { harness.close() }
+        let path = try XCTUnwrap(harness.host.emulator.movie.path)
+        let original = try Data(contentsOf: URL(fileURLWithPath: path))
+        try FileManager.default.createDirectory(atPath: path + ".bak", withIntermediateDirectories: false)
+        try harness.load(
+            """
+            assert(tastudio.set_button(5, 1, "a", true))
+            print(tastudio.save())
+            """, name: "save.lua")
+        let line = try XCTUnwrap(harness.lines.last)
+        XCTAssertTrue(line.hasPrefix("nil\t"), line)
+        XCTAssertTrue(line.contains("not saved"), line)
+        XCTAssertEqual(try Data(contentsOf: URL(fileURLWithPath: path)), original, "the movie's file untouched")
+        XCTAssertTrue(harness.host.emulator.movie.hasUnsavedChanges, "the edit is still there to save elsewhere")
+    }
 }
