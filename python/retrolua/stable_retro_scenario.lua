@@ -38,19 +38,20 @@ end
 local variables = {}
 for name, variable in pairs(spec.variables) do
   local domain, offset = locate(variable.address, variable.width)
+  -- The word swap is the system RAM's own; a bus view already presents the system's byte order.
   variables[name] = { domain = domain, offset = offset, width = variable.width, order = variable.order,
-                      repr = variable.repr, mask = variable.mask }
+                      repr = variable.repr, mask = variable.mask, swap = spec.swap and domain == "system_ram" }
 end
 
 local function decode(variable)
   local raw, width, offset = 0, variable.width, variable.offset
   -- A word-swapped RAM (the 68000's, kept as little-endian 16-bit words) has logical byte o at o ~ 1.
-  local first = spec.swap and offset & ~1 or offset
-  local last_byte = spec.swap and (offset + width - 1) | 1 or offset + width - 1
+  local first = variable.swap and offset & ~1 or offset
+  local last_byte = variable.swap and (offset + width - 1) | 1 or offset + width - 1
   local bytes = memory.read_bytes(first, last_byte - first + 1, variable.domain)
   for index = 0, width - 1 do
     local at = offset + index
-    if spec.swap then at = at ~ 1 end
+    if variable.swap then at = at ~ 1 end
     local byte = bytes:byte(at - first + 1)
     if variable.order == ">" then raw = raw << 8 | byte else raw = raw | byte << (8 * index) end
   end
@@ -85,7 +86,7 @@ local function encode(variable, value)
   for index = 0, width - 1 do
     local shift = variable.order == ">" and 8 * (width - 1 - index) or 8 * index
     local at = variable.offset + index
-    if spec.swap then at = at ~ 1 end
+    if variable.swap then at = at ~ 1 end
     memory.write_u8(at, (raw >> shift) & 0xFF, variable.domain)
   end
 end
