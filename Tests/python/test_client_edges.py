@@ -324,6 +324,9 @@ def _max_rss_mb():
       "metadata_json": '{"default_state": "Start"}'}, "Start.state: a damaged gzip file"),
     ({"metadata_json": '{"default_state": "../outside"}'}, "default_state '../outside' is outside the integration"),
     ({"metadata_json": '{"default_state": "/etc/passwd"}'}, "is outside the integration"),
+    ({"metadata_json": '{"default_state": "a\\u0000b"}'}, "is outside the integration"),
+    ({"scenario_json": json.dumps({"reward": {"script": "lua:f"}, "scripts": ["a\0.lua"]})},
+     "is outside the integration"),
     ({"scenario_json": json.dumps({"reward": {"script": "lua:f"}, "scripts": ["big.lua"]}),
       "big_lua": "-- " + "x" * (1 << 20)}, r"big.lua: 1048579 bytes, more than the 1 MiB"),
 ])

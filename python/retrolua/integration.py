@@ -227,6 +227,8 @@ def read_file(path: str, limit: int, cut: bool = False) -> bytes:
     """The bytes of regular file `path`, at most `limit` of them (RetroluaError past it, or with `cut`
     its first `limit`): a FIFO, a device or a folder is refused without waiting on it. OSError as open
     raises it."""
+    if "\0" in path:
+        raise RetroluaError("%r: not a file name (a NUL byte)" % path[:200])
     fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     try:
         info = os.fstat(fd)
@@ -249,7 +251,7 @@ def read_file(path: str, limit: int, cut: bool = False) -> bytes:
 def _inside(folder: str, name: str, what: str) -> str:
     """`folder`/`name`, refused when it resolves outside `folder` (.., an absolute name, a symlink)."""
     path = os.path.join(folder, name)
-    if not os.path.realpath(path).startswith(os.path.realpath(folder) + os.sep):
+    if "\0" in path or not os.path.realpath(path).startswith(os.path.realpath(folder) + os.sep):
         raise RetroluaError("%s: %s is outside the integration's folder" % (folder, what))
     return path
 
@@ -357,7 +359,7 @@ def _scripts(folder: str, rules: Dict[str, Any]) -> List[Dict[str, str]]:
         if (scope or os.path.splitext(name)[1].lstrip(".")) != "lua" or not name:
             raise RetroluaError("scenario: scripts are Lua files (name.lua or lua:name), got %r" % (entry,))
         path = os.path.join(folder, name.lstrip("/"))
-        if not os.path.realpath(path).startswith(os.path.realpath(folder) + os.sep):
+        if "\0" in path or not os.path.realpath(path).startswith(os.path.realpath(folder) + os.sep):
             raise RetroluaError("scenario: script %r is outside the integration's folder" % (entry,))
         try:
             text = read_file(path, MAX_SCRIPT)
