@@ -3,7 +3,7 @@ import Foundation
 
 /// Every parser of untrusted bytes, each fed through the entry point the host uses.
 enum FuzzTarget: String, CaseIterable {
-    case state, movieblock, rlm, fm2, bk2, fcm, fmv, vmv, cht, control, binary, content
+    case state, movieblock, rlm, journal, fm2, bk2, fcm, fmv, vmv, cht, control, binary, content
 
     /// Work done once per process (the control and content targets load a real core).
     func prepare() {
@@ -20,6 +20,7 @@ enum FuzzTarget: String, CaseIterable {
         case .state: Self.state(bytes)
         case .movieblock: _ = MovieStateBlock.decode(bytes)
         case .rlm: Self.rlm([UInt8](bytes))
+        case .journal: _ = try? MovieJournal.recover(bytes: [UInt8](bytes), name: "fuzz.rlm.journal")
         case .fm2: _ = try? FM2.decode([UInt8](bytes), name: "fuzz.fm2")
         case .bk2: _ = try? BK2.decode(zip: [UInt8](bytes), name: "fuzz.bk2")
         case .fcm: _ = try? LegacyMovies.decodeFCM([UInt8](bytes), name: "fuzz.fcm", frameLimit: 100_000)

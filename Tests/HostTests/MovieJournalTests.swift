@@ -227,6 +227,21 @@ final class MovieJournalTests: XCTestCase {
         }
     }
 
+    /// The fuzzer's seeds (Fuzz/corpus/journal): a journal left by kill -9 and one
+    /// with a rerecord and damaged lines.
+    func testTheFuzzSeedJournalsRecoverWithTheirDamageNamed() throws {
+        let folder = Fixtures.root + "/Fuzz/corpus/journal/"
+        let killed = try MovieJournal.recover(path: folder + "killed.rlm.journal")
+        XCTAssertEqual(killed.movie.length, 180)
+        XCTAssertTrue(killed.exact, "the kill came between two appends")
+        let damaged = try MovieJournal.recover(path: folder + "rerecord-damaged.rlm.journal")
+        XCTAssertEqual(damaged.movie.length, 173)
+        XCTAssertEqual(damaged.movie.rerecords, 1)
+        XCTAssertEqual(damaged.emptyFrames, [171...171])
+        XCTAssertEqual(damaged.movie.ramHashes.count, 0, "the hashes stop at the first frame without one")
+        XCTAssertEqual(damaged.problems.count, 2, damaged.problems.joined(separator: "\n"))
+    }
+
     /// The journal stays unless all of it was recovered, and a recovery that lost anything says so and fails.
     func testMovieRecoverKeepsADamagedJournalAndFailsNamingWhatWasLost() throws {
         let (harness, path) = try recording(300)

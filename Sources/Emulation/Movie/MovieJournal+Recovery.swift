@@ -30,7 +30,11 @@ extension MovieJournal {
     /// frames whose lines were lost are left empty so the later ones keep their place; a torn end (a kill in
     /// the middle of a write, a power loss) is reported. A damaged header is an error.
     public static func recover(path: String) throws(MovieError) -> Recovery {
-        let bytes = try MovieText.contents(path)
+        try recover(bytes: MovieText.contents(path), name: path)
+    }
+
+    /// The journal's bytes as `recover(path:)` reads them (`name` in messages): the fuzz target's door.
+    public static func recover(bytes: [UInt8], name path: String) throws(MovieError) -> Recovery {
         let magicLine = Array((magic + "\n").utf8)
         guard bytes.starts(with: magicLine) else {
             throw MovieError("\(path): not a Retrolua movie journal (the first line should be '\(magic)')")
