@@ -4,8 +4,9 @@ import Foundation
 import Libretro
 
 /// What a run must not lose when a script never returns and only ending the process stops it (a long C
-/// call such as a backtracking `string.find`, or no return within a second of SIGTERM): the watchdog
-/// thread (lua_shim.c) calls this to write the recording movie and save RAM, then ends the process.
+/// call such as a backtracking `string.find`, a `__gc` finalizer that never returns while its state
+/// closes, or no return within a second of SIGTERM): the watchdog thread (lua_shim.c) calls this to write
+/// the recording movie and save RAM, then ends the process. Installed until the scripts' states are closed.
 enum RunEmergency {
     /// The run's parts while it runs. Read on the watchdog thread while the emulation thread is stuck in
     /// Lua's C code, which touches neither the movie nor save RAM; the process ends right after.
