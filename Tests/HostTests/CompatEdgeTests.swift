@@ -106,16 +106,28 @@ final class CompatEdgeTests: XCTestCase {
             ], home: home)
         XCTAssertEqual(result.status, 0, result.stderr)
         XCTAssertTrue(result.stdout.contains("recorder: 5 subtitles, renamed true nil"), result.stdout + result.stderr)
-        XCTAssertTrue(result.stdout.contains("outside: nil os.rename: /etc/take.srt: outside"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("outside: nil os.rename: /proc/take.srt: outside"), result.stdout)
         XCTAssertTrue(result.stdout.contains("settings speed 3"), result.stdout)
         let own = home + "/.local/share/retrolua/data/LuaScriptData/subtitle_recorder"
         let take = try String(contentsOfFile: own + "/take-final.srt", encoding: .utf8)
         XCTAssertTrue(take.hasPrefix("1\nframe 0 pad 0\n"), take)
         XCTAssertEqual(try String(contentsOfFile: own + "/logs/take.log", encoding: .utf8), "take done\n")
         XCTAssertFalse(FileManager.default.fileExists(atPath: Self.fixtures + "take.srt"))
+        // FCEUX's own file functions (a screenshot, a state file saved and loaded back) write there too.
+        XCTAssertTrue(result.stdout.contains("screenshot true\nstate loaded true\n"), result.stdout)
         XCTAssertEqual(
             try FileManager.default.contentsOfDirectory(atPath: own).sorted(),
-            ["logs", "settings.lua", "take-final.srt"])
+            ["logs", "settings.lua", "shots", "take-final.srt", "take.state"])
+        XCTAssertTrue(FileManager.default.fileExists(atPath: own + "/shots/end.png"))
+        // A profile that lets the script write its own folder keeps its files beside it, as FCEUX does.
+        try FileManager.default.createDirectory(atPath: folder + "/logs", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: folder + "/shots", withIntermediateDirectories: true)
+        let copy = try write(
+            try String(contentsOfFile: Self.fixtures + "subtitle_recorder.lua", encoding: .utf8), "recorder.lua")
+        let allowed = try run(["--frames", "10", "--strict", "--allow-files", "--compat", "fceux", "--script", copy])
+        XCTAssertEqual(allowed.status, 0, allowed.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/take-final.srt"), allowed.stdout)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/shots/end.png"))
     }
 
     func testOlderAndMissingNamesOfBizHawkFCEUXAndMGBA() throws {

@@ -49,12 +49,23 @@ local yoff = 0
 if is_nes and type(info.height) == "number" and info.height < 240 then yoff = (240 - info.height) // 2 end
 
 -- Raises "NAME: bad argument #I 'WHAT' (EXPECTED expected, got TYPE)" at the script's call (`level` extra frames up).
--- FCEUX runs a script in its own folder: a relative path given to a movie, state or screenshot function is there.
+-- FCEUX runs a script in its own folder: a relative path given to a movie, state or screenshot function is there;
+-- here, as the script's own files (lua/host/script_folder.lua), one it writes goes to its data folder, and one it
+-- reads is looked for there first.
+local script_paths = package.loaded["compat.script_paths"]
 local function from_script_folder(path)
   if type(path) == "string" and type(script_dir) == "string" and path ~= "" and path:sub(1, 1) ~= "/" then
     return script_dir .. "/" .. path
   end
   return path
+end
+local function to_read(path)
+  if script_paths and type(path) == "string" then return script_paths.for_reading(path) end
+  return from_script_folder(path)
+end
+local function to_write(path)
+  if script_paths and type(path) == "string" then return script_paths.for_writing(path) end
+  return from_script_folder(path)
 end
 
 local function bad_argument(name, index, what, expected, value, level)
@@ -556,7 +567,7 @@ supported("gui.register", slot("gui.register", "draw"), "called before each fram
 approximated("gui.popup", popup, "printed to the console; returns \"ok\" (\"yes\" for yes/no questions)")
 approximated("input.popup", popup, "as gui.popup")
 supported("gui.savescreenshot", savescreenshot, "a PNG in the screenshots folder")
-supported("gui.savescreenshotas", function(path) return our.screenshot(from_script_folder(tostring(path))) end)
+supported("gui.savescreenshotas", function(path) return our.screenshot(to_write(tostring(path))) end)
 approximated("gui.gdscreenshot", gdscreenshot, "the core's picture; lines a core crops (nestopia: 8 top and bottom) black")
 if new_image then
   supported("gui.gdoverlay", gdoverlay, "gd strings (from gui.gdscreenshot or gd's gdStr), truecolor or palette")
@@ -714,7 +725,7 @@ local function new_state(which, numbering, name)
     if which < 1 or which > 10 then error(format("%s: invalid player's savestate %d", name, which), 3) end
     object.slot = numbering == "object" and which % 10 or which - 1
   elseif type(which) == "string" then
-    object.path = from_script_folder(which)
+    object.path = which
   else
     bad_argument(name, 1, "which", "slot number, path or nil", which)
   end
@@ -746,7 +757,7 @@ local function save_object(object)
     ok = object.state and object.state:save()
     if not ok then object.state, ok = our.state_create(), true end
   else
-    ok, message = our.state_save(object.slot or object.path)
+    ok, message = our.state_save(object.slot or to_write(object.path))
   end
   script_saving = false
   if not ok then our.warn("savestate.save: " .. tostring(message)) end
@@ -760,7 +771,7 @@ local function load_object(object)
     if not object.state then return nil, "savestate.load: this savestate object was never saved" end
     ok, message = object.state:load()
   else
-    ok, message = our.state_load(object.slot or object.path)
+    ok, message = our.state_load(object.slot or to_read(object.path))
   end
   if not ok then our.warn("savestate.load: " .. tostring(message)) end
   return ok, message
@@ -861,7 +872,7 @@ end
 for _, name in ipairs({ "movie.play", "movie.playback", "movie.load" }) do
   approximated(name, function(path, read_only)
     if type(path) ~= "string" then bad_argument(name, 1, "filename", "string", path) end
-    return our.movie_play(from_script_folder(path), { readonly = read_only and true or false }) == true
+    return our.movie_play(to_read(path), { readonly = read_only and true or false }) == true
   end, "pauseframe is ignored")
 end
 for _, name in ipairs({ "movie.replay", "movie.playbeginning" }) do
@@ -872,10 +883,10 @@ for _, name in ipairs({ "movie.replay", "movie.playbeginning" }) do
 end
 supported("movie.record", function(path, save_type, author)
   if type(path) ~= "string" then bad_argument("movie.record", 1, "filename", "string", path) end
-  return our.movie_record(from_script_folder(path), { from = save_type == 1 and "now" or "power", author = author })
+  return our.movie_record(to_write(path), { from = save_type == 1 and "now" or "power", author = author })
     == true
 end, "save_type 1 = from now, else from power-on")
-supported("movie.save", function(path) return our.movie_save(from_script_folder(path)) end)
+supported("movie.save", function(path) return our.movie_save(to_write(path)) end)
 supported("movie.ispoweron", function() return movie_active() and (our.movie_info() or {}).start == "power" end)
 supported("movie.isfromsavestate", function() return movie_active() and (our.movie_info() or {}).start == "state" end)
 

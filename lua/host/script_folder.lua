@@ -4,7 +4,8 @@
 -- Those emulators also let a script write beside itself (subtitles, logs, recorded inputs, settings). Here the
 -- script's folder is read-only by default, so a script run under a layer gets a folder of its own in the data
 -- folder, LuaScriptData/NAME (the one Mesen's emu.getScriptDataFolder names): relative writes land there, and
--- relative reads look there first, then beside the script, so a script reads back what it wrote.
+-- relative reads look there first, then beside the script, so a script reads back what it wrote. A profile that
+-- lets the script write its folder (--allow-files, --trust) keeps its files beside it.
 local path, folder = ...
 local sub, find, match, type = string.sub, string.find, string.match, type
 local save_data, paths = emu.save_data, emu.paths
@@ -27,10 +28,16 @@ local remove, rename = os.remove, os.rename
 
 local function data_path(p) return paths().data .. "/" .. relative_data .. "/" .. p end
 
+-- Where the profile lets the script write its own folder (--allow-files, --trust), its files stay there, as in
+-- those emulators. Asked without touching anything: opening the folder itself to append fails either way, with
+-- an errno when the sandbox let the call through, with only a message when it refused.
+local _, _, errno = open(folder, "a")
+local own_folder = errno ~= nil
+
 -- The folder a relative write goes to, created on first use (save_data creates the folders of a name).
 local made = {}
 local function for_writing(p)
-  if not in_data(p) then return from_folder(p) end
+  if own_folder or not in_data(p) then return from_folder(p) end
   local dir = match(p, "^(.*)/[^/]*$") or ""
   if not made[dir] then
     local marker = relative_data .. "/" .. (dir ~= "" and dir .. "/" or "") .. ".retrolua-folder"
@@ -44,7 +51,7 @@ end
 
 -- A relative read: the script's data folder when the file is there, else beside the script.
 local function for_reading(p)
-  if in_data(p) then
+  if not own_folder and in_data(p) then
     local target = data_path(p)
     local file = open(target, "r")
     if file then
@@ -54,6 +61,9 @@ local function for_reading(p)
   end
   return from_folder(p)
 end
+
+-- For the layers' own functions that take paths (FCEUX's movie, state and screenshot files): the same rules.
+package.loaded["compat.script_paths"] = { for_reading = for_reading, for_writing = for_writing }
 
 local function writes(mode) return type(mode) == "string" and find(mode, "[wa+]") ~= nil end
 
@@ -66,7 +76,7 @@ end
 io.lines = function(p, ...) return lines(for_reading(p), ...) end
 io.input = function(file) return input(type(file) == "string" and for_reading(file) or file) end
 io.output = function(file) return output(type(file) == "string" and for_writing(file) or file) end
-os.remove = function(p) return remove(in_data(p) and data_path(p) or from_folder(p)) end
+os.remove = function(p) return remove((not own_folder and in_data(p)) and data_path(p) or from_folder(p)) end
 os.rename = function(from, to)
   return rename(for_reading(from), for_writing(to))
 end

@@ -16,9 +16,14 @@ end
 local moved, why = os.rename("take.srt", "take-final.srt")
 print("recorder: " .. count .. " subtitles, renamed " .. tostring(moved) .. " " .. tostring(why))
 -- A write outside every folder the script may write is still refused: nil and a message, not an error.
-local refused, message = os.rename("take-final.srt", "/etc/take.srt")
+local refused, message = os.rename("take-final.srt", "/proc/take.srt")
 print("outside: " .. tostring(refused) .. " " .. tostring(message))
 local f = io.open("settings.lua", "w")
 f:write("return { speed = 3 }")
 f:close()
 print("settings speed " .. dofile("settings.lua").speed)
+-- FCEUX's own file functions write there too: a screenshot and a state file, loaded back.
+print("screenshot " .. tostring(gui.savescreenshotas("shots/end.png")))
+local state = savestate.create("take.state")
+savestate.save(state)
+print("state loaded " .. tostring(savestate.load(state)))
