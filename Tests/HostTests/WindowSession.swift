@@ -94,6 +94,17 @@ final class WindowSession {
         usleep(UInt32(delay) * 1000)
     }
 
+    /// Presses `key` until `answered` holds, as a person presses again when nothing happened (the first
+    /// frame may not have run when the window appears); false when five presses did nothing.
+    @discardableResult
+    func press(_ key: String, until answered: () -> Bool) throws -> Bool {
+        for _ in 0..<5 {
+            try press(key)
+            if waitUntil(seconds: 2, answered) { return true }
+        }
+        return false
+    }
+
     /// Types text as a person types it.
     func type(_ text: String) throws {
         guard let window else { return }

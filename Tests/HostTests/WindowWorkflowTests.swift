@@ -12,8 +12,7 @@ final class WindowWorkflowTests: XCTestCase {
         func shots() -> [String] {
             ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".png") }
         }
-        try session.press("F8")
-        XCTAssertTrue(session.waitUntil { !shots().isEmpty }, "no screenshot in \(folder): \(session.stderr)")
+        XCTAssertTrue(try session.press("F8") { !shots().isEmpty }, "no screenshot in \(folder): \(session.stderr)")
         XCTAssertFalse(session.stderr.contains("outside the folders"), session.stderr)
         XCTAssertEqual(session.stop(), 143, "SIGTERM ends it cleanly: " + session.stderr)
     }
@@ -25,8 +24,7 @@ final class WindowWorkflowTests: XCTestCase {
         let session = try WindowSession(["--no-audio"])
         let data = session.home + "/.local/share/retrolua"
         func said(_ text: String) -> Bool { session.waitUntil(seconds: 10) { session.stderr.contains(text) } }
-        try session.press("F2")
-        XCTAssertTrue(said("saved slot"), session.stderr)
+        XCTAssertTrue(try session.press("F2") { session.stderr.contains("saved slot") }, session.stderr)
         try session.press("F4")
         XCTAssertTrue(said("loaded slot"), session.stderr)
         try session.press("F1")  // the menu takes the keyboard: p is the menu's, not the pause hotkey's
