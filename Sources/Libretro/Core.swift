@@ -51,8 +51,9 @@ public final class Core {
     var keyboardCallback: retro_keyboard_event_t?
     /// SET_DISK_CONTROL(_EXT)_INTERFACE: the core's disc tray (see Core+DiskControl.swift).
     var diskControl: DiskControl?
-    /// SET_HW_RENDER: offered when the run has GL (`hardwareRendererFactory`), set when accepted.
-    let hardwareRendererFactory: HardwareRendererFactory?
+    /// SET_HW_RENDER: offered when the run has GL (`hardwareRendererFactory`), set when accepted; a
+    /// window that takes over the core's rendering replaces the factory (`replaceHardwareRenderer`).
+    var hardwareRendererFactory: HardwareRendererFactory?
     var hardware: HardwareRenderState?
 
     // What the frontend tells the core.

@@ -128,17 +128,29 @@ extension Core {
             log(.warn, "hardware rendering refused: the core asked for \(request.contextName), and this run has no GL")
             return false
         }
-        if let previous = hardware {
+        if let previous = hardware, previous.request == request {
+            // The same context again (melonDS asks anew from its first retro_run): the one it has serves.
+            // It is told the context was lost and gets it back with context_reset before its next frame,
+            // as for a new one; no second context is made (a window's GLX context is current on this
+            // thread then, and glvnd refuses an EGL one beside it: eglMakeCurrent's EGL_BAD_ACCESS).
             if previous.live { destroyHardwareContext() }
-            previous.renderer.destroy()
-            hardware = nil
-        }
-        do {
-            let renderer = try factory(request)
-            hardware = HardwareRenderState(request: request, callback: callback, renderer: renderer)
-        } catch {
-            log(.warn, "hardware rendering refused: the core asked for \(request.contextName): \(error)")
-            return false
+            previous.preparedSize = (0, 0)
+            hardware = HardwareRenderState(request: request, callback: callback, renderer: previous.renderer)
+            forgetFrame()
+        } else {
+            if let previous = hardware {
+                if previous.live { destroyHardwareContext() }
+                previous.renderer.destroy()
+                hardware = nil
+                forgetFrame()
+            }
+            do {
+                let renderer = try factory(request)
+                hardware = HardwareRenderState(request: request, callback: callback, renderer: renderer)
+            } catch {
+                log(.warn, "hardware rendering refused: the core asked for \(request.contextName): \(error)")
+                return false
+            }
         }
         pointer.pointee.get_current_framebuffer = { Core.current?.hardware?.renderer.framebuffer ?? 0 }
         pointer.pointee.get_proc_address = { name in
@@ -177,9 +189,12 @@ extension Core {
     }
 
     /// Hands the core another renderer (a window's instead of the offscreen one) before its first
-    /// frame or after: the core is told its context was lost and gets a new one.
-    public func replaceHardwareRenderer(_ renderer: HardwareRenderer) {
+    /// frame or after: the core is told its context was lost and gets a new one. `factory` makes the
+    /// contexts the core asks for from then on (SET_HW_RENDER again, for another kind of context):
+    /// the window's, since an offscreen EGL context cannot be current on the thread that draws the window.
+    public func replaceHardwareRenderer(_ renderer: HardwareRenderer, factory: HardwareRendererFactory? = nil) {
         guard let hardware else { return }
+        if let factory { hardwareRendererFactory = factory }
         if hardware.live { destroyHardwareContext() }
         hardware.renderer.destroy()
         hardware.renderer = renderer
@@ -195,6 +210,12 @@ extension Core {
         guard let hardware, hardware.live, width > 0, height > 0, width <= hardware.preparedSize.width,
             height <= hardware.preparedSize.height
         else {
+            // A core that grew its geometry during this frame (melonDS's GL scaling) drew into the
+            // smaller framebuffer: that frame is dropped quietly, the next one gets a framebuffer its size.
+            let limit = hardwareFrameLimit
+            if hardware?.live == true, width > 0, height > 0, width <= limit.width, height <= limit.height {
+                return false
+            }
             reportOnce("hardware frame size", "a GL frame of \(width)x\(height) outside its framebuffer")
             return false
         }

@@ -21,6 +21,7 @@ func usageFail(_ message: String, command: String?) -> Never {
     fail(message + pointer, code: Exit.usage)
 }
 
+CrashSignals.install()
 var arguments = Array(CommandLine.arguments.dropFirst())
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((CommandList.usage + "\n").utf8))

@@ -156,6 +156,86 @@ final class HardwareRenderTests: XCTestCase {
         }
     }
 
+    /// A core that asks for its context again in its first retro_run (melonDS does, for OpenGL 3.1
+    /// core): in a window the offscreen EGL context used to be made anew, which glvnd refuses beside the
+    /// window's GLX context (`eglMakeCurrent failed (EGL error 0x3002)`), and melonDS then crashed in its
+    /// software fallback. The same context now serves again (context_destroy, context_reset); another
+    /// kind comes from the window.
+    func testACoreAskingAgainInItsFirstFrameKeepsDrawingInTheWindow() throws {
+        let core = try glCore()
+        let folder = Fixtures.temporaryFolder()
+        for (context, again) in [("core31", "1"), ("core33", "1"), ("gl", "core33"), ("core31", "gles3")] {
+            let result = try Fixtures.cli(
+                [
+                    "run", Self.content, "--core", core, "--frames", "10", "--scale", "1", "--square-pixels",
+                    "--no-audio", "--window-capture", folder + "/window.png", "--screenshot", folder + "/frame.png",
+                ],
+                environment: [
+                    "DISPLAY": try XDisplay.name(), "GL_CORE_CONTEXT": context, "GL_CORE_ASK_AGAIN": again,
+                ])
+            let name = "\(context) then \(again)"
+            XCTAssertEqual(result.status, 0, "\(name): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("refused"), "\(name): \(result.stderr)")
+            XCTAssertFalse(result.stderr.contains("GL frames are read back"), "\(name): \(result.stderr)")
+            XCTAssertTrue(result.stderr.contains("gl_core: context_reset 2"), "\(name): \(result.stderr)")
+            let window = try PNGFile.read(folder + "/window.png")
+            let frame = try PNGFile.read(folder + "/frame.png")
+            XCTAssertEqual(window.rgba, frame.rgba, "\(name): the window equals the read-back frame")
+            XCTAssertEqual(Array(frame.rgba[(12 * 160 + 12) * 4..<(12 * 160 + 12) * 4 + 3]), [255, 0, 0], name)
+        }
+    }
+
+    /// melonDS with its OpenGL renderer, in a window, on our own NDS program (examples/roms/nds): it
+    /// runs and its top screen shows the program's red.
+    func testMelonDSDrawsWithOpenGLInAWindow() throws {
+        let core = Fixtures.root + "/build/cores/melonds_libretro.so"
+        let rom = Fixtures.root + "/build/roms/demo.nds"
+        for path in [core, rom] where !FileManager.default.fileExists(atPath: path) {
+            throw XCTSkip("\(path) is missing (scripts/setup, scripts/build-roms)")
+        }
+        let folder = Fixtures.temporaryFolder()
+        let result = try Fixtures.cli(
+            [
+                "run", rom, "--core", core, "--frames", "12", "--no-audio", "--scale", "1", "--square-pixels",
+                "--option", "melonds_opengl_renderer=enabled", "--option",
+                "melonds_opengl_resolution=1x native (256x192)", "--system-dir", folder,
+                "--window-capture", folder + "/window.png", "--screenshot", folder + "/frame.png",
+            ], environment: ["DISPLAY": try XDisplay.name(), "SWIFT_BACKTRACE": ""], timeout: 60)
+        XCTAssertEqual(result.status, 0, String(result.stderr.suffix(2000)))
+        XCTAssertFalse(result.stderr.contains("hardware rendering refused"), String(result.stderr.suffix(2000)))
+        XCTAssertFalse(result.stderr.contains("falling back to software"), String(result.stderr.suffix(2000)))
+        let frame = try PNGFile.read(folder + "/frame.png")
+        let window = try PNGFile.read(folder + "/window.png")
+        XCTAssertEqual([window.width, window.height], [frame.width, frame.height])
+        let pixel = Array(frame.rgba[(10 * frame.width + 10) * 4..<(10 * frame.width + 10) * 4 + 3])
+        XCTAssertTrue(pixel[0] > 200 && pixel[1] < 40 && pixel[2] < 40, "the top screen is red: \(pixel)")
+        XCTAssertEqual(Array(window.rgba[0..<4 * window.width]), Array(frame.rgba[0..<4 * frame.width]))
+    }
+
+    /// A core that crashes ends the run with one line and the signal's status, promptly: no Swift
+    /// backtracer is left behind holding the run's output (it stayed blocked after melonDS's crash).
+    func testACrashEndsTheRunWithOneLineAndNothingLeftHoldingItsOutput() throws {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/cc") else { throw XCTSkip("no C compiler") }
+        let core = Self.folder + "/crash_libretro.so"
+        try tool(
+            "/usr/bin/cc",
+            [
+                "-shared", "-fPIC", "-O1", "-DMODE_CRASH_SYSINFO", "-o", core,
+                Fixtures.root + "/Tests/cores/broken_core.c",
+            ])
+        let game = Self.folder + "/game.brk"
+        try Data("game".utf8).write(to: URL(fileURLWithPath: game))
+        let result = try Fixtures.cli(
+            ["run", game, "--core", core, "--headless", "--frames", "2"], environment: ["SWIFT_BACKTRACE": ""],
+            timeout: 30)
+        XCTAssertEqual(result.status, SIGSEGV, result.stderr)
+        XCTAssertTrue(
+            result.stderr.contains(
+                "retrolua: crashed: SIGSEGV (a bad memory access in the core or in Retrolua); run it again with "
+                    + "SWIFT_BACKTRACE=enable=yes for a backtrace"), result.stderr)
+        XCTAssertFalse(result.stderr.contains("Backtracing"), "Swift's backtracer did not run: \(result.stderr)")
+    }
+
     func testAContextWeCannotMakeIsRefusedByName() throws {
         let core = try glCore()
         for (context, named) in [("vulkan", "a Vulkan context"), ("core99", "OpenGL 9.9 core profile")] {

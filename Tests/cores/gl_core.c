@@ -3,6 +3,8 @@
  * Its context comes from GL_CORE_CONTEXT at load time: "gl" (default, compatibility), "core33",
  * "gles2", "gles3", "vulkan" (refused by the host), "core99" (a version no one has).
  * GL_CORE_ORIGIN=top asks for a top-left origin; GL_CORE_LIE=1 reports 100000x100000 frames. No content ("no game"); states hold 16 bytes.
+ * GL_CORE_ASK_AGAIN asks for a context once more in its first retro_run, as melonDS does: "1" the same
+ * one, or a GL_CORE_CONTEXT name for another; refused, it reports it and draws nothing from then on.
  *
  * The picture (image rows top first), W x H = 160 x 120:
  *   background: red = frame * 8 (mod 256), green 0x40, blue 0xFF while B is held else 0
@@ -53,6 +55,8 @@ static struct {
     uint32_t blue;
 } ram;
 
+static void set_kind(const char *kind);
+
 static void context_reset(void) {
     p_glBindFramebuffer = (glBindFramebuffer_t)hw.get_proc_address("glBindFramebuffer");
     p_glViewport = (glViewport_t)hw.get_proc_address("glViewport");
@@ -81,6 +85,14 @@ static void box(int x, int y, int w, int h, float r, float g, float b) {
 }
 
 void retro_run(void) {
+    const char *again = getenv("GL_CORE_ASK_AGAIN");
+    if (again && ram.frame == 0 && context_resets <= 1) {
+        if (strcmp(again, "1") != 0) set_kind(again);
+        if (!env(RETRO_ENVIRONMENT_SET_HW_RENDER, &hw)) {
+            fprintf(stderr, "gl_core: SET_HW_RENDER refused in retro_run\n");
+            context_live = 0;
+        }
+    }
     input_poll();
     int right = input_state(0, RETRO_DEVICE_JOYPAD, 0, RETRO_DEVICE_ID_JOYPAD_RIGHT) != 0;
     if (right && !ram.right_held) ram.x = (ram.x + 1) % 128;
@@ -112,18 +124,7 @@ bool retro_load_game(const struct retro_game_info *game) {
     const char *origin = getenv("GL_CORE_ORIGIN");
     top_origin = origin && strcmp(origin, "top") == 0;
     memset(&hw, 0, sizeof hw);
-    hw.context_type = RETRO_HW_CONTEXT_OPENGL;
-    if (kind && strcmp(kind, "core33") == 0) {
-        hw.context_type = RETRO_HW_CONTEXT_OPENGL_CORE, hw.version_major = 3, hw.version_minor = 3;
-    } else if (kind && strcmp(kind, "core99") == 0) {
-        hw.context_type = RETRO_HW_CONTEXT_OPENGL_CORE, hw.version_major = 9, hw.version_minor = 9;
-    } else if (kind && strcmp(kind, "gles2") == 0) {
-        hw.context_type = RETRO_HW_CONTEXT_OPENGLES2;
-    } else if (kind && strcmp(kind, "gles3") == 0) {
-        hw.context_type = RETRO_HW_CONTEXT_OPENGLES3;
-    } else if (kind && strcmp(kind, "vulkan") == 0) {
-        hw.context_type = RETRO_HW_CONTEXT_VULKAN;
-    }
+    set_kind(kind);
     hw.context_reset = context_reset;
     hw.context_destroy = context_destroy;
     hw.depth = true;
@@ -134,6 +135,24 @@ bool retro_load_game(const struct retro_game_info *game) {
         return false;
     }
     return true;
+}
+
+static void set_kind(const char *kind) {
+    hw.context_type = RETRO_HW_CONTEXT_OPENGL;
+    hw.version_major = hw.version_minor = 0;
+    if (kind && strcmp(kind, "core33") == 0) {
+        hw.context_type = RETRO_HW_CONTEXT_OPENGL_CORE, hw.version_major = 3, hw.version_minor = 3;
+    } else if (kind && strcmp(kind, "core99") == 0) {
+        hw.context_type = RETRO_HW_CONTEXT_OPENGL_CORE, hw.version_major = 9, hw.version_minor = 9;
+    } else if (kind && strcmp(kind, "gles2") == 0) {
+        hw.context_type = RETRO_HW_CONTEXT_OPENGLES2;
+    } else if (kind && strcmp(kind, "gles3") == 0) {
+        hw.context_type = RETRO_HW_CONTEXT_OPENGLES3;
+    } else if (kind && strcmp(kind, "vulkan") == 0) {
+        hw.context_type = RETRO_HW_CONTEXT_VULKAN;
+    } else if (kind && strcmp(kind, "core31") == 0) {
+        hw.context_type = RETRO_HW_CONTEXT_OPENGL_CORE, hw.version_major = 3, hw.version_minor = 1;
+    }
 }
 
 void retro_unload_game(void) {

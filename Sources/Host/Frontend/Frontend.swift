@@ -159,7 +159,14 @@ public final class Frontend {
             onNotice("the window's renderer (\(window.rendererName)) cannot share GL: GL frames are read back")
             return
         }
-        core.replaceHardwareRenderer(renderer)
+        // A context the core asks for later is the window's too (an offscreen EGL one cannot be made
+        // current beside it on this thread).
+        core.replaceHardwareRenderer(renderer) { [weak window] request in
+            guard let made = window?.makeHardwareRenderer(for: request) else {
+                throw GLContextError(text: "the window cannot make \(request.contextName)")
+            }
+            return made
+        }
         window.willClose = { [weak core] in core?.releaseHardwareRenderer() }
     }
 

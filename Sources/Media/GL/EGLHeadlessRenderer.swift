@@ -7,7 +7,7 @@ public struct GLContextError: Error, CustomStringConvertible {
     init(_ step: String) {
         description = "\(step) failed (EGL error 0x\(String(eglGetError(), radix: 16)))"
     }
-    init(text: String) { description = text }
+    public init(text: String) { description = text }
 }
 
 /// An offscreen GL context for hardware-rendering cores: EGL on Mesa's surfaceless platform (no X
