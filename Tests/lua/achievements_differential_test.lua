@@ -24,21 +24,30 @@ local MODOPS = { "*", "/", "%", "&", "^", "+", "-" }
 local COMPARISON = { ["="] = true, ["!="] = true, ["<"] = true, [">"] = true, ["<="] = true, [">="] = true }
 local SPECIAL = { 0, 1, 2, 3, 0x7FFFFFFF, 0x80000000, 0x80000001, 0xFFFFFFFF, 0x4B800000, 0xCB800000, 0x7F800000,
   0xFF800000, 0x7FC00000, 0x5000018, 0x4EFFFFFF, 0x4F000000, 0xCF000000, 0x4F800000 }
+local SIZE_CHARS = { ["8"] = "H", ["16"] = " ", ["24"] = "W", ["32"] = "X", lo = "L", hi = "U", bc = "K", ["16be"] = "I",
+  ["24be"] = "J", ["32be"] = "G", bit0 = "M", bit1 = "N", bit2 = "O", bit3 = "P", bit4 = "Q", bit5 = "R", bit6 = "S",
+  bit7 = "T" }
+local OTHER_SIZES = { "16", "24", "lo", "hi", "bc", "16be", "24be", "32be", "bit0", "bit3", "bit7" }
 local FLOATS = { "1.5", "-0.5", "0.25", "2.0", "3.0", "100.75", "-1.25", "12.0", "0.1" }
 
 -- one operand: the engine's text and the model's operand
 local function operand(ctx, ps, wide)
   local function memop(size, ty, extra)
-    local a = R(0, MEMSZ // 4 - 1) * 4
-    local shared = size == "float" and "32" or size
-    local r = ps.ind and ctx:ind(shared, ps.ind, a) or ctx:mem(a, shared)
+    local a = R(0, MEMSZ // 4 - 1) * 4 + (R(1, 4) == 1 and R(0, 3) or 0)
+    local msize = ref.memref_size(size, ty == "prior")
+    local r = ps.ind and ctx:ind(msize, ps.ind, a) or ctx:mem(a, msize)
     local op = { ty = ty, ref = r, size = size, bcd = extra == "b" or nil, inv = extra == "~" or nil }
     local prefix = (ty == "delta" and "d" or ty == "prior" and "p" or "") .. (extra or "")
     if size == "float" then return op, string.format("%sfF%04x", prefix, a) end
-    return op, string.format("%s0x%s%04x", prefix, size == "8" and "H" or "X", a)
+    return op, string.format("%s0x%s%04x", prefix, SIZE_CHARS[size], a)
   end
-  local r = R(1, 14)
+  local r = R(1, 15)
   if r == 14 and not ps.remember_is_recall then return ref.recall(ps.remember), "{recall}" end
+  if r == 15 then
+    local size = OTHER_SIZES[R(1, #OTHER_SIZES)]
+    local roll = R(1, 6)
+    return memop(size, roll == 1 and "prior" or roll == 2 and "delta" or "addr", roll == 3 and "b" or roll == 4 and "~" or nil)
+  end
   if r <= 2 then return memop("8", "addr") end
   if r == 3 then return memop("8", "delta") end
   if r == 4 then return memop("8", "addr", "b") end

@@ -24,7 +24,6 @@ local function fcmp(a, b)
   if diff > threshold then return 1 end
   return -1
 end
-local function bcd8(x) return ((x >> 4) & 0xF) * 10 + (x & 0xF) end
 local function u2s(u) u = u & 0xFFFFFFFF; if u >= 0x80000000 then return u - 0x100000000 end; return u end
 local function f2u(f) -- (unsigned)float on x86-64: via 64-bit cvttss2si
   if f ~= f or f >= 9.2233720368547758e18 or f < -9.2233720368547758e18 then return 0 end
@@ -119,6 +118,51 @@ local Ctx = {}
 Ctx.__index = Ctx
 function M.new() return setmetatable({ memrefs = {} }, Ctx) end
 local function isfloatsize(s) return s == "float" end
+
+-- memory sizes (rc_memref_shared_sizes, rc_memref_masks, rc_transform_memref_value,
+-- rc_transform_operand_value): the read that is shared, the bits the size uses, the value from
+-- the read, the BCD digits and the inverting mask
+local function swap16(u) return ((u & 0xFF) << 8) | ((u >> 8) & 0xFF) end
+local function swap24(u) return ((u & 0xFF) << 16) | (u & 0xFF00) | ((u >> 16) & 0xFF) end
+local function swap32(u) return ((u & 0xFF) << 24) | ((u & 0xFF00) << 8) | ((u >> 8) & 0xFF00) | ((u >> 24) & 0xFF) end
+local function bits_set(u) local n = 0; for b = 0, 7 do n = n + ((u >> b) & 1) end; return n end
+local SIZES = {
+  ["8"] = { shared = "8", mask = 0xFF, get = function(u) return u & 0xFF end, digits = 2, inv = 0xFF },
+  ["16"] = { shared = "16", mask = 0xFFFF, get = function(u) return u & 0xFFFF end, digits = 4, inv = 0xFFFF },
+  ["24"] = { shared = "32", mask = 0xFFFFFF, get = function(u) return u & 0xFFFFFF end, digits = 6, inv = 0xFFFFFF },
+  ["32"] = { shared = "32", mask = 0xFFFFFFFF, get = function(u) return u end, digits = 8, inv = 0xFFFFFFFF },
+  lo = { shared = "8", mask = 0x0F, get = function(u) return u & 0xF end, inv = 0xF },
+  hi = { shared = "8", mask = 0xF0, get = function(u) return (u >> 4) & 0xF end, inv = 0xF },
+  bc = { shared = "8", mask = 0xFF, get = function(u) return bits_set(u & 0xFF) end, inv = 1 },
+  ["16be"] = { shared = "16", mask = 0xFFFF, get = function(u) return swap16(u & 0xFFFF) end, digits = 4, inv = 0xFFFF },
+  ["24be"] = { shared = "32", mask = 0xFFFFFF, get = function(u) return swap24(u & 0xFFFFFF) end, digits = 6,
+    inv = 0xFFFFFF },
+  ["32be"] = { shared = "32", mask = 0xFFFFFFFF, get = swap32, digits = 8, inv = 0xFFFFFFFF },
+  float = { shared = "32", mask = 0xFFFFFFFF, inv = 1 },
+}
+for b = 0, 7 do
+  SIZES["bit" .. b] = { shared = "8", mask = 1 << b, get = function(u) return (u >> b) & 1 end, inv = 1 }
+end
+M.SIZES = SIZES
+local READ_BYTES = { ["8"] = 1, ["16"] = 2, ["32"] = 4 }
+-- rc_peek_value: the shared reads directly, any other size from its shared read, masked
+local function peek_value(peek, addr, size)
+  if READ_BYTES[size] then return peek(addr, READ_BYTES[size]) end
+  local info = SIZES[size]
+  return peek(addr, READ_BYTES[info.shared]) & info.mask
+end
+-- the memory record an operand of `size` reads (a prior of a size whose bits differ from its
+-- shared read's keeps its own record, so that other bits changing do not move it)
+function M.memref_size(size, prior)
+  local info = SIZES[size]
+  if prior and SIZES[info.shared].mask ~= info.mask then return size end
+  return info.shared
+end
+local function bcd(u, digits)
+  local v, scale = 0, 1
+  for _ = 1, digits do v = v + (u & 0xF) * scale; u = u >> 4; scale = scale * 10 end
+  return v
+end
 function Ctx:mem(addr, size)
   for _, m in ipairs(self.memrefs) do if m.kind == "mem" and m.addr == addr and m.size == size then return m end end
   local m = { kind = "mem", addr = addr, size = size, value = 0, prior = 0, changed = false, vt = "u" }
@@ -165,21 +209,26 @@ function Ctx.eval_operand(_, op)
     local raw = m.value
     if op.acc == "delta" and m.changed then raw = m.prior elseif op.acc == "prior" then raw = m.prior end
     local r = { t = m.vt, v = raw }
-    if op.size == "8" then r.v = r.v & 0xFF
-    elseif op.size == "float" and r.t == "u" then r.v = decode_float(r.v); r.t = "f" end
+    if r.t == "u" then
+      if op.size == "float" then r.v = decode_float(r.v); r.t = "f" else r.v = SIZES[op.size].get(r.v) end
+    end
     return r
   end
   local m = op.ref
   local raw
   if op.ty == "delta" and m.changed then raw = m.prior else raw = m.value end
+  if op.ty == "prior" then raw = m.prior end
   local r = { t = m.vt, v = raw }
-  -- transform by operand size
-  if op.ty == "prior" then r.v = m.prior end
-  if op.size == "8" then r.v = r.v & 0xFF
-  elseif op.size == "float" and r.t == "u" then
-    r.v = decode_float(r.v); r.t = "f"
+  -- the size's transform of what was read (a combined value is already typed)
+  if r.t == "u" then
+    if op.size == "float" then r.v = decode_float(r.v); r.t = "f" else r.v = SIZES[op.size].get(r.v) end
   end
-  if r.t == "u" and op.bcd then r.v = bcd8(r.v) elseif r.t == "u" and op.inv then r.v = r.v ~ 0xFF end
+  if r.t == "u" and op.bcd then
+    local digits = SIZES[op.size].digits
+    if digits then r.v = bcd(r.v, digits) end
+  elseif r.t == "u" and op.inv then
+    r.v = r.v ~ SIZES[op.size].inv
+  end
   return r
 end
 function Ctx:modvalue(m)
@@ -220,12 +269,12 @@ function Ctx:update(peek)
   for _, m in ipairs(self.memrefs) do if m.kind ~= "mem" then order[#order + 1] = m end end
   for _, m in ipairs(order) do
     local nv
-    if m.kind == "mem" then nv = peek(m.addr, m.size == "8" and 1 or 4)
+    if m.kind == "mem" then nv = peek_value(peek, m.addr, m.size)
     elseif m.kind == "ind" then
       local v = self:eval_operand(m.parent)
       add(v, { t = "u", v = m.offset })
       convert(v, "u")
-      nv = peek(v.v, m.size == "8" and 1 or 4)
+      nv = peek_value(peek, v.v, m.size)
     else nv = self:modvalue(m) end
     -- a change is a change of the stored 32 bits (a float's: NaN stays NaN, 0.0 and -0.0 differ)
     local function bits(x) return math.type(x) == "float" and string.pack("<f", x) or x end
