@@ -192,9 +192,10 @@ extension Bindings {
             `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and \
             `bus`, the CPU's address space: from the core's memory map with libretro.h's rules (select, disconnect, \
             len, mirrors; other address spaces are domains named after them), or for cores that send no map \
-            assembled from the regions the core exposes and the system's documented layout (NES, Game Boy). The default domain is `system_ram`; for \
-            a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain \
-            raise an error naming the address and domain.
+            assembled from the regions the core exposes and the system's documented layout (NES, Game Boy, SNES, \
+            PC Engine, GBA, Genesis, Atari 2600), with the mirrors cores' own maps leave out added. The default \
+            domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else \
+            `bus`. Addresses outside a domain raise an error naming the address and domain.
             """,
         functions: domainFunctions
             + Access.all.map { access in
