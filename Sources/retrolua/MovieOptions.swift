@@ -55,7 +55,8 @@ enum MovieOptions {
 
     /// The content a movie was made with, when no ROM is given (`movie play`, `movie verify`, `run --tastudio
     /// MOVIE`): the file it names beside the movie, in the working folder or among the built ROMs, else the
-    /// built-in demo, whichever the movie's content rule accepts (`MovieEngine.contentMismatch`). Throws
+    /// built-in demo, whichever the movie's content rule accepts in full, its name too
+    /// (`MovieEngine.contentMismatch`). Throws
     /// naming the movie's content and checksum when none does.
     static func content(for movie: Movie, moviePath: String) throws(CommandLineError) -> String {
         let folder = FilePath.folder(of: moviePath)

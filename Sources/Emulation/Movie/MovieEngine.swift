@@ -192,8 +192,11 @@ public final class MovieEngine {
         if !movie.coreLibrary.isEmpty && movie.coreLibrary != core.systemInfo.libraryName {
             problems.append("the movie was recorded with \(movie.coreLibrary), this is \(core.systemInfo.libraryName)")
         }
-        if let content = session.content, let problem = Self.contentMismatch(movie, content) {
-            problems.append(problem)
+        // Another checksum is refused (unless forced); only another name, a warning (imported movies name a
+        // title, and a ROM may be renamed).
+        var nameWarning: String?
+        if let content = session.content, let mismatch = Self.contentMismatch(movie, content) {
+            if mismatch.byChecksum { problems.append(mismatch.problem) } else { nameWarning = mismatch.problem }
         }
         // Errors name the movie file, so a run given several files says which one is wrong.
         let named = path.map { "\($0): " } ?? ""
@@ -201,6 +204,7 @@ public final class MovieEngine {
             throw MovieError(named + problems.joined(separator: "; ") + " (force to try anyway)")
         }
         var warnings = problems
+        if let nameWarning { warnings.append(nameWarning + ": it may desync") }
         let version = core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces)
         if !movie.coreVersion.isEmpty && movie.coreLibrary == core.systemInfo.libraryName
             && movie.coreVersion != version
@@ -270,11 +274,19 @@ public final class MovieEngine {
         return warnings
     }
 
+    /// How a movie and the content it is played on differ.
+    public struct ContentMismatch: Sendable {
+        public let problem: String
+        /// A checksum differs (a refusal unless forced); false: the movie carries no checksum and names other
+        /// content (a warning where the person chose the ROM; the ROM lookup passes it by).
+        public let byChecksum: Bool
+    }
+
     /// Why `movie` is not for `content`, or nil: the strongest checksum the movie carries must match
     /// (whole-file SHA-1, else the headerless SHA-1, else the headerless MD5 of FCEUX's movies); a movie
-    /// that carries none but names its game must name this one. The one rule for every door that plays a
-    /// movie (`movie play`, `--play-movie`, `--tastudio`, `movie.play`).
-    public static func contentMismatch(_ movie: Movie, _ content: Content) -> String? {
+    /// that carries none but names its game should name this one. The one rule for every door that plays a
+    /// movie (`movie play`, `--play-movie`, `--tastudio`, `movie.play`) and for the ROM lookup.
+    public static func contentMismatch(_ movie: Movie, _ content: Content) -> ContentMismatch? {
         func same(_ a: String, _ b: String) -> Bool { a.lowercased() == b.lowercased() }
         let named = movie.contentName.isEmpty ? "unnamed content" : movie.contentName
         let checks: [(String, String, String)] = [
@@ -283,13 +295,16 @@ public final class MovieEngine {
         ]
         if let (kind, expected, actual) = checks.first(where: { !$0.1.isEmpty }) {
             guard !same(expected, actual) else { return nil }
-            return """
-                the movie was recorded with other content (\(named), \(kind) \(expected.prefix(12))…), this is \
-                \(content.fileName) (\(kind) \(actual.prefix(12))…)
-                """
+            return ContentMismatch(
+                problem: """
+                    the movie was recorded with other content (\(named), \(kind) \(expected.prefix(12))…), this \
+                    is \(content.fileName) (\(kind) \(actual.prefix(12))…)
+                    """, byChecksum: true)
         }
         guard !movie.contentName.isEmpty, !same(movie.contentName, content.fileName) else { return nil }
-        return "the movie names other content (\(movie.contentName), no checksum), this is \(content.fileName)"
+        return ContentMismatch(
+            problem: "the movie names other content (\(movie.contentName), no checksum), this is \(content.fileName)",
+            byChecksum: false)
     }
 
     /// Ends the movie; a recording is saved to its path first. The game runs on from where it is.
