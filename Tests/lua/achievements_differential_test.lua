@@ -200,10 +200,67 @@ for _ = 1, 1500 * scale do
   end
 end
 
--- values: the maximum of '$' groups (MeasuredIf, ResetIf, PauseIf, hit tallies, typed chains)
-for _ = 1, 1500 * scale do
+-- the legacy value format ("0xH0001*2_0xH0002*-0.5$0xX0004"), as rcheevos rewrites it: each
+-- clause an AddSource, a SubSource when its multiplier is negative ("*-" drops the sign), "f" before
+-- a multiplier with a decimal point, the last clause Measured (or a "M:0" after a SubSource)
+local function legacy_group(ctx)
+  local ps = { is_value = true }
+  local conds, texts = {}, {}
+  local n = R(1, 4)
+  for i = 1, n do
+    local c = { req = 0 }
+    local s1, text
+    c.op1, s1 = operand(ctx, ps, true)
+    text = s1
+    local negative = false
+    local roll = R(1, 8)
+    if roll <= 5 then
+      local forms = { "2", "-1", "1.5", "-0.5", "f-0.5", "+0.25", "-3", "h10", "0.1", "-100.75" }
+      local m = forms[R(1, #forms)]
+      text = text .. "*" .. m
+      local body = m
+      if body:sub(1, 1) == "-" then negative, body = true, body:sub(2) end
+      if body:match("^%+?%d+%.") then body = "f" .. body end
+      if body:sub(1, 1) == "h" then
+        c.op2 = { ty = "const", num = tonumber(body:sub(2), 16), size = "32" }
+      elseif body:sub(1, 1) == "f" then
+        c.op2 = { ty = "fp", dbl = tonumber(body:sub(2)) + 0.0, size = "float" }
+      else
+        c.op2 = { ty = "const", num = tonumber(body) & 0xFFFFFFFF, size = "32" }
+      end
+      c.oper = "*"
+    elseif roll == 6 then
+      local o = MODOPS[R(1, #MODOPS)]
+      if o ~= "*" and o ~= "-" then
+        local s2
+        c.op2, s2 = operand(ctx, ps, false)
+        c.oper = o
+        text = text .. o .. s2
+      end
+    end
+    c.flag = negative and "B" or (i == n and "M" or "A")
+    ctx:chain(c, ps)
+    conds[#conds + 1] = c
+    texts[#texts + 1] = text
+  end
+  if conds[#conds].flag ~= "M" then
+    local c = { flag = "M", req = 0, op1 = { ty = "const", num = 0, size = "32" } }
+    ctx:chain(c, ps)
+    conds[#conds + 1] = c
+  end
+  local evaluated = {}
+  for _, c in ipairs(conds) do if c.flag == "M" then evaluated[#evaluated + 1] = c end end
+  return evaluated, table.concat(texts, "_")
+end
+
+-- values: the maximum of '$' groups (MeasuredIf, ResetIf, PauseIf, hit tallies, typed chains), and
+-- in the legacy format
+for round = 1, 2000 * scale do
   local ctx, state, groups, texts = ref.new(), { target = 0 }, {}, {}
-  for gi = 1, R(1, 3) do groups[gi], texts[gi] = group(ctx, true, state) end
+  local legacy = round % 4 == 0
+  for gi = 1, R(1, 3) do
+    if legacy then groups[gi], texts[gi] = legacy_group(ctx) else groups[gi], texts[gi] = group(ctx, true, state) end
+  end
   local def = table.concat(texts, "$")
   local v = ra.value(def)
   if v then
