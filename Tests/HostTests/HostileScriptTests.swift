@@ -297,8 +297,15 @@ final class HostileScriptTests: XCTestCase {
 
     func testAFinalizerThatNeverReturnsEndsTheRunAtTheHardDeadlineWithSaveRAMWritten() throws {
         let folder = Fixtures.temporaryFolder()
-        let result = try run(Self.endlessFinalizer, in: folder)
+        let path = folder + "/gc.lua"
+        try Self.endlessFinalizer.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try Fixtures.cli(
+            [
+                "run", Fixtures.nesROM, "--headless", "--quiet", "--frames", "10", "--save-dir", folder + "/saves",
+                "--script", path, "--screenshot", folder + "/last.png",
+            ], timeout: 60)
         XCTAssertEqual(result.status, 3, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/last.png"), "the screenshot is written too")
         XCTAssertTrue(result.stdout.contains("finalizing"), "the finalizer ran: \(result.stdout)")
         XCTAssertTrue(result.stderr.contains("did not finish closing"), result.stderr)
         XCTAssertTrue(FileManager.default.fileExists(atPath: folder + "/saves/" + Fixtures.srm()), "save RAM written")

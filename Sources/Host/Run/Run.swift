@@ -33,19 +33,18 @@ public final class Run {
         }
         let session = try open(config)
         var outcome: RunOutcome
-        var picture: Picture?
+        // --screenshot: with scripts, written before their states close (RunParts.runToEnd), like save RAM.
+        let screenshot = plan.screenshotPath.map { path in
+            { [self] (picture: Picture?) in writeScreenshot(picture, to: path) }
+        }
         if plan.isBare {
             let report = session.runHeadless(
                 frames: plan.frameLimit ?? 600, progress: plan.frontend.progress, stopsOnSignals: plan.stopsOnSignals)
             outcome = RunOutcome(report: report, session: session)
+            if let screenshot, !screenshot(report.lastFrame.map(Picture.init)) { outcome.status = 1 }
         } else {
             let parts = try RunParts.assemble(plan, session: session, movie: movie, console: console)
-            (outcome, picture) = parts.runToEnd()
-        }
-        if let path = plan.screenshotPath,
-            !writeScreenshot(picture ?? outcome.report.lastFrame.map(Picture.init), to: path)
-        {
-            outcome.status = 1
+            outcome = parts.runToEnd(screenshot: screenshot)
         }
         do { try session.close() } catch {
             console.problem("\(error)")

@@ -155,7 +155,8 @@ final class RunParts {
 
     /// Runs the frames, then closes the parts: the socket, the frontend's dumps, the movie, the
     /// scripts (exit callbacks, which may still record results). The session is the caller's to close.
-    func runToEnd() -> (RunOutcome, Picture?) {
+    /// `screenshot` writes `--screenshot` (false: it failed, said); it runs with save RAM, before the scripts' states close.
+    func runToEnd(screenshot: ((Picture?) -> Bool)? = nil) -> RunOutcome {
         var replay: ReplayOutcome?
         let report: RunReport
         if let kind = plan.replay {
@@ -170,7 +171,7 @@ final class RunParts {
         var outcome = RunOutcome(report: report, session: session)
         outcome.replay = replay
         outcome.status = status
-        let picture = host.frameWithOverlay().map(Picture.init)
+        let picture = host.frameWithOverlay().map(Picture.init) ?? report.lastFrame.map(Picture.init)
         for problem in frontend?.close() ?? [] {
             console.problem(problem)
             outcome.status = 1
@@ -180,7 +181,11 @@ final class RunParts {
         if movieStatus != 0 { outcome.status = movieStatus }
         // Save RAM is on disk before the scripts' states close: a `__gc` finalizer that never returns is ended
         // by the watchdog (RunEmergency), and a kill then finds the player's save written.
-        host.shutdown(beforeClosing: { try? session.writeSaveRAM() })  // a failure is retried and said at close
+        var screenshotFailed = false
+        host.shutdown(beforeClosing: {
+            try? session.writeSaveRAM()  // a failure is retried and said at close
+            if let screenshot, !screenshot(picture) { screenshotFailed = true }
+        })
         outcome.results = host.results  // after `exit` callbacks, which may record results
         if let code = host.emulator.exitCode { outcome.status = code }
         // A run without a window is a job: a script that failed in it fails the run (in a window the person saw
@@ -190,8 +195,9 @@ final class RunParts {
             outcome.status = 1
         }
         if plan.frontend.showStats && !plan.quiet { console.print(host.emulator.stats.summary) }
+        if screenshotFailed { outcome.status = 1 }
         RunEmergency.uninstall()
-        return (outcome, picture)
+        return outcome
     }
 
     /// In a window the socket is polled between frames; headless the emulator runs only when stepped.
