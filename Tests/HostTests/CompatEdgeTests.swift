@@ -48,6 +48,14 @@ final class CompatEdgeTests: XCTestCase {
         let fceux = try run(["--compat", "fceux", "--frames", "12", "--script", kept], timeout: 20)
         XCTAssertEqual(fceux.status, 0, fceux.stderr)
         XCTAssertTrue(fceux.stdout.contains("frames seen\t12"), fceux.stdout + fceux.stderr)
+        // mGBA: a text buffer is printed once the script is done, and a callback it removes no longer holds the run.
+        let buffers = try write(
+            "local buffer = console:createBuffer('status')\nlocal n, id = 0, nil\n"
+                + "id = callbacks:add('frame', function()\n  n = n + 1\n  buffer:print('frame ' .. n .. '\\n')\n"
+                + "  if n == 3 then callbacks:remove(id) end\nend)\n", "buffers.lua")
+        let mgba = try run(["--compat", "mgba", "--script", buffers], rom: Self.gbaROM, timeout: 20)
+        XCTAssertEqual(mgba.status, 0, mgba.stderr)
+        XCTAssertTrue(mgba.stdout.contains("[status]\nframe 1\nframe 2\nframe 3\n"), mgba.stdout + mgba.stderr)
         let partial = try write("console.write('no newline')\n", "partial.lua")
         let bizhawk = try run(["--compat", "bizhawk", "--script", partial], timeout: 20)
         XCTAssertEqual(bizhawk.status, 0, bizhawk.stderr)

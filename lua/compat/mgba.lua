@@ -35,10 +35,24 @@ end
 local function nope(t, key, name, why) t[key] = compat.unsupported(LAYER, name, why) end
 
 -- A host callback keeps a script running: each of the layer's own is registered when the script first uses what
--- needs it, so a script whose main chunk returns having asked for nothing is done (a headless run ends).
+-- needs it, so a script whose main chunk returns having asked for nothing is done (a headless run ends). Nor do
+-- they keep it running later: once its main chunk has returned and it has no callback, watchpoint, held key or
+-- canvas layer of its own, the layer does what its exit hooks would (text buffers printed, storage flushed) and
+-- removes them all.
+local helper_ids, finishers = {}, {}
+local main_chunk  -- the script's main chunk, seen when it first asked for a helper
+local watch_for_the_end  -- defined at the end of this file
 local function lazily(event_name, fn)
   local id
-  return function() if not id then id = our.event.on(event_name, fn) end end
+  return function()
+    if id then return end
+    id = our.event.on(event_name, fn)
+    helper_ids[#helper_ids + 1] = id
+    if event_name == "exit" then finishers[#finishers + 1] = fn end
+    local running, is_main = coroutine.running()
+    if not is_main and not main_chunk then main_chunk = running end
+    watch_for_the_end()
+  end
 end
 
 ----------------------------------------------------------------------------------------------------------------------
@@ -949,3 +963,18 @@ need_flush_at_exit = lazily("exit", function()
     if rawget(bucket, "_state").dirty then bucket_flush(bucket) end
   end
 end)
+
+local end_watch
+watch_for_the_end = function()
+  if end_watch or not main_chunk then return end
+  end_watch = our.event.on("draw", function()
+    -- a canvas layer stays on the picture, as in mGBA: it keeps the script running
+    if coroutine.status(main_chunk) ~= "dead" or next(callback_ids) ~= nil or next(watch_ids) ~= nil
+      or script_keys ~= 0 or #layers > 0 then
+      return
+    end
+    for _, fn in ipairs(finishers) do fn() end
+    for _, id in ipairs(helper_ids) do our.event.off(id) end
+    our.event.off(end_watch)
+  end)
+end
