@@ -145,7 +145,8 @@ public enum AssembledMaps {
         func place(
             _ region: Region?, flags: UInt64, at start: Int, select: Int = 0, length: Int
         ) {
-            guard let region else { return }
+            // An empty block is left out: a descriptor of length 0 would claim as much as its select allows.
+            guard let region, min(region.size, length) > 0 else { return }
             descriptors.append(
                 MemoryDescriptor(
                     flags: flags, pointer: region.pointer, start: start, select: select,

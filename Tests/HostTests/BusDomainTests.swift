@@ -191,6 +191,8 @@ final class BusDomainTests: XCTestCase {
         XCTAssertEqual(gba.locate(0x0200_0010)?.offset, 0x10)
         XCTAssertEqual(gba.locate(0x02FC_0010)?.offset, 0x10)
         XCTAssertNil(gba.locate(0x0300_0000))
+        // A region too small for a whole word maps nothing (never a block as large as the select allows).
+        XCTAssertNil(AssembledMaps.bus(for: .genesis, systemRAM: (ram, 1), saveRAM: nil, videoRAM: nil))
         typealias System = AssembledMaps.System
         XCTAssertEqual(System(extension: "sfc", systemName: "Super Nintendo Entertainment System"), .snes)
         XCTAssertEqual(System(extension: "bin", systemName: "Atari 2600"), .atari2600)
