@@ -53,12 +53,13 @@ function emu.power() end
 ---@return table
 function emu.info() end
 
---- Gets a core option's value, or sets it (the core sees the change at its next check). Returns the value in effect, or `nil, message` for an unknown key or a value the core does not offer.
+--- Gets a core option's value, or sets it (the core sees the change at its next check). Returns the value in effect, or `nil, message` for an unknown key or a value the core does not offer. `{save = true}` also keeps the value for the next start in the option file the start reads: `options/CORE/GAME.opt` in the config folder when that file sets the key, else `options/CORE.opt` (written durably; the other lines are kept).
 ---@param key string
 ---@param value? string
+---@param options? table
 ---@return string?
 ---@return string?
-function emu.option(key, value) end
+function emu.option(key, value, options) end
 
 --- Every core option: a list of `{key=, description=, values={…}, default=, value=}`.
 ---@return table
@@ -67,6 +68,11 @@ function emu.options() end
 --- Shows a short message to the player: fires the `message` event (the default OSD draws it); printed to stderr when no script listens, and also when one does (not with `--quiet`); written to the `--log` file either way; read aloud with `--speak`.
 ---@param text string
 function emu.message(text) end
+
+--- Reads `text` aloud under `--speak` without showing it (the menu's focused item, a tool's prompt): a newer call replaces text not yet spoken, so moving through a list does not queue every item. Returns whether speech is on (false without `--speak`).
+---@param text string
+---@return boolean
+function emu.speak(text) end
 
 --- While paused, runs exactly one more frame (frame advance); no effect when running.
 function emu.step() end
@@ -79,14 +85,14 @@ function emu.run_frame(options) end
 ---@return table
 function emu.paths() end
 
---- Writes `contents` durably (temporary file, fsync, rename: a crash never leaves half a file) as `name` in the data folder (`emu.paths().data`) — for a script's own saves, such as achievement progress. `name` is a relative path (folders are created) without `..`.
+--- Writes `contents` durably (temporary file, fsync, rename: a crash never leaves half a file) as `name` in the data folder (`emu.paths().data`) — for a script's own saves, such as achievement progress. `name` is a relative path (folders are created) without `..`; where a symlink in the data folder leads out of it, `nil, message` (as for `io.open`).
 ---@param name string
 ---@param contents string
 ---@return boolean?
 ---@return string?
 function emu.save_data(name, contents) end
 
---- Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none.
+--- Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none, or where a symlink in the data folder leads out of it (as for `io.open`).
 ---@param name string
 ---@return string?
 ---@return string?
@@ -105,7 +111,7 @@ function emu.exit(code) end
 ---@param value number|string|boolean|nil
 function emu.result(key, value) end
 
---- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the CPU's address space: from the core's memory map with libretro.h's rules (select, disconnect, len, mirrors; other address spaces are domains named after them), or for cores that send no map assembled from the regions the core exposes and the system's documented layout (NES, Game Boy). The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
+--- The emulated machine's memory, by domain. Domains come from the core: `system_ram`, `save_ram`, `video_ram`, `rtc` (`retro_get_memory_data`), one per memory-map descriptor (`bus_C000`-style names), and `bus`, the CPU's address space: from the core's memory map with libretro.h's rules (select, disconnect, len, mirrors; other address spaces are domains named after them), or for cores that send no map assembled from the regions the core exposes and the system's documented layout (NES, Game Boy, SNES, PC Engine, GBA, Genesis, Atari 2600), with the mirrors cores' own maps leave out added. The default domain is `system_ram`; for a core without one, the memory-map region flagged as system RAM, else `bus`. Addresses outside a domain raise an error naming the address and domain.
 memory = {}
 
 --- The memory domains: a list of `{name=, size=, big_endian=, writable=, default=, source=}`. `source` says where the bytes come from: `"region"` (the core's `retro_get_memory_data`), `"map"` (the core's own memory map: its address spaces and descriptors) or `"assembled"` (a bus Retrolua put together from the core's regions and the system's documented layout, for cores that send no map: only what the core exposes is mapped). `writable` on a bus: some of it is (its ROM is not).
@@ -489,7 +495,7 @@ function input.mouse() end
 ---@return table
 function input.gamepads() end
 
---- Takes (`true`) or releases (`false`) the host's input for this script, for menus and panels that must not move the game: while held, key events reach only this script and the others read no keys, mouse buttons or gamepads (so the input default sends the game nothing and hotkeys stay quiet). Without an argument, tells whether this script holds it. One script holds it at a time: `nil, message` naming the holder; a script that fails or is unloaded releases it.
+--- Takes (`true`) or releases (`false`) the host's input for this script, for menus and panels that must not move the game: while held, key presses reach only this script and the others read no keys, mouse buttons or gamepads (so the input default sends the game nothing and hotkeys stay quiet; releases reach every script, so a hold begun before ends). Without an argument, tells whether this script holds it. One script holds it at a time: `nil, message` naming the holder; a script that fails or is unloaded releases it.
 ---@param on? boolean
 ---@return boolean?
 ---@return string?
@@ -662,6 +668,11 @@ function tastudio.engaged() end
 --- Says the editor is shown (or not); the editor calls it when it opens and closes.
 ---@param on boolean
 function tastudio.engage(on) end
+
+--- Saves the movie to the file it was opened from (durably), as the editor's save key does. The file as it was when the movie was opened is kept as `FILE.bak`. Returns the movie's path and the backup's path when one was made this time (nil after later saves), or `nil, message`.
+---@return string?
+---@return string?
+function tastudio.save() end
 
 --- The movie's mode: `"idle"` (no movie), `"record"`, `"play"` or `"finished"`.
 ---@return string
@@ -981,7 +992,7 @@ function gui.new_image(width, height, pixels) end
 ---@param surface? string
 function gui.clear(surface) end
 
---- The width and height of a surface.
+--- The width and height of a surface. The `hud`'s width stops at a tool's side panel (`gui.side_panel`), so what is aligned to its right stays beside the game; the panel's room lies right of it.
 ---@param surface? string
 ---@return integer
 ---@return integer
@@ -991,6 +1002,11 @@ function gui.surface_size(surface) end
 ---@param surface? string
 ---@return integer
 function gui.text_scale(surface) end
+
+--- Gets, or sets, the width in hud pixels kept at the window's right for a tool's panel (the TAS editor's piano roll): the window widens by that much where the desktop has room and the game is drawn in the rest (fullscreen: the game makes room); 0 gives it back. Headless, the hud is that much wider than the frame. `gui.surface_size("hud")` then gives the width left of the panel, where the panel begins. Returns the width in effect (0…4096).
+---@param width? integer
+---@return integer
+function gui.side_panel(width) end
 
 --- Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no effect headless). Returns the state in effect.
 ---@param on? boolean
