@@ -183,6 +183,14 @@ final class HardwareRenderTests: XCTestCase {
             XCTAssertEqual(window.rgba, frame.rgba, "\(name): the window equals the read-back frame")
             XCTAssertEqual(Array(frame.rgba[(12 * 160 + 12) * 4..<(12 * 160 + 12) * 4 + 3]), [255, 0, 0], name)
         }
+        // Headless, the offscreen context is kept the same way.
+        let headless = try Fixtures.cli(
+            ["run", Self.content, "--core", core, "--frames", "10", "--headless", "--screenshot", folder + "/h.png"],
+            environment: ["GL_CORE_CONTEXT": "core31", "GL_CORE_ASK_AGAIN": "1"])
+        XCTAssertEqual(headless.status, 0, headless.stderr)
+        XCTAssertTrue(headless.stderr.contains("gl_core: context_reset 2"), headless.stderr)
+        let frame = try PNGFile.read(folder + "/h.png")
+        XCTAssertEqual(Array(frame.rgba[(12 * 160 + 12) * 4..<(12 * 160 + 12) * 4 + 3]), [255, 0, 0])
     }
 
     /// melonDS with its OpenGL renderer, in a window, on our own NDS program (examples/roms/nds): it
