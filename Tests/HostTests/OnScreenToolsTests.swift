@@ -681,15 +681,24 @@ extension OnScreenToolsTests {
         XCTAssertTrue(
             session.waitUntil { session.stderr.contains("[menu.lua] keys: f1 menu, f12 RAM tools, f3 TAS editor") },
             "the first run's hint: " + session.stderr)
-        try session.press("F1", "Down", "Down", "Return", "Right", "BackSpace")  // Core options: the first, changed
-        try session.press("Down", "Down", "Return", "Return")  // Cheats, "add a cheat code..."
+        // Each step waits for what the menu says (as a blind player would): a busy machine delays keys.
+        func spoken() -> String { (try? String(contentsOfFile: home + "/said.txt", encoding: .utf8)) ?? "" }
+        func step(_ keys: String..., until part: String) throws {
+            for key in keys { try session.press(key) }
+            XCTAssertTrue(session.waitUntil { spoken().contains(part) }, "after \(keys): \(spoken()) \(session.stderr)")
+        }
+        try step("F1", until: "Retrolua. Resume")
+        try step("Down", "Down", "Return", until: "Core options.")  // the first option, changed, then back
+        try step("Right", "BackSpace", until: "Retrolua. Core options")
+        try step("Down", "Down", "Return", "Return", until: "cheat code")  // Cheats, "add a cheat code..."
         try session.type("0003=05")
-        try session.press("Return", "BackSpace", "Down", "Down", "Return", "Return")  // Scripts, "load a script..."
+        try step("Return", until: "cheat added: 0003=05")
+        try step("BackSpace", "Down", "Down", "Return", "Return", until: "script path")  // Scripts, "load a script..."
         try session.type(picked)
         try session.press("Return", "Escape")
         XCTAssertTrue(
             session.waitUntil { session.stdout.contains("picked script running") && session.stdout.contains("x 5") },
-            session.stdout + session.stderr)
+            session.stdout + session.stderr + spoken())
         let options = home + "/.config/retrolua/options/nestopia.opt"
         XCTAssertTrue(session.waitUntil { FileManager.default.fileExists(atPath: options) }, session.stderr)
         let kept = try String(contentsOfFile: options, encoding: .utf8)

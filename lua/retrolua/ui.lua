@@ -99,20 +99,18 @@ local SHIFTED = { ["-"] = "_", ["="] = "+", ["/"] = "?", [";"] = ":", ["."] = ">
                   ["8"] = "*", ["9"] = "(", ["0"] = ")", ["["] = "{", ["]"] = "}", ["\\"] = "|", ["`"] = "~" }
 
 -- Shift as the key events tell it, in their order: the keys held when a frame's events are handled
--- (input.keys()) may already have let go of a shift pressed for one character (a fast typist, xdotool).
--- Until a shift event is seen (a simulated device), the held keys tell.
-local shift = { seen = false }
+-- (input.keys()) may already have let go of a shift pressed for one character, or hold the shift of the
+-- next one (a fast typist, xdotool).
+local shift = {}
 event.on("key_down", function(key)
-  if key == "left shift" or key == "right shift" then shift[key], shift.seen = true, true end
+  if key == "left shift" or key == "right shift" then shift[key] = true end
 end)
 event.on("key_up", function(key)
-  if key == "left shift" or key == "right shift" then shift[key], shift.seen = nil, true end
+  if key == "left shift" or key == "right shift" then shift[key] = nil end
 end)
 
 local function shifted()
-  if shift.seen then return shift["left shift"] or shift["right shift"] or false end
-  local held = input.keys()
-  return held["left shift"] or held["right shift"] or false
+  return shift["left shift"] or shift["right shift"] or false
 end
 
 -- The character a key types (SDL key names; shift held for capitals), nil for keys that type none.
