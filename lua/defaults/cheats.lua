@@ -1,7 +1,7 @@
 -- Default cheats, part of Retrolua's replaceable Lua frontend: each game's cheats live in
 -- ~/.config/retrolua/cheats/GAME.cht (RetroArch's format), loaded at start and saved at exit when
--- they changed. New ones come from the RAM search of the ramtools default (f12), or the menu (f1)
--- turns them on and off.
+-- they changed. New ones come from the RAM search of the ramtools default (f12) or a code typed in the
+-- menu (f1: Cheats, "add a cheat code..."), which also turns them on and off.
 
 local paths = emu.paths()
 
