@@ -549,8 +549,9 @@ function M.trigger(groups, has_core, target)
   return { groups = groups, has_core = has_core, state = "waiting", has_hits = false,
     target = target, measured = target ~= 0 and 0xFFFFFFFF or 0, prev = { [0] = 0, 0, 0, 0 } }
 end
-function M.update(t, mem)
-  local es = { mem = mem, prev = t.prev, was_reset = false, has_hits = false, was_cond_reset = false }
+-- One frame of a trigger (rcheevos' rc_evaluate_trigger): `greater` compares measured values, `measured`
+-- turns the winner into the stored number; the typed model differs from the plain one only there.
+local function update(t, mem, es, greater, measured)
   local ret, paused, primed, mv, mfh
   local gi = 1
   if t.has_core then
@@ -563,12 +564,12 @@ function M.update(t, mem)
     for i = gi, #t.groups do
       sub = M.test_condset(t.groups[i], es) or sub
       sp = sp and es.is_paused; spr = spr or es.is_primed
-      if es.mv ~= nil and (mv == nil or es.mv > mv) then mv = es.mv; mfh = es.mfh end
+      if es.mv ~= nil and (mv == nil or greater(es.mv, mv)) then mv = es.mv; mfh = es.mfh end
     end
     ret = ret and sub; primed = primed and spr; paused = paused or sp
   end
   t.prev = { [0] = mem[0], mem[1], mem[2], mem[3] }
-  if not paused and mv ~= nil then t.measured = mv end
+  if not paused and mv ~= nil then t.measured = measured(mv) end
   if es.was_reset then
     if mfh then t.measured = 0
     elseif paused and t.measured ~= 0 then
@@ -599,56 +600,16 @@ function M.update(t, mem)
   if es.was_cond_reset then return "reset" end
   return t.state
 end
+function M.update(t, mem)
+  local es = { mem = mem, prev = t.prev, was_reset = false, has_hits = false, was_cond_reset = false }
+  return update(t, mem, es, function(a, b) return a > b end, function(v) return v end)
+end
 function M.update_typed(t, mem, hooks)
   local es = { mem = mem, prev = t.prev, was_reset = false, has_hits = false, was_cond_reset = false,
     test = hooks.test, measure = hooks.measure }
-  local ret, paused, primed, mv, mfh
-  local gi = 1
-  if t.has_core then
-    ret = M.test_condset(t.groups[1], es); paused = es.is_paused; primed = es.is_primed
-    if es.mv ~= nil then mv = es.mv; mfh = es.mfh end
-    gi = 2
-  else ret, paused, primed = true, false, true end
-  if gi <= #t.groups then
-    local sub, sp, spr = false, true, false
-    for i = gi, #t.groups do
-      sub = M.test_condset(t.groups[i], es) or sub
-      sp = sp and es.is_paused; spr = spr or es.is_primed
-      if es.mv ~= nil and (mv == nil or M.compare_gt(es.mv, mv)) then mv = es.mv; mfh = es.mfh end
-    end
-    ret = ret and sub; primed = primed and spr; paused = paused or sp
-  end
-  t.prev = { [0] = mem[0], mem[1], mem[2], mem[3] }
-  if not paused and mv ~= nil then local r = { t = mv.t, v = mv.v }; M.convert(r, 'u'); t.measured = r.v end
-  if es.was_reset then
-    if mfh then t.measured = 0
-    elseif paused and t.measured ~= 0 then
-      for _, g in ipairs(t.groups) do
-        if g.is_paused then
-          local hit = false
-          for _, c in ipairs(g) do if c.flag == "M" and c.req ~= 0 and c.hits == t.measured then hit = true end end
-          if hit then t.measured = 0; break end
-        end
-      end
-    end
-    reset_hits(t)
-    if t.has_hits then
-      t.has_hits = false
-      if t.state == "primed" then t.state = "active" end
-      return "reset"
-    end
-    es.has_hits = false; primed = false
-  elseif ret then
-    if t.state == "waiting" then
-      reset_hits(t); t.state = "waiting"; if t.target ~= 0 then t.measured = 0xFFFFFFFF end; t.has_hits = false
-      return "waiting"
-    end
-    t.state = "triggered"; return "triggered"
-  end
-  t.has_hits = es.has_hits
-  if paused then t.state = "paused" elseif primed then t.state = "primed" else t.state = "active" end
-  if es.was_cond_reset then return "reset" end
-  return t.state
+  return update(t, mem, es, M.compare_gt, function(v)
+    local r = { t = v.t, v = v.v }; M.convert(r, 'u'); return r.v
+  end)
 end
 
 return M
