@@ -80,37 +80,10 @@ end
 ----------------------------------------------------------------------------------------------------------------------
 -- The system, as BizHawk names it (emu.getsystemid)
 ----------------------------------------------------------------------------------------------------------------------
+-- The systems and their domains are one table, shared with the RAM tools' .wch reader.
+local bizhawk_domains = require("retrolua.bizhawk_domains")
 local info = our.emu.info()
-local rom = info.rom or {}
-local extension = (rom.path or ""):match("%.([%w]+)$")
-extension = extension and extension:lower() or ""
-local by_extension = {
-  nes = "NES", fds = "NES", unf = "NES", unif = "NES", gb = "GB", gbc = "GBC", cgb = "GBC", gba = "GBA",
-  sfc = "SNES", smc = "SNES", md = "GEN", gen = "GEN", smd = "GEN", sms = "SMS", gg = "GG", pce = "PCE",
-  a26 = "A26", ws = "WSWAN", wsc = "WSWAN", vb = "VB", nds = "NDS", n64 = "N64", z64 = "N64", v64 = "N64",
-  sgx = "PCE", col = "Coleco", lnx = "Lynx", ngp = "NGP", ngc = "NGP", ["32x"] = "32X",
-}
-local function system_id()
-  local id = by_extension[extension]
-  if id then return id end
-  local s = (info.system or ""):lower()
-  local by_name = {
-    { "advance", "GBA" }, { "game boy", "GB" }, { "super nintendo", "SNES" }, { "nintendo entertainment", "NES" },
-    { "famicom", "NES" }, { "genesis", "GEN" }, { "mega drive", "GEN" }, { "pc engine", "PCE" },
-    { "turbografx", "PCE" }, { "playstation", "PSX" }, { "saturn", "SAT" }, { "2600", "A26" },
-    { "wonderswan", "WSWAN" }, { "virtual boy", "VB" }, { "nintendo ds", "NDS" }, { "nintendo 64", "N64" },
-  }
-  for _, pair in ipairs(by_name) do
-    if s:find(pair[1], 1, true) then return pair[2] end
-  end
-  return info.system and info.system ~= "" and info.system or "NULL"
-end
-local SYSTEM = system_id()
-if SYSTEM == "GB" then
-  -- a cartridge whose header asks for Color hardware (0x143 bit 7) runs as a GBC game, as BizHawk names it
-  local ok, flag = pcall(our.memory.read_u8, 0x143, "bus")
-  if ok and flag >= 0x80 then SYSTEM = "GBC" end
-end
+local SYSTEM = bizhawk_domains.system(our) or (info.system and info.system ~= "" and info.system) or "NULL"
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Memory domains: BizHawk's names per system, each a view onto one of ours (domain, base, size)
@@ -122,42 +95,7 @@ for _, d in ipairs(our.memory.domains()) do
   if d.default then our_default = d.name end
 end
 
--- { BizHawk name, our domain, base, size (nil: the rest of ours), second half { split, base2 } }.
-local layouts = {
-  NES = {
-    main = "RAM",
-    { "RAM", "system_ram" }, { "System Bus", "bus" }, { "WRAM", "save_ram" }, { "Battery RAM", "save_ram" },
-    missing = { "PRG ROM", "CHR", "CHR VROM", "CHR VRAM", "CIRAM (nametables)", "PALRAM", "OAM", "PPU Bus" },
-  },
-  GB = {
-    main = "WRAM",
-    { "WRAM", "system_ram" }, { "ROM", "bus", 0, 0x8000 }, { "VRAM", "video_ram" }, { "VRAM", "bus", 0x8000, 0x2000 },
-    { "CartRAM", "save_ram" }, { "OAM", "bus", 0xFE00, 0xA0 }, { "HRAM", "bus", 0xFF80, 0x7F },
-    { "System Bus", "bus" },
-    missing = { "SGB", "BGPRAM", "OBPRAM" },
-  },
-  GBA = {
-    main = "IWRAM",
-    { "IWRAM", "bus", 0x03000000, 0x8000 }, { "EWRAM", "bus", 0x02000000, 0x40000 }, { "BIOS", "bus", 0, 0x4000 },
-    { "PALRAM", "bus", 0x05000000, 0x400 }, { "VRAM", "bus", 0x06000000, 0x18000 }, { "OAM", "bus", 0x07000000, 0x400 },
-    { "ROM", "bus", 0x08000000 }, { "SRAM", "save_ram" },
-    { "Combined WRAM", "bus", 0x02000000, 0x48000, { 0x40000, 0x03000000 - 0x40000 } }, { "System Bus", "bus" },
-  },
-  SNES = {
-    main = "WRAM",
-    { "WRAM", "system_ram" }, { "VRAM", "video_ram" }, { "CARTRAM", "save_ram" }, { "System Bus", "bus" },
-    missing = { "CARTROM", "OAM", "CGRAM", "APURAM", "SGB CARTRAM" },
-  },
-  GEN = {
-    main = "68K RAM",
-    -- Genesis cores keep 68K RAM as native 16-bit words: on this little-endian host each byte pair is swapped
-    -- relative to the 68K's order, which BizHawk's domain shows (stable-retro's overlay says the same)
-    { "68K RAM", "system_ram", swap = true }, { "SRAM", "save_ram" }, { "M68K BUS", "bus" },
-    missing = { "Z80 RAM", "MD CART", "CRAM", "VSRAM" },
-  },
-  PCE = { main = "Main Memory", { "Main Memory", "system_ram" }, { "System Bus", "bus" }, { "Save RAM", "save_ram" } },
-}
-layouts.GBC = layouts.GB
+local layouts = bizhawk_domains.LAYOUTS
 local layout = layouts[SYSTEM] or { main = "Main RAM", { "Main RAM", our_default }, { "System Bus", "bus" } }
 
 local views, view_names = {}, {}
