@@ -45,7 +45,8 @@ let package = Package(
         .testTarget(name: "MediaTests", dependencies: ["Media", "Libretro", "CSDL2"]),
         // FuzzRegressions: inputs the fuzzers found, read by path at run time.
         .testTarget(
-            name: "HostTests", dependencies: ["Host", "Emulation", "Support", "Libretro", "Media"],
+            // CLuaShim: tests shorten the watchdog's deadlines (lh_set_deadlines) to reach them quickly.
+            name: "HostTests", dependencies: ["Host", "Emulation", "Support", "Libretro", "Media", "CLuaShim"],
             exclude: ["FuzzRegressions"]),
     ],
     swiftLanguageModes: [.v6]

@@ -87,7 +87,7 @@ extension RunCommand {
                             + "BizHawk, Mesen or mGBA runs as published (auto: chosen from its "
                             + "globals)",
                         choices: ["auto", "fceux", "bizhawk", "mesen", "mgba"]),
-                    Option("strict", nil, "a failing script ends the run at once with exit status 1 (default: it is unloaded, the run goes on)"),
+                    Option("strict", nil, "a failing script ends the run at once, status 1 (default: it is unloaded)"),
                     Option("watch", nil, "reload a script when its file is saved (emulator state is kept)"),
                     Option(
                         "allow-files", nil,

@@ -95,7 +95,8 @@ extension Bindings {
                             throw Refusal(
                                 error.kind,
                                 error.reason.replacingOccurrences(
-                                    of: MovieEngine.overwriteHint, with: "choose another name, or pass overwrite = true"))
+                                    of: MovieEngine.overwriteHint, with: "choose another name, or pass overwrite = true"
+                                ))
                         }
                     }
                 }
