@@ -43,6 +43,23 @@ final class WindowWorkflowTests: XCTestCase {
         }
     }
 
+    /// A tool's side panel goes with the tool: when the script that asked for the room fails, the window
+    /// (here the headless hud) returns to the game's width.
+    func testASidePanelGoesWithTheScriptThatAskedForIt() throws {
+        let harness = try ScriptHarness()
+        defer { harness.close() }
+        try harness.load(
+            "gui.side_panel(200) event.on('frame_end', function() if emu.framecount() == 3 then error('tool broke') end end)",
+            name: "tool.lua")
+        harness.run(1)
+        XCTAssertEqual(harness.host.sidePanel, 200)
+        let wide = harness.host.hudCanvas.width
+        harness.run(5)
+        XCTAssertEqual(harness.failures.count, 1, "\(harness.failures)")
+        XCTAssertEqual(harness.host.sidePanel, 0, "the failed tool's room is given back")
+        XCTAssertEqual(harness.host.hudCanvas.width, wide - 200)
+    }
+
     func testAScriptTheUserRunsStaysConfined() throws {
         // The frontend's freedom is its own: a script given with --script still may not write the screenshots
         // folder (nor anything outside its data folder) under the default profile.

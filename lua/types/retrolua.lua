@@ -1003,7 +1003,7 @@ function gui.surface_size(surface) end
 ---@return integer
 function gui.text_scale(surface) end
 
---- Gets, or sets, the width in hud pixels kept at the window's right for a tool's panel (the TAS editor's piano roll): the window widens by that much where the desktop has room and the game is drawn in the rest (fullscreen: the game makes room); 0 gives it back. Headless, the hud is that much wider than the frame. `gui.surface_size("hud")` then gives the width left of the panel, where the panel begins. Returns the width in effect (0…4096).
+--- Gets, or sets, the width in hud pixels kept at the window's right for a tool's panel (the TAS editor's piano roll): the window widens by that much where the desktop has room and the game is drawn in the rest (fullscreen: the game makes room); 0 gives it back. Headless, the hud is that much wider than the frame. `gui.surface_size("hud")` then gives the width left of the panel, where the panel begins. The room goes with the script that asked for it: when that script fails or is unloaded, it is given back. Returns the width in effect (0…4096).
 ---@param width? integer
 ---@return integer
 function gui.side_panel(width) end

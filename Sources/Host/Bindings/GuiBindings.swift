@@ -341,14 +341,17 @@ extension Bindings {
                     editor's piano roll): the window widens by that much where the desktop has room and the game \
                     is drawn in the rest (fullscreen: the game makes room); 0 gives it back. Headless, the hud is \
                     that much wider than the frame. `gui.surface_size("hud")` then gives the width left of the \
-                    panel, where the panel begins. Returns the width in effect (0…4096).
+                    panel, where the panel begins. The room goes with the script that asked for it: when that script \
+                    fails or is unloaded, it is given back. Returns the width in effect (0…4096).
                     """
             ) { L, context in
                 LuaCall.run(L) { call in
-                    let host = Script.from(context).host
+                    let script = Script.from(context)
+                    let host = script.host
                     if let width = try call.optionalInteger(1, "width") {
                         guard (0...4096).contains(width) else { throw call.badArgument(1, "width", "must be 0…4096") }
-                        host.sidePanel = width
+                        host.sidePanelWidth = width
+                        host.sidePanelOwner = script
                         host.resizeCanvases()
                     }
                     call.push(host.sidePanel)

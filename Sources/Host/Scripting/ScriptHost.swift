@@ -72,8 +72,14 @@ public final class ScriptHost: EmulatorClient {
     /// The window's size for the hud surface; headless, the core's frame size.
     public var windowSize: (width: Int, height: Int)?
     /// Hud pixels a tool keeps at the window's right (`gui.side_panel`): the window widens and the game moves
-    /// aside; headless, the hud is that much wider than the frame.
-    public var sidePanel = 0
+    /// aside; headless, the hud is that much wider than the frame. The room goes with the script that asked
+    /// for it: once it fails or is unloaded, the window returns to the game's width.
+    public var sidePanel: Int {
+        guard let owner = sidePanelOwner, !owner.failed, scripts.contains(where: { $0 === owner }) else { return 0 }
+        return sidePanelWidth
+    }
+    weak var sidePanelOwner: Script?
+    var sidePanelWidth = 0
     /// The hud's width left of the side panel (what `gui.surface_size("hud")` reports).
     var hudWidthBesidePanel: Int { max(1, hudCanvas.width - sidePanel) }
     /// Set by `gui.fullscreen(on)`; the frontend applies it and reports `isFullscreen`.
