@@ -324,11 +324,12 @@ def test_many_emulators_in_one_process():
     assert all(emu.closed for emu in emus)
 
 
-def test_pip_install_into_a_fresh_venv(tmp_path):
+def _fresh_venv_with_the_package(tmp_path):
+    """A fresh venv with python/ pip-installed in it; its interpreter's path."""
     venv = tmp_path / "venv"
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = str(venv / "bin" / "python")
-    # Tests stay offline: numpy (and setuptools to build) come from this interpreter's site-packages
+    # Tests stay offline: numpy, gymnasium (and setuptools to build) come from this interpreter's site-packages
     # through a .pth file instead of PyPI; the package itself is built and installed from python/.
     site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                           capture_output=True, text=True, check=True).stdout.strip()
@@ -336,6 +337,11 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
         pth.write(os.path.dirname(os.path.dirname(np.__file__)) + "\n")
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
                     "--disable-pip-version-check", os.path.join(ROOT, "python")], check=True, cwd=str(tmp_path))
+    return python, venv
+
+
+def test_pip_install_into_a_fresh_venv(tmp_path):
+    python, venv = _fresh_venv_with_the_package(tmp_path)
     check = ("import os, retrolua, retrolua.integration as i, numpy; emu = retrolua.Emulator(%r, core='nestopia'); "
              "assert os.path.isfile(i._SCENARIO_LUA), 'the Lua of the integrations is installed'; "
              "print(emu.step(3).frame, emu.screen().shape, retrolua.__file__); emu.close()" % NES)
@@ -343,6 +349,32 @@ def test_pip_install_into_a_fresh_venv(tmp_path):
     assert result.returncode == 0, result.stderr
     frame, _, location = result.stdout.strip().partition(" ")
     assert frame == "3" and "(224, 256, 3)" in location and str(venv) in location
+
+
+def test_an_installed_retrolua_serves_the_registered_ids_from_any_folder(tmp_path):
+    # scripts/install PREFIX and the package pip-installed: from a folder outside the tree, the registered ids
+    # find their ROM and scenario in PREFIX/share/retrolua (no source tree, no $RETROLUA).
+    prefix = tmp_path / "prefix"
+    subprocess.run(["/bin/bash", os.path.join(ROOT, "scripts", "install"), "--binary", retrolua.find_binary(),
+                    str(prefix)], check=True, capture_output=True, timeout=120)
+    python, _ = _fresh_venv_with_the_package(tmp_path)
+    environment = {k: v for k, v in os.environ.items() if k != "RETROLUA"}
+    environment["PATH"] = str(prefix / "bin") + ":/usr/bin:/bin"
+    environment["HOME"] = str(tmp_path)
+    check = ("import gymnasium, retrolua; from retrolua._binary import shipped_file; "
+             "env = gymnasium.make('retrolua/Dodge-ram-v0'); env.reset(seed=1); env.step(0); env.close(); "
+             "print(shipped_file('build/roms/dodge.nes'))")
+    result = subprocess.run([python, "-c", check], capture_output=True, text=True, cwd=str(tmp_path),
+                            env=environment, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == str(prefix / "share" / "retrolua" / "roms" / "dodge.nes"), result.stdout
+
+    # Without an installed retrolua the package says how to get one.
+    environment["PATH"] = "/usr/bin:/bin"
+    missing = subprocess.run([python, "-c", "import retrolua; retrolua.find_binary()"], capture_output=True,
+                             text=True, cwd=str(tmp_path), env=environment, timeout=60)
+    assert missing.returncode != 0 and "scripts/install" in missing.stderr and "RETROLUA=" in missing.stderr, \
+        missing.stderr
 
 
 def test_a_failing_scenario_fails_the_step_with_its_error(tmp_path):

@@ -48,6 +48,7 @@ try:
 except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.env needs gymnasium: pip install 'retrolua[gym]'") from error
 
+from ._binary import shipped_file
 from . import _protocol as wire
 from . import actions as action_sets
 from . import integration as integrations
@@ -345,22 +346,11 @@ _VECTOR_ENTRY = "vector_entry_point" in __import__("inspect").signature(gymnasiu
 DODGE_ACTIONS = [[], ["left"], ["right"], ["up"], ["down"]]
 
 
-def _tree_file(relative: str) -> str:
-    """A file of the Retrolua source tree (this package's, or the current directory's)."""
-    from pathlib import Path
-
-    for root in (Path(__file__).resolve().parent.parent.parent, Path.cwd()):
-        candidate = root / relative
-        if candidate.exists():
-            return str(candidate)
-    raise FileNotFoundError("%s not found (run from a Retrolua tree after scripts/setup)" % relative)
-
-
 def _dodge(**options: Any) -> RetroluaEnv:
     options.setdefault("core", "nestopia")
     options.setdefault("frameskip", 4)
-    return RetroluaEnv(_tree_file("build/roms/dodge.nes"), scenario=_tree_file("examples/python/dodge_scenario.lua"),
-                       actions=DODGE_ACTIONS, **options)
+    return RetroluaEnv(shipped_file("build/roms/dodge.nes"),
+                       scenario=shipped_file("examples/python/dodge_scenario.lua"), actions=DODGE_ACTIONS, **options)
 
 
 def _dodge_vec(num_envs: int, **options: Any) -> Any:
@@ -369,8 +359,8 @@ def _dodge_vec(num_envs: int, **options: Any) -> Any:
     options.setdefault("core", "nestopia")
     options.setdefault("frameskip", 4)
     options.setdefault("max_steps", options.pop("max_episode_steps", None) or 5000)
-    return make_vec(_tree_file("build/roms/dodge.nes"), num_envs,
-                    scenario=_tree_file("examples/python/dodge_scenario.lua"), actions=DODGE_ACTIONS, **options)
+    return make_vec(shipped_file("build/roms/dodge.nes"), num_envs,
+                    scenario=shipped_file("examples/python/dodge_scenario.lua"), actions=DODGE_ACTIONS, **options)
 
 
 for _id, _obs in (("retrolua/Dodge-v0", "screen"), ("retrolua/Dodge-ram-v0", "ram")):
