@@ -18,7 +18,8 @@ public struct InstalledCore: Sendable, Equatable {
 /// Finds cores by name, by path, or by the content they take.
 ///
 /// Search order: `$RETROLUA_CORE_PATH` (colon-separated folders), RetroArch's user core folder,
-/// Debian's libretro folder. Extensions come from the core itself (`retro_get_system_info`);
+/// Debian's libretro folder, then `$RETROLUA_EXTRA_CORE_PATH` (the Python package puts an installed
+/// stable-retro's cores there, so they fill in without shadowing a same-named core of Debian's). Extensions come from the core itself (`retro_get_system_info`);
 /// display names and systems from `.info` (RetroArch) or `.libretro` (Debian) files beside it.
 public struct CoreLocator: Sendable {
     public let searchFolders: [String]
@@ -36,6 +37,9 @@ public struct CoreLocator: Sendable {
         let config = environment["XDG_CONFIG_HOME"] ?? home + "/.config"
         folders.append(config + "/retroarch/cores")
         folders += ["/usr/lib/x86_64-linux-gnu/libretro", "/usr/lib/aarch64-linux-gnu/libretro", "/usr/lib/libretro"]
+        if let extra = environment["RETROLUA_EXTRA_CORE_PATH"] {
+            folders += extra.split(separator: ":").map(String.init)
+        }
         searchFolders = folders
         prober = CoreProbe(environment: environment)
         preferencesPath = config + "/retrolua/cores.cfg"

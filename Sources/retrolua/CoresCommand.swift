@@ -8,7 +8,8 @@ enum CoresCommand {
         name: "cores", summary: "list installed cores with their systems and file extensions", usage: ["cores"],
         description: """
             Lists installed libretro cores: short name (for --core), display name, systems, extensions.
-            Searched: $RETROLUA_CORE_PATH, ~/.config/retroarch/cores, Debian's libretro folder.
+            Searched: $RETROLUA_CORE_PATH, ~/.config/retroarch/cores, Debian's libretro folder,
+            $RETROLUA_EXTRA_CORE_PATH (the Python package adds an installed stable-retro's cores there).
             """, takesFiles: false)
 
     static func main(_ raw: [String]) {

@@ -105,7 +105,7 @@ final class ResamplerTests: XCTestCase {
     }
 
     /// Not a test of speed (it never fails on time): prints the resampler's cost as a share of one
-    /// CPU core while converting real-time audio, for DESIGN.md and the README.
+    /// CPU core while converting real-time audio, for the benchmarks page.
     func testReportResamplerCost() throws {
         let cases: [(String, Double, Double, Int)] = [
             ("gambatte 32768 -> 48000", 32768, 48000, 549),

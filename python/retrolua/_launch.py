@@ -18,7 +18,7 @@ import tempfile
 import time
 from typing import IO, Mapping, Optional, Sequence
 
-from ._binary import find_binary
+from ._binary import find_binary, launch_environment
 from .errors import RetroluaError
 
 
@@ -76,7 +76,7 @@ def launch(
     for script in scripts:
         command += ["--script", os.fspath(script)]
     command += list(args)
-    environment = dict(os.environ if env is None else env)
+    environment = launch_environment(env)
     # States of a megabyte are allocated per save and load (the core's rollback copy too): glibc
     # would hand them back to the kernel and fault them in again, costing more than the core's work.
     environment.setdefault("GLIBC_TUNABLES", MALLOC_TUNABLES)

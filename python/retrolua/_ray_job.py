@@ -17,10 +17,19 @@ STOP_GRACE = 5.0
 
 
 def node_binary(binary: Optional[str]) -> Optional[str]:
-    """`binary` when it is an executable on this node, else $RETROLUA, else `retrolua` on PATH."""
+    """`binary` when it is an executable on this node, else $RETROLUA, else the one bundled in this node's
+    retrolua wheel when it has one, else `retrolua` on PATH."""
     if binary and os.path.isfile(binary) and os.access(binary, os.X_OK):
         return binary
-    return os.environ.get("RETROLUA") or shutil.which("retrolua")
+    if os.environ.get("RETROLUA"):
+        return os.environ["RETROLUA"]
+    try:
+        from retrolua._binary import BUNDLED  # a node may have the wheel, or only a binary on PATH
+    except ImportError:
+        BUNDLED = None
+    if BUNDLED is not None and os.access(BUNDLED, os.X_OK):
+        return str(BUNDLED)
+    return shutil.which("retrolua")
 
 
 def _failure(error: str, **extra: Any) -> Dict[str, Any]:

@@ -29,7 +29,7 @@ import subprocess
 import tempfile
 import time
 
-from ._binary import find_binary
+from ._binary import find_binary, launch_environment
 from .errors import RetroluaError
 
 
@@ -99,7 +99,7 @@ class Retrolua:
         args += list(extra_args)
         # stderr in an unnamed file: never a pipe that fills up and stalls the emulator
         stderr = tempfile.TemporaryFile()
-        environment = dict(os.environ if env is None else env)
+        environment = launch_environment(env)
         environment["RETROLUA_PARENT_PID"] = str(os.getpid())
         process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
                                    env=environment, start_new_session=True)

@@ -1,7 +1,7 @@
 import Foundation
 
 /// Bulk bytes in a reply (memory, states, frames, sound): written as base64 straight into the reply
-/// line, since JSONSerialization costs tens of milliseconds per frame-sized string (DESIGN §9).
+/// line, since JSONSerialization costs tens of milliseconds per frame-sized string (ARCHITECTURE.md: Facts).
 struct ControlPayload {
     let base64: String
     init(_ data: Data) { base64 = data.base64EncodedString() }
