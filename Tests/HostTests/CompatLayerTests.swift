@@ -126,8 +126,8 @@ final class CompatLayerTests: XCTestCase {
         XCTAssertTrue(colon.stdout.contains("plain script ran"), colon.stdout + colon.stderr)
     }
 
-    func testTheREADMEsSupportTableIsTheLayersOwn() throws {
-        // scripts/compat-table --check: README's table equals what the layers record (compat.record).
+    func testTheDocsSupportPagesAreTheLayersOwn() throws {
+        // scripts/compat-table --check: docs/compat/*.md equal what the layers record (compat.record).
         let result = try Fixtures.cli(
             [], executable: "/bin/bash",
             arguments: [Fixtures.root + "/scripts/compat-table", "--check", Fixtures.binary])
