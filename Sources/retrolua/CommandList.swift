@@ -51,8 +51,13 @@ enum CommandList {
             let hint = nearest(to: name).map { "; did you mean \($0)?" } ?? ""
             usageFail("help: no command '\(name)'\(hint)", command: nil)
         }
-        print(spec.helpText)
+        print(helpText(for: spec))
         exit(0)
+    }
+
+    /// A command's help: its table's, and for `run` the default frontend's hotkeys too.
+    static func helpText(for spec: CommandSpec) -> String {
+        spec.name == RunCommand.spec.name ? spec.helpText + "\n\n" + HotkeyReference.helpText : spec.helpText
     }
 
     static func version(_ raw: [String]) -> Never {

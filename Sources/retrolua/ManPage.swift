@@ -22,6 +22,33 @@ enum ManCommand {
         ("XDG_CACHE_HOME", "the cores' descriptions (default ~/.cache/retrolua/cores.json)"),
     ]
 
+    static let description = """
+        Retrolua loads any libretro core and binds it to a Lua 5.4 API: bots, overlays, TAS tools and the
+        frontend's own behaviour are Lua scripts. Runs play in an SDL window, or headless and unpaced.
+        """
+
+    /// Where Retrolua keeps its files (the man page's FILES, the CLI reference's "Files").
+    static let files: [(path: String, meaning: String)] = [
+        (
+            "~/.local/share/retrolua/",
+            "saves/ (battery saves), states/ (savestate slots and thumbnails), screenshots/, system/ (BIOS), "
+                + "data/ (scripts' files: data/achievements/, data/movies/ for read-write changes, bots' output)"
+        ),
+        (
+            "~/.config/retrolua/",
+            "options/CORE.opt and options/CORE/GAME.opt, cheats/GAME.cht, achievements/GAME.json, input/, "
+                + "scripts/ (replacements for lua/defaults/), NAME.lua settings (osd.lua, hotkeys.lua, …), "
+                + "cores.cfg, gamecontrollerdb.txt"
+        ),
+        ("~/.cache/retrolua/cores.json", "what each core said about itself"),
+    ]
+
+    static let exitStatus =
+        "0 success, 1 a failed run (bad core, content, file; a script that failed in a run without a window, or "
+        + "under --strict), 2 a bad command line, 130, 143, 129 a run ended by SIGINT, SIGTERM, SIGHUP."
+
+    static let seeAlso = "README.md and lua/API.md in share/retrolua/ or the source tree."
+
     static func main(_ raw: [String]) {
         let args: Arguments
         do { args = try Arguments(raw, spec: spec) } catch { usageFail("man: \(error)", command: "man") }
@@ -48,12 +75,7 @@ enum ManCommand {
             ".TH RETROLUA 1 \"\" \"Retrolua \(RetroluaVersion.number)\" \"User Commands\"", ".SH NAME",
             "retrolua \\- a scripting\\-first libretro frontend (Lua 5.4)", ".SH SYNOPSIS", ".B retrolua",
             ".I COMMAND", "[options]", ".SH DESCRIPTION",
-            roff(
-                """
-                Retrolua loads any libretro core and binds it to a Lua 5.4 API: bots, overlays, TAS tools and the
-                frontend's own behaviour are Lua scripts. Runs play in an SDL window, or headless and unpaced.
-                """),
-            ".SH COMMANDS",
+            roff(description), ".SH COMMANDS",
         ]
         for spec in CommandList.everySpec {
             out += [".SS \"retrolua \(roff(spec.name))\"", roff(spec.summary), ".PP", ".nf"]
@@ -73,25 +95,14 @@ enum ManCommand {
             }
             out += [".TP", "\\fB\\-h\\fR, \\fB\\-\\-help\\fR", "show the command's help"]
         }
+        out += [".SH HOTKEYS", roff(HotkeyReference.intro)]
+        if let problem = HotkeyReference.problem { out += [".PP", roff(problem)] }
+        for binding in HotkeyReference.bindings { out += [".TP", ".B \(roff(binding.key))", roff(binding.action)] }
         out += [".SH ENVIRONMENT"]
         for variable in environment { out += [".TP", ".B \(variable.name)", roff(variable.meaning)] }
-        out += [
-            ".SH FILES", ".TP", ".I ~/.local/share/retrolua/",
-            roff(
-                "saves/ (battery saves), states/ (savestate slots and thumbnails), screenshots/, system/ (BIOS), "
-                    + "data/ (scripts' files: data/achievements/, data/movies/ for read-write changes, bots' output)"),
-            ".TP", ".I ~/.config/retrolua/",
-            roff(
-                "options/CORE.opt and options/CORE/GAME.opt, cheats/GAME.cht, achievements/GAME.json, input/, "
-                    + "scripts/ (replacements for lua/defaults/), NAME.lua settings (osd.lua, hotkeys.lua, …), "
-                    + "cores.cfg, gamecontrollerdb.txt"),
-            ".TP", ".I ~/.cache/retrolua/cores.json", roff("what each core said about itself"),
-            ".SH EXIT STATUS",
-            roff(
-                "0 success, 1 a failed run (bad core, content, file; a script that failed in a run without a window, or under --strict), 2 a bad command line, "
-                    + "130, 143, 129 a run ended by SIGINT, SIGTERM, SIGHUP."),
-            ".SH SEE ALSO", roff("README.md and lua/API.md in share/retrolua/ or the source tree."), "",
-        ]
+        out += [".SH FILES"]
+        for file in files { out += [".TP", ".I \(roff(file.path))", roff(file.meaning)] }
+        out += [".SH EXIT STATUS", roff(exitStatus), ".SH SEE ALSO", roff(seeAlso), ""]
         return out.joined(separator: "\n")
     }
 }

@@ -3,7 +3,7 @@ import Host
 
 /// `retrolua run`: the command line becomes a `RunPlan`, which `Run` assembles and runs.
 enum RunCommand {
-    static var help: String { spec.helpText }
+    static var help: String { CommandList.helpText(for: spec) }
 
     static func main(_ raw: [String]) {
         let plan: RunPlan
