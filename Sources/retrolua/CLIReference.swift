@@ -28,12 +28,15 @@ enum CLIReference {
         var out = ["", "## `retrolua \(spec.name)`", "", text(spec.summary), "", "```"]
         out += spec.usage.map { "retrolua " + $0 }
         out += ["```"]
-        if !spec.description.isEmpty { out += ["", text(spec.description.split(separator: "\n").joined(separator: " "))] }
+        if !spec.description.isEmpty {
+            out += ["", text(spec.description.split(separator: "\n").joined(separator: " "))]
+        }
         for group in spec.groups {
             out += [""]
             if let title = group.title { out += ["**\(text(title))**", ""] }
             for option in group.options {
-                out.append("- " + code("--" + option.name + (option.value.map { " " + $0 } ?? "")) + ": " + text(option.help))
+                out.append(
+                    "- " + code("--" + option.name + (option.value.map { " " + $0 } ?? "")) + ": " + text(option.help))
             }
             if !group.note.isEmpty { out += ["", text(group.note)] }
         }

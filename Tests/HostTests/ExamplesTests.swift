@@ -66,8 +66,29 @@ final class ExamplesTests: XCTestCase {
         XCTAssertEqual(try Fixtures.cli(["run", "--script", folder + "/missing.lua"]).status, 1)
     }
 
+    /// Every file `retrolua docs` writes (the Lua API reference, LuaLS stubs, luacheck globals and the site's
+    /// reference pages) is as generated, and `--check` notices a change in any one of them.
     func testAPIReferenceAndStubsAreUpToDate() throws {
-        let result = try Fixtures.cli(["docs", "--check", "--out", Fixtures.root + "/lua"])
+        let result = try Fixtures.cli([
+            "docs", "--check", "--out", Fixtures.root + "/lua", "--site", Fixtures.root + "/docs",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr + " (regenerate with `retrolua docs`)")
+        let folder = Fixtures.temporaryFolder()
+        let arguments = ["docs", "--out", folder + "/lua", "--site", folder + "/docs"]
+        XCTAssertEqual(try Fixtures.cli(arguments).status, 0)
+        let files = [
+            "lua/API.md", "lua/types/retrolua.lua", "lua/types/luacheck_globals.lua", "docs/reference/lua-api.md",
+            "docs/reference/cli.md",
+        ]
+        for file in files {
+            let path = folder + "/" + file
+            let text = try String(contentsOfFile: path, encoding: .utf8)
+            XCTAssertEqual(text, try String(contentsOfFile: Fixtures.root + "/" + file, encoding: .utf8), file)
+            try (text + "edited\n").write(toFile: path, atomically: true, encoding: .utf8)
+            let check = try Fixtures.cli(arguments + ["--check"])
+            XCTAssertEqual(check.status, 1, file)
+            XCTAssertTrue(check.stderr.contains("out of date") && check.stderr.contains(path), check.stderr)
+            try text.write(toFile: path, atomically: true, encoding: .utf8)
+        }
     }
 }

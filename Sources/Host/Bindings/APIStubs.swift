@@ -9,7 +9,8 @@ public enum LuaAPIStubs {
         "event_name", doc: "An event `event.on` accepts; any other name is an error.",
         values: ScriptEvent.allCases.map(\.rawValue), parameters: [("event.on", "name")])
 
-    public static var eventNames: [String] { events.values }
+    /// The globals scripts get (the modules; classes are only metatables).
+    public static var globalNames: [String] { Bindings.api.filter { !$0.isClass }.map(\.name) }
 
     public static var luaLS: String {
         LuaDocs.luaLSStubs(Bindings.api, aliases: [events]) + """

@@ -53,7 +53,9 @@ public enum DefaultHotkeys {
             lua_rawgeti(L, -1, lua_Integer(index))
             lua_rawgeti(L, -1, 1)
             lua_rawgeti(L, -2, 2)
-            if let key = string(L, -2), let action = string(L, -1) { bindings.append(Binding(key: key, action: action)) }
+            if let key = string(L, -2), let action = string(L, -1) {
+                bindings.append(Binding(key: key, action: action))
+            }
             lh_pop(L, 3)
         }
         return .success(bindings)
