@@ -10,7 +10,7 @@ enum CLIReference {
                 + "do not edit. -->",
             "", text(ManCommand.description), "", "```", "retrolua COMMAND [options]", "```", "",
             "`retrolua help COMMAND` (or `retrolua COMMAND --help`) prints a command's help; `retrolua man | man -l -` "
-                + "shows this page as a manual page.",
+                + "shows all of this as a manual page.",
         ]
         for spec in CommandList.everySpec { out += section(spec) }
         out += ["", "## Hotkeys", "", text(HotkeyReference.intro), ""]
