@@ -16,7 +16,9 @@ final class StubsTests: XCTestCase {
 
     private func declarations() throws -> [Declaration] {
         var result: [Declaration] = [], block: [String] = []
-        for line in try String(contentsOfFile: stubs, encoding: .utf8).split(separator: "\n", omittingEmptySubsequences: false) {
+        for line in try String(contentsOfFile: stubs, encoding: .utf8).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        {
             if line.hasPrefix("---") {
                 block.append(String(line))
             } else if line.isEmpty || line.hasPrefix("--") {
@@ -41,7 +43,9 @@ final class StubsTests: XCTestCase {
         end
         emu.exit(0)
         """.write(toFile: folder + "/list.lua", atomically: true, encoding: .utf8)
-        let result = try Fixtures.cli(["run", "--headless", "--quiet", "--frames", "1", "--script", folder + "/list.lua"])
+        let result = try Fixtures.cli([
+            "run", "--headless", "--quiet", "--frames", "1", "--script", folder + "/list.lua",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         var globals: [String: Set<String>] = [:]
         for line in result.stdout.split(separator: "\n") {
@@ -109,7 +113,9 @@ final class StubsTests: XCTestCase {
         print(select(2, pcall(event.on, "no_such_event", function() end)))
         emu.exit(0)
         """.write(toFile: folder + "/events.lua", atomically: true, encoding: .utf8)
-        let result = try Fixtures.cli(["run", "--headless", "--quiet", "--frames", "1", "--script", folder + "/events.lua"])
+        let result = try Fixtures.cli([
+            "run", "--headless", "--quiet", "--frames", "1", "--script", folder + "/events.lua",
+        ])
         XCTAssertEqual(result.status, 0, result.stderr)
         let accepted = try XCTUnwrap(result.stdout.range(of: "one of "), result.stdout)
         let named = result.stdout[accepted.upperBound...].prefix { $0 != ")" }
@@ -133,7 +139,8 @@ final class StubsTests: XCTestCase {
         try process.run()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Fixtures.Result(status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
+        return Fixtures.Result(
+            status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "")
     }
 
     /// With the repository's .luacheckrc (which loads lua/types/luacheck_globals.lua), every function a script
