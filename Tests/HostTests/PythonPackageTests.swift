@@ -44,7 +44,7 @@ final class PythonPackageTests: XCTestCase {
     }
 
     func testTheExamples() throws {
-        try pytest(Fixtures.python, ["test_examples.py"])
+        try pytest(Fixtures.python, ["test_examples.py", "test_docs.py"])
     }
 
     func testStableBaselines3AndTheExamplesOnGymnasium029() throws {
