@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
 """Writes scripts/bench's figures into the docs site's benchmarks page (docs/benchmarks.md).
 
-Usage: bench_page.py BENCH_OUTPUT PAGE [SUBSET]
+Usage: bench_page.py BENCH_OUTPUT PAGE [SUBSET [LOAD]]
 BENCH_OUTPUT is what scripts/bench printed; SUBSET names what ran ("" for every section, else e.g.
-"BENCH_ONLY=compat"). Each "== ... ==" section of the output replaces the page's block of the same section
+"BENCH_ONLY=compat"); LOAD is the load average when the run started ("1.02 0.80 0.51"). Each "== ... ==" section of the output replaces the page's block of the same section
 under "Latest figures" (sections this run did not measure keep their older block and its date), and the
 run's summary — its lines with a ratio or a target — goes on top of "History", below which every earlier
 entry is kept as it was. The page's other text is rewritten from here, so edit this file, not the page.
@@ -82,10 +82,11 @@ def block(title, lines, stamp):
 
 
 def main():
-    if len(sys.argv) not in (3, 4):
-        sys.exit("bench_page.py: usage: bench_page.py BENCH_OUTPUT PAGE [SUBSET]")
+    if len(sys.argv) not in (3, 4, 5):
+        sys.exit("bench_page.py: usage: bench_page.py BENCH_OUTPUT PAGE [SUBSET [LOAD]]")
     output_path, page_path = sys.argv[1], sys.argv[2]
-    subset = sys.argv[3] if len(sys.argv) == 4 else ""
+    subset = sys.argv[3] if len(sys.argv) >= 4 else ""
+    load = sys.argv[4].strip() if len(sys.argv) == 5 else ""
     measured = sections(open(output_path, encoding="utf-8").read())
     if not measured:
         sys.exit("bench_page.py: %s has no \"== section ==\" figures; %s is unchanged" % (output_path, page_path))
@@ -99,7 +100,8 @@ def main():
     blocks = [(name, text) for name, text in BLOCK.findall(latest_text)]
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    stamp = "%s on %s, commit %s%s" % (now, machine(), commit(), ", " + subset if subset else "")
+    where = machine() + (" (load average %s at the start)" % load if load else "")
+    stamp = "%s on %s, commit %s%s" % (now, where, commit(), ", " + subset if subset else "")
     new = {key(title): block(title, lines, stamp) for title, lines in measured}
     if subset:  # a part: the page's order, sections new to it after
         merged = [(name, new.pop(name, text)) for name, text in blocks]
@@ -112,7 +114,7 @@ def main():
                if SUMMARY.search(line)] or [re.sub(r" {2,}", "  ", line.strip()) for _, lines in measured
                                              for line in lines]
     entry = "### %s — %s\n\n%s, commit %s.\n\n```text\n%s\n```\n" % (
-        now, subset or "every section", machine(), commit(), "\n".join(summary))
+        now, subset or "every section", where, commit(), "\n".join(summary))
 
     earlier = history_text.strip("\n")
     page = (INTRO + "\n" + LATEST + "\n\n" + "".join(text for _, text in merged).rstrip() + "\n\n" + HISTORY
