@@ -153,6 +153,6 @@ extension Core {
         let ok = buffer.withUnsafeMutableBufferPointer { body($0.baseAddress!, $0.count - 1) }
         guard ok, buffer[0] != 0 else { return nil }
         buffer[buffer.count - 1] = 0
-        return String(cString: buffer)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }

@@ -90,7 +90,7 @@ public final class Speaker: Sendable {
         var template = Array((NSTemporaryDirectory() + "/retrolua-speak-XXXXXX").utf8CString)
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { return nil }
-        unlink(String(cString: template))
+        unlink(template)
         let bytes = Array((text + "\n").utf8)
         let written = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
         guard written == bytes.count, lseek(fd, 0, SEEK_SET) == 0 else {

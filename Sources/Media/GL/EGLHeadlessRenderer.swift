@@ -86,7 +86,7 @@ public final class EGLHeadlessRenderer: HardwareRenderer {
     public var framebuffer: UInt { UInt(target.id) }
 
     public func procAddress(_ name: UnsafePointer<CChar>) -> GLProcAddress? {
-        eglGetProcAddress(name).map { unsafeBitCast($0, to: GLProcAddress.self) }
+        eglGetProcAddress(name)
     }
 
     public func makeCurrent() {
