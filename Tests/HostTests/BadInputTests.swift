@@ -10,7 +10,7 @@ final class BadInputTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
     private func write(_ bytes: [UInt8], _ path: String) -> String {
-        FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(bytes)))
         return path
     }
 

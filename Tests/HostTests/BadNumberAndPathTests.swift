@@ -118,7 +118,7 @@ final class BadNumberAndPathTests: XCTestCase {
 
     func testOutputsInAFolderThatCannotExistFailBeforeTheRun() throws {
         let folder = Fixtures.temporaryFolder()
-        FileManager.default.createFile(atPath: folder + "/file", contents: Data([1]))
+        XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/file", contents: Data([1])))
         for option in ["--screenshot", "--wav", "--record-movie"] {
             let child = try BadInput.run(["run", Fixtures.nesROM, "--headless", option, "file/out"], in: folder)
             XCTAssertEqual(child.status, 1, child.stderr)
@@ -145,7 +145,7 @@ final class BadNumberAndPathTests: XCTestCase {
         let dead = "x.state.tmp2147483000", live = "x.state.tmp1", parent = "x.state.tmp\(getppid())"
         let other = "y.state.tmp2147483000", unrelated = "x.state.tmpnotes"
         for file in [dead, live, parent, other, unrelated] {
-            FileManager.default.createFile(atPath: folder + "/" + file, contents: Data([1]))
+            XCTAssertTrue(FileManager.default.createFile(atPath: folder + "/" + file, contents: Data([1])))
         }
         try DurableFile.write([7], to: folder + "/x.state")
         XCTAssertEqual(
@@ -156,7 +156,7 @@ final class BadNumberAndPathTests: XCTestCase {
     func testOversizedContentIsRefusedWithItsLimit() throws {
         let folder = Fixtures.temporaryFolder()
         let path = folder + "/big.nes"
-        FileManager.default.createFile(atPath: path, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: nil))
         XCTAssertEqual(truncate(path, off_t(Libretro.Content.maxLoadedSize + 1)), 0)  // sparse: no disk used
         let child = try BadInput.run(["run", path, "--headless", "--frames", "1"], in: folder)
         XCTAssertEqual(child.status, 1, child.stderr)

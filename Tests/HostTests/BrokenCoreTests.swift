@@ -9,7 +9,7 @@ final class BrokenCoreTests: XCTestCase {
     nonisolated(unsafe) private static var built: [String: String] = [:]
     private static let game: String = {
         let path = folder + "/game.brk"
-        FileManager.default.createFile(atPath: path, contents: Data("broken core content".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("broken core content".utf8)))
         return path
     }()
 
@@ -39,7 +39,7 @@ final class BrokenCoreTests: XCTestCase {
 
     private func script(_ text: String) -> String {
         let path = Fixtures.temporaryFolder() + "/test.lua"
-        FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(text.utf8)))
         return path
     }
 

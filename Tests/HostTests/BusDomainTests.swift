@@ -18,6 +18,7 @@ final class BusDomainTests: XCTestCase {
     }
 
     /// Runs `checks` (Lua that prints "ok" lines or raises) after a few frames; returns what it printed.
+    @discardableResult
     private func check(rom: String, core: String, _ checks: String) throws -> String {
         let harness = try harness(rom: rom, core: core)
         defer { harness.close() }

@@ -13,7 +13,7 @@ final class HardwareRenderTests: XCTestCase {
 
     private static let content: String = {
         let path = folder + "/pattern.glt"
-        FileManager.default.createFile(atPath: path, contents: Data("gl".utf8))
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data("gl".utf8)))
         return path
     }()
 

@@ -25,8 +25,8 @@ final class WindowSession {
         display = try XDisplay.name()
         outPath = home + "/stdout.txt"
         errPath = home + "/stderr.txt"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        XCTAssertTrue(FileManager.default.createFile(atPath: outPath, contents: nil))
+        XCTAssertTrue(FileManager.default.createFile(atPath: errPath, contents: nil))
         process.executableURL = URL(fileURLWithPath: Fixtures.binary)
         process.arguments = ["run"] + arguments
         var environment = ProcessInfo.processInfo.environment
