@@ -156,3 +156,8 @@ def test_the_site_builds_in_strict_mode(tmp_path):
                             env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     assert result.returncode == 0, result.stdout + result.stderr
     assert (tmp_path / "site" / "guides" / "tas" / "index.html").exists()
+
+
+def test_no_page_cites_the_private_design_notes():
+    citing = [os.path.relpath(path, ROOT) for path in documents() if "DESIGN" in open(path, encoding="utf-8").read()]
+    assert not citing, "these pages cite DESIGN: %s" % citing
