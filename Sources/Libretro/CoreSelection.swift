@@ -19,7 +19,7 @@ public struct CoreChoice: Sendable, Equatable {
     }
 }
 
-/// How a core is chosen for content when `--core` is not given (README "Choosing a core"):
+/// How a core is chosen for content when `--core` is not given (docs/guides/cores-and-content.md, "Choosing a core"):
 ///
 /// 1. Which extension counts: a plain file's own; an `.m3u` playlist's first disc's; for a `.zip`, the
 ///    first member (in archive order) whose extension a core that does not take archives accepts — a zip

@@ -8,7 +8,7 @@ enum ManCommand {
         description: "Prints retrolua(1) in roff. `scripts/install` installs it as share/man/man1/retrolua.1.",
         takesFiles: false)
 
-    /// The environment variables Retrolua reads, for the man page (README "Environment" says the same).
+    /// The environment variables Retrolua reads, for the man page (docs/reference/environment.md says the same).
     static let environment: [(name: String, meaning: String)] = [
         ("RETROLUA_LUA_DIR", "the lua/ folder (default: share/retrolua/lua beside the binary, else the source tree's)"),
         ("RETROLUA_DEFAULT_ROM", "what `retrolua run` plays without a ROM (default: the built demo.nes)"),
@@ -47,7 +47,10 @@ enum ManCommand {
         "0 success, 1 a failed run (bad core, content, file; a script that failed in a run without a window, or "
         + "under --strict), 2 a bad command line, 130, 143, 129 a run ended by SIGINT, SIGTERM, SIGHUP."
 
-    static let seeAlso = "README.md and lua/API.md in share/retrolua/ or the source tree."
+    static let seeAlso =
+        "The manual, docs/ (start at docs/index.md: guides in docs/guides/, reference in docs/reference/) beside "
+        + "README.md in share/doc/retrolua/ or the source tree; the Lua API, lua/API.md in share/retrolua/ or "
+        + "the source tree."
 
     static func main(_ raw: [String]) {
         let args: Arguments

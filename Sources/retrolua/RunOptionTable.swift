@@ -7,10 +7,10 @@ extension RunCommand {
         usage: ["run [ROM] [options]"],
         description: """
             Runs ROM on a libretro core. Without ROM, plays the built-in homebrew demo (demo.nes) on nestopia.
-            With a display it opens a window (keys: arrows, z x a s q w, return, right shift; p pause,
-            n frame advance, tab fast-forward, f11 fullscreen, escape quit); without one, or with --headless,
-            it runs unpaced. Either way it ends with a summary and a hash of the last frame. SIGINT, SIGTERM
-            and SIGHUP end it the same way, with exit status 130, 143 or 129.
+            With a display it opens a window (its hotkeys are listed below; the pad's keys and every other
+            key are in the window and hotkeys guide, docs/guides/window-and-hotkeys.md); without a display,
+            or with --headless, it runs unpaced. Either way it ends with a summary and a hash of the last
+            frame. SIGINT, SIGTERM and SIGHUP end it the same way, with exit status 130, 143 or 129.
             """,
         groups: [
             OptionGroup([
@@ -92,8 +92,8 @@ extension RunCommand {
                     Option(
                         "allow-files", nil,
                         "let scripts read and write any file you can (default: read their own "
-                            + "folder and lua/, read and write the data folder; see README "
-                            + "\"Security\")"
+                            + "folder and lua/, read and write the data folder; see the Security guide, "
+                            + "docs/guides/security.md)"
                     ),
                     Option(
                         "trust", nil,
@@ -109,7 +109,7 @@ extension RunCommand {
                     Option("log", "FILE", "also append script output, failures and on-screen messages to FILE"),
                 ]),
             OptionGroup(
-                "control socket (off by default; see README \"Control socket\")",
+                "control socket (off by default; see the Control socket guide, docs/guides/control-socket.md)",
                 [
                     Option(
                         "control", "ADDRESS",
@@ -145,7 +145,7 @@ extension RunCommand {
                     Option("with-defaults", nil, "load the defaults in headless runs too"),
                 ]),
             OptionGroup(
-                "movies (TAS; see README \"Movies\")",
+                "movies (TAS; see the Movies and TAS editor guide, docs/guides/tas.md)",
                 [
                     Option(
                         "play-movie", "FILE",
@@ -166,7 +166,7 @@ extension RunCommand {
                     Option(
                         "tastudio", "FILE",
                         "open FILE in the TAS editor (played read-write; a new file is recorded from "
-                            + "power-on); see README \"TAS editor\""),
+                            + "power-on); see docs/guides/tas.md, \"The TAS editor\""),
                 ]),
         ])
 }

@@ -8,7 +8,7 @@ farm prints each score as it comes in, then the best seed.
     build/venv/bin/python examples/python/ray_farm.py --address auto --seeds 256   # an existing cluster
 
 On a cluster of several machines every node needs this tree (the ROM, the bot, the binary) at the
-same path, or a shared folder; see README "Python", "Ray". Exit status 0 when every job ran.
+same path, or a shared folder; see docs/guides/python-and-ray.md, "Ray". Exit status 0 when every job ran.
 """
 
 import argparse

@@ -1,5 +1,6 @@
 -- BizHawk compatibility layer (`--compat bizhawk`, `--script bizhawk:FILE`): BizHawk 2.x's Lua API over ours, so a
--- script written for BizHawk runs unmodified. Each function is recorded in the support table (README's table).
+-- script written for BizHawk runs unmodified. Each function is recorded in the support table, from which
+-- docs/compat/bizhawk.md is generated.
 local compat = require("compat.common")
 local LAYER = "bizhawk"
 
@@ -1547,7 +1548,7 @@ def("bit.byteswap_64", "supported", function(v)
 end)
 
 ----------------------------------------------------------------------------------------------------------------------
--- tastudio: TAStudio's calls over our tastudio module (the TAS editor's model of the movie; README "TAS editor")
+-- tastudio: TAStudio's calls over our tastudio module (the TAS editor's model of the movie; docs/guides/tas.md)
 ----------------------------------------------------------------------------------------------------------------------
 local T = our.tastudio
 local queued = {}  -- submit* calls wait for applyinputchanges, as in TAStudio
@@ -1688,7 +1689,7 @@ def("forms.createcolor", "supported", function(r, g_, b, a) return compat.argb(r
   "a colour number for gui.*")
 local unsupported_modules = {
   comm = { "comm (sockets, HTTP, memory-mapped files) is not available to sandboxed scripts; use the control "
-    .. "socket (README \"Control socket\")",
+    .. "socket (see the Control socket guide, docs/guides/control-socket.md)",
     "getluafunctionslist httpGet httpGetGetUrl httpGetPostUrl httpPost httpPostScreenshot httpSetGetUrl "
     .. "httpSetPostUrl httpSetTimeout httpTest httpTestGet mmfCopyFromMemory mmfCopyToMemory mmfGetFilename mmfRead "
     .. "mmfReadBytes mmfScreenshot mmfSetFilename mmfWrite mmfWriteBytes socketServerGetInfo socketServerGetIp "

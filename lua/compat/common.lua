@@ -1,7 +1,7 @@
 -- Shared helpers of the compatibility layers (lua/compat/NAME.lua): each layer is plain Lua over the
 -- public API, run in the script's own state before the script (`--compat NAME` or `--script NAME:FILE`).
 -- A layer starts with `local compat = require("compat.common")` and records what it offers in the
--- support table, from which README's "Running scripts from other emulators" table is generated.
+-- support table, from which scripts/compat-table generates the layer's page, docs/compat/LAYER.md.
 local compat = {}
 local warn = console.warn  -- ours, kept: layers replace `console` (BizHawk, mGBA)
 

@@ -1066,9 +1066,9 @@ for _, name in ipairs({ "docdlogger", "savecdlogfile", "savecdlogfileas", "loadf
   refused("cdlog." .. name, "there is no code/data logger")
 end
 ------------------------------------------------------------------------------------------------------------------
--- taseditor: FCEUX's TAS Editor calls over our tastudio module (README "TAS editor"). Markers are numbered in
--- frame order from 1, as FCEUX numbers them; input is FCEUX's mask (A=1 B=2 select=4 start=8 up=16 down=32
--- left=64 right=128).
+-- taseditor: FCEUX's TAS Editor calls over our tastudio module (docs/guides/tas.md, "The TAS editor").
+-- Markers are numbered in frame order from 1, as FCEUX numbers them; input is FCEUX's mask (A=1 B=2 select=4
+-- start=8 up=16 down=32 left=64 right=128).
 
 local T = tastudio
 local FCEUX_BITS = { { 1, "a" }, { 2, "b" }, { 4, "select" }, { 8, "start" }, { 16, "up" }, { 32, "down" },

@@ -1,7 +1,7 @@
 -- Default TAS editor, part of Retrolua's replaceable Lua frontend: a piano roll of the current movie
 -- (frames × buttons per port) in a panel beside the game picture (the window widens: gui.side_panel),
--- over the `tastudio` module (README "TAS editor"). Hidden until the movie is engaged (the hotkeys'
--- `tastudio` key, default f3, or `retrolua run --tastudio MOVIE`).
+-- over the `tastudio` module (docs/guides/tas.md, "The TAS editor"). Hidden until the movie is engaged
+-- (the hotkeys' `tastudio` key, default f3, or `retrolua run --tastudio MOVIE`).
 -- Focus: while shown with focus the editor holds the keyboard (input.capture): every key reaches it and
 -- nothing else — not the game, not the other hotkeys; the game's input is the movie's (past its end in
 -- read-write mode, empty frames are recorded). It answers the hotkeys' pause, frame-advance and f3 keys

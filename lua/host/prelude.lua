@@ -1,6 +1,6 @@
 -- Security prelude, run first in every script's state: the host passes (trust, allow_files, package_path,
 -- allow_path) from its options. It runs before any script code, so no script holds on to what it replaces.
--- The profiles (README "Security"):
+-- The profiles (docs/guides/security.md, "Profiles"):
 --   default:       no process spawning, no native modules, no binary chunks on any path (load, loadfile,
 --                  dofile, require, package.searchers), debug only as traceback and getinfo (without
 --                  functions), no os.exit (use emu.exit); files: read the script's folder and lua/, read and

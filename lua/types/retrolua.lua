@@ -584,7 +584,7 @@ rewind = {}
 ---@return rewind_buffer
 function rewind.new(options) end
 
---- TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
+--- TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and verification (see docs/guides/tas.md). Movie frames count from 0 (the movie's first frame); `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
 ---@class movielib
 movie = {}
 
@@ -684,7 +684,7 @@ function movie.branch_delete(name) end
 ---@return string?
 function movie.branches() end
 
---- The TAS editor's model of the current movie, shared by every script whether or not the editor (`lua/defaults/tastudio.lua`) is shown; see README "TAS editor". Frames count from 0; ports from 1; buttons by RetroPad name (`a`, `b`, `up`, …). Seeking loads the greenzone's nearest state at or before the frame and replays the movie's input to it unseen. Each edit is one undo step (or part of a group between `begin` and `apply`), drops the greenzone after its first changed frame and fires `movie_changed(frame)`; edits return that frame, `false` when nothing changed, or `nil, message`. Markers are saved with the movie (`marker FRAME NOTE` in the `.rlm` header).
+--- The TAS editor's model of the current movie, shared by every script whether or not the editor (`lua/defaults/tastudio.lua`) is shown; see docs/guides/tas.md, "The TAS editor". Frames count from 0; ports from 1; buttons by RetroPad name (`a`, `b`, `up`, …). Seeking loads the greenzone's nearest state at or before the frame and replays the movie's input to it unseen. Each edit is one undo step (or part of a group between `begin` and `apply`), drops the greenzone after its first changed frame and fires `movie_changed(frame)`; edits return that frame, `false` when nothing changed, or `nil, message`. Markers are saved with the movie (`marker FRAME NOTE` in the `.rlm` header).
 ---@class tastudiolib
 tastudio = {}
 

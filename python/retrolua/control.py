@@ -1,4 +1,4 @@
-"""The JSON-lines client of Retrolua's control socket (see README "Control socket"), for any
+"""The JSON-lines client of Retrolua's control socket (see docs/guides/control-socket.md), for any
 request the socket knows (`eval`, slots, TCP with a token); `retrolua.Emulator` is the fast door.
 
     from retrolua.control import Retrolua

@@ -61,7 +61,7 @@ Job = Union[Mapping[str, Any], str]
 
 @dataclass
 class JobResult:
-    """One job's outcome, as `retrolua batch` reports it (see README "Batch")."""
+    """One job's outcome, as `retrolua batch` reports it (see docs/guides/bots-and-batch.md, "Batch")."""
 
     job: int
     """The job's number, counting from 1 in the order given."""

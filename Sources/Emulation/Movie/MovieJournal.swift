@@ -6,9 +6,9 @@ import Libretro
 
 /// A recording's journal beside its target (`MOVIE.rlm.journal`), so a crash, a kill or a power loss
 /// costs at most the last second of a recording: the movie's header as a `.rlm` (with its start
-/// state), then what happened to it as lines (README.md, "Movie journals"). Appended once a second of
-/// emulated time and after every rerecord, fsynced at most once a second of wall time (which only
-/// paces the disk, never the emulation); removed once the movie is saved normally.
+/// state), then what happened to it as lines (docs/reference/file-formats.md, "Movie journals"). Appended
+/// once a second of emulated time and after every rerecord, fsynced at most once a second of wall time
+/// (which only paces the disk, never the emulation); removed once the movie is saved normally.
 /// `retrolua movie recover` turns a journal into a movie.
 public final class MovieJournal {
     static let magic = "retrolua-movie-journal 1"

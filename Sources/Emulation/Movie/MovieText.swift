@@ -4,7 +4,7 @@ import Libretro
 import Support
 
 /// Retrolua's movie file (`.rlm`): plain text, one line per frame, so movies diff and merge well.
-/// The format is documented in README.md ("Movie file format").
+/// The format is documented in docs/reference/file-formats.md ("Movies (`.rlm`)").
 public enum MovieText {
     static let magic = "retrolua-movie 1"
     /// Largest start state accepted when reading (a corrupt size field must not allocate gigabytes).

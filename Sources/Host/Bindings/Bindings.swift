@@ -64,21 +64,10 @@ extension LuaCall {
     }
 }
 
-/// The API reference and LuaLS stubs, generated from the doc strings registered with each binding.
+/// The API reference (lua/API.md), generated from the doc strings registered with each binding; the stubs
+/// and luacheck globals are in APIStubs.swift.
 public enum APIReference {
     public static var markdown: String {
         LuaDocs.markdown(Bindings.modules + Bindings.classes, title: "Retrolua Lua API", preface: Bindings.preface)
     }
-
-    public static var luaLSStubs: String {
-        LuaDocs.luaLSStubs(Bindings.modules + Bindings.classes) + """
-
-            --- Writes its arguments (through tostring, tab-separated) to stdout.
-            ---@param ... any
-            function print(...) end
-            """
-    }
-
-    /// The global names scripts get (for the luacheck configuration).
-    public static var globals: [String] { Bindings.modules.map(\.name) }
 }

@@ -45,13 +45,13 @@ extension Bindings {
     static let movie = LuaModule(
         "movie",
         doc: """
-            TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches and \
-            verification (see README "Movies"). Movie frames count from 0 (the movie's first frame); `movie.frame()` \
-            is the frame about to run. While a movie plays, its input replaces the player's and `joypad.set` \
-            overrides. A savestate made during a movie carries the movie's input: loading it in read-write mode \
-            replaces the input from that frame on and counts a rerecord; in read-only mode it must be on the movie's \
-            timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), chosen by extension. \
-            Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
+            TAS movies: frame-exact input recording and playback, rerecords, read-only/read-write, named branches \
+            and verification (see docs/guides/tas.md). Movie frames count from 0 (the movie's first frame); \
+            `movie.frame()` is the frame about to run. While a movie plays, its input replaces the player's and \
+            `joypad.set` overrides. A savestate made during a movie carries the movie's input: loading it in \
+            read-write mode replaces the input from that frame on and counts a rerecord; in read-only mode it must \
+            be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), \
+            chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
             """,
         functions: [
             LuaFunction(

@@ -51,12 +51,12 @@ extension Bindings {
 
     static let tastudioDoc = """
         The TAS editor's model of the current movie, shared by every script whether or not the editor \
-        (`lua/defaults/tastudio.lua`) is shown; see README "TAS editor". Frames count from 0; ports from 1; buttons \
-        by RetroPad name (`a`, `b`, `up`, …). Seeking loads the greenzone's nearest state at or before the frame \
-        and replays the movie's input to it unseen. Each edit is one undo step (or part of a group between \
-        `begin` and `apply`), drops the greenzone after its first changed frame and fires `movie_changed(frame)`; \
-        edits return that frame, `false` when nothing changed, or `nil, message`. Markers are saved with the \
-        movie (`marker FRAME NOTE` in the `.rlm` header).
+        (`lua/defaults/tastudio.lua`) is shown; see docs/guides/tas.md, "The TAS editor". Frames count from 0; \
+        ports from 1; buttons by RetroPad name (`a`, `b`, `up`, …). Seeking loads the greenzone's nearest state \
+        at or before the frame and replays the movie's input to it unseen. Each edit is one undo step (or part \
+        of a group between `begin` and `apply`), drops the greenzone after its first changed frame and fires \
+        `movie_changed(frame)`; edits return that frame, `false` when nothing changed, or `nil, message`. \
+        Markers are saved with the movie (`marker FRAME NOTE` in the `.rlm` header).
         """
 
     static let tastudio = LuaModule(

@@ -1,7 +1,7 @@
 /// The binary door's framing (after `{"cmd": "binary"}` on a Unix socket): fixed little-endian
 /// headers, bulk data in the shared region. Requests are 32 bytes and a payload; replies are 72
 /// bytes and, for an error, its UTF-8 message (after a step, the scenario's `info()` as JSON).
-/// Reference: python/retrolua/_protocol.py and README "Python".
+/// Reference: python/retrolua/_protocol.py and docs/guides/control-socket.md ("The binary door").
 enum ControlBinaryProtocol {
     static let version = 1
     static let requestSize = 32

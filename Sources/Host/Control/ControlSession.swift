@@ -6,7 +6,7 @@ import Glibc
 
 /// The control socket's commands (JSON lines, one reply per request): step with input, memory,
 /// states, the frame and audio, info, reset, quit, and — with --trust — Lua evaluation.
-/// Protocol reference: README "Control socket".
+/// Protocol reference: docs/guides/control-socket.md.
 public final class ControlSession {
     let host: ScriptHost
     /// `--scenario`: a script whose global `reward()` and `done()` are reported after each step.

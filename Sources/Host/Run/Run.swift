@@ -70,7 +70,7 @@ public final class Run {
         } catch {
             throw RunFailure(error.description)
         }
-        // Ambiguous content: which core took it and what else could have (README "Choosing a core").
+        // Ambiguous content: which core took it and what else could have (docs/guides/cores-and-content.md).
         if let choice = session.coreChoice, !choice.alternatives.isEmpty, !plan.quiet {
             FileHandle.standardError.write(Data("retrolua: \(choice.note)\n".utf8))
         }
