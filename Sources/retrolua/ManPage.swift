@@ -13,6 +13,10 @@ enum ManCommand {
         ("RETROLUA_LUA_DIR", "the lua/ folder (default: share/retrolua/lua beside the binary, else the source tree's)"),
         ("RETROLUA_DEFAULT_ROM", "what `retrolua run` plays without a ROM (default: the built demo.nes)"),
         ("RETROLUA_CORE_PATH", "colon-separated folders searched for cores first"),
+        (
+            "RETROLUA_EXTRA_CORE_PATH",
+            "colon-separated folders searched for cores last (the Python package adds stable-retro's)"
+        ),
         ("RETROLUA_PROBE_TIMEOUT", "seconds a core may take to describe itself (default 5, 0.1…60)"),
         ("RETROLUA_CONTROL_TOKEN", "the Python client's control-socket token"),
         ("RETROLUA_PYTHON", "the Python interpreter `batch --ray` runs"),
