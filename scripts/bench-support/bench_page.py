@@ -16,7 +16,7 @@ import subprocess
 import sys
 
 LATEST, HISTORY = "## Latest figures", "## History"
-BLOCK = re.compile(r"<!-- bench section: (.*?) -->\n(.*?)(?=<!-- bench section: |\Z)", re.S)
+BLOCK = re.compile(r"<!-- bench section: (.*?) -->\n.*?(?=<!-- bench section: |\Z)", re.S)
 # Figures worth a line in a run's history entry: the side by side comparisons and those with a target.
 SUMMARY = re.compile(r"ratio|target|speed-up|overhead")
 
@@ -97,7 +97,7 @@ def main():
         history_text = history_text[history_text.find("\n###"):] if "\n###" in history_text else ""
     if LATEST in old:
         latest_text = old.split(LATEST, 1)[1].split(HISTORY, 1)[0]
-    blocks = [(name, text) for name, text in BLOCK.findall(latest_text)]
+    blocks = [(match.group(1), match.group(0)) for match in BLOCK.finditer(latest_text)]
 
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     where = machine() + (" (load average %s at the start)" % load if load else "")
