@@ -73,7 +73,17 @@ def sections(output):
 
 def key(title):
     # A section keeps its name's first two words from run to run; the rest carries versions and counts.
-    return " ".join(title.replace(":", "").split()[:2]).lower()
+    return " ".join(re.sub(r"\(.*?\)|[:,;]", " ", title).split()[:2]).lower()
+
+
+# The sections in the order a full scripts/bench run prints them (the page keeps it): key, what it measures.
+SECTIONS = [("foundation headless", "every system's cores vs a bare loop"), ("foundation startup", "startup"),
+            ("lua scripting", "Lua scripting"), ("movies", "movies"), ("achievements the", "achievements"),
+            ("cheats", "cheats"), ("bots and", "bots and automation"), ("python retrolua.emulator", "Python"),
+            ("ray retrolua.ray.map_jobs", "Ray"), ("sdl frontend", "the SDL frontend"),
+            ("compatibility layers", "the compatibility layers"), ("tas editor", "the TAS editor"),
+            ("hardware-rendered cores", "hardware-rendered (GL) cores")]
+ORDER = [name for name, _ in SECTIONS]
 
 
 def block(title, lines, stamp):
@@ -103,12 +113,10 @@ def main():
     where = machine() + (" (load average %s at the start)" % load if load else "")
     stamp = "%s on %s, commit %s%s" % (now, where, commit(), ", " + subset if subset else "")
     new = {key(title): block(title, lines, stamp) for title, lines in measured}
-    if subset:  # a part: the page's order, sections new to it after
-        merged = [(name, new.pop(name, text)) for name, text in blocks]
-        merged += [(key(title), new[key(title)]) for title, _ in measured if key(title) in new]
-    else:  # every section: the run's order, then those it skipped (GL without a display, say)
-        merged = [(key(title), new[key(title)]) for title, _ in measured]
-        merged += [(name, text) for name, text in blocks if name not in new]
+    # The measured sections replace the page's; the others stay, with their date.
+    merged = [(name, new.pop(name, text)) for name, text in blocks]
+    merged += [(key(title), new[key(title)]) for title, _ in measured if key(title) in new]
+    merged.sort(key=lambda pair: ORDER.index(pair[0]) if pair[0] in ORDER else len(ORDER))
 
     summary = [re.sub(r" {2,}", "  ", line.strip()) for _, lines in measured for line in lines
                if SUMMARY.search(line)] or [re.sub(r" {2,}", "  ", line.strip()) for _, lines in measured
@@ -117,7 +125,11 @@ def main():
         now, subset or "every section", where, commit(), "\n".join(summary))
 
     earlier = history_text.strip("\n")
-    page = (INTRO + "\n" + LATEST + "\n\n" + "".join(text for _, text in merged).rstrip() + "\n\n" + HISTORY
+    kept = set(name for name, _ in merged)
+    missing = [what for name, what in SECTIONS if name not in kept]
+    gap = ("Not measured since this page began: %s; their figures are in the history's oldest entry.\n\n"
+           % ", ".join(missing)) if missing else ""
+    page = (INTRO + "\n" + LATEST + "\n\n" + gap + "".join(text for _, text in merged).rstrip() + "\n\n" + HISTORY
             + "\n\nEarlier runs, newest first (figures from before this page are ranges gathered over several "
             "runs).\n\n" + entry + ("\n" + earlier + "\n" if earlier else ""))
     with open(page_path, "w", encoding="utf-8") as out:
