@@ -28,7 +28,7 @@ interleaved and the best of each side is kept, which filters out a busy machine'
 and ratios, with the target each was held to; it passes or fails nothing. Ratios are ours over theirs
 (above 1 is faster) unless the line says a lower figure is better.
 
-Rerun it with `BENCH_PAGE=1 scripts/bench` to rewrite this page (every section takes a quarter of an hour on a
+Rerun it with `BENCH_PAGE=1 scripts/bench` to rewrite this page (every section: many minutes on a
 2-core machine); one section alone with `BENCH_ONLY=compat` (or `gl`, `ray`, `python`, `tastudio`) beside it.
 A section this run did not measure keeps its earlier figures and their date. Each run's summary goes on top
 of the history, which keeps every earlier one. `BENCH_BASELINE=/path/to/old/retrolua scripts/bench` measures
