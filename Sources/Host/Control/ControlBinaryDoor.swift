@@ -25,8 +25,8 @@ public final class ControlBinaryDoor {
 
     init(session: ControlSession) throws(ControlError) {
         self.session = session
-        let emulator = session.host.emulator
-        let core = session.host.session.core
+        let emulator = session.emulator
+        let core = session.emulator.session.core
         let pixels = max(
             (core.avInfo?.maxWidth ?? 0) * (core.avInfo?.maxHeight ?? 0), core.frameWidth * core.frameHeight, 1)
         let largestDomain = emulator.memory.domains.map(\.size).max() ?? 0
@@ -48,7 +48,7 @@ public final class ControlBinaryDoor {
 
     /// The handshake's fields (the JSON reply that carries the region's descriptor).
     var handshake: [String: Any] {
-        let memory = session.host.emulator.memory
+        let memory = session.emulator.memory
         return [
             "version": Wire.version, "size": region.size, "request_size": Wire.requestSize,
             "reply_size": Wire.replySize,
@@ -82,7 +82,7 @@ public final class ControlBinaryDoor {
     }
 
     private func perform(_ command: Wire.Command, _ request: Wire.Request) throws -> Wire.Reply {
-        let emulator = session.host.emulator
+        let emulator = session.emulator
         var reply = Wire.Reply()
         guard
             request.flags == 0 || command == .step || command == .movie
@@ -154,14 +154,14 @@ public final class ControlBinaryDoor {
         case .reset: try emulator.reset()
         case .quit: session.requestQuit()
         }
-        reply.frame = session.host.session.frameCount
-        reply.lag = session.host.session.lagCount
+        reply.frame = session.emulator.session.frameCount
+        reply.lag = session.emulator.session.lagCount
         return reply
     }
 
     /// Records from now to the payload's path, or stops (the episodes of an environment's `record`).
     private func movie(_ request: Wire.Request) throws {
-        let emulator = session.host.emulator
+        let emulator = session.emulator
         switch request.flags {
         case Wire.movieRecord:
             guard let path = String(validating: request.payload, as: UTF8.self), path.hasPrefix("/"),
@@ -182,7 +182,7 @@ public final class ControlBinaryDoor {
     }
 
     private func domain(_ index: UInt32) throws -> MemoryAccess.Domain {
-        let domains = session.host.emulator.memory.domains
+        let domains = session.emulator.memory.domains
         guard let index = Int(exactly: index), domains.indices.contains(index) else {
             throw ControlError("binary: no memory domain \(index) (the core has \(domains.count))")
         }
@@ -191,7 +191,7 @@ public final class ControlBinaryDoor {
 
     /// The core's last frame as RGB rows in the screen area; its width and height.
     func writeScreen() throws(ControlError) -> (Int, Int) {
-        let core = session.host.session.core
+        let core = session.emulator.session.core
         guard let frame = core.lastFrameBuffer else { throw ControlError("the core has not drawn a frame yet") }
         guard frame.width * frame.height * 3 <= screen.capacity else {
             throw ControlError("binary: the frame (\(frame.width)x\(frame.height)) exceeds the shared screen area")
@@ -204,7 +204,7 @@ public final class ControlBinaryDoor {
 
     /// The default domain's bytes (up to the RAM area's size) at the start of the RAM area.
     func writeRAM() throws -> Int {
-        let memory = session.host.emulator.memory
+        let memory = session.emulator.memory
         let domain = try memory.defaultDomain()
         let length = min(domain.size, ram.capacity)
         guard length > 0 else { return 0 }

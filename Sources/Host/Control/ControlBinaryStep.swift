@@ -57,7 +57,7 @@ final class ControlBinaryStep {
 
     /// Runs the next slice; the reply once the step is over, nil while frames remain.
     func runSlice() -> [UInt8]? {
-        let emulator = session.host.emulator
+        let emulator = session.emulator
         let over = progress.runSlice(session) { ran in
             guard !masks.isEmpty else { return }
             var input = emulator.playerInput
@@ -69,7 +69,7 @@ final class ControlBinaryStep {
         // A scenario that failed would go on scoring 0: the step says why instead.
         if let failure = session.scenarioFailure { return ControlBinaryProtocol.error(failure) }
         var reply = ControlBinaryProtocol.Reply()
-        reply.frame = session.host.session.frameCount
+        reply.frame = session.emulator.session.frameCount
         reply.frames = progress.ran
         reply.lag = progress.lagged
         reply.done = progress.done ? 1 : 0

@@ -9,6 +9,8 @@ import Glibc
 /// Protocol reference: docs/guides/control-socket.md.
 public final class ControlSession {
     let host: ScriptHost
+    /// The emulator every door's request runs against.
+    var emulator: Emulator { host.emulator }
     /// `--scenario`: a script whose global `reward()` and `done()` are reported after each step.
     var scenario: Script?
     let allowEval: Bool

@@ -17,7 +17,7 @@ final class ControlStep {
         self.session = session
         frames = try request.integer("frames", in: 0...1_000_000) ?? 1
         progress = StepProgress(frames: frames)
-        var input = session.host.emulator.playerInput
+        var input = session.emulator.playerInput
         var ports: [[String: Any]] = []
         if let one = try request.object("input") {
             ports = [one]
@@ -55,12 +55,12 @@ final class ControlStep {
 
     /// Runs the next slice; the reply's fields once the step is over, nil while frames remain.
     func runSlice() -> [String: Any]? {
-        session.host.emulator.playerInput = input
+        session.emulator.playerInput = input
         guard progress.runSlice(session) else { return nil }
         // A scenario that failed would go on scoring 0: the step fails with its error (as the binary door's).
         if let failure = session.scenarioFailure { return ["ok": false, "error": failure] }
         var reply: [String: Any] = [
-            "frame": session.host.session.frameCount, "frames": progress.ran, "lag": progress.lagged,
+            "frame": session.emulator.session.frameCount, "frames": progress.ran, "lag": progress.lagged,
         ]
         if session.scenario != nil {
             reply["reward"] = progress.reward
@@ -82,14 +82,14 @@ struct StepProgress {
     /// Runs up to `ControlStep.sliceFrames` frames (`beforeFrame` gets the index of each first);
     /// true once the step is over.
     mutating func runSlice(_ session: ControlSession, beforeFrame: (Int) -> Void = { _ in }) -> Bool {
-        let emulator = session.host.emulator
+        let emulator = session.emulator
         var slice = 0
         while ran < frames && !done && emulator.exitCode == nil && slice < ControlStep.sliceFrames {
             beforeFrame(ran)
             emulator.runFrame()
             ran += 1
             slice += 1
-            if session.host.session.lastFrameLagged { lagged += 1 }
+            if session.emulator.session.lastFrameLagged { lagged += 1 }
             if let score = session.scoreFrame() {
                 reward += score.reward
                 done = score.done
