@@ -86,39 +86,12 @@ end
 
 ------------------------------------------------------------------------------------------------------------------
 -- memory: the NES CPU bus. $0000-$1FFF is the 2 KB of RAM mirrored (our system_ram, the fast path), the rest
--- goes through our `bus` domain; PRG ROM ($8000-$FFFF) of an NROM cartridge is read from the ROM file when the
--- core's bus does not map it.
+-- goes through our `bus` domain, which maps an NROM cartridge's PRG ROM at $8000-$FFFF (banked ROM is the core's).
 
 local has_domain = {}
 for _, domain in ipairs(our.domains()) do has_domain[domain.name] = domain end
 local read_u8, write_u8, read_bytes = our.read_u8, our.write_u8, our.read_bytes
 local ram_domain = (is_nes and has_domain.system_ram) and "system_ram" or nil
-
-local rom_bytes, rom_problem
-local function rom_data()
-  if rom_bytes or rom_problem then return rom_bytes, rom_problem end
-  local path = info.rom and info.rom.path
-  local file, message = nil, "no content is loaded"
-  if path then file, message = io.open(path, "rb") end
-  if not file then
-    rom_problem = "cannot read the ROM file (" .. tostring(message) .. ")"
-    return nil, rom_problem
-  end
-  rom_bytes = file:read("a") or ""
-  file:close()
-  return rom_bytes
-end
-
--- iNES PRG ROM at CPU address $8000-$FFFF for mapper 0 (no bank switching), else nil.
-local function prg_byte(address)
-  local data = rom_data()
-  if not data or #data < 16 or data:sub(1, 4) ~= "NES\26" then return nil end
-  local mapper = (byte(data, 7) >> 4) | (byte(data, 8) & 0xF0)
-  local prg_size = byte(data, 5) * 0x4000
-  if mapper ~= 0 or prg_size == 0 then return nil end
-  local trainer = (byte(data, 7) & 4 ~= 0) and 512 or 0
-  return byte(data, 17 + trainer + (address - 0x8000) % prg_size)
-end
 
 local function bus_read(address, name)
   if address < 0 or address > 0xFFFF then
@@ -130,12 +103,8 @@ local function bus_read(address, name)
   elseif not is_nes then
     return read_u8(address)
   end
-  if address >= 0x8000 then
-    local value = prg_byte(address)
-    if value then return value end
-  end
   local why = "it exposes RAM and save RAM, not PPU/APU registers"
-  if address >= 0x8000 then why = "PRG ROM: " .. (select(2, rom_data()) or "not an NROM cartridge") end
+  if address >= 0x8000 then why = "PRG ROM: not an NROM cartridge" end
   warn_once("fceux.read." .. (address >> 12),
     format("%s: $%04X is not readable through this core (%s); reads there return 0", name, address, why))
   return 0
@@ -193,7 +162,7 @@ local function writebyte(address, value)
 end
 
 supported("memory.readbyte", readbyte,
-  "NES CPU bus: RAM and save RAM; NROM PRG ROM from the ROM file; PPU/APU registers read 0 (warns)")
+  "NES CPU bus: RAM, save RAM and NROM PRG ROM; PPU/APU registers read 0 (warns)")
 supported("memory.readbyteunsigned", readbyte)
 supported("memory.readbytesigned", readbytesigned)
 supported("memory.readword", readword, "little-endian; optional second address for the high byte")
@@ -942,6 +911,21 @@ refused("input.savefilepopup", "no file dialogs")
 
 ------------------------------------------------------------------------------------------------------------------
 -- rom: the ROM file's bytes (iNES offsets, header included).
+
+local rom_bytes, rom_problem
+local function rom_data()
+  if rom_bytes or rom_problem then return rom_bytes, rom_problem end
+  local path = info.rom and info.rom.path
+  local file, message = nil, "no content is loaded"
+  if path then file, message = io.open(path, "rb") end
+  if not file then
+    rom_problem = "cannot read the ROM file (" .. tostring(message) .. ")"
+    return nil, rom_problem
+  end
+  rom_bytes = file:read("a") or ""
+  file:close()
+  return rom_bytes
+end
 
 local function rom_byte(offset, name)
   offset = int(offset, name, 1, "offset")
