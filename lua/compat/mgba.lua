@@ -899,7 +899,7 @@ local script_name = ((script_path or "script"):match("([^/]+)$") or "script"):gs
 -- mGBA's `script` global: where the running script is (scripts load their images and fonts from script.dir)
 rawset(_G, "script", { path = script_path, dir = script_folder })
 record("script", "supported", "script.path and script.dir of the running script")
-local json = compat.json
+local json = require("retrolua.json")
 local Bucket = {}
 local buckets = {}
 local need_autoflush, need_flush_at_exit  -- set below, where what they run is defined
@@ -915,7 +915,7 @@ end
 local function bucket_reload(bucket)
   local self = rawget(bucket, "_state")
   local text = our.emu.load_data(bucket_file(self.name))
-  self.data = text and json.decode(text) or {}
+  self.data = text and json.decode(text, true) or {}
   if type(self.data) ~= "table" then self.data = {} end
   self.dirty = false
 end

@@ -1,8 +1,9 @@
--- A small JSON reader (RFC 8259) for Retrolua's Lua library: RetroAchievements game data and other
--- configuration. Pure Lua 5.4, no host dependency.
+-- A small JSON reader and writer (RFC 8259) for Retrolua's Lua library and the compatibility layers:
+-- RetroAchievements game data, configuration, mGBA's storage buckets. Pure Lua 5.4, no host dependency.
 --
 --   local json = require("retrolua.json")
 --   local value, err = json.decode(text)   -- objects → tables, arrays → sequences, null → json.null
+--   local text = json.encode(value)        -- tables with only the keys 1…n are arrays
 --
 -- Integers stay integers; other numbers become floats. Errors name the byte offset.
 
@@ -10,6 +11,9 @@ local json = {}
 
 --- The value JSON `null` decodes to (a unique sentinel, so arrays keep their length).
 json.null = setmetatable({}, { __tostring = function() return "null" end })
+
+-- Nesting deeper than this is refused both ways (no deep recursion on hostile input).
+local MAX_DEPTH = 200
 
 local ESCAPES = { ['"'] = '"', ["\\"] = "\\", ["/"] = "/", b = "\b", f = "\f", n = "\n", r = "\r", t = "\t" }
 
@@ -64,8 +68,8 @@ end
 
 local LITERALS = { t = { "true", true }, f = { "false", false }, n = { "null", json.null } }
 
-function parse_value(text, position, depth)
-  if depth > 200 then fail(position, "nesting too deep") end
+function parse_value(text, position, depth, null)
+  if depth > MAX_DEPTH then fail(position, "nesting too deep") end
   position = skip(text, position)
   local first = text:sub(position, position)
   if first == "{" then
@@ -78,7 +82,7 @@ function parse_value(text, position, depth)
       key, position = parse_string(text, position)
       position = skip(text, position)
       if text:sub(position, position) ~= ":" then fail(position, "expected ':'") end
-      object[key], position = parse_value(text, position + 1, depth + 1)
+      object[key], position = parse_value(text, position + 1, depth + 1, null)
       position = skip(text, position)
       local separator = text:sub(position, position)
       if separator == "}" then return object, position + 1 end
@@ -90,7 +94,7 @@ function parse_value(text, position, depth)
     position = skip(text, position + 1)
     if text:sub(position, position) == "]" then return array, position + 1 end
     while true do
-      array[#array + 1], position = parse_value(text, position, depth + 1)
+      array[#array + 1], position = parse_value(text, position, depth + 1, null)
       position = skip(text, position)
       local separator = text:sub(position, position)
       if separator == "]" then return array, position + 1 end
@@ -104,21 +108,76 @@ function parse_value(text, position, depth)
   elseif LITERALS[first] then
     local word, value = LITERALS[first][1], LITERALS[first][2]
     if text:sub(position, position + #word - 1) ~= word then fail(position, "unexpected '" .. first .. "'") end
+    if value == json.null then value = null end
     return value, position + #word
   end
   fail(position, first == "" and "unexpected end of input" or ("unexpected '" .. first .. "'"))
 end
 
---- Decodes JSON text; returns the value, or `nil, message`.
-function json.decode(text)
+--- Decodes JSON text; returns the value, or `nil, message`. `null` decodes to json.null, or with `nil_for_null`
+--- to nil (an object's key is then absent; an array's null is skipped).
+function json.decode(text, nil_for_null)
   if type(text) ~= "string" then return nil, "json: text expected" end
-  local ok, value, position = pcall(parse_value, text, 1, 0)
+  local null = json.null
+  if nil_for_null then null = nil end
+  local ok, value, position = pcall(parse_value, text, 1, 0, null)
   if not ok then
     if type(value) == "table" and value.json then return nil, value.json end
     error(value, 0)
   end
   if skip(text, position) <= #text then return nil, string.format("json: unexpected text at byte %d", skip(text, position)) end
   return value
+end
+
+local function encode(value, out, depth)
+  local kind = type(value)
+  if value == nil or value == json.null then
+    out[#out + 1] = "null"
+  elseif kind == "boolean" then
+    out[#out + 1] = value and "true" or "false"
+  elseif kind == "number" then
+    -- JSON has no NaN or infinity
+    if value ~= value or value == math.huge or value == -math.huge then value = 0 end
+    out[#out + 1] = math.type(value) == "integer" and tostring(value) or string.format("%.17g", value)
+  elseif kind == "string" then
+    out[#out + 1] = '"' .. value:gsub('[%c"\\]', function(c) return string.format("\\u%04x", c:byte()) end) .. '"'
+  elseif kind == "table" then
+    if depth > MAX_DEPTH then error("json: nesting deeper than " .. MAX_DEPTH, 0) end
+    local n = #value
+    local array = n > 0 or next(value) == nil
+    if array then for k in pairs(value) do array = array and math.type(k) == "integer" and k >= 1 and k <= n end end
+    if array then
+      out[#out + 1] = "["
+      for i = 1, n do
+        if i > 1 then out[#out + 1] = "," end
+        encode(value[i], out, depth + 1)
+      end
+      out[#out + 1] = "]"
+    else
+      out[#out + 1] = "{"
+      local first = true
+      for k, v in pairs(value) do
+        if type(v) ~= "function" and type(v) ~= "userdata" and type(v) ~= "thread" then
+          if not first then out[#out + 1] = "," end
+          first = false
+          encode(tostring(k), out, depth + 1)
+          out[#out + 1] = ":"
+          encode(v, out, depth + 1)
+        end
+      end
+      out[#out + 1] = "}"
+    end
+  else
+    out[#out + 1] = "null"
+  end
+end
+
+--- JSON text of `value`: tables with only the keys 1…n (or none) are arrays, other keys become strings; functions,
+--- userdata and threads are left out of objects (null elsewhere). Raises an error on nesting deeper than 200.
+function json.encode(value)
+  local out = {}
+  encode(value, out, 0)
+  return table.concat(out)
 end
 
 return json
