@@ -35,7 +35,7 @@ let package = Package(
         .target(name: "Media", dependencies: ["Support", "Libretro", "CPNG", "CSDL2", "CSampleRate", "CGL"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         // The emulator every door drives: session, frame loop, input layers, states, movies, cheats, rules.
-        .target(name: "Emulation", dependencies: ["Support", "Libretro", "Media", "CZlib", "CZstd"]),
+        .target(name: "Emulation", dependencies: ["Support", "Libretro", "CZlib", "CZstd"]),
         .target(
             name: "Host",
             dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
@@ -57,7 +57,7 @@ let package = Package(
 if Context.environment["RETROLUA_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "RetroluaFuzz", dependencies: ["Emulation", "Host", "Libretro"], path: "Fuzz/RetroluaFuzz",
+            name: "RetroluaFuzz", dependencies: ["Emulation", "Host", "Libretro", "Media"], path: "Fuzz/RetroluaFuzz",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     package.products.append(.executable(name: "RetroluaFuzz", targets: ["RetroluaFuzz"]))
 }

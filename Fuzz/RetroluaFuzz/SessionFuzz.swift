@@ -2,6 +2,7 @@ import Emulation
 import Foundation
 import Host
 import Libretro
+import Media
 
 /// Where the project's files are (the ROMs scripts/setup builds) and a scratch folder for this process.
 enum FuzzPaths {
@@ -37,9 +38,10 @@ enum ControlFuzz {
     static func prepare() {
         do {
             let session = try Session(FuzzPaths.config(content: FuzzPaths.nesROM), warn: { _ in })
+            let emulator = Emulator(session: session)
             let host = ScriptHost(
-                emulator: Emulator(session: session), options: ScriptOptions(dataFolder: FuzzPaths.scratch + "/data"),
-                api: Bindings.api)
+                emulator: emulator, screen: Screen.shown(by: emulator),
+                options: ScriptOptions(dataFolder: FuzzPaths.scratch + "/data"), api: Bindings.api)
             host.output = { _, _ in }
             host.onFailure = { _ in }
             for _ in 0..<5 { host.emulator.runFrame() }

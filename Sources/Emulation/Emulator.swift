@@ -38,8 +38,11 @@ public final class Emulator {
         contentSHA1: session.content?.sha1 ?? "")
     /// Reused by rewind pushes so recording every frame allocates nothing but the delta.
     var rewindScratch: [UInt8] = []
-    /// The picture branch thumbnails and screenshots use (the script host adds its overlay).
-    public var picture: () -> (rgba: [UInt8], width: Int, height: Int)?
+    /// Drawn over the core's frame in every picture taken of it (the run's `emu` overlay, handed in by
+    /// whoever owns the screen: the emulator knows pictures, not surfaces).
+    public var overlay: ((inout RGBAImage) -> Void)?
+    /// Writes a picture as an image file (branch thumbnails): handed in with the run's PNG writer; nil writes none.
+    public var writeImage: ((RGBAImage, String) throws -> Void)?
 
     /// The TAS movie being recorded or played (idle when none).
     public private(set) lazy var movie = MovieEngine(emulator: self)
@@ -71,13 +74,15 @@ public final class Emulator {
         // Read only for the systems with a layout (a cartridge: megabytes at most), never a disc image.
         memory = MemoryAccess(
             core: session.core, system: system, content: system == nil ? nil : try? session.content?.bytes())
-        picture = { [core = session.core] in Emulator.picture(of: core) }
         session.core.onInputPoll = { [unowned self] in self.inputPolledByCore() }
     }
 
-    /// The core's last frame as RGBA, with nothing drawn over it.
-    public static func picture(of core: Core) -> (rgba: [UInt8], width: Int, height: Int)? {
-        core.currentFrame().map { frame in (frame.rgba(), frame.width, frame.height) }
+    /// The picture screenshots, thumbnails and the doors' screens show: the core's last frame as RGBA with
+    /// the overlay drawn over it (`withOverlay: false`: the bare frame).
+    public func picture(withOverlay: Bool = true) -> RGBAImage? {
+        guard var image = session.core.currentFrame().map(RGBAImage.init) else { return nil }
+        if withOverlay { overlay?(&image) }
+        return image
     }
 
     // The core outlives the emulator (the session owns it): nothing it calls may reach a freed emulator.

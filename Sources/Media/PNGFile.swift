@@ -27,12 +27,12 @@ public enum PNGFile {
         do { try DurableFile.write(encoded.prefix(Int(size)), to: path) } catch { throw RetroError(error) }
     }
 
-    public static func write(_ frame: VideoFrame, to path: String) throws(RetroError) {
-        try write(rgba: frame.rgba(), width: frame.width, height: frame.height, to: path)
+    public static func write(_ image: RGBAImage, to path: String) throws(RetroError) {
+        try write(rgba: image.rgba, width: image.width, height: image.height, to: path)
     }
 
     /// Reads any PNG as 8-bit RGBA.
-    public static func read(_ path: String) throws(RetroError) -> (rgba: [UInt8], width: Int, height: Int) {
+    public static func read(_ path: String) throws(RetroError) -> RGBAImage {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
         guard png_image_begin_read_from_file(&image, path) != 0 else {
@@ -48,7 +48,7 @@ public enum PNGFile {
         guard png_image_finish_read(&image, nil, &pixels, Int32(width * 4), nil) != 0 else {
             throw .contentUnreadable(path: path, reason: "corrupt PNG: \(message(image))")
         }
-        return (pixels, width, height)
+        return RGBAImage(rgba: pixels, width: width, height: height)
     }
 
     private static func message(_ image: png_image) -> String {

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
-import Glibc
 import Host
+import Support
+import Glibc
 
 extension BatchCommand {
     /// Seconds between SIGTERM (the job ends cleanly, writing its saves and report) and SIGKILL.

@@ -1,6 +1,7 @@
 import Emulation
 import Foundation
 import Host
+import Support
 
 /// Headless replays of a movie against its RAM verification log (`movie verify`), or to write one:
 /// plans with a `replay`, run by `Run` like every other run.

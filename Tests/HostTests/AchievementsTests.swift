@@ -117,7 +117,7 @@ final class AchievementsTests: XCTestCase {
         for scale in [1, 3] {
             let harness = try harness()
             defer { harness.close() }
-            harness.host.windowSize = (256 * scale, 224 * scale)
+            harness.host.screen.windowSize = (256 * scale, 224 * scale)
             try harness.load(
                 """
                 for _ = 1, 10 do joypad.set(1, {}); emu.frameadvance() end

@@ -3,6 +3,7 @@ import Foundation
 import XCTest
 @testable import Host
 import Libretro
+import Media
 
 /// Paths to the project's built ROMs and binary, and fresh folders per test.
 enum Fixtures {
@@ -60,7 +61,8 @@ enum Fixtures {
         config.paths.data = folder + "/data"
         config.paths.screenshots = folder + "/screenshots"
         config.options = options
-        return try Session(config, warn: warn, notice: warn)  // tests read notices with the warnings
+        // Tests read notices with the warnings; GL cores get the EGL renderer a run gives them.
+        return try Session(config, hardwareRenderers: EGLHeadlessRenderer.make, warn: warn, notice: warn)
     }
 
     struct Result {

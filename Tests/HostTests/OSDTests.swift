@@ -37,7 +37,7 @@ final class OSDTests: XCTestCase {
         for scale in [1, 3, 6] {
             let harness = try ScriptHarness()
             defer { harness.close() }
-            harness.host.windowSize = (256 * scale, 224 * scale)
+            harness.host.screen.windowSize = (256 * scale, 224 * scale)
             try harness.load(file: osd)
             try harness.load("emu.message('HELLO')")
             harness.run(2)
@@ -68,7 +68,7 @@ final class OSDTests: XCTestCase {
         try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
         try "return { scale = 3, position = 'top-right' }".write(
             toFile: config + "/osd.lua", atomically: true, encoding: .utf8)
-        harness.host.windowSize = (256, 224)
+        harness.host.screen.windowSize = (256, 224)
         try harness.load(file: osd)
         try harness.load("emu.message('HELLO')")
         harness.run(2)
@@ -82,7 +82,7 @@ final class OSDTests: XCTestCase {
     func testPausedIsShownAsSoonAsThePauseStarts() throws {
         let harness = try ScriptHarness()
         defer { harness.close() }
-        harness.host.windowSize = (768, 672)
+        harness.host.screen.windowSize = (768, 672)
         try harness.load(file: osd)
         try harness.load("event.on('draw', function() gui.rect(10, 10, 20, 20, { fill = '#ff000080' }) end)")
         harness.run(2)
@@ -301,7 +301,7 @@ extension OSDTests {
         for scale in [1, 3] {
             let harness = try ScriptHarness()
             defer { harness.close() }
-            harness.host.windowSize = (256 * scale, 224 * scale)
+            harness.host.screen.windowSize = (256 * scale, 224 * scale)
             try harness.load(file: osd)
             let long = String(repeating: "the quick brown fox jumps ", count: 6)  // 156 characters
             try harness.load("emu.message(\(String(reflecting: long)))")
@@ -334,7 +334,7 @@ extension OSDTests {
                 try "return { scale = \(setting) }".write(
                     toFile: config + "/osd.lua", atomically: true, encoding: .utf8)
             }
-            harness.host.windowSize = (256 * window, 224 * window)
+            harness.host.screen.windowSize = (256 * window, 224 * window)
             try harness.load(file: hotkeys)
             harness.host.deliver([.keyDown("f7", repeat: false), .keyUp("f7")])
             harness.run(1)
@@ -346,7 +346,7 @@ extension OSDTests {
     func testFastForwardSlowMotionAndRewindShowASign() throws {
         let harness = try ScriptHarness()
         defer { harness.close() }
-        harness.host.windowSize = (768, 672)
+        harness.host.screen.windowSize = (768, 672)
         for name in ["osd", "hotkeys", "rewind"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
         let blue: [UInt8] = [0x80, 0xC0, 0xFF, 255], orange: [UInt8] = [0xFF, 0xA0, 0x40, 255]
         harness.run(20)

@@ -349,7 +349,7 @@ final class OnScreenToolsTests: XCTestCase {
         var heights: [Int] = []
         for size in [(256, 240), (1024, 960)] {
             let harness = try harness(["menu"])
-            harness.host.windowSize = size
+            harness.host.screen.windowSize = size
             harness.run(1)
             keys(harness, "f1")
             harness.run(1)

@@ -2,6 +2,7 @@
 import Foundation
 import XCTest
 @testable import Host
+import Media
 
 /// Runs Lua against the NES demo in-process and collects what scripts print and how they fail.
 final class ScriptHarness {
@@ -20,7 +21,8 @@ final class ScriptHarness {
         // is tested on its own (HostileScriptTests, ScriptModelTests) with allowFiles set back to false.
         options.allowFiles = true
         configure(&options)
-        host = ScriptHost(emulator: Emulator(session: session), options: options, api: Bindings.api)
+        let emulator = Emulator(session: session)
+        host = ScriptHost(emulator: emulator, screen: Screen.shown(by: emulator), options: options, api: Bindings.api)
         host.output = { [unowned self] text, error in
             if error { errors += text } else { output += text }
         }

@@ -1,6 +1,5 @@
 import Foundation
 import Libretro
-import Media
 import Support
 
 /// Named branches of a movie (as in BizHawk's TAStudio): a savestate carrying the movie's input up
@@ -40,9 +39,7 @@ extension MovieEngine {
         let bytes: [UInt8]
         do { bytes = try emulator.encodeState() } catch { throw MovieError("\(error)") }
         do { try DurableFile.write(bytes, to: paths.state) } catch { throw MovieError("\(error)") }
-        if let frame = emulator.picture() {
-            try? PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: paths.thumbnail)
-        }
+        if let write = emulator.writeImage, let picture = emulator.picture() { try? write(picture, paths.thumbnail) }
     }
 
     /// Loads branch `name`: its state, and its input replaces the movie's (in either mode).

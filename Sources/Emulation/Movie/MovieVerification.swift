@@ -140,11 +140,10 @@ extension MovieEngine {
     func hash(_ cover: VerificationCover) -> UInt32 {
         var crc: uLong = 0
         if cover == .frame {
-            guard let frame = session.core.lastFrameBuffer else { return 0 }
-            let row = frame.width * session.core.pixelFormat.bytesPerPixel
+            guard let frame = session.core.lastFrame else { return 0 }
             for line in 0..<frame.height {
                 let start = (frame.data + line * frame.pitch).assumingMemoryBound(to: Bytef.self)
-                crc = CZlib.crc32(crc, start, uInt(row))
+                crc = CZlib.crc32(crc, start, uInt(frame.rowBytes))
             }
             return UInt32(truncatingIfNeeded: crc)
         }

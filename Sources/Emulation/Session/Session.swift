@@ -1,6 +1,5 @@
 import Foundation
 import Libretro
-import Media
 import Support
 
 /// What to run: content, core and the user's settings.
@@ -57,9 +56,11 @@ public final class Session {
     public private(set) var saveRAMDetachedReason: String?
 
     /// Loads the core and content; warnings (bad option values, a rejected save file) go to `warn`, notices
-    /// that are no problem (a save moved to its new name) to `notice`.
+    /// that are no problem (a save moved to its new name) to `notice`. `hardwareRenderers` makes the OpenGL
+    /// context a GL core asks for (Media's EGL renderer in a run; without it such a core is refused).
     public init(
-        _ config: SessionConfig, warn: @escaping (String) -> Void = Session.printWarning,
+        _ config: SessionConfig, hardwareRenderers: HardwareRendererFactory? = nil,
+        warn: @escaping (String) -> Void = Session.printWarning,
         notice: @escaping (String) -> Void = Session.printWarning
     ) throws(RetroError) {
         let content = try config.contentPath.map { path throws(RetroError) in try Content(path: path) }
@@ -89,7 +90,7 @@ public final class Session {
             coreAssets: content.map { FilePath.folder(of: $0.path) } ?? paths.system)
         // Before the core is loaded: a core without its BIOS may crash or refuse the content silently.
         try CoreFirmware.check(corePath: corePath, name: coreName, systemFolder: paths.system, warn: warn)
-        core = try Core(path: corePath, directories: directories, hardwareRenderers: EGLHeadlessRenderer.make)
+        core = try Core(path: corePath, directories: directories, hardwareRenderers: hardwareRenderers)
         core.options.onWarning = warn
         for file in paths.optionFiles(core: coreName, game: content?.baseName) { core.options.load(file: file) }
         for (key, value) in config.options {

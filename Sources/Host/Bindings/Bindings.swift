@@ -40,6 +40,16 @@ public enum Bindings {
         """
 }
 
+extension Bindings {
+    /// The trampoline every row's C binding calls: its named body gets the call's arguments and the
+    /// script the binding was registered for, and a thrown error becomes Lua's error or `nil, message`.
+    static func run(
+        _ L: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ body: (LuaCall, Script) throws -> Int32
+    ) -> Int32 {
+        LuaCall.run(L) { call in try body(call, Script.from(context)) }
+    }
+}
+
 /// The Lua door's one translation of the emulator's refusals: rules and failures become `nil, reason`,
 /// the caller's own mistakes (wrong phase, out of range) errors naming the function.
 extension Refusal: LuaFailure {
@@ -48,6 +58,12 @@ extension Refusal: LuaFailure {
 }
 
 extension LuaCall {
+    /// Pushes a binding's one result and counts it: `return call.returning(value)`.
+    func returning(_ value: Int) -> Int32 { push(value); return 1 }
+    func returning(_ value: Double) -> Int32 { push(value); return 1 }
+    func returning(_ value: Bool) -> Int32 { push(value); return 1 }
+    func returning(_ value: String) -> Int32 { push(value); return 1 }
+
     /// Runs `body` with `L` recorded as the script's running thread, so events fired from inside a
     /// binding (state_loaded, reset) reach this script on the thread that is executing. The emulator's work
     /// in it (a seek's frames, a state load) is the host's time, not the script's: its clock waits

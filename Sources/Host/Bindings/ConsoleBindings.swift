@@ -20,19 +20,7 @@ extension Bindings {
                     Writes `text` and a newline to `\"out\"` (stdout, the default) or `\"err\"` (stderr, prefixed \
                     with the script name).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let text = try call.string(1, "text")
-                    let stream = try call.optionalString(2, "stream") ?? "out"
-                    switch stream {
-                    case "out": script.host.write(text + "\n", error: false)
-                    case "err": script.host.write("[\(script.name)] \(text)\n", error: true)
-                    default: throw call.badArgument(2, "stream", "\"out\" or \"err\" expected, got \"\(stream)\"")
-                    }
-                    return 0
-                }
-            },
+            ) { run($0, $1, consoleWrite) },
             LuaFunction(
                 lua: "log", "...: any",
                 doc: "Same as `print`: the arguments through `tostring`, tab-separated, to stdout."),
@@ -42,4 +30,17 @@ extension Bindings {
                 lua: "error", "...: any",
                 doc: "Writes `error: …` to stderr, prefixed with the script's name (it does not raise)."),
         ])
+
+    // MARK: - The functions
+
+    private static func consoleWrite(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let text = try call.string(1, "text")
+        let stream = try call.optionalString(2, "stream") ?? "out"
+        switch stream {
+        case "out": script.host.write(text + "\n", error: false)
+        case "err": script.host.write("[\(script.name)] \(text)\n", error: true)
+        default: throw call.badArgument(2, "stream", "\"out\" or \"err\" expected, got \"\(stream)\"")
+        }
+        return 0
+    }
 }

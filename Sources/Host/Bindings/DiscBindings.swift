@@ -22,21 +22,9 @@ extension Bindings {
                     """
                     The tray: `{count=, index=, ejected=}` — `index` is the disc in the tray (nil when none is).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let tray = try Script.from(context).emulator.discState()
-                    call.newTable(fields: 3)
-                    call.set("count", tray.count)
-                    if let index = tray.index { call.set("index", index + 1) }
-                    call.set("ejected", tray.ejected)
-                    return 1
-                }
-            },
-            LuaFunction("count", returns: "integer?, string?", doc: "How many discs the tray holds.") { L, context in
-                LuaCall.run(L) { call in
-                    call.push(try Script.from(context).emulator.discState().count)
-                    return 1
-                }
+            ) { run($0, $1, discState) },
+            LuaFunction("count", returns: "integer?, string?", doc: "How many discs the tray holds.") {
+                run($0, $1, discCount)
             },
             LuaFunction(
                 "index", "index?: integer", returns: "integer|false|nil, string?",
@@ -45,41 +33,13 @@ extension Bindings {
                     The disc in the tray (from 1), or `false` when none is; with `index`, selects that disc first \
                     (as `disc.select`).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    if let wanted = try call.optionalInteger(1, "index") {
-                        try Script.from(context).emulator.selectDisc(wanted)
-                    }
-                    if let index = try Script.from(context).emulator.discState().index {
-                        call.push(index + 1)
-                    } else {
-                        call.push(false)
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, discIndex) },
             LuaFunction(
                 "ejected", returns: "boolean?, string?", doc: "True while the tray is open."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    call.push(try Script.from(context).emulator.discState().ejected)
-                    return 1
-                }
-            },
-            LuaFunction("eject", returns: "boolean?, string?", doc: "Opens the tray.") { L, context in
-                LuaCall.run(L) { call in
-                    try Script.from(context).emulator.setDiscEjected(true)
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, discEjected) },
+            LuaFunction("eject", returns: "boolean?, string?", doc: "Opens the tray.") { run($0, $1, discEject) },
             LuaFunction("insert", returns: "boolean?, string?", doc: "Closes the tray on the selected disc.") {
-                L, context in
-                LuaCall.run(L) { call in
-                    try Script.from(context).emulator.setDiscEjected(false)
-                    call.push(true)
-                    return 1
-                }
+                run($0, $1, discInsert)
             },
             LuaFunction(
                 "select", "index: integer", returns: "boolean?, string?",
@@ -88,14 +48,7 @@ extension Bindings {
                     Puts disc `index` (from 1) in the open tray; `nil, message` while the tray is closed. An index \
                     outside the tray is an error.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let index = try call.integer(1, "index")
-                    try Script.from(context).emulator.selectDisc(index)
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, discSelect) },
             LuaFunction(
                 "list", returns: "table?, string?",
                 doc:
@@ -103,20 +56,7 @@ extension Bindings {
                     Every disc: a list of `{index=, path=, label=}` (`path` and `label` as the core or the \
                     playlist give them; either may be nil).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let images = try Script.from(context).emulator.discImages()
-                    call.newTable(array: images.count)
-                    for image in images {
-                        call.newTable(fields: 3)
-                        call.set("index", image.index)
-                        if let path = image.path { call.set("path", path) }
-                        if let label = image.label { call.set("label", label) }
-                        lua_rawseti(L, -2, lua_Integer(image.index))
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, discList) },
             LuaFunction(
                 "add", "path: string", returns: "integer?, string?",
                 doc:
@@ -124,14 +64,72 @@ extension Bindings {
                     Adds a disc image file at the end of the tray and returns its number. The path must be one the \
                     script may read.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let path = try call.string(1, "path")
-                    try script.checkFileAccess(path, write: false)
-                    call.push(try script.emulator.addDisc(path: path))
-                    return 1
-                }
-            },
+            ) { run($0, $1, discAdd) },
         ])
+
+    // MARK: - The functions
+
+    private static func discState(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let tray = try script.emulator.discState()
+        call.newTable(fields: 3)
+        call.set("count", tray.count)
+        if let index = tray.index { call.set("index", index + 1) }
+        call.set("ejected", tray.ejected)
+        return 1
+    }
+
+    private static func discCount(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(try script.emulator.discState().count)
+    }
+
+    private static func discIndex(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        if let wanted = try call.optionalInteger(1, "index") {
+            try script.emulator.selectDisc(wanted)
+        }
+        if let index = try script.emulator.discState().index {
+            call.push(index + 1)
+        } else {
+            call.push(false)
+        }
+        return 1
+    }
+
+    private static func discEjected(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(try script.emulator.discState().ejected)
+    }
+
+    private static func discEject(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try script.emulator.setDiscEjected(true)
+        return call.returning(true)
+    }
+
+    private static func discInsert(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try script.emulator.setDiscEjected(false)
+        return call.returning(true)
+    }
+
+    private static func discSelect(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let index = try call.integer(1, "index")
+        try script.emulator.selectDisc(index)
+        return call.returning(true)
+    }
+
+    private static func discList(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let images = try script.emulator.discImages()
+        call.newTable(array: images.count)
+        for image in images {
+            call.newTable(fields: 3)
+            call.set("index", image.index)
+            if let path = image.path { call.set("path", path) }
+            if let label = image.label { call.set("label", label) }
+            lua_rawseti(call.L, -2, lua_Integer(image.index))
+        }
+        return 1
+    }
+
+    private static func discAdd(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try call.string(1, "path")
+        try script.checkFileAccess(path, write: false)
+        return call.returning(try script.emulator.addDisc(path: path))
+    }
 }

@@ -17,37 +17,15 @@ extension Bindings {
                     Waits until the next frame has run (main chunk only: it yields the script's coroutine). \
                     Callbacks run every frame already and cannot wait.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    guard lh_isyieldable(L) != 0, L == script.thread else {
-                        throw call.error(
-                            "only the main chunk can wait for frames; callbacks already run once per frame")
-                    }
-                    if script.emulator.phase == .inputPoll { throw call.error(Refusal.inputPoll.reason) }
-                    return LH_YIELD
-                }
-            },
+            ) { run($0, $1, emuFrameadvance) },
             LuaFunction("framecount", returns: "integer", doc: "Frames run since the content was loaded.") {
-                L, context in
-                LuaCall.run(L) { call in
-                    call.push(Script.from(context).emulator.session.frameCount)
-                    return 1
-                }
+                run($0, $1, emuFramecount)
             },
             LuaFunction(
                 "lagcount", returns: "integer", doc: "Frames in which the core never polled input (lag frames)."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    call.push(Script.from(context).emulator.session.lagCount)
-                    return 1
-                }
-            },
-            LuaFunction("islagged", returns: "boolean", doc: "Whether the last frame was a lag frame.") { L, context in
-                LuaCall.run(L) { call in
-                    call.push(Script.from(context).emulator.session.lastFrameLagged)
-                    return 1
-                }
+            ) { run($0, $1, emuLagcount) },
+            LuaFunction("islagged", returns: "boolean", doc: "Whether the last frame was a lag frame.") {
+                run($0, $1, emuIslagged)
             },
             LuaFunction(
                 "pause",
@@ -56,24 +34,9 @@ extension Bindings {
                     Pauses emulation in a windowed run (frame advance still works). Headless runs are never paced \
                     or paused.
                     """
-            ) { L, context in
-                LuaCall.run(L) { _ in
-                    Script.from(context).emulator.paused = true
-                    return 0
-                }
-            },
-            LuaFunction("unpause", doc: "Resumes emulation.") { L, context in
-                LuaCall.run(L) { _ in
-                    Script.from(context).emulator.paused = false
-                    return 0
-                }
-            },
-            LuaFunction("paused", returns: "boolean", doc: "Whether emulation is paused.") { L, context in
-                LuaCall.run(L) { call in
-                    call.push(Script.from(context).emulator.paused)
-                    return 1
-                }
-            },
+            ) { run($0, $1, emuPause) },
+            LuaFunction("unpause", doc: "Resumes emulation.") { run($0, $1, emuUnpause) },
+            LuaFunction("paused", returns: "boolean", doc: "Whether emulation is paused.") { run($0, $1, emuPaused) },
             LuaFunction(
                 "speed", "factor?: number", returns: "number",
                 doc:
@@ -81,19 +44,7 @@ extension Bindings {
                     Gets or sets the pacing: 1.0 is real time, 2.0 double speed, 0 unthrottled. Changes pacing \
                     only, never emulation. Returns the speed in effect.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let emulator = Script.from(context).emulator
-                    if let factor = try call.optionalNumber(1, "factor") {
-                        guard factor >= 0, factor.isFinite else {
-                            throw call.badArgument(1, "factor", "must be 0 or more")
-                        }
-                        try emulator.setSpeed(factor)
-                    }
-                    call.push(emulator.speed)
-                    return 1
-                }
-            },
+            ) { run($0, $1, emuSpeed) },
             LuaFunction(
                 "hardcore", "on?: boolean", returns: "boolean",
                 doc:
@@ -103,16 +54,7 @@ extension Bindings {
                     overrides and movie playback are refused with `nil, message`. Turning it on disables every \
                     cheat, stops a playing movie, returns to normal speed and resets the game (as RetroArch does).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    if let on = try call.optionalBoolean(1, "on") {
-                        try call.nested(script) { () throws(Refusal) in try script.emulator.setHardcore(on) }
-                    }
-                    call.push(script.emulator.hardcore)
-                    return 1
-                }
-            },
+            ) { run($0, $1, emuHardcore) },
             LuaFunction(
                 "reset", returns: "boolean?, string?",
                 doc:
@@ -121,14 +63,7 @@ extension Bindings {
                     movie records, the reset is logged; while one plays, resets come from the movie and this \
                     returns `nil, message`. Not allowed during the input poll.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    try call.nested(script) { () throws(Refusal) in try script.emulator.reset() }
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, emuReset) },
             LuaFunction(
                 "power", returns: "boolean?, string?",
                 doc:
@@ -138,14 +73,7 @@ extension Bindings {
                     while a movie plays or when the core could not save its power-on state. Not allowed during \
                     the input poll.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    try call.nested(script) { () throws(Refusal) in try script.emulator.power() }
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, emuPower) },
         ] + coreInfoFunctions + [
             LuaFunction(
                 "message", "text: string",
@@ -155,14 +83,7 @@ extension Bindings {
                     printed to stderr when no script listens, and also when one does (not with `--quiet`); \
                     written to the `--log` file either way; read aloud with `--speak`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let text = try call.string(1, "text")
-                    let script = Script.from(context)
-                    call.nested(script) { script.emulator.show(message: text, from: script.name) }
-                    return 0
-                }
-            },
+            ) { run($0, $1, emuMessage) },
             LuaFunction(
                 "speak", "text: string", returns: "boolean",
                 doc:
@@ -171,23 +92,10 @@ extension Bindings {
                     prompt): a newer call replaces text not yet spoken, so moving through a list does not queue \
                     every item. Returns whether speech is on (false without `--speak`).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let text = try call.string(1, "text")
-                    let speak = Script.from(context).host.onSpeak
-                    speak?(text)
-                    call.push(speak != nil)
-                    return 1
-                }
-            },
+            ) { run($0, $1, emuSpeak) },
             LuaFunction(
                 "step", doc: "While paused, runs exactly one more frame (frame advance); no effect when running."
-            ) { L, context in
-                LuaCall.run(L) { _ in
-                    Script.from(context).emulator.stepRequested = true
-                    return 0
-                }
-            },
+            ) { run($0, $1, emuStep) },
             LuaFunction(
                 "run_frame", "options?: table",
                 doc:
@@ -197,17 +105,7 @@ extension Bindings {
                     true) tell the core whether its picture and sound are wanted (suppressed sound is discarded). \
                     Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    var video = true, audio = true
-                    if try call.optionalTable(1, "options") {
-                        video = try call.booleanField(1, "video", argument: 1) ?? true
-                        audio = try call.booleanField(1, "audio", argument: 1) ?? true
-                    }
-                    try Script.from(context).emulator.runExtraFrame(video: video, audio: audio)
-                    return 0
-                }
-            },
+            ) { run($0, $1, emuRunFrame) },
         ] + dataFunctions + [
             LuaFunction(
                 "stats", returns: "table",
@@ -217,24 +115,7 @@ extension Bindings {
                     duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` \
                     — means per frame since the start, and the last frame's times.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let stats = Script.from(context).emulator.stats
-                    call.newTable(fields: 10)
-                    call.set("frames", stats.frames)
-                    call.set("seconds", stats.wallSeconds)
-                    call.set("dropped", stats.dropped)
-                    call.set("duplicated", stats.duplicated)
-                    call.set("underruns", stats.underruns)
-                    for phase in FrameStats.Phase.allCases { call.set(phase.name + "_ms", stats.average(phase)) }
-                    call.newTable(fields: 4)
-                    for phase in FrameStats.Phase.allCases {
-                        call.set(phase.name + "_ms", stats.last[phase.rawValue] * 1000)
-                    }
-                    lua_setfield(L, -2, "last")
-                    return 1
-                }
-            },
+            ) { run($0, $1, emuStats) },
             LuaFunction(
                 "exit", "code?: integer",
                 doc:
@@ -242,14 +123,7 @@ extension Bindings {
                     Ends the run at the end of the current frame; the process exits with `code` (default 0). \
                     `exit` callbacks run first.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let code = try call.optionalInteger(1, "code") ?? 0
-                    guard (0...255).contains(code) else { throw call.badArgument(1, "code", "must be 0…255") }
-                    Script.from(context).emulator.requestExit(Int32(code))
-                    return 0
-                }
-            },
+            ) { run($0, $1, emuExit) },
             LuaFunction(
                 "result", "key: string, value: number|string|boolean|nil",
                 doc:
@@ -258,27 +132,143 @@ extension Bindings {
                     under `results`, and `retrolua batch` collects them per job — a bot's score, a search's best \
                     frame.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let host = script.host
-                    let key = try call.string(1, "key")
-                    // What the host keeps for the report counts against the script's cap.
-                    let size = key.utf8.count + (call.type(2) == LUA_TSTRING ? Int(lua_rawlen(L, 2)) : 8)
-                    try script.hold(call.isNoneOrNil(2) ? 0 : size, as: "result " + key, for: "emu.result: the value")
-                    switch call.type(2) {
-                    case LUA_TNIL, LUA_TNONE: host.results[key] = nil
-                    case LUA_TBOOLEAN: host.results[key] = try call.boolean(2, "value")
-                    case LUA_TSTRING: host.results[key] = try call.string(2, "value")
-                    case LUA_TNUMBER:
-                        host.results[key] =
-                            lua_isinteger(L, 2) != 0 ? try call.integer(2, "value") : try call.number(2, "value")
-                    default:
-                        throw call.badArgument(
-                            2, "value", "number, string, boolean or nil expected, got \(call.typeName(2))")
-                    }
-                    return 0
-                }
-            },
+            ) { run($0, $1, emuResult) },
         ])
+
+    // MARK: - The functions
+
+    private static func emuFrameadvance(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        guard lh_isyieldable(call.L) != 0, call.L == script.thread else {
+            throw call.error(
+                "only the main chunk can wait for frames; callbacks already run once per frame")
+        }
+        if script.emulator.phase == .inputPoll { throw call.error(Refusal.inputPoll.reason) }
+        return LH_YIELD
+    }
+
+    private static func emuFramecount(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.session.frameCount)
+    }
+
+    private static func emuLagcount(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.session.lagCount)
+    }
+
+    private static func emuIslagged(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.session.lastFrameLagged)
+    }
+
+    private static func emuPause(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        script.emulator.paused = true
+        return 0
+    }
+
+    private static func emuUnpause(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        script.emulator.paused = false
+        return 0
+    }
+
+    private static func emuPaused(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.paused)
+    }
+
+    private static func emuSpeed(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let emulator = script.emulator
+        if let factor = try call.optionalNumber(1, "factor") {
+            guard factor >= 0, factor.isFinite else {
+                throw call.badArgument(1, "factor", "must be 0 or more")
+            }
+            try emulator.setSpeed(factor)
+        }
+        return call.returning(emulator.speed)
+    }
+
+    private static func emuHardcore(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        if let on = try call.optionalBoolean(1, "on") {
+            try call.nested(script) { () throws(Refusal) in try script.emulator.setHardcore(on) }
+        }
+        return call.returning(script.emulator.hardcore)
+    }
+
+    private static func emuReset(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try call.nested(script) { () throws(Refusal) in try script.emulator.reset() }
+        return call.returning(true)
+    }
+
+    private static func emuPower(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try call.nested(script) { () throws(Refusal) in try script.emulator.power() }
+        return call.returning(true)
+    }
+
+    private static func emuMessage(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let text = try call.string(1, "text")
+        call.nested(script) { script.emulator.show(message: text, from: script.name) }
+        return 0
+    }
+
+    private static func emuSpeak(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let text = try call.string(1, "text")
+        let speak = script.host.onSpeak
+        speak?(text)
+        return call.returning(speak != nil)
+    }
+
+    private static func emuStep(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        script.emulator.stepRequested = true
+        return 0
+    }
+
+    private static func emuRunFrame(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        var video = true, audio = true
+        if try call.optionalTable(1, "options") {
+            video = try call.booleanField(1, "video", argument: 1) ?? true
+            audio = try call.booleanField(1, "audio", argument: 1) ?? true
+        }
+        try script.emulator.runExtraFrame(video: video, audio: audio)
+        return 0
+    }
+
+    private static func emuStats(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let stats = script.emulator.stats
+        call.newTable(fields: 10)
+        call.set("frames", stats.frames)
+        call.set("seconds", stats.wallSeconds)
+        call.set("dropped", stats.dropped)
+        call.set("duplicated", stats.duplicated)
+        call.set("underruns", stats.underruns)
+        for phase in FrameStats.Phase.allCases { call.set(phase.name + "_ms", stats.average(phase)) }
+        call.newTable(fields: 4)
+        for phase in FrameStats.Phase.allCases {
+            call.set(phase.name + "_ms", stats.last[phase.rawValue] * 1000)
+        }
+        lua_setfield(call.L, -2, "last")
+        return 1
+    }
+
+    private static func emuExit(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let code = try call.optionalInteger(1, "code") ?? 0
+        guard (0...255).contains(code) else { throw call.badArgument(1, "code", "must be 0…255") }
+        script.emulator.requestExit(Int32(code))
+        return 0
+    }
+
+    private static func emuResult(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        let key = try call.string(1, "key")
+        // What the host keeps for the report counts against the script's cap.
+        let size = key.utf8.count + (call.type(2) == LUA_TSTRING ? Int(lua_rawlen(call.L, 2)) : 8)
+        try script.hold(call.isNoneOrNil(2) ? 0 : size, as: "result " + key, for: "emu.result: the value")
+        switch call.type(2) {
+        case LUA_TNIL, LUA_TNONE: host.results[key] = nil
+        case LUA_TBOOLEAN: host.results[key] = try call.boolean(2, "value")
+        case LUA_TSTRING: host.results[key] = try call.string(2, "value")
+        case LUA_TNUMBER:
+            host.results[key] =
+                lua_isinteger(call.L, 2) != 0 ? try call.integer(2, "value") : try call.number(2, "value")
+        default:
+            throw call.badArgument(
+                2, "value", "number, string, boolean or nil expected, got \(call.typeName(2))")
+        }
+        return 0
+    }
 }

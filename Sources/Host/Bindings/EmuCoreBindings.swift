@@ -17,39 +17,7 @@ extension Bindings {
                 sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, \
                 name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let session = Script.from(context).emulator.session
-                let core = session.core
-                call.newTable(fields: 16)
-                call.set("core", session.coreName)
-                call.set("core_name", core.systemInfo.libraryName)
-                call.set("core_version", core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces))
-                call.set("core_path", core.path)
-                call.set("extensions", core.systemInfo.validExtensions.joined(separator: "|"))
-                if let av = core.avInfo {
-                    call.set("fps", av.fps)
-                    call.set("sample_rate", av.sampleRate)
-                    call.set("max_width", av.maxWidth)
-                    call.set("max_height", av.maxHeight)
-                    call.set("aspect", av.aspectRatio)
-                    call.set("width", core.frameWidth > 0 ? core.frameWidth : av.baseWidth)
-                    call.set("height", core.frameHeight > 0 ? core.frameHeight : av.baseHeight)
-                }
-                call.set("pixel_format", core.pixelFormat.description)
-                if let system = session.systemName { call.set("system", system) }
-                if let content = session.content {
-                    call.newTable(fields: 5)
-                    call.set("path", content.path)
-                    call.set("name", content.baseName)
-                    call.set("size", content.size)
-                    call.set("sha1", content.sha1)
-                    call.set("crc32", content.crc32)
-                    lua_setfield(L, -2, "rom")
-                }
-                return 1
-            }
-        },
+        ) { run($0, $1, emuCoreInfo) },
         LuaFunction(
             "option", "key: string, value?: string, options?: table", returns: "string?, string?",
             doc:
@@ -60,61 +28,93 @@ extension Bindings {
                 `options/CORE/GAME.opt` in the config folder when that file sets the key, else \
                 `options/CORE.opt` (written durably; the other lines are kept).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let session = script.emulator.session
-                let options = session.core.options
-                let key = try call.string(1, "key")
-                let value = try call.optionalString(2, "value")
-                let save =
-                    try call.optionalTable(3, "options")
-                    ? try call.booleanField(3, "save", argument: 3) ?? false : false
-                guard options.definitions.contains(where: { $0.key == key }) else {
-                    return call.failure("the core has no option '\(key)'")
-                }
-                if let value, let problem = options.set(key, value) { return call.failure(problem) }
-                let now = options.value(key) ?? ""
-                if save {
-                    let files = session.paths.optionFiles(core: session.coreName, game: session.content?.baseName)
-                    let game = files.count > 1 ? (try? String(contentsOfFile: files[1], encoding: .utf8)) : nil
-                    let useGame = game.map { OptionFile.sets($0, key) } ?? false
-                    let path = useGame ? files[1] : files[0]
-                    try script.checkFileAccess(path, write: true)
-                    let old = useGame ? game ?? "" : (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
-                    do {
-                        try DurableFile.write(Array(OptionFile.setting(old, key, now).utf8), to: path)
-                    } catch { return call.failure("emu.option: \(error)") }
-                }
-                call.push(now)
-                return 1
-            }
-        },
+        ) { run($0, $1, emuCoreOption) },
         LuaFunction(
             "options", returns: "table",
             doc: "Every core option: a list of `{key=, description=, values={…}, default=, value=}`."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let options = Script.from(context).emulator.session.core.options
-                call.newTable(array: options.definitions.count)
-                for (index, definition) in options.definitions.enumerated() {
-                    call.newTable(fields: 5)
-                    call.set("key", definition.key)
-                    call.set("description", definition.description)
-                    call.set("default", definition.defaultValue)
-                    call.set("value", options.value(definition.key) ?? definition.defaultValue)
-                    call.newTable(array: definition.values.count)
-                    for (position, value) in definition.values.enumerated() {
-                        call.push(value)
-                        lua_rawseti(L, -2, lua_Integer(position + 1))
-                    }
-                    lua_setfield(L, -2, "values")
-                    lua_rawseti(L, -2, lua_Integer(index + 1))
-                }
-                return 1
-            }
-        },
+        ) { run($0, $1, emuCoreOptions) },
     ]
+
+    // MARK: - The functions
+
+    private static func emuCoreInfo(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let session = script.emulator.session
+        let core = session.core
+        call.newTable(fields: 16)
+        call.set("core", session.coreName)
+        call.set("core_name", core.systemInfo.libraryName)
+        call.set("core_version", core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces))
+        call.set("core_path", core.path)
+        call.set("extensions", core.systemInfo.validExtensions.joined(separator: "|"))
+        if let av = core.avInfo {
+            call.set("fps", av.fps)
+            call.set("sample_rate", av.sampleRate)
+            call.set("max_width", av.maxWidth)
+            call.set("max_height", av.maxHeight)
+            call.set("aspect", av.aspectRatio)
+            call.set("width", core.frameWidth > 0 ? core.frameWidth : av.baseWidth)
+            call.set("height", core.frameHeight > 0 ? core.frameHeight : av.baseHeight)
+        }
+        call.set("pixel_format", core.pixelFormat.description)
+        if let system = session.systemName { call.set("system", system) }
+        if let content = session.content {
+            call.newTable(fields: 5)
+            call.set("path", content.path)
+            call.set("name", content.baseName)
+            call.set("size", content.size)
+            call.set("sha1", content.sha1)
+            call.set("crc32", content.crc32)
+            lua_setfield(call.L, -2, "rom")
+        }
+        return 1
+    }
+
+    private static func emuCoreOption(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let session = script.emulator.session
+        let options = session.core.options
+        let key = try call.string(1, "key")
+        let value = try call.optionalString(2, "value")
+        let save =
+            try call.optionalTable(3, "options")
+            ? try call.booleanField(3, "save", argument: 3) ?? false : false
+        guard options.definitions.contains(where: { $0.key == key }) else {
+            return call.failure("the core has no option '\(key)'")
+        }
+        if let value, let problem = options.set(key, value) { return call.failure(problem) }
+        let now = options.value(key) ?? ""
+        if save {
+            let files = session.paths.optionFiles(core: session.coreName, game: session.content?.baseName)
+            let game = files.count > 1 ? (try? String(contentsOfFile: files[1], encoding: .utf8)) : nil
+            let useGame = game.map { OptionFile.sets($0, key) } ?? false
+            let path = useGame ? files[1] : files[0]
+            try script.checkFileAccess(path, write: true)
+            let old = useGame ? game ?? "" : (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            do {
+                try DurableFile.write(Array(OptionFile.setting(old, key, now).utf8), to: path)
+            } catch { return call.failure("emu.option: \(error)") }
+        }
+        return call.returning(now)
+    }
+
+    private static func emuCoreOptions(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let options = script.emulator.session.core.options
+        call.newTable(array: options.definitions.count)
+        for (index, definition) in options.definitions.enumerated() {
+            call.newTable(fields: 5)
+            call.set("key", definition.key)
+            call.set("description", definition.description)
+            call.set("default", definition.defaultValue)
+            call.set("value", options.value(definition.key) ?? definition.defaultValue)
+            call.newTable(array: definition.values.count)
+            for (position, value) in definition.values.enumerated() {
+                call.push(value)
+                lua_rawseti(call.L, -2, lua_Integer(position + 1))
+            }
+            lua_setfield(call.L, -2, "values")
+            lua_rawseti(call.L, -2, lua_Integer(index + 1))
+        }
+        return 1
+    }
 }
 
 /// RetroArch's option files (`key = "value"` lines), as `emu.option(key, value, {save = true})` rewrites them.

@@ -30,21 +30,7 @@ extension Bindings {
                 this game's battery save file (`GAME.KEY.srm`, KEY from the content's SHA-1 without headers; \
                 nil without content).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let session = Script.from(context).emulator.session
-                let paths = session.paths
-                call.newTable(fields: 7)
-                if let saveRAMPath = session.saveRAMPath { call.set("save_ram", saveRAMPath) }
-                call.set("config", paths.config)
-                call.set("data", paths.data)
-                call.set("saves", paths.saves)
-                call.set("states", paths.states)
-                call.set("screenshots", paths.screenshots)
-                call.set("system", paths.system)
-                return 1
-            }
-        },
+        ) { run($0, $1, emuDataPaths) },
         LuaFunction(
             "save_data", "name: string, contents: string", returns: "boolean?, string?",
             doc:
@@ -54,17 +40,7 @@ extension Bindings {
                 achievement progress. `name` is a relative path (folders are created) without `..`; where a \
                 symlink in the data folder leads out of it, `nil, message` (as for `io.open`).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let path = try dataPath(call, script.host)
-                let contents = try call.bytes(2, "contents")
-                try script.checkFileAccess(path, write: true)
-                do { try DurableFile.write(contents, to: path) } catch { return call.failure("\(error)") }
-                call.push(true)
-                return 1
-            }
-        },
+        ) { run($0, $1, emuDataSaveData) },
         LuaFunction(
             "load_data", "name: string", returns: "string?, string?",
             doc:
@@ -72,17 +48,40 @@ extension Bindings {
                 Reads a file of the data folder (written by `emu.save_data`); `nil, message` when there is none, or \
                 where a symlink in the data folder leads out of it (as for `io.open`).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let path = try dataPath(call, script.host)
-                try script.checkFileAccess(path, write: false)
-                guard let data = FileManager.default.contents(atPath: path) else {
-                    return call.failure("\(path): no such file")
-                }
-                data.withUnsafeBytes { call.push(bytes: $0) }
-                return 1
-            }
-        },
+        ) { run($0, $1, emuDataLoadData) },
     ]
+
+    // MARK: - The functions
+
+    private static func emuDataPaths(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let session = script.emulator.session
+        let paths = session.paths
+        call.newTable(fields: 7)
+        if let saveRAMPath = session.saveRAMPath { call.set("save_ram", saveRAMPath) }
+        call.set("config", paths.config)
+        call.set("data", paths.data)
+        call.set("saves", paths.saves)
+        call.set("states", paths.states)
+        call.set("screenshots", paths.screenshots)
+        call.set("system", paths.system)
+        return 1
+    }
+
+    private static func emuDataSaveData(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try dataPath(call, script.host)
+        let contents = try call.bytes(2, "contents")
+        try script.checkFileAccess(path, write: true)
+        do { try DurableFile.write(contents, to: path) } catch { return call.failure("\(error)") }
+        return call.returning(true)
+    }
+
+    private static func emuDataLoadData(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try dataPath(call, script.host)
+        try script.checkFileAccess(path, write: false)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            return call.failure("\(path): no such file")
+        }
+        data.withUnsafeBytes { call.push(bytes: $0) }
+        return 1
+    }
 }

@@ -20,33 +20,11 @@ extension Bindings {
             LuaFunction(
                 "on", "name: string, fn: function", returns: "integer",
                 doc: "Calls `fn` on every `name` event; returns an id for `event.off`."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let name = try call.string(1, "name")
-                    guard let event = ScriptEvent(rawValue: name) else {
-                        throw call.badArgument(
-                            1, "name",
-                            """
-                            unknown event '\(name)'; one of \
-                            \(ScriptEvent.allCases.map(\.rawValue).joined(separator: ", "))
-                            """
-                        )
-                    }
-                    try call.function(2, "fn")
-                    call.push(script.addCallback(event, functionAt: 2, in: L!))
-                    return 1
-                }
-            },
+            ) { run($0, $1, eventOn) },
             LuaFunction(
                 "off", "id: integer", returns: "boolean",
                 doc: "Removes a callback or watch; returns whether it existed."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    call.push(Script.from(context).remove(id: try call.integer(1, "id")))
-                    return 1
-                }
-            },
+            ) { run($0, $1, eventOff) },
             LuaFunction(
                 "watch", "domain: string?, address: integer, size: integer, fn: function", returns: "integer",
                 doc:
@@ -56,25 +34,44 @@ extension Bindings {
                     the domain's byte order; longer ones are strings. `domain` nil means the default domain. \
                     Returns an id for `event.off`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let memory = script.emulator.memory
-                    let domain = try memory.domain(call, argument: 1)
-                    let address = try call.integer(2, "address")
-                    let size = try call.integer(3, "size")
-                    guard (1...4096).contains(size) else { throw call.badArgument(3, "size", "must be 1…4096") }
-                    try call.function(4, "fn")
-                    let pointer = try memory.pointer(domain, address: address, width: size)
-                    lua_pushvalue(L, 4)
-                    let reference = luaL_ref(L, lh_registryindex())
-                    let id = script.takeID()
-                    script.watches.append(
-                        MemoryWatch(
-                            id: id, reference: reference, pointer: pointer, size: size, bigEndian: domain.bigEndian))
-                    call.push(id)
-                    return 1
-                }
-            },
+            ) { run($0, $1, eventWatch) },
         ])
+
+    // MARK: - The functions
+
+    private static func eventOn(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let name = try call.string(1, "name")
+        guard let event = ScriptEvent(rawValue: name) else {
+            throw call.badArgument(
+                1, "name",
+                """
+                unknown event '\(name)'; one of \
+                \(ScriptEvent.allCases.map(\.rawValue).joined(separator: ", "))
+                """
+            )
+        }
+        try call.function(2, "fn")
+        return call.returning(script.addCallback(event, functionAt: 2, in: call.L))
+    }
+
+    private static func eventOff(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.remove(id: try call.integer(1, "id")))
+    }
+
+    private static func eventWatch(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let memory = script.emulator.memory
+        let domain = try memory.domain(call, argument: 1)
+        let address = try call.integer(2, "address")
+        let size = try call.integer(3, "size")
+        guard (1...4096).contains(size) else { throw call.badArgument(3, "size", "must be 1…4096") }
+        try call.function(4, "fn")
+        let pointer = try memory.pointer(domain, address: address, width: size)
+        lua_pushvalue(call.L, 4)
+        let reference = luaL_ref(call.L, lh_registryindex())
+        let id = script.takeID()
+        script.watches.append(
+            MemoryWatch(
+                id: id, reference: reference, pointer: pointer, size: size, bigEndian: domain.bigEndian))
+        return call.returning(id)
+    }
 }

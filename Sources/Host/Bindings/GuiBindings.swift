@@ -2,6 +2,7 @@ import Emulation
 import CLua
 import CLuaShim
 import Foundation
+import Libretro
 import LuaRuntime
 import Media
 
@@ -136,7 +137,7 @@ extension Bindings {
         let path = try call.string(index, "image")
         if let cached = script.imageCache[path] { return cached }
         if let problem = script.fileAccessProblem(path, write: false) { throw call.error(problem) }
-        let loaded: (rgba: [UInt8], width: Int, height: Int)
+        let loaded: RGBAImage
         do { loaded = try PNGFile.read(path) } catch { throw call.error("\(error)") }
         let image = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
         try script.hold(loaded.rgba.count, as: "image " + path, for: "gui.image: the decoded image")
@@ -163,42 +164,13 @@ extension Bindings {
                     `surface`, `scale` (1…16: each font pixel drawn as a square of that side; `gui.text_scale()` \
                     suits the window). Returns the text's width and height in pixels.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                    let text = try call.string(3, "text")
-                    let options = try options(call, 4, host: Script.from(context).host, fillKey: "bg")
-                    let size = options.canvas.text(
-                        x: x, y: y, text, color: options.color, background: options.fill, scale: options.scale)
-                    call.push(size.width)
-                    call.push(size.height)
-                    return 2
-                }
-            },
+            ) { run($0, $1, guiText) },
             LuaFunction(
                 "text_size", "text: string, scale?: integer", returns: "integer, integer",
                 doc: "The width and height `gui.text` would draw (at `scale`, default 1)."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let text = try call.string(1, "text")
-                    let scale = try call.optionalInteger(2, "scale") ?? 1
-                    guard (1...Canvas.maximumTextScale).contains(scale) else {
-                        throw call.badArgument(2, "scale", "must be 1…\(Canvas.maximumTextScale), got \(scale)")
-                    }
-                    let size = Canvas.textSize(text, scale: scale)
-                    call.push(size.width)
-                    call.push(size.height)
-                    return 2
-                }
-            },
+            ) { run($0, $1, guiTextSize) },
             LuaFunction("pixel", "x: integer, y: integer, options?: table", doc: "Sets one pixel (option `color`).") {
-                L, context in
-                LuaCall.run(L) { call in
-                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                    let options = try options(call, 3, host: Script.from(context).host)
-                    options.canvas.pixel(x: x, y: y, color: options.color)
-                    return 0
-                }
+                run($0, $1, guiPixel)
             },
             LuaFunction(
                 "polyline", "points: table, options?: table",
@@ -207,52 +179,19 @@ extension Bindings {
                     Draws lines joining consecutive points, given flat as `{x1, y1, x2, y2, …}` (integers, at most \
                     \(maximumPolylinePoints) points) — a graph of a value over time in one call; option `color`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let points = try polylinePoints(call, 1)
-                    let options = try options(call, 2, host: Script.from(context).host)
-                    options.canvas.polyline(points, color: options.color)
-                    return 0
-                }
-            },
+            ) { run($0, $1, guiPolyline) },
             LuaFunction(
                 "line", "x1: integer, y1: integer, x2: integer, y2: integer, options?: table",
                 doc: "Draws a line, both ends included."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let x1 = try call.integer(1, "x1"), y1 = try call.integer(2, "y1")
-                    let x2 = try call.integer(3, "x2"), y2 = try call.integer(4, "y2")
-                    let options = try options(call, 5, host: Script.from(context).host)
-                    options.canvas.line(x1: x1, y1: y1, x2: x2, y2: y2, color: options.color)
-                    return 0
-                }
-            },
+            ) { run($0, $1, guiLine) },
             LuaFunction(
                 "rect", "x: integer, y: integer, width: integer, height: integer, options?: table",
                 doc: "Draws a rectangle: outline in `color`, inside filled with `fill` when given."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                    let width = try call.integer(3, "width"), height = try call.integer(4, "height")
-                    let options = try options(call, 5, host: Script.from(context).host)
-                    options.canvas.rect(
-                        x: x, y: y, width: width, height: height, color: options.color, fill: options.fill)
-                    return 0
-                }
-            },
+            ) { run($0, $1, guiRect) },
             LuaFunction(
                 "circle", "x: integer, y: integer, radius: integer, options?: table",
                 doc: "Draws a circle around (x, y): outline in `color`, filled with `fill` when given."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                    let radius = try call.integer(3, "radius")
-                    guard radius >= 0 else { throw call.badArgument(3, "radius", "must be 0 or more") }
-                    let options = try options(call, 4, host: Script.from(context).host)
-                    options.canvas.circle(cx: x, cy: y, radius: radius, color: options.color, fill: options.fill)
-                    return 0
-                }
-            },
+            ) { run($0, $1, guiCircle) },
             LuaFunction(
                 "image", "x: integer, y: integer, image: string|image, options?: table",
                 doc:
@@ -260,16 +199,7 @@ extension Bindings {
                     Draws a PNG (by path, read once and cached) or an image from `gui.load_image`, blending its \
                     alpha; option `surface`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-                    let script = Script.from(context)
-                    let image = try image(call, 3, script: script)
-                    let options = try options(call, 4, host: script.host)
-                    options.canvas.image(x: x, y: y, rgba: image.rgba, width: image.width, height: image.height)
-                    return 0
-                }
-            },
+            ) { run($0, $1, guiImage) },
             LuaFunction(
                 "load_image", "path: string", returns: "image?, string?",
                 doc:
@@ -277,27 +207,10 @@ extension Bindings {
                     Reads a PNG into an image object (`image:width()`, `image:height()`); `nil, message` if it \
                     cannot be read.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let path = try call.string(1, "path")
-                    let script = Script.from(context)
-                    try script.checkFileAccess(path, write: false)
-                    let loaded: (rgba: [UInt8], width: Int, height: Int)
-                    do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
-                    if let refusal = pushImage(call, script, loaded.rgba, loaded.width, loaded.height) {
-                        return call.failure("\(path): \(refusal)")
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, guiLoadImage) },
         ] + frameFunctions + [
             LuaFunction("clear", "surface?: string", doc: "Erases a surface (`\"emu\"` by default) now.") {
-                L, context in
-                LuaCall.run(L) { call in
-                    let host = Script.from(context).host
-                    try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host).clear()
-                    return 0
-                }
+                run($0, $1, guiClear)
             },
             LuaFunction(
                 "surface_size", "surface?: string", returns: "integer, integer",
@@ -306,16 +219,7 @@ extension Bindings {
                     (`gui.side_panel`), so what is aligned to its right stays beside the game; the panel's room \
                     lies right of it.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let host = Script.from(context).host
-                    let name = try call.optionalString(1, "surface") ?? "emu"
-                    let canvas = try canvas(call, name, argument: 1, host: host, drawing: false)
-                    call.push(name == "hud" ? host.hudWidthBesidePanel : canvas.width)
-                    call.push(canvas.height)
-                    return 2
-                }
-            },
+            ) { run($0, $1, guiSurfaceSize) },
             LuaFunction(
                 "text_scale", "surface?: string", returns: "integer",
                 doc: """
@@ -323,16 +227,7 @@ extension Bindings {
                     height over 240, whichever is smaller, rounded down, 1 to 8 (a 256×224 game in a 3× window: 2; \
                     6×: 4; headless: 1).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let host = Script.from(context).host
-                    let name = try call.optionalString(1, "surface") ?? "hud"
-                    let canvas = try canvas(call, name, argument: 1, host: host, drawing: false)
-                    let width = name == "hud" ? host.hudWidthBesidePanel : canvas.width
-                    call.push(Canvas.readableTextScale(width: width, height: canvas.height))
-                    return 1
-                }
-            },
+            ) { run($0, $1, guiTextScale) },
             LuaFunction(
                 "side_panel", "width?: integer", returns: "integer",
                 doc:
@@ -344,20 +239,7 @@ extension Bindings {
                     panel, where the panel begins. The room goes with the script that asked for it: when that script \
                     fails or is unloaded, it is given back. Returns the width in effect (0…4096).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let host = script.host
-                    if let width = try call.optionalInteger(1, "width") {
-                        guard (0...4096).contains(width) else { throw call.badArgument(1, "width", "must be 0…4096") }
-                        host.sidePanelWidth = width
-                        host.sidePanelOwner = script
-                        host.resizeCanvases()
-                    }
-                    call.push(host.sidePanel)
-                    return 1
-                }
-            },
+            ) { run($0, $1, guiSidePanel) },
             LuaFunction(
                 "fullscreen", "on?: boolean", returns: "boolean",
                 doc:
@@ -365,14 +247,7 @@ extension Bindings {
                     Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no \
                     effect headless). Returns the state in effect.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let host = Script.from(context).host
-                    if let on = try call.optionalBoolean(1, "on") { host.fullscreenRequest = on }
-                    call.push(host.fullscreenRequest ?? host.isFullscreen)
-                    return 1
-                }
-            },
+            ) { run($0, $1, guiFullscreen) },
             LuaFunction(
                 "screenshot", "path: string", returns: "boolean?, string?",
                 doc:
@@ -380,21 +255,7 @@ extension Bindings {
                     Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). \
                     Returns `true`, or `nil, message`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let path = try call.string(1, "path")
-                    try Script.from(context).checkFileAccess(path, write: true)
-                    guard let frame = Script.from(context).host.frameWithOverlay() else {
-                        return call.failure("no frame yet: run a frame first")
-                    }
-                    do { try PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: path) } catch
-                    {
-                        return call.failure("\(error)")
-                    }
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, guiScreenshot) },
         ])
 
     /// The image object a method was called on.
@@ -406,18 +267,8 @@ extension Bindings {
 
     /// Methods of image objects (the `retrolua.image` metatable).
     static let imageMethods: [LuaFunction] = [
-        LuaFunction("width", returns: "integer", doc: "Width in pixels.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(try selfImage(call, Script.from(context)).width)
-                return 1
-            }
-        },
-        LuaFunction("height", returns: "integer", doc: "Height in pixels.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(try selfImage(call, Script.from(context)).height)
-                return 1
-            }
-        },
+        LuaFunction("width", returns: "integer", doc: "Width in pixels.") { run($0, $1, guiWidth) },
+        LuaFunction("height", returns: "integer", doc: "Height in pixels.") { run($0, $1, guiHeight) },
         LuaFunction("__gc", doc: "Frees the pixels when the image object is collected.") { L, context in
             if let memory = luaL_testudata(L, 1, imageMetatable.cString) {
                 let script = Script.from(context)
@@ -428,4 +279,148 @@ extension Bindings {
             return 0
         },
     ]
+
+    // MARK: - The functions
+
+    private static func guiText(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+        let text = try call.string(3, "text")
+        let options = try options(call, 4, host: script.host, fillKey: "bg")
+        let size = options.canvas.text(
+            x: x, y: y, text, color: options.color, background: options.fill, scale: options.scale)
+        call.push(size.width)
+        call.push(size.height)
+        return 2
+    }
+
+    private static func guiTextSize(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let text = try call.string(1, "text")
+        let scale = try call.optionalInteger(2, "scale") ?? 1
+        guard (1...Canvas.maximumTextScale).contains(scale) else {
+            throw call.badArgument(2, "scale", "must be 1…\(Canvas.maximumTextScale), got \(scale)")
+        }
+        let size = Canvas.textSize(text, scale: scale)
+        call.push(size.width)
+        call.push(size.height)
+        return 2
+    }
+
+    private static func guiPixel(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+        let options = try options(call, 3, host: script.host)
+        options.canvas.pixel(x: x, y: y, color: options.color)
+        return 0
+    }
+
+    private static func guiPolyline(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let points = try polylinePoints(call, 1)
+        let options = try options(call, 2, host: script.host)
+        options.canvas.polyline(points, color: options.color)
+        return 0
+    }
+
+    private static func guiLine(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let x1 = try call.integer(1, "x1"), y1 = try call.integer(2, "y1")
+        let x2 = try call.integer(3, "x2"), y2 = try call.integer(4, "y2")
+        let options = try options(call, 5, host: script.host)
+        options.canvas.line(x1: x1, y1: y1, x2: x2, y2: y2, color: options.color)
+        return 0
+    }
+
+    private static func guiRect(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+        let width = try call.integer(3, "width"), height = try call.integer(4, "height")
+        let options = try options(call, 5, host: script.host)
+        options.canvas.rect(
+            x: x, y: y, width: width, height: height, color: options.color, fill: options.fill)
+        return 0
+    }
+
+    private static func guiCircle(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+        let radius = try call.integer(3, "radius")
+        guard radius >= 0 else { throw call.badArgument(3, "radius", "must be 0 or more") }
+        let options = try options(call, 4, host: script.host)
+        options.canvas.circle(cx: x, cy: y, radius: radius, color: options.color, fill: options.fill)
+        return 0
+    }
+
+    private static func guiImage(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let x = try call.integer(1, "x"), y = try call.integer(2, "y")
+        let image = try image(call, 3, script: script)
+        let options = try options(call, 4, host: script.host)
+        options.canvas.image(x: x, y: y, rgba: image.rgba, width: image.width, height: image.height)
+        return 0
+    }
+
+    private static func guiLoadImage(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try call.string(1, "path")
+        try script.checkFileAccess(path, write: false)
+        let loaded: RGBAImage
+        do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
+        if let refusal = pushImage(call, script, loaded.rgba, loaded.width, loaded.height) {
+            return call.failure("\(path): \(refusal)")
+        }
+        return 1
+    }
+
+    private static func guiClear(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        try canvas(call, try call.optionalString(1, "surface") ?? "emu", argument: 1, host: host).clear()
+        return 0
+    }
+
+    private static func guiSurfaceSize(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        let name = try call.optionalString(1, "surface") ?? "emu"
+        let canvas = try canvas(call, name, argument: 1, host: host, drawing: false)
+        call.push(name == "hud" ? host.hudWidthBesidePanel : canvas.width)
+        call.push(canvas.height)
+        return 2
+    }
+
+    private static func guiTextScale(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        let name = try call.optionalString(1, "surface") ?? "hud"
+        let canvas = try canvas(call, name, argument: 1, host: host, drawing: false)
+        let width = name == "hud" ? host.hudWidthBesidePanel : canvas.width
+        return call.returning(Canvas.readableTextScale(width: width, height: canvas.height))
+    }
+
+    private static func guiSidePanel(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        if let width = try call.optionalInteger(1, "width") {
+            guard (0...4096).contains(width) else { throw call.badArgument(1, "width", "must be 0…4096") }
+            host.sidePanelWidth = width
+            host.sidePanelOwner = script
+            host.resizeCanvases()
+        }
+        return call.returning(host.sidePanel)
+    }
+
+    private static func guiFullscreen(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        if let on = try call.optionalBoolean(1, "on") { host.fullscreenRequest = on }
+        return call.returning(host.fullscreenRequest ?? host.isFullscreen)
+    }
+
+    private static func guiScreenshot(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try call.string(1, "path")
+        try script.checkFileAccess(path, write: true)
+        guard let frame = script.host.frameWithOverlay() else {
+            return call.failure("no frame yet: run a frame first")
+        }
+        do { try PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: path) } catch {
+            return call.failure("\(error)")
+        }
+        return call.returning(true)
+    }
+
+    private static func guiWidth(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(try selfImage(call, script).width)
+    }
+
+    private static func guiHeight(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(try selfImage(call, script).height)
+    }
 }

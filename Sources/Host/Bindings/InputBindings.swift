@@ -13,54 +13,17 @@ extension Bindings {
             real events overwrite them each frame.
             """,
         functions: [
-            LuaFunction("keys", returns: "table", doc: "The keys held now: `{left=true, a=true}`.") { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let keys = script.host.devices(for: script).keys
-                    call.newTable(fields: keys.count)
-                    for key in keys.sorted() { call.set(key, true) }
-                    return 1
-                }
+            LuaFunction("keys", returns: "table", doc: "The keys held now: `{left=true, a=true}`.") {
+                run($0, $1, inputKeys)
             },
             LuaFunction(
                 "mouse", returns: "table",
                 doc: "`{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let mouse = script.host.devices(for: script).mouse
-                    call.newTable(fields: 8)
-                    call.set("x", mouse.x)
-                    call.set("y", mouse.y)
-                    call.set("wheel", mouse.wheel)
-                    for button in ["left", "middle", "right", "x1", "x2"] {
-                        call.set(button, mouse.buttons.contains(button))
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, inputMouse) },
             LuaFunction(
                 "gamepads", returns: "table",
                 doc: "Connected gamepads: a list of `{name=, buttons={a=true, …}, axes={leftx=0, …}}`."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let pads = script.host.devices(for: script).gamepads
-                    call.newTable(array: pads.count)
-                    for (index, pad) in pads.enumerated() {
-                        call.newTable(fields: 3)
-                        call.set("name", pad.name)
-                        call.newTable(fields: pad.buttons.count)
-                        for button in pad.buttons.sorted() { call.set(button, true) }
-                        lua_setfield(L, -2, "buttons")
-                        call.newTable(fields: pad.axes.count)
-                        for (axis, value) in pad.axes.sorted(by: { $0.key < $1.key }) { call.set(axis, value) }
-                        lua_setfield(L, -2, "axes")
-                        lua_rawseti(L, -2, lua_Integer(index + 1))
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, inputGamepads) },
             LuaFunction(
                 "capture", "on?: boolean", returns: "boolean?, string?",
                 doc:
@@ -72,29 +35,9 @@ extension Bindings {
                     tells whether this script holds it. One script holds it at a time: `nil, message` naming the \
                     holder; a script that fails or is unloaded releases it.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    guard let on = try call.optionalBoolean(1, "on") else {
-                        call.push(script.host.capturingScript === script)
-                        return 1
-                    }
-                    if let holder = script.host.capture(on, by: script) {
-                        return call.failure("the input is held by \(holder.name)")
-                    }
-                    call.push(on)
-                    return 1
-                }
-            },
+            ) { run($0, $1, inputCapture) },
             LuaFunction("set_key", "key: string, pressed: boolean", doc: "Simulates a key being held or released.") {
-                L, context in
-                LuaCall.run(L) { call in
-                    let key = try call.string(1, "key").lowercased()
-                    let pressed = try call.boolean(2, "pressed")
-                    let host = Script.from(context).host
-                    if pressed { host.devices.keys.insert(key) } else { host.devices.keys.remove(key) }
-                    return 0
-                }
+                run($0, $1, inputSetKey)
             },
             LuaFunction(
                 "set_mouse", "state: table",
@@ -103,23 +46,7 @@ extension Bindings {
                     Simulates the mouse: any of `x`, `y`, `wheel` (integers) and `left`, `middle`, `right`, `x1`, \
                     `x2` (booleans).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    try call.table(1, "state")
-                    let host = Script.from(context).host
-                    var mouse = host.devices.mouse
-                    if let x = try call.integerField(1, "x", argument: 1) { mouse.x = x }
-                    if let y = try call.integerField(1, "y", argument: 1) { mouse.y = y }
-                    if let wheel = try call.integerField(1, "wheel", argument: 1) { mouse.wheel = wheel }
-                    for button in ["left", "middle", "right", "x1", "x2"] {
-                        if let pressed = try call.booleanField(1, button, argument: 1) {
-                            if pressed { mouse.buttons.insert(button) } else { mouse.buttons.remove(button) }
-                        }
-                    }
-                    host.devices.mouse = mouse
-                    return 0
-                }
-            },
+            ) { run($0, $1, inputSetMouse) },
             LuaFunction(
                 "set_gamepad", "index: integer, state: table|nil",
                 doc:
@@ -127,55 +54,127 @@ extension Bindings {
                     Simulates gamepad `index` (1-based; created if needed): `{name=, buttons={a=true}, \
                     axes={leftx=1000}}`; `nil` unplugs it.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let index = try call.integer(1, "index")
-                    guard (1...16).contains(index) else { throw call.badArgument(1, "index", "must be 1…16") }
-                    let host = Script.from(context).host
-                    if call.isNoneOrNil(2) {
-                        if index <= host.devices.gamepads.count { host.devices.gamepads.remove(at: index - 1) }
-                        return 0
-                    }
-                    try call.table(2, "state")
-                    lua_settop(L, 2)  // Extra arguments are ignored; the walks below keep their tables at 3.
-                    while host.devices.gamepads.count < index {
-                        host.devices.gamepads.append(.init(name: "Simulated gamepad"))
-                    }
-                    var pad = host.devices.gamepads[index - 1]
-                    if let name = try call.stringField(2, "name", argument: 2) { pad.name = name }
-                    for (field, isButtons) in [("buttons", true), ("axes", false)] {
-                        guard call.pushField(2, field) == LUA_TTABLE else { lua_settop(L, 2); continue }
-                        lua_pushnil(L)
-                        while lua_next(L, 3) != 0 {
-                            defer { lua_settop(L, 4) }
-                            guard lua_type(L, -2) == LUA_TSTRING,
-                                let key = lua_tolstring(L, -2, nil).map({ String(cString: $0) })
-                            else {
-                                throw call.badArgument(2, "state", "\(field) keys must be names")
-                            }
-                            if isButtons {
-                                guard lua_type(L, -1) == LUA_TBOOLEAN else {
-                                    throw call.badArgument(2, "state", "buttons.\(key) must be a boolean")
-                                }
-                                if lua_toboolean(L, -1) != 0 {
-                                    pad.buttons.insert(key)
-                                } else {
-                                    pad.buttons.remove(key)
-                                }
-                            } else {
-                                var isInteger: Int32 = 0
-                                let value = lua_tointegerx(L, -1, &isInteger)
-                                guard isInteger != 0, lua_type(L, -1) == LUA_TNUMBER else {
-                                    throw call.badArgument(2, "state", "axes.\(key) must be an integer")
-                                }
-                                pad.axes[key] = Int(max(-32768, min(32767, value)))
-                            }
-                        }
-                        lua_settop(L, 2)
-                    }
-                    host.devices.gamepads[index - 1] = pad
-                    return 0
-                }
-            },
+            ) { run($0, $1, inputSetGamepad) },
         ])
+
+    // MARK: - The functions
+
+    private static func inputKeys(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let keys = script.host.devices(for: script).keys
+        call.newTable(fields: keys.count)
+        for key in keys.sorted() { call.set(key, true) }
+        return 1
+    }
+
+    private static func inputMouse(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let mouse = script.host.devices(for: script).mouse
+        call.newTable(fields: 8)
+        call.set("x", mouse.x)
+        call.set("y", mouse.y)
+        call.set("wheel", mouse.wheel)
+        for button in ["left", "middle", "right", "x1", "x2"] {
+            call.set(button, mouse.buttons.contains(button))
+        }
+        return 1
+    }
+
+    private static func inputGamepads(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let pads = script.host.devices(for: script).gamepads
+        call.newTable(array: pads.count)
+        for (index, pad) in pads.enumerated() {
+            call.newTable(fields: 3)
+            call.set("name", pad.name)
+            call.newTable(fields: pad.buttons.count)
+            for button in pad.buttons.sorted() { call.set(button, true) }
+            lua_setfield(call.L, -2, "buttons")
+            call.newTable(fields: pad.axes.count)
+            for (axis, value) in pad.axes.sorted(by: { $0.key < $1.key }) { call.set(axis, value) }
+            lua_setfield(call.L, -2, "axes")
+            lua_rawseti(call.L, -2, lua_Integer(index + 1))
+        }
+        return 1
+    }
+
+    private static func inputCapture(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        guard let on = try call.optionalBoolean(1, "on") else {
+            return call.returning(script.host.capturingScript === script)
+        }
+        if let holder = script.host.capture(on, by: script) {
+            return call.failure("the input is held by \(holder.name)")
+        }
+        return call.returning(on)
+    }
+
+    private static func inputSetKey(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let key = try call.string(1, "key").lowercased()
+        let pressed = try call.boolean(2, "pressed")
+        let host = script.host
+        if pressed { host.devices.keys.insert(key) } else { host.devices.keys.remove(key) }
+        return 0
+    }
+
+    private static func inputSetMouse(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try call.table(1, "state")
+        let host = script.host
+        var mouse = host.devices.mouse
+        if let x = try call.integerField(1, "x", argument: 1) { mouse.x = x }
+        if let y = try call.integerField(1, "y", argument: 1) { mouse.y = y }
+        if let wheel = try call.integerField(1, "wheel", argument: 1) { mouse.wheel = wheel }
+        for button in ["left", "middle", "right", "x1", "x2"] {
+            if let pressed = try call.booleanField(1, button, argument: 1) {
+                if pressed { mouse.buttons.insert(button) } else { mouse.buttons.remove(button) }
+            }
+        }
+        host.devices.mouse = mouse
+        return 0
+    }
+
+    private static func inputSetGamepad(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let index = try call.integer(1, "index")
+        guard (1...16).contains(index) else { throw call.badArgument(1, "index", "must be 1…16") }
+        let host = script.host
+        if call.isNoneOrNil(2) {
+            if index <= host.devices.gamepads.count { host.devices.gamepads.remove(at: index - 1) }
+            return 0
+        }
+        try call.table(2, "state")
+        lua_settop(call.L, 2)  // Extra arguments are ignored; the walks below keep their tables at 3.
+        while host.devices.gamepads.count < index {
+            host.devices.gamepads.append(.init(name: "Simulated gamepad"))
+        }
+        var pad = host.devices.gamepads[index - 1]
+        if let name = try call.stringField(2, "name", argument: 2) { pad.name = name }
+        for (field, isButtons) in [("buttons", true), ("axes", false)] {
+            guard call.pushField(2, field) == LUA_TTABLE else { lua_settop(call.L, 2); continue }
+            lua_pushnil(call.L)
+            while lua_next(call.L, 3) != 0 {
+                defer { lua_settop(call.L, 4) }
+                guard lua_type(call.L, -2) == LUA_TSTRING,
+                    let key = lua_tolstring(call.L, -2, nil).map({ String(cString: $0) })
+                else {
+                    throw call.badArgument(2, "state", "\(field) keys must be names")
+                }
+                if isButtons {
+                    guard lua_type(call.L, -1) == LUA_TBOOLEAN else {
+                        throw call.badArgument(2, "state", "buttons.\(key) must be a boolean")
+                    }
+                    if lua_toboolean(call.L, -1) != 0 {
+                        pad.buttons.insert(key)
+                    } else {
+                        pad.buttons.remove(key)
+                    }
+                } else {
+                    var isInteger: Int32 = 0
+                    let value = lua_tointegerx(call.L, -1, &isInteger)
+                    guard isInteger != 0, lua_type(call.L, -1) == LUA_TNUMBER else {
+                        throw call.badArgument(2, "state", "axes.\(key) must be an integer")
+                    }
+                    pad.axes[key] = Int(max(-32768, min(32767, value)))
+                }
+            }
+            lua_settop(call.L, 2)
+        }
+        host.devices.gamepads[index - 1] = pad
+        return 0
+    }
 }

@@ -25,15 +25,7 @@ extension Bindings {
             LuaFunction(
                 "get", "port?: integer", returns: "table",
                 doc: "The buttons as the core saw them at its last input poll: `{a=false, b=true, …}`."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let port = try port(call, 1)
-                    let input = Script.from(context).emulator.seenInput
-                    call.newTable(fields: RetroPadButton.allCases.count)
-                    for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
-                    return 1
-                }
-            },
+            ) { run($0, $1, joypadGet) },
             LuaFunction(
                 "set", "port: integer, buttons: table",
                 doc:
@@ -41,34 +33,7 @@ extension Bindings {
                     Forces buttons for the next frame: `true` presses, `false` releases, absent or `nil` leaves \
                     the player's input. Several calls in one frame combine.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let port = try port(call, 1)
-                    try call.table(2, "buttons")
-                    let emulator = Script.from(context).emulator
-                    var changes = emulator.overrides
-                    lua_settop(L, 2)  // Extra arguments are ignored; the walk below keeps its key at 3.
-                    lua_pushnil(L)
-                    while lua_next(L, 2) != 0 {
-                        defer { lua_settop(L, 3) }
-                        guard lua_type(L, -2) == LUA_TSTRING,
-                            let name = lua_tolstring(L, -2, nil).map({ String(cString: $0) })
-                        else {
-                            throw call.badArgument(2, "buttons", "keys must be button names")
-                        }
-                        guard let button = RetroPadButton.named(name) else {
-                            throw call.badArgument(2, "buttons", "unknown button '\(name)'; buttons are \(buttonNames)")
-                        }
-                        guard lua_type(L, -1) == LUA_TBOOLEAN else {
-                            throw call.badArgument(
-                                2, "buttons", "'\(name)' must be a boolean, got \(call.typeName(-1))")
-                        }
-                        changes.set(button, lua_toboolean(L, -1) != 0, port: port)
-                    }
-                    try emulator.setOverrides(changes)  // All or nothing: a bad entry changes no button.
-                    return 0
-                }
-            },
+            ) { run($0, $1, joypadSet) },
             LuaFunction(
                 "set_player", "port: integer, state: table",
                 doc:
@@ -78,62 +43,99 @@ extension Bindings {
                     `state` holds every button as a boolean (absent = released) and optionally `left_x`, \
                     `left_y`, `right_x`, `right_y` (−32768…32767).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let port = try port(call, 1)
-                    try call.table(2, "state")
-                    let emulator = Script.from(context).emulator
-                    var input = emulator.playerInput
-                    for button in RetroPadButton.allCases {
-                        input.set(button, try call.booleanField(2, button.name, argument: 2) ?? false, port: port)
-                    }
-                    for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
-                        let value = try call.integerField(2, name, argument: 2) ?? 0
-                        guard (-32768...32767).contains(value) else {
-                            throw call.badField(2, name, "must be −32768…32767")
-                        }
-                        input.setAnalog(port: port, axis: axis, Int16(value))
-                    }
-                    emulator.playerInput = input
-                    return 0
-                }
-            },
+            ) { run($0, $1, joypadSetPlayer) },
             LuaFunction(
                 "set_analog", "port: integer, stick: string, x: integer, y: integer",
                 doc: "Forces an analog stick (`\"left\"` or `\"right\"`) for the next frame; axes run −32768…32767."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let port = try port(call, 1)
-                    let stick = try call.string(2, "stick")
-                    guard stick == "left" || stick == "right" else {
-                        throw call.badArgument(2, "stick", "\"left\" or \"right\" expected, got \"\(stick)\"")
-                    }
-                    let x = try call.integer(3, "x"), y = try call.integer(4, "y")
-                    for (index, value) in [(3, x), (4, y)] where !(-32768...32767).contains(value) {
-                        throw call.badArgument(Int32(index), index == 3 ? "x" : "y", "must be −32768…32767")
-                    }
-                    let emulator = Script.from(context).emulator
-                    let base = stick == "left" ? 0 : 2
-                    var changes = emulator.overrides
-                    changes.setAxis(base, Int16(x), port: port)
-                    changes.setAxis(base + 1, Int16(y), port: port)
-                    try emulator.setOverrides(changes)
-                    return 0
-                }
-            },
+            ) { run($0, $1, joypadSetAnalog) },
             LuaFunction(
                 "get_analog", "port?: integer", returns: "table",
                 doc: "The analog axes the core saw: `{left_x=, left_y=, right_x=, right_y=}`."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let port = try port(call, 1)
-                    let input = Script.from(context).emulator.seenInput
-                    call.newTable(fields: 4)
-                    for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
-                        call.set(name, Int(input.analog(port: port, axis: axis)))
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, joypadGetAnalog) },
         ])
+
+    // MARK: - The functions
+
+    private static func joypadGet(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let port = try port(call, 1)
+        let input = script.emulator.seenInput
+        call.newTable(fields: RetroPadButton.allCases.count)
+        for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
+        return 1
+    }
+
+    private static func joypadSet(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let port = try port(call, 1)
+        try call.table(2, "buttons")
+        let emulator = script.emulator
+        var changes = emulator.overrides
+        lua_settop(call.L, 2)  // Extra arguments are ignored; the walk below keeps its key at 3.
+        lua_pushnil(call.L)
+        while lua_next(call.L, 2) != 0 {
+            defer { lua_settop(call.L, 3) }
+            guard lua_type(call.L, -2) == LUA_TSTRING,
+                let name = lua_tolstring(call.L, -2, nil).map({ String(cString: $0) })
+            else {
+                throw call.badArgument(2, "buttons", "keys must be button names")
+            }
+            guard let button = RetroPadButton.named(name) else {
+                throw call.badArgument(2, "buttons", "unknown button '\(name)'; buttons are \(buttonNames)")
+            }
+            guard lua_type(call.L, -1) == LUA_TBOOLEAN else {
+                throw call.badArgument(
+                    2, "buttons", "'\(name)' must be a boolean, got \(call.typeName(-1))")
+            }
+            changes.set(button, lua_toboolean(call.L, -1) != 0, port: port)
+        }
+        try emulator.setOverrides(changes)  // All or nothing: a bad entry changes no button.
+        return 0
+    }
+
+    private static func joypadSetPlayer(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let port = try port(call, 1)
+        try call.table(2, "state")
+        let emulator = script.emulator
+        var input = emulator.playerInput
+        for button in RetroPadButton.allCases {
+            input.set(button, try call.booleanField(2, button.name, argument: 2) ?? false, port: port)
+        }
+        for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
+            let value = try call.integerField(2, name, argument: 2) ?? 0
+            guard (-32768...32767).contains(value) else {
+                throw call.badField(2, name, "must be −32768…32767")
+            }
+            input.setAnalog(port: port, axis: axis, Int16(value))
+        }
+        emulator.playerInput = input
+        return 0
+    }
+
+    private static func joypadSetAnalog(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let port = try port(call, 1)
+        let stick = try call.string(2, "stick")
+        guard stick == "left" || stick == "right" else {
+            throw call.badArgument(2, "stick", "\"left\" or \"right\" expected, got \"\(stick)\"")
+        }
+        let x = try call.integer(3, "x"), y = try call.integer(4, "y")
+        for (index, value) in [(3, x), (4, y)] where !(-32768...32767).contains(value) {
+            throw call.badArgument(Int32(index), index == 3 ? "x" : "y", "must be −32768…32767")
+        }
+        let emulator = script.emulator
+        let base = stick == "left" ? 0 : 2
+        var changes = emulator.overrides
+        changes.setAxis(base, Int16(x), port: port)
+        changes.setAxis(base + 1, Int16(y), port: port)
+        try emulator.setOverrides(changes)
+        return 0
+    }
+
+    private static func joypadGetAnalog(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let port = try port(call, 1)
+        let input = script.emulator.seenInput
+        call.newTable(fields: 4)
+        for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
+            call.set(name, Int(input.analog(port: port, axis: axis)))
+        }
+        return 1
+    }
 }

@@ -135,8 +135,7 @@ extension Bindings {
             // Byte 0 first: a u8 read is the hot path of most bots.
             if access.width == 1 {
                 let byte = pointer.load(as: UInt8.self)
-                call.push(access.signed ? Int(Int8(bitPattern: byte)) : Int(byte))
-                return 1
+                return call.returning(access.signed ? Int(Int8(bitPattern: byte)) : Int(byte))
             }
             let raw = load(pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
             if access.float {
@@ -227,54 +226,14 @@ extension Bindings {
                 from the core's regions and the system's documented layout, for cores that send no map: only what \
                 the core exposes is mapped). `writable` on a bus: some of it is (its ROM is not).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let memory = Script.from(context).memory
-                call.newTable(array: memory.domains.count)
-                for (index, domain) in memory.domains.enumerated() {
-                    call.newTable(fields: 6)
-                    call.set("source", memory.sources[index].rawValue)
-                    call.set("name", memory.name(domain))
-                    call.set("size", domain.size)
-                    call.set("big_endian", domain.bigEndian)
-                    call.set("writable", domain.writable)
-                    call.set("default", index == memory.defaultIndex)
-                    lua_rawseti(L, -2, lua_Integer(index + 1))
-                }
-                return 1
-            }
-        },
+        ) { run($0, $1, memoryDomains) },
         LuaFunction(
             "read_bytes", "address: integer, length: integer, domain?: string", returns: "string",
             doc: "Reads `length` bytes as a Lua string."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let address = try call.integer(1, "address")
-                let length = try call.integer(2, "length")
-                guard length >= 0 else { throw call.badArgument(2, "length", "must be 0 or more") }
-                let memory = Script.from(context).memory
-                let domain = try memory.domain(call, argument: 3)
-                if length == 0 { call.push(""); return 1 }
-                if let pointer = memory.resolve(domain, address: address, width: length) {
-                    call.push(bytes: UnsafeRawBufferPointer(start: pointer, count: length))
-                } else {
-                    let bytes = try memory.read(domain, address: address, count: length)
-                    bytes.withUnsafeBytes { call.push(bytes: $0) }
-                }
-                return 1
-            }
-        },
+        ) { run($0, $1, memoryReadBytes) },
         LuaFunction(
             "write_bytes", "address: integer, bytes: string, domain?: string", doc: "Writes the bytes of a Lua string."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let address = try call.integer(1, "address")
-                let bytes = try call.bytes(2, "bytes")
-                let emulator = Script.from(context).emulator
-                try emulator.write(bytes, to: try emulator.memory.domain(call, argument: 3), address: address)
-                return 0
-            }
-        },
+        ) { run($0, $1, memoryWriteBytes) },
         LuaFunction(
             "hash", "domain?: string, address?: integer, length?: integer", returns: "string",
             doc: """
@@ -282,19 +241,60 @@ extension Bindings {
                 block the memory map maps, once (mirrors are not hashed twice), in the map's order; with a range: \
                 the mapped bytes of the range in address order (unmapped addresses skipped).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let memory = Script.from(context).memory
-                let domain = try memory.domain(call, argument: 1)
-                let address = try call.optionalInteger(2, "address")
-                // Without a length, to the domain's end (an address outside it is then refused).
-                let length = try call.optionalInteger(3, "length")
-                if let length, length <= 0 { throw call.badArgument(3, "length", "must be positive") }
-                call.push(try memory.sha1(domain, address: address, length: length))
-                return 1
-            }
-        },
+        ) { run($0, $1, memoryHash) },
     ]
+
+    // MARK: - The functions
+
+    private static func memoryDomains(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let memory = script.memory
+        call.newTable(array: memory.domains.count)
+        for (index, domain) in memory.domains.enumerated() {
+            call.newTable(fields: 6)
+            call.set("source", memory.sources[index].rawValue)
+            call.set("name", memory.name(domain))
+            call.set("size", domain.size)
+            call.set("big_endian", domain.bigEndian)
+            call.set("writable", domain.writable)
+            call.set("default", index == memory.defaultIndex)
+            lua_rawseti(call.L, -2, lua_Integer(index + 1))
+        }
+        return 1
+    }
+
+    private static func memoryReadBytes(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let address = try call.integer(1, "address")
+        let length = try call.integer(2, "length")
+        guard length >= 0 else { throw call.badArgument(2, "length", "must be 0 or more") }
+        let memory = script.memory
+        let domain = try memory.domain(call, argument: 3)
+        if length == 0 { call.push(""); return 1 }
+        if let pointer = memory.resolve(domain, address: address, width: length) {
+            call.push(bytes: UnsafeRawBufferPointer(start: pointer, count: length))
+        } else {
+            let bytes = try memory.read(domain, address: address, count: length)
+            bytes.withUnsafeBytes { call.push(bytes: $0) }
+        }
+        return 1
+    }
+
+    private static func memoryWriteBytes(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let address = try call.integer(1, "address")
+        let bytes = try call.bytes(2, "bytes")
+        let emulator = script.emulator
+        try emulator.write(bytes, to: try emulator.memory.domain(call, argument: 3), address: address)
+        return 0
+    }
+
+    private static func memoryHash(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let memory = script.memory
+        let domain = try memory.domain(call, argument: 1)
+        let address = try call.optionalInteger(2, "address")
+        // Without a length, to the domain's end (an address outside it is then refused).
+        let length = try call.optionalInteger(3, "length")
+        if let length, length <= 0 { throw call.badArgument(3, "length", "must be positive") }
+        return call.returning(try memory.sha1(domain, address: address, length: length))
+    }
 }
 
 extension MemoryAccess {

@@ -17,30 +17,18 @@ extension Bindings {
         _ call: LuaCall, _ script: Script, _ body: (Emulator) throws(Refusal) -> Void
     ) throws(Refusal) -> Int32 {
         try call.nested(script) { () throws(Refusal) in try body(script.emulator) }
-        call.push(true)
-        return 1
+        return call.returning(true)
     }
 
     /// `movie.frame` and `movie.length`, which `tastudio` has too.
     static let movieFrameFunction = LuaFunction(
         "frame", returns: "integer",
         doc: "The movie frame about to run (frames played or recorded so far); 0 without a movie."
-    ) { L, context in
-        LuaCall.run(L) { call in
-            call.push(Script.from(context).emulator.movie.frame)
-            return 1
-        }
-    }
+    ) { run($0, $1, movieCurrentFrame) }
 
     static let movieLengthFunction = LuaFunction(
         "length", returns: "integer", doc: "Frames in the movie; 0 without one."
-    ) {
-        L, context in
-        LuaCall.run(L) { call in
-            call.push(Script.from(context).emulator.movie.movie?.length ?? 0)
-            return 1
-        }
-    }
+    ) { run($0, $1, movieLength) }
 
     static let movie = LuaModule(
         "movie",
@@ -68,39 +56,7 @@ extension Bindings {
                     which, and the header's `verify-covers`); `ports` (1…8, default 2). The movie is written when \
                     stopped and at exit.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let path = try call.string(1, "path")
-                    try script.checkFileAccess(path, write: true)
-                    var options = MovieEngine.RecordOptions()
-                    if try call.optionalTable(2, "options") {
-                        switch try call.stringField(2, "from", argument: 2) ?? "power" {
-                        case "power": options.start = .power
-                        case "now", "state": options.start = .now
-                        case let other:
-                            throw call.badField(2, "from", "\"power\" or \"now\" expected, got \"\(other)\"")
-                        }
-                        options.author = try call.stringField(2, "author", argument: 2) ?? ""
-                        options.verify = try call.booleanField(2, "verify", argument: 2) ?? false
-                        options.overwrite = try call.booleanField(2, "overwrite", argument: 2) ?? false
-                        options.ports = try call.integerField(2, "ports", argument: 2) ?? 2
-                        guard (1...InputState.maxPorts).contains(options.ports) else {
-                            throw call.badField(2, "ports", "must be 1…\(InputState.maxPorts)")
-                        }
-                    }
-                    return try movieCall(call, script) { emulator throws(Refusal) in
-                        do throws(Refusal) { try emulator.recordMovie(to: path, options: options) } catch {
-                            // Lua's spelling of the option that allows recording over a file.
-                            throw Refusal(
-                                error.kind,
-                                error.reason.replacingOccurrences(
-                                    of: MovieEngine.overwriteHint, with: "choose another name, or pass overwrite = true"
-                                ))
-                        }
-                    }
-                }
-            },
+            ) { run($0, $1, movieRecord) },
             LuaFunction(
                 "play", "path: string, options?: table", returns: "boolean?, string?",
                 doc:
@@ -110,27 +66,7 @@ extension Bindings {
                     other content or another core is refused with `nil, message`; core options are set to the \
                     movie's. Warnings are shown as messages.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let path = try call.string(1, "path")
-                    var options = MovieEngine.PlayOptions()
-                    if try call.optionalTable(2, "options") {
-                        options.readOnly = try call.booleanField(2, "readonly", argument: 2) ?? true
-                        options.force = try call.booleanField(2, "force", argument: 2) ?? false
-                    }
-                    // A movie played read-write is saved back to its file.
-                    try script.checkFileAccess(path, write: !options.readOnly)
-                    var warnings: [String] = []
-                    let result = try movieCall(call, script) { emulator throws(Refusal) in
-                        warnings = try emulator.playMovie(at: path, options: options)
-                    }
-                    call.nested(script) {
-                        for warning in warnings { script.emulator.show(message: "movie: \(warning)", from: "movie") }
-                    }
-                    return result
-                }
-            },
+            ) { run($0, $1, moviePlay) },
             LuaFunction(
                 "stop", returns: "boolean?, string?",
                 doc:
@@ -138,12 +74,7 @@ extension Bindings {
                     Ends the movie (a recording is saved first; `nil, message` if that fails, and the movie stays \
                     active). The game runs on.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.stopMovie() }
-                }
-            },
+            ) { run($0, $1, movieStop) },
             LuaFunction(
                 "save", "path?: string", returns: "boolean?, string?",
                 doc:
@@ -151,14 +82,7 @@ extension Bindings {
                     Writes the movie now (durably), to `path` or its own file; a played movie is only ever \
                     written by this call.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let path = try call.optionalString(1, "path")
-                    if let path { try script.checkFileAccess(path, write: true) }
-                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveMovie(to: path) }
-                }
-            },
+            ) { run($0, $1, movieSave) },
             LuaFunction(
                 "mode", returns: "string",
                 doc:
@@ -166,12 +90,7 @@ extension Bindings {
                     `\"idle\"`, `\"record\"`, `\"play\"` or `\"finished\"` (played to the end in read-only mode; \
                     the player has control).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    call.push(Script.from(context).emulator.movie.mode.rawValue)
-                    return 1
-                }
-            },
+            ) { run($0, $1, movieMode) },
             movieFrameFunction, movieLengthFunction,
             LuaFunction(
                 "input", "frame: integer, port?: integer", returns: "table?, string?",
@@ -180,34 +99,7 @@ extension Bindings {
                     The buttons logged for `frame` on `port` (default 1) as `{a=true, …}`, plus the frame's \
                     command (`\"reset\"`, `\"power\"` or nil) as a second value; `nil, message` outside the movie.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let engine = Script.from(context).emulator.movie
-                    let frame = try movieFrame(call, 1)
-                    let port = try call.optionalInteger(2, "port") ?? 1
-                    guard (1...InputState.maxPorts).contains(port) else {
-                        throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)")
-                    }
-                    guard let (input, flags) = engine.input(at: frame) else {
-                        return call.failure(
-                            engine.isActive
-                                ? "frame \(frame) is past the movie's end (\(engine.movie?.length ?? 0) frames)"
-                                : "no movie is active")
-                    }
-                    call.newTable(fields: RetroPadButton.allCases.count)
-                    for button in RetroPadButton.allCases {
-                        call.set(button.name, input.isPressed(button, port: port - 1))
-                    }
-                    if flags.contains(.power) {
-                        call.push("power")
-                    } else if flags.contains(.reset) {
-                        call.push("reset")
-                    } else {
-                        call.pushNil()
-                    }
-                    return 2
-                }
-            },
+            ) { run($0, $1, movieInput) },
             LuaFunction(
                 "set_input", "frame: integer, port: integer, buttons: table, command?: string",
                 doc:
@@ -217,52 +109,11 @@ extension Bindings {
                     on the frame. Verification hashes from `frame` on are dropped. Returns `true`, or `nil, \
                     message`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let engine = script.emulator.movie
-                    let frame = try movieFrame(call, 1)
-                    let port = try call.integer(2, "port")
-                    guard (1...InputState.maxPorts).contains(port) else {
-                        throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)")
-                    }
-                    try call.table(3, "buttons")
-                    var flags: MovieFrameFlags = []
-                    switch try call.optionalString(4, "command") {
-                    case nil: break
-                    case "reset": flags = .reset
-                    case "power": flags = .power
-                    case let other?:
-                        throw call.badArgument(4, "command", "\"reset\" or \"power\" expected, got \"\(other)\"")
-                    }
-                    guard let movie = engine.movie else { return call.failure("no movie is active") }
-                    guard port <= movie.log.ports else {
-                        return call.failure("the movie logs \(movie.log.ports) ports")
-                    }
-                    var input = engine.input(at: frame)?.0 ?? InputState()
-                    for button in RetroPadButton.allCases {
-                        input.set(button, try call.booleanField(3, button.name, argument: 3) ?? false, port: port - 1)
-                    }
-                    if flags.isEmpty, let old = engine.input(at: frame)?.1 { flags = old.intersection(.commands) }
-                    return try movieCall(call, script) { emulator throws(Refusal) in
-                        try emulator.setMovieInput(frame, input, flags: flags)
-                    }
-                }
-            },
+            ) { run($0, $1, movieSetInput) },
             LuaFunction(
                 "rerecords", "count?: integer", returns: "integer",
                 doc: "The movie's rerecord count; with `count`, sets it. 0 without a movie."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let engine = Script.from(context).emulator.movie
-                    if let count = try call.optionalInteger(1, "count") {
-                        guard count >= 0 else { throw call.badArgument(1, "count", "must be 0 or more") }
-                        engine.setRerecords(count)
-                    }
-                    call.push(engine.movie?.rerecords ?? 0)
-                    return 1
-                }
-            },
+            ) { run($0, $1, movieRerecords) },
             LuaFunction(
                 "set_rerecord_counting", "on: boolean",
                 doc:
@@ -270,12 +121,7 @@ extension Bindings {
                     Whether state loads in read-write mode count as rerecords (on by default; bots that load \
                     states thousands of times turn it off).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    Script.from(context).emulator.movie.countsRerecords = try call.boolean(1, "on")
-                    return 0
-                }
-            },
+            ) { run($0, $1, movieSetRerecordCounting) },
             LuaFunction(
                 "readonly", "on?: boolean", returns: "boolean",
                 doc:
@@ -283,16 +129,7 @@ extension Bindings {
                     Read-only mode: with an argument, sets it (turning it on while recording switches to \
                     playback; off at the end of a played movie resumes recording). Returns the mode.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    if let on = try call.optionalBoolean(1, "on") {
-                        call.nested(script) { script.emulator.setMovieReadOnly(on) }
-                    }
-                    call.push(script.emulator.movie.readOnly)
-                    return 1
-                }
-            },
+            ) { run($0, $1, movieReadonly) },
             LuaFunction(
                 "info", returns: "table?",
                 doc:
@@ -301,29 +138,7 @@ extension Bindings {
                     author=, rerecords=, length=, start= (\"power\" or \"state\"), guid=, verify= (boolean), \
                     unsaved= (boolean), readonly=, ports=}`; nil without a movie.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let engine = Script.from(context).emulator.movie
-                    guard let movie = engine.movie else { call.pushNil(); return 1 }
-                    call.newTable(fields: 14)
-                    if let path = engine.path { call.set("path", path) }
-                    call.set("core", movie.coreName)
-                    call.set("core_version", movie.coreVersion)
-                    call.set("system", movie.system)
-                    call.set("content", movie.contentName)
-                    call.set("content_sha1", movie.contentSHA1)
-                    call.set("author", movie.author)
-                    call.set("rerecords", movie.rerecords)
-                    call.set("length", movie.length)
-                    call.set("start", movie.startState == nil ? "power" : "state")
-                    call.set("guid", movie.guid)
-                    call.set("verify", movie.hasVerification)
-                    call.set("unsaved", engine.hasUnsavedChanges)
-                    call.set("readonly", engine.readOnly)
-                    call.set("ports", movie.log.ports)
-                    return 1
-                }
-            },
+            ) { run($0, $1, movieInfo) },
             LuaFunction(
                 "desync", returns: "table?",
                 doc:
@@ -331,15 +146,7 @@ extension Bindings {
                     The first frame where playback's RAM (or lag) differed from the movie's verification log: \
                     `{frame=, what=}`; nil while in sync.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    guard let desync = Script.from(context).emulator.movie.firstDesync else { call.pushNil(); return 1 }
-                    call.newTable(fields: 2)
-                    call.set("frame", desync.frame)
-                    call.set("what", desync.what)
-                    return 1
-                }
-            },
+            ) { run($0, $1, movieDesync) },
             LuaFunction(
                 "branch_save", "name: string", returns: "boolean?, string?",
                 doc:
@@ -347,13 +154,7 @@ extension Bindings {
                     Saves a named branch: the current state with the movie's input up to now, and a thumbnail (in \
                     `MOVIE.branches/`). Not allowed during the input poll.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let name = try call.string(1, "name")
-                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveBranch(name) }
-                }
-            },
+            ) { run($0, $1, movieBranchSave) },
             LuaFunction(
                 "branch_load", "name: string", returns: "boolean?, string?",
                 doc:
@@ -361,23 +162,11 @@ extension Bindings {
                     Loads a branch: its state, and its input replaces the movie's (a rerecord). In read-only mode \
                     the movie then plays to the branch's end. Not allowed during the input poll.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let name = try call.string(1, "name")
-                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.loadBranch(name) }
-                }
-            },
+            ) { run($0, $1, movieBranchLoad) },
             LuaFunction(
                 "branch_delete", "name: string", returns: "boolean?, string?",
                 doc: "Deletes a branch and its thumbnail."
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let name = try call.string(1, "name")
-                    return try movieCall(call, script) { emulator throws(Refusal) in try emulator.deleteBranch(name) }
-                }
-            },
+            ) { run($0, $1, movieBranchDelete) },
             LuaFunction(
                 "branches", returns: "table?, string?",
                 doc:
@@ -385,21 +174,218 @@ extension Bindings {
                     The movie's branches, by name: a list of `{name=, frame=, thumbnail= (PNG path or nil)}`; \
                     `nil, message` without a movie file.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let engine = Script.from(context).emulator.movie
-                    let branches: [MovieEngine.Branch]
-                    do { branches = try engine.branches() } catch { return call.failure("\(error)") }
-                    call.newTable(array: branches.count)
-                    for (index, branch) in branches.enumerated() {
-                        call.newTable(fields: 3)
-                        call.set("name", branch.name)
-                        call.set("frame", branch.frame)
-                        if let thumbnail = branch.thumbnailPath { call.set("thumbnail", thumbnail) }
-                        lua_rawseti(L, -2, lua_Integer(index + 1))
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, movieBranches) },
         ])
+
+    // MARK: - The functions
+
+    private static func movieCurrentFrame(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.movie.frame)
+    }
+
+    private static func movieLength(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.movie.movie?.length ?? 0)
+    }
+
+    private static func movieRecord(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try call.string(1, "path")
+        try script.checkFileAccess(path, write: true)
+        var options = MovieEngine.RecordOptions()
+        if try call.optionalTable(2, "options") {
+            switch try call.stringField(2, "from", argument: 2) ?? "power" {
+            case "power": options.start = .power
+            case "now", "state": options.start = .now
+            case let other:
+                throw call.badField(2, "from", "\"power\" or \"now\" expected, got \"\(other)\"")
+            }
+            options.author = try call.stringField(2, "author", argument: 2) ?? ""
+            options.verify = try call.booleanField(2, "verify", argument: 2) ?? false
+            options.overwrite = try call.booleanField(2, "overwrite", argument: 2) ?? false
+            options.ports = try call.integerField(2, "ports", argument: 2) ?? 2
+            guard (1...InputState.maxPorts).contains(options.ports) else {
+                throw call.badField(2, "ports", "must be 1…\(InputState.maxPorts)")
+            }
+        }
+        return try movieCall(call, script) { emulator throws(Refusal) in
+            do throws(Refusal) { try emulator.recordMovie(to: path, options: options) } catch {
+                // Lua's spelling of the option that allows recording over a file.
+                throw Refusal(
+                    error.kind,
+                    error.reason.replacingOccurrences(
+                        of: MovieEngine.overwriteHint, with: "choose another name, or pass overwrite = true"
+                    ))
+            }
+        }
+    }
+
+    private static func moviePlay(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try call.string(1, "path")
+        var options = MovieEngine.PlayOptions()
+        if try call.optionalTable(2, "options") {
+            options.readOnly = try call.booleanField(2, "readonly", argument: 2) ?? true
+            options.force = try call.booleanField(2, "force", argument: 2) ?? false
+        }
+        // A movie played read-write is saved back to its file.
+        try script.checkFileAccess(path, write: !options.readOnly)
+        var warnings: [String] = []
+        let result = try movieCall(call, script) { emulator throws(Refusal) in
+            warnings = try emulator.playMovie(at: path, options: options)
+        }
+        call.nested(script) {
+            for warning in warnings { script.emulator.show(message: "movie: \(warning)", from: "movie") }
+        }
+        return result
+    }
+
+    private static func movieStop(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.stopMovie() }
+    }
+
+    private static func movieSave(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try call.optionalString(1, "path")
+        if let path { try script.checkFileAccess(path, write: true) }
+        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveMovie(to: path) }
+    }
+
+    private static func movieMode(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.movie.mode.rawValue)
+    }
+
+    private static func movieInput(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        let frame = try movieFrame(call, 1)
+        let port = try call.optionalInteger(2, "port") ?? 1
+        guard (1...InputState.maxPorts).contains(port) else {
+            throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)")
+        }
+        guard let (input, flags) = engine.input(at: frame) else {
+            return call.failure(
+                engine.isActive
+                    ? "frame \(frame) is past the movie's end (\(engine.movie?.length ?? 0) frames)"
+                    : "no movie is active")
+        }
+        call.newTable(fields: RetroPadButton.allCases.count)
+        for button in RetroPadButton.allCases {
+            call.set(button.name, input.isPressed(button, port: port - 1))
+        }
+        if flags.contains(.power) {
+            call.push("power")
+        } else if flags.contains(.reset) {
+            call.push("reset")
+        } else {
+            call.pushNil()
+        }
+        return 2
+    }
+
+    private static func movieSetInput(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        let frame = try movieFrame(call, 1)
+        let port = try call.integer(2, "port")
+        guard (1...InputState.maxPorts).contains(port) else {
+            throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)")
+        }
+        try call.table(3, "buttons")
+        var flags: MovieFrameFlags = []
+        switch try call.optionalString(4, "command") {
+        case nil: break
+        case "reset": flags = .reset
+        case "power": flags = .power
+        case let other?:
+            throw call.badArgument(4, "command", "\"reset\" or \"power\" expected, got \"\(other)\"")
+        }
+        guard let movie = engine.movie else { return call.failure("no movie is active") }
+        guard port <= movie.log.ports else {
+            return call.failure("the movie logs \(movie.log.ports) ports")
+        }
+        var input = engine.input(at: frame)?.0 ?? InputState()
+        for button in RetroPadButton.allCases {
+            input.set(button, try call.booleanField(3, button.name, argument: 3) ?? false, port: port - 1)
+        }
+        if flags.isEmpty, let old = engine.input(at: frame)?.1 { flags = old.intersection(.commands) }
+        return try movieCall(call, script) { emulator throws(Refusal) in
+            try emulator.setMovieInput(frame, input, flags: flags)
+        }
+    }
+
+    private static func movieRerecords(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        if let count = try call.optionalInteger(1, "count") {
+            guard count >= 0 else { throw call.badArgument(1, "count", "must be 0 or more") }
+            engine.setRerecords(count)
+        }
+        return call.returning(engine.movie?.rerecords ?? 0)
+    }
+
+    private static func movieSetRerecordCounting(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        script.emulator.movie.countsRerecords = try call.boolean(1, "on")
+        return 0
+    }
+
+    private static func movieReadonly(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        if let on = try call.optionalBoolean(1, "on") {
+            call.nested(script) { script.emulator.setMovieReadOnly(on) }
+        }
+        return call.returning(script.emulator.movie.readOnly)
+    }
+
+    private static func movieInfo(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        guard let movie = engine.movie else { call.pushNil(); return 1 }
+        call.newTable(fields: 14)
+        if let path = engine.path { call.set("path", path) }
+        call.set("core", movie.coreName)
+        call.set("core_version", movie.coreVersion)
+        call.set("system", movie.system)
+        call.set("content", movie.contentName)
+        call.set("content_sha1", movie.contentSHA1)
+        call.set("author", movie.author)
+        call.set("rerecords", movie.rerecords)
+        call.set("length", movie.length)
+        call.set("start", movie.startState == nil ? "power" : "state")
+        call.set("guid", movie.guid)
+        call.set("verify", movie.hasVerification)
+        call.set("unsaved", engine.hasUnsavedChanges)
+        call.set("readonly", engine.readOnly)
+        call.set("ports", movie.log.ports)
+        return 1
+    }
+
+    private static func movieDesync(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        guard let desync = script.emulator.movie.firstDesync else { call.pushNil(); return 1 }
+        call.newTable(fields: 2)
+        call.set("frame", desync.frame)
+        call.set("what", desync.what)
+        return 1
+    }
+
+    private static func movieBranchSave(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let name = try call.string(1, "name")
+        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveBranch(name) }
+    }
+
+    private static func movieBranchLoad(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let name = try call.string(1, "name")
+        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.loadBranch(name) }
+    }
+
+    private static func movieBranchDelete(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let name = try call.string(1, "name")
+        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.deleteBranch(name) }
+    }
+
+    private static func movieBranches(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        let branches: [MovieEngine.Branch]
+        do { branches = try engine.branches() } catch { return call.failure("\(error)") }
+        call.newTable(array: branches.count)
+        for (index, branch) in branches.enumerated() {
+            call.newTable(fields: 3)
+            call.set("name", branch.name)
+            call.set("frame", branch.frame)
+            if let thumbnail = branch.thumbnailPath { call.set("thumbnail", thumbnail) }
+            lua_rawseti(call.L, -2, lua_Integer(index + 1))
+        }
+        return 1
+    }
 }

@@ -32,40 +32,12 @@ extension Bindings {
                     A rewind buffer holding at most `memory_mb` megabytes (default 64); the oldest entries are \
                     forgotten first.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    var megabytes = 64.0
-                    if try call.optionalTable(1, "options"),
-                        let value = try call.numberField(1, "memory_mb", argument: 1)
-                    {
-                        guard value > 0, value <= 4096 else {
-                            throw call.badField(1, "memory_mb", "must be more than 0 and at most 4096")
-                        }
-                        megabytes = value
-                    }
-                    let id = script.takeID()
-                    script.rewindBuffers[id] = RewindBuffer(memoryLimit: Int(megabytes * 1_048_576))
-                    let memory = lua_newuserdatauv(L, MemoryLayout<Int>.size, 0)!
-                    memory.storeBytes(of: id, as: Int.self)
-                    luaL_setmetatable(L, rewindMetatable.cString)
-                    return 1
-                }
-            }
+            ) { run($0, $1, rewindNew) }
         ])
 
     static let rewindMethods: [LuaFunction] = [
         LuaFunction("push", doc: "Records the current state as the newest entry. Not allowed during the input poll.") {
-            L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let buffer = try selfBuffer(call, script)
-                // Every failure here is the caller's to see as an error (a core without states).
-                do throws(Refusal) { try script.emulator.pushRewind(to: buffer) } catch {
-                    throw call.error(error.reason)
-                }
-                return 0
-            }
+            run($0, $1, rewindPush)
         },
         LuaFunction(
             "step", returns: "boolean",
@@ -74,36 +46,10 @@ extension Bindings {
                 Restores the newest entry and removes it, so repeated calls walk back in time; `false` when the \
                 history is empty. Not allowed during the input poll.
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let buffer = try selfBuffer(call, script)
-                let stepped: Bool
-                do throws(Refusal) { stepped = try script.emulator.stepRewind(buffer) } catch
-                    where error.kind == .failed
-                { throw call.error(error.reason) }
-                call.push(stepped)
-                return 1
-            }
-        },
-        LuaFunction("count", returns: "integer", doc: "Entries `step` can return to.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(try selfBuffer(call, Script.from(context)).count)
-                return 1
-            }
-        },
-        LuaFunction("memory", returns: "integer", doc: "Bytes the history holds.") { L, context in
-            LuaCall.run(L) { call in
-                call.push(try selfBuffer(call, Script.from(context)).memoryUsed)
-                return 1
-            }
-        },
-        LuaFunction("clear", doc: "Forgets the whole history.") { L, context in
-            LuaCall.run(L) { call in
-                try selfBuffer(call, Script.from(context)).clear()
-                return 0
-            }
-        },
+        ) { run($0, $1, rewindStep) },
+        LuaFunction("count", returns: "integer", doc: "Entries `step` can return to.") { run($0, $1, rewindCount) },
+        LuaFunction("memory", returns: "integer", doc: "Bytes the history holds.") { run($0, $1, rewindMemory) },
+        LuaFunction("clear", doc: "Forgets the whole history.") { run($0, $1, rewindClear) },
         LuaFunction("__gc", doc: "Frees the history when the buffer is collected.") { L, context in
             if let memory = luaL_testudata(L, 1, rewindMetatable.cString) {
                 Script.from(context).rewindBuffers[memory.load(as: Int.self)] = nil
@@ -111,4 +57,55 @@ extension Bindings {
             return 0
         },
     ]
+
+    // MARK: - The functions
+
+    private static func rewindNew(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        var megabytes = 64.0
+        if try call.optionalTable(1, "options"),
+            let value = try call.numberField(1, "memory_mb", argument: 1)
+        {
+            guard value > 0, value <= 4096 else {
+                throw call.badField(1, "memory_mb", "must be more than 0 and at most 4096")
+            }
+            megabytes = value
+        }
+        let id = script.takeID()
+        script.rewindBuffers[id] = RewindBuffer(memoryLimit: Int(megabytes * 1_048_576))
+        let memory = lua_newuserdatauv(call.L, MemoryLayout<Int>.size, 0)!
+        memory.storeBytes(of: id, as: Int.self)
+        luaL_setmetatable(call.L, rewindMetatable.cString)
+        return 1
+    }
+
+    private static func rewindPush(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let buffer = try selfBuffer(call, script)
+        // Every failure here is the caller's to see as an error (a core without states).
+        do throws(Refusal) { try script.emulator.pushRewind(to: buffer) } catch {
+            throw call.error(error.reason)
+        }
+        return 0
+    }
+
+    private static func rewindStep(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let buffer = try selfBuffer(call, script)
+        let stepped: Bool
+        do throws(Refusal) { stepped = try script.emulator.stepRewind(buffer) } catch
+            where error.kind == .failed
+        { throw call.error(error.reason) }
+        return call.returning(stepped)
+    }
+
+    private static func rewindCount(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(try selfBuffer(call, script).count)
+    }
+
+    private static func rewindMemory(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(try selfBuffer(call, script).memoryUsed)
+    }
+
+    private static func rewindClear(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try selfBuffer(call, script).clear()
+        return 0
+    }
 }

@@ -36,16 +36,7 @@ extension Bindings {
                     Saves to a slot or a file (written durably: a failed write keeps the old file). Fires \
                     `state_saved(slot_or_path)`. Returns `true`, or `nil, message`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let target = try target(call)
-                    if case .file(let path) = target { try script.checkFileAccess(path, write: true) }
-                    try call.nested(script) { () throws(Refusal) in try script.emulator.saveState(to: target) }
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, savestateSave) },
             LuaFunction(
                 "load", "slot_or_path: integer|string", returns: "boolean?, string?",
                 doc:
@@ -54,16 +45,7 @@ extension Bindings {
                     `state_loaded(slot_or_path)`. Returns `true`, or `nil, message` (missing file, wrong core or \
                     content, corrupt state: the game is left as it was).
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let target = try target(call)
-                    if case .file(let path) = target { try script.checkFileAccess(path, write: false) }
-                    try call.nested(script) { () throws(Refusal) in try script.emulator.loadState(from: target) }
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, savestateLoad) },
             LuaFunction(
                 "slot_info", "slot: integer", returns: "table?",
                 doc:
@@ -71,25 +53,7 @@ extension Bindings {
                     What a slot holds, for menus: `{path=, size= (bytes), modified= (seconds since 1970)}`, or \
                     `nil` for an empty slot. Reads only the file's attributes.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let slot = try call.integer(1, "slot")
-                    guard Emulator.slots.contains(slot) else { throw call.badArgument(1, "slot", "must be 0…999") }
-                    let path = Script.from(context).emulator.slotPath(slot)
-                    guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                        attributes[.type] as? FileAttributeType == .typeRegular
-                    else {
-                        call.pushNil()
-                        return 1
-                    }
-                    call.newTable(fields: 3)
-                    call.set("path", path)
-                    call.set("size", (attributes[.size] as? NSNumber)?.intValue ?? 0)
-                    let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
-                    call.set("modified", Int(exactly: modified.rounded(.down)) ?? 0)
-                    return 1
-                }
-            },
+            ) { run($0, $1, savestateSlotInfo) },
             LuaFunction(
                 "create", returns: "state",
                 doc:
@@ -97,14 +61,7 @@ extension Bindings {
                     Captures the current state in memory and returns a state object: `state:load()`, \
                     `state:save()`, `state:bytes()`, `state:size()`, `state:frame()`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    do throws(Refusal) { try Script.from(context).host.pushNewState(L!) } catch {
-                        throw call.error(error.reason)
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, savestateCreate) },
             LuaFunction(
                 "from_bytes", "bytes: string", returns: "state?, string?",
                 doc:
@@ -112,15 +69,7 @@ extension Bindings {
                     A state object from `state:bytes()` or a state file's contents; `nil, message` when they are \
                     not a state.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let bytes = try call.bytes(1, "bytes")
-                    do { try Script.from(context).host.pushState(L!, copying: bytes) } catch {
-                        return call.failure("not a savestate: \(error)")
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, savestateFromBytes) },
             LuaFunction(
                 "data", "key: string, value?: any", returns: "any",
                 doc:
@@ -129,34 +78,7 @@ extension Bindings {
                     of those) stores it; without, returns what is stored (after a state load: what was stored \
                     when that state was made). Shared by all scripts: prefix your keys.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let emulator = script.emulator
-                    let key = try call.string(1, "key")
-                    if call.count >= 2 {
-                        if call.isNoneOrNil(2) {
-                            try script.hold(0, as: "data " + key, for: "")
-                            emulator.scriptData[key] = nil
-                        } else {
-                            let encoded: [UInt8]
-                            do { encoded = try LuaSerializer.encode(L!, 2) } catch {
-                                throw call.badArgument(2, "value", "\(error)")
-                            }
-                            // The host keeps it (and copies it into every state): it counts against the cap.
-                            try script.hold(
-                                encoded.count + key.utf8.count, as: "data " + key, for: "savestate.data: the value")
-                            emulator.scriptData[key] = encoded
-                        }
-                        return 0
-                    }
-                    guard let stored = emulator.scriptData[key], LuaSerializer.push(L!, stored) else {
-                        call.pushNil()
-                        return 1
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, savestateData) },
         ])
 
     /// Methods of state objects (the `retrolua.state` metatable).
@@ -168,20 +90,7 @@ extension Bindings {
                 Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)` — unless \
                 `{quiet = true}`, which also keeps queued sound (run-ahead's undo).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let state = try script.host.stateBytes(call)
-                let quiet =
-                    try call.optionalTable(2, "options")
-                    ? try call.booleanField(2, "quiet", argument: 2) ?? false : false
-                try call.nested(script) { () throws(Refusal) in
-                    try script.emulator.loadState(state.bytes, trusted: state.trusted, quiet: quiet)
-                }
-                call.push(true)
-                return 1
-            }
-        },
+        ) { run($0, $1, savestateLoad2) },
         LuaFunction(
             "save", returns: "boolean?, string?",
             doc:
@@ -190,47 +99,131 @@ extension Bindings {
                 frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with \
                 `savestate.create()`).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let host = Script.from(context).host
-                _ = try host.stateBytes(call)
-                do throws(Refusal) {
-                    guard try host.resave(L!, 1) else {
-                        return call.failure("the state's size changed; use savestate.create()")
-                    }
-                } catch  where error.isMisuse {
-                    throw error
-                } catch {
-                    return call.failure(error.reason)
-                }
-                call.push(true)
-                return 1
-            }
-        },
+        ) { run($0, $1, savestateSave2) },
         LuaFunction("bytes", returns: "string", doc: "The state as a string (the same bytes as a state file).") {
-            L, context in
-            LuaCall.run(L) { call in
-                let state = try Script.from(context).host.stateBytes(call)
-                call.push(bytes: state.bytes)
-                return 1
-            }
+            run($0, $1, savestateBytes)
         },
-        LuaFunction("size", returns: "integer", doc: "The state's size in bytes.") { L, context in
-            LuaCall.run(L) { call in
-                let state = try Script.from(context).host.stateBytes(call)
-                call.push(state.bytes.count)
-                return 1
-            }
-        },
+        LuaFunction("size", returns: "integer", doc: "The state's size in bytes.") { run($0, $1, savestateSize) },
         LuaFunction(
             "frame", returns: "integer?", doc: "The frame count when the state was made (nil for a bare core state)."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let state = try Script.from(context).host.stateBytes(call)
-                guard let frame = StateContainer.frame(of: state.bytes) else { call.pushNil(); return 1 }
-                call.push(frame)
-                return 1
-            }
-        },
+        ) { run($0, $1, savestateFrame) },
     ]
+
+    // MARK: - The functions
+
+    private static func savestateSave(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let target = try target(call)
+        if case .file(let path) = target { try script.checkFileAccess(path, write: true) }
+        try call.nested(script) { () throws(Refusal) in try script.emulator.saveState(to: target) }
+        return call.returning(true)
+    }
+
+    private static func savestateLoad(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let target = try target(call)
+        if case .file(let path) = target { try script.checkFileAccess(path, write: false) }
+        try call.nested(script) { () throws(Refusal) in try script.emulator.loadState(from: target) }
+        return call.returning(true)
+    }
+
+    private static func savestateSlotInfo(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let slot = try call.integer(1, "slot")
+        guard Emulator.slots.contains(slot) else { throw call.badArgument(1, "slot", "must be 0…999") }
+        let path = script.emulator.slotPath(slot)
+        guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+            attributes[.type] as? FileAttributeType == .typeRegular
+        else {
+            call.pushNil()
+            return 1
+        }
+        call.newTable(fields: 3)
+        call.set("path", path)
+        call.set("size", (attributes[.size] as? NSNumber)?.intValue ?? 0)
+        let modified = (attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? 0
+        call.set("modified", Int(exactly: modified.rounded(.down)) ?? 0)
+        return 1
+    }
+
+    private static func savestateCreate(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        do throws(Refusal) { try script.host.pushNewState(call.L) } catch {
+            throw call.error(error.reason)
+        }
+        return 1
+    }
+
+    private static func savestateFromBytes(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let bytes = try call.bytes(1, "bytes")
+        do { try script.host.pushState(call.L, copying: bytes) } catch {
+            return call.failure("not a savestate: \(error)")
+        }
+        return 1
+    }
+
+    private static func savestateData(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let emulator = script.emulator
+        let key = try call.string(1, "key")
+        if call.count >= 2 {
+            if call.isNoneOrNil(2) {
+                try script.hold(0, as: "data " + key, for: "")
+                emulator.scriptData[key] = nil
+            } else {
+                let encoded: [UInt8]
+                do { encoded = try LuaSerializer.encode(call.L, 2) } catch {
+                    throw call.badArgument(2, "value", "\(error)")
+                }
+                // The host keeps it (and copies it into every state): it counts against the cap.
+                try script.hold(
+                    encoded.count + key.utf8.count, as: "data " + key, for: "savestate.data: the value")
+                emulator.scriptData[key] = encoded
+            }
+            return 0
+        }
+        guard let stored = emulator.scriptData[key], LuaSerializer.push(call.L, stored) else {
+            call.pushNil()
+            return 1
+        }
+        return 1
+    }
+
+    private static func savestateLoad2(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let state = try script.host.stateBytes(call)
+        let quiet =
+            try call.optionalTable(2, "options")
+            ? try call.booleanField(2, "quiet", argument: 2) ?? false : false
+        try call.nested(script) { () throws(Refusal) in
+            try script.emulator.loadState(state.bytes, trusted: state.trusted, quiet: quiet)
+        }
+        return call.returning(true)
+    }
+
+    private static func savestateSave2(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        _ = try host.stateBytes(call)
+        do throws(Refusal) {
+            guard try host.resave(call.L, 1) else {
+                return call.failure("the state's size changed; use savestate.create()")
+            }
+        } catch  where error.isMisuse {
+            throw error
+        } catch {
+            return call.failure(error.reason)
+        }
+        return call.returning(true)
+    }
+
+    private static func savestateBytes(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let state = try script.host.stateBytes(call)
+        call.push(bytes: state.bytes)
+        return 1
+    }
+
+    private static func savestateSize(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let state = try script.host.stateBytes(call)
+        return call.returning(state.bytes.count)
+    }
+
+    private static func savestateFrame(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let state = try script.host.stateBytes(call)
+        guard let frame = StateContainer.frame(of: state.bytes) else { call.pushNil(); return 1 }
+        return call.returning(frame)
+    }
 }

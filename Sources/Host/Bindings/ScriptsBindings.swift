@@ -32,22 +32,7 @@ extension Bindings {
                     error=}` — `loaded` false once it failed or was unloaded; `error` the message of its last \
                     failure since it was last loaded, if any; `default` for the default frontend's scripts.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let statuses = Script.from(context).host.scriptStatuses
-                    call.newTable(array: statuses.count)
-                    for (index, status) in statuses.enumerated() {
-                        call.newTable(fields: 5)
-                        call.set("name", status.name)
-                        call.set("path", status.path)
-                        call.set("loaded", status.loaded)
-                        call.set("default", status.isDefault)
-                        if let error = status.error { call.set("error", error) }
-                        lua_rawseti(L, -2, lua_Integer(index + 1))
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, scriptsList) },
             LuaFunction(
                 "defaults", returns: "table",
                 doc:
@@ -55,21 +40,7 @@ extension Bindings {
                     The default frontend's scripts, loaded or left out (`--no-default`): `{name=, path=, \
                     loaded=}` (the user's replacement's path when there is one). Empty when the run loads none.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let host = Script.from(context).host
-                    call.newTable(array: host.defaultScripts.count)
-                    for (index, entry) in host.defaultScripts.enumerated() {
-                        call.newTable(fields: 3)
-                        call.set("name", entry.name)
-                        call.set("path", entry.path)
-                        let standard = URL(fileURLWithPath: entry.path).standardizedFileURL.path
-                        call.set("loaded", host.loadedScript(at: standard) != nil)
-                        lua_rawseti(L, -2, lua_Integer(index + 1))
-                    }
-                    return 1
-                }
-            },
+            ) { run($0, $1, scriptsDefaults) },
             LuaFunction(
                 "load", "path: string", returns: "boolean?, string?",
                 doc:
@@ -78,20 +49,7 @@ extension Bindings {
                     profile; a default frontend script as a default). `nil, message` when this script may not \
                     read the file or it does not exist; a load that fails later shows in `scripts.list()`.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let script = Script.from(context)
-                    let path = try call.string(1, "path")
-                    if let problem = script.fileAccessProblem(path, write: false) { return call.failure(problem) }
-                    guard FileManager.default.isReadableFile(atPath: path) else {
-                        return call.failure("\(path): no such script")
-                    }
-                    if let full = requestsFull(script.host) { return call.failure(full) }
-                    script.host.scriptRequests.append(.load(script.host.loadRequest(path)))
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, scriptsLoad) },
             LuaFunction(
                 "unload", "script: string", returns: "boolean?, string?",
                 doc:
@@ -99,18 +57,7 @@ extension Bindings {
                     Asks for a loaded script (its path or file name, as in `scripts.list()`) to be unloaded before \
                     the next frame; its `exit` callbacks run first. `nil, message` for a script not loaded.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let host = Script.from(context).host
-                    guard let path = try knownPath(call, host), host.loadedScript(at: path) != nil else {
-                        return call.failure("no loaded script '\(try call.string(1, "script"))'")
-                    }
-                    if let full = requestsFull(host) { return call.failure(full) }
-                    host.scriptRequests.append(.unload(path: path))
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, scriptsUnload) },
             LuaFunction(
                 "reload", "script: string", returns: "boolean?, string?",
                 doc:
@@ -118,17 +65,68 @@ extension Bindings {
                     Asks for a script of `scripts.list()` (path or file name; loaded, unloaded or failed) to be \
                     read again and restarted before the next frame. `nil, message` for a script never loaded.
                     """
-            ) { L, context in
-                LuaCall.run(L) { call in
-                    let host = Script.from(context).host
-                    guard let path = try knownPath(call, host) else {
-                        return call.failure("no script '\(try call.string(1, "script"))' was loaded")
-                    }
-                    if let full = requestsFull(host) { return call.failure(full) }
-                    host.scriptRequests.append(.reload(path: path))
-                    call.push(true)
-                    return 1
-                }
-            },
+            ) { run($0, $1, scriptsReload) },
         ])
+
+    // MARK: - The functions
+
+    private static func scriptsList(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let statuses = script.host.scriptStatuses
+        call.newTable(array: statuses.count)
+        for (index, status) in statuses.enumerated() {
+            call.newTable(fields: 5)
+            call.set("name", status.name)
+            call.set("path", status.path)
+            call.set("loaded", status.loaded)
+            call.set("default", status.isDefault)
+            if let error = status.error { call.set("error", error) }
+            lua_rawseti(call.L, -2, lua_Integer(index + 1))
+        }
+        return 1
+    }
+
+    private static func scriptsDefaults(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        call.newTable(array: host.defaultScripts.count)
+        for (index, entry) in host.defaultScripts.enumerated() {
+            call.newTable(fields: 3)
+            call.set("name", entry.name)
+            call.set("path", entry.path)
+            let standard = URL(fileURLWithPath: entry.path).standardizedFileURL.path
+            call.set("loaded", host.loadedScript(at: standard) != nil)
+            lua_rawseti(call.L, -2, lua_Integer(index + 1))
+        }
+        return 1
+    }
+
+    private static func scriptsLoad(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let path = try call.string(1, "path")
+        if let problem = script.fileAccessProblem(path, write: false) { return call.failure(problem) }
+        guard FileManager.default.isReadableFile(atPath: path) else {
+            return call.failure("\(path): no such script")
+        }
+        if let full = requestsFull(script.host) { return call.failure(full) }
+        script.host.scriptRequests.append(.load(script.host.loadRequest(path)))
+        return call.returning(true)
+    }
+
+    private static func scriptsUnload(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        guard let path = try knownPath(call, host), host.loadedScript(at: path) != nil else {
+            return call.failure("no loaded script '\(try call.string(1, "script"))'")
+        }
+        if let full = requestsFull(host) { return call.failure(full) }
+        host.scriptRequests.append(.unload(path: path))
+        return call.returning(true)
+    }
+
+    private static func scriptsReload(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        guard let path = try knownPath(call, host) else {
+            return call.failure("no script '\(try call.string(1, "script"))' was loaded")
+        }
+        if let full = requestsFull(host) { return call.failure(full) }
+        host.scriptRequests.append(.reload(path: path))
+        return call.returning(true)
+    }
 }

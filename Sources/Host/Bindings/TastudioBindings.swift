@@ -67,22 +67,11 @@ extension Bindings {
         LuaFunction(
             "engaged", returns: "boolean",
             doc: "Whether a script shows the editor (`tastudio.engage`) over an active movie."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let engine = Script.from(context).emulator.movie
-                call.push(engine.editorEngaged && engine.isActive)
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioEngaged) },
         LuaFunction(
             "engage", "on: boolean",
             doc: "Says the editor is shown (or not); the editor calls it when it opens and closes."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                Script.from(context).emulator.movie.editorEngaged = try call.boolean(1, "on")
-                return 0
-            }
-        },
+        ) { run($0, $1, tastudioEngage) },
         LuaFunction(
             "save", returns: "string?, string?",
             doc:
@@ -91,25 +80,11 @@ extension Bindings {
                 as it was when the movie was opened is kept as `FILE.bak`. Returns the movie's path and \
                 the backup's path when one was made this time (nil after later saves), or `nil, message`.
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                var backup: String?
-                try call.nested(script) { () throws(Refusal) in backup = try script.emulator.saveMovie(to: nil) }
-                call.push(script.emulator.movie.path ?? "")
-                if let backup { call.push(backup) } else { call.pushNil() }
-                return 2
-            }
-        },
+        ) { run($0, $1, tastudioSave) },
         LuaFunction(
             "mode", returns: "string",
             doc: "The movie's mode: `\"idle\"` (no movie), `\"record\"`, `\"play\"` or `\"finished\"`."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.movie.mode.rawValue)
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioMode) },
         LuaFunction(
             "seek", "frame: integer", returns: "boolean?, string?",
             doc:
@@ -119,15 +94,7 @@ extension Bindings {
                 play). The movie then plays from there (and records past its end in read-write mode). Not \
                 allowed during the input poll or in hardcore mode.
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let script = Script.from(context)
-                let frame = try tasFrame(call, 1)
-                try call.nested(script) { () throws(Refusal) in try script.emulator.seekMovie(to: frame) }
-                call.push(true)
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioSeek) },
         LuaFunction(
             "get_mask", "frame: integer, port?: integer", returns: "integer?",
             doc:
@@ -135,33 +102,11 @@ extension Bindings {
                 The buttons of `frame` on `port` (default 1) as a RetroPad bit mask (bit `n` = button id `n`: \
                 b=0, y=1, select=2, start=3, up=4, down=5, left=6, right=7, a=8, x=9, …); nil outside the movie.
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let engine = Script.from(context).emulator.movie
-                let frame = try tasFrame(call, 1), port = try tasPort(call, 2, fallback: 1)
-                guard let (input, _) = engine.input(at: frame), port < engine.movie?.log.ports ?? 0 else {
-                    call.pushNil()
-                    return 1
-                }
-                call.push(Int(input.buttons[port]))
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioGetMask) },
         LuaFunction(
             "get_button", "frame: integer, port: integer, button: string", returns: "boolean?",
             doc: "Whether `button` is held on `frame` and `port`; nil outside the movie."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let engine = Script.from(context).emulator.movie
-                let frame = try tasFrame(call, 1), port = try tasPort(call, 2), button = try tasButton(call, 3)
-                guard let (input, _) = engine.input(at: frame) else {
-                    call.pushNil()
-                    return 1
-                }
-                call.push(input.isPressed(button, port: port))
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioGetButton) },
         LuaFunction(
             "islag", "frame: integer", returns: "boolean?",
             doc:
@@ -169,32 +114,16 @@ extension Bindings {
                 Whether `frame` lagged (the core did not read input): as it last ran, else as the movie \
                 recorded it; nil when unknown (edited and not run since).
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let lag = Script.from(context).emulator.movie.lagged(try tasFrame(call, 1))
-                if let lag { call.push(lag) } else { call.pushNil() }
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioIslag) },
         LuaFunction(
             "hasstate", "frame: integer", returns: "boolean",
             doc: "Whether the greenzone holds a state of `frame` (taken just before it runs)."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.movie.greenzone.contains(try tasFrame(call, 1)))
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioHasstate) },
         LuaFunction(
             "greenzone", "frame: integer", returns: "boolean",
             doc:
                 "Whether `frame` is in the greenzone: it ran on the movie's current input, and a state before it is kept."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                call.push(Script.from(context).emulator.movie.inGreenzone(try tasFrame(call, 1)))
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioGreenzone) },
         LuaFunction(
             "greenzone_info", "settings?: table", returns: "table",
             doc:
@@ -205,35 +134,12 @@ extension Bindings {
                 current one is kept, every `mid_step`-th within `mid`, every `far_step`-th beyond; over \
                 `memory_mb` the far ones thin out, then the oldest go.
                 """
-        ) { L, context in
-            LuaCall.run(L) { call in
-                let engine = Script.from(context).emulator.movie
-                if try call.optionalTable(1, "settings") { try applyGreenzoneSettings(call, engine) }
-                let zone = engine.greenzone
-                call.newTable(fields: 9)
-                call.set("states", zone.count)
-                call.set("bytes", zone.memoryUsed)
-                if let last = zone.lastFrame { call.set("last", last) }
-                call.set("enabled", engine.greenzoneEnabled)
-                call.set("near", zone.settings.nearFrames)
-                call.set("mid", zone.settings.midFrames)
-                call.set("mid_step", zone.settings.midStep)
-                call.set("far_step", zone.farStep)
-                call.set("memory_mb", Double(zone.settings.memoryLimit) / 1_048_576)
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioGreenzoneInfo) },
         LuaFunction(
             "on_changed", "fn: function", returns: "integer",
             doc:
                 "Calls `fn(frame)` after every edit of the movie (the `movie_changed` event); returns an id for `event.off`."
-        ) { L, context in
-            LuaCall.run(L) { call in
-                try call.function(1, "fn")
-                call.push(Script.from(context).addCallback(.movieChanged, functionAt: 1, in: L!))
-                return 1
-            }
-        },
+        ) { run($0, $1, tastudioOnChanged) },
     ]
 
     private static func applyGreenzoneSettings(_ call: LuaCall, _ engine: MovieEngine) throws(LuaCallError) {
@@ -258,5 +164,91 @@ extension Bindings {
             engine.greenzoneEnabled = enabled
             if !enabled { engine.greenzone.clear() }
         }
+    }
+
+    // MARK: - The functions
+
+    private static func tastudioEngaged(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        return call.returning(engine.editorEngaged && engine.isActive)
+    }
+
+    private static func tastudioEngage(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        script.emulator.movie.editorEngaged = try call.boolean(1, "on")
+        return 0
+    }
+
+    private static func tastudioSave(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        var backup: String?
+        try call.nested(script) { () throws(Refusal) in backup = try script.emulator.saveMovie(to: nil) }
+        call.push(script.emulator.movie.path ?? "")
+        if let backup { call.push(backup) } else { call.pushNil() }
+        return 2
+    }
+
+    private static func tastudioMode(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.movie.mode.rawValue)
+    }
+
+    private static func tastudioSeek(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let frame = try tasFrame(call, 1)
+        try call.nested(script) { () throws(Refusal) in try script.emulator.seekMovie(to: frame) }
+        return call.returning(true)
+    }
+
+    private static func tastudioGetMask(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        let frame = try tasFrame(call, 1), port = try tasPort(call, 2, fallback: 1)
+        guard let (input, _) = engine.input(at: frame), port < engine.movie?.log.ports ?? 0 else {
+            call.pushNil()
+            return 1
+        }
+        return call.returning(Int(input.buttons[port]))
+    }
+
+    private static func tastudioGetButton(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        let frame = try tasFrame(call, 1), port = try tasPort(call, 2), button = try tasButton(call, 3)
+        guard let (input, _) = engine.input(at: frame) else {
+            call.pushNil()
+            return 1
+        }
+        return call.returning(input.isPressed(button, port: port))
+    }
+
+    private static func tastudioIslag(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let lag = script.emulator.movie.lagged(try tasFrame(call, 1))
+        if let lag { call.push(lag) } else { call.pushNil() }
+        return 1
+    }
+
+    private static func tastudioHasstate(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.movie.greenzone.contains(try tasFrame(call, 1)))
+    }
+
+    private static func tastudioGreenzone(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(script.emulator.movie.inGreenzone(try tasFrame(call, 1)))
+    }
+
+    private static func tastudioGreenzoneInfo(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let engine = script.emulator.movie
+        if try call.optionalTable(1, "settings") { try applyGreenzoneSettings(call, engine) }
+        let zone = engine.greenzone
+        call.newTable(fields: 9)
+        call.set("states", zone.count)
+        call.set("bytes", zone.memoryUsed)
+        if let last = zone.lastFrame { call.set("last", last) }
+        call.set("enabled", engine.greenzoneEnabled)
+        call.set("near", zone.settings.nearFrames)
+        call.set("mid", zone.settings.midFrames)
+        call.set("mid_step", zone.settings.midStep)
+        call.set("far_step", zone.farStep)
+        call.set("memory_mb", Double(zone.settings.memoryLimit) / 1_048_576)
+        return 1
+    }
+
+    private static func tastudioOnChanged(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try call.function(1, "fn")
+        return call.returning(script.addCallback(.movieChanged, functionAt: 1, in: call.L))
     }
 }

@@ -20,8 +20,6 @@ public final class ControlBinaryDoor {
     /// cost more in page faults than the core's own unserialize).
     private var privateState = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
     private let snapshots = ControlSnapshots()
-    static let maxRAM = 16 << 20
-    static let maxFrames = 1_000_000
 
     init(session: ControlSession) throws(ControlError) {
         self.session = session
@@ -38,7 +36,7 @@ public final class ControlBinaryDoor {
             return (offset, capacity)
         }
         screen = area(pixels * 3)
-        ram = area(min(max(largestDomain, 4096), Self.maxRAM))
+        ram = area(min(max(largestDomain, 4096), ControlFacts.maxRead))
         audio = area(max(rate, 48000) * 2 * 4)  // two seconds of stereo int16
         state = area(max(stateLength * 2, 16 << 20))  // pages never touched cost nothing
         region = try ControlSharedRegion(size: offset)
@@ -48,15 +46,14 @@ public final class ControlBinaryDoor {
 
     /// The handshake's fields (the JSON reply that carries the region's descriptor).
     var handshake: [String: Any] {
-        let memory = session.emulator.memory
+        let description = ControlFacts.Description(session.emulator)
         return [
             "version": Wire.version, "size": region.size, "request_size": Wire.requestSize,
             "reply_size": Wire.replySize,
             "screen": [screen.offset, screen.capacity], "ram": [ram.offset, ram.capacity],
             "audio": [audio.offset, audio.capacity], "state": [state.offset, state.capacity],
-            "domains": memory.names.enumerated().map { ["name": $1, "size": memory.domains[$0].size] },
-            "default_domain": memory.domains.isEmpty ? -1 : memory.defaultIndex,
-            "buttons": RetroPadButton.allCases.map(\.name),
+            "domains": description.domainList, "default_domain": description.defaultDomain ?? -1,
+            "buttons": ControlFacts.buttons,
         ]
     }
 
@@ -72,12 +69,8 @@ public final class ControlBinaryDoor {
                 return .continuing { step.runSlice() }
             }
             return .reply(try perform(command, request).encoded())
-        } catch let error as ControlError {
-            return .reply(Wire.error(error.description))
-        } catch let refusal as Refusal {
-            return .reply(Wire.error(refusal.reason))  // The door's one translation of refusals.
         } catch {
-            return .reply(Wire.error("\(error)"))
+            return .reply(Wire.error(ControlFacts.error(error).description))
         }
     }
 
@@ -103,8 +96,7 @@ public final class ControlBinaryDoor {
             guard let length = Int(exactly: request.b), (1...ram.capacity).contains(length) else {
                 throw ControlError("binary read: the length must be 1…\(ram.capacity), got \(request.b)")
             }
-            let pointer = try emulator.memory.pointer(domain, address: address, width: length)
-            (region.base + ram.offset).copyMemory(from: pointer, byteCount: length)
+            try emulator.memory.copy(domain, address: address, count: length, into: region.base + ram.offset)
             reply.length = length
         case .write:
             let domain = try self.domain(request.count)
@@ -191,14 +183,13 @@ public final class ControlBinaryDoor {
 
     /// The core's last frame as RGB rows in the screen area; its width and height.
     func writeScreen() throws(ControlError) -> (Int, Int) {
-        let core = session.emulator.session.core
-        guard let frame = core.lastFrameBuffer else { throw ControlError("the core has not drawn a frame yet") }
+        guard let frame = session.emulator.session.core.lastFrame else {
+            throw ControlError("the core has not drawn a frame yet")
+        }
         guard frame.width * frame.height * 3 <= screen.capacity else {
             throw ControlError("binary: the frame (\(frame.width)x\(frame.height)) exceeds the shared screen area")
         }
-        VideoFrame.writeRGB(
-            from: frame.data, width: frame.width, height: frame.height, pitch: frame.pitch,
-            format: core.pixelFormat, into: region.base + screen.offset)
+        frame.writeRGB(into: region.base + screen.offset)  // in the frame's own format (GL: XRGB8888)
         return (frame.width, frame.height)
     }
 
@@ -208,8 +199,7 @@ public final class ControlBinaryDoor {
         let domain = try memory.defaultDomain()
         let length = min(domain.size, ram.capacity)
         guard length > 0 else { return 0 }
-        let pointer = try memory.pointer(domain, address: 0, width: length)
-        (region.base + ram.offset).copyMemory(from: pointer, byteCount: length)
+        try memory.copy(domain, address: 0, count: length, into: region.base + ram.offset)
         return length
     }
 }

@@ -30,8 +30,8 @@ final class ControlBinaryStep {
         }
         flags = request.flags
         frames = Int(request.count)
-        guard frames <= ControlBinaryDoor.maxFrames else {
-            throw ControlError("binary step: frames must be 0…\(ControlBinaryDoor.maxFrames), got \(request.count)")
+        guard frames <= ControlFacts.maxFrames else {
+            throw ControlError("binary step: frames must be 0…\(ControlFacts.maxFrames), got \(request.count)")
         }
         ports = Int((request.flags >> 8) & 0xF)
         guard ports <= InputState.maxPorts else {
@@ -79,12 +79,8 @@ final class ControlBinaryStep {
             if flags & ControlBinaryProtocol.stepScreen != 0 { (reply.width, reply.height) = try door.writeScreen() }
             if flags & ControlBinaryProtocol.stepRAM != 0 { reply.length = try door.writeRAM() }
             if let table = session.scenarioInfo() { info = try Self.encode(info: table) }
-        } catch let error as ControlError {
-            return ControlBinaryProtocol.error(error.description)
-        } catch let refusal as Refusal {
-            return ControlBinaryProtocol.error(refusal.reason)
         } catch {
-            return ControlBinaryProtocol.error("\(error)")
+            return ControlBinaryProtocol.error(ControlFacts.error(error).description)
         }
         return reply.encoded(message: info)
     }

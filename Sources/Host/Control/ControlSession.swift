@@ -48,10 +48,8 @@ public final class ControlSession {
     /// Headless: serves requests until `quit`, `emu.exit` or a stop signal; the emulator runs only when
     /// a client steps it. Clients may come and go.
     public func serve(_ server: ControlServer) -> RunReport {
-        let session = host.session
-        let (framesBefore, lagBefore) = (session.frameCount, session.lagCount)
-        let began = DispatchTime.now().uptimeNanoseconds
-        var lastActivity = began
+        let meter = RunMeter(emulator.session)
+        var lastActivity = DispatchTime.now().uptimeNanoseconds
         while !quitRequested && host.emulator.exitCode == nil && !StopSignals.isRequested {
             // Polled without sleeping for a moment after each request: a client stepping in a loop sends
             // its next one within microseconds, and waking a sleeping CPU for it costs more than a frame's
@@ -61,10 +59,7 @@ public final class ControlSession {
             if server.poll(timeout: spinning ? 0 : 0.1, start) { lastActivity = DispatchTime.now().uptimeNanoseconds }
             if isAbandoned(server) { break }
         }
-        return RunReport(
-            frames: session.frameCount - framesBefore,
-            seconds: Double(DispatchTime.now().uptimeNanoseconds - began) / 1e9,
-            lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
+        return meter.report()
     }
 
     /// Loads the scenario script (its main chunk defines `reward()` and `done()`). A main chunk that
@@ -152,15 +147,7 @@ public final class ControlSession {
     }
 
     private func perform(_ command: String, _ request: ControlRequest) throws(ControlError) -> [String: Any] {
-        do {
-            return try perform(command, request, host.emulator)
-        } catch let error as ControlError {
-            throw error
-        } catch let refusal as Refusal {
-            throw ControlError(refusal.reason)  // The socket's one translation of the emulator's refusals.
-        } catch {
-            throw ControlError("\(error)")
-        }
+        do { return try perform(command, request, emulator) } catch { throw ControlFacts.error(error) }
     }
 
     private func perform(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
@@ -168,12 +155,9 @@ public final class ControlSession {
         switch command {
         case "hello": return [:]  // Unix peers are admitted by their uid; TCP's hello is the server's.
         case "read":
-            let length = try request.integer("length", in: 1...(16 << 20)) ?? 1
+            let length = try request.integer("length", in: 1...ControlFacts.maxRead) ?? 1
             let (domain, address) = try place(request)
-            if let pointer = emulator.memory.resolve(domain, address: address, width: length) {
-                return ["data": ControlPayload(Data(bytes: pointer, count: length))]
-            }
-            // A bus range across blocks or mirrors (refused where unmapped).
+            // On a bus, gathered across blocks and mirrors (refused where unmapped).
             return ["data": ControlPayload(Data(try emulator.memory.read(domain, address: address, count: length)))]
         case "write":
             guard let text = try request.string("data"), let bytes = Data(base64Encoded: text) else {
@@ -217,7 +201,7 @@ public final class ControlSession {
                     "data": ControlPayload(Data(frame.pixels)),
                 ]
             }
-            guard let frame = host.frameWithOverlay() else { throw ControlError("the core has not drawn a frame yet") }
+            guard let frame = emulator.picture() else { throw ControlError("the core has not drawn a frame yet") }
             let pixels = format == "rgb" ? VideoFrame.rgb(fromRGBA: frame.rgba) : frame.rgba
             return [
                 "width": frame.width, "height": frame.height, "format": format,
@@ -233,6 +217,7 @@ public final class ControlSession {
             ]
         case "info":
             let core = session.core
+            let description = ControlFacts.Description(emulator)
             return [
                 "core": session.coreName, "core_library": core.systemInfo.libraryName,
                 "core_version": core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces),
@@ -240,12 +225,9 @@ public final class ControlSession {
                 "fps": core.avInfo?.fps ?? 0, "sample_rate": core.avInfo?.sampleRate ?? 0,
                 "width": core.frameWidth, "height": core.frameHeight, "frame": session.frameCount,
                 "lag": session.lagCount,
-                "domains": emulator.memory.names.enumerated().map {
-                    ["name": $1, "size": emulator.memory.domains[$0].size]
-                },
-                "default_domain": emulator.memory.domains.isEmpty
-                    ? "" : emulator.memory.names[emulator.memory.defaultIndex],
-                "buttons": RetroPadButton.allCases.map(\.name), "scenario": scenario != nil,
+                "domains": description.domainList,
+                "default_domain": description.defaultDomain.map { description.domains[$0].name } ?? "",
+                "buttons": ControlFacts.buttons, "scenario": scenario != nil,
             ]
         case "reset":
             try emulator.reset()

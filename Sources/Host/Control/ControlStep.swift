@@ -15,7 +15,7 @@ final class ControlStep {
 
     init(_ request: ControlRequest, session: ControlSession) throws(ControlError) {
         self.session = session
-        frames = try request.integer("frames", in: 0...1_000_000) ?? 1
+        frames = try request.integer("frames", in: 0...ControlFacts.maxFrames) ?? 1
         progress = StepProgress(frames: frames)
         var input = session.emulator.playerInput
         var ports: [[String: Any]] = []
@@ -39,7 +39,7 @@ final class ControlStep {
                     throw ControlError(
                         """
                         unknown button '\(name.prefix(40))' (buttons: \
-                        \(RetroPadButton.allCases.map(\.name).joined(separator: ", ")))
+                        \(ControlFacts.buttons.joined(separator: ", ")))
                         """
                     )
                 }

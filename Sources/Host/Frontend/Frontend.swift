@@ -2,6 +2,7 @@ import Emulation
 import Foundation
 import Libretro
 import Media
+import Support
 
 /// How a windowed (or headless-with-dumps) run presents, sounds and paces.
 public struct FrontendOptions: Sendable {
@@ -189,12 +190,9 @@ public final class Frontend {
     public var betweenFrames: (() -> Bool)?
 
     public func run() -> RunReport {
-        let session = host.session
-        let lagBefore = session.lagCount
-        let start = now()
         // The summary counts every frame the emulator ran (socket steps and frame advances too) over the time
         // it was not paused.
-        let framesBefore = host.emulator.stats.frames
+        let meter = RunMeter(host.session, frames: host.emulator.stats.frames)
         var pausedSeconds = 0.0
         var frames = 0
         var progress = ProgressLine(enabled: options.progress && !video.isVisible && isatty(2) != 0)
@@ -227,10 +225,7 @@ public final class Frontend {
             present(force: false)
             pace()
         }
-        let report = RunReport(
-            frames: host.emulator.stats.frames - framesBefore, seconds: max(0, seconds(since: start) - pausedSeconds),
-            lagFrames: session.lagCount - lagBefore, lastFrame: session.core.currentFrame())
-        return report
+        return meter.report(frames: host.emulator.stats.frames, excludingSeconds: pausedSeconds)
     }
 
     /// Writes the window capture, closes dumps; returns problems to report.
@@ -258,7 +253,7 @@ public final class Frontend {
     // MARK: Frame parts
 
     private func handleEvents() {
-        let events = input.poll(into: &host.devices)
+        let events = input.poll(into: &host.screen.devices)
         for event in events {
             switch event {
             case .quit: quitRequested = true
@@ -269,14 +264,14 @@ public final class Frontend {
         }
         video.setSidePanel(width: host.sidePanel)
         // Headless, the hud takes the frame's size (and a tool's side panel).
-        host.windowSize = video.isVisible ? video.windowSize : nil
+        host.screen.windowSize = video.isVisible ? video.windowSize : nil
         // Hotkeys are Lua (lua/defaults/hotkeys.lua): it answers these events with emu/gui calls.
         host.deliver(events)
         if let on = host.fullscreenRequest {
             video.setFullscreen(on)
             host.fullscreenRequest = nil
         }
-        host.isFullscreen = video.isFullscreen
+        host.screen.isFullscreen = video.isFullscreen
         if host.emulator.stepRequested {
             advanceOneFrame = true
             host.emulator.stepRequested = false
@@ -298,7 +293,7 @@ public final class Frontend {
     private func present(force: Bool) {
         let core = host.session.core
         // Paused redraws (force) are not new frames: the encode gets each emulated frame once.
-        if !force, let path = options.videoPath, let frame = host.frameWithOverlay() {
+        if !force, let path = options.videoPath, let frame = host.emulator.picture() {
             // The first frame fixes the encode's size (later geometry changes are letterboxed into it).
             if dump == nil, let fps = core.avInfo?.fps {
                 do {

@@ -12,6 +12,9 @@ public final class Run {
     public let plan: RunPlan
     public let console: RunConsole
 
+    /// A stop signal also interrupts the script running at the time (registered once per process).
+    private static let stopsScripts: Void = StopSignals.onStop { _ in ScriptHost.interruptRunningScript() }
+
     public init(_ plan: RunPlan, console: RunConsole = .standard) {
         self.plan = plan
         self.console = console
@@ -23,7 +26,10 @@ public final class Run {
         for path in plan.outputPaths {
             do { try DurableFile.checkWritable(path) } catch { throw RunFailure("run: \(error)") }
         }
-        if plan.stopsOnSignals { StopSignals.install() }
+        if plan.stopsOnSignals {
+            StopSignals.install()
+            Run.stopsScripts
+        }
         if plan.control?.dieWithParent == true { try RunParentDeath.arm() }
         var config = plan.session
         var movie = plan.movie.map(RunMovie.init)
@@ -35,13 +41,13 @@ public final class Run {
         var outcome: RunOutcome
         // --screenshot: with scripts, written before their states close (RunParts.runToEnd), like save RAM.
         let screenshot = plan.screenshotPath.map { path in
-            { [self] (picture: Picture?) in writeScreenshot(picture, to: path) }
+            { [self] (picture: RGBAImage?) in writeScreenshot(picture, to: path) }
         }
         if plan.isBare {
             let report = session.runHeadless(
                 frames: plan.frameLimit ?? 600, progress: plan.frontend.progress, stopsOnSignals: plan.stopsOnSignals)
             outcome = RunOutcome(report: report, session: session)
-            if let screenshot, !screenshot(report.lastFrame.map(Picture.init)) { outcome.status = 1 }
+            if let screenshot, !screenshot(report.lastFrame.map(RGBAImage.init)) { outcome.status = 1 }
         } else {
             let parts = try RunParts.assemble(plan, session: session, movie: movie, console: console)
             outcome = parts.runToEnd(screenshot: screenshot)
@@ -66,7 +72,8 @@ public final class Run {
         let quiet = plan.quiet
         do {
             session = try Session(
-                config, warn: { console.problem("warning: \($0)") }, notice: { if !quiet { console.problem($0) } })
+                config, hardwareRenderers: EGLHeadlessRenderer.make, warn: { console.problem("warning: \($0)") },
+                notice: { if !quiet { console.problem($0) } })
         } catch {
             throw RunFailure(error.description)
         }
@@ -82,7 +89,7 @@ public final class Run {
     }
 
     /// `--screenshot`: false (with the problem reported) when it could not be written.
-    private func writeScreenshot(_ picture: Picture?, to path: String) -> Bool {
+    private func writeScreenshot(_ picture: RGBAImage?, to path: String) -> Bool {
         guard let picture else {
             console.problem("no frame to write to \(path): the core produced none")
             return false
@@ -92,24 +99,5 @@ public final class Run {
             return false
         }
         return true
-    }
-}
-
-/// A frame as RGBA: the last one with the emu overlay, or the core's own.
-struct Picture {
-    let rgba: [UInt8]
-    let width: Int
-    let height: Int
-
-    init(rgba: [UInt8], width: Int, height: Int) {
-        self.rgba = rgba
-        self.width = width
-        self.height = height
-    }
-
-    init(_ frame: VideoFrame) { self.init(rgba: frame.rgba(), width: frame.width, height: frame.height) }
-
-    init(_ frame: (rgba: [UInt8], width: Int, height: Int)) {
-        self.init(rgba: frame.rgba, width: frame.width, height: frame.height)
     }
 }

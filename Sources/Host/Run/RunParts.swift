@@ -1,5 +1,7 @@
 import Emulation
 import Foundation
+import Libretro
+import Media
 
 /// A run with scripts around the emulator: the script host, the frontend (none for replays), the
 /// movie and the control socket, opened in `assemble` and closed in `runToEnd`, each in this order.
@@ -8,6 +10,8 @@ final class RunParts {
     let console: RunConsole
     let session: Session
     let host: ScriptHost
+    /// The overlay surfaces, window facts and devices the scripts and the frontend share.
+    let screen: Screen
     private(set) var frontend: Frontend?
     let movie: RunMovie?
     private var control: (server: ControlServer, session: ControlSession)?
@@ -23,7 +27,9 @@ final class RunParts {
         self.console = console
         try? FileManager.default.createDirectory(
             atPath: plan.scriptOptions.dataFolder, withIntermediateDirectories: true)
-        host = ScriptHost(emulator: Emulator(session: session), options: plan.scriptOptions, api: Bindings.api)
+        let emulator = Emulator(session: session)
+        screen = Screen.shown(by: emulator)
+        host = ScriptHost(emulator: emulator, screen: screen, options: plan.scriptOptions, api: Bindings.api)
         host.onFailure = { console.problem("\($0)") }
     }
 
@@ -156,7 +162,7 @@ final class RunParts {
     /// Runs the frames, then closes the parts: the socket, the frontend's dumps, the movie, the
     /// scripts (exit callbacks, which may still record results). The session is the caller's to close.
     /// `screenshot` writes `--screenshot` (false: it failed, said); it runs with save RAM, before the scripts' states close.
-    func runToEnd(screenshot: ((Picture?) -> Bool)? = nil) -> RunOutcome {
+    func runToEnd(screenshot: ((RGBAImage?) -> Bool)? = nil) -> RunOutcome {
         var replay: ReplayOutcome?
         let report: RunReport
         if let kind = plan.replay {
@@ -171,7 +177,7 @@ final class RunParts {
         var outcome = RunOutcome(report: report, session: session)
         outcome.replay = replay
         outcome.status = status
-        let picture = host.frameWithOverlay().map(Picture.init) ?? report.lastFrame.map(Picture.init)
+        let picture = host.emulator.picture() ?? report.lastFrame.map(RGBAImage.init)
         for problem in frontend?.close() ?? [] {
             console.problem(problem)
             outcome.status = 1

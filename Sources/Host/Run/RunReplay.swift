@@ -1,12 +1,11 @@
 import Emulation
 import Foundation
+import Support
 
 /// Headless replays of the run's movie, as fast as the core goes, for as long as it plays.
 enum RunReplay {
     static func run(_ kind: RunPlan.Replay, emulator: Emulator, length: Int) -> (RunReport, ReplayOutcome) {
-        let session = emulator.session
-        let (framesBefore, lagBefore) = (session.frameCount, session.lagCount)
-        let start = DispatchTime.now().uptimeNanoseconds
+        let meter = RunMeter(emulator.session)
         var outcome = ReplayOutcome(length: length)
         switch kind {
         case .verify:
@@ -35,10 +34,6 @@ enum RunReplay {
         outcome.covers = emulator.movie.describe(emulator.movie.cover)
         outcome.problem = emulator.movie.verificationProblem
         outcome.coveredChecks = emulator.movie.coveredChecks
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        let report = RunReport(
-            frames: session.frameCount - framesBefore, seconds: seconds, lagFrames: session.lagCount - lagBefore,
-            lastFrame: session.core.currentFrame())
-        return (report, outcome)
+        return (meter.report(), outcome)
     }
 }

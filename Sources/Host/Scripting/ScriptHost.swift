@@ -55,8 +55,19 @@ public final class ScriptHost: EmulatorClient {
     /// `emu.result(key, value)`: what the run reports (`--json`, `retrolua batch`).
     public var results: [String: any Sendable] = [:]
 
+    /// The overlay surfaces scripts draw on, the window's facts and the devices: the run's, handed in.
+    public let screen: Screen
     /// Host keyboard, mouse and gamepads as scripts see them.
-    public var devices = HostDevices()
+    public var devices: HostDevices {
+        get { screen.devices }
+        set { screen.devices = newValue }
+    }
+    public var windowSize: (width: Int, height: Int)? { screen.windowSize }
+    public var fullscreenRequest: Bool? {
+        get { screen.fullscreenRequest }
+        set { screen.fullscreenRequest = newValue }
+    }
+    public var isFullscreen: Bool { screen.isFullscreen }
     /// The script holding the host's input (`input.capture`): device events and state reach only it.
     weak var inputOwner: Script?
     /// `scripts.load`/`unload`/`reload` requests, carried out before the next frame (no Lua on the stack).
@@ -67,10 +78,8 @@ public final class ScriptHost: EmulatorClient {
     public var defaultScripts: [(name: String, path: String)] = []
 
     /// Overlays: `emu` at the core's resolution (in screenshots), `hud` at window resolution (not).
-    public let emuCanvas = Canvas(width: 1, height: 1)
-    public let hudCanvas = Canvas(width: 1, height: 1)
-    /// The window's size for the hud surface; headless, the core's frame size.
-    public var windowSize: (width: Int, height: Int)?
+    public var emuCanvas: Canvas { screen.emuCanvas }
+    public var hudCanvas: Canvas { screen.hudCanvas }
     /// Hud pixels a tool keeps at the window's right (`gui.side_panel`): the window widens and the game moves
     /// aside; headless, the hud is that much wider than the frame. The room goes with the script that asked
     /// for it: once it fails or is unloaded, the window returns to the game's width.
@@ -82,9 +91,6 @@ public final class ScriptHost: EmulatorClient {
     var sidePanelWidth = 0
     /// The hud's width left of the side panel (what `gui.surface_size("hud")` reports).
     var hudWidthBesidePanel: Int { max(1, hudCanvas.width - sidePanel) }
-    /// Set by `gui.fullscreen(on)`; the frontend applies it and reports `isFullscreen`.
-    public var fullscreenRequest: Bool?
-    public var isFullscreen = false
 
     /// Where `--log` copies script output, failures and on-screen messages.
     public var logFile: FileHandle?
@@ -97,20 +103,17 @@ public final class ScriptHost: EmulatorClient {
     public var onSpeak: ((String) -> Void)?
     /// True while `redrawPaused` runs the `draw` callbacks; their `emu` drawing goes to `pausedScratch`.
     public private(set) var isRedrawingPaused = false
-    let pausedScratch = Canvas(width: 1, height: 1)
+    var pausedScratch: Canvas { screen.pausedScratch }
     private var framesSinceReloadCheck = 0
 
-    public init(emulator: Emulator, options: ScriptOptions, api: [LuaModule]) {
+    public init(emulator: Emulator, screen: Screen, options: ScriptOptions, api: [LuaModule]) {
         self.emulator = emulator
+        self.screen = screen
         self.options = options
         self.api = api
         emulator.client = self
         // A durable write's fsync on a busy disk is the host's time, not the script's (its deadlines).
         DurableFile.blockingWork = (begin: lh_host_work_begin, end: lh_host_work_end)
-        // Weak: a picture taken after the script host is gone (at exit) is the bare frame.
-        emulator.picture = { [weak self, core = emulator.session.core] in
-            self?.frameWithOverlay() ?? Emulator.picture(of: core)
-        }
         resizeCanvases()
     }
 
@@ -126,6 +129,10 @@ public final class ScriptHost: EmulatorClient {
     }
 
     public var scriptCount: Int { scripts.count }
+
+    /// Stops the script running now, from any thread (a stop signal): the watchdog in lua_shim.c raises an
+    /// error in it at its next instruction check.
+    public static func interruptRunningScript() { lh_request_stop() }
 
     /// True while some script still waits for frames or has callbacks.
     public var hasActiveScripts: Bool { scripts.contains { $0.isActive } }
@@ -310,22 +317,11 @@ public final class ScriptHost: EmulatorClient {
         let core = session.core
         let width = core.frameWidth > 0 ? core.frameWidth : core.avInfo?.baseWidth ?? 1
         let height = core.frameHeight > 0 ? core.frameHeight : core.avInfo?.baseHeight ?? 1
-        if emuCanvas.width != width || emuCanvas.height != height { emuCanvas.resize(width: width, height: height) }
-        let window = windowSize ?? (width + sidePanel, height)
-        if hudCanvas.width != window.width || hudCanvas.height != window.height {
-            hudCanvas.resize(width: window.width, height: window.height)
-        }
+        screen.fit(frameWidth: width, height: height, sidePanel: sidePanel)
     }
 
     /// The current frame with the emu overlay composited, as RGBA (screenshots, also headless).
-    public func frameWithOverlay() -> (rgba: [UInt8], width: Int, height: Int)? {
-        guard let frame = session.core.currentFrame() else { return nil }
-        var rgba = frame.rgba()
-        if emuCanvas.width == frame.width && emuCanvas.height == frame.height {
-            emuCanvas.composite(onto: &rgba, width: frame.width, height: frame.height)
-        }
-        return (rgba, frame.width, frame.height)
-    }
+    public func frameWithOverlay() -> RGBAImage? { emulator.picture() }
 
     // MARK: Hot reload
 

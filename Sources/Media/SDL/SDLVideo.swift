@@ -154,7 +154,7 @@ public final class SDLVideo: VideoOutput {
     /// layers from their textures into the back buffer and reads that, without presenting: the window
     /// keeps showing the last presented picture (with its hud), and the next `present` clears and redraws
     /// the whole back buffer anyway. Nil before the first frame or when the window has no area.
-    public func capture() -> (rgba: [UInt8], width: Int, height: Int)? {
+    public func capture() -> RGBAImage? {
         guard let dest = drawScene() else { return nil }
         var rect = dest.sdl
         var rgba = [UInt8](repeating: 0, count: dest.width * dest.height * 4)
@@ -163,7 +163,7 @@ public final class SDLVideo: VideoOutput {
             SDL_RenderReadPixels(
                 renderer, &rect, SDL_PIXELFORMAT_ABGR8888.rawValue, $0.baseAddress, Int32(dest.width * 4))
         }
-        return status == 0 ? (rgba, dest.width, dest.height) : nil
+        return status == 0 ? RGBAImage(rgba: rgba, width: dest.width, height: dest.height) : nil
     }
 
     /// Clears the back buffer and draws the game and (if shown last time) emu layers; returns where.

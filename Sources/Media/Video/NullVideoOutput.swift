@@ -38,5 +38,5 @@ public final class NullVideoOutput: VideoOutput {
         lastAspect = aspect
     }
 
-    public func capture() -> (rgba: [UInt8], width: Int, height: Int)? { nil }
+    public func capture() -> RGBAImage? { nil }
 }

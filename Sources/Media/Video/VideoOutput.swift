@@ -36,7 +36,7 @@ public protocol VideoOutput: AnyObject {
 
     /// The game area as the last present showed it (the game and the emu overlay, not the hud) as RGBA;
     /// nil when nothing was shown.
-    func capture() -> (rgba: [UInt8], width: Int, height: Int)?
+    func capture() -> RGBAImage?
 }
 
 extension VideoOutput {

@@ -1,4 +1,3 @@
-import Emulation
 import Foundation
 import Libretro
 import Support
@@ -22,13 +21,37 @@ public struct RunReport: Sendable {
     }
 }
 
+/// Where a loop of frames began: `report` says what ran since. The one way every loop (headless, window,
+/// replays, the control socket) measures itself.
+public struct RunMeter {
+    private let session: Session
+    private let frames: Int
+    private let lag: Int
+    private let start = DispatchTime.now().uptimeNanoseconds
+
+    /// `frames`: the counter the loop reports (the session's frame count unless the loop counts another).
+    public init(_ session: Session, frames: Int? = nil) {
+        self.session = session
+        self.frames = frames ?? session.frameCount
+        lag = session.lagCount
+    }
+
+    /// Frames since the start (`frames`: the loop's own counter now), lag frames, seconds less
+    /// `excludingSeconds` (time paused), and the core's last frame.
+    public func report(frames now: Int? = nil, excludingSeconds: Double = 0) -> RunReport {
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        return RunReport(
+            frames: (now ?? session.frameCount) - frames, seconds: max(0, seconds - excludingSeconds),
+            lagFrames: session.lagCount - lag, lastFrame: session.core.currentFrame())
+    }
+}
+
 extension Session {
     /// Runs `frames` frames as fast as the core goes. Only the last frame is copied out,
     /// so the loop costs no more than the core itself (and one load of the stop flag per frame).
     public func runHeadless(frames: Int, progress showProgress: Bool = false, stopsOnSignals: Bool = false) -> RunReport
     {
-        let lagBefore = lagCount
-        let start = DispatchTime.now().uptimeNanoseconds
+        let meter = RunMeter(self)
         var ran = 0
         var progress = ProgressLine(enabled: showProgress && isatty(2) != 0)
         // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked.
@@ -38,8 +61,6 @@ extension Session {
             if showProgress { progress.update(frames: ran, of: frames) }
         }
         progress.finish()
-        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
-        return RunReport(
-            frames: ran, seconds: seconds, lagFrames: lagCount - lagBefore, lastFrame: core.currentFrame())
+        return meter.report()
     }
 }

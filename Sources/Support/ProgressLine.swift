@@ -1,4 +1,3 @@
-import Emulation
 import Foundation
 import Glibc
 

@@ -1,6 +1,4 @@
 import Dispatch
-import CLuaShim
-import Emulation
 import Glibc
 import Synchronization
 
@@ -8,8 +6,8 @@ import Synchronization
 /// control socket, replays) stops before its next frame, and save RAM, the movie, dumps, the report
 /// and scripts' exit callbacks are written and run as usual. The run then exits with 128 + the signal
 /// (130 SIGINT, 143 SIGTERM, 129 SIGHUP), as a shell reports a process the signal ended. A script
-/// running at the time is interrupted; one stuck in a long C call ends the process a second later
-/// (RunEmergency).
+/// running at the time is interrupted (the run registers that with `onStop`); one stuck in a long C call
+/// ends the process a second later (RunEmergency).
 public enum StopSignals {
     /// The first stop signal received (0: none).
     private static let received = Atomic<Int32>(0)
@@ -32,7 +30,6 @@ public enum StopSignals {
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 _ = received.compareExchange(expected: 0, desired: number, ordering: .relaxed)
-                lh_request_stop()  // A script running now is stopped too (the watchdog in lua_shim.c).
                 for handler in handlers.withLock({ $0 }) { handler(number) }
             }
             source.resume()
