@@ -7,8 +7,6 @@ import LuaRuntime
 import Media
 
 extension Bindings {
-    static let imageMetatable = LuaTypeName("retrolua.image")
-
     private static let namedColors: [String: UInt32] = [
         "white": 0xFFFF_FFFF, "black": 0xFF00_0000, "red": 0xFFFF_0000, "green": 0xFF00_FF00, "blue": 0xFF00_00FF,
         "yellow": 0xFFFF_FF00, "cyan": 0xFF00_FFFF, "magenta": 0xFFFF_00FF, "gray": 0xFF80_8080, "grey": 0xFF80_8080,
@@ -128,23 +126,6 @@ extension Bindings {
         return points
     }
 
-    /// The image argument: a path (loaded once per script) or an image object.
-    private static func image(_ call: LuaCall, _ index: Int32, script: Script) throws(LuaCallError) -> Script.Image {
-        if let memory = luaL_testudata(call.L, index, imageMetatable.cString) {
-            guard let image = script.images[memory.load(as: Int.self)] else { throw call.error("the image was freed") }
-            return image
-        }
-        let path = try call.string(index, "image")
-        if let cached = script.imageCache[path] { return cached }
-        if let problem = script.fileAccessProblem(path, write: false) { throw call.error(problem) }
-        let loaded: RGBAImage
-        do { loaded = try PNGFile.read(path) } catch { throw call.error("\(error)") }
-        let image = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
-        try script.hold(loaded.rgba.count, as: "image " + path, for: "gui.image: the decoded image")
-        script.imageCache[path] = image
-        return image
-    }
-
     static let gui = LuaModule(
         "gui",
         doc: """
@@ -257,28 +238,6 @@ extension Bindings {
                     """
             ) { run($0, $1, guiScreenshot) },
         ])
-
-    /// The image object a method was called on.
-    private static func selfImage(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> Script.Image {
-        let memory = try call.userdata(1, imageMetatable, "self", expected: "image")
-        guard let image = script.images[memory.load(as: Int.self)] else { throw call.error("the image was freed") }
-        return image
-    }
-
-    /// Methods of image objects (the `retrolua.image` metatable).
-    static let imageMethods: [LuaFunction] = [
-        LuaFunction("width", returns: "integer", doc: "Width in pixels.") { run($0, $1, guiWidth) },
-        LuaFunction("height", returns: "integer", doc: "Height in pixels.") { run($0, $1, guiHeight) },
-        LuaFunction("__gc", doc: "Frees the pixels when the image object is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, imageMetatable.cString) {
-                let script = Script.from(context)
-                if let image = script.images.removeValue(forKey: memory.load(as: Int.self)) {
-                    script.lua.release(image.rgba.count)
-                }
-            }
-            return 0
-        },
-    ]
 
     // MARK: - The functions
 
@@ -414,13 +373,5 @@ extension Bindings {
             return call.failure("\(error)")
         }
         return call.returning(true)
-    }
-
-    private static func guiWidth(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        return call.returning(try selfImage(call, script).width)
-    }
-
-    private static func guiHeight(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        return call.returning(try selfImage(call, script).height)
     }
 }
