@@ -30,26 +30,7 @@ local function raise(message)
   error(message, 0)
 end
 
-local function record(name, status, note) compat.record(LAYER, name, status, note) end
-
---- Defines a BizHawk function and records its status.
-local function def(name, status, fn, note)
-  record(name, status, note)
-  compat.define(name, fn)
-end
-
---- A function that warns once that it is approximated, then runs `fn`.
-local function approx(name, note, fn)
-  record(name, "approximated", note)
-  local key = "bizhawk:" .. name
-  local message = name .. ": approximated in Retrolua (" .. note .. ")"
-  compat.define(name, function(...)
-    warn_once(key, message)
-    if fn then return fn(...) end
-  end)
-end
-
-local function nope(name, why) compat.define(name, compat.unsupported(LAYER, name, why)) end
+local def = compat.definer(LAYER)
 
 local function argerror(fname, n, what, expected, got)
   raise(format("%s: bad argument #%d '%s' (%s expected, got %s)", fname, n, what, expected, type(got)))
@@ -366,12 +347,11 @@ def("memory.usememorydomain", "supported", function(name)
   current_view = v
   return true
 end)
-record("memory.hash_region", "approximated", "SHA-1 of the bytes (BizHawk gives SHA-256)")
-compat.define("memory.hash_region", function(addr, count, domain)
+def("memory.hash_region", "approximated", function(addr, count, domain)
   local v, a = resolve("memory.hash_region", addr, domain, nil)
   local n = int("memory.hash_region", 2, "count", count)
   return (our.memory.hash(v.ours, v.base + a, n)):upper()
-end)
+end, "SHA-1 of the bytes (BizHawk gives SHA-256)")
 
 
 ----------------------------------------------------------------------------------------------------------------------
@@ -677,20 +657,20 @@ end, "drawn with a shadow on the game picture at its pixel coordinates (BizHawk 
 
 def("gui.addmessage", "supported", function(message) our.emu.message(tostring(message)) end, "on the OSD and stderr")
 def("gui.clearGraphics", "supported", function(surf) g.clear(surface_of("gui.clearGraphics", surf)) end)
-approx("gui.cleartext", "text lasts one frame anyway; nothing is removed", nil)
+def("gui.cleartext", "warned", nil, "text lasts one frame anyway; nothing is removed")
 def("gui.defaultForeground", "supported", function(c) fg = colour("gui.defaultForeground", 1, c, 0xFFFFFFFF) end)
 def("gui.defaultBackground", "supported", function(c) bg = colour("gui.defaultBackground", 1, c, nil) end)
 def("gui.defaultTextBackground", "supported", function(c)
   text_bg = colour("gui.defaultTextBackground", 1, c, nil)
 end)
-approx("gui.defaultPixelFont", "one pixel font: Retrolua's 6x8", nil)
+def("gui.defaultPixelFont", "warned", nil, "one pixel font: Retrolua's 6x8")
 def("gui.use_surface", "supported", function(name) surface = surface_of("gui.use_surface", name) end,
   "\"emucore\" = our emu surface, \"client\" = our hud")
-approx("gui.DrawNew", "switches surface like gui.use_surface", function(name, clear)
+def("gui.DrawNew", "warned", function(name, clear)
   surface = surface_of("gui.DrawNew", name)
   if clear ~= false then g.clear(surface) end
-end)
-approx("gui.DrawFinish", "drawing is shown every frame already", nil)
+end, "switches surface like gui.use_surface")
+def("gui.DrawFinish", "warned", nil, "drawing is shown every frame already")
 
 local images = {}
 def("gui.drawImage", "approximated", function(path, x, y, w, h, cache, surf)
@@ -710,9 +690,9 @@ def("gui.drawImage", "approximated", function(path, x, y, w, h, cache, surf)
   g.image(x, y, img, { surface = surface_of(f, surf) })
 end, "PNG only, drawn at its own size")
 def("gui.clearImageCache", "supported", function() images = {} end)
-nope("gui.drawImageRegion", "Retrolua draws whole images only")
-nope("gui.drawIcon", ".ico files are not supported; use a PNG with gui.drawImage")
-nope("gui.createcanvas", "no extra windows (a GUI toolkit); draw with gui.* on the game picture")
+def("gui.drawImageRegion", "unsupported", nil, "Retrolua draws whole images only")
+def("gui.drawIcon", "unsupported", nil, ".ico files are not supported; use a PNG with gui.drawImage")
+def("gui.createcanvas", "unsupported", nil, "no extra windows (a GUI toolkit); draw with gui.* on the game picture")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- event: callbacks, returned as GUID strings
@@ -750,9 +730,7 @@ on("onloadstate", "state_loaded", function(fn) return function(which) fn(which ~
 on("onsavestate", "state_saved", function(fn) return function(which) fn(which ~= nil and tostring(which) or "") end end)
 
 local function memory_write(fname)
-  record(fname, "approximated", "checked after each frame: called at most once per frame per changed address, "
-    .. "with the new value (not on every write)")
-  compat.define(fname, function(fn, address, name, scope)
+  def(fname, "approximated", function(fn, address, name, scope)
     check_fn(fname, fn)
     if address == nil then
       raise(fname .. ": a callback on every write is not available in Retrolua (give an address)")
@@ -767,15 +745,16 @@ local function memory_write(fname)
     local at = v.swap and (a ~ 1) or a
     local id = ev.watch(v.ours, base + at, 1, function(new) fn(a, new, 0) end)
     return register({ id }, name)
-  end)
+  end, "checked after each frame: called at most once per frame per changed address, with the new value (not on "
+    .. "every write)")
 end
 memory_write("event.onmemorywrite")
 memory_write("event.on_bus_write")
 for _, n in ipairs({ "onmemoryread", "on_bus_read" }) do
-  nope("event." .. n, "a libretro core reports no memory reads")
+  def("event." .. n, "unsupported", nil, "a libretro core reports no memory reads")
 end
 for _, n in ipairs({ "onmemoryexecute", "onmemoryexecuteany", "on_bus_exec", "on_bus_exec_any" }) do
-  nope("event." .. n, "a libretro core reports no executed addresses")
+  def("event." .. n, "unsupported", nil, "a libretro core reports no executed addresses")
 end
 def("event.availableScopes", "supported", function() return memory.getmemorydomainlist() end)
 def("event.can_use_callback_params", "supported", function(subset) return subset == "memory" end)
@@ -803,31 +782,30 @@ def("emu.framecount", "supported", E.framecount)
 def("emu.lagcount", "supported", E.lagcount)
 def("emu.islagged", "supported", E.islagged)
 def("emu.getsystemid", "supported", function() return SYSTEM end)
-record("emu.yield", "approximated", "waits for the next frame (a script cannot run between frames)")
-compat.define("emu.yield", E.frameadvance)
-approx("emu.limitframerate", "true = real time, false = unthrottled", function(limit)
+def("emu.yield", "approximated", E.frameadvance, "waits for the next frame (a script cannot run between frames)")
+def("emu.limitframerate", "warned", function(limit)
   E.speed(limit == false and 0 or 1)
-end)
-approx("emu.minimizeframeskip", "Retrolua does not skip frames", nil)
-approx("emu.displayvsync", "vsync is chosen on the command line (--sync, --no-vsync)", nil)
-approx("emu.setrenderplanes", "layers cannot be hidden through libretro; everything is drawn", nil)
+end, "true = real time, false = unthrottled")
+def("emu.minimizeframeskip", "warned", nil, "Retrolua does not skip frames")
+def("emu.displayvsync", "warned", nil, "vsync is chosen on the command line (--sync, --no-vsync)")
+def("emu.setrenderplanes", "warned", nil, "layers cannot be hidden through libretro; everything is drawn")
 local cycles_per_frame = { NES = 29781, GB = 70224, GBC = 70224, GBA = 280896, SNES = 357366, GEN = 127840,
   PCE = 119318, A26 = 19912 }
-approx("emu.totalexecutedcycles", "frames × the system's CPU cycles per frame", function()
+def("emu.totalexecutedcycles", "warned", function()
   return E.framecount() * (cycles_per_frame[SYSTEM] or 0)
-end)
-approx("emu.getboardname", "Retrolua does not know the cartridge's board; gives \"\"", function() return "" end)
+end, "frames × the system's CPU cycles per frame")
+def("emu.getboardname", "warned", function() return "" end, "Retrolua does not know the cartridge's board; gives \"\"")
 def("emu.getdisplaytype", "supported", function()
   local fps = E.info().fps or 60
   return fps < 55 and "PAL" or "NTSC"
 end, "from the core's frame rate")
 local no_cpu = "libretro gives no access to CPU registers"
-nope("emu.getregister", no_cpu)
-nope("emu.getregisters", no_cpu)
-nope("emu.setregister", no_cpu)
-nope("emu.disassemble", "no disassembler in Retrolua")
-nope("emu.setislagged", "the lag flag is the host's (frames where the core read no input)")
-nope("emu.setlagcount", "the lag count is the host's")
+def("emu.getregister", "unsupported", nil, no_cpu)
+def("emu.getregisters", "unsupported", nil, no_cpu)
+def("emu.setregister", "unsupported", nil, no_cpu)
+def("emu.disassemble", "unsupported", nil, "no disassembler in Retrolua")
+def("emu.setislagged", "unsupported", nil, "the lag flag is the host's (frames where the core read no input)")
+def("emu.setlagcount", "unsupported", nil, "the lag count is the host's")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- joypad: BizHawk's button names per system ("P1 A" for multi-player systems, "A" for handhelds)
@@ -910,8 +888,7 @@ end
 def("joypad.get", "supported", get_buttons(J.get), "as the core saw them at its last input poll; NES: the zapper "
   .. "(\"P2 Zapper X\", \"P2 Zapper Y\", \"P2 Fire\") from the mouse")
 def("joypad.getwithmovie", "supported", get_buttons(J.get))
-record("joypad.getimmediate", "approximated", "the last polled buttons (no separate live read)")
-compat.define("joypad.getimmediate", get_buttons(J.get))
+def("joypad.getimmediate", "approximated", get_buttons(J.get), "the last polled buttons (no separate live read)")
 
 local pending = {}  -- port -> our button table, reused
 -- BizHawk reads a button's value as text: "true"/"false", blank (the player's own input), or anything else, which
@@ -969,7 +946,7 @@ end, "true presses, false releases, for the next frame; also joypad.set(port, bu
 
 local axis_of = { ["x axis"] = "x", ["y axis"] = "y", ["stick x"] = "x", ["stick y"] = "y", ["tilt x"] = "x",
   ["tilt y"] = "y", ["x"] = "x", ["y"] = "y" }
-approx("joypad.setanalog", "left stick for the next frame; BizHawk's -128…127 scaled to libretro's range",
+def("joypad.setanalog", "warned",
   function(controls, controller)
     if type(controls) ~= "table" then argerror("joypad.setanalog", 1, "controls", "table", controls) end
     local axes = {}
@@ -982,7 +959,7 @@ approx("joypad.setanalog", "left stick for the next frame; BizHawk's -128…127 
       end
     end
     for port, a in pairs(axes) do J.set_analog(port, "left", a.x, a.y) end
-  end)
+  end, "left stick for the next frame; BizHawk's -128…127 scaled to libretro's range")
 
 -- Input-log mnemonics: one group per controller, a letter per button in BizHawk's log order, '.' = released.
 local mnemonic_order = {
@@ -997,7 +974,7 @@ local mnemonic_names = {
   PCE = { "Up", "Down", "Left", "Right", "I", "II", "Select", "Run" },
 }
 mnemonic_names.GB, mnemonic_names.GBC = mnemonic_names.NES, mnemonic_names.NES
-approx("joypad.setfrommnemonicstr", "buttons only: analog values and console commands are ignored", function(s)
+def("joypad.setfrommnemonicstr", "warned", function(s)
   if type(s) ~= "string" then argerror("joypad.setfrommnemonicstr", 1, "inputLogEntry", "string", s) end
   local names = mnemonic_names[SYSTEM]
   if not names then raise("joypad.setfrommnemonicstr: no mnemonic layout for " .. SYSTEM) end
@@ -1010,7 +987,7 @@ approx("joypad.setfrommnemonicstr", "buttons only: analog values and console com
       J.set(port, t)
     end
   end
-end)
+end, "buttons only: analog values and console commands are ignored")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- input: the host's keyboard and mouse, with BizHawk's key names
@@ -1149,7 +1126,7 @@ def("console.log", "supported", printer("\t", "\n"), "values tab-separated, tabl
 def("console.writeline", "supported", printer("\n", "\n"), "each value on its own line")
 def("console.output", "supported", printer("\t", "\n"), "BizHawk 1.x's name of console.log")
 def("console.write", "supported", printer("", ""), "text without a newline is kept until the line ends (or the run ends)")
-approx("console.clear", "a terminal keeps its output", nil)
+def("console.clear", "warned", nil, "a terminal keeps its output")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- savestate, memorysavestate
@@ -1322,31 +1299,31 @@ def("client.getluafunctionslist", "supported", function()
   return concat(names, "\n")
 end)
 for _, name in ipairs({ "SetGameExtraPadding", "SetClientExtraPadding" }) do
-  approx("client." .. name, "no padding: scripts draw inside the game picture (or on the hud surface)", nil)
+  def("client." .. name, "warned", nil, "no padding: scripts draw inside the game picture (or on the hud surface)")
 end
 for _, name in ipairs({ "setwindowsize", "frameskip", "displaymessages", "SetSoundOn", "enablerewind",
   "clearautohold", "setscreenshotosd", "settargetscanlineintensity", "pause_av", "unpause_av" }) do
-  approx("client." .. name, "accepted without effect (a window or timing setting Retrolua takes from its own options)",
-    nil)
+  def("client." .. name, "warned",
+    nil, "accepted without effect (a window or timing setting Retrolua takes from its own options)")
 end
 for _, name in ipairs({ "sleep", "exactsleep" }) do
-  approx("client." .. name, "returns at once: the host paces frames, and a script must not block it", nil)
+  def("client." .. name, "warned", nil, "returns at once: the host paces frames, and a script must not block it")
 end
-nope("client.saveram", "battery saves are written when the run ends; scripts cannot flush them")
+def("client.saveram", "unsupported", nil, "battery saves are written when the run ends; scripts cannot flush them")
 def("client.GetSoundOn", "approximated", function() return true end, "gives true")
 -- Scripts read a few settings to restore them when they end; the ones Retrolua has an answer for are given.
-approx("client.getconfig", "a table of the settings Retrolua can answer (SpeedPercent from the speed; display "
-  .. "messages and sound on, screenshot OSD off); any other setting is nil", function()
+def("client.getconfig", "warned", function()
   local speed = E.speed() or 1
   return { SpeedPercent = speed == 0 and 6400 or floor(speed * 100 + 0.5), DisplayMessages = true,
     displaymessages = true, ScreenshotCaptureOsd = false, SoundEnabled = true, SoundVolume = 100,
     AutofireOn = 1, AutofireOff = 1, FrameAdvanceHoldMilliseconds = 500 }
-end)
+end, "a table of the settings Retrolua can answer (SpeedPercent from the speed; display "
+  .. "messages and sound on, screenshot OSD off); any other setting is nil")
 def("client.gettargetscanlineintensity", "approximated", function() return 0 end, "gives 0")
 for _, name in ipairs({ "openrom", "closerom", "createinstance", "opencheats", "openhexeditor", "openramsearch",
   "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool",
   "show_future", "screenshottoclipboard" }) do
-  nope("client." .. name, "a BizHawk window or tool; Retrolua has none")
+  def("client." .. name, "unsupported", nil, "a BizHawk window or tool; Retrolua has none")
 end
 
 ----------------------------------------------------------------------------------------------------------------------
@@ -1664,7 +1641,7 @@ for _, spec in ipairs({
   { "setlag", "lag is what the core did, not an edit" },
   { "submitanalogchange", "the editor edits buttons" },
 }) do
-  nope("tastudio." .. spec[1], spec[2])
+  def("tastudio." .. spec[1], "unsupported", nil, spec[2])
 end
 
 ----------------------------------------------------------------------------------------------------------------------
@@ -1673,10 +1650,9 @@ end
 for old, new in pairs({ ["gui.drawNew"] = "gui.DrawNew", ["gui.drawFinish"] = "gui.DrawFinish",
   ["emu.getluacore"] = "client.get_lua_engine" }) do
   local module, name = new:match("^(%w+)%.(.+)$")
-  record(old, "supported", "BizHawk's older name for " .. new)
-  compat.define(old, _G[module][name])
+  def(old, "supported", _G[module][name], "BizHawk's older name for " .. new)
 end
-approx("client.invisibleemulation", "every frame is still drawn; only BizHawk's speed depended on it", nil)
+def("client.invisibleemulation", "warned", nil, "every frame is still drawn; only BizHawk's speed depended on it")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Modules a libretro host has no counterpart for: clear errors
@@ -1720,7 +1696,7 @@ for module, spec in pairs(unsupported_modules) do
     compat.define(full, function() raise(full .. ": not available in Retrolua (" .. spec[1] .. ")") end)
     count = count + 1
   end
-  record(module .. ".*", "unsupported", spec[1] .. " (" .. count .. " functions)")
+  compat.record(LAYER, module .. ".*", "unsupported", spec[1] .. " (" .. count .. " functions)")
   -- anything else in these modules fails with the same reason
   setmetatable(_G[module], { __index = function(_, key)
     raise(format("%s.%s: not available in Retrolua (%s)", module, tostring(key), spec[1]))

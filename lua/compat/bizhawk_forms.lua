@@ -25,20 +25,20 @@ local function text_of(v)
   return tostring(v)
 end
 
-local function def(name, fn, status, note)
-  compat.record(LAYER, "forms." .. name, status or "approximated", note or NOTE)
-  forms[name] = function(...)
+-- Every form function warns once for them all, then runs.
+local def = compat.definer(LAYER, function(name, fn)
+  forms[name:match("^forms%.(.+)$")] = function(...)
     warn()
     return fn(...)
   end
-end
+end)
 
-def("newform", function(width, height, title, onclose)
+def("forms.newform", "approximated", function(width, height, title, onclose)
   local handle = new_handle()
   windows[handle] = { onclose = type(onclose) == "function" and onclose or nil, controls = {} }
   controls[handle] = { text = text_of(title), checked = false, properties = { Width = width, Height = height } }
   return handle
-end)
+end, NOTE)
 
 local function add(form, text)
   local window = windows[form]
@@ -49,12 +49,13 @@ local function add(form, text)
   return handle
 end
 
-def("button", function(form, caption) return add(form, caption) end, nil, NOTE .. " (the click callback never runs)")
-def("checkbox", function(form, caption) return add(form, caption) end)
-def("label", function(form, caption) return add(form, caption) end)
-def("textbox", function(form, caption) return add(form, caption) end)
-def("pictureBox", function(form) return add(form, "") end, nil, "drawing on it is dropped (no window)")
-def("dropdown", function(form, items)
+def("forms.button", "approximated", function(form, caption) return add(form, caption) end,
+  NOTE .. " (the click callback never runs)")
+def("forms.checkbox", "approximated", function(form, caption) return add(form, caption) end, NOTE)
+def("forms.label", "approximated", function(form, caption) return add(form, caption) end, NOTE)
+def("forms.textbox", "approximated", function(form, caption) return add(form, caption) end, NOTE)
+def("forms.pictureBox", "approximated", function(form) return add(form, "") end, "drawing on it is dropped (no window)")
+def("forms.dropdown", "approximated", function(form, items)
   local list = {}
   if type(items) == "table" then
     for _, v in pairs(items) do list[#list + 1] = tostring(v) end
@@ -63,21 +64,21 @@ def("dropdown", function(form, items)
   local handle = add(form, list[1])
   if controls[handle] then controls[handle].items = list end
   return handle
-end, nil, NOTE .. "; the first item (sorted, as BizHawk sorts them) is selected")
+end, NOTE .. "; the first item (sorted, as BizHawk sorts them) is selected")
 
-def("gettext", function(handle)
+def("forms.gettext", "approximated", function(handle)
   local c = controls[handle]
   return c and c.text or ""
-end)
-def("settext", function(handle, caption)
+end, NOTE)
+def("forms.settext", "approximated", function(handle, caption)
   local c = controls[handle]
   if c then c.text = text_of(caption) end
-end)
-def("ischecked", function(handle)
+end, NOTE)
+def("forms.ischecked", "approximated", function(handle)
   local c = controls[handle]
   return c ~= nil and c.checked == true
-end)
-def("setproperty", function(handle, property, value)
+end, NOTE)
+def("forms.setproperty", "approximated", function(handle, property, value)
   local c = controls[handle]
   if not c then return end
   if property == "Text" then
@@ -87,8 +88,8 @@ def("setproperty", function(handle, property, value)
   else
     c.properties[tostring(property)] = value
   end
-end)
-def("getproperty", function(handle, property)
+end, NOTE)
+def("forms.getproperty", "approximated", function(handle, property)
   local c = controls[handle]
   if not c then return "" end
   if property == "Text" then return c.text end
@@ -96,15 +97,15 @@ def("getproperty", function(handle, property)
   local v = c.properties[tostring(property)]
   if v == nil then return "" end
   return tostring(v)
-end)
-def("setdropdownitems", function(handle, items)
+end, NOTE)
+def("forms.setdropdownitems", "approximated", function(handle, items)
   local c = controls[handle]
   if not c or type(items) ~= "table" then return end
   local list = {}
   for _, v in pairs(items) do list[#list + 1] = tostring(v) end
   table.sort(list)
   c.items, c.text = list, list[1] or ""
-end)
+end, NOTE)
 
 local function destroy(form)
   local window = windows[form]
@@ -115,23 +116,24 @@ local function destroy(form)
   if window.onclose then window.onclose() end
   return true
 end
-def("destroy", destroy, nil, "runs the form's onclose callback, as closing the window does")
-def("destroyall", function()
+def("forms.destroy", "approximated", destroy, "runs the form's onclose callback, as closing the window does")
+def("forms.destroyall", "approximated", function()
   local list = {}
   for form in pairs(windows) do list[#list + 1] = form end
   table.sort(list)
   for _, form in ipairs(list) do destroy(form) end
-end, nil, "runs each form's onclose callback")
+end, "runs each form's onclose callback")
 
-def("openfile", function() return "" end, nil, "gives \"\", as when the dialog is cancelled (no window)")
-def("getMouseX", function() return 0 end)
-def("getMouseY", function() return 0 end)
+def("forms.openfile", "approximated", function() return "" end,
+  "gives \"\", as when the dialog is cancelled (no window)")
+def("forms.getMouseX", "approximated", function() return 0 end, NOTE)
+def("forms.getMouseY", "approximated", function() return 0 end, NOTE)
 
 -- Layout, clicks and picture-box drawing: kept nowhere (there is no window to show them in).
 for name in ([[addclick clearclicks setlocation setsize refresh clear clearImageCache setDefaultBackgroundColor
   setDefaultForegroundColor setDefaultTextBackground drawArc drawAxis drawBezier drawBox drawEllipse drawIcon drawImage
   drawImageRegion drawLine drawPie drawPixel drawPolygon drawRectangle drawString drawText]]):gmatch("%S+") do
-  def(name, function() end, nil, "dropped: no window")
+  def("forms." .. name, "approximated", function() end, "dropped: no window")
 end
 
 -- anything else in forms fails clearly

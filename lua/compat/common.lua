@@ -1,7 +1,8 @@
 -- Shared helpers of the compatibility layers (lua/compat/NAME.lua): each layer is plain Lua over the
 -- public API, run in the script's own state before the script (`--compat NAME` or `--script NAME:FILE`).
--- A layer starts with `local compat = require("compat.common")` and records what it offers in the
--- support table, from which scripts/compat-table generates the layer's page, docs/compat/LAYER.md.
+-- A layer starts with `local compat = require("compat.common")` and defines each function with
+-- compat.definer's def(name, status, value, note), which records it in the support table, from which
+-- scripts/compat-table generates the layer's page, docs/compat/LAYER.md.
 local compat = {}
 local warn = console.warn  -- ours, kept: layers replace `console` (BizHawk, mGBA)
 
@@ -25,14 +26,6 @@ function compat.warn_once(key, message)
   if warned[key] then return end
   warned[key] = true
   warn(message)
-end
-
---- A function that fails with a clear message naming `name` and why (never a silent no-op).
-function compat.unsupported(layer, name, why)
-  compat.record(layer, name, "unsupported", why)
-  return function()
-    error(name .. ": not available in Retrolua (" .. why .. ")", 2)
-  end
 end
 
 --- `source` without its comments (line and long ones; strings are kept, and what looks like a comment inside a
@@ -100,6 +93,31 @@ function compat.define(path, value)
     key = part
   end
   rawset(table_, key, value)
+end
+
+--- The one way a layer defines its functions: `local def = compat.definer(LAYER, install)`, then
+--- def(name, status, value, note) records `name` (as the layer's page shows it) in the layer's table and installs
+--- `value` with install(name, value): by default compat.define, `name` being a dotted path in the globals.
+--- Statuses: "supported" and "approximated" install `value` as it is (an approximation that matters warns itself);
+--- "warned" records "approximated" and installs a function whose calls warn once per run ("NAME: approximated in
+--- Retrolua (NOTE)") and then run `value`, if any; "unsupported" (`value` nil, `note` says why) installs a
+--- function that fails naming `name` and why, never a silent no-op.
+function compat.definer(layer, install)
+  install = install or compat.define
+  return function(name, status, value, note)
+    if status == "warned" then
+      status = "approximated"
+      local fn, key, message = value, layer .. ":" .. name, name .. ": approximated in Retrolua (" .. note .. ")"
+      value = function(...)
+        compat.warn_once(key, message)
+        if fn then return fn(...) end
+      end
+    elseif status == "unsupported" then
+      value = function() error(name .. ": not available in Retrolua (" .. note .. ")", 2) end
+    end
+    compat.record(layer, name, status, note)
+    install(name, value)
+  end
 end
 
 --- 0xAARRGGBB (our gui colour) from 0…255 components; alpha defaults to opaque.
@@ -192,37 +210,34 @@ end
 
 --- Installs Lua 5.1's removed globals and lenient number handling for `layer` (recorded in its table).
 function compat.lua51(layer)
-  local function supported(name, value, note)
-    compat.record(layer, name, "supported", note)
-    compat.define(name, value)
-  end
-  supported("unpack", table.unpack)
-  supported("loadstring", function(source, name) return load(source, name) end)
-  supported("table.getn", function(t) return #t end)
-  supported("table.maxn", function(t)
+  local def = compat.definer(layer)
+  def("unpack", "supported", table.unpack)
+  def("loadstring", "supported", function(source, name) return load(source, name) end)
+  def("table.getn", "supported", function(t) return #t end)
+  def("table.maxn", "supported", function(t)
     local best = 0
     for k in pairs(t) do if type(k) == "number" and k > best then best = k end end
     return best
   end)
-  supported("table.foreach", function(t, fn)
+  def("table.foreach", "supported", function(t, fn)
     for k, v in pairs(t) do
       local r = fn(k, v)
       if r ~= nil then return r end
     end
   end)
-  supported("table.foreachi", function(t, fn)
+  def("table.foreachi", "supported", function(t, fn)
     for i = 1, #t do
       local r = fn(i, t[i])
       if r ~= nil then return r end
     end
   end)
-  supported("table.setn", function() end, "a no-op, as in Lua 5.1 without LUA_COMPAT_GETN")
-  supported("math.mod", math.fmod)
-  supported("math.pow", function(x, y) return x ^ y end)
-  supported("math.log10", function(x) return math.log(x, 10) end)
-  supported("math.atan2", function(y, x) return math.atan(y, x) end)
-  supported("math.ldexp", function(m, e) return m * 2.0 ^ e end)
-  supported("math.frexp", function(x)
+  def("table.setn", "supported", function() end, "a no-op, as in Lua 5.1 without LUA_COMPAT_GETN")
+  def("math.mod", "supported", math.fmod)
+  def("math.pow", "supported", function(x, y) return x ^ y end)
+  def("math.log10", "supported", function(x) return math.log(x, 10) end)
+  def("math.atan2", "supported", function(y, x) return math.atan(y, x) end)
+  def("math.ldexp", "supported", function(m, e) return m * 2.0 ^ e end)
+  def("math.frexp", "supported", function(x)
     if x == 0 or x ~= x or x == math.huge or x == -math.huge then return x, 0 end
     local e = floor(math.log(math.abs(x), 2)) + 1
     local m = x / 2.0 ^ e
@@ -233,28 +248,28 @@ function compat.lua51(layer)
     end
     return m, e
   end)
-  supported("math.cosh", function(x) return (math.exp(x) + math.exp(-x)) / 2 end)
-  supported("math.sinh", function(x) return (math.exp(x) - math.exp(-x)) / 2 end)
-  supported("math.tanh", function(x)
+  def("math.cosh", "supported", function(x) return (math.exp(x) + math.exp(-x)) / 2 end)
+  def("math.sinh", "supported", function(x) return (math.exp(x) - math.exp(-x)) / 2 end)
+  def("math.tanh", "supported", function(x)
     local a, b = math.exp(x), math.exp(-x)
     return (a - b) / (a + b)
   end)
   local random, randomseed = math.random, math.randomseed
-  supported("math.random", function(m, n)
+  def("math.random", "supported", function(m, n)
     if m == nil then return random() end
     if n == nil then return random(int51(m, "math.random", 1, "m")) end
     return random(int51(m, "math.random", 1, "m"), int51(n, "math.random", 2, "n"))
   end, "fractional bounds are truncated as in Lua 5.1")
-  supported("math.randomseed", function(seed) randomseed(int51(seed or 0, "math.randomseed", 1, "seed")) end)
-  supported("string.gfind", string.gmatch)
-  supported("string.format", format51, "integer conversions truncate fractional numbers (Lua 5.1)")
+  def("math.randomseed", "supported", function(seed) randomseed(int51(seed or 0, "math.randomseed", 1, "seed")) end)
+  def("string.gfind", "supported", string.gmatch)
+  def("string.format", "supported", format51, "integer conversions truncate fractional numbers (Lua 5.1)")
   local sub, rep = string.sub, string.rep
-  supported("string.sub", function(s, i, j)
+  def("string.sub", "supported", function(s, i, j)
     if math_type(i) == "float" then i = floor(i) end
     if math_type(j) == "float" then j = floor(j) end
     return sub(s, i, j)
   end, "fractional indices truncate (Lua 5.1)")
-  supported("string.rep", function(s, n, separator) return rep(s, int51(n, "string.rep", 2, "n"), separator) end)
+  def("string.rep", "supported", function(s, n, separator) return rep(s, int51(n, "string.rep", 2, "n"), separator) end)
 end
 
 ----------------------------------------------------------------------------------------------------------------------

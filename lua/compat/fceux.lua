@@ -13,15 +13,7 @@ local floor, math_type = math.floor, math.type
 local char, byte, format, concat = string.char, string.byte, string.format, table.concat
 local warn_once = compat.warn_once
 
-local function supported(name, value, note)
-  compat.record(LAYER, name, "supported", note)
-  compat.define(name, value)
-end
-local function approximated(name, value, note)
-  compat.record(LAYER, name, "approximated", note)
-  compat.define(name, value)
-end
-local function refused(name, why) compat.define(name, compat.unsupported(LAYER, name, why)) end
+local def = compat.definer(LAYER)
 
 -- Ours, kept before the FCEUX names replace them.
 local our = {
@@ -161,18 +153,18 @@ local function writebyte(address, value)
   end
 end
 
-supported("memory.readbyte", readbyte,
+def("memory.readbyte", "supported", readbyte,
   "NES CPU bus: RAM, save RAM and NROM PRG ROM; PPU/APU registers read 0 (warns)")
-supported("memory.readbyteunsigned", readbyte)
-supported("memory.readbytesigned", readbytesigned)
-supported("memory.readword", readword, "little-endian; optional second address for the high byte")
-supported("memory.readwordunsigned", readword)
-supported("memory.readwordsigned", readwordsigned)
-supported("memory.readbyterange", readbyterange, "a string of bytes")
-supported("memory.writebyte", writebyte, "RAM and save RAM; elsewhere the write is dropped with a warning")
-approximated("memory.legacywritebyte", writebyte, "a plain write (FCEUX's cheat-engine write)")
-refused("memory.getregister", "CPU registers are not exposed by libretro cores")
-refused("memory.setregister", "CPU registers are not exposed by libretro cores")
+def("memory.readbyteunsigned", "supported", readbyte)
+def("memory.readbytesigned", "supported", readbytesigned)
+def("memory.readword", "supported", readword, "little-endian; optional second address for the high byte")
+def("memory.readwordunsigned", "supported", readword)
+def("memory.readwordsigned", "supported", readwordsigned)
+def("memory.readbyterange", "supported", readbyterange, "a string of bytes")
+def("memory.writebyte", "supported", writebyte, "RAM and save RAM; elsewhere the write is dropped with a warning")
+def("memory.legacywritebyte", "approximated", writebyte, "a plain write (FCEUX's cheat-engine write)")
+def("memory.getregister", "unsupported", nil, "CPU registers are not exposed by libretro cores")
+def("memory.setregister", "unsupported", nil, "CPU registers are not exposed by libretro cores")
 
 -- registerwrite: a watch per byte, checked after each frame: called at most once per frame per changed byte,
 -- with FCEUX's arguments (address, size, value) and the value the frame ended with.
@@ -211,13 +203,13 @@ local function registerwrite(name)
     end
   end
 end
-approximated("memory.registerwrite", registerwrite("memory.registerwrite"),
+def("memory.registerwrite", "approximated", registerwrite("memory.registerwrite"),
   "RAM: called after the frame, at most once per changed byte, with (address, 1, new value)")
-approximated("memory.register", registerwrite("memory.register"), "as memory.registerwrite")
+def("memory.register", "approximated", registerwrite("memory.register"), "as memory.registerwrite")
 for _, name in ipairs({ "memory.registerexec", "memory.registerexecute", "memory.registerrun" }) do
-  refused(name, "libretro cores report no executed addresses (no exec hooks)")
+  def(name, "unsupported", nil, "libretro cores report no executed addresses (no exec hooks)")
 end
-refused("memory.registerread", "libretro cores report no memory reads (no read hooks)")
+def("memory.registerread", "unsupported", nil, "libretro cores report no memory reads (no read hooks)")
 
 ------------------------------------------------------------------------------------------------------------------
 -- gui: FCEUX colours → ours (0xAARRGGBB), cached; gui.opacity scales alpha.
@@ -515,35 +507,38 @@ local function savescreenshot()
 end
 
 for _, name in ipairs({ "gui.box", "gui.drawbox", "gui.rect", "gui.drawrect" }) do
-  supported(name, box, "corners x1,y1,x2,y2; fill then outline colour (FCEUX defaults)")
+  def(name, "supported", box, "corners x1,y1,x2,y2; fill then outline colour (FCEUX defaults)")
 end
 for _, name in ipairs({ "gui.line", "gui.drawline" }) do
-  approximated(name, draw_line, "both ends drawn (skipfirst is ignored)")
+  def(name, "approximated", draw_line, "both ends drawn (skipfirst is ignored)")
 end
 for _, name in ipairs({ "gui.pixel", "gui.drawpixel", "gui.setpixel", "gui.writepixel" }) do
-  supported(name, draw_pixel)
+  def(name, "supported", draw_pixel)
 end
 for _, name in ipairs({ "gui.text", "gui.drawtext" }) do
-  approximated(name, draw_text,
+  def(name, "approximated", draw_text,
     "our 6x8 font on a filled background (FCEUX: its 5x7 font with a halo); returns the end x")
 end
-approximated("gui.getpixel", composited_pixel, "the composited picture (core frame and drawing so far), alpha 255")
-approximated("emu.getscreenpixel", screen_pixel, "the core's picture; the palette index is the nearest 2C02 colour")
-supported("gui.parsecolor", parsecolor)
-supported("gui.opacity", function(level) set_opacity(floor((tonumber(level) or 1) * 255)) end)
-supported("gui.transparency", function(level) set_opacity(floor((4 - (tonumber(level) or 0)) / 4 * 255)) end)
-supported("gui.register", slot("gui.register", "draw"), "called before each frame is shown")
-approximated("gui.popup", popup, "printed to the console; returns \"ok\" (\"yes\" for yes/no questions)")
-approximated("input.popup", popup, "as gui.popup")
-supported("gui.savescreenshot", savescreenshot, "a PNG in the screenshots folder")
-supported("gui.savescreenshotas", function(path) return our.screenshot(to_write(tostring(path))) end)
-approximated("gui.gdscreenshot", gdscreenshot, "the core's picture; lines a core crops (nestopia: 8 top and bottom) black")
+def("gui.getpixel", "approximated", composited_pixel,
+  "the composited picture (core frame and drawing so far), alpha 255")
+def("emu.getscreenpixel", "approximated", screen_pixel,
+  "the core's picture; the palette index is the nearest 2C02 colour")
+def("gui.parsecolor", "supported", parsecolor)
+def("gui.opacity", "supported", function(level) set_opacity(floor((tonumber(level) or 1) * 255)) end)
+def("gui.transparency", "supported", function(level) set_opacity(floor((4 - (tonumber(level) or 0)) / 4 * 255)) end)
+def("gui.register", "supported", slot("gui.register", "draw"), "called before each frame is shown")
+def("gui.popup", "approximated", popup, "printed to the console; returns \"ok\" (\"yes\" for yes/no questions)")
+def("input.popup", "approximated", popup, "as gui.popup")
+def("gui.savescreenshot", "supported", savescreenshot, "a PNG in the screenshots folder")
+def("gui.savescreenshotas", "supported", function(path) return our.screenshot(to_write(tostring(path))) end)
+def("gui.gdscreenshot", "approximated", gdscreenshot,
+  "the core's picture; lines a core crops (nestopia: 8 top and bottom) black")
 if new_image then
-  supported("gui.gdoverlay", gdoverlay, "gd strings (from gui.gdscreenshot or gd's gdStr), truecolor or palette")
-  supported("gui.drawimage", gdoverlay, "as gui.gdoverlay")
-  supported("gui.image", gdoverlay, "as gui.gdoverlay")
+  def("gui.gdoverlay", "supported", gdoverlay, "gd strings (from gui.gdscreenshot or gd's gdStr), truecolor or palette")
+  def("gui.drawimage", "supported", gdoverlay, "as gui.gdoverlay")
+  def("gui.image", "supported", gdoverlay, "as gui.gdoverlay")
 else
-  refused("gui.gdoverlay", "this build has no gui.new_image")
+  def("gui.gdoverlay", "unsupported", nil, "this build has no gui.new_image")
 end
 
 ------------------------------------------------------------------------------------------------------------------
@@ -564,25 +559,25 @@ end
 
 local SPEEDS = { normal = 1, nothrottle = 0, turbo = 0, maximum = 0 }
 
-supported("emu.frameadvance", emu.frameadvance)
-supported("emu.framecount", emu.framecount)
-supported("emu.lagcount", emu.lagcount)
-supported("emu.lagged", emu.islagged)
-supported("emu.paused", emu.paused)
-supported("emu.pause", emu.pause, "headless runs are never paused")
-supported("emu.unpause", emu.unpause)
-supported("emu.emulating", function() return info.rom ~= nil end)
-supported("emu.registerbefore", slot("emu.registerbefore", "frame_start"), "before the frame is emulated")
-supported("emu.registerafter", slot("emu.registerafter", "frame_end"), "after the frame is emulated")
-supported("emu.registerexit", slot("emu.registerexit", "exit"))
-supported("emu.softreset", function() return our.reset() end)
-supported("emu.poweron", function() return our.power() end)
-supported("emu.message", function(message) our.message(text_string(message)) end, "on screen; stderr headless")
-supported("emu.print", print)
-supported("print", print, "tab-separated; tables print as their address")
-approximated("tostring", tostring, "Lua's own: tables show their address, not their contents")
-supported("emu.exit", emu.exit)
-approximated("emu.speedmode", function(mode)
+def("emu.frameadvance", "supported", emu.frameadvance)
+def("emu.framecount", "supported", emu.framecount)
+def("emu.lagcount", "supported", emu.lagcount)
+def("emu.lagged", "supported", emu.islagged)
+def("emu.paused", "supported", emu.paused)
+def("emu.pause", "supported", emu.pause, "headless runs are never paused")
+def("emu.unpause", "supported", emu.unpause)
+def("emu.emulating", "supported", function() return info.rom ~= nil end)
+def("emu.registerbefore", "supported", slot("emu.registerbefore", "frame_start"), "before the frame is emulated")
+def("emu.registerafter", "supported", slot("emu.registerafter", "frame_end"), "after the frame is emulated")
+def("emu.registerexit", "supported", slot("emu.registerexit", "exit"))
+def("emu.softreset", "supported", function() return our.reset() end)
+def("emu.poweron", "supported", function() return our.power() end)
+def("emu.message", "supported", function(message) our.message(text_string(message)) end, "on screen; stderr headless")
+def("emu.print", "supported", print)
+def("print", "supported", print, "tab-separated; tables print as their address")
+def("tostring", "approximated", tostring, "Lua's own: tables show their address, not their contents")
+def("emu.exit", "supported", emu.exit)
+def("emu.speedmode", "approximated", function(mode)
   local speed = type(mode) == "string" and SPEEDS[mode:lower()]
   if not speed then
     error("emu.speedmode: invalid mode " .. tostring(mode) .. " (normal, nothrottle, turbo, maximum)", 2)
@@ -592,27 +587,27 @@ approximated("emu.speedmode", function(mode)
   end
   our.speed(speed)
 end, "normal = real time; nothrottle, turbo and maximum = unthrottled")
-approximated("emu.setrenderplanes", function()
+def("emu.setrenderplanes", "approximated", function()
   warn_once("fceux.renderplanes", "emu.setrenderplanes: the core draws every plane (libretro has no control over them)")
 end, "warns once; the core draws every plane")
-approximated("emu.getdir", script_folder, "the script's folder (FCEUX: the emulator's)")
-refused("emu.loadrom", "content is chosen on the command line")
-refused("emu.setlagflag", "the lag flag is the emulator's (frames the core never polled input)")
-refused("emu.debuggerloop", "there is no debugger")
-refused("emu.debuggerloopstep", "there is no debugger")
-refused("emu.exec_count", "libretro cores report no executed addresses")
-refused("emu.exec_time", "libretro cores report no executed addresses")
-approximated("emu.addgamegenie", function(code)
+def("emu.getdir", "approximated", script_folder, "the script's folder (FCEUX: the emulator's)")
+def("emu.loadrom", "unsupported", nil, "content is chosen on the command line")
+def("emu.setlagflag", "unsupported", nil, "the lag flag is the emulator's (frames the core never polled input)")
+def("emu.debuggerloop", "unsupported", nil, "there is no debugger")
+def("emu.debuggerloopstep", "unsupported", nil, "there is no debugger")
+def("emu.exec_count", "unsupported", nil, "libretro cores report no executed addresses")
+def("emu.exec_time", "unsupported", nil, "libretro cores report no executed addresses")
+def("emu.addgamegenie", "approximated", function(code)
   return our.add_code(tostring(code), { description = "Game Genie " .. tostring(code) }) ~= nil
 end, "the core applies the code (nestopia: Game Genie)")
-approximated("emu.delgamegenie", function(code)
+def("emu.delgamegenie", "approximated", function(code)
   for _, cheat in ipairs(our.cheat_list()) do
     if cheat.code == code then return our.cheat_remove(cheat.id) end
   end
   return false
 end, "removes a code added by emu.addgamegenie")
-supported("emu.readonly", function() return our.movie_readonly() end)
-supported("emu.setreadonly", function(on) our.movie_readonly(on and true or false) end)
+def("emu.readonly", "supported", function() return our.movie_readonly() end)
+def("emu.setreadonly", "supported", function(on) our.movie_readonly(on and true or false) end)
 compat.define("FCEU", emu)
 
 ------------------------------------------------------------------------------------------------------------------
@@ -663,17 +658,18 @@ local function joy_write(name)
   end
 end
 
-supported("joypad.get", joy_read(true, true, "joypad.get"), "every button as of the last input poll")
-supported("joypad.read", joy_read(true, true, "joypad.read"))
-supported("joypad.getdown", joy_read(false, true, "joypad.getdown"))
-supported("joypad.readdown", joy_read(false, true, "joypad.readdown"))
-supported("joypad.getup", joy_read(true, false, "joypad.getup"))
-supported("joypad.readup", joy_read(true, false, "joypad.readup"))
-approximated("joypad.getimmediate", joy_read(true, true, "joypad.getimmediate"), "the last input poll's buttons")
-approximated("joypad.readimmediate", joy_read(true, true, "joypad.readimmediate"), "the last input poll's buttons")
-approximated("joypad.set", joy_write("joypad.set"),
+def("joypad.get", "supported", joy_read(true, true, "joypad.get"), "every button as of the last input poll")
+def("joypad.read", "supported", joy_read(true, true, "joypad.read"))
+def("joypad.getdown", "supported", joy_read(false, true, "joypad.getdown"))
+def("joypad.readdown", "supported", joy_read(false, true, "joypad.readdown"))
+def("joypad.getup", "supported", joy_read(true, false, "joypad.getup"))
+def("joypad.readup", "supported", joy_read(true, false, "joypad.readup"))
+def("joypad.getimmediate", "approximated", joy_read(true, true, "joypad.getimmediate"), "the last input poll's buttons")
+def("joypad.readimmediate", "approximated", joy_read(true, true, "joypad.readimmediate"),
+  "the last input poll's buttons")
+def("joypad.set", "approximated", joy_write("joypad.set"),
   "next frame; \"invert\" inverts the buttons of the last poll; lower-case names accepted too")
-approximated("joypad.write", joy_write("joypad.write"), "as joypad.set")
+def("joypad.write", "approximated", joy_write("joypad.write"), "as joypad.set")
 
 ------------------------------------------------------------------------------------------------------------------
 -- savestate: FCEUX objects over our slots, files and in-memory states; registersave/registerload carry the
@@ -774,16 +770,16 @@ local function hook_state(event_name, fn, wanted)
   end
 end
 
-supported("savestate.create", function(which) return new_state(which, "create", "savestate.create") end,
+def("savestate.create", "supported", function(which) return new_state(which, "create", "savestate.create") end,
   "nil: in memory; 1-10: slots 0-9; a string: a file")
-supported("savestate.object", function(which) return new_state(which, "object", "savestate.object") end,
+def("savestate.object", "supported", function(which) return new_state(which, "object", "savestate.object") end,
   "as savestate.create with 1-9 = slots 1-9, 10 = slot 0")
-supported("savestate.save", save_object)
-supported("savestate.load", load_object)
-approximated("savestate.persist", function(object)
+def("savestate.save", "supported", save_object)
+def("savestate.load", "supported", load_object)
+def("savestate.persist", "approximated", function(object)
   check_state(object, "savestate.persist")
 end, "slot and file objects are on disk already; in-memory ones stay in memory")
-supported("savestate.registersave", function(fn)
+def("savestate.registersave", "supported", function(fn)
   if fn ~= nil and type(fn) ~= "function" then
     bad_argument("savestate.registersave", 1, "func", "function or nil", fn)
   end
@@ -792,7 +788,7 @@ supported("savestate.registersave", function(fn)
   hook_state("state_saved", on_saved, fn ~= nil)
   return previous
 end, "its return values are stored in the state and passed to the registerload callback")
-supported("savestate.registerload", function(fn)
+def("savestate.registerload", "supported", function(fn)
   if fn ~= nil and type(fn) ~= "function" then
     bad_argument("savestate.registerload", 1, "func", "function or nil", fn)
   end
@@ -801,7 +797,8 @@ supported("savestate.registerload", function(fn)
   hook_state("state_loaded", on_loaded, fn ~= nil)
   return previous
 end)
-refused("savestate.loadscriptdata", "a state's script data is read when it is loaded (savestate.registerload)")
+def("savestate.loadscriptdata", "unsupported", nil,
+  "a state's script data is read when it is loaded (savestate.registerload)")
 
 ------------------------------------------------------------------------------------------------------------------
 -- movie
@@ -815,49 +812,53 @@ local function require_movie(name)
 end
 local function basename(path) return (tostring(path):match("([^/\\]*)$")) end
 
-supported("movie.active", movie_active)
-supported("movie.mode", function() return MODES[our.movie_mode()] end, "\"record\", \"playback\", \"finished\" or nil")
-supported("movie.recording", function() return our.movie_mode() == "record" end)
-supported("movie.playing", function() local mode = our.movie_mode() return mode == "play" or mode == "finished" end)
-supported("movie.framecount", function()
+def("movie.active", "supported", movie_active)
+def("movie.mode", "supported", function() return MODES[our.movie_mode()] end,
+  "\"record\", \"playback\", \"finished\" or nil")
+def("movie.recording", "supported", function() return our.movie_mode() == "record" end)
+def("movie.playing", "supported",
+  function() local mode = our.movie_mode() return mode == "play" or mode == "finished" end)
+def("movie.framecount", "supported", function()
   if movie_active() then return our.movie_frame() end
   return our.framecount()
 end)
-supported("movie.length", function() require_movie("movie.length") return our.movie_length() end)
-supported("movie.rerecordcount", function() require_movie("movie.rerecordcount") return our.movie_rerecords() end)
-supported("movie.rerecordcounting", function(skip) our.movie_counting(not skip) end,
+def("movie.length", "supported", function() require_movie("movie.length") return our.movie_length() end)
+def("movie.rerecordcount", "supported",
+  function() require_movie("movie.rerecordcount") return our.movie_rerecords() end)
+def("movie.rerecordcounting", "supported", function(skip) our.movie_counting(not skip) end,
   "true: state loads count no rerecords")
 for _, name in ipairs({ "movie.getname", "movie.name" }) do
-  supported(name, function() return tostring(require_movie(name).path) end)
+  def(name, "supported", function() return tostring(require_movie(name).path) end)
 end
-supported("movie.filename", function() return basename(require_movie("movie.filename").path) end)
+def("movie.filename", "supported", function() return basename(require_movie("movie.filename").path) end)
 for _, name in ipairs({ "movie.readonly", "movie.getreadonly" }) do
-  supported(name, function() return our.movie_readonly() end)
+  def(name, "supported", function() return our.movie_readonly() end)
 end
-supported("movie.setreadonly", function(on) our.movie_readonly(on and true or false) end)
+def("movie.setreadonly", "supported", function(on) our.movie_readonly(on and true or false) end)
 for _, name in ipairs({ "movie.stop", "movie.close" }) do
-  supported(name, function() require_movie(name) return our.movie_stop() end)
+  def(name, "supported", function() require_movie(name) return our.movie_stop() end)
 end
 for _, name in ipairs({ "movie.play", "movie.playback", "movie.load" }) do
-  approximated(name, function(path, read_only)
+  def(name, "approximated", function(path, read_only)
     if type(path) ~= "string" then bad_argument(name, 1, "filename", "string", path) end
     return our.movie_play(to_read(path), { readonly = read_only and true or false }) == true
   end, "pauseframe is ignored")
 end
 for _, name in ipairs({ "movie.replay", "movie.playbeginning" }) do
-  supported(name, function()
+  def(name, "supported", function()
     local header = require_movie(name)
     return our.movie_play(header.path, { readonly = our.movie_readonly() }) == true
   end)
 end
-supported("movie.record", function(path, save_type, author)
+def("movie.record", "supported", function(path, save_type, author)
   if type(path) ~= "string" then bad_argument("movie.record", 1, "filename", "string", path) end
   return our.movie_record(to_write(path), { from = save_type == 1 and "now" or "power", author = author })
     == true
 end, "save_type 1 = from now, else from power-on")
-supported("movie.save", function(path) return our.movie_save(to_write(path)) end)
-supported("movie.ispoweron", function() return movie_active() and (our.movie_info() or {}).start == "power" end)
-supported("movie.isfromsavestate", function() return movie_active() and (our.movie_info() or {}).start == "state" end)
+def("movie.save", "supported", function(path) return our.movie_save(to_write(path)) end)
+def("movie.ispoweron", "supported", function() return movie_active() and (our.movie_info() or {}).start == "power" end)
+def("movie.isfromsavestate", "supported",
+  function() return movie_active() and (our.movie_info() or {}).start == "state" end)
 
 ------------------------------------------------------------------------------------------------------------------
 -- input: FCEUX's key names over our host devices.
@@ -899,15 +900,15 @@ local function input_get()
   return result
 end
 
-approximated("input.get", input_get, "keys by FCEUX's names; the mouse scaled from window to game pixels")
+def("input.get", "approximated", input_get, "keys by FCEUX's names; the mouse scaled from window to game pixels")
 -- FCEUX's zapper is the mouse: its position in NES pixels and the left button as the trigger.
-approximated("zapper.read", function()
+def("zapper.read", "approximated", function()
   local mouse = input_get()
   return { x = mouse.xmouse, y = mouse.ymouse, fire = mouse.leftclick and 1 or 0 }
 end, "the mouse, as FCEUX drives the zapper (the game's lightgun port is not bound)")
-approximated("input.read", input_get, "as input.get")
-refused("input.openfilepopup", "no file dialogs")
-refused("input.savefilepopup", "no file dialogs")
+def("input.read", "approximated", input_get, "as input.get")
+def("input.openfilepopup", "unsupported", nil, "no file dialogs")
+def("input.savefilepopup", "unsupported", nil, "no file dialogs")
 
 ------------------------------------------------------------------------------------------------------------------
 -- rom: the ROM file's bytes (iNES offsets, header included).
@@ -936,22 +937,22 @@ local function rom_byte(offset, name)
   return value
 end
 
-supported("rom.getfilename", function() return info.rom and info.rom.name end, "the file name without extension")
-supported("rom.readbyte", function(offset) return rom_byte(offset, "rom.readbyte") end,
+def("rom.getfilename", "supported", function() return info.rom and info.rom.name end, "the file name without extension")
+def("rom.readbyte", "supported", function(offset) return rom_byte(offset, "rom.readbyte") end,
   "from the ROM file (--allow-files if it is outside the script's folder)")
-supported("rom.readbyteunsigned", function(offset) return rom_byte(offset, "rom.readbyteunsigned") end)
-supported("rom.readbytesigned", function(offset)
+def("rom.readbyteunsigned", "supported", function(offset) return rom_byte(offset, "rom.readbyteunsigned") end)
+def("rom.readbytesigned", "supported", function(offset)
   local value = rom_byte(offset, "rom.readbytesigned")
   return value >= 0x80 and value - 0x100 or value
 end)
-supported("rom.readbyterange", function(offset, length)
+def("rom.readbyterange", "supported", function(offset, length)
   offset, length = int(offset, "rom.readbyterange", 1, "offset"), int(length, "rom.readbyterange", 2, "length")
   local data, problem = rom_data()
   if not data then error("rom.readbyterange: " .. problem, 2) end
   if length <= 0 then return "" end
   return data:sub(offset + 1, offset + length)
 end)
-refused("rom.writebyte", "the core owns the loaded ROM")
+def("rom.writebyte", "unsupported", nil, "the core owns the loaded ROM")
 
 -- MD5 (RFC 1321) of a string, as 16 bytes: FCEUX identifies a game by the MD5 of its PRG and CHR ROM.
 local MD5_K, MD5_S = {}, { 7, 12, 17, 22, 5, 9, 14, 20, 4, 11, 16, 23, 6, 10, 15, 21 }
@@ -998,7 +999,7 @@ local function base64(data)
   return concat(out)
 end
 
-supported("rom.gethash", function(kind)
+def("rom.gethash", "supported", function(kind)
   if type(kind) ~= "string" then bad_argument("rom.gethash", 1, "type", "string", kind) end
   local data, problem = rom_data()
   if not data then error("rom.gethash: " .. problem, 2) end
@@ -1037,17 +1038,18 @@ end
 ------------------------------------------------------------------------------------------------------------------
 -- What a libretro host has not: clear errors.
 
-refused("zapper.set", "Retrolua has no light gun input to drive (libretro's lightgun device is not bound)")
-refused("ppu.readbyte", "the core does not expose the PPU's memory")
-refused("ppu.readbyterange", "the core does not expose the PPU's memory")
-refused("sound.get", "the core does not expose the APU's channel state")
+def("zapper.set", "unsupported", nil,
+  "Retrolua has no light gun input to drive (libretro's lightgun device is not bound)")
+def("ppu.readbyte", "unsupported", nil, "the core does not expose the PPU's memory")
+def("ppu.readbyterange", "unsupported", nil, "the core does not expose the PPU's memory")
+def("sound.get", "unsupported", nil, "the core does not expose the APU's channel state")
 for _, name in ipairs({ "hitbreakpoint", "getcyclescount", "getinstructionscount", "resetcyclescount",
   "resetinstructionscount", "getsymboloffset" }) do
-  refused("debugger." .. name, "there is no CPU debugger (libretro cores do not expose one)")
+  def("debugger." .. name, "unsupported", nil, "there is no CPU debugger (libretro cores do not expose one)")
 end
 for _, name in ipairs({ "docdlogger", "savecdlogfile", "savecdlogfileas", "loadfile", "loadcdlog", "resetcdlog",
   "startcdlogging", "pausecdlogging" }) do
-  refused("cdlog." .. name, "there is no code/data logger")
+  def("cdlog." .. name, "unsupported", nil, "there is no code/data logger")
 end
 ------------------------------------------------------------------------------------------------------------------
 -- taseditor: FCEUX's TAS Editor calls over our tastudio module (docs/guides/tas.md, "The TAS editor").
@@ -1075,52 +1077,55 @@ local function marker_id(frame)
   return id
 end
 
-supported("taseditor.engaged", function() return T.engaged() end, "whether the TAS editor shows the movie")
-supported("taseditor.registerauto", function(fn)
+def("taseditor.engaged", "supported", function() return T.engaged() end, "whether the TAS editor shows the movie")
+def("taseditor.registerauto", "supported", function(fn)
   if type(fn) ~= "function" then bad_argument("taseditor.registerauto", 1, "func", "function", fn) end
   our.on("frame_end", function() if T.engaged() then fn() end end)
 end, "after every frame while the editor is shown")
-refused("taseditor.registermanual", "the editor has no Run function button; bind a key with event.on(\"key_down\")")
-supported("taseditor.markedframe", function(frame)
+def("taseditor.registermanual", "unsupported", nil,
+  "the editor has no Run function button; bind a key with event.on(\"key_down\")")
+def("taseditor.markedframe", "supported", function(frame)
   return T.marker(frame_of(frame, "taseditor.markedframe")) ~= nil
 end)
-supported("taseditor.getmarker", function(frame) return marker_id(frame_of(frame, "taseditor.getmarker")) end,
+def("taseditor.getmarker", "supported", function(frame) return marker_id(frame_of(frame, "taseditor.getmarker")) end,
   "markers are numbered in frame order from 1")
-supported("taseditor.setmarker", function(frame)
+def("taseditor.setmarker", "supported", function(frame)
   frame = frame_of(frame, "taseditor.setmarker")
   if T.marker(frame) == nil then T.set_marker(frame, "") end
   return marker_id(frame)
 end)
-supported("taseditor.removemarker", function(frame) T.remove_marker(frame_of(frame, "taseditor.removemarker")) end)
-supported("taseditor.getnote", function(id)
+def("taseditor.removemarker", "supported",
+  function(frame) T.remove_marker(frame_of(frame, "taseditor.removemarker")) end)
+def("taseditor.getnote", "supported", function(id)
   local marker = marker_list()[int(id, "taseditor.getnote", 1, "index")]
   return marker and marker.note or ""
 end)
-supported("taseditor.setnote", function(id, note_text)
+def("taseditor.setnote", "supported", function(id, note_text)
   local marker = marker_list()[int(id, "taseditor.setnote", 1, "index")]
   if marker then T.set_marker(marker.frame, tostring(note_text or "")) end
 end)
-approximated("taseditor.getcurrentbranch", function() return 0 end, "branches are named (movie.branches): always 0")
-approximated("taseditor.getrecordermode", function() return "All" end, "always \"All\"")
-approximated("taseditor.getsuperimpose", function() return 0 end, "always 0 (no superimpose)")
-approximated("taseditor.getlostplayback", function() return -1 end, "always -1: seeking restores at once")
-approximated("taseditor.getplaybacktarget", function() return -1 end, "always -1: seeking finishes at once")
-supported("taseditor.setplayback", function(frame)
+def("taseditor.getcurrentbranch", "approximated", function() return 0 end,
+  "branches are named (movie.branches): always 0")
+def("taseditor.getrecordermode", "approximated", function() return "All" end, "always \"All\"")
+def("taseditor.getsuperimpose", "approximated", function() return 0 end, "always 0 (no superimpose)")
+def("taseditor.getlostplayback", "approximated", function() return -1 end, "always -1: seeking restores at once")
+def("taseditor.getplaybacktarget", "approximated", function() return -1 end, "always -1: seeking finishes at once")
+def("taseditor.setplayback", "supported", function(frame)
   local ok, problem = T.seek(math.min(frame_of(frame, "taseditor.setplayback"), T.length()))
   if not ok then error("taseditor.setplayback: " .. tostring(problem), 2) end
 end, "seeks through the greenzone at once")
-supported("taseditor.stopseeking", function() end, "nothing to stop: seeking finishes at once")
-supported("taseditor.getselection", function()
+def("taseditor.stopseeking", "supported", function() end, "nothing to stop: seeking finishes at once")
+def("taseditor.getselection", "supported", function()
   local frames = T.selection()
   if #frames == 0 then return nil end
   return frames
 end)
-supported("taseditor.setselection", function(frames)
+def("taseditor.setselection", "supported", function(frames)
   if frames == nil then return T.set_selection({}) end
   if type(frames) ~= "table" then bad_argument("taseditor.setselection", 1, "frames", "table", frames) end
   T.set_selection(frames)
 end)
-supported("taseditor.getinput", function(frame, joypad_number)
+def("taseditor.getinput", "supported", function(frame, joypad_number)
   frame = frame_of(frame, "taseditor.getinput")
   local port = int(joypad_number, "taseditor.getinput", 2, "joypad")
   if port < 1 or port > 4 then return -1 end
@@ -1132,7 +1137,7 @@ supported("taseditor.getinput", function(frame, joypad_number)
   end
   return result
 end, "joypads 1-4 as FCEUX's mask; -1 outside the movie")
-supported("taseditor.submitinputchange", function(frame, joypad_number, input_mask)
+def("taseditor.submitinputchange", "supported", function(frame, joypad_number, input_mask)
   frame = frame_of(frame, "taseditor.submitinputchange")
   local port = int(joypad_number, "taseditor.submitinputchange", 2, "joypad")
   local fceux = int(input_mask, "taseditor.submitinputchange", 3, "input")
@@ -1143,17 +1148,17 @@ supported("taseditor.submitinputchange", function(frame, joypad_number, input_ma
   end
   queued[#queued + 1] = function() return T.set_input(frame, port, mask) end
 end, "applied by applyinputchanges")
-supported("taseditor.submitinsertframes", function(frame, count)
+def("taseditor.submitinsertframes", "supported", function(frame, count)
   frame = frame_of(frame, "taseditor.submitinsertframes")
   count = int(count, "taseditor.submitinsertframes", 2, "number")
   if count > 0 then queued[#queued + 1] = function() return T.insert(frame, count) end end
 end)
-supported("taseditor.submitdeleteframes", function(frame, count)
+def("taseditor.submitdeleteframes", "supported", function(frame, count)
   frame = frame_of(frame, "taseditor.submitdeleteframes")
   count = int(count, "taseditor.submitdeleteframes", 2, "number")
   if count > 0 then queued[#queued + 1] = function() return T.delete(frame, count) end end
 end)
-supported("taseditor.applyinputchanges", function(name)
+def("taseditor.applyinputchanges", "supported", function(name)
   local changes = queued
   queued = {}
   if #changes == 0 then return -1 end
@@ -1165,7 +1170,7 @@ supported("taseditor.applyinputchanges", function(name)
   if first < here then T.seek(math.min(here, T.length())) end  -- the editor's auto-restore
   return first
 end, "one undo step; the earliest changed frame, or -1")
-supported("taseditor.clearinputchanges", function() queued = {} end)
+def("taseditor.clearinputchanges", "supported", function() queued = {} end)
 
 ------------------------------------------------------------------------------------------------------------------
 -- FCEUX's globals and Lua 5.1 leftovers.
@@ -1207,7 +1212,7 @@ function bit.tohex(x, n)
   if n > 8 then n = 8 end
   return format(upper and "%08X" or "%08x", u32(x)):sub(9 - n)
 end
-for name, fn in pairs(bit) do supported("bit." .. name, fn, "LuaBitOp: signed 32-bit results") end
+for name, fn in pairs(bit) do def("bit." .. name, "supported", fn, "LuaBitOp: signed 32-bit results") end
 
 local function fold(name, op, start)
   return function(...)
@@ -1216,29 +1221,29 @@ local function fold(name, op, start)
     return r
   end
 end
-supported("AND", fold("AND", function(a, b) return a & b end, 0xFFFFFFFF))
-supported("OR", fold("OR", function(a, b) return a | b end, 0))
-supported("XOR", fold("XOR", function(a, b) return a ~ b end, 0))
-supported("BIT", fold("BIT", function(a, b) return a | (1 << b) end, 0), "BIT(n, ...) = the bits n set")
-supported("SHIFT", function(value, shift)
+def("AND", "supported", fold("AND", function(a, b) return a & b end, 0xFFFFFFFF))
+def("OR", "supported", fold("OR", function(a, b) return a | b end, 0))
+def("XOR", "supported", fold("XOR", function(a, b) return a ~ b end, 0))
+def("BIT", "supported", fold("BIT", function(a, b) return a | (1 << b) end, 0), "BIT(n, ...) = the bits n set")
+def("SHIFT", "supported", function(value, shift)
   value, shift = int(value, "SHIFT", 1, "value"), int(shift, "SHIFT", 2, "shift")
   if shift < 0 then return value << -shift end
   return value >> shift
 end, "positive shifts right, negative left")
-supported("tobitstring", function(value)
+def("tobitstring", "supported", function(value)
   local bits = {}
   value = int(value, "tobitstring", 1, "value")
   for i = 7, 0, -1 do bits[#bits + 1] = ((value >> i) & 1 == 1) and "1" or "0" end
   return concat(bits, "", 1, 4) .. " " .. concat(bits, "", 5, 8)
 end)
-supported("copytable", function(t)
+def("copytable", "supported", function(t)
   if t == nil then return nil end
   if type(t) ~= "table" then bad_argument("copytable", 1, "t", "table", t) end
   local copy = {}
   for k, v in pairs(t) do copy[k] = v end
   return setmetatable(copy, getmetatable(t))
 end)
-approximated("addressof", function(value)
+def("addressof", "approximated", function(value)
   return tonumber((tostring(value):match("0x(%x+)")), 16) or 0
 end, "from tostring's address")
 
@@ -1248,7 +1253,7 @@ for i = 0, 255 do
   for _ = 1, 8 do c = (c & 1 == 1) and (0xEDB88320 ~ (c >> 1)) or (c >> 1) end
   crc_table[i] = c
 end
-supported("gethash", function(buffer, size)
+def("gethash", "supported", function(buffer, size)
   if type(buffer) ~= "string" then bad_argument("gethash", 1, "buffer", "string", buffer) end
   size = int(size or #buffer, "gethash", 2, "size")
   local crc = 0xFFFFFFFF
@@ -1259,7 +1264,7 @@ end, "CRC-32")
 -- Lua 5.1 (shared with the BizHawk layer: both emulators ran Lua 5.1 for most of their scripts' lives)
 compat.lua51(LAYER)
 
-approximated("module", function(name)
+def("module", "approximated", function(name)
   if type(name) ~= "string" then bad_argument("module", 1, "name", "string", name) end
   local M = package.loaded[name]
   if type(M) ~= "table" then
@@ -1272,8 +1277,8 @@ approximated("module", function(name)
     "module(): approximated: the module's functions stay global; the module table reads through to them")
   return M
 end, "the module table falls back to the globals (Lua 5.4 cannot switch the caller's environment)")
-approximated("getfenv", function() return _G end, "always the globals")
-approximated("setfenv", function(fn, env)
+def("getfenv", "approximated", function() return _G end, "always the globals")
+def("setfenv", "approximated", function(fn, env)
   if env ~= _G then error("setfenv: not available in Lua 5.4 (only the globals can be an environment here)", 2) end
   return fn
 end, "only the globals are accepted")

@@ -19,25 +19,8 @@ local warn_once, integer = compat.warn_once, compat.integer
 local M = {}
 rawset(_G, "emu", M)
 
-local function record(name, status, note) compat.record(LAYER, "emu." .. name, status, note) end
-
---- Defines emu.NAME and records its status.
-local function def(name, status, fn, note)
-  record(name, status, note)
-  M[name] = fn
-end
-
---- emu.NAME as a function that warns once that it is approximated, then runs `fn`.
-local function approx(name, note, fn)
-  record(name, "approximated", note)
-  local key, message = "mesen:" .. name, "emu." .. name .. ": approximated in Retrolua (" .. note .. ")"
-  M[name] = function(...)
-    warn_once(key, message)
-    return fn(...)
-  end
-end
-
-local function nope(name, why) M[name] = compat.unsupported(LAYER, "emu." .. name, why) end
+-- Mesen's functions are emu.NAME: def installs them in M, which is the global `emu`.
+local def = compat.definer(LAYER)
 
 ----------------------------------------------------------------------------------------------------------------------
 -- The system
@@ -82,7 +65,7 @@ local main_cpu = M.cpuType[({ nes = "nes", gb = "gameboy", gba = "gba", snes = "
   ws = "ws" })[system]]
 for _, name in ipairs({ "eventType", "callbackType", "memCallbackType", "cpuType", "drawSurface", "cheatType",
   "counterType", "stepType" }) do
-  record(name, "supported", "enum")
+  compat.record(LAYER, "emu." .. name, "supported", "enum")
 end
 
 ----------------------------------------------------------------------------------------------------------------------
@@ -144,7 +127,8 @@ for i, name in ipairs(type_names) do
     type_by_id[i - 1] = name
   end
 end
-record("memType", "supported", "enum, Mesen2, Mesen 1 and Mesen-S names; mapped onto Retrolua's domains per system")
+compat.record(LAYER, "emu.memType", "supported",
+  "enum, Mesen2, Mesen 1 and Mesen-S names; mapped onto Retrolua's domains per system")
 
 -- The region (Memory, WorkRam…) a type name means on this system, or nil and why.
 local function region_of(name)
@@ -252,20 +236,20 @@ local function writer(fname, width, low, high, fn)
   end
 end
 
-def("read", "supported", reader("emu.read", 1, read_u8, read_s8))
-def("read16", "supported", reader("emu.read16", 2, read_u16, read_s16))
-def("read32", "supported", reader("emu.read32", 4, read_u32, read_s32))
-def("write", "supported", writer("emu.write", 1, -128, 255, write_u8))
-def("write16", "supported", writer("emu.write16", 2, -32768, 65535, write_u16))
-def("write32", "supported", writer("emu.write32", 4, nil, nil, write_u32))
-def("readWord", "supported", M.read16, "Mesen 1 name of read16")
-def("writeWord", "supported", M.write16, "Mesen 1 name of write16")
-def("getMemorySize", "supported", function(memtype) return spec_of(memtype, "emu.getMemorySize").size end)
-approx("getPrgRomOffset", "the CPU address minus $8000 (no mapper information)", function(address)
+def("emu.read", "supported", reader("emu.read", 1, read_u8, read_s8))
+def("emu.read16", "supported", reader("emu.read16", 2, read_u16, read_s16))
+def("emu.read32", "supported", reader("emu.read32", 4, read_u32, read_s32))
+def("emu.write", "supported", writer("emu.write", 1, -128, 255, write_u8))
+def("emu.write16", "supported", writer("emu.write16", 2, -32768, 65535, write_u16))
+def("emu.write32", "supported", writer("emu.write32", 4, nil, nil, write_u32))
+def("emu.readWord", "supported", M.read16, "Mesen 1 name of read16")
+def("emu.writeWord", "supported", M.write16, "Mesen 1 name of write16")
+def("emu.getMemorySize", "supported", function(memtype) return spec_of(memtype, "emu.getMemorySize").size end)
+def("emu.getPrgRomOffset", "warned", function(address)
   address = integer("emu.getPrgRomOffset", 1, "address", address)
   if address < 0x8000 or address > 0xFFFF then return -1 end
   return address - 0x8000
-end)
+end, "the CPU address minus $8000 (no mapper information)")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Event callbacks → our events. Frame-based where libretro has no finer hook (nmi, irq: once per frame, at the
@@ -290,7 +274,7 @@ local function check_function(fname, n, fn)
   end
 end
 
-def("addEventCallback", "supported", function(fn, kind)
+def("emu.addEventCallback", "supported", function(fn, kind)
   check_function("emu.addEventCallback", 1, fn)
   if kind == E.codeBreak then
     warn_once("mesen:codeBreak", "emu.addEventCallback: codeBreak never fires in Retrolua (no debugger breaks)")
@@ -311,7 +295,7 @@ def("addEventCallback", "supported", function(fn, kind)
   return reference
 end, "nmi and irq: once per frame at its end (approximated); codeBreak never fires")
 
-def("removeEventCallback", "supported", function(reference)
+def("emu.removeEventCallback", "supported", function(reference)
   local id = callbacks[reference]
   if id == nil then return end
   callbacks[reference] = nil
@@ -325,7 +309,7 @@ end)
 local CB = M.callbackType
 local memory_callbacks = {}
 
-def("addMemoryCallback", "approximated", function(fn, kind, start, stop, _, memtype)
+def("emu.addMemoryCallback", "approximated", function(fn, kind, start, stop, _, memtype)
   check_function("emu.addMemoryCallback", 1, fn)
   start = integer("emu.addMemoryCallback", 3, "startAddress", start)
   stop = stop == nil and start or integer("emu.addMemoryCallback", 4, "endAddress", stop)
@@ -358,7 +342,7 @@ def("addMemoryCallback", "approximated", function(fn, kind, start, stop, _, memt
   return reference
 end, "write callbacks only, run after the frame once per changed address with the new value")
 
-def("removeMemoryCallback", "supported", function(reference)
+def("emu.removeMemoryCallback", "supported", function(reference)
   local ids = memory_callbacks[reference]
   if ids then
     memory_callbacks[reference] = nil
@@ -454,7 +438,7 @@ local function submit(fname, duration, delay, fn, a, b, c, d, e, f)
   pending[#pending + 1] = { fn, a, b, c, d, e, f, framecount() + delay, duration > 0 and duration or -1 }
 end
 
-def("drawRectangle", "supported", function(x, y, w, h, c, fill, duration, delay)
+def("emu.drawRectangle", "supported", function(x, y, w, h, c, fill, duration, delay)
   local fname = "emu.drawRectangle"
   x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y) - y_shift
   w, h = coordinate(fname, 3, "width", w), coordinate(fname, 4, "height", h)
@@ -463,7 +447,7 @@ def("drawRectangle", "supported", function(x, y, w, h, c, fill, duration, delay)
   submit(fname, duration, delay, draw_rectangle, x, y, w, h, c, fill)
 end)
 
-def("drawLine", "supported", function(x, y, x2, y2, c, duration, delay)
+def("emu.drawLine", "supported", function(x, y, x2, y2, c, duration, delay)
   local fname = "emu.drawLine"
   x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y) - y_shift
   x2, y2 = coordinate(fname, 3, "x2", x2), coordinate(fname, 4, "y2", y2) - y_shift
@@ -472,7 +456,7 @@ def("drawLine", "supported", function(x, y, x2, y2, c, duration, delay)
   submit(fname, duration, delay, draw_line, x, y, x2, y2, c)
 end)
 
-def("drawPixel", "supported", function(x, y, c, duration, delay)
+def("emu.drawPixel", "supported", function(x, y, c, duration, delay)
   local fname = "emu.drawPixel"
   x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y) - y_shift
   c = colour(fname, c, 0xFFFFFF)
@@ -480,7 +464,7 @@ def("drawPixel", "supported", function(x, y, c, duration, delay)
   submit(fname, duration, delay, draw_pixel, x, y, c)
 end)
 
-def("drawString", "approximated", function(x, y, text, c, bg, max_width, duration, delay)
+def("emu.drawString", "approximated", function(x, y, text, c, bg, max_width, duration, delay)
   local fname = "emu.drawString"
   x, y = coordinate(fname, 1, "x", x), coordinate(fname, 2, "y", y) - y_shift
   if type(text) ~= "string" then text = tostring(text) end
@@ -493,32 +477,32 @@ def("drawString", "approximated", function(x, y, text, c, bg, max_width, duratio
   submit(fname, duration, delay, draw_string, x, y, text, fg or 0, bg)
 end, "Retrolua's 6x8 fixed font instead of Mesen's variable-width one; maxWidth ignored")
 
-def("clearScreen", "supported", function()
+def("emu.clearScreen", "supported", function()
   for i = #pending, 1, -1 do pending[i] = nil end
   our.gui.clear("emu")
   our.gui.clear("hud")
 end)
 
-approx("measureString", "measured in Retrolua's 6x8 font, 9 pixels a line as Mesen", function(text)
+def("emu.measureString", "warned", function(text)
   if type(text) ~= "string" then text = tostring(text) end
   local w = text_size(text)
   local lines = 1
   for _ in text:gmatch("\n") do lines = lines + 1 end
   return { width = w, height = 9 * lines }
-end)
+end, "measured in Retrolua's 6x8 font, 9 pixels a line as Mesen")
 
-def("selectDrawSurface", "supported", function(surface)
+def("emu.selectDrawSurface", "supported", function(surface)
   local name = surface == M.drawSurface.scriptHud and "hud" or "emu"
   shape.surface, text_options.surface = name, name
   y_shift = name == "emu" and overscan_top or 0
 end, "consoleScreen is the emu surface, scriptHud the hud surface (its scale is the window's)")
 
-def("getScreenSize", "supported", function()
+def("emu.getScreenSize", "supported", function()
   local w, h = our.gui.surface_size("emu")
   return { width = w, height = h + 2 * overscan_top }
 end, "NES: the whole 256x240 frame, as Mesen's coordinates")
 
-def("getDrawSurfaceSize", "supported", function(surface)
+def("emu.getDrawSurfaceSize", "supported", function(surface)
   local hud = surface == M.drawSurface.scriptHud
   local w, h = our.gui.surface_size(hud and "hud" or "emu")
   local crop = hud and 0 or overscan_top
@@ -526,7 +510,7 @@ def("getDrawSurfaceSize", "supported", function(surface)
     overscan = { top = crop, bottom = crop, left = 0, right = 0 } }
 end, "NES: the whole 256x240 frame, with the core's overscan crop as overscan")
 
-def("getPixel", "supported", function(x, y)
+def("emu.getPixel", "supported", function(x, y)
   x, y = coordinate("emu.getPixel", 1, "x", x), coordinate("emu.getPixel", 2, "y", y) - overscan_top
   if x < 0 or y < -overscan_top or x >= screen_w or y >= screen_h + overscan_top then
     error("emu.getPixel: invalid x,y coordinates", 2)
@@ -573,7 +557,7 @@ local zero_based = (uses_mesen1_type() or uses({ "memCallbackType", "emu%.readWo
   and not uses({ "callbackType%.", "memType%.nes", "memType%.snes", "memType%.gb", "memType%.pce", "memType%.sms",
   "memType%.ws", "drawSurface", "DrawSurface", "cpuType%.", "getDrawSurfaceSize", "selectDrawSurface" })
 
-def("getScreenBuffer", "supported", function()
+def("emu.getScreenBuffer", "supported", function()
   local pixels, w, h = frame_rgb("emu.getScreenBuffer")
   local buffer = {}
   local n = zero_based and -1 or 0
@@ -621,8 +605,7 @@ local function draw_screen_changes()
   if run_colour then draw_rectangle(run_start, run_y, last - (run_y * w + run_start), 1, run_colour, true) end
 end
 local screen_hook
-approx("setScreenBuffer", "drawn over the frame on the emu surface: only pixels that differ from the core's frame, "
-  .. "in runs; before the frame ran, only those the game did not redraw", function(buffer)
+def("emu.setScreenBuffer", "warned", function(buffer)
   if type(buffer) ~= "table" then
     error(format("emu.setScreenBuffer: bad argument #1 'screenBuffer' (table expected, got %s)", type(buffer)), 2)
   end
@@ -649,16 +632,17 @@ approx("setScreenBuffer", "drawn over the frame on the emu surface: only pixels 
     end
   end
   screen_changes = changes  -- the last call of a frame wins, as its buffer replaces the screen
-end)
+end, "drawn over the frame on the emu surface: only pixels that differ from the core's frame, "
+  .. "in runs; before the frame ran, only those the game did not redraw")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Logging
 ----------------------------------------------------------------------------------------------------------------------
-def("log", "supported", function(text) print(tostring(text)) end, "printed on stdout (Mesen's script log)")
-def("displayMessage", "supported", function(category, text)
+def("emu.log", "supported", function(text) print(tostring(text)) end, "printed on stdout (Mesen's script log)")
+def("emu.displayMessage", "supported", function(category, text)
   our.emu.message("[" .. tostring(category) .. "] " .. tostring(text))
 end)
-nope("getLogWindowLog", "Retrolua has no log window")
+def("emu.getLogWindowLog", "unsupported", nil, "Retrolua has no log window")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Emulation and state
@@ -679,7 +663,7 @@ local missing_ppu = missing("ppu.", "control mask status state vramAddr tmpVideo
 local missing_cpu = missing("cpu.", "a x y pc sp ps status irqFlag nmiFlag dbr k d flags",
   "libretro cores expose no CPU registers")
 
-def("getState", "approximated", function()
+def("emu.getState", "approximated", function()
   local frames = framecount()
   local fps = info.fps or 60
   local master = floor(frames * clock_rates[system] / fps)
@@ -694,33 +678,34 @@ def("getState", "approximated", function()
   return setmetatable(state, missing_state)
 end, "frame count exact; clocks and cycle counts derived from frames (no CPU/PPU registers); Mesen2 flat keys "
   .. "and Mesen 1 nested ppu/cpu tables")
-nope("setState", "libretro exposes no CPU/PPU registers")
+def("emu.setState", "unsupported", nil, "libretro exposes no CPU/PPU registers")
 -- MesenCE's (and later Mesen2 builds') clock reader: the same derived count as getState().masterClock
-def("getMasterClock", "approximated", function()
+def("emu.getMasterClock", "approximated", function()
   return floor(framecount() * clock_rates[system] / (info.fps or 60))
 end, "derived from the frame count, as getState's masterClock (no cycle counter in libretro)")
 
-def("reset", "supported", function() return our.emu.reset() end)
-def("stop", "supported", function(code)
+def("emu.reset", "supported", function() return our.emu.reset() end)
+def("emu.stop", "supported", function(code)
   our.emu.exit(code == nil and 0 or integer("emu.stop", 1, "exitCode", code))
 end, "ends the run at the end of the frame with the exit code")
-approx("breakExecution", "pauses a windowed run (a headless run never pauses)", function() our.emu.pause() end)
-approx("resume", "unpauses", function() our.emu.unpause() end)
-approx("step", "ppuFrame steps one frame while paused; other step types need a debugger", function(count, kind)
+def("emu.breakExecution", "warned", function() our.emu.pause() end,
+  "pauses a windowed run (a headless run never pauses)")
+def("emu.resume", "warned", function() our.emu.unpause() end, "unpauses")
+def("emu.step", "warned", function(count, kind)
   if kind ~= M.stepType.ppuFrame then
     error("emu.step: only stepType.ppuFrame is available in Retrolua (no debugger)", 3)
   end
   for _ = 1, integer("emu.step", 1, "count", count or 1) do our.emu.step() end
-end)
-nope("rewind", "no rewind history is kept for scripts; use Retrolua's rewind module")
-nope("execute", "no debugger in Retrolua")
+end, "ppuFrame steps one frame while paused; other step types need a debugger")
+def("emu.rewind", "unsupported", nil, "no rewind history is kept for scripts; use Retrolua's rewind module")
+def("emu.execute", "unsupported", nil, "no debugger in Retrolua")
 
-def("createSavestate", "supported", function()
+def("emu.createSavestate", "supported", function()
   local state, message = our.savestate.create()
   if not state then error("emu.createSavestate: " .. tostring(message), 2) end
   return state:bytes()
 end, "a Retrolua state as a binary string; allowed anywhere but during the input poll")
-def("loadSavestate", "supported", function(bytes)
+def("emu.loadSavestate", "supported", function(bytes)
   if type(bytes) ~= "string" then
     error(format("emu.loadSavestate: bad argument #1 'state' (string expected, got %s)", type(bytes)), 2)
   end
@@ -747,7 +732,7 @@ end
 -- port -> { frame = n, buttons = { … } }: what setInput gave this frame, which getInput reports, as Mesen does
 local set_this_frame = {}
 
-def("getInput", "supported", function(port)
+def("emu.getInput", "supported", function(port)
   port = port_of("emu.getInput", port)
   local state = our.joypad.get(port)
   local result = {}
@@ -759,7 +744,7 @@ def("getInput", "supported", function(port)
   return result
 end, "ports from 0; the buttons the core saw at its last poll")
 
-def("setInput", "supported", function(a, b)
+def("emu.setInput", "supported", function(a, b)
   local state, port = a, b
   if type(a) == "number" then state, port = b, a end  -- Mesen 1: setInput(port, input)
   if type(state) ~= "table" then
@@ -782,7 +767,7 @@ def("setInput", "supported", function(a, b)
   our.joypad.set(port, pad)
 end, "buttons not given stay the player's; in an inputPolled callback it applies to this frame, else the next")
 
-def("getMouseState", "approximated", function()
+def("emu.getMouseState", "approximated", function()
   local m = our.input.mouse()
   local w, h = our.gui.surface_size("hud")
   return { x = m.x, y = m.y, relativeX = w > 0 and m.x / w or 0, relativeY = h > 0 and m.y / h or 0,
@@ -793,7 +778,7 @@ local key_aliases = { enter = "return", esc = "escape", ctrl = "left ctrl", shif
   del = "delete", ins = "insert", pgup = "pageup", pgdn = "pagedown", ["page up"] = "pageup",
   ["page down"] = "pagedown", ["left arrow"] = "left", ["right arrow"] = "right", ["up arrow"] = "up",
   ["down arrow"] = "down", ["left control"] = "left ctrl", ["right control"] = "right ctrl" }
-def("isKeyPressed", "supported", function(name)
+def("emu.isKeyPressed", "supported", function(name)
   if type(name) ~= "string" or name == "" then error("emu.isKeyPressed: Invalid key name", 2) end
   local key = name:lower()
   key = key_aliases[key] or key:gsub("^numpad ?", "keypad ")
@@ -817,7 +802,7 @@ local cheat_shapes = {
 local one_argument_cheat = { nes = M.cheatType.nesGameGenie, gb = M.cheatType.gbGameGenie,
   snes = M.cheatType.snesGameGenie }
 
-def("addCheat", "supported", function(kind, code)
+def("emu.addCheat", "supported", function(kind, code)
   if type(kind) == "string" and code == nil then kind, code = one_argument_cheat[system], kind end
   if type(code) ~= "string" then
     error(format("emu.addCheat: bad argument #2 'cheatCode' (string expected, got %s)", type(code)), 2)
@@ -841,27 +826,27 @@ def("addCheat", "supported", function(kind, code)
   cheat_ids[#cheat_ids + 1] = id
 end, "codes the core accepts (Game Genie, Pro Action Rocky, GameShark…); nesCustom as a RAM cheat; Mesen 1's "
   .. "addCheat(code) is a Game Genie code")
-def("clearCheats", "supported", function()
+def("emu.clearCheats", "supported", function()
   for i = #cheat_ids, 1, -1 do
     our.cheats.remove(cheat_ids[i])
     cheat_ids[i] = nil
   end
 end, "removes the cheats the script added")
 
-def("getRomInfo", "supported", function()
+def("emu.getRomInfo", "supported", function()
   return { name = rom.name, path = rom.path, fileSha1Hash = rom.sha1 and rom.sha1:upper(), fileCrc32Hash = rom.crc32,
     format = extension:upper() }
 end)
 
 local script_path = ...
 local script_name = ((script_path or "script"):match("([^/]+)$") or "script"):gsub("%.lua$", "")
-def("getScriptDataFolder", "supported", function()
+def("emu.getScriptDataFolder", "supported", function()
   local relative = "LuaScriptData/" .. script_name
   our.emu.save_data(relative .. "/.retrolua", "")
   return our.emu.paths().data .. "/" .. relative
 end, "the data folder's LuaScriptData/SCRIPT, created on first call")
 
-def("takeScreenshot", "supported", function()
+def("emu.takeScreenshot", "supported", function()
   local path = our.emu.paths().data .. "/.mesen-screenshot.png"
   local ok, message = our.gui.screenshot(path)
   if not ok then error("emu.takeScreenshot: " .. tostring(message), 2) end
@@ -872,8 +857,8 @@ def("takeScreenshot", "supported", function()
   return png
 end, "a PNG string of the frame with the emu surface's drawing")
 
-nope("getLabelAddress", "Retrolua has no debugger labels")
-nope("convertAddress", "Retrolua has no mapper information to convert CPU and ROM addresses")
-nope("getAccessCounters", "libretro has no memory access hook")
-nope("resetAccessCounters", "libretro has no memory access hook")
-nope("getCdlData", "libretro has no code/data logger")
+def("emu.getLabelAddress", "unsupported", nil, "Retrolua has no debugger labels")
+def("emu.convertAddress", "unsupported", nil, "Retrolua has no mapper information to convert CPU and ROM addresses")
+def("emu.getAccessCounters", "unsupported", nil, "libretro has no memory access hook")
+def("emu.resetAccessCounters", "unsupported", nil, "libretro has no memory access hook")
+def("emu.getCdlData", "unsupported", nil, "libretro has no code/data logger")

@@ -14,25 +14,18 @@ local math_type, type, tostring, tonumber, error, pairs, ipairs, setmetatable, s
 local format, byte, char, concat, pcall = string.format, string.byte, string.char, table.concat, pcall
 local warn_once, integer = compat.warn_once, compat.integer
 
-local function record(name, status, note) compat.record(LAYER, name, status, note) end
-
---- Installs `fn` as `t[key]` (named `name` in the support table) and records its status.
-local function def(t, key, name, status, fn, note)
-  record(name, status, note)
+-- The table each name's prefix stands for ("emu" in "emu:read8", "util" in "util.newSize"): def installs a name's
+-- function there. Each table is registered where it is made.
+local owners = {}
+local function owner(prefix, t)
+  owners[prefix] = t
+  return t
+end
+local def = compat.definer(LAYER, function(name, fn)
+  local prefix, key = name:match("^(%w+)[:.]([%w_]+)$")
+  local t = owners[prefix]
   t[key] = fn
-end
-
---- A method that warns once that it is approximated, then runs `fn`.
-local function approx(t, key, name, note, fn)
-  record(name, "approximated", note)
-  local message = name .. ": approximated in Retrolua (" .. note .. ")"
-  t[key] = function(...)
-    warn_once("mgba:" .. name, message)
-    return fn(...)
-  end
-end
-
-local function nope(t, key, name, why) t[key] = compat.unsupported(LAYER, name, why) end
+end)
 
 -- A host callback keeps a script running: each of the layer's own is registered when the script first uses what
 -- needs it, so a script whose main chunk returns having asked for nothing is done (a headless run ends). Nor do
@@ -70,8 +63,8 @@ local C = {
     VERTICAL = 12, CENTER = 10 },
 }
 rawset(_G, "C", C)
-record("C", "supported", "PLATFORM, GBA_KEY, GB_KEY, SAVESTATE, CHECKSUM, WATCHPOINT_TYPE, ALIGN (by name: the "
-  .. "numbers are Retrolua's)")
+compat.record(LAYER, "C", "supported",
+  "PLATFORM, GBA_KEY, GB_KEY, SAVESTATE, CHECKSUM, WATCHPOINT_TYPE, ALIGN (by name: the numbers are Retrolua's)")
 
 local info = our.emu.info()
 local rom = info.rom or {}
@@ -148,30 +141,30 @@ local function range_reader(name)
 end
 
 -- The bus seen through emu:read8 (base 0, domain "bus").
-local Core = { _base = 0, _domain = "bus" }
-def(Core, "read8", "emu:read8", "supported", bus_reader("emu:read8", read_u8, 1))
-def(Core, "read16", "emu:read16", "supported", bus_reader("emu:read16", read_u16, 2))
-def(Core, "read32", "emu:read32", "supported", bus_reader("emu:read32", read_u32, 4))
-def(Core, "write8", "emu:write8", "supported", bus_writer("emu:write8", write_u8, 0xFF))
-def(Core, "write16", "emu:write16", "supported", bus_writer("emu:write16", write_u16, 0xFFFF))
-def(Core, "write32", "emu:write32", "supported", bus_writer("emu:write32", write_u32, 0xFFFFFFFF))
-def(Core, "readRange", "emu:readRange", "supported", range_reader("emu:readRange"))
+local Core = owner("emu", { _base = 0, _domain = "bus" })
+def("emu:read8", "supported", bus_reader("emu:read8", read_u8, 1))
+def("emu:read16", "supported", bus_reader("emu:read16", read_u16, 2))
+def("emu:read32", "supported", bus_reader("emu:read32", read_u32, 4))
+def("emu:write8", "supported", bus_writer("emu:write8", write_u8, 0xFF))
+def("emu:write16", "supported", bus_writer("emu:write16", write_u16, 0xFFFF))
+def("emu:write32", "supported", bus_writer("emu:write32", write_u32, 0xFFFFFFFF))
+def("emu:readRange", "supported", range_reader("emu:readRange"))
 
-local Domain = {}
+local Domain = owner("MemoryDomain", {})
 Domain.__index = Domain
-def(Domain, "read8", "MemoryDomain:read8", "supported", bus_reader("MemoryDomain:read8", read_u8, 1),
+def("MemoryDomain:read8", "supported", bus_reader("MemoryDomain:read8", read_u8, 1),
   "offsets from the domain's base, as mGBA")
-def(Domain, "read16", "MemoryDomain:read16", "supported", bus_reader("MemoryDomain:read16", read_u16, 2))
-def(Domain, "read32", "MemoryDomain:read32", "supported", bus_reader("MemoryDomain:read32", read_u32, 4))
-def(Domain, "write8", "MemoryDomain:write8", "supported", bus_writer("MemoryDomain:write8", write_u8, 0xFF))
-def(Domain, "write16", "MemoryDomain:write16", "supported", bus_writer("MemoryDomain:write16", write_u16, 0xFFFF))
-def(Domain, "write32", "MemoryDomain:write32", "supported",
+def("MemoryDomain:read16", "supported", bus_reader("MemoryDomain:read16", read_u16, 2))
+def("MemoryDomain:read32", "supported", bus_reader("MemoryDomain:read32", read_u32, 4))
+def("MemoryDomain:write8", "supported", bus_writer("MemoryDomain:write8", write_u8, 0xFF))
+def("MemoryDomain:write16", "supported", bus_writer("MemoryDomain:write16", write_u16, 0xFFFF))
+def("MemoryDomain:write32", "supported",
   bus_writer("MemoryDomain:write32", write_u32, 0xFFFFFFFF))
-def(Domain, "readRange", "MemoryDomain:readRange", "supported", range_reader("MemoryDomain:readRange"))
-def(Domain, "base", "MemoryDomain:base", "supported", function(self) return self._address end)
-def(Domain, "bound", "MemoryDomain:bound", "supported", function(self) return self._address + self._size end)
-def(Domain, "size", "MemoryDomain:size", "supported", function(self) return self._size end)
-def(Domain, "name", "MemoryDomain:name", "supported", function(self) return self._title end)
+def("MemoryDomain:readRange", "supported", range_reader("MemoryDomain:readRange"))
+def("MemoryDomain:base", "supported", function(self) return self._address end)
+def("MemoryDomain:bound", "supported", function(self) return self._address + self._size end)
+def("MemoryDomain:size", "supported", function(self) return self._size end)
+def("MemoryDomain:name", "supported", function(self) return self._title end)
 
 -- mGBA's domains: key, title, bus address, size; save RAM is our save_ram region when the core gives one.
 local save_size = domain_sizes.save_ram
@@ -192,7 +185,7 @@ for _, d in ipairs(layout) do
   Core.memory[d[1]] = setmetatable({ _title = d[2], _address = d[3], _size = d[4],
     _base = on_region and 0 or d[3], _domain = on_region and "save_ram" or "bus" }, Domain)
 end
-record("emu.memory", "supported", gba and "bios, wram, iwram, io, palette, vram, oam, cart0-2, sram"
+compat.record(LAYER, "emu.memory", "supported", gba and "bios, wram, iwram, io, palette, vram, oam, cart0-2, sram"
   or "cart0, vram, sram, wram, oam, io, hram")
 
 ----------------------------------------------------------------------------------------------------------------------
@@ -201,25 +194,25 @@ record("emu.memory", "supported", gba and "bios, wram, iwram, io, palette, vram,
 local framecount = our.emu.framecount
 local frame_cycles = gba and 280896 or 70224
 local frequency = gba and 16777216 or 4194304
-def(Core, "platform", "emu:platform", "supported", function() return platform end)
-def(Core, "currentFrame", "emu:currentFrame", "supported", function() return framecount() end)
-def(Core, "frameCycles", "emu:frameCycles", "supported", function() return frame_cycles end)
-def(Core, "frequency", "emu:frequency", "supported", function() return frequency end)
-approx(Core, "currentCycle", "emu:currentCycle", "frames × cycles per frame", function()
+def("emu:platform", "supported", function() return platform end)
+def("emu:currentFrame", "supported", function() return framecount() end)
+def("emu:frameCycles", "supported", function() return frame_cycles end)
+def("emu:frequency", "supported", function() return frequency end)
+def("emu:currentCycle", "warned", function()
   return framecount() * frame_cycles
-end)
-def(Core, "romSize", "emu:romSize", "supported", function() return rom.size or 0 end)
+end, "frames × cycles per frame")
+def("emu:romSize", "supported", function() return rom.size or 0 end)
 
 local function header_string(address, length)
   local ok, bytes = pcall(mem.read_bytes, address, length, "bus")
   if not ok then return "" end
   return (bytes:gsub("%z.*$", ""))
 end
-def(Core, "getGameTitle", "emu:getGameTitle", "supported", function()
+def("emu:getGameTitle", "supported", function()
   if gba then return header_string(0x80000A0, 12) end
   return header_string(0x134, 16)
 end, "from the cartridge header")
-def(Core, "getGameCode", "emu:getGameCode", "supported", function()
+def("emu:getGameCode", "supported", function()
   if gba then return "AGB-" .. header_string(0x80000AC, 4) end
   return "DMG-" .. header_string(0x13F, 4)
 end)
@@ -227,22 +220,22 @@ end)
 local function hex_bytes(hex)
   return (hex:gsub("%x%x", function(h) return char(tonumber(h, 16)) end))
 end
-def(Core, "checksum", "emu:checksum", "supported", function(_, kind)
+def("emu:checksum", "supported", function(_, kind)
   if kind == nil or kind == C.CHECKSUM.CRC32 then return rom.crc32 and hex_bytes(rom.crc32) end
   if kind == C.CHECKSUM.SHA1 then return rom.sha1 and hex_bytes(rom.sha1) end
   error("emu:checksum: MD5 is not available in Retrolua (CRC32 and SHA1 are)", 2)
 end, "CRC32 (big-endian bytes) and SHA1; not MD5")
 
-def(Core, "reset", "emu:reset", "supported", function() our.emu.reset() end, "fires the reset callbacks, as mGBA's")
-nope(Core, "runFrame", "emu:runFrame", "frames are run by Retrolua's frame loop; do the work in a frame callback")
-nope(Core, "step", "emu:step", "libretro cannot run single instructions")
-nope(Core, "readRegister", "emu:readRegister", "libretro exposes no CPU registers")
-nope(Core, "writeRegister", "emu:writeRegister", "libretro exposes no CPU registers")
-nope(Core, "loadFile", "emu:loadFile", "content is chosen on Retrolua's command line")
-nope(Core, "autoloadSave", "emu:autoloadSave", "Retrolua loads the battery save itself")
-nope(Core, "loadSaveFile", "emu:loadSaveFile", "Retrolua loads the battery save itself")
-nope(Core, "setRotationCallbacks", "emu:setRotationCallbacks", "no rotation sensor through libretro")
-nope(Core, "setSolarSensorCallback", "emu:setSolarSensorCallback", "no solar sensor through libretro")
+def("emu:reset", "supported", function() our.emu.reset() end, "fires the reset callbacks, as mGBA's")
+def("emu:runFrame", "unsupported", nil, "frames are run by Retrolua's frame loop; do the work in a frame callback")
+def("emu:step", "unsupported", nil, "libretro cannot run single instructions")
+def("emu:readRegister", "unsupported", nil, "libretro exposes no CPU registers")
+def("emu:writeRegister", "unsupported", nil, "libretro exposes no CPU registers")
+def("emu:loadFile", "unsupported", nil, "content is chosen on Retrolua's command line")
+def("emu:autoloadSave", "unsupported", nil, "Retrolua loads the battery save itself")
+def("emu:loadSaveFile", "unsupported", nil, "Retrolua loads the battery save itself")
+def("emu:setRotationCallbacks", "unsupported", nil, "no rotation sensor through libretro")
+def("emu:setSolarSensorCallback", "unsupported", nil, "no solar sensor through libretro")
 
 -- Keys: the script's keys are held (pressed on top of the player's input) from the frame they are set until
 -- cleared, as mGBA's.
@@ -269,24 +262,24 @@ local function key_arg(name, key)
 end
 local function mask_arg(name, keys) return integer(name, 1, "keys", keys, 4) & 0x3FF end
 
-def(Core, "setKeys", "emu:setKeys", "supported", function(_, keys)
+def("emu:setKeys", "supported", function(_, keys)
   need_input()
   script_keys = mask_arg("emu:setKeys", keys)
 end,
   "held on top of the player's input until changed")
-def(Core, "addKeys", "emu:addKeys", "supported", function(_, keys)
+def("emu:addKeys", "supported", function(_, keys)
   need_input()
   script_keys = script_keys | mask_arg("emu:addKeys", keys)
 end)
-def(Core, "clearKeys", "emu:clearKeys", "supported", function(_, keys)
+def("emu:clearKeys", "supported", function(_, keys)
   need_input()
   script_keys = script_keys & ~mask_arg("emu:clearKeys", keys)
 end)
-def(Core, "addKey", "emu:addKey", "supported", function(_, key)
+def("emu:addKey", "supported", function(_, key)
   need_input()
   script_keys = script_keys | (1 << key_arg("emu:addKey", key))
 end)
-def(Core, "clearKey", "emu:clearKey", "supported", function(_, key)
+def("emu:clearKey", "supported", function(_, key)
   need_input()
   script_keys = script_keys & ~(1 << key_arg("emu:clearKey", key))
 end)
@@ -298,41 +291,41 @@ local function keys_now()
   end
   return script_keys | (player & ~applied)
 end
-def(Core, "getKeys", "emu:getKeys", "supported", function() return keys_now() end,
+def("emu:getKeys", "supported", function() return keys_now() end,
   "the script's keys and the buttons the core saw at its last poll")
-def(Core, "getKey", "emu:getKey", "supported", function(_, key)
+def("emu:getKey", "supported", function(_, key)
   return (keys_now() >> key_arg("emu:getKey", key)) & 1
 end)
 
 local function state_result(ok) return ok == true end
-def(Core, "saveStateBuffer", "emu:saveStateBuffer", "supported", function()
+def("emu:saveStateBuffer", "supported", function()
   local state = our.savestate.create()
   return state and state:bytes()
 end, "a Retrolua state; the flags are ignored (everything is saved)")
-def(Core, "loadStateBuffer", "emu:loadStateBuffer", "supported", function(_, bytes)
+def("emu:loadStateBuffer", "supported", function(_, bytes)
   if type(bytes) ~= "string" then
     error(format("emu:loadStateBuffer: bad argument #1 'buffer' (string expected, got %s)", type(bytes)), 2)
   end
   local state = our.savestate.from_bytes(bytes)
   return state ~= nil and state_result(state:load())
 end)
-def(Core, "saveStateSlot", "emu:saveStateSlot", "supported", function(_, slot)
+def("emu:saveStateSlot", "supported", function(_, slot)
   return state_result(our.savestate.save(integer("emu:saveStateSlot", 1, "slot", slot)))
 end)
-def(Core, "loadStateSlot", "emu:loadStateSlot", "supported", function(_, slot)
+def("emu:loadStateSlot", "supported", function(_, slot)
   return state_result(our.savestate.load(integer("emu:loadStateSlot", 1, "slot", slot)))
 end)
-def(Core, "saveStateFile", "emu:saveStateFile", "supported", function(_, path)
+def("emu:saveStateFile", "supported", function(_, path)
   if type(path) ~= "string" then error("emu:saveStateFile: bad argument #1 'path' (string expected)", 2) end
   return state_result(our.savestate.save(path))
 end)
-def(Core, "loadStateFile", "emu:loadStateFile", "supported", function(_, path)
+def("emu:loadStateFile", "supported", function(_, path)
   if type(path) ~= "string" then error("emu:loadStateFile: bad argument #1 'path' (string expected)", 2) end
   return state_result(our.savestate.load(path))
 end)
 
 local shots = 0
-def(Core, "screenshot", "emu:screenshot", "supported", function(_, path)
+def("emu:screenshot", "supported", function(_, path)
   if path == nil then
     shots = shots + 1
     if shots == 1 then our.emu.save_data("mgba-screenshots/.retrolua", "") end  -- creates the folder
@@ -356,7 +349,7 @@ local need_watch_calls = lazily("frame_end", function()
   changed = {}
   for _, fn in pairs(hit) do fn() end
 end)
-nope(Core, "setBreakpoint", "emu:setBreakpoint", "libretro has no execution hook")
+def("emu:setBreakpoint", "unsupported", nil, "libretro has no execution hook")
 local function watch(name, fn, low, high, kind)
   if type(fn) ~= "function" then error(name .. ": bad argument #1 'callback' (function expected)", 3) end
   if kind == C.WATCHPOINT_TYPE.READ or kind == C.WATCHPOINT_TYPE.RW then
@@ -370,19 +363,19 @@ local function watch(name, fn, low, high, kind)
   watch_ids[handle] = compat.watch_bytes("bus", low, high - low, function() changed[handle] = fn end)
   return handle
 end
-record("emu:setWatchpoint", "approximated", "write/change watchpoints, checked after each frame")
+compat.record(LAYER, "emu:setWatchpoint", "approximated", "write/change watchpoints, checked after each frame")
 Core.setWatchpoint = function(_, fn, address, kind)
   address = integer("emu:setWatchpoint", 2, "address", address)
   return watch("emu:setWatchpoint", fn, address, address + 1, kind)
 end
-record("emu:setRangeWatchpoint", "approximated", "write/change watchpoints, checked after each frame")
+compat.record(LAYER, "emu:setRangeWatchpoint", "approximated", "write/change watchpoints, checked after each frame")
 Core.setRangeWatchpoint = function(_, fn, low, high, kind)
   low, high = integer("emu:setRangeWatchpoint", 2, "minAddress", low), integer("emu:setRangeWatchpoint", 3,
     "maxAddress", high)
   if high <= low then error("emu:setRangeWatchpoint: maxAddress must be above minAddress", 2) end
   return watch("emu:setRangeWatchpoint", fn, low, high, kind)
 end
-def(Core, "clearBreakpoint", "emu:clearBreakpoint", "supported", function(_, handle)
+def("emu:clearBreakpoint", "supported", function(_, handle)
   local ids = watch_ids[handle]
   if not ids then return false end
   watch_ids[handle], changed[handle] = nil, nil
@@ -395,7 +388,7 @@ rawset(_G, "emu", setmetatable({}, { __index = Core }))
 ----------------------------------------------------------------------------------------------------------------------
 -- Callbacks
 ----------------------------------------------------------------------------------------------------------------------
-local Callbacks = {}
+local Callbacks = owner("callbacks", {})
 local callback_ids = {}  -- our id (or a negative number for callbacks that never fire) → true
 local silent = 0
 local started = false
@@ -464,11 +457,11 @@ local function add(name, kind, fn, once)
   return id
 end
 
-def(Callbacks, "add", "callbacks:add", "supported", function(_, kind, fn) return add("callbacks:add", kind, fn) end,
+def("callbacks:add", "supported", function(_, kind, fn) return add("callbacks:add", kind, fn) end,
   "frame (after each frame), keysRead (in the input poll), reset, shutdown/stop (the run ends), savedataUpdated "
     .. "(save RAM changed during a frame), start (approximated: before the first frame); crashed, sleep, alarm, "
     .. "rumble never fire")
-def(Callbacks, "oneshot", "callbacks:oneshot", "supported", function(_, kind, fn)
+def("callbacks:oneshot", "supported", function(_, kind, fn)
   return add("callbacks:oneshot", kind, fn, true)
 end)
 function remove(id)
@@ -480,7 +473,7 @@ function remove(id)
   for _, watch_id in ipairs(save_watches[id] or {}) do our.event.off(watch_id) end
   save_watches[id] = nil
 end
-def(Callbacks, "remove", "callbacks:remove", "supported", function(_, id)
+def("callbacks:remove", "supported", function(_, id)
   if callback_ids[id] then remove(id) end
 end)
 rawset(_G, "callbacks", Callbacks)
@@ -489,13 +482,13 @@ rawset(_G, "callbacks", Callbacks)
 -- Console and text buffers. Buffers are drawn on the hud surface (window only, never in screenshots), stacked
 -- from the top left, and their last contents are printed on stdout when the run ends.
 ----------------------------------------------------------------------------------------------------------------------
-local Console = {}
+local Console = owner("console", {})
 local write = our.console.write
-def(Console, "log", "console:log", "supported", function(_, ...) print(...) end, "stdout")
-def(Console, "warn", "console:warn", "supported", function(_, ...) our.console.warn(...) end, "stderr")
-def(Console, "error", "console:error", "supported", function(_, ...) our.console.error(...) end, "stderr")
+def("console:log", "supported", function(_, ...) print(...) end, "stdout")
+def("console:warn", "supported", function(_, ...) our.console.warn(...) end, "stderr")
+def("console:error", "supported", function(_, ...) our.console.error(...) end, "stderr")
 
-local TextBuffer = {}
+local TextBuffer = owner("TextBuffer", {})
 TextBuffer.__index = TextBuffer
 local buffers = {}
 
@@ -528,7 +521,7 @@ local function put(buffer, text)
 end
 
 local need_buffer_draw, need_buffer_exit  -- set below, where what they run is defined
-def(Console, "createBuffer", "console:createBuffer", "approximated", function(_, name)
+def("console:createBuffer", "approximated", function(_, name)
   local buffer = setmetatable({ _name = name and tostring(name) or "", _lines = {}, _x = 0, _y = 0, _cols = 80,
     _rows = 24 }, TextBuffer)
   buffers[#buffers + 1] = buffer
@@ -536,27 +529,27 @@ def(Console, "createBuffer", "console:createBuffer", "approximated", function(_,
   need_buffer_exit()
   return buffer
 end, "drawn on the hud surface (window only) and printed on stdout when the run ends")
-def(TextBuffer, "print", "TextBuffer:print", "supported", function(self, text) put(self, tostring(text)) end)
-def(TextBuffer, "clear", "TextBuffer:clear", "supported", function(self)
+def("TextBuffer:print", "supported", function(self, text) put(self, tostring(text)) end)
+def("TextBuffer:clear", "supported", function(self)
   self._lines, self._x, self._y = {}, 0, 0
 end)
-def(TextBuffer, "setSize", "TextBuffer:setSize", "supported", function(self, cols, rows)
+def("TextBuffer:setSize", "supported", function(self, cols, rows)
   self._cols = math.max(1, integer("TextBuffer:setSize", 1, "cols", cols))
   self._rows = math.max(1, integer("TextBuffer:setSize", 2, "rows", rows))
 end)
-def(TextBuffer, "moveCursor", "TextBuffer:moveCursor", "supported", function(self, x, y)
+def("TextBuffer:moveCursor", "supported", function(self, x, y)
   self._x = math.max(0, integer("TextBuffer:moveCursor", 1, "x", x))
   self._y = math.min(self._rows - 1, math.max(0, integer("TextBuffer:moveCursor", 2, "y", y)))
 end)
-def(TextBuffer, "advance", "TextBuffer:advance", "supported", function(self, n)
+def("TextBuffer:advance", "supported", function(self, n)
   self._x = self._x + integer("TextBuffer:advance", 1, "adv", n)
   while self._x >= self._cols do self._x, self._y = self._x - self._cols, math.min(self._rows - 1, self._y + 1) end
 end)
-def(TextBuffer, "getX", "TextBuffer:getX", "supported", function(self) return self._x end)
-def(TextBuffer, "getY", "TextBuffer:getY", "supported", function(self) return self._y end)
-def(TextBuffer, "cols", "TextBuffer:cols", "supported", function(self) return self._cols end)
-def(TextBuffer, "rows", "TextBuffer:rows", "supported", function(self) return self._rows end)
-def(TextBuffer, "setName", "TextBuffer:setName", "supported", function(self, name) self._name = tostring(name) end)
+def("TextBuffer:getX", "supported", function(self) return self._x end)
+def("TextBuffer:getY", "supported", function(self) return self._y end)
+def("TextBuffer:cols", "supported", function(self) return self._cols end)
+def("TextBuffer:rows", "supported", function(self) return self._rows end)
+def("TextBuffer:setName", "supported", function(self, name) self._name = tostring(name) end)
 
 local hud_text = { color = 0xFFFFFFFF, bg = 0xA0000000, surface = "hud" }
 need_buffer_draw = lazily("draw", function()
@@ -583,7 +576,7 @@ rawset(_G, "console", Console)
 -- with blending off clears it; filling part of it with a transparent colour erases the shapes inside that part.
 ----------------------------------------------------------------------------------------------------------------------
 local MAX_SHAPES = 50000
-local Image, Painter, Layer = {}, {}, {}
+local Image, Painter, Layer = owner("Image", {}), owner("Painter", {}), owner("CanvasLayer", {})
 Image.__index, Painter.__index, Layer.__index = Image, Painter, Layer
 
 local function new_image(w, h) return setmetatable({ width = w, height = h, _shapes = {} }, Image) end
@@ -612,9 +605,9 @@ local function erase(img, x, y, w, h)
   img._shapes = kept
 end
 
-record("image.new", "supported", "an image holds shapes, not pixels (see getPixel)")
-record("image.load", "supported", "PNG")
-record("image.newPainter", "supported")
+compat.record(LAYER, "image.new", "supported", "an image holds shapes, not pixels (see getPixel)")
+compat.record(LAYER, "image.load", "supported", "PNG")
+compat.record(LAYER, "image.newPainter", "supported")
 local image = {
   new = function(w, h)
     w, h = integer("image.new", 1, "width", w), integer("image.new", 2, "height", h)
@@ -636,13 +629,13 @@ local image = {
 }
 rawset(_G, "image", image)
 
-def(Image, "setPixel", "Image:setPixel", "supported", function(self, x, y, c)
+def("Image:setPixel", "supported", function(self, x, y, c)
   x, y = integer("Image:setPixel", 1, "x", x), integer("Image:setPixel", 2, "y", y)
   c = integer("Image:setPixel", 3, "color", c) & 0xFFFFFFFF
   erase(self, x, y, 1, 1)
   if c >> 24 ~= 0 then add_shape(self, "pixel", x, y, 1, 1, c) end
 end)
-approx(Image, "getPixel", "Image:getPixel", "the colour of the newest pixel or filled rectangle drawn there, else 0",
+def("Image:getPixel", "warned",
   function(self, x, y)
     for i = #self._shapes, 1, -1 do
       local s = self._shapes[i]
@@ -651,25 +644,25 @@ approx(Image, "getPixel", "Image:getPixel", "the colour of the newest pixel or f
       end
     end
     return 0
-  end)
-def(Image, "drawImage", "Image:drawImage", "supported", function(self, other, x, y)
+  end, "the colour of the newest pixel or filled rectangle drawn there, else 0")
+def("Image:drawImage", "supported", function(self, other, x, y)
   if getmetatable(other) ~= Image then error("Image:drawImage: bad argument #1 'image' (Image expected)", 2) end
   x, y = integer("Image:drawImage", 2, "x", x), integer("Image:drawImage", 3, "y", y)
   add_shape(self, "sub", x, y, other.width, other.height, 0, table.move(other._shapes, 1, #other._shapes, 1, {}))
 end, "alpha coefficient ignored")
-record("Image:drawImageOpaque", "approximated", "drawn with blending")
+compat.record(LAYER, "Image:drawImageOpaque", "approximated", "drawn with blending")
 Image.drawImageOpaque = Image.drawImage
-nope(Image, "save", "Image:save", "images hold shapes, not pixels; use emu:screenshot")
+def("Image:save", "unsupported", nil, "images hold shapes, not pixels; use emu:screenshot")
 
-def(Painter, "setBlend", "Painter:setBlend", "supported", function(self, on) self._blend = on and true or false end)
-def(Painter, "setFill", "Painter:setFill", "supported", function(self, on) self._fill = on and true or false end)
-def(Painter, "setFillColor", "Painter:setFillColor", "supported", function(self, c)
+def("Painter:setBlend", "supported", function(self, on) self._blend = on and true or false end)
+def("Painter:setFill", "supported", function(self, on) self._fill = on and true or false end)
+def("Painter:setFillColor", "supported", function(self, c)
   self._fill_colour = integer("Painter:setFillColor", 1, "color", c) & 0xFFFFFFFF
 end)
-def(Painter, "setStrokeColor", "Painter:setStrokeColor", "supported", function(self, c)
+def("Painter:setStrokeColor", "supported", function(self, c)
   self._stroke_colour = integer("Painter:setStrokeColor", 1, "color", c) & 0xFFFFFFFF
 end)
-def(Painter, "setStrokeWidth", "Painter:setStrokeWidth", "supported", function(self, w)
+def("Painter:setStrokeWidth", "supported", function(self, w)
   self._stroke = math.max(0, integer("Painter:setStrokeWidth", 1, "width", w))
 end)
 
@@ -682,7 +675,7 @@ local function fill_rect(self, x, y, w, h, c)
   if alpha ~= 0 then add_shape(img, "fill", x, y, w, h, c) end
 end
 
-def(Painter, "drawRectangle", "Painter:drawRectangle", "supported", function(self, x, y, w, h)
+def("Painter:drawRectangle", "supported", function(self, x, y, w, h)
   local name = "Painter:drawRectangle"
   x, y, w, h = integer(name, 1, "x", x), integer(name, 2, "y", y), integer(name, 3, "width", w),
     integer(name, 4, "height", h)
@@ -697,7 +690,7 @@ def(Painter, "drawRectangle", "Painter:drawRectangle", "supported", function(sel
     fill_rect(self, x + w - s, y, s, h - s, c)
   end
 end)
-def(Painter, "drawLine", "Painter:drawLine", "supported", function(self, x1, y1, x2, y2)
+def("Painter:drawLine", "supported", function(self, x1, y1, x2, y2)
   local name = "Painter:drawLine"
   x1, y1, x2, y2 = integer(name, 1, "x1", x1), integer(name, 2, "y1", y1), integer(name, 3, "x2", x2),
     integer(name, 4, "y2", y2)
@@ -706,7 +699,7 @@ def(Painter, "drawLine", "Painter:drawLine", "supported", function(self, x1, y1,
   add_shape(self._image, "line", x, y, math.abs(x2 - x1) + 1, math.abs(y2 - y1) + 1, self._stroke_colour,
     { x1, y1, x2, y2 })
 end, "stroke widths above 1 drawn 1 pixel wide")
-def(Painter, "drawCircle", "Painter:drawCircle", "supported", function(self, x, y, d)
+def("Painter:drawCircle", "supported", function(self, x, y, d)
   local name = "Painter:drawCircle"
   x, y, d = integer(name, 1, "x", x), integer(name, 2, "y", y), integer(name, 3, "diameter", d)
   if d < 1 then return end
@@ -715,8 +708,7 @@ def(Painter, "drawCircle", "Painter:drawCircle", "supported", function(self, x, 
   if not fill and not stroke then return end
   add_shape(self._image, "circle", x, y, d, d, stroke or fill, fill)
 end, "top-left corner of the bounding box and diameter, as mGBA")
-approx(Painter, "drawText", "Painter:drawText", "Retrolua's 6x8 font in the fill colour, anchored as C.ALIGN says; "
-  .. "fonts and sizes ignored",
+def("Painter:drawText", "warned",
   function(self, text, x, y, align)
     text = tostring(text)
     x, y = integer("Painter:drawText", 2, "x", x), integer("Painter:drawText", 3, "y", y)
@@ -733,24 +725,25 @@ approx(Painter, "drawText", "Painter:drawText", "Retrolua's 6x8 font in the fill
       y = y - 7  -- the 6x8 font's ascender
     end
     if c >> 24 ~= 0 then add_shape(self._image, "text", x, y, w, h, c, text) end
-  end)
-approx(Painter, "loadFont", "Painter:loadFont", "Retrolua draws its built-in 6x8 font", function() return true end)
-approx(Painter, "setFontSize", "Painter:setFontSize", "Retrolua draws its built-in 6x8 font", function() end)
+  end, "Retrolua's 6x8 font in the fill colour, anchored as C.ALIGN says; "
+  .. "fonts and sizes ignored")
+def("Painter:loadFont", "warned", function() return true end, "Retrolua draws its built-in 6x8 font")
+def("Painter:setFontSize", "warned", function() end, "Retrolua draws its built-in 6x8 font")
 -- mGBA's metrics are an object with methods (metrics:width()), as mGBA's scripts call them.
-local TextRunMetrics = {}
+local TextRunMetrics = owner("TextRunMetrics", {})
 TextRunMetrics.__index = TextRunMetrics
 for _, key in ipairs({ "width", "height", "ascender", "descender" }) do
-  def(TextRunMetrics, key, "TextRunMetrics:" .. key, "supported", function(self) return rawget(self, "_" .. key) end)
+  def("TextRunMetrics:" .. key, "supported", function(self) return rawget(self, "_" .. key) end)
 end
-approx(Painter, "textRunMetrics", "Painter:textRunMetrics", "Retrolua's 6x8 font", function(_, text)
+def("Painter:textRunMetrics", "warned", function(_, text)
   local w, h = our.gui.text_size(tostring(text))
   return setmetatable({ _width = w, _height = h, _ascender = 7, _descender = 1 }, TextRunMetrics)
-end)
-approx(Painter, "textBoxSize", "Painter:textBoxSize", "Retrolua's 6x8 font", function(_, text)
+end, "Retrolua's 6x8 font")
+def("Painter:textBoxSize", "warned", function(_, text)
   local w, h = our.gui.text_size(tostring(text))
   return { width = w, height = h }
-end)
-nope(Painter, "drawMask", "Painter:drawMask", "images hold shapes, not pixels")
+end, "Retrolua's 6x8 font")
+def("Painter:drawMask", "unsupported", nil, "images hold shapes, not pixels")
 
 -- Replays shapes at (ox, oy) on the emu surface, clipped to (cw, ch).
 local opts = { color = 0, surface = "emu" }
@@ -785,8 +778,8 @@ end
 
 local layers = {}
 local need_layers  -- set below, where what it runs is defined
-local Canvas = {}
-def(Canvas, "newLayer", "canvas:newLayer", "supported", function(_, w, h)
+local Canvas = owner("canvas", {})
+def("canvas:newLayer", "supported", function(_, w, h)
   w, h = integer("canvas:newLayer", 1, "width", w), integer("canvas:newLayer", 2, "height", h)
   if w <= 0 or h <= 0 or w >= 10000 or h >= 10000 then return nil end
   local layer = setmetatable({ image = new_image(w, h), x = 0, y = 0, _shown = {} }, Layer)
@@ -794,19 +787,19 @@ def(Canvas, "newLayer", "canvas:newLayer", "supported", function(_, w, h)
   need_layers()
   return layer
 end, "drawn on the emu surface (in screenshots), the newest layer on top")
-def(Layer, "update", "CanvasLayer:update", "supported", function(self)
+def("CanvasLayer:update", "supported", function(self)
   self._shown = table.move(self.image._shapes, 1, #self.image._shapes, 1, {})
 end)
-def(Layer, "setPosition", "CanvasLayer:setPosition", "supported", function(self, x, y)
+def("CanvasLayer:setPosition", "supported", function(self, x, y)
   self.x, self.y = integer("CanvasLayer:setPosition", 1, "x", x), integer("CanvasLayer:setPosition", 2, "y", y)
 end)
-def(Canvas, "update", "canvas:update", "supported", function() end, "layers are drawn every frame")
+def("canvas:update", "supported", function() end, "layers are drawn every frame")
 local function surface_w() return (our.gui.surface_size("emu")) end
 local function surface_h() return select(2, our.gui.surface_size("emu")) end
-def(Canvas, "width", "canvas:width", "supported", surface_w)
-def(Canvas, "height", "canvas:height", "supported", surface_h)
-def(Canvas, "screenWidth", "canvas:screenWidth", "supported", surface_w)
-def(Canvas, "screenHeight", "canvas:screenHeight", "supported", surface_h)
+def("canvas:width", "supported", surface_w)
+def("canvas:height", "supported", surface_h)
+def("canvas:screenWidth", "supported", surface_w)
+def("canvas:screenHeight", "supported", surface_h)
 rawset(_G, "canvas", Canvas)
 need_layers = lazily("draw", function()
   for i = 1, #layers do
@@ -815,21 +808,21 @@ need_layers = lazily("draw", function()
   end
 end)
 
-approx(Core, "screenshotToImage", "emu:screenshotToImage", "an image that draws the frame; getPixel reads 0",
+def("emu:screenshotToImage", "warned",
   function()
     local frame, w, h = our.gui.frame("image")
     if not frame then return nil end
     local img = new_image(w, h)
     add_shape(img, "image", 0, 0, w, h, 0, frame)
     return img
-  end)
+  end, "an image that draws the frame; getPixel reads 0")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- util, input, system, socket
 ----------------------------------------------------------------------------------------------------------------------
-local util = {}
+local util = owner("util", {})
 rawset(_G, "util", util)
-def(util, "makeBitmask", "util.makeBitmask", "supported", function(list)
+def("util.makeBitmask", "supported", function(list)
   if type(list) ~= "table" then error("util.makeBitmask: bad argument #1 'bits' (table expected)", 2) end
   local mask = 0
   for _, bit in ipairs(list) do
@@ -837,7 +830,7 @@ def(util, "makeBitmask", "util.makeBitmask", "supported", function(list)
   end
   return mask
 end)
-def(util, "expandBitmask", "util.expandBitmask", "supported", function(mask)
+def("util.expandBitmask", "supported", function(mask)
   mask = integer("util.expandBitmask", 1, "mask", mask)
   local list = {}
   for i = 0, 63 do
@@ -845,33 +838,33 @@ def(util, "expandBitmask", "util.expandBitmask", "supported", function(mask)
   end
   return list
 end)
-def(util, "newRectangle", "util.newRectangle", "supported", function(x, y, w, h)
+def("util.newRectangle", "supported", function(x, y, w, h)
   return { x = x, y = y, width = w, height = h }
 end)
-def(util, "newSize", "util.newSize", "supported", function(w, h) return { width = w, height = h } end)
+def("util.newSize", "supported", function(w, h) return { width = w, height = h } end)
 
-local input = {}
+local input = owner("input", {})
 rawset(_G, "input", input)
 local function key_name(key)
   if math_type(key) == "integer" and key >= 32 and key < 127 then return char(key):lower() end
   if type(key) == "string" then return key:lower() end
   return nil
 end
-approx(input, "isKeyActive", "input.isKeyActive", "character codes and SDL key names", function(key)
+def("input.isKeyActive", "warned", function(key)
   local name = key_name(key)
   return name ~= nil and our.input.keys()[name] == true
-end)
-approx(input, "activeKeys", "input.activeKeys", "character codes of the printable keys held", function()
+end, "character codes and SDL key names")
+def("input.activeKeys", "warned", function()
   local list = {}
   for name in pairs(our.input.keys()) do
     if #name == 1 then list[#list + 1] = byte(name) end
   end
   return list
-end)
+end, "character codes of the printable keys held")
 
 local system = { version = "0.10.1", program = "mGBA", branch = "retrolua", commit = "", revision = -1 }
 rawset(_G, "system", system)
-record("system", "approximated", "the mGBA version Retrolua's layer follows")
+compat.record(LAYER, "system", "approximated", "the mGBA version Retrolua's layer follows")
 
 -- No network for scripts: making a socket is an expected failure (nil and a message, as mGBA's own failures), so a
 -- script that checks the result carries on without its socket.
@@ -881,7 +874,7 @@ local socket = { ERRORS = { OK = 0, AGAIN = 1, ADDRESS_IN_USE = 2, CONNECTION_RE
 rawset(_G, "socket", socket)
 for _, name in ipairs({ "tcp", "bind", "connect" }) do
   local full = "socket." .. name
-  record(full, "unsupported", "gives nil and a message: scripts have no network access in Retrolua")
+  compat.record(LAYER, full, "unsupported", "gives nil and a message: scripts have no network access in Retrolua")
   socket[name] = function()
     local message = full .. ": not available in Retrolua (scripts have no network access)"
     warn_once("mgba:" .. full, message)
@@ -898,7 +891,7 @@ local script_name = ((script_path or "script"):match("([^/]+)$") or "script"):gs
 
 -- mGBA's `script` global: where the running script is (scripts load their images and fonts from script.dir)
 rawset(_G, "script", { path = script_path, dir = script_folder })
-record("script", "supported", "script.path and script.dir of the running script")
+compat.record(LAYER, "script", "supported", "script.path and script.dir of the running script")
 local json = require("retrolua.json")
 local Bucket = {}
 local buckets = {}
@@ -932,11 +925,11 @@ Bucket.__newindex = function(bucket, key, value)
   self.data[key] = value
   self.dirty = true
 end
-record("StorageBucket", "supported", "fields as values; flush, reload, enableAutoFlush")
+compat.record(LAYER, "StorageBucket", "supported", "fields as values; flush, reload, enableAutoFlush")
 
-local storage = {}
+local storage = owner("storage", {})
 rawset(_G, "storage", storage)
-def(storage, "getBucket", "storage:getBucket", "supported", function(_, name)
+def("storage:getBucket", "supported", function(_, name)
   if type(name) ~= "string" or not name:match("^[%w_%-%.]+$") or name:find("%.%.") then
     error("storage:getBucket: bad argument #1 'bucket' (a name of letters, digits, '_', '-', '.' expected)", 2)
   end
@@ -948,7 +941,7 @@ def(storage, "getBucket", "storage:getBucket", "supported", function(_, name)
   need_flush_at_exit()
   return bucket
 end, "per script, in the data folder")
-def(storage, "flushAll", "storage:flushAll", "supported", function()
+def("storage:flushAll", "supported", function()
   for _, bucket in pairs(buckets) do bucket_flush(bucket) end
 end)
 need_autoflush = lazily("frame_end", function()
