@@ -45,7 +45,7 @@ enum ControlFuzz {
             host.output = { _, _ in }
             host.onFailure = { _ in }
             for _ in 0..<5 { host.emulator.runFrame() }
-            control = ControlSession(host: host, allowEval: false)
+            control = ControlSession(emulator: host.emulator, scripts: RunControlScripts(host), allowEval: false)
         } catch {
             FuzzPaths.fail("cannot load nestopia with \(FuzzPaths.nesROM) (run scripts/setup): \(error)")
         }

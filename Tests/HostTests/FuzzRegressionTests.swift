@@ -50,7 +50,8 @@ final class FuzzRegressionTests: XCTestCase {
         for (name, path, _) in try inputs("cht") {
             XCTAssertThrowsError(try harness.host.emulator.loadCheats(from: path, append: false), name)
         }
-        let control = ControlSession(host: harness.host, allowEval: false)
+        let control = ControlSession(
+            emulator: harness.host.emulator, scripts: RunControlScripts(harness.host), allowEval: false)
         for (name, _, bytes) in try inputs("control") {
             XCTAssertTrue(control.handle(String(decoding: bytes, as: UTF8.self)).contains("\"ok\":false"), name)
         }

@@ -43,97 +43,104 @@ extension Bindings {
             mode (see `emu.hardcore`). The default `cheats` script keeps each game's cheats in \
             `~/.config/retrolua/cheats/GAME.cht`.
             """,
-        functions: [
-            LuaFunction(
-                "add_code", "code: string, options?: table", returns: "integer?, string?",
-                doc:
-                    """
-                    Adds a core cheat code (`{description=, enabled= (default true)}`); returns its id. The core \
-                    decides what it accepts (nestopia: Game Genie and Pro Action Rocky; gambatte: Game Genie and \
-                    GameShark).
-                    """
-            ) { run($0, $1, cheatsAddCode) },
-            LuaFunction(
-                "add_ram", "cheat: table", returns: "integer?, string?",
-                doc:
-                    """
-                    Adds a RAM cheat: `{address=, value=, size= (1, 2, 4, 8, 16 or 32 bits; default 8), type= \
-                    (\"set\" default, \"increase\", \"decrease\", \"if_equal\", \"if_not_equal\", \"if_less\", \
-                    \"if_greater\"), mask= (sub-byte sizes: which bits, default all), big_endian=, repeat_count=, \
-                    repeat_value_step=, repeat_address_step= (in values, default 1), domain=, description=, \
-                    enabled= (default true)}`. A condition that fails skips the next enabled RAM cheat; as in \
-                    RetroArch, `if_less` runs it when `value` < memory and `if_greater` when `value` > memory. \
-                    Returns the id.
-                    """
-            ) { run($0, $1, cheatsAddRam) },
-            LuaFunction(
-                "list", returns: "table",
-                doc:
-                    """
-                    Every cheat in order: `{id=, description=, enabled=, code=}` or, for RAM cheats, the fields \
-                    of `add_ram`.
-                    """
-            ) { run($0, $1, cheatsList) },
-            LuaFunction(
-                "enable", "id: integer, on: boolean", returns: "boolean?, string?",
-                doc:
-                    """
-                    Turns a cheat on or off; `false` when there is no such id (`nil, message` for turning one on \
-                    in hardcore mode).
-                    """
-            ) { run($0, $1, cheatsEnable) },
-            LuaFunction(
-                "remove", "id: integer", returns: "boolean", doc: "Removes a cheat; `false` when there is no such id."
-            ) { run($0, $1, cheatsRemove) },
-            LuaFunction("clear", doc: "Removes every cheat.") { run($0, $1, cheatsClear) },
-            LuaFunction(
-                "load", "path: string, options?: table", returns: "integer?, string?",
-                doc:
-                    """
-                    Loads a RetroArch `.cht` file, replacing the list (`{append = true}` adds to it). Returns the \
-                    number of cheats read, or `nil, message` (the list is unchanged then).
-                    """
-            ) { run($0, $1, cheatsLoad) },
-            LuaFunction(
-                "save", "path: string", returns: "boolean?, string?",
-                doc: "Writes the list as a RetroArch `.cht` file, durably."
-            ) { run($0, $1, cheatsSave) },
-            LuaFunction(
-                "search_start", "options?: table", returns: "integer",
-                doc:
-                    """
-                    Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default \
-                    8), big_endian=, signed= (values compare as two's complement: 0xFF is -1 at 8 bits)}`; values \
-                    under 8 bits are searched in every bit group of every byte; `domain = \"all\"` searches every \
-                    domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the \
-                    number of candidates.
-                    """
-            ) { run($0, $1, cheatsSearchStart) },
-            LuaFunction(
-                "search", "comparison: string, value?: integer", returns: "integer",
-                doc:
-                    """
-                    Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, \
-                    `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, \
-                    `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`; unsigned \
-                    amounts wrap at the value's size, as counters do). In a signed search `value` may be negative. The memory now becomes the snapshot. Returns the \
-                    candidates left.
-                    """
-            ) { run($0, $1, cheatsSearch) },
-            LuaFunction(
-                "search_results", "limit?: integer", returns: "table",
-                doc:
-                    """
-                    The candidates (at most `limit`, default 100), in address order: `{address=, value=, \
-                    previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for \
-                    `add_ram`; values are then shifted down to bit 0). Values are unsigned, also in a signed search \
-                    (as `add_ram` takes them).
-                    """
-            ) { run($0, $1, cheatsSearchResults) },
-            LuaFunction(
-                "search_count", returns: "integer", doc: "Candidates left in the current search (0 without one)."
-            ) { run($0, $1, cheatsSearchCount) },
-        ])
+        functions: cheatList + cheatSearch)
+
+    /// Core codes and RAM cheats: adding, listing, switching, removing, .cht files.
+    private static let cheatList: [LuaFunction] = [
+        LuaFunction(
+            "add_code", "code: string, options?: table", returns: "integer?, string?",
+            doc:
+                """
+                Adds a core cheat code (`{description=, enabled= (default true)}`); returns its id. The core \
+                decides what it accepts (nestopia: Game Genie and Pro Action Rocky; gambatte: Game Genie and \
+                GameShark).
+                """
+        ) { run($0, $1, cheatsAddCode) },
+        LuaFunction(
+            "add_ram", "cheat: table", returns: "integer?, string?",
+            doc:
+                """
+                Adds a RAM cheat: `{address=, value=, size= (1, 2, 4, 8, 16 or 32 bits; default 8), type= \
+                (\"set\" default, \"increase\", \"decrease\", \"if_equal\", \"if_not_equal\", \"if_less\", \
+                \"if_greater\"), mask= (sub-byte sizes: which bits, default all), big_endian=, repeat_count=, \
+                repeat_value_step=, repeat_address_step= (in values, default 1), domain=, description=, \
+                enabled= (default true)}`. A condition that fails skips the next enabled RAM cheat; as in \
+                RetroArch, `if_less` runs it when `value` < memory and `if_greater` when `value` > memory. \
+                Returns the id.
+                """
+        ) { run($0, $1, cheatsAddRam) },
+        LuaFunction(
+            "list", returns: "table",
+            doc:
+                """
+                Every cheat in order: `{id=, description=, enabled=, code=}` or, for RAM cheats, the fields \
+                of `add_ram`.
+                """
+        ) { run($0, $1, cheatsList) },
+        LuaFunction(
+            "enable", "id: integer, on: boolean", returns: "boolean?, string?",
+            doc:
+                """
+                Turns a cheat on or off; `false` when there is no such id (`nil, message` for turning one on \
+                in hardcore mode).
+                """
+        ) { run($0, $1, cheatsEnable) },
+        LuaFunction(
+            "remove", "id: integer", returns: "boolean", doc: "Removes a cheat; `false` when there is no such id."
+        ) { run($0, $1, cheatsRemove) },
+        LuaFunction("clear", doc: "Removes every cheat.") { run($0, $1, cheatsClear) },
+        LuaFunction(
+            "load", "path: string, options?: table", returns: "integer?, string?",
+            doc:
+                """
+                Loads a RetroArch `.cht` file, replacing the list (`{append = true}` adds to it). Returns the \
+                number of cheats read, or `nil, message` (the list is unchanged then).
+                """
+        ) { run($0, $1, cheatsLoad) },
+        LuaFunction(
+            "save", "path: string", returns: "boolean?, string?",
+            doc: "Writes the list as a RetroArch `.cht` file, durably."
+        ) { run($0, $1, cheatsSave) },
+    ]
+
+    /// RAM search.
+    private static let cheatSearch: [LuaFunction] = [
+        LuaFunction(
+            "search_start", "options?: table", returns: "integer",
+            doc:
+                """
+                Starts a RAM search: snapshots a domain (`{domain=, size= (1, 2, 4, 8, 16 or 32 bits, default \
+                8), big_endian=, signed= (values compare as two's complement: 0xFF is -1 at 8 bits)}`; values \
+                under 8 bits are searched in every bit group of every byte; `domain = \"all\"` searches every \
+                domain but the assembled `bus`, which repeats them); every address is a candidate. Returns the \
+                number of candidates.
+                """
+        ) { run($0, $1, cheatsSearchStart) },
+        LuaFunction(
+            "search", "comparison: string, value?: integer", returns: "integer",
+            doc:
+                """
+                Keeps the candidates whose value now compares true: against `value` (`equal`, `not_equal`, \
+                `less`, `greater`, `less_equal`, `greater_equal`), against the last snapshot (`changed`, \
+                `unchanged`, `increased`, `decreased`), or by an amount (`increased_by`, `decreased_by`; unsigned \
+                amounts wrap at the value's size, as counters do). In a signed search `value` may be negative. The memory now becomes the snapshot. Returns the \
+                candidates left.
+                """
+        ) { run($0, $1, cheatsSearch) },
+        LuaFunction(
+            "search_results", "limit?: integer", returns: "table",
+            doc:
+                """
+                The candidates (at most `limit`, default 100), in address order: `{address=, value=, \
+                previous=, domain=, mask=}` (`mask`: the byte's bits for values under 8 bits, ready for \
+                `add_ram`; values are then shifted down to bit 0). Values are unsigned, also in a signed search \
+                (as `add_ram` takes them).
+                """
+        ) { run($0, $1, cheatsSearchResults) },
+        LuaFunction(
+            "search_count", returns: "integer", doc: "Candidates left in the current search (0 without one)."
+        ) { run($0, $1, cheatsSearchCount) },
+    ]
 
     // MARK: - The functions
 

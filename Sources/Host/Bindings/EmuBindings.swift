@@ -9,131 +9,144 @@ import Support
 extension Bindings {
     static let emu = LuaModule(
         "emu", doc: "The emulator: frames, pacing, reset, the running core and content, core options, ending the run.",
-        functions: [
-            LuaFunction(
-                "frameadvance",
-                doc:
-                    """
-                    Waits until the next frame has run (main chunk only: it yields the script's coroutine). \
-                    Callbacks run every frame already and cannot wait.
-                    """
-            ) { run($0, $1, emuFrameadvance) },
-            LuaFunction("framecount", returns: "integer", doc: "Frames run since the content was loaded.") {
-                run($0, $1, emuFramecount)
-            },
-            LuaFunction(
-                "lagcount", returns: "integer", doc: "Frames in which the core never polled input (lag frames)."
-            ) { run($0, $1, emuLagcount) },
-            LuaFunction("islagged", returns: "boolean", doc: "Whether the last frame was a lag frame.") {
-                run($0, $1, emuIslagged)
-            },
-            LuaFunction(
-                "pause",
-                doc:
-                    """
-                    Pauses emulation in a windowed run (frame advance still works). Headless runs are never paced \
-                    or paused.
-                    """
-            ) { run($0, $1, emuPause) },
-            LuaFunction("unpause", doc: "Resumes emulation.") { run($0, $1, emuUnpause) },
-            LuaFunction("paused", returns: "boolean", doc: "Whether emulation is paused.") { run($0, $1, emuPaused) },
-            LuaFunction(
-                "speed", "factor?: number", returns: "number",
-                doc:
-                    """
-                    Gets or sets the pacing: 1.0 is real time, 2.0 double speed, 0 unthrottled. Changes pacing \
-                    only, never emulation. Returns the speed in effect.
-                    """
-            ) { run($0, $1, emuSpeed) },
-            LuaFunction(
-                "hardcore", "on?: boolean", returns: "boolean",
-                doc:
-                    """
-                    RetroAchievements hardcore mode: with an argument, turns it on or off, and returns whether it \
-                    is on. While on, state loads, rewind, slow motion, cheats, script memory writes, joypad \
-                    overrides and movie playback are refused with `nil, message`. Turning it on disables every \
-                    cheat, stops a playing movie, returns to normal speed and resets the game (as RetroArch does).
-                    """
-            ) { run($0, $1, emuHardcore) },
-            LuaFunction(
-                "reset", returns: "boolean?, string?",
-                doc:
-                    """
-                    Soft-resets the core (like the console's reset button) and fires the reset event. While a \
-                    movie records, the reset is logged; while one plays, resets come from the movie and this \
-                    returns `nil, message`. Not allowed during the input poll.
-                    """
-            ) { run($0, $1, emuReset) },
-            LuaFunction(
-                "power", returns: "boolean?, string?",
-                doc:
-                    """
-                    Power-cycles the console: the game restarts from power-on (the state right after loading, \
-                    battery save RAM kept). Fires the reset event; logged by a recording movie. `nil, message` \
-                    while a movie plays or when the core could not save its power-on state. Not allowed during \
-                    the input poll.
-                    """
-            ) { run($0, $1, emuPower) },
-        ] + coreInfoFunctions + [
-            LuaFunction(
-                "message", "text: string",
-                doc:
-                    """
-                    Shows a short message to the player: fires the `message` event (the default OSD draws it); \
-                    printed to stderr when no script listens, and also when one does (not with `--quiet`); \
-                    written to the `--log` file either way; read aloud with `--speak`.
-                    """
-            ) { run($0, $1, emuMessage) },
-            LuaFunction(
-                "speak", "text: string", returns: "boolean",
-                doc:
-                    """
-                    Reads `text` aloud under `--speak` without showing it (the menu's focused item, a tool's \
-                    prompt): a newer call replaces text not yet spoken, so moving through a list does not queue \
-                    every item. Returns whether speech is on (false without `--speak`).
-                    """
-            ) { run($0, $1, emuSpeak) },
-            LuaFunction(
-                "step", doc: "While paused, runs exactly one more frame (frame advance); no effect when running."
-            ) { run($0, $1, emuStep) },
-            LuaFunction(
-                "run_frame", "options?: table",
-                doc:
-                    """
-                    Runs the core one frame right now, outside the frame loop — for run-ahead: no events, \
-                    counters unchanged, the player's input as held; options `video`, `audio` (booleans, default \
-                    true) tell the core whether its picture and sound are wanted (suppressed sound is discarded). \
-                    Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.
-                    """
-            ) { run($0, $1, emuRunFrame) },
-        ] + dataFunctions + [
-            LuaFunction(
-                "stats", returns: "table",
-                doc:
-                    """
-                    Where frame time goes: `{frames=, seconds= (wall time since the start), dropped=, \
-                    duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` \
-                    — means per frame since the start, and the last frame's times.
-                    """
-            ) { run($0, $1, emuStats) },
-            LuaFunction(
-                "exit", "code?: integer",
-                doc:
-                    """
-                    Ends the run at the end of the current frame; the process exits with `code` (default 0). \
-                    `exit` callbacks run first.
-                    """
-            ) { run($0, $1, emuExit) },
-            LuaFunction(
-                "result", "key: string, value: number|string|boolean|nil",
-                doc:
-                    """
-                    Records a result of the run under `key` (nil removes it): `retrolua run --json` prints them \
-                    under `results`, and `retrolua batch` collects them per job — a bot's score, a search's best \
-                    frame.
-                    """
-            ) { run($0, $1, emuResult) },
-        ])
+        functions: emuFrames + emuControl + coreInfoFunctions + emuOutput + dataFunctions + emuRun)
+
+    /// Advancing frames, lag, pausing and speed.
+    private static let emuFrames: [LuaFunction] = [
+        LuaFunction(
+            "frameadvance",
+            doc:
+                """
+                Waits until the next frame has run (main chunk only: it yields the script's coroutine). \
+                Callbacks run every frame already and cannot wait.
+                """
+        ) { run($0, $1, emuFrameadvance) },
+        LuaFunction("framecount", returns: "integer", doc: "Frames run since the content was loaded.") {
+            run($0, $1, emuFramecount)
+        },
+        LuaFunction(
+            "lagcount", returns: "integer", doc: "Frames in which the core never polled input (lag frames)."
+        ) { run($0, $1, emuLagcount) },
+        LuaFunction("islagged", returns: "boolean", doc: "Whether the last frame was a lag frame.") {
+            run($0, $1, emuIslagged)
+        },
+        LuaFunction(
+            "pause",
+            doc:
+                """
+                Pauses emulation in a windowed run (frame advance still works). Headless runs are never paced \
+                or paused.
+                """
+        ) { run($0, $1, emuPause) },
+        LuaFunction("unpause", doc: "Resumes emulation.") { run($0, $1, emuUnpause) },
+        LuaFunction("paused", returns: "boolean", doc: "Whether emulation is paused.") { run($0, $1, emuPaused) },
+        LuaFunction(
+            "speed", "factor?: number", returns: "number",
+            doc:
+                """
+                Gets or sets the pacing: 1.0 is real time, 2.0 double speed, 0 unthrottled. Changes pacing \
+                only, never emulation. Returns the speed in effect.
+                """
+        ) { run($0, $1, emuSpeed) },
+    ]
+
+    /// Hardcore mode, reset and power.
+    private static let emuControl: [LuaFunction] = [
+        LuaFunction(
+            "hardcore", "on?: boolean", returns: "boolean",
+            doc:
+                """
+                RetroAchievements hardcore mode: with an argument, turns it on or off, and returns whether it \
+                is on. While on, state loads, rewind, slow motion, cheats, script memory writes, joypad \
+                overrides and movie playback are refused with `nil, message`. Turning it on disables every \
+                cheat, stops a playing movie, returns to normal speed and resets the game (as RetroArch does).
+                """
+        ) { run($0, $1, emuHardcore) },
+        LuaFunction(
+            "reset", returns: "boolean?, string?",
+            doc:
+                """
+                Soft-resets the core (like the console's reset button) and fires the reset event. While a \
+                movie records, the reset is logged; while one plays, resets come from the movie and this \
+                returns `nil, message`. Not allowed during the input poll.
+                """
+        ) { run($0, $1, emuReset) },
+        LuaFunction(
+            "power", returns: "boolean?, string?",
+            doc:
+                """
+                Power-cycles the console: the game restarts from power-on (the state right after loading, \
+                battery save RAM kept). Fires the reset event; logged by a recording movie. `nil, message` \
+                while a movie plays or when the core could not save its power-on state. Not allowed during \
+                the input poll.
+                """
+        ) { run($0, $1, emuPower) },
+    ]
+
+    /// Messages, speech, stepping and extra frames.
+    private static let emuOutput: [LuaFunction] = [
+        LuaFunction(
+            "message", "text: string",
+            doc:
+                """
+                Shows a short message to the player: fires the `message` event (the default OSD draws it); \
+                printed to stderr when no script listens, and also when one does (not with `--quiet`); \
+                written to the `--log` file either way; read aloud with `--speak`.
+                """
+        ) { run($0, $1, emuMessage) },
+        LuaFunction(
+            "speak", "text: string", returns: "boolean",
+            doc:
+                """
+                Reads `text` aloud under `--speak` without showing it (the menu's focused item, a tool's \
+                prompt): a newer call replaces text not yet spoken, so moving through a list does not queue \
+                every item. Returns whether speech is on (false without `--speak`).
+                """
+        ) { run($0, $1, emuSpeak) },
+        LuaFunction(
+            "step", doc: "While paused, runs exactly one more frame (frame advance); no effect when running."
+        ) { run($0, $1, emuStep) },
+        LuaFunction(
+            "run_frame", "options?: table",
+            doc:
+                """
+                Runs the core one frame right now, outside the frame loop — for run-ahead: no events, \
+                counters unchanged, the player's input as held; options `video`, `audio` (booleans, default \
+                true) tell the core whether its picture and sound are wanted (suppressed sound is discarded). \
+                Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.
+                """
+        ) { run($0, $1, emuRunFrame) },
+    ]
+
+    /// Statistics, exit and results of the run.
+    private static let emuRun: [LuaFunction] = [
+        LuaFunction(
+            "stats", returns: "table",
+            doc:
+                """
+                Where frame time goes: `{frames=, seconds= (wall time since the start), dropped=, \
+                duplicated=, underruns=, core_ms=, scripts_ms=, audio_ms=, present_ms=, last={core_ms=, …}}` \
+                — means per frame since the start, and the last frame's times.
+                """
+        ) { run($0, $1, emuStats) },
+        LuaFunction(
+            "exit", "code?: integer",
+            doc:
+                """
+                Ends the run at the end of the current frame; the process exits with `code` (default 0). \
+                `exit` callbacks run first.
+                """
+        ) { run($0, $1, emuExit) },
+        LuaFunction(
+            "result", "key: string, value: number|string|boolean|nil",
+            doc:
+                """
+                Records a result of the run under `key` (nil removes it): `retrolua run --json` prints them \
+                under `results`, and `retrolua batch` collects them per job — a bot's score, a search's best \
+                frame.
+                """
+        ) { run($0, $1, emuResult) },
+    ]
 
     // MARK: - The functions
 

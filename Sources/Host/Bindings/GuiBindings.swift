@@ -136,108 +136,118 @@ extension Bindings {
             (`"emu"` by default). Colours: `0xAARRGGBB`, `"#rrggbb"`, `"#rrggbbaa"` or a name (`white`, `black`, \
             `red`, `green`, `blue`, `yellow`, `cyan`, `magenta`, `gray`, `orange`, `purple`, `transparent`).
             """,
-        functions: [
-            LuaFunction(
-                "text", "x: integer, y: integer, text: string, options?: table", returns: "integer, integer",
-                doc:
-                    """
-                    Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, \
-                    `surface`, `scale` (1…16: each font pixel drawn as a square of that side; `gui.text_scale()` \
-                    suits the window). Returns the text's width and height in pixels.
-                    """
-            ) { run($0, $1, guiText) },
-            LuaFunction(
-                "text_size", "text: string, scale?: integer", returns: "integer, integer",
-                doc: "The width and height `gui.text` would draw (at `scale`, default 1)."
-            ) { run($0, $1, guiTextSize) },
-            LuaFunction("pixel", "x: integer, y: integer, options?: table", doc: "Sets one pixel (option `color`).") {
-                run($0, $1, guiPixel)
-            },
-            LuaFunction(
-                "polyline", "points: table, options?: table",
-                doc:
-                    """
-                    Draws lines joining consecutive points, given flat as `{x1, y1, x2, y2, …}` (integers, at most \
-                    \(maximumPolylinePoints) points) — a graph of a value over time in one call; option `color`.
-                    """
-            ) { run($0, $1, guiPolyline) },
-            LuaFunction(
-                "line", "x1: integer, y1: integer, x2: integer, y2: integer, options?: table",
-                doc: "Draws a line, both ends included."
-            ) { run($0, $1, guiLine) },
-            LuaFunction(
-                "rect", "x: integer, y: integer, width: integer, height: integer, options?: table",
-                doc: "Draws a rectangle: outline in `color`, inside filled with `fill` when given."
-            ) { run($0, $1, guiRect) },
-            LuaFunction(
-                "circle", "x: integer, y: integer, radius: integer, options?: table",
-                doc: "Draws a circle around (x, y): outline in `color`, filled with `fill` when given."
-            ) { run($0, $1, guiCircle) },
-            LuaFunction(
-                "image", "x: integer, y: integer, image: string|image, options?: table",
-                doc:
-                    """
-                    Draws a PNG (by path, read once and cached) or an image from `gui.load_image`, blending its \
-                    alpha; option `surface`.
-                    """
-            ) { run($0, $1, guiImage) },
-            LuaFunction(
-                "load_image", "path: string", returns: "image?, string?",
-                doc:
-                    """
-                    Reads a PNG into an image object (`image:width()`, `image:height()`); `nil, message` if it \
-                    cannot be read.
-                    """
-            ) { run($0, $1, guiLoadImage) },
-        ] + frameFunctions + [
-            LuaFunction("clear", "surface?: string", doc: "Erases a surface (`\"emu\"` by default) now.") {
-                run($0, $1, guiClear)
-            },
-            LuaFunction(
-                "surface_size", "surface?: string", returns: "integer, integer",
-                doc: """
-                    The width and height of a surface. The `hud`'s width stops at a tool's side panel \
-                    (`gui.side_panel`), so what is aligned to its right stays beside the game; the panel's room \
-                    lies right of it.
-                    """
-            ) { run($0, $1, guiSurfaceSize) },
-            LuaFunction(
-                "text_scale", "surface?: string", returns: "integer",
-                doc: """
-                    The text scale that reads well on a surface (`"hud"` by default): its width over 320 or its \
-                    height over 240, whichever is smaller, rounded down, 1 to 8 (a 256×224 game in a 3× window: 2; \
-                    6×: 4; headless: 1).
-                    """
-            ) { run($0, $1, guiTextScale) },
-            LuaFunction(
-                "side_panel", "width?: integer", returns: "integer",
-                doc:
-                    """
-                    Gets, or sets, the width in hud pixels kept at the window's right for a tool's panel (the TAS \
-                    editor's piano roll): the window widens by that much where the desktop has room and the game \
-                    is drawn in the rest (fullscreen: the game makes room); 0 gives it back. Headless, the hud is \
-                    that much wider than the frame. `gui.surface_size("hud")` then gives the width left of the \
-                    panel, where the panel begins. The room goes with the script that asked for it: when that script \
-                    fails or is unloaded, it is given back. Returns the width in effect (0…4096).
-                    """
-            ) { run($0, $1, guiSidePanel) },
-            LuaFunction(
-                "fullscreen", "on?: boolean", returns: "boolean",
-                doc:
-                    """
-                    Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no \
-                    effect headless). Returns the state in effect.
-                    """
-            ) { run($0, $1, guiFullscreen) },
-            LuaFunction(
-                "screenshot", "path: string", returns: "boolean?, string?",
-                doc:
-                    """
-                    Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). \
-                    Returns `true`, or `nil, message`.
-                    """
-            ) { run($0, $1, guiScreenshot) },
-        ])
+        functions: guiDrawing + guiImages + frameFunctions + guiSurfaces)
+
+    /// Text and shapes on a surface.
+    private static let guiDrawing: [LuaFunction] = [
+        LuaFunction(
+            "text", "x: integer, y: integer, text: string, options?: table", returns: "integer, integer",
+            doc:
+                """
+                Draws text in the built-in 6×8 bitmap font (`\\n` starts a line); options `color`, `bg`, \
+                `surface`, `scale` (1…16: each font pixel drawn as a square of that side; `gui.text_scale()` \
+                suits the window). Returns the text's width and height in pixels.
+                """
+        ) { run($0, $1, guiText) },
+        LuaFunction(
+            "text_size", "text: string, scale?: integer", returns: "integer, integer",
+            doc: "The width and height `gui.text` would draw (at `scale`, default 1)."
+        ) { run($0, $1, guiTextSize) },
+        LuaFunction("pixel", "x: integer, y: integer, options?: table", doc: "Sets one pixel (option `color`).") {
+            run($0, $1, guiPixel)
+        },
+        LuaFunction(
+            "polyline", "points: table, options?: table",
+            doc:
+                """
+                Draws lines joining consecutive points, given flat as `{x1, y1, x2, y2, …}` (integers, at most \
+                \(maximumPolylinePoints) points) — a graph of a value over time in one call; option `color`.
+                """
+        ) { run($0, $1, guiPolyline) },
+        LuaFunction(
+            "line", "x1: integer, y1: integer, x2: integer, y2: integer, options?: table",
+            doc: "Draws a line, both ends included."
+        ) { run($0, $1, guiLine) },
+        LuaFunction(
+            "rect", "x: integer, y: integer, width: integer, height: integer, options?: table",
+            doc: "Draws a rectangle: outline in `color`, inside filled with `fill` when given."
+        ) { run($0, $1, guiRect) },
+        LuaFunction(
+            "circle", "x: integer, y: integer, radius: integer, options?: table",
+            doc: "Draws a circle around (x, y): outline in `color`, filled with `fill` when given."
+        ) { run($0, $1, guiCircle) },
+    ]
+
+    /// Images drawn and loaded.
+    private static let guiImages: [LuaFunction] = [
+        LuaFunction(
+            "image", "x: integer, y: integer, image: string|image, options?: table",
+            doc:
+                """
+                Draws a PNG (by path, read once and cached) or an image from `gui.load_image`, blending its \
+                alpha; option `surface`.
+                """
+        ) { run($0, $1, guiImage) },
+        LuaFunction(
+            "load_image", "path: string", returns: "image?, string?",
+            doc:
+                """
+                Reads a PNG into an image object (`image:width()`, `image:height()`); `nil, message` if it \
+                cannot be read.
+                """
+        ) { run($0, $1, guiLoadImage) },
+    ]
+
+    /// Surfaces, the window and screenshots.
+    private static let guiSurfaces: [LuaFunction] = [
+        LuaFunction("clear", "surface?: string", doc: "Erases a surface (`\"emu\"` by default) now.") {
+            run($0, $1, guiClear)
+        },
+        LuaFunction(
+            "surface_size", "surface?: string", returns: "integer, integer",
+            doc: """
+                The width and height of a surface. The `hud`'s width stops at a tool's side panel \
+                (`gui.side_panel`), so what is aligned to its right stays beside the game; the panel's room \
+                lies right of it.
+                """
+        ) { run($0, $1, guiSurfaceSize) },
+        LuaFunction(
+            "text_scale", "surface?: string", returns: "integer",
+            doc: """
+                The text scale that reads well on a surface (`"hud"` by default): its width over 320 or its \
+                height over 240, whichever is smaller, rounded down, 1 to 8 (a 256×224 game in a 3× window: 2; \
+                6×: 4; headless: 1).
+                """
+        ) { run($0, $1, guiTextScale) },
+        LuaFunction(
+            "side_panel", "width?: integer", returns: "integer",
+            doc:
+                """
+                Gets, or sets, the width in hud pixels kept at the window's right for a tool's panel (the TAS \
+                editor's piano roll): the window widens by that much where the desktop has room and the game \
+                is drawn in the rest (fullscreen: the game makes room); 0 gives it back. Headless, the hud is \
+                that much wider than the frame. `gui.surface_size("hud")` then gives the width left of the \
+                panel, where the panel begins. The room goes with the script that asked for it: when that script \
+                fails or is unloaded, it is given back. Returns the width in effect (0…4096).
+                """
+        ) { run($0, $1, guiSidePanel) },
+        LuaFunction(
+            "fullscreen", "on?: boolean", returns: "boolean",
+            doc:
+                """
+                Gets, or asks the window to switch, fullscreen (applied before the next frame is shown; no \
+                effect headless). Returns the state in effect.
+                """
+        ) { run($0, $1, guiFullscreen) },
+        LuaFunction(
+            "screenshot", "path: string", returns: "boolean?, string?",
+            doc:
+                """
+                Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). \
+                Returns `true`, or `nil, message`.
+                """
+        ) { run($0, $1, guiScreenshot) },
+    ]
 
     // MARK: - The functions
 

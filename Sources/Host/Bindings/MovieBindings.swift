@@ -5,7 +5,7 @@ import LuaRuntime
 
 extension Bindings {
     /// A movie frame argument: 0 is the movie's first frame.
-    private static func movieFrame(_ call: LuaCall, _ index: Int32) throws(LuaCallError) -> Int {
+    static func movieFrame(_ call: LuaCall, _ index: Int32) throws(LuaCallError) -> Int {
         let frame = try call.integer(index, "frame")
         guard frame >= 0 else { throw call.badArgument(index, "frame", "must be 0 or more") }
         return frame
@@ -13,7 +13,7 @@ extension Bindings {
 
     /// Runs a movie operation for `script` (its events reach scripts on the running thread); a
     /// refusal becomes `nil, message`.
-    private static func movieCall(
+    static func movieCall(
         _ call: LuaCall, _ script: Script, _ body: (Emulator) throws(Refusal) -> Void
     ) throws(Refusal) -> Int32 {
         try call.nested(script) { () throws(Refusal) in try body(script.emulator) }
@@ -41,141 +41,103 @@ extension Bindings {
             be on the movie's timeline. Files: `.rlm` (Retrolua's text format), `.bk2` (BizHawk), `.fm2` (FCEUX), \
             chosen by extension. Events: `movie_start(mode)`, `movie_end()`, `movie_desync(frame)`.
             """,
-        functions: [
-            LuaFunction(
-                "record", "path: string, options?: table", returns: "boolean?, string?",
-                doc:
-                    """
-                    Starts recording to `path` (a new file: existing files are never overwritten unless \
-                    `overwrite = true`). Options: `from` = `\"power\"` (default: power-cycle, with the game's \
-                    save RAM as the core creates it; a core that cannot save its power-on state starts as it is \
-                    when nothing has run yet, else from the first state it gave, stored in the movie and noted \
-                    as `anchor` in its header) or `\"now\"` (also `\"state\"`: start from the current \
-                    state, stored in the movie); `author`; `verify` (log a hash every frame for `retrolua movie \
-                    verify` of the core's system RAM, else its RAM-like memory, else the picture: recording says \
-                    which, and the header's `verify-covers`); `ports` (1…8, default 2). The movie is written when \
-                    stopped and at exit.
-                    """
-            ) { run($0, $1, movieRecord) },
-            LuaFunction(
-                "play", "path: string, options?: table", returns: "boolean?, string?",
-                doc:
-                    """
-                    Plays a movie file from its start (power-on or its start state). Options: `readonly` (default \
-                    true), `force` (play against another core or content, with a warning). A movie made with \
-                    other content or another core is refused with `nil, message`; core options are set to the \
-                    movie's. Warnings are shown as messages.
-                    """
-            ) { run($0, $1, moviePlay) },
-            LuaFunction(
-                "stop", returns: "boolean?, string?",
-                doc:
-                    """
-                    Ends the movie (a recording is saved first; `nil, message` if that fails, and the movie stays \
-                    active). The game runs on.
-                    """
-            ) { run($0, $1, movieStop) },
-            LuaFunction(
-                "save", "path?: string", returns: "boolean?, string?",
-                doc:
-                    """
-                    Writes the movie now (durably), to `path` or its own file; a played movie is only ever \
-                    written by this call.
-                    """
-            ) { run($0, $1, movieSave) },
-            LuaFunction(
-                "mode", returns: "string",
-                doc:
-                    """
-                    `\"idle\"`, `\"record\"`, `\"play\"` or `\"finished\"` (played to the end in read-only mode; \
-                    the player has control).
-                    """
-            ) { run($0, $1, movieMode) },
-            movieFrameFunction, movieLengthFunction,
-            LuaFunction(
-                "input", "frame: integer, port?: integer", returns: "table?, string?",
-                doc:
-                    """
-                    The buttons logged for `frame` on `port` (default 1) as `{a=true, …}`, plus the frame's \
-                    command (`\"reset\"`, `\"power\"` or nil) as a second value; `nil, message` outside the movie.
-                    """
-            ) { run($0, $1, movieInput) },
-            LuaFunction(
-                "set_input", "frame: integer, port: integer, buttons: table, command?: string",
-                doc:
-                    """
-                    Rewrites the input of `frame` on `port` (`buttons` as `{a=true, …}`: absent = released; \
-                    `frame` = `movie.length()` appends). `command` `\"reset\"` or `\"power\"` puts that command \
-                    on the frame. Verification hashes from `frame` on are dropped. Returns `true`, or `nil, \
-                    message`.
-                    """
-            ) { run($0, $1, movieSetInput) },
-            LuaFunction(
-                "rerecords", "count?: integer", returns: "integer",
-                doc: "The movie's rerecord count; with `count`, sets it. 0 without a movie."
-            ) { run($0, $1, movieRerecords) },
-            LuaFunction(
-                "set_rerecord_counting", "on: boolean",
-                doc:
-                    """
-                    Whether state loads in read-write mode count as rerecords (on by default; bots that load \
-                    states thousands of times turn it off).
-                    """
-            ) { run($0, $1, movieSetRerecordCounting) },
-            LuaFunction(
-                "readonly", "on?: boolean", returns: "boolean",
-                doc:
-                    """
-                    Read-only mode: with an argument, sets it (turning it on while recording switches to \
-                    playback; off at the end of a played movie resumes recording). Returns the mode.
-                    """
-            ) { run($0, $1, movieReadonly) },
-            LuaFunction(
-                "info", returns: "table?",
-                doc:
-                    """
-                    The active movie's header: `{path=, core=, core_version=, system=, content=, content_sha1=, \
-                    author=, rerecords=, length=, start= (\"power\" or \"state\"), guid=, verify= (boolean), \
-                    unsaved= (boolean), readonly=, ports=}`; nil without a movie.
-                    """
-            ) { run($0, $1, movieInfo) },
-            LuaFunction(
-                "desync", returns: "table?",
-                doc:
-                    """
-                    The first frame where playback's RAM (or lag) differed from the movie's verification log: \
-                    `{frame=, what=}`; nil while in sync.
-                    """
-            ) { run($0, $1, movieDesync) },
-            LuaFunction(
-                "branch_save", "name: string", returns: "boolean?, string?",
-                doc:
-                    """
-                    Saves a named branch: the current state with the movie's input up to now, and a thumbnail (in \
-                    `MOVIE.branches/`). Not allowed during the input poll.
-                    """
-            ) { run($0, $1, movieBranchSave) },
-            LuaFunction(
-                "branch_load", "name: string", returns: "boolean?, string?",
-                doc:
-                    """
-                    Loads a branch: its state, and its input replaces the movie's (a rerecord). In read-only mode \
-                    the movie then plays to the branch's end. Not allowed during the input poll.
-                    """
-            ) { run($0, $1, movieBranchLoad) },
-            LuaFunction(
-                "branch_delete", "name: string", returns: "boolean?, string?",
-                doc: "Deletes a branch and its thumbnail."
-            ) { run($0, $1, movieBranchDelete) },
-            LuaFunction(
-                "branches", returns: "table?, string?",
-                doc:
-                    """
-                    The movie's branches, by name: a list of `{name=, frame=, thumbnail= (PNG path or nil)}`; \
-                    `nil, message` without a movie file.
-                    """
-            ) { run($0, $1, movieBranches) },
-        ])
+        functions: movieFiles + movieTimeline + movieBranches)
+
+    /// Recording, playing, stopping and saving a movie file.
+    private static let movieFiles: [LuaFunction] = [
+        LuaFunction(
+            "record", "path: string, options?: table", returns: "boolean?, string?",
+            doc:
+                """
+                Starts recording to `path` (a new file: existing files are never overwritten unless \
+                `overwrite = true`). Options: `from` = `\"power\"` (default: power-cycle, with the game's \
+                save RAM as the core creates it; a core that cannot save its power-on state starts as it is \
+                when nothing has run yet, else from the first state it gave, stored in the movie and noted \
+                as `anchor` in its header) or `\"now\"` (also `\"state\"`: start from the current \
+                state, stored in the movie); `author`; `verify` (log a hash every frame for `retrolua movie \
+                verify` of the core's system RAM, else its RAM-like memory, else the picture: recording says \
+                which, and the header's `verify-covers`); `ports` (1…8, default 2). The movie is written when \
+                stopped and at exit.
+                """
+        ) { run($0, $1, movieRecord) },
+        LuaFunction(
+            "play", "path: string, options?: table", returns: "boolean?, string?",
+            doc:
+                """
+                Plays a movie file from its start (power-on or its start state). Options: `readonly` (default \
+                true), `force` (play against another core or content, with a warning). A movie made with \
+                other content or another core is refused with `nil, message`; core options are set to the \
+                movie's. Warnings are shown as messages.
+                """
+        ) { run($0, $1, moviePlay) },
+        LuaFunction(
+            "stop", returns: "boolean?, string?",
+            doc:
+                """
+                Ends the movie (a recording is saved first; `nil, message` if that fails, and the movie stays \
+                active). The game runs on.
+                """
+        ) { run($0, $1, movieStop) },
+        LuaFunction(
+            "save", "path?: string", returns: "boolean?, string?",
+            doc:
+                """
+                Writes the movie now (durably), to `path` or its own file; a played movie is only ever \
+                written by this call.
+                """
+        ) { run($0, $1, movieSave) },
+    ]
+
+    /// The movie's mode, frames, input and rerecords.
+    private static let movieTimeline: [LuaFunction] = [
+        LuaFunction(
+            "mode", returns: "string",
+            doc:
+                """
+                `\"idle\"`, `\"record\"`, `\"play\"` or `\"finished\"` (played to the end in read-only mode; \
+                the player has control).
+                """
+        ) { run($0, $1, movieMode) },
+        movieFrameFunction, movieLengthFunction,
+        LuaFunction(
+            "input", "frame: integer, port?: integer", returns: "table?, string?",
+            doc:
+                """
+                The buttons logged for `frame` on `port` (default 1) as `{a=true, …}`, plus the frame's \
+                command (`\"reset\"`, `\"power\"` or nil) as a second value; `nil, message` outside the movie.
+                """
+        ) { run($0, $1, movieInput) },
+        LuaFunction(
+            "set_input", "frame: integer, port: integer, buttons: table, command?: string",
+            doc:
+                """
+                Rewrites the input of `frame` on `port` (`buttons` as `{a=true, …}`: absent = released; \
+                `frame` = `movie.length()` appends). `command` `\"reset\"` or `\"power\"` puts that command \
+                on the frame. Verification hashes from `frame` on are dropped. Returns `true`, or `nil, \
+                message`.
+                """
+        ) { run($0, $1, movieSetInput) },
+        LuaFunction(
+            "rerecords", "count?: integer", returns: "integer",
+            doc: "The movie's rerecord count; with `count`, sets it. 0 without a movie."
+        ) { run($0, $1, movieRerecords) },
+        LuaFunction(
+            "set_rerecord_counting", "on: boolean",
+            doc:
+                """
+                Whether state loads in read-write mode count as rerecords (on by default; bots that load \
+                states thousands of times turn it off).
+                """
+        ) { run($0, $1, movieSetRerecordCounting) },
+        LuaFunction(
+            "readonly", "on?: boolean", returns: "boolean",
+            doc:
+                """
+                Read-only mode: with an argument, sets it (turning it on while recording switches to \
+                playback; off at the end of a played movie resumes recording). Returns the mode.
+                """
+        ) { run($0, $1, movieReadonly) },
+    ]
 
     // MARK: - The functions
 
@@ -329,63 +291,4 @@ extension Bindings {
         return call.returning(script.emulator.movie.readOnly)
     }
 
-    private static func movieInfo(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let engine = script.emulator.movie
-        guard let movie = engine.movie else { call.pushNil(); return 1 }
-        call.newTable(fields: 14)
-        if let path = engine.path { call.set("path", path) }
-        call.set("core", movie.coreName)
-        call.set("core_version", movie.coreVersion)
-        call.set("system", movie.system)
-        call.set("content", movie.contentName)
-        call.set("content_sha1", movie.contentSHA1)
-        call.set("author", movie.author)
-        call.set("rerecords", movie.rerecords)
-        call.set("length", movie.length)
-        call.set("start", movie.startState == nil ? "power" : "state")
-        call.set("guid", movie.guid)
-        call.set("verify", movie.hasVerification)
-        call.set("unsaved", engine.hasUnsavedChanges)
-        call.set("readonly", engine.readOnly)
-        call.set("ports", movie.log.ports)
-        return 1
-    }
-
-    private static func movieDesync(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        guard let desync = script.emulator.movie.firstDesync else { call.pushNil(); return 1 }
-        call.newTable(fields: 2)
-        call.set("frame", desync.frame)
-        call.set("what", desync.what)
-        return 1
-    }
-
-    private static func movieBranchSave(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let name = try call.string(1, "name")
-        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveBranch(name) }
-    }
-
-    private static func movieBranchLoad(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let name = try call.string(1, "name")
-        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.loadBranch(name) }
-    }
-
-    private static func movieBranchDelete(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let name = try call.string(1, "name")
-        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.deleteBranch(name) }
-    }
-
-    private static func movieBranches(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let engine = script.emulator.movie
-        let branches: [MovieEngine.Branch]
-        do { branches = try engine.branches() } catch { return call.failure("\(error)") }
-        call.newTable(array: branches.count)
-        for (index, branch) in branches.enumerated() {
-            call.newTable(fields: 3)
-            call.set("name", branch.name)
-            call.set("frame", branch.frame)
-            if let thumbnail = branch.thumbnailPath { call.set("thumbnail", thumbnail) }
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
-        }
-        return 1
-    }
 }

@@ -29,7 +29,10 @@ extension Bindings {
         }
     }
 
-    static let tastudioEdits: [LuaFunction] = [
+    static let tastudioEdits: [LuaFunction] = tastudioFrameEdits + tastudioUndo + tastudioMarkers
+
+    /// Edits of frames: buttons, inserting, cloning, deleting, clearing.
+    private static let tastudioFrameEdits: [LuaFunction] = [
         LuaFunction(
             "set_button", "frame: integer, port: integer, button: string, pressed: boolean, count?: integer",
             returns: "integer|boolean|nil, string?",
@@ -64,6 +67,10 @@ extension Bindings {
             "clear", "frame: integer, count?: integer", returns: "integer|boolean|nil, string?",
             doc: "Releases every button of `count` frames (default 1) from `frame` (and drops their resets)."
         ) { run($0, $1, tastudioEditClear) },
+    ]
+
+    /// Undo steps.
+    private static let tastudioUndo: [LuaFunction] = [
         LuaFunction(
             "begin", "name?: string", returns: "boolean?, string?",
             doc: "Gathers the edits until `tastudio.apply()` into one undo step named `name`."
@@ -88,6 +95,10 @@ extension Bindings {
             "history", returns: "table",
             doc: "`{undo= (boolean: a step to undo), redo=, gathering= (a `begin` group is open)}`."
         ) { run($0, $1, tastudioEditHistory) },
+    ]
+
+    /// Markers and the selection.
+    private static let tastudioMarkers: [LuaFunction] = [
         LuaFunction(
             "set_marker", "frame: integer, note?: string", returns: "integer|boolean|nil, string?",
             doc: "Puts a marker with `note` (default empty) on `frame` (0…length), replacing one there (an undo step)."

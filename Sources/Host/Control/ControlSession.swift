@@ -8,13 +8,13 @@ import Glibc
 /// states, the frame and audio, info, reset, quit, and — with --trust — Lua evaluation.
 /// Protocol reference: docs/guides/control-socket.md.
 public final class ControlSession {
-    let host: ScriptHost
     /// The emulator every door's request runs against.
-    var emulator: Emulator { host.emulator }
+    let emulator: Emulator
+    /// The scenario and `eval`, from the run's scripts (none: neither is offered).
+    let scripts: (any ControlScripts)?
     /// `--scenario`: a script whose global `reward()` and `done()` are reported after each step.
-    var scenario: Script?
+    var scenario: (any ControlScenario)?
     let allowEval: Bool
-    private var evaluator: Script?
     /// Sound since the last `audio` request (interleaved stereo int16): the last 30 to 60 seconds of it.
     private var audio: [Int16] = []
     public private(set) var quitRequested = false
@@ -28,10 +28,11 @@ public final class ControlSession {
     /// The audio hook this session replaced, put back when it ends (the core outlives the session).
     private let previousOnAudio: ((UnsafePointer<Int16>, Int) -> Void)?
 
-    public init(host: ScriptHost, allowEval: Bool) {
-        self.host = host
+    public init(emulator: Emulator, scripts: (any ControlScripts)?, allowEval: Bool) {
+        self.emulator = emulator
+        self.scripts = scripts
         self.allowEval = allowEval
-        let core = host.session.core
+        let core = emulator.session.core
         let previous = core.onAudio
         previousOnAudio = previous
         let limit = Int((core.avInfo?.sampleRate ?? 48000) * 60) * 2
@@ -43,14 +44,14 @@ public final class ControlSession {
         }
     }
 
-    deinit { host.session.core.onAudio = previousOnAudio }
+    deinit { emulator.session.core.onAudio = previousOnAudio }
 
     /// Headless: serves requests until `quit`, `emu.exit` or a stop signal; the emulator runs only when
     /// a client steps it. Clients may come and go.
     public func serve(_ server: ControlServer) -> RunReport {
         let meter = RunMeter(emulator.session)
         var lastActivity = DispatchTime.now().uptimeNanoseconds
-        while !quitRequested && host.emulator.exitCode == nil && !StopSignals.isRequested {
+        while !quitRequested && emulator.exitCode == nil && !StopSignals.isRequested {
             // Polled without sleeping for a moment after each request: a client stepping in a loop sends
             // its next one within microseconds, and waking a sleeping CPU for it costs more than a frame's
             // share (on VMs, 50–200 µs a wake-up). Past the window the wait blocks as before.
@@ -65,17 +66,9 @@ public final class ControlSession {
     /// Loads the scenario script (its main chunk defines `reward()` and `done()`). A main chunk that
     /// fails is the scenario's error (the run refuses to start): the host would drop the script and
     /// every step would score 0, or the `reward()` of another script.
-    public func loadScenario(_ path: String) throws(ScriptError) {
-        let before = Set(host.scripts.map(ObjectIdentifier.init))
-        let (failuresBefore, report, name) = (host.failures.count, host.onFailure, (path as NSString).lastPathComponent)
-        host.onFailure = { if $0.script != name { report($0) } }  // its failure is the run's error, said once
-        defer { host.onFailure = report }
-        try host.load(scriptAt: path)
-        guard let loaded = host.scripts.last(where: { !before.contains(ObjectIdentifier($0)) }), !loaded.failed else {
-            throw host.failures.dropFirst(failuresBefore).last { $0.script == name }
-                ?? ScriptError(script: name, message: "its main chunk failed")
-        }
-        scenario = loaded
+    public func loadScenario(_ path: String) throws {
+        guard let scripts else { throw ControlError("a scenario needs scripts") }
+        scenario = try scripts.loadScenario(at: path)
     }
 
     /// Handles one request line to the end (a long step runs all its slices); returns the reply line.
@@ -128,12 +121,9 @@ public final class ControlSession {
     /// After a frame: the scenario's `reward()` and `done()` (nil without a scenario or once it failed).
     func scoreFrame() -> (reward: Double, done: Bool)? {
         guard let scenario, !scenario.failed else { return nil }
-        var reward = 0.0, done = false
-        if case .success(let value) = scenario.callGlobal("reward") {
-            reward = (value as? Double) ?? (value as? Int).map(Double.init) ?? 0
-        }
-        if case .success(let value) = scenario.callGlobal("done"), let flag = value as? Bool { done = flag }
-        return (reward, done)
+        let reward = scenario.value(of: "reward")
+        let done = scenario.value(of: "done") as? Bool ?? false
+        return ((reward as? Double) ?? (reward as? Int).map(Double.init) ?? 0, done)
     }
 
     /// Why the scenario stopped working (its error), once it has: a step then reports it.
@@ -142,8 +132,8 @@ public final class ControlSession {
     /// After a step: the scenario's `info()` table of named values (nil without a scenario, without
     /// an `info` function, when it returns no table, or once the scenario failed).
     func scenarioInfo() -> [String: Any]? {
-        guard let scenario, !scenario.failed, case .success(let value) = scenario.callGlobal("info") else { return nil }
-        return value as? [String: Any]
+        guard let scenario, !scenario.failed else { return nil }
+        return scenario.value(of: "info") as? [String: Any]
     }
 
     private func perform(_ command: String, _ request: ControlRequest) throws(ControlError) -> [String: Any] {
@@ -240,14 +230,10 @@ public final class ControlSession {
             guard let source = try request.string("lua") else {
                 throw ControlError("eval needs \"lua\": a chunk of Lua")
             }
-            if evaluator == nil {
-                do { evaluator = try Script(path: "control", host: host, source: "") } catch {
-                    throw ControlError(error.message)
-                }
-            }
-            switch evaluator!.evaluate(source) {
+            guard let scripts else { throw ControlError("eval needs scripts") }
+            switch scripts.evaluate(source) {
             case .success(let values): return ["values": values]
-            case .failure(let message): throw ControlError(message.description)
+            case .failure(let error): throw error
             }
         default:
             throw ControlError(
@@ -262,6 +248,6 @@ public final class ControlSession {
     /// The domain and address a read or write names: `domain` (default: the default domain), `address`.
     private func place(_ request: ControlRequest) throws -> (MemoryAccess.Domain, Int) {
         guard let address = try request.integer("address") else { throw ControlError("needs \"address\": an integer") }
-        return (try host.emulator.memory.domain(named: try request.string("domain")), address)
+        return (try emulator.memory.domain(named: try request.string("domain")), address)
     }
 }

@@ -117,7 +117,8 @@ final class RunParts {
     }
 
     private func openControl(_ plan: ControlPlan) throws(RunFailure) {
-        let control = ControlSession(host: host, allowEval: plan.allowEval)
+        let control = ControlSession(
+            emulator: host.emulator, scripts: RunControlScripts(host), allowEval: plan.allowEval)
         if plan.dieWithParent { control.parent = RunParentDeath.parent != 0 ? RunParentDeath.parent : getppid() }
         control.exitOnDisconnect = plan.exitOnDisconnect
         // The scenario before the socket: one that fails refuses the run before a client can connect.

@@ -105,6 +105,8 @@ public final class ScriptHost: EmulatorClient {
     public private(set) var isRedrawingPaused = false
     var pausedScratch: Canvas { screen.pausedScratch }
     private var framesSinceReloadCheck = 0
+    /// The state `evaluate` runs chunks in.
+    private var evaluator: Script?
 
     public init(emulator: Emulator, screen: Screen, options: ScriptOptions, api: [LuaModule]) {
         self.emulator = emulator
@@ -129,6 +131,30 @@ public final class ScriptHost: EmulatorClient {
     }
 
     public var scriptCount: Int { scripts.count }
+
+    /// Loads a script that must start: a main chunk that fails throws its error, said once (by the caller),
+    /// instead of the script being dropped (a scenario whose `reward()` would then score 0, or another's).
+    func loadRequired(scriptAt path: String) throws(ScriptError) -> Script {
+        let before = Set(scripts.map(ObjectIdentifier.init))
+        let (failuresBefore, report, name) = (failures.count, onFailure, (path as NSString).lastPathComponent)
+        onFailure = { if $0.script != name { report($0) } }
+        defer { onFailure = report }
+        try load(scriptAt: path)
+        guard let loaded = scripts.last(where: { !before.contains(ObjectIdentifier($0)) }), !loaded.failed else {
+            throw failures.dropFirst(failuresBefore).last { $0.script == name }
+                ?? ScriptError(script: name, message: "its main chunk failed")
+        }
+        return loaded
+    }
+
+    /// Runs a chunk of Lua in an evaluator state of its own (made on first use, kept for the next chunk): its
+    /// values, or its error.
+    public func evaluate(_ source: String) -> Result<[Any], ScriptError> {
+        if evaluator == nil {
+            do { evaluator = try Script(path: "control", host: self, source: "") } catch { return .failure(error) }
+        }
+        return evaluator!.evaluate(source)
+    }
 
     /// Stops the script running now, from any thread (a stop signal): the watchdog in lua_shim.c raises an
     /// error in it at its next instruction check.

@@ -1,0 +1,18 @@
+/// What the control doors need from scripts — the scenario that scores steps, and `eval` — answered by the
+/// script host through the run, so the doors hold the emulator and this, never the script host itself.
+public protocol ControlScripts: AnyObject {
+    /// Loads the scenario script; a main chunk that fails throws its error (the run then refuses to start).
+    func loadScenario(at path: String) throws -> any ControlScenario
+    /// Runs a chunk of Lua in the socket's own script state (made on first use): its values, or its error.
+    func evaluate(_ source: String) -> Result<[Any], ControlError>
+}
+
+/// The scenario script: its global functions `reward`, `done` and `info`, called after frames.
+public protocol ControlScenario: AnyObject {
+    /// True once it stopped: failed, or unloaded.
+    var failed: Bool { get }
+    /// Why it failed (its first error), once it has.
+    var failure: String? { get }
+    /// A global function's value; nil when the scenario has no such function, it failed, or it returned nothing.
+    func value(of global: String) -> Any?
+}

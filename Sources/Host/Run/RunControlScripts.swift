@@ -1,0 +1,29 @@
+/// The run's scripts as the control doors see them: the scenario and `eval`, answered by the script host.
+public final class RunControlScripts: ControlScripts {
+    private let host: ScriptHost
+
+    public init(_ host: ScriptHost) { self.host = host }
+
+    public func loadScenario(at path: String) throws -> any ControlScenario {
+        RunScenario(script: try host.loadRequired(scriptAt: path))
+    }
+
+    public func evaluate(_ source: String) -> Result<[Any], ControlError> {
+        host.evaluate(source).mapError { ControlError($0.description) }
+    }
+}
+
+/// A scenario script's globals as the control doors call them.
+final class RunScenario: ControlScenario {
+    private let script: Script
+
+    init(script: Script) { self.script = script }
+
+    var failed: Bool { script.failed }
+    var failure: String? { script.failure }
+
+    func value(of global: String) -> Any? {
+        guard !script.failed, case .success(let value) = script.callGlobal(global) else { return nil }
+        return value
+    }
+}
