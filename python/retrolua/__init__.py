@@ -3,7 +3,8 @@
 - `Emulator(rom, core=…)`: an emulator in its own process, driven through the control socket's
   binary door (screen, RAM, sound and states as numpy views of shared memory; see `retrolua.emulator`).
 - `retrolua.control.Retrolua`: the JSON-lines client (every request the socket knows, TCP included).
-- `make(rom, …)` / `make_vec(rom, n, …)`: Gymnasium environments (`retrolua.env`, `retrolua.vector`).
+- `make(rom, …)` / `make_vec(rom, n, …)`: Gymnasium environments (`retrolua.env`, `retrolua.vector`;
+  the registered ids are in `retrolua.registration`).
 - `find_binary()`: which `retrolua` executable is launched.
 """
 
@@ -29,7 +30,7 @@ def make_vec(*args, **kwargs):  # type: ignore[no-untyped-def]
 # The shipped environments' ids (`gymnasium.make("retrolua/Dodge-v0")`) exist once `retrolua` is
 # imported, as other emulators' packages do it; without gymnasium there is nothing to register.
 if __import__("importlib.util").util.find_spec("gymnasium") is not None:
-    from . import env as _registers_envs  # noqa: F401
+    from . import registration as _registers_envs  # noqa: F401
 
 __all__ = ["Buttons", "Emulator", "RetroluaError", "Snapshot", "StepResult", "find_binary", "make", "make_vec"]
 __version__ = "0.1.0"

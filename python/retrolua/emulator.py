@@ -5,6 +5,9 @@ memory shared with this process, and the methods return numpy views of it. **A v
 by the next call that writes the same area**: `screen()` and `step(screen=True)` rewrite the screen
 view, `ram()`, `read()` and `step(ram=True)` the RAM view, `audio()` the sound view. Call `.copy()`
 on a view to keep it. `save_state()` returns bytes (a copy: states are kept around).
+
+`step()` is `finish_step(send_step(…))`: `send_step` returns as soon as the request is sent, so a
+program driving several emulators sends to all of them, then finishes each (`retrolua.vector` does).
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from .errors import RetroluaError
 #: What `step` takes as one port's buttons: a RetroPad mask (bit n = button n, as in `Emulator.buttons`),
 #: a mapping of button names to booleans, or a sequence of pressed button names.
 Buttons = Union[int, Mapping[str, bool], Sequence[str], None]
+
+#: What `Emulator.send_step` returns and `Emulator.finish_step` takes: which views the step refreshes.
+PendingStep = int
 
 
 class StepResult(NamedTuple):
@@ -252,7 +258,7 @@ class Emulator:
 
     def _send(self, command: int, flags: int = 0, count: int = 0, a: int = 0, b: int = 0,
               payload: Union[bytes, bytearray, memoryview] = b"") -> None:
-        """The request half of a call (the vector env sends to every emulator before reading any reply)."""
+        """The request half of a call (`send_step` sends a step without waiting for its reply)."""
         while self._forget_later:  # snapshots collected since the last call: no reply is pending now
             self._send_now(wire.FORGET, 0, 0, self._forget_later.pop(), 0, b"")
             self._reply_header()
@@ -298,7 +304,7 @@ class Emulator:
 
     def _reply_header(self) -> tuple:
         """The reply half: the header's fields; an error reply raises RetroluaError. A step's `info()`
-        JSON (the message of a successful reply) is left for `_step_reply`."""
+        JSON (the message of a successful reply) is left for `finish_step`."""
         reply = self._read_header()
         self._message_left = reply[1]
         if reply[0] != 0:
@@ -435,9 +441,29 @@ class Emulator:
         refresh the `screen()` / `ram()` views in the same round trip (use `last_screen()` /
         `last_ram()` to get them without another request). Stops early when the scenario says done.
         """
+        return self.finish_step(self.send_step(frames, buttons, ports=ports, actions=actions, screen=screen, ram=ram))
+
+    def send_step(self, frames: int = 1, buttons: Buttons = None, *, ports: Optional[Sequence[Buttons]] = None,
+                  actions: Optional[Union[np.ndarray, Sequence[int]]] = None, screen: bool = False,
+                  ram: bool = False) -> PendingStep:
+        """The request half of `step` (same arguments): sends it and returns at once, without waiting
+        for the frames. Pass what it returns to `finish_step`, before any other call on this emulator.
+        Sending to several emulators before finishing any runs their frames at the same time (what
+        the vector env does)."""
         flags, frames, payload = self._step_request(frames, buttons, ports, actions, screen, ram)
         self._send(wire.STEP, flags, frames, payload=payload)
-        return self._step_reply(flags)
+        return flags
+
+    def finish_step(self, pending: PendingStep) -> StepResult:
+        """The reply half of `step`: waits for the step `send_step` sent (`pending` is what it returned),
+        refreshes the views it asked for and returns its result, as `step` does."""
+        reply = self._reply_header()
+        info = json.loads(self._receive(reply[1])) if reply[1] else {}
+        if pending & wire.STEP_SCREEN:
+            self._screen_size = (reply[7], reply[6])
+        if pending & wire.STEP_RAM:
+            self._ram_length = reply[8]
+        return StepResult(reply[2], reply[3], reply[4], reply[9], reply[5] != 0, info)
 
     def _step_request(self, frames: int, buttons: Buttons, ports: Optional[Sequence[Buttons]],
                       actions: Optional[Union[np.ndarray, Sequence[int]]], screen: bool, ram: bool
@@ -466,16 +492,6 @@ class Emulator:
         if not 0 <= frames <= 1_000_000:
             raise ValueError("frames is 0…1000000, got %d" % frames)
         return flags, frames, payload
-
-    def _step_reply(self, flags: int) -> StepResult:
-        """Reads a step's reply (sent with `flags`) and refreshes the views it wrote."""
-        reply = self._reply_header()
-        info = json.loads(self._receive(reply[1])) if reply[1] else {}
-        if flags & wire.STEP_SCREEN:
-            self._screen_size = (reply[7], reply[6])
-        if flags & wire.STEP_RAM:
-            self._ram_length = reply[8]
-        return StepResult(reply[2], reply[3], reply[4], reply[9], reply[5] != 0, info)
 
     def screen(self) -> np.ndarray:
         """The core's last frame as RGB, shape (height, width, 3) uint8: a view into shared memory,

@@ -48,11 +48,10 @@ try:
 except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.env needs gymnasium: pip install 'retrolua[gym]'") from error
 
-from ._binary import shipped_file
-from . import _protocol as wire
 from . import actions as action_sets
 from . import integration as integrations
-from .emulator import Buttons, Emulator, StepResult
+from ._observation import KINDS, Observation, Observer, crop_slices
+from .emulator import Buttons, Emulator, PendingStep, StepResult
 
 
 _SCRATCH = "retrolua-integration-"
@@ -105,7 +104,7 @@ class RetroluaEnv(gymnasium.Env):
         record: Optional[str] = None,
         **emulator: Any,
     ) -> None:
-        if obs not in ("screen", "ram", "both"):
+        if obs not in KINDS:
             raise ValueError("obs is 'screen', 'ram' or 'both', got %r" % (obs,))
         if render_mode not in (None, "rgb_array"):
             raise ValueError("render_mode is None or 'rgb_array'")
@@ -144,15 +143,15 @@ class RetroluaEnv(gymnasium.Env):
             self.emu.load_state(integrations.gunzip_state(bytes(state)))
             self.emu.step(1, 0, screen=True, ram=self.emu.default_domain is not None)  # draws the state
         self._start = self.emu.snapshot()
-        self._crop = self._crop_slices(crop, self.emu.last_screen().shape)
-        height, width = self.emu.last_screen()[self._crop].shape[:2]
+        cut = crop_slices(crop, self.emu.last_screen().shape)
+        height, width = self.emu.last_screen()[cut].shape[:2]
         screen_space = spaces.Box(0, 255, (height, width, 3), dtype=np.uint8)
         ram_size = len(self.emu.last_ram())
         if obs != "screen" and ram_size == 0:
             raise ValueError("the core exposes no memory: use obs='screen'")
         ram_space = spaces.Box(0, 255, (ram_size,), dtype=np.uint8)
         # A load draws nothing: a reset without no-ops shows the start's own frame, kept here.
-        self._start_screen, self._start_ram = self.emu.last_screen().copy(), self.emu.last_ram().copy()
+        self._observer = Observer(self.emu, obs, cut, self.emu.last_screen().copy(), self.emu.last_ram().copy())
         self.observation_space = {"screen": screen_space, "ram": ram_space,
                                   "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
         self._masks: Optional[np.ndarray] = None
@@ -239,39 +238,19 @@ class RetroluaEnv(gymnasium.Env):
             file.write(lua)
         return path, state, crop if crop is not None else game.crop, game.rules.get("actions")
 
-    @staticmethod
-    def _crop_slices(crop: Optional[Sequence[int]], shape: Tuple[int, ...]) -> Tuple[slice, slice]:
-        """Rows and columns of a crop, as stable-retro cuts it (0 or past the edge: to the edge)."""
-        if crop is None:
-            return slice(None), slice(None)
-        x, y, width, height = (int(c) for c in crop)
-        right = shape[1] if not width or x + width > shape[1] else x + width
-        bottom = shape[0] if not height or y + height > shape[0] else y + height
-        return slice(min(y, bottom), bottom), slice(min(x, right), right)
-
-    def _observe(self, at_start: bool = False) -> Union[np.ndarray, Dict[str, np.ndarray]]:
-        screen = (self._start_screen if at_start else self.emu.last_screen())[self._crop]
-        ram = self._start_ram if at_start else self.emu.last_ram()
-        if self.obs_type == "screen":
-            return screen.copy()
-        if self.obs_type == "ram":
-            return ram.copy()
-        return {"screen": screen.copy(), "ram": ram.copy()}
+    def _observe(self, at_start: bool = False) -> Observation:
+        return self._observer.copy(at_start)
 
     def _run(self, masks: Optional[np.ndarray], frames: int) -> StepResult:
-        return self.emu._step_reply(self._send_frames(masks, frames))
+        return self.emu.finish_step(self._send_frames(masks, frames))
 
-    def _send_frames(self, masks: Optional[np.ndarray], frames: int) -> int:
-        """Sends the step request (no-ops when `masks` is None); its flags, for `_step_reply`."""
+    def _send_frames(self, masks: Optional[np.ndarray], frames: int) -> PendingStep:
+        """Sends the step request (no-ops when `masks` is None), for `Emulator.finish_step`."""
         want_screen = self.obs_type != "ram" or self.render_mode == "rgb_array"
         want_ram = self.obs_type != "screen"
         if masks is None:
-            request = self.emu._step_request(frames, 0, None, None, want_screen, want_ram)
-        else:
-            request = self.emu._step_request(frames, None, None, masks, want_screen, want_ram)
-        flags, count, payload = request
-        self.emu._send(wire.STEP, flags, count, payload=payload)
-        return flags
+            return self.emu.send_step(frames, 0, screen=want_screen, ram=want_ram)
+        return self.emu.send_step(frames, actions=masks, screen=want_screen, ram=want_ram)
 
     def reset(self, *, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
               ) -> Tuple[Any, Dict[str, Any]]:
@@ -292,10 +271,11 @@ class RetroluaEnv(gymnasium.Env):
     def step(self, action: Any) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
         """Holds the action for `frameskip` frames (each frame keeps the previous action with
         probability `sticky`); (observation, reward, terminated, truncated, info)."""
-        return self._finish_step(self._send_step(action))
+        return self.finish_step(self.send_step(action))
 
-    def _send_step(self, action: Any) -> int:
-        """The request half of `step` (the vector env sends to every emulator, then reads)."""
+    def send_step(self, action: Any) -> PendingStep:
+        """The request half of `step`: sends it without waiting (the vector env sends to every
+        emulator, then finishes each). Pass what it returns to `finish_step`."""
         mask = self._mask(action)
         masks = np.full(self.frameskip, mask, dtype=np.uint16)
         if self.sticky:
@@ -307,21 +287,28 @@ class RetroluaEnv(gymnasium.Env):
         self._last_mask = int(masks[-1])
         return self._send_frames(masks, self.frameskip)
 
-    def _finish_step(self, flags: int, observe: bool = True) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
-        """The reply half of `step` (the observation is None without `observe`: the vector env
-        copies the views itself)."""
-        result = self.emu._step_reply(flags)
+    def finish_step(self, pending: PendingStep, observe: bool = True
+                    ) -> Tuple[Any, float, bool, bool, Dict[str, Any]]:
+        """The reply half of `step`: what `step` returns (the observation is None without `observe`:
+        the vector env copies it with `store_observation`)."""
+        result = self.emu.finish_step(pending)
         self._steps, self._at_start = self._steps + 1, False
         truncated = not result.done and self._steps >= self.max_steps
         info = dict(result.info, frame=result.frame, lag=result.lag)
         observation = self._observe() if observe else None
         return observation, float(result.reward), bool(result.done), truncated, info
 
+    def store_observation(self, batch: Any, index: int) -> None:
+        """Copies the current observation (what `reset` or `finish_step` would return) straight from
+        shared memory into row `index` of `batch` (arrays shaped as `observation_space` with a leading
+        batch axis; a dict of them for obs="both")."""
+        self._observer.store(batch, index, self._at_start)
+
     def render(self) -> Optional[np.ndarray]:
         """The last frame as RGB (render_mode "rgb_array")."""
         if self.render_mode != "rgb_array":
             return None
-        return (self._start_screen if self._at_start else self.emu.last_screen()).copy()
+        return (self._observer.start_screen if self._at_start else self.emu.last_screen()).copy()
 
     def close(self) -> None:
         if hasattr(self, "emu"):
@@ -338,32 +325,5 @@ def make(rom: str, core: Optional[str] = None, scenario: Optional[str] = None, o
     return RetroluaEnv(rom, scenario=scenario, actions=actions, core=core, obs=obs, **options)
 
 
-#: gymnasium >= 1.0 registers vector entry points (`gymnasium.make_vec(id, n, vectorization_mode=
-#: "vector_entry_point")` then gives a RetroluaVectorEnv).
-_VECTOR_ENTRY = "vector_entry_point" in __import__("inspect").signature(gymnasium.register).parameters
-
 #: Dodge's moves as a Discrete action list: stay, the four directions.
 DODGE_ACTIONS = [[], ["left"], ["right"], ["up"], ["down"]]
-
-
-def _dodge(**options: Any) -> RetroluaEnv:
-    options.setdefault("core", "nestopia")
-    options.setdefault("frameskip", 4)
-    return RetroluaEnv(shipped_file("build/roms/dodge.nes"),
-                       scenario=shipped_file("examples/python/dodge_scenario.lua"), actions=DODGE_ACTIONS, **options)
-
-
-def _dodge_vec(num_envs: int, **options: Any) -> Any:
-    from .vector import make_vec
-
-    options.setdefault("core", "nestopia")
-    options.setdefault("frameskip", 4)
-    options.setdefault("max_steps", options.pop("max_episode_steps", None) or 5000)
-    return make_vec(shipped_file("build/roms/dodge.nes"), num_envs,
-                    scenario=shipped_file("examples/python/dodge_scenario.lua"), actions=DODGE_ACTIONS, **options)
-
-
-for _id, _obs in (("retrolua/Dodge-v0", "screen"), ("retrolua/Dodge-ram-v0", "ram")):
-    if _id not in gymnasium.registry:
-        gymnasium.register(id=_id, entry_point=_dodge, kwargs={"obs": _obs}, max_episode_steps=5000,
-                           **({"vector_entry_point": _dodge_vec} if _VECTOR_ENTRY else {}))

@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import copy as _copy
 import json
-import numbers
 import os
 import signal
 import sys
@@ -48,7 +47,7 @@ try:
 except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.ray needs Ray: pip install 'retrolua[ray]'") from error
 
-from . import _ray_job
+from . import _autoreset, _ray_job
 from ._binary import find_binary
 from .errors import RetroluaError
 
@@ -280,18 +279,9 @@ class _EnvActor:
     def reset(self, seed: Optional[int], options: Optional[Dict[str, Any]]) -> Tuple[Any, Dict[str, Any]]:
         return self.env.reset(seed=seed, options=options)
 
-    def step(self, action: Any, mode: str, autoreset: bool) -> Tuple[Any, float, bool, bool, Dict[str, Any], Any]:
-        """A step in the vector env's autoreset `mode`; the last item is (final obs, final info) when
-        the same-step mode reset the env, else None."""
-        if autoreset and mode == "NextStep":
-            observation, info = self.env.reset()
-            return observation, 0.0, False, False, info, None
-        observation, reward, terminated, truncated, info = self.env.step(action)
-        final = None
-        if mode == "SameStep" and (terminated or truncated):
-            final = (observation, info)
-            observation, info = self.env.reset()
-        return observation, float(reward), bool(terminated), bool(truncated), info, final
+    def step(self, action: Any, mode: str, due: bool) -> Tuple[Any, float, bool, bool, Dict[str, Any], Any]:
+        """A step in the vector env's autoreset `mode` (see `retrolua._autoreset.step`)."""
+        return _autoreset.step(self.env, action, mode, due)
 
     def call(self, name: str, args: Sequence[Any], kwargs: Dict[str, Any]) -> Any:
         value = getattr(self.env, name)
@@ -352,7 +342,7 @@ class RayVectorEnv(VectorEnv):  # type: ignore[misc,valid-type]
         self._rewards = np.zeros((self.num_envs,), dtype=np.float64)
         self._terminations = np.zeros((self.num_envs,), dtype=np.bool_)
         self._truncations = np.zeros((self.num_envs,), dtype=np.bool_)
-        self._autoreset = np.zeros((self.num_envs,), dtype=np.bool_)
+        self._autoreset = _autoreset.Autoreset(self.num_envs, self.autoreset_mode.value)
 
     def _gather(self, refs: List[Any]) -> List[Any]:
         try:
@@ -364,19 +354,11 @@ class RayVectorEnv(VectorEnv):  # type: ignore[misc,valid-type]
         self._observations = concatenate(self.single_observation_space, observations, self._observations)
         return _copy.deepcopy(self._observations) if self.copy else self._observations
 
-    def reset(self, *, seed: Union[int, Sequence[Optional[int]], None] = None,
+    def reset(self, *, seed: _autoreset.Seed = None,
               options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
         """Resets every sub-environment (seed: None, an int n for n, n+1, …, or one per env), or those
         of `options["reset_mask"]`; (batched observations, infos)."""
-        seeds: List[Optional[int]]
-        if seed is None:
-            seeds = [None] * self.num_envs
-        elif isinstance(seed, numbers.Integral):
-            seeds = [int(seed) + index for index in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-        if len(seeds) != self.num_envs:
-            raise ValueError("%d seeds for %d envs" % (len(seeds), self.num_envs))
+        seeds = _autoreset.seeds(seed, self.num_envs)
         options = dict(options) if options else None
         mask = options.pop("reset_mask", None) if options else None
         if mask is None:
@@ -392,14 +374,14 @@ class RayVectorEnv(VectorEnv):  # type: ignore[misc,valid-type]
             infos = self._add_info(infos, info, index)
         self._terminations[mask] = False
         self._truncations[mask] = False
-        self._autoreset[mask] = False
+        self._autoreset.after_reset(mask)
         return self._batch(observations), infos
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps every sub-environment at once (sub-environments that ended last step are reset
         instead, in next-step mode); batched (observations, rewards, terminations, truncations, infos)."""
         mode = self.autoreset_mode.value
-        refs = [actor.step.remote(action, mode, bool(self._autoreset[index]))
+        refs = [actor.step.remote(action, mode, self._autoreset.due(index))
                 for index, (actor, action) in enumerate(zip(self.actors, iterate(self.action_space, actions)))]
         replies = self._gather(refs)
         infos: Dict[str, Any] = {}
@@ -410,9 +392,7 @@ class RayVectorEnv(VectorEnv):  # type: ignore[misc,valid-type]
             if final is not None:
                 infos = self._add_info(infos, {"final_obs": final[0], "final_info": final[1]}, index)
             infos = self._add_info(infos, info, index)
-        if self.autoreset_mode == AutoresetMode.DISABLED and self._autoreset.any():
-            raise RuntimeError("autoreset_mode DISABLED: reset the ended sub-environments with reset_mask first")
-        self._autoreset = np.logical_or(self._terminations, self._truncations)
+        self._autoreset.after_step(self._terminations, self._truncations)
         return (self._batch(observations), self._rewards.copy(), self._terminations.copy(),
                 self._truncations.copy(), infos)
 

@@ -18,18 +18,19 @@ the step after an episode's end resets that emulator and ignores its action). Ne
 from __future__ import annotations
 
 import sys
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
 
 try:
     import gymnasium
-    from gymnasium import spaces
     from gymnasium.vector import AutoresetMode, VectorEnv
-    from gymnasium.vector.utils import batch_space
+    from gymnasium.vector.utils import batch_space, create_empty_array
 except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.vector needs gymnasium >= 1.0: pip install 'retrolua[gym]'") from error
 
+from . import _autoreset
+from .emulator import PendingStep
 from .env import RetroluaEnv
 from .errors import RetroluaError
 
@@ -56,52 +57,46 @@ class RetroluaVectorEnv(VectorEnv):
         self.action_space = batch_space(self.single_action_space, num_envs)
         self.render_mode = first.render_mode
         self.metadata = dict(first.metadata, autoreset_mode=AutoresetMode.NEXT_STEP)
-        self._observations = _empty(self.single_observation_space, num_envs)
+        self._observations = self._empty()
         self._returned: List[Any] = []
-        self._autoreset = np.zeros(num_envs, dtype=bool)
+        self._autoreset = _autoreset.Autoreset(num_envs, _autoreset.NEXT_STEP)
         self.copy = copy
 
-    def reset(self, *, seed: Optional[Union[int, Sequence[Optional[int]]]] = None,
+    def reset(self, *, seed: _autoreset.Seed = None,
               options: Optional[Dict[str, Any]] = None) -> Tuple[Any, Dict[str, Any]]:
         """Resets every emulator (seeds `seed + i`, or one per env from a list); (observations, infos)."""
-        if seed is None or isinstance(seed, (int, np.integer)):
-            seeds: Sequence[Optional[int]] = [None if seed is None else int(seed) + i for i in range(self.num_envs)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != self.num_envs:
-                raise ValueError("%d seeds for %d environments" % (len(seeds), self.num_envs))
+        seeds = _autoreset.seeds(seed, self.num_envs)
         super().reset(seed=seeds[0])
         infos: Dict[str, Any] = {}
         batch = self._batch()
         for index, (env, env_seed) in enumerate(zip(self.envs, seeds)):
             _, info = env.reset(seed=env_seed, options=options)
-            self._store(batch, index, env, at_start=env._at_start)
+            env.store_observation(batch, index)
             infos = self._add_info(infos, info, index)
-        self._autoreset[:] = False
+        self._autoreset.after_reset()
         return batch, infos
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps every emulator at once (those whose episode ended last step are reset instead)."""
-        flags: List[Optional[int]] = [None] * self.num_envs
+        pending: List[Optional[PendingStep]] = [None] * self.num_envs
         for index, env in enumerate(self.envs):
-            if not self._autoreset[index]:
-                flags[index] = self._guarded(index, env._send_step, actions[index])
+            if not self._autoreset.due(index):
+                pending[index] = self._guarded(index, env.send_step, actions[index])
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminations = np.zeros(self.num_envs, dtype=bool)
         truncations = np.zeros(self.num_envs, dtype=bool)
         infos: Dict[str, Any] = {}
         batch = self._batch()
         for index, env in enumerate(self.envs):
-            sent = flags[index]
+            sent = pending[index]
             if sent is None:
                 _, info = self._guarded(index, env.reset)
-                self._store(batch, index, env, at_start=env._at_start)
             else:
                 _, rewards[index], terminations[index], truncations[index], info = self._guarded(
-                    index, env._finish_step, sent, False)
-                self._store(batch, index, env, at_start=False)
+                    index, env.finish_step, sent, False)
+            env.store_observation(batch, index)
             infos = self._add_info(infos, info, index)
-        self._autoreset = terminations | truncations
+        self._autoreset.after_step(terminations, truncations)
         return batch, rewards, terminations, truncations, infos
 
     def _batch(self) -> Any:
@@ -113,22 +108,13 @@ class RetroluaVectorEnv(VectorEnv):
         for batch in self._returned:
             if _unheld(batch):
                 return batch
-        batch = _empty(self.single_observation_space, self.num_envs)
+        batch = self._empty()
         self._returned = [batch] + self._returned[:2]
         return batch
 
-    @staticmethod
-    def _store(batch: Any, index: int, env: RetroluaEnv, at_start: bool) -> None:
-        """Copies env `index`'s observation (cropped as the env crops it) from shared memory into `batch`."""
-        screen = (env._start_screen if at_start else env.emu.last_screen())[env._crop]
-        ram = env._start_ram if at_start else env.emu.last_ram()
-        if env.obs_type == "screen":
-            batch[index] = screen
-        elif env.obs_type == "ram":
-            batch[index] = ram
-        else:
-            batch["screen"][index] = screen
-            batch["ram"][index] = ram
+    def _empty(self) -> Any:
+        """Arrays for a batch of observations (every row is written before they are returned)."""
+        return create_empty_array(self.single_observation_space, self.num_envs, fn=np.empty)
 
     @staticmethod
     def _guarded(index: int, call: Any, *args: Any) -> Any:
@@ -156,13 +142,6 @@ def _unheld(batch: Any) -> bool:
     if isinstance(batch, dict):  # each array: the dict's slot, the loop variable, the argument
         return all(sys.getrefcount(value) <= 3 for value in batch.values())
     return True
-
-
-def _empty(space: spaces.Space, count: int) -> Any:
-    """Arrays for `count` observations of `space` (every element is written before they are returned)."""
-    if isinstance(space, spaces.Dict):
-        return {key: _empty(sub, count) for key, sub in space.spaces.items()}
-    return np.empty((count,) + space.shape, dtype=space.dtype)
 
 
 def make_vec(rom: str, num_envs: int, **options: Any) -> RetroluaVectorEnv:
