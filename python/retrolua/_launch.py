@@ -26,16 +26,18 @@ MALLOC_TUNABLES = "glibc.malloc.mmap_threshold=67108864:glibc.malloc.trim_thresh
 
 
 class Launched:
-    """A started emulator process: its socket path (until connected), folder and stderr."""
+    """A started emulator process: its socket path (until connected), folder and stderr (None: not kept)."""
 
-    def __init__(self, process: subprocess.Popen, folder: str, stderr: IO[bytes]) -> None:
+    def __init__(self, process: subprocess.Popen, folder: Optional[str], stderr: Optional[IO[bytes]]) -> None:
         self.process = process
-        self.folder: Optional[str] = folder
+        self.folder = folder
         self.stderr = stderr
-        self.path = os.path.join(folder, "control.sock")
+        self.path = os.path.join(folder, "control.sock") if folder else ""
 
     def stderr_tail(self, limit: int = 4000) -> str:
         """The last `limit` characters the emulator wrote on stderr."""
+        if self.stderr is None:
+            return ""
         try:
             self.stderr.seek(0)
             return self.stderr.read().decode(errors="replace").strip()[-limit:]
@@ -61,7 +63,9 @@ def launch(
     timeout: float = 30.0,
 ) -> "tuple[Launched, socket.socket]":
     """Starts the emulator and returns it with a connected socket (raises RetroluaError with the
-    emulator's own message when it does not start)."""
+    emulator's own message when it does not start). `keep_alive`: it outlives a disconnect and its
+    socket's folder is kept (`Launched.folder`, removed by `stop`) for other clients. The one launcher
+    of the package: `retrolua.Emulator` and `retrolua.control.Retrolua.launch` both start here."""
     executable = find_binary(binary)
     folder = tempfile.mkdtemp(prefix="retrolua-emu-")
     stderr = tempfile.TemporaryFile()
@@ -139,7 +143,8 @@ def stop(launched: Launched, sock: Optional[socket.socket], wait: float = 10.0) 
                 process.kill()
                 process.wait()
     launched.remove_folder()
-    try:
-        launched.stderr.close()
-    except OSError:
-        pass
+    if launched.stderr is not None:
+        try:
+            launched.stderr.close()
+        except OSError:
+            pass

@@ -8,8 +8,9 @@ request the socket knows (`eval`, slots, TCP with a token); `retrolua.Emulator` 
         state = emu.save_state()
         width, height, rgb = emu.frame()
 
-Only the standard library: `launch` starts `retrolua run --headless --control unix:…` and connects;
-`connect` joins a running one. Errors from the emulator raise RetroluaError with its message.
+Only the standard library: `launch` starts `retrolua run --headless --control unix:…` (as
+`retrolua.Emulator` does, through the same launcher, but the emulator outlives a disconnect) and
+connects; `connect` joins a running one. Errors from the emulator raise RetroluaError with its message.
 
 Each request waits `call_timeout` seconds for its reply (a step 0.1 s more per frame; None: forever);
 past it RetroluaError names the request, a launched emulator (stuck: a core that hangs) is killed and
@@ -20,31 +21,41 @@ $RETROLUA_CONTROL_TOKEN, else the file the run wrote beside its data folder
 (~/.local/share/retrolua/control-PORT.token, or under $XDG_DATA_HOME).
 """
 
+from __future__ import annotations
+
 import base64
 import json
 import os
-import shutil
 import socket
 import subprocess
-import tempfile
-import time
+from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
-from ._binary import find_binary, launch_environment
+from ._launch import Launched, launch, stop
 from .errors import RetroluaError
+
+#: A path argument: text or a path object.
+PathLike = Union[str, "os.PathLike[str]"]
 
 
 class Retrolua:
-    def __init__(self, sock, process=None, folder=None, call_timeout=60.0):
+    """A JSON-lines client of one control socket (see the module's doc): `launch` or `connect` make one."""
+
+    def __init__(self, sock: socket.socket, process: Optional[subprocess.Popen] = None,
+                 folder: Optional[str] = None, call_timeout: Optional[float] = 60.0, *,
+                 stderr: Optional[IO[bytes]] = None) -> None:
         self._sock = sock
         self._file = sock.makefile("rwb")
+        # A launched emulator: its process, its socket's folder and its stderr (what close() ends).
         self._process = process
         self._folder = folder
+        self._stderr = stderr
         self.call_timeout = call_timeout
-        self._failure = None
+        self._failure: Optional[str] = None
         sock.settimeout(call_timeout)
 
     @classmethod
-    def connect(cls, address, token=None, data_folder=None, call_timeout=60.0):
+    def connect(cls, address: str, token: Optional[str] = None, data_folder: Optional[str] = None,
+                call_timeout: Optional[float] = 60.0) -> "Retrolua":
         """Connects to `unix:PATH` or `tcp:127.0.0.1:PORT` (TCP: sends the token in a hello first)."""
         if address.startswith("unix:"):
             sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -68,7 +79,7 @@ class Retrolua:
         return client
 
     @staticmethod
-    def _token_from_file(port, data_folder=None):
+    def _token_from_file(port: str, data_folder: Optional[str] = None) -> Optional[str]:
         """The token a run wrote beside its data folder (`control-PORT.token`), or None."""
         if data_folder is None:
             base = os.environ.get("XDG_DATA_HOME") or os.path.join(os.path.expanduser("~"), ".local", "share")
@@ -81,54 +92,20 @@ class Retrolua:
             return None
 
     @classmethod
-    def launch(cls, rom=None, core=None, scenario=None, scripts=(), binary=None, extra_args=(), env=None, timeout=30,
-               call_timeout=60.0):
+    def launch(cls, rom: Optional[PathLike] = None, core: Optional[PathLike] = None,
+               scenario: Optional[PathLike] = None, scripts: Sequence[PathLike] = (), binary: Optional[str] = None,
+               extra_args: Sequence[str] = (), env: Optional[Mapping[str, str]] = None, timeout: float = 30,
+               call_timeout: Optional[float] = 60.0) -> "Retrolua":
         """Starts a headless retrolua with a private control socket and connects to it (in a session
-        of its own: the terminal's Ctrl-C is Python's; it ends with this process, see --die-with-parent)."""
-        binary = find_binary(binary)
-        folder = tempfile.mkdtemp(prefix="retrolua-")
-        path = os.path.join(folder, "control.sock")
-        args = [binary, "run"] + ([rom] if rom else []) + ["--headless", "--quiet", "--control", "unix:" + path,
-                                                              "--die-with-parent"]
-        if core:
-            args += ["--core", core]
-        if scenario:
-            args += ["--scenario", scenario]
-        for script in scripts:
-            args += ["--script", script]
-        args += list(extra_args)
-        # stderr in an unnamed file: never a pipe that fills up and stalls the emulator
-        stderr = tempfile.TemporaryFile()
-        environment = launch_environment(env)
-        environment["RETROLUA_PARENT_PID"] = str(os.getpid())
-        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
-                                   env=environment, start_new_session=True)
-        process.stderr = stderr
-        deadline = time.time() + timeout
-        while not os.path.exists(path):
-            if process.poll() is not None:
-                stderr.seek(0)
-                shutil.rmtree(folder, ignore_errors=True)
-                raise RetroluaError("retrolua exited: " + stderr.read().decode(errors="replace").strip())
-            if time.time() > deadline:
-                process.kill()
-                shutil.rmtree(folder, ignore_errors=True)
-                raise RetroluaError("retrolua did not open its control socket in time")
-            time.sleep(0.01)
-        while True:  # the socket's file appears just before it listens
-            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            try:
-                sock.connect(path)
-                break
-            except ConnectionRefusedError:
-                sock.close()
-                if time.time() > deadline:
-                    process.kill()
-                    raise RetroluaError("retrolua did not accept connections in time")
-                time.sleep(0.01)
-        return cls(sock, process, folder, call_timeout=call_timeout)
+        of its own: the terminal's Ctrl-C is Python's; it ends with this process, see --die-with-parent).
+        The emulator outlives a disconnect (another client may connect to its socket) until `close()`."""
+        launched, sock = launch(
+            os.fspath(rom) if rom else None, os.fspath(core) if core else None,
+            scenario=os.fspath(scenario) if scenario else None, scripts=[os.fspath(s) for s in scripts],
+            binary=binary, args=extra_args, env=env, keep_alive=True, timeout=timeout)
+        return cls(sock, launched.process, launched.folder, call_timeout=call_timeout, stderr=launched.stderr)
 
-    def request(self, cmd, **fields):
+    def request(self, cmd: str, **fields: Any) -> Dict[str, Any]:
         """Sends one request and returns the reply (a dict); raises RetroluaError when ok is false."""
         if self._failure:
             raise RetroluaError(self._failure)
@@ -157,65 +134,72 @@ class Retrolua:
             raise
         if not line:
             raise RetroluaError("the emulator closed the connection")
-        reply = json.loads(line)
+        reply: Dict[str, Any] = json.loads(line)
         if not reply.get("ok"):
             raise RetroluaError(reply.get("error", "unknown error"))
         return reply
 
-    def step(self, frames=1, buttons=None, ports=None):
+    def step(self, frames: int = 1, buttons: Optional[Mapping[str, bool]] = None,
+             ports: Optional[Sequence[Mapping[str, bool]]] = None) -> Dict[str, Any]:
         """Runs `frames` frames holding `buttons` (port 1) or `ports` (a list of button dicts)."""
-        fields = {"frames": frames}
+        fields: Dict[str, Any] = {"frames": frames}
         if ports is not None:
             fields["inputs"] = ports
         elif buttons is not None:
             fields["input"] = buttons
         return self.request("step", **fields)
 
-    def read(self, address, length=1, domain=None):
-        fields = {"address": address, "length": length}
+    def read(self, address: int, length: int = 1, domain: Optional[str] = None) -> bytes:
+        """`length` bytes at `address` of `domain` (default: the default domain)."""
+        fields: Dict[str, Any] = {"address": address, "length": length}
         if domain:
             fields["domain"] = domain
         return base64.b64decode(self.request("read", **fields)["data"])
 
-    def write(self, address, data, domain=None):
-        fields = {"address": address, "data": base64.b64encode(bytes(data)).decode()}
+    def write(self, address: int, data: Union[bytes, bytearray, Sequence[int]], domain: Optional[str] = None
+              ) -> None:
+        """Writes bytes at `address` of `domain` (default: the default domain)."""
+        fields: Dict[str, Any] = {"address": address, "data": base64.b64encode(bytes(data)).decode()}
         if domain:
             fields["domain"] = domain
         self.request("write", **fields)
 
-    def save_state(self, slot=None):
+    def save_state(self, slot: Optional[int] = None) -> Optional[bytes]:
         """The state as bytes (or saved to a numbered slot)."""
         if slot is not None:
             self.request("save_state", slot=slot)
             return None
         return base64.b64decode(self.request("save_state")["state"])
 
-    def load_state(self, state=None, slot=None):
+    def load_state(self, state: Optional[bytes] = None, slot: Optional[int] = None) -> Dict[str, Any]:
+        """Loads `state` (bytes from `save_state`) or a numbered slot; the reply."""
         if slot is not None:
             return self.request("load_state", slot=slot)
-        return self.request("load_state", state=base64.b64encode(state).decode())
+        return self.request("load_state", state=base64.b64encode(state).decode())  # type: ignore[arg-type]
 
-    def frame(self, rgba=False):
+    def frame(self, rgba: bool = False) -> Tuple[int, int, bytes]:
         """(width, height, pixels): RGB (or RGBA) bytes, rows top to bottom."""
         reply = self.request("frame", format="rgba" if rgba else "rgb")
         return reply["width"], reply["height"], base64.b64decode(reply["data"])
 
-    def audio(self):
+    def audio(self) -> Tuple[float, bytes]:
         """(sample_rate, interleaved stereo int16 little-endian bytes) produced since the last call."""
         reply = self.request("audio")
         return reply["rate"], base64.b64decode(reply["data"])
 
-    def info(self):
+    def info(self) -> Dict[str, Any]:
+        """The emulator's `info` reply (core, content, frame, fps, …)."""
         return self.request("info")
 
-    def reset(self):
+    def reset(self) -> Dict[str, Any]:
+        """Presses the console's reset; the reply."""
         return self.request("reset")
 
-    def eval(self, lua):
+    def eval(self, lua: str) -> List[Any]:
         """Runs Lua in the emulator (only when it was started with --trust); its results."""
         return self.request("eval", lua=lua)["values"]
 
-    def _fail(self, why):
+    def _fail(self, why: str) -> None:
         """The connection cannot go on (a request timed out or was interrupted): a launched emulator is
         asked to quit after what it is doing (or was killed already), and the client closed."""
         self._failure = why + ": this client is closed"
@@ -226,32 +210,25 @@ class Retrolua:
             pass
         self.close()
 
-    def disconnect(self):
+    def disconnect(self) -> None:
         """Closes the connection only: the emulator keeps running and accepts the next client."""
         self._file.close()
         self._sock.close()
 
-    def close(self):
+    def close(self) -> None:
         """Asks the emulator to quit and waits for a launched one to exit."""
         try:
             self.request("quit")
         except (RetroluaError, OSError, ValueError):
             pass
         self.disconnect()
-        if self._process:
-            try:
-                self._process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self._process.kill()
-        if self._process and self._process.stderr:
-            self._process.stderr.close()
-        if self._folder:
-            shutil.rmtree(self._folder, ignore_errors=True)
+        if self._process is not None:
+            stop(Launched(self._process, self._folder, self._stderr), None, wait=30.0)
 
-    def __enter__(self):
+    def __enter__(self) -> "Retrolua":
         return self
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
