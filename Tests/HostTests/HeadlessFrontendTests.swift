@@ -17,7 +17,9 @@ final class HeadlessFrontendTests: XCTestCase {
         options.window = false
         options.audio = false
         options.frameLimit = frames
-        let frontend = Frontend(host: harness.host, options: options, video: video, input: input)
+        let frontend = Frontend(
+            emulator: harness.host.emulator, screen: harness.host.screen, scripts: RunFrontendScripts(harness.host),
+            options: options, video: video, input: input)
         frontend.onNotice = { [unowned self] in notices.append($0) }
         try frontend.open()
         return frontend

@@ -254,7 +254,9 @@ final class OSDWindowLoopTests: XCTestCase {
         options.audio = false
         options.showStats = true
         let video = NullVideoOutput(window: (768, 672))
-        let frontend = Frontend(host: harness.host, options: options, video: video, input: NullInputSource())
+        let frontend = Frontend(
+            emulator: harness.host.emulator, screen: harness.host.screen, scripts: RunFrontendScripts(harness.host),
+            options: options, video: video, input: NullInputSource())
         try frontend.open()
         var turns = 0
         var seen: (paused: Bool, statsCorner: Bool, statsElsewhere: Bool) = (false, false, false)

@@ -290,5 +290,4 @@ extension Bindings {
         }
         return call.returning(script.emulator.movie.readOnly)
     }
-
 }

@@ -41,11 +41,14 @@ public struct FrontendOptions: Sendable {
     public init() {}
 }
 
-/// The frame loop around a `ScriptHost`: a video output and an input source (SDL's window and devices,
+/// The frame loop around the `Emulator`: a video output and an input source (SDL's window and devices,
 /// or the null ones when headless), audio through libsamplerate, pacing, dumps and stats. Every device
 /// degrades: no display → headless, no sound card → silent, each with a message.
 public final class Frontend {
-    let host: ScriptHost
+    let emulator: Emulator
+    /// The overlay surfaces it presents, the window facts and devices it keeps current.
+    let screen: Screen
+    let scripts: any FrontendScripts
     var options: FrontendOptions
     private var video: VideoOutput
     private var input: InputSource
@@ -68,19 +71,24 @@ public final class Frontend {
 
     /// Given `video` or `input` are used as they are instead of what `open()` would pick (tests run the
     /// frontend on the null backends and read back what reached them).
-    public init(host: ScriptHost, options: FrontendOptions, video: VideoOutput? = nil, input: InputSource? = nil) {
-        self.host = host
+    public init(
+        emulator: Emulator, screen: Screen, scripts: any FrontendScripts, options: FrontendOptions,
+        video: VideoOutput? = nil, input: InputSource? = nil
+    ) {
+        self.emulator = emulator
+        self.screen = screen
+        self.scripts = scripts
         self.options = options
         self.video = video ?? NullVideoOutput()
         self.input = input ?? NullInputSource()
         devicesGiven = video != nil || input != nil
-        pacer = Pacer(fps: host.session.core.avInfo?.fps ?? 60)
+        pacer = Pacer(fps: emulator.session.core.avInfo?.fps ?? 60)
     }
 
     /// Opens what is available: a missing display or sound card becomes a notice; only a dump that
     /// cannot be written (or --video without ffmpeg) is an error.
     public func open() throws(RetroError) {
-        let core = host.session.core
+        let core = emulator.session.core
         let av = core.avInfo
         if !devicesGiven { (video, input) = openDevices() }
         let rate = av?.sampleRate ?? 48000
@@ -102,7 +110,7 @@ public final class Frontend {
             audio = pipeline
             core.onAudio = { samples, frames in pipeline.push(samples, frames: frames) }
             // A state load or reset jumps in time: stale queued sound would play out of place.
-            host.emulator.listen { event in if event == .timeJumped { pipeline.clear() } }
+            emulator.listen { event in if event == .timeJumped { pipeline.clear() } }
         }
         let refresh = video.refreshRate ?? 0
         if refresh > 0 { displayPeriod = UInt64(1e9 / refresh) }
@@ -137,10 +145,10 @@ public final class Frontend {
             onNotice("no display (DISPLAY is not set): running headless")
             return headless
         }
-        let av = host.session.core.avInfo
+        let av = emulator.session.core.avInfo
         do {
             let window = try SDLVideo(
-                title: "Retrolua — \(host.session.content?.fileName ?? host.session.coreName)",
+                title: "Retrolua — \(emulator.session.content?.fileName ?? emulator.session.coreName)",
                 options: options.video, baseWidth: av?.baseWidth ?? 256, baseHeight: av?.baseHeight ?? 224,
                 aspect: aspect)
             useWindowForHardwareRendering(window)
@@ -154,7 +162,7 @@ public final class Frontend {
     /// A GL core draws in the window's context (its frames then cost no readback); where SDL's renderer
     /// is not OpenGL it keeps its offscreen context and its frames are read back for the window.
     private func useWindowForHardwareRendering(_ window: SDLVideo) {
-        let core = host.session.core
+        let core = emulator.session.core
         guard let request = core.hardwareRenderRequest else { return }
         guard let renderer = window.makeHardwareRenderer(for: request) else {
             onNotice("the window's renderer (\(window.rendererName)) cannot share GL: GL frames are read back")
@@ -177,7 +185,7 @@ public final class Frontend {
     private var audioRecordingPath: String? { options.wavPath ?? options.videoPath.map { $0 + ".audio.wav" } }
 
     /// The display aspect ratio to draw at; 0 means square pixels.
-    private var aspect: Double { options.squarePixels ? 0 : host.session.core.avInfo?.aspectRatio ?? 0 }
+    private var aspect: Double { options.squarePixels ? 0 : emulator.session.core.avInfo?.aspectRatio ?? 0 }
 
     /// Frames to run; nil runs until the window closes, `emu.exit`, or (headless) scripts finish.
     public var frameLimit: Int? {
@@ -192,25 +200,25 @@ public final class Frontend {
     public func run() -> RunReport {
         // The summary counts every frame the emulator ran (socket steps and frame advances too) over the time
         // it was not paused.
-        let meter = RunMeter(host.session, frames: host.emulator.stats.frames)
+        let meter = RunMeter(emulator.session, frames: emulator.stats.frames)
         var pausedSeconds = 0.0
         var frames = 0
         var progress = ProgressLine(enabled: options.progress && !video.isVisible && isatty(2) != 0)
         defer { progress.finish() }
         // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked (the emulator's exit request).
-        while host.emulator.exitCode == nil && !quitRequested && !StopSignals.isRequested {
+        while emulator.exitCode == nil && !quitRequested && !StopSignals.isRequested {
             if let limit = options.frameLimit, frames >= limit { break }
             // Headless with no limit: done once no script has anything left to do.
-            if options.frameLimit == nil && !video.isVisible && !host.hasActiveScripts { break }
+            if options.frameLimit == nil && !video.isVisible && !scripts.hasActiveScripts { break }
             handleEvents()
             if let betweenFrames, !betweenFrames() { break }
             if quitRequested { break }
             // Headless runs are never paused (emu.pause there would wait forever for a frame advance).
-            if host.emulator.paused && video.isVisible && !advanceOneFrame {
+            if emulator.paused && video.isVisible && !advanceOneFrame {
                 let idleStart = now()
                 if !wasPaused { audio?.clear() }
                 wasPaused = true
-                host.redrawPaused()  // The hud says PAUSED at once, and follows messages, menus and editors.
+                scripts.redrawPaused()  // The hud says PAUSED at once, and follows messages, menus and editors.
                 present(force: true)
                 pacer.idle()
                 pausedSeconds += seconds(since: idleStart)
@@ -218,14 +226,14 @@ public final class Frontend {
             }
             advanceOneFrame = false
             wasPaused = false
-            host.emulator.runFrame()
+            emulator.runFrame()
             frames += 1
             progress.update(frames: frames, of: options.frameLimit)
             mixAudio()
             present(force: false)
             pace()
         }
-        return meter.report(frames: host.emulator.stats.frames, excludingSeconds: pausedSeconds)
+        return meter.report(frames: emulator.stats.frames, excludingSeconds: pausedSeconds)
     }
 
     /// Writes the window capture, closes dumps; returns problems to report.
@@ -253,7 +261,7 @@ public final class Frontend {
     // MARK: Frame parts
 
     private func handleEvents() {
-        let events = input.poll(into: &host.screen.devices)
+        let events = input.poll(into: &screen.devices)
         for event in events {
             switch event {
             case .quit: quitRequested = true
@@ -262,23 +270,23 @@ public final class Frontend {
             default: break
             }
         }
-        video.setSidePanel(width: host.sidePanel)
+        video.setSidePanel(width: scripts.sidePanel)
         // Headless, the hud takes the frame's size (and a tool's side panel).
-        host.screen.windowSize = video.isVisible ? video.windowSize : nil
+        screen.windowSize = video.isVisible ? video.windowSize : nil
         // Hotkeys are Lua (lua/defaults/hotkeys.lua): it answers these events with emu/gui calls.
-        host.deliver(events)
-        if let on = host.fullscreenRequest {
+        scripts.deliver(events)
+        if let on = screen.fullscreenRequest {
             video.setFullscreen(on)
-            host.fullscreenRequest = nil
+            screen.fullscreenRequest = nil
         }
-        host.screen.isFullscreen = video.isFullscreen
-        if host.emulator.stepRequested {
+        screen.isFullscreen = video.isFullscreen
+        if emulator.stepRequested {
             advanceOneFrame = true
-            host.emulator.stepRequested = false
+            emulator.stepRequested = false
         }
     }
 
-    private var speed: Double { host.emulator.speed }
+    private var speed: Double { emulator.speed }
 
     private func mixAudio() {
         guard let audio else { return }
@@ -286,14 +294,14 @@ public final class Frontend {
         // Fast-forward and slow motion drop the sound cleanly rather than pitch it; file dumps keep it.
         audio.muted = speed != 1 && wav == nil
         audio.endFrame()
-        host.emulator.stats.underruns = audio.stats.underruns
-        host.emulator.stats.add(.audio, seconds: seconds(since: start))
+        emulator.stats.underruns = audio.stats.underruns
+        emulator.stats.add(.audio, seconds: seconds(since: start))
     }
 
     private func present(force: Bool) {
-        let core = host.session.core
+        let core = emulator.session.core
         // Paused redraws (force) are not new frames: the encode gets each emulated frame once.
-        if !force, let path = options.videoPath, let frame = host.emulator.picture() {
+        if !force, let path = options.videoPath, let frame = emulator.picture() {
             // The first frame fixes the encode's size (later geometry changes are letterboxed into it).
             if dump == nil, let fps = core.avInfo?.fps {
                 do {
@@ -309,7 +317,7 @@ public final class Frontend {
         }
         // Off real time, a window shows at most one frame per display refresh: the rest are dropped, not drawn.
         if !force && speed != 1 && video.isVisible && now() - lastPresent < displayPeriod {
-            host.emulator.stats.dropped += 1
+            emulator.stats.dropped += 1
             return
         }
         let start = now()
@@ -323,16 +331,16 @@ public final class Frontend {
         video.present(
             frame: buffer?.data, width: buffer?.width ?? 0, height: buffer?.height ?? 0, pitch: buffer?.pitch ?? 0,
             format: core.framePixelFormat, aspect: aspect,
-            emu: host.emuCanvas, hud: host.hudCanvas)
+            emu: screen.emuCanvas, hud: screen.hudCanvas)
         lastPresent = now()
-        host.emulator.stats.add(.present, seconds: seconds(since: start))
+        emulator.stats.add(.present, seconds: seconds(since: start))
     }
 
     /// `--stats` in its own corner (bottom right, clear of the OSD's lines), at the OSD's text scale.
     private func drawStats() {
-        let hud = host.hudCanvas
+        let hud = screen.hudCanvas
         let scale = Canvas.readableTextScale(width: hud.width, height: hud.height)
-        let lines = host.emulator.stats.osdLines
+        let lines = emulator.stats.osdLines
         let lineHeight = (BitmapFont.cellHeight + 1) * scale
         for (index, line) in lines.enumerated() {
             let size = Canvas.textSize(line, scale: scale)
@@ -345,7 +353,7 @@ public final class Frontend {
 
     private func pace() {
         guard video.isVisible else { return }  // Headless runs are never paced.
-        pacer.fps = host.session.core.avInfo?.fps ?? pacer.fps
+        pacer.fps = emulator.session.core.avInfo?.fps ?? pacer.fps
         switch options.sync {
         case .audio where speed == 1:
             // Wait until the audio queue is back at its target: the sound card's clock paces the game.

@@ -59,7 +59,8 @@ final class RunParts {
         }
         try? host.emulator.setSpeed(plan.frontend.speed)  // Validated with the arguments; hardcore is off at start.
         if plan.replay == nil {
-            let frontend = Frontend(host: host, options: plan.frontend)
+            let frontend = Frontend(
+                emulator: host.emulator, screen: screen, scripts: RunFrontendScripts(host), options: plan.frontend)
             let (console, quiet) = (console, plan.quiet)
             frontend.onNotice = { if !quiet { console.problem($0) } }
             frontend.onProblem = console.problem

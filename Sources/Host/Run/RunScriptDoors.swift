@@ -1,3 +1,5 @@
+import Media
+
 /// The run's scripts as the control doors see them: the scenario and `eval`, answered by the script host.
 public final class RunControlScripts: ControlScripts {
     private let host: ScriptHost
@@ -26,4 +28,16 @@ final class RunScenario: ControlScenario {
         guard !script.failed, case .success(let value) = script.callGlobal(global) else { return nil }
         return value
     }
+}
+
+/// The run's scripts as the frame loop sees them: events in, the paused redraw, whether work is left.
+public final class RunFrontendScripts: FrontendScripts {
+    private let host: ScriptHost
+
+    public init(_ host: ScriptHost) { self.host = host }
+
+    public func deliver(_ events: [HostEvent]) { host.deliver(events) }
+    public var hasActiveScripts: Bool { host.hasActiveScripts }
+    public func redrawPaused() { host.redrawPaused() }
+    public var sidePanel: Int { host.sidePanel }
 }
