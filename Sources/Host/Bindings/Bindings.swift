@@ -1,6 +1,7 @@
 import CLua
 import CLuaShim
 import Emulation
+import Libretro
 import LuaRuntime
 
 /// Every Lua module the host gives scripts, one file per module beside this one.
@@ -47,6 +48,20 @@ extension Bindings {
         _ L: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ body: (LuaCall, Script) throws -> Int32
     ) -> Int32 {
         LuaCall.run(L) { call in try body(call, Script.from(context)) }
+    }
+
+    /// A port argument, 1-based in Lua, 0-based returned; `fallback` when absent.
+    static func portArgument(_ call: LuaCall, _ index: Int32, fallback: Int? = nil) throws(LuaCallError) -> Int {
+        let port: Int
+        if let value = fallback, call.isNoneOrNil(index) {
+            port = value
+        } else {
+            port = try call.integer(index, "port")
+        }
+        guard (1...InputState.maxPorts).contains(port) else {
+            throw call.badArgument(index, "port", "must be 1…\(InputState.maxPorts)")
+        }
+        return port - 1
     }
 }
 

@@ -4,14 +4,6 @@ import Libretro
 import LuaRuntime
 
 extension Bindings {
-    private static func port(_ call: LuaCall, _ index: Int32) throws(LuaCallError) -> Int {
-        let port = try call.optionalInteger(index, "port") ?? 1
-        guard (1...InputState.maxPorts).contains(port) else {
-            throw call.badArgument(index, "port", "must be 1…\(InputState.maxPorts)")
-        }
-        return port - 1
-    }
-
     private static let buttonNames = RetroPadButton.allCases.map(\.name).joined(separator: ", ")
 
     static let joypad = LuaModule(
@@ -57,7 +49,7 @@ extension Bindings {
     // MARK: - The functions
 
     private static func joypadGet(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let port = try port(call, 1)
+        let port = try portArgument(call, 1, fallback: 1)
         let input = script.emulator.seenInput
         call.newTable(fields: RetroPadButton.allCases.count)
         for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
@@ -65,7 +57,7 @@ extension Bindings {
     }
 
     private static func joypadSet(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let port = try port(call, 1)
+        let port = try portArgument(call, 1, fallback: 1)
         try call.table(2, "buttons")
         let emulator = script.emulator
         var changes = emulator.overrides
@@ -92,7 +84,7 @@ extension Bindings {
     }
 
     private static func joypadSetPlayer(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let port = try port(call, 1)
+        let port = try portArgument(call, 1, fallback: 1)
         try call.table(2, "state")
         let emulator = script.emulator
         var input = emulator.playerInput
@@ -111,7 +103,7 @@ extension Bindings {
     }
 
     private static func joypadSetAnalog(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let port = try port(call, 1)
+        let port = try portArgument(call, 1, fallback: 1)
         let stick = try call.string(2, "stick")
         guard stick == "left" || stick == "right" else {
             throw call.badArgument(2, "stick", "\"left\" or \"right\" expected, got \"\(stick)\"")
@@ -130,7 +122,7 @@ extension Bindings {
     }
 
     private static func joypadGetAnalog(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let port = try port(call, 1)
+        let port = try portArgument(call, 1, fallback: 1)
         let input = script.emulator.seenInput
         call.newTable(fields: 4)
         for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {

@@ -216,10 +216,7 @@ extension Bindings {
     private static func movieInput(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let engine = script.emulator.movie
         let frame = try movieFrame(call, 1)
-        let port = try call.optionalInteger(2, "port") ?? 1
-        guard (1...InputState.maxPorts).contains(port) else {
-            throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)")
-        }
+        let port = try portArgument(call, 2, fallback: 1)
         guard let (input, flags) = engine.input(at: frame) else {
             return call.failure(
                 engine.isActive
@@ -228,7 +225,7 @@ extension Bindings {
         }
         call.newTable(fields: RetroPadButton.allCases.count)
         for button in RetroPadButton.allCases {
-            call.set(button.name, input.isPressed(button, port: port - 1))
+            call.set(button.name, input.isPressed(button, port: port))
         }
         if flags.contains(.power) {
             call.push("power")
@@ -243,10 +240,7 @@ extension Bindings {
     private static func movieSetInput(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let engine = script.emulator.movie
         let frame = try movieFrame(call, 1)
-        let port = try call.integer(2, "port")
-        guard (1...InputState.maxPorts).contains(port) else {
-            throw call.badArgument(2, "port", "must be 1…\(InputState.maxPorts)")
-        }
+        let port = try portArgument(call, 2)
         try call.table(3, "buttons")
         var flags: MovieFrameFlags = []
         switch try call.optionalString(4, "command") {
@@ -257,12 +251,12 @@ extension Bindings {
             throw call.badArgument(4, "command", "\"reset\" or \"power\" expected, got \"\(other)\"")
         }
         guard let movie = engine.movie else { return call.failure("no movie is active") }
-        guard port <= movie.log.ports else {
+        guard port < movie.log.ports else {
             return call.failure("the movie logs \(movie.log.ports) ports")
         }
         var input = engine.input(at: frame)?.0 ?? InputState()
         for button in RetroPadButton.allCases {
-            input.set(button, try call.booleanField(3, button.name, argument: 3) ?? false, port: port - 1)
+            input.set(button, try call.booleanField(3, button.name, argument: 3) ?? false, port: port)
         }
         if flags.isEmpty, let old = engine.input(at: frame)?.1 { flags = old.intersection(.commands) }
         return try movieCall(call, script) { emulator throws(Refusal) in

@@ -16,20 +16,6 @@ extension Bindings {
         return frame
     }
 
-    /// A port argument, 1-based in Lua, 0-based returned; `default` when absent.
-    static func tasPort(_ call: LuaCall, _ index: Int32, fallback: Int? = nil) throws(LuaCallError) -> Int {
-        let port: Int
-        if let value = fallback, call.isNoneOrNil(index) {
-            port = value
-        } else {
-            port = try call.integer(index, "port")
-        }
-        guard (1...InputState.maxPorts).contains(port) else {
-            throw call.badArgument(index, "port", "must be 1…\(InputState.maxPorts)")
-        }
-        return port - 1
-    }
-
     static func tasButton(_ call: LuaCall, _ index: Int32) throws(LuaCallError) -> RetroPadButton {
         let name = try call.string(index, "button")
         guard let button = RetroPadButton.named(name) else {
@@ -198,7 +184,7 @@ extension Bindings {
 
     private static func tastudioGetMask(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let engine = script.emulator.movie
-        let frame = try tasFrame(call, 1), port = try tasPort(call, 2, fallback: 1)
+        let frame = try tasFrame(call, 1), port = try portArgument(call, 2, fallback: 1)
         guard let (input, _) = engine.input(at: frame), port < engine.movie?.log.ports ?? 0 else {
             call.pushNil()
             return 1
@@ -208,7 +194,7 @@ extension Bindings {
 
     private static func tastudioGetButton(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let engine = script.emulator.movie
-        let frame = try tasFrame(call, 1), port = try tasPort(call, 2), button = try tasButton(call, 3)
+        let frame = try tasFrame(call, 1), port = try portArgument(call, 2), button = try tasButton(call, 3)
         guard let (input, _) = engine.input(at: frame) else {
             call.pushNil()
             return 1

@@ -129,7 +129,7 @@ extension Bindings {
     // MARK: - The functions
 
     private static func tastudioEditSetButton(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let frame = try tasFrame(call, 1), port = try tasPort(call, 2), button = try tasButton(call, 3)
+        let frame = try tasFrame(call, 1), port = try portArgument(call, 2), button = try tasButton(call, 3)
         let pressed = try call.boolean(4, "pressed"), count = try tasCount(call, 5)
         return try tasEdit(call, script) { engine throws(MovieError) in
             try engine.setButtons(frame..<frame &+ count, port: port, [(button, pressed)])
@@ -137,7 +137,7 @@ extension Bindings {
     }
 
     private static func tastudioEditSetInput(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let frame = try tasFrame(call, 1), port = try tasPort(call, 2)
+        let frame = try tasFrame(call, 1), port = try portArgument(call, 2)
         var held: [(RetroPadButton, Bool)] = []
         if call.type(3) == LUA_TNUMBER {
             let mask = try call.integer(3, "buttons")
