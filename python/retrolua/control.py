@@ -28,7 +28,7 @@ import json
 import os
 import socket
 import subprocess
-from typing import IO, Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, List, Mapping, Optional, Sequence, Tuple, Union
 
 from ._launch import Launched, launch, stop
 from .errors import RetroluaError
@@ -41,14 +41,12 @@ class Retrolua:
     """A JSON-lines client of one control socket (see the module's doc): `launch` or `connect` make one."""
 
     def __init__(self, sock: socket.socket, process: Optional[subprocess.Popen] = None,
-                 folder: Optional[str] = None, call_timeout: Optional[float] = 60.0, *,
-                 stderr: Optional[IO[bytes]] = None) -> None:
+                 folder: Optional[str] = None, call_timeout: Optional[float] = 60.0) -> None:
         self._sock = sock
         self._file = sock.makefile("rwb")
-        # A launched emulator: its process, its socket's folder and its stderr (what close() ends).
+        # A launched emulator: its process (with its stderr file) and its socket's folder, what close() ends.
         self._process = process
         self._folder = folder
-        self._stderr = stderr
         self.call_timeout = call_timeout
         self._failure: Optional[str] = None
         sock.settimeout(call_timeout)
@@ -103,7 +101,9 @@ class Retrolua:
             os.fspath(rom) if rom else None, os.fspath(core) if core else None,
             scenario=os.fspath(scenario) if scenario else None, scripts=[os.fspath(s) for s in scripts],
             binary=binary, args=extra_args, env=env, keep_alive=True, timeout=timeout)
-        return cls(sock, launched.process, launched.folder, call_timeout=call_timeout, stderr=launched.stderr)
+        # The stderr file travels with the process: whichever client closes the process closes it too.
+        launched.process.stderr = launched.stderr  # type: ignore[assignment]
+        return cls(sock, launched.process, launched.folder, call_timeout=call_timeout)
 
     def request(self, cmd: str, **fields: Any) -> Dict[str, Any]:
         """Sends one request and returns the reply (a dict); raises RetroluaError when ok is false."""
@@ -223,7 +223,7 @@ class Retrolua:
             pass
         self.disconnect()
         if self._process is not None:
-            stop(Launched(self._process, self._folder, self._stderr), None, wait=30.0)
+            stop(Launched(self._process, self._folder, self._process.stderr), None, wait=30.0)
 
     def __enter__(self) -> "Retrolua":
         return self

@@ -25,6 +25,10 @@ together) and its indices over the system's action groups (or an integration sce
 `record=FOLDER` records every episode as a movie from its start state (`ROM-N-000000.rlm`, …: a .bk2
 or .fm2 cannot carry a start state of ours), which `retrolua movie play` replays frame for frame.
 
+`step(action)` is `finish_step(send_step(action))`: the vector env sends every emulator its step
+before finishing any, then copies each observation into its batch with `store_observation`. The
+registered ids (`retrolua/Dodge-v0`, …) live in `retrolua.registration`.
+
 `integration=FOLDER` (or a name such as "Airstriker-Genesis-v0", found as `retrolua.integration.find`
 says) runs a stable-retro game integration instead of a Lua scenario (see
 `retrolua.integration`): `scenario` then names its scenario (default "scenario"), `state` one of its
