@@ -50,6 +50,15 @@ extension Bindings {
         LuaCall.run(L) { call in try body(call, Script.from(context)) }
     }
 
+    /// Runs an emulator operation for `script` (its events reach scripts on the running thread) and
+    /// returns `true`; a refusal becomes `nil, message`, or an error for the caller's mistake.
+    static func emulatorCall(
+        _ call: LuaCall, _ script: Script, _ body: (Emulator) throws(Refusal) -> Void
+    ) throws(Refusal) -> Int32 {
+        try call.nested(script) { () throws(Refusal) in try body(script.emulator) }
+        return call.returning(true)
+    }
+
     /// A port argument, 1-based in Lua, 0-based returned; `fallback` when absent.
     static func portArgument(_ call: LuaCall, _ index: Int32, fallback: Int? = nil) throws(LuaCallError) -> Int {
         let port: Int

@@ -204,13 +204,11 @@ extension Bindings {
     }
 
     private static func emuReset(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        try call.nested(script) { () throws(Refusal) in try script.emulator.reset() }
-        return call.returning(true)
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.reset() }
     }
 
     private static func emuPower(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        try call.nested(script) { () throws(Refusal) in try script.emulator.power() }
-        return call.returning(true)
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.power() }
     }
 
     private static func emuMessage(_ call: LuaCall, _ script: Script) throws -> Int32 {

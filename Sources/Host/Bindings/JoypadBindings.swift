@@ -4,6 +4,21 @@ import Libretro
 import LuaRuntime
 
 extension Bindings {
+    /// `{a=false, b=true, …}`: every button of `port` in `input`.
+    static func pushButtons(_ call: LuaCall, _ input: InputState, port: Int) {
+        call.newTable(fields: RetroPadButton.allCases.count)
+        for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
+    }
+
+    /// The buttons table at `index` into `input` on `port`: an absent button is released.
+    static func readButtons(
+        _ call: LuaCall, _ index: Int32, into input: inout InputState, port: Int
+    ) throws(LuaCallError) {
+        for button in RetroPadButton.allCases {
+            input.set(button, try call.booleanField(index, button.name, argument: index) ?? false, port: port)
+        }
+    }
+
     private static let buttonNames = RetroPadButton.allCases.map(\.name).joined(separator: ", ")
 
     static let joypad = LuaModule(
@@ -51,8 +66,7 @@ extension Bindings {
     private static func joypadGet(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let port = try portArgument(call, 1, fallback: 1)
         let input = script.emulator.seenInput
-        call.newTable(fields: RetroPadButton.allCases.count)
-        for button in RetroPadButton.allCases { call.set(button.name, input.isPressed(button, port: port)) }
+        pushButtons(call, input, port: port)
         return 1
     }
 
@@ -88,9 +102,7 @@ extension Bindings {
         try call.table(2, "state")
         let emulator = script.emulator
         var input = emulator.playerInput
-        for button in RetroPadButton.allCases {
-            input.set(button, try call.booleanField(2, button.name, argument: 2) ?? false, port: port)
-        }
+        try readButtons(call, 2, into: &input, port: port)
         for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
             let value = try call.integerField(2, name, argument: 2) ?? 0
             guard (-32768...32767).contains(value) else {

@@ -11,15 +11,6 @@ extension Bindings {
         return frame
     }
 
-    /// Runs a movie operation for `script` (its events reach scripts on the running thread); a
-    /// refusal becomes `nil, message`.
-    static func movieCall(
-        _ call: LuaCall, _ script: Script, _ body: (Emulator) throws(Refusal) -> Void
-    ) throws(Refusal) -> Int32 {
-        try call.nested(script) { () throws(Refusal) in try body(script.emulator) }
-        return call.returning(true)
-    }
-
     /// `movie.frame` and `movie.length`, which `tastudio` has too.
     static let movieFrameFunction = LuaFunction(
         "frame", returns: "integer",
@@ -168,7 +159,7 @@ extension Bindings {
                 throw call.badField(2, "ports", "must be 1…\(InputState.maxPorts)")
             }
         }
-        return try movieCall(call, script) { emulator throws(Refusal) in
+        return try emulatorCall(call, script) { emulator throws(Refusal) in
             do throws(Refusal) { try emulator.recordMovie(to: path, options: options) } catch {
                 // Lua's spelling of the option that allows recording over a file.
                 throw Refusal(
@@ -190,7 +181,7 @@ extension Bindings {
         // A movie played read-write is saved back to its file.
         try script.checkFileAccess(path, write: !options.readOnly)
         var warnings: [String] = []
-        let result = try movieCall(call, script) { emulator throws(Refusal) in
+        let result = try emulatorCall(call, script) { emulator throws(Refusal) in
             warnings = try emulator.playMovie(at: path, options: options)
         }
         call.nested(script) {
@@ -200,13 +191,13 @@ extension Bindings {
     }
 
     private static func movieStop(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.stopMovie() }
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.stopMovie() }
     }
 
     private static func movieSave(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let path = try call.optionalString(1, "path")
         if let path { try script.checkFileAccess(path, write: true) }
-        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveMovie(to: path) }
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.saveMovie(to: path) }
     }
 
     private static func movieMode(_ call: LuaCall, _ script: Script) throws -> Int32 {
@@ -223,10 +214,7 @@ extension Bindings {
                     ? "frame \(frame) is past the movie's end (\(engine.movie?.length ?? 0) frames)"
                     : "no movie is active")
         }
-        call.newTable(fields: RetroPadButton.allCases.count)
-        for button in RetroPadButton.allCases {
-            call.set(button.name, input.isPressed(button, port: port))
-        }
+        pushButtons(call, input, port: port)
         if flags.contains(.power) {
             call.push("power")
         } else if flags.contains(.reset) {
@@ -255,11 +243,9 @@ extension Bindings {
             return call.failure("the movie logs \(movie.log.ports) ports")
         }
         var input = engine.input(at: frame)?.0 ?? InputState()
-        for button in RetroPadButton.allCases {
-            input.set(button, try call.booleanField(3, button.name, argument: 3) ?? false, port: port)
-        }
+        try readButtons(call, 3, into: &input, port: port)
         if flags.isEmpty, let old = engine.input(at: frame)?.1 { flags = old.intersection(.commands) }
-        return try movieCall(call, script) { emulator throws(Refusal) in
+        return try emulatorCall(call, script) { emulator throws(Refusal) in
             try emulator.setMovieInput(frame, input, flags: flags)
         }
     }

@@ -84,17 +84,17 @@ extension Bindings {
 
     private static func movieBranchSave(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let name = try call.string(1, "name")
-        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.saveBranch(name) }
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.saveBranch(name) }
     }
 
     private static func movieBranchLoad(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let name = try call.string(1, "name")
-        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.loadBranch(name) }
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.loadBranch(name) }
     }
 
     private static func movieBranchDelete(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let name = try call.string(1, "name")
-        return try movieCall(call, script) { emulator throws(Refusal) in try emulator.deleteBranch(name) }
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.deleteBranch(name) }
     }
 
     private static func movieBranchList(_ call: LuaCall, _ script: Script) throws -> Int32 {

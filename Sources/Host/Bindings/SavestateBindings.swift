@@ -114,15 +114,13 @@ extension Bindings {
     private static func savestateSave(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let target = try target(call)
         if case .file(let path) = target { try script.checkFileAccess(path, write: true) }
-        try call.nested(script) { () throws(Refusal) in try script.emulator.saveState(to: target) }
-        return call.returning(true)
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.saveState(to: target) }
     }
 
     private static func savestateLoad(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let target = try target(call)
         if case .file(let path) = target { try script.checkFileAccess(path, write: false) }
-        try call.nested(script) { () throws(Refusal) in try script.emulator.loadState(from: target) }
-        return call.returning(true)
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.loadState(from: target) }
     }
 
     private static func savestateSlotInfo(_ call: LuaCall, _ script: Script) throws -> Int32 {

@@ -178,8 +178,7 @@ extension Bindings {
 
     private static func tastudioSeek(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let frame = try tasFrame(call, 1)
-        try call.nested(script) { () throws(Refusal) in try script.emulator.seekMovie(to: frame) }
-        return call.returning(true)
+        return try emulatorCall(call, script) { emulator throws(Refusal) in try emulator.seekMovie(to: frame) }
     }
 
     private static func tastudioGetMask(_ call: LuaCall, _ script: Script) throws -> Int32 {
