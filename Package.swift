@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Layers: C module maps and shims → Support (files, hashes, rewind history) → Libretro (no SDL, no Lua)
-// → Media → Emulation (the emulator and its rules; no Lua, no SDL) → Host (scripts, doors) → retrolua CLI.
+// and Media → Emulation (the emulator and its rules; no Lua, no SDL) → Scripting, Control, Frontend (the doors)
+// → Run (assembly) → retrolua CLI.
 // `scripts/lint` checks that every target declares what it imports.
 let package = Package(
     name: "Retrolua",
@@ -10,7 +11,7 @@ let package = Package(
         .executable(name: "retrolua", targets: ["retrolua"])
     ],
     targets: [
-        // System libraries, all from Debian packages (see README "Dependencies").
+        // System libraries, all from Debian packages (docs/reference/dependencies.md).
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         // No pkg-config: sdl2's -D_REENTRANT is a flag SwiftPM refuses with a warning (shim.h has <SDL2/SDL.h>).
         .systemLibrary(name: "CSDL2", providers: [.apt(["libsdl2-dev"])]),
@@ -36,10 +37,25 @@ let package = Package(
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         // The emulator every door drives: session, frame loop, input layers, states, movies, cheats, rules.
         .target(name: "Emulation", dependencies: ["Support", "Libretro", "CZlib", "CZstd"]),
+        // The doors and the run, one target each so their arrows point one way (scripts/lint checks the imports):
+        // Scripting (the script host and the Lua bindings) and Control (the socket doors) and Frontend (the loop
+        // around the window and devices) each hold the Emulator; Run assembles them and alone sees them all.
         .target(
-            name: "Host",
+            name: "Scripting",
+            dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"],
+            path: "Sources/Host"),
+        .target(name: "Control", dependencies: ["Emulation", "Support", "Libretro"]),
+        .target(
+            name: "Frontend",
             dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
-        .executableTarget(name: "retrolua", dependencies: ["Emulation", "Support", "Host", "Libretro", "Media"]),
+        .target(
+            name: "Run",
+            dependencies: [
+                "Scripting", "Control", "Frontend", "Emulation", "Support", "Libretro", "Media", "CLuaShim",
+            ]),
+        .executableTarget(
+            name: "retrolua",
+            dependencies: ["Run", "Scripting", "Control", "Frontend", "Emulation", "Support", "Libretro", "Media"]),
 
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "LibretroTests", dependencies: ["Libretro", "CLibretro"]),
@@ -47,7 +63,10 @@ let package = Package(
         // FuzzRegressions: inputs the fuzzers found, read by path at run time.
         .testTarget(
             // CLuaShim: tests shorten the watchdog's deadlines (lh_set_deadlines) to reach them quickly.
-            name: "HostTests", dependencies: ["Host", "Emulation", "Support", "Libretro", "Media", "CLuaShim"],
+            name: "HostTests",
+            dependencies: [
+                "Run", "Scripting", "Control", "Frontend", "Emulation", "Support", "Libretro", "Media", "CLuaShim",
+            ],
             exclude: ["FuzzRegressions"]),
     ],
     swiftLanguageModes: [.v6]
@@ -57,7 +76,9 @@ let package = Package(
 if Context.environment["RETROLUA_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
-            name: "RetroluaFuzz", dependencies: ["Emulation", "Host", "Libretro", "Media"], path: "Fuzz/RetroluaFuzz",
+            name: "RetroluaFuzz",
+            dependencies: ["Emulation", "Run", "Scripting", "Control", "Frontend", "Libretro", "Media"],
+            path: "Fuzz/RetroluaFuzz",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     package.products.append(.executable(name: "RetroluaFuzz", targets: ["RetroluaFuzz"]))
 }

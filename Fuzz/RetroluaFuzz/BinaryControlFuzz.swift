@@ -1,5 +1,8 @@
 import Foundation
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// The control socket's binary door (header + payload messages, as ControlClient frames them) against
 /// the NES demo in nestopia: every command, with steps cut to four frames (emulated frames are what make an input slow),

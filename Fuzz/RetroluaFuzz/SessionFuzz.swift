@@ -1,6 +1,9 @@
 import Emulation
 import Foundation
-import Host
+import Control
+import Frontend
+import Run
+import Scripting
 import Libretro
 import Media
 

@@ -1,6 +1,9 @@
 import Dispatch
 import Foundation
-import Host
+import Control
+import Frontend
+import Run
+import Scripting
 import Support
 import Glibc
 

@@ -1,5 +1,8 @@
 import Emulation
-import Host
+import Control
+import Frontend
+import Run
+import Scripting
 
 /// The default frontend's hotkeys for `retrolua help run`, the man page and the CLI reference, read from
 /// the Lua that answers them (`DefaultHotkeys`), so the documentation cannot drift from the keys.

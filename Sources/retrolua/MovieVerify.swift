@@ -1,6 +1,9 @@
 import Emulation
 import Foundation
-import Host
+import Control
+import Frontend
+import Run
+import Scripting
 import Support
 
 /// Headless replays of a movie against its RAM verification log (`movie verify`), or to write one:

@@ -1,5 +1,8 @@
 import Foundation
-import Host
+import Control
+import Frontend
+import Run
+import Scripting
 
 /// `retrolua run`: the command line becomes a `RunPlan`, which `Run` assembles and runs.
 enum RunCommand {

@@ -1,4 +1,7 @@
-import Host
+import Control
+import Frontend
+import Run
+import Scripting
 
 /// `retrolua run`'s options, by heading: the one table its help, parser, completions and man page use.
 extension RunCommand {

@@ -1,6 +1,9 @@
 import Emulation
 import Foundation
-import Host
+import Control
+import Frontend
+import Run
+import Scripting
 import Libretro
 
 /// Exit codes: 0 success, 1 the run failed (bad core, content, file…), 2 bad command line;

@@ -1,7 +1,10 @@
 @testable import Emulation
 import Foundation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// Automation from outside: the control socket through the Python client, `--json`, `retrolua batch`
 /// and parallel instances of one core.

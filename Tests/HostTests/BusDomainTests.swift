@@ -2,7 +2,10 @@
 import Foundation
 import Libretro
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// `bus` against the direct domains at mirrored addresses, on real cores: snes9x's memory map (WRAM only
 /// through select/disconnect mirrors), fceumm's 1 KiB blocks, gambatte's map, mGBA's map as the default

@@ -2,7 +2,10 @@ import Foundation
 import Glibc
 import XCTest
 
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// The control socket under abuse, on real sockets: Tests/python/test_control_abuse.py (silent and
 /// slow clients, endless lines, crowds, malformed requests, TCP tokens, the Unix peer's uid); here, a

@@ -1,6 +1,9 @@
 @testable import Emulation
 import Foundation
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 @testable import Libretro
 import Support
 import XCTest

@@ -2,7 +2,10 @@
 import Foundation
 @testable import Libretro
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// Each door only translates the emulator's answers (the rules themselves: `EmulatorRulesTests`):
 /// the same refusal reads the same from Lua (`nil, message`) and from the control socket (`error`), and

@@ -1,6 +1,9 @@
 @testable import Emulation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 import Libretro
 
 /// The homebrew Game Boy ROM on gambatte and mGBA; RAM layout in examples/roms/gb/README.md.

@@ -1,5 +1,8 @@
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 import Media
 
 /// The frontend's loop in-process on the null backends: what reaches the video output, and what

@@ -1,7 +1,10 @@
 @testable import Emulation
 import Foundation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// The host's own Lua (lua/host/prelude.lua, lua/host/console.lua): no script runs without it.
 final class HostPreludeTests: XCTestCase {

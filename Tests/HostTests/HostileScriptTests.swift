@@ -3,7 +3,10 @@ import Foundation
 import Support
 import XCTest
 
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// Hostile scripts against each security profile: every escape the profiles close, runaways, the memory
 /// cap, and error reporting. Each case asserts a message naming the function or file, no crash, no hang

@@ -1,7 +1,10 @@
 @testable import Emulation
 import Foundation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 import Media
 
 /// Each module's happy paths and error messages, executed as Lua against nestopia and the NES demo.

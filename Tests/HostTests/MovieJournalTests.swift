@@ -1,7 +1,10 @@
 @testable import Emulation
 import Foundation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 import Libretro
 
 /// Recordings journal as they go (`MOVIE.rlm.journal`) and recover after a crash; the recording's

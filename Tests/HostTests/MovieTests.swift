@@ -1,7 +1,10 @@
 @testable import Emulation
 import Foundation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 import Libretro
 import Support
 

@@ -1,6 +1,9 @@
 @testable import Emulation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 import Libretro
 import Media
 

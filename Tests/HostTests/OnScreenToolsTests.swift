@@ -1,7 +1,10 @@
 @testable import Emulation
 import Foundation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 import Media
 
 /// The menu (lua/defaults/menu.lua) and the RAM tools (lua/defaults/ramtools.lua) driven by synthetic key

@@ -36,11 +36,12 @@ final class PythonPackageTests: XCTestCase {
         try pytest(Fixtures.python, ["test_integration.py"])
     }
 
-    /// Tests/python/test_client_edges.py: a client truncating its shared memory, a scenario whose main
+    /// Tests/python/test_client_edges.py and test_structure.py (no import circle in the package, no private
+    /// reach between its modules): a client truncating its shared memory, a scenario whose main
     /// chunk fails, a core that hangs (call timeouts, a parent killed meanwhile), Ctrl-C mid-step, and
     /// hostile integration folders (FIFO, gzip bomb, deep JSON, paths outside, oversized scripts).
     func testTheClientsEdges() throws {
-        try pytest(Fixtures.python, ["test_client_edges.py"])
+        try pytest(Fixtures.python, ["test_client_edges.py", "test_structure.py"])
     }
 
     func testTheExamples() throws {

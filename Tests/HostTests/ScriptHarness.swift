@@ -1,7 +1,10 @@
 @testable import Emulation
 import Foundation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 import Media
 
 /// Runs Lua against the NES demo in-process and collects what scripts print and how they fail.

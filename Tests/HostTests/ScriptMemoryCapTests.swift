@@ -2,7 +2,10 @@ import Foundation
 import Media
 import XCTest
 
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// A script's memory cap covers what the host keeps on its behalf, not only its Lua heap.
 final class ScriptMemoryCapTests: XCTestCase {

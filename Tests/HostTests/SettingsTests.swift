@@ -1,7 +1,10 @@
 @testable import Emulation
 import Foundation
 import XCTest
-@testable import Host
+@testable import Control
+@testable import Frontend
+@testable import Run
+@testable import Scripting
 
 /// retrolua.settings as the defaults use it: ~/.config/retrolua/NAME.lua merged over the defaults,
 /// every mistake in a settings file reported on stderr with its path, the defaults still running.

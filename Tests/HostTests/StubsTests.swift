@@ -1,5 +1,8 @@
 import Foundation
-import Host
+import Control
+import Frontend
+import Run
+import Scripting
 import XCTest
 
 /// The generated declarations editors and linters read (lua/types/): LuaLS stubs that declare each global

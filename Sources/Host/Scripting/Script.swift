@@ -8,7 +8,7 @@ import Media
 import Support
 
 /// One user script: its own Lua state, its main chunk as a coroutine, its callbacks and watches.
-final class Script {
+public final class Script {
     let path: String
     /// The file name, used in messages.
     let name: String
@@ -27,9 +27,9 @@ final class Script {
     private(set) var callbacks: [(id: Int, event: ScriptEvent, reference: Int32)] = []
     var watches: [MemoryWatch] = []
     private var nextID = 1
-    private(set) var failed = false
+    public private(set) var failed = false
     /// Why it failed (the first error), once it has.
-    private(set) var failure: String?
+    public private(set) var failure: String?
     /// Images loaded by path for `gui.image`, so drawing one every frame does not reread the file.
     var imageCache: [String: Image] = [:]
     /// Pixels of image objects from `gui.load_image`, by the id stored in the userdata.

@@ -134,7 +134,7 @@ public final class ScriptHost: EmulatorClient {
 
     /// Loads a script that must start: a main chunk that fails throws its error, said once (by the caller),
     /// instead of the script being dropped (a scenario whose `reward()` would then score 0, or another's).
-    func loadRequired(scriptAt path: String) throws(ScriptError) -> Script {
+    public func loadRequired(scriptAt path: String) throws(ScriptError) -> Script {
         let before = Set(scripts.map(ObjectIdentifier.init))
         let (failuresBefore, report, name) = (failures.count, onFailure, (path as NSString).lastPathComponent)
         onFailure = { if $0.script != name { report($0) } }
@@ -162,6 +162,12 @@ public final class ScriptHost: EmulatorClient {
 
     /// True while some script still waits for frames or has callbacks.
     public var hasActiveScripts: Bool { scripts.contains { $0.isActive } }
+
+    /// Lets go of every script without its `exit` callbacks (a run that never started).
+    public func unloadScripts() {
+        for script in scripts { script.detach() }
+        scripts.removeAll()
+    }
 
     /// Fires `exit` for every script, then unloads them all (closing their states runs their `__gc`
     /// finalizers, under the watchdog's deadlines). `beforeClosing` runs between: what must not be lost is

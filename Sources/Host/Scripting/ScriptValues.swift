@@ -8,7 +8,7 @@ import LuaRuntime
 /// values turned into JSON-compatible ones.
 extension Script {
     /// Calls the global function `name` with no arguments; its first result (nil: `NSNull`).
-    func callGlobal(_ name: String) -> Result<Any, ScriptError> {
+    public func callGlobal(_ name: String) -> Result<Any, ScriptError> {
         let L = lua.L
         // A raw lookup: a metatable on the globals must not run (and possibly raise) outside a pcall.
         lua_rawgeti(L, lh_registryindex(), lua_Integer(LUA_RIDX_GLOBALS))

@@ -1,4 +1,7 @@
+import Control
+import Frontend
 import Media
+import Scripting
 
 /// The run's scripts as the control doors see them: the scenario and `eval`, answered by the script host.
 public final class RunControlScripts: ControlScripts {

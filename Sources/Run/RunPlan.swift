@@ -1,5 +1,8 @@
+import Control
 import Emulation
 import Foundation
+import Frontend
+import Scripting
 
 /// Everything one run needs, decided before anything is opened: what `retrolua run`, `movie`,
 /// `batch` jobs and tests describe, and what `Run` assembles. A value: building one has no effects.

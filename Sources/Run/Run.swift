@@ -2,6 +2,7 @@ import Emulation
 import Foundation
 import Libretro
 import Media
+import Scripting
 import Support
 
 /// Turns a `RunPlan` into running parts and runs it to the end: the one place that decides the order

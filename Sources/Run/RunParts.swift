@@ -1,7 +1,10 @@
+import Control
 import Emulation
 import Foundation
+import Frontend
 import Libretro
 import Media
+import Scripting
 
 /// A run with scripts around the emulator: the script host, the frontend (none for replays), the
 /// movie and the control socket, opened in `assemble` and closed in `runToEnd`, each in this order.
@@ -216,13 +219,5 @@ final class RunParts {
             return !control.quitRequested && !control.isAbandoned(server)
         }
         return frontend.run()
-    }
-}
-
-extension ScriptHost {
-    /// Lets go of every script without its `exit` callbacks (a run that never started).
-    func unloadScripts() {
-        for script in scripts { script.detach() }
-        scripts.removeAll()
     }
 }
