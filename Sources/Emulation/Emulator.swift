@@ -100,25 +100,14 @@ public final class Emulator {
         client?.frameWillStart()
         phase = .frameStart
         client?.frameStarted()
-        holdingEvents = true
-        movieInput = movie.beginFrame()
-        phase = .inputPoll
-        inputEventFired = false
         let dupesBefore = session.core.dupedFrames
         let coreStart = now()
-        session.runFrame()
+        runCoreHalf(inputCallbacks: true)
         if session.core.shutdownRequested { requestExit(0) }  // RETRO_ENVIRONMENT_SHUTDOWN: the game asked to end.
-        if movie.isActive {
-            movie.endFrame(
-                seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged)
-        }
-        cheats.apply()
-        if movie.isActive { movie.captureState() }
         let coreSeconds = seconds(since: coreStart) - inputEventSeconds
         inputEventSeconds = 0
         stats.duplicated += session.core.dupedFrames - dupesBefore
         stats.endFrame()
-        phase = .between
         overrides.clear()
         holdingEvents = false
         if !heldEvents.isEmpty { releaseHeldEvents() }
@@ -126,6 +115,25 @@ public final class Emulator {
         client?.frameEnded()
         stats.add(.core, seconds: coreSeconds)
         stats.add(.scripts, seconds: seconds(since: start) - coreSeconds)
+    }
+
+    /// The core's half of a frame, the same for a frame shown and one run unseen (a seek's replay): the
+    /// movie's input in, `retro_run` (the input poll inside it), the movie's record of what the game saw,
+    /// cheats, the greenzone's state; events held until the frame's end. `inputCallbacks`: whether the
+    /// `input` event runs at the poll.
+    func runCoreHalf(inputCallbacks: Bool) {
+        holdingEvents = true
+        movieInput = movie.beginFrame()
+        phase = .inputPoll
+        inputEventFired = !inputCallbacks
+        session.runFrame()
+        if movie.isActive {
+            movie.endFrame(
+                seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged)
+        }
+        cheats.apply()
+        if movie.isActive { movie.captureState() }
+        phase = .between
     }
 
     /// Runs the core one frame outside the frame loop (run-ahead): no hooks, no counters, no movie,

@@ -23,18 +23,7 @@ extension Emulator {
         let (wasVideo, wasAudio) = (core.videoEnabled, core.audioEnabled)
         core.videoEnabled = picture || movie.cover == .frame && movie.movie?.hasVerification == true
         core.audioEnabled = false
-        holdingEvents = true
-        movieInput = movie.beginFrame()
-        phase = .inputPoll
-        inputEventFired = true  // the `input` callbacks do not run
-        session.runFrame()
-        if movie.isActive {
-            movie.endFrame(
-                seen: session.lastFrameLagged ? effectiveInput() : seenInput, lagged: session.lastFrameLagged)
-        }
-        cheats.apply()
-        phase = .between
-        if movie.isActive { movie.captureState() }
+        runCoreHalf(inputCallbacks: false)
         heldEvents.removeAll()
         holdingEvents = false
         core.videoEnabled = wasVideo
