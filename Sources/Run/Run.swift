@@ -45,8 +45,13 @@ public final class Run {
             { [self] (picture: RGBAImage?) in writeScreenshot(picture, to: path) }
         }
         if plan.isBare {
-            let report = session.runHeadless(
-                frames: plan.frameLimit ?? 600, progress: plan.frontend.progress, stopsOnSignals: plan.stopsOnSignals)
+            let frames = plan.frameLimit ?? 600
+            var progress = ProgressLine(enabled: plan.frontend.progress && isatty(2) != 0)
+            let stops = plan.stopsOnSignals
+            let report = Emulator(session: session).runFrames(
+                limit: frames, until: { stops && StopSignals.isRequested },
+                afterFrame: { progress.update(frames: $0, of: frames) })
+            progress.finish()
             outcome = RunOutcome(report: report, session: session)
             if let screenshot, !screenshot(report.lastFrame.map(RGBAImage.init)) { outcome.status = 1 }
         } else {

@@ -5,24 +5,20 @@ import Support
 /// Headless replays of the run's movie, as fast as the core goes, for as long as it plays.
 enum RunReplay {
     static func run(_ kind: RunPlan.Replay, emulator: Emulator, length: Int) -> (RunReport, ReplayOutcome) {
-        let meter = RunMeter(emulator.session)
+        let report: RunReport
         var outcome = ReplayOutcome(length: length)
         switch kind {
         case .verify:
             var progress = ProgressLine()
-            while emulator.movie.mode == .play && emulator.movie.firstDesync == nil && emulator.exitCode == nil
-                && !StopSignals.isRequested
-            {
-                emulator.runFrame()
-                progress.update(frames: emulator.movie.frame, of: length)
-            }
+            report = emulator.runFrames(
+                until: { emulator.movie.mode != .play || emulator.movie.firstDesync != nil || StopSignals.isRequested },
+                afterFrame: { _ in progress.update(frames: emulator.movie.frame, of: length) })
             progress.finish()
             outcome.desync = emulator.movie.firstDesync
         case .hashRAM:
             outcome.ramHashes.reserveCapacity(length)
             var pictures: [UInt32] = []
-            while emulator.movie.mode == .play && emulator.exitCode == nil && !StopSignals.isRequested {
-                emulator.runFrame()
+            report = emulator.runFrames(until: { emulator.movie.mode != .play || StopSignals.isRequested }) { _ in
                 let (hash, picture) = emulator.movie.logHashes()
                 outcome.ramHashes.append(hash)
                 pictures.append(picture)
@@ -34,6 +30,6 @@ enum RunReplay {
         outcome.covers = emulator.movie.describe(emulator.movie.cover)
         outcome.problem = emulator.movie.verificationProblem
         outcome.coveredChecks = emulator.movie.coveredChecks
-        return (meter.report(), outcome)
+        return (report, outcome)
     }
 }

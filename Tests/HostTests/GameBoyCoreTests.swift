@@ -43,7 +43,7 @@ final class GameBoyCoreTests: XCTestCase {
         XCTAssertEqual(ram[6], 1)
         XCTAssertEqual(ram[2], 0b0010_0000, "B in the Game Boy joypad byte")
 
-        let frame = try XCTUnwrap(session.runHeadless(frames: 1).lastFrame)
+        let frame = try XCTUnwrap(Emulator(session: session).runFrames(limit: 1).lastFrame)
         XCTAssertEqual(frame.format, .rgb565)
         XCTAssertEqual(frame.width, 160)
         XCTAssertEqual(frame.height, 144)

@@ -59,7 +59,7 @@ final class NESCoreTests: XCTestCase {
         let state = try session.core.serialize()
         func play() -> ([UInt8], String?) {
             session.run(20, holding: [.down, .a])
-            let report = session.runHeadless(frames: 1)
+            let report = Emulator(session: session).runFrames(limit: 1)
             return (session.systemRAM(), report.frameHash)
         }
         let first = play()
@@ -90,7 +90,7 @@ final class NESCoreTests: XCTestCase {
         let session = try Fixtures.session()
         defer { try? session.close() }
         session.run(30)
-        let frame = try XCTUnwrap(session.runHeadless(frames: 1).lastFrame)
+        let frame = try XCTUnwrap(Emulator(session: session).runFrames(limit: 1).lastFrame)
         XCTAssertEqual(frame.format, .xrgb8888)
         let ram = session.systemRAM()
         // nestopia crops 8 lines of overscan at the top by default.
@@ -120,7 +120,7 @@ final class NESCoreTests: XCTestCase {
         XCTAssertEqual(session.core.options.value("nestopia_favored_system"), "pal")
         XCTAssertEqual(warnings, ["core 'nestopia' has no option 'no_such_option' (see its options with --verbose)"])
         session.run(2)
-        let frame = try XCTUnwrap(session.runHeadless(frames: 1).lastFrame)
+        let frame = try XCTUnwrap(Emulator(session: session).runFrames(limit: 1).lastFrame)
         XCTAssertEqual(frame.height, 240, "overscan cropping turned off through the option file")
     }
 }

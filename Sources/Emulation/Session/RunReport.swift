@@ -46,21 +46,21 @@ public struct RunMeter {
     }
 }
 
-extension Session {
-    /// Runs `frames` frames as fast as the core goes. Only the last frame is copied out,
-    /// so the loop costs no more than the core itself (and one load of the stop flag per frame).
-    public func runHeadless(frames: Int, progress showProgress: Bool = false, stopsOnSignals: Bool = false) -> RunReport
-    {
-        let meter = RunMeter(self)
+extension Emulator {
+    /// Runs frames as fast as the core goes until `limit` frames ran, `stop()` says so (asked before each
+    /// frame) or the run ends (`emu.exit`, the core's shutdown request); `afterFrame` sees each frame's count.
+    /// The one loop behind headless runs and replays; only the last frame is copied out, so it costs no more
+    /// than the frames themselves.
+    public func runFrames(
+        limit: Int? = nil, until stop: () -> Bool = { false }, afterFrame: (Int) -> Void = { _ in }
+    ) -> RunReport {
+        let meter = RunMeter(session)
         var ran = 0
-        var progress = ProgressLine(enabled: showProgress && isatty(2) != 0)
-        // RETRO_ENVIRONMENT_SHUTDOWN ends the run after the frame that asked.
-        while ran < frames && !(stopsOnSignals && StopSignals.isRequested) && !core.shutdownRequested {
+        while ran < limit ?? .max && exitCode == nil && !stop() {
             runFrame()
             ran += 1
-            if showProgress { progress.update(frames: ran, of: frames) }
+            afterFrame(ran)
         }
-        progress.finish()
         return meter.report()
     }
 }
