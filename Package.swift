@@ -42,8 +42,7 @@ let package = Package(
         // around the window and devices) each hold the Emulator; Run assembles them and alone sees them all.
         .target(
             name: "Scripting",
-            dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"],
-            path: "Sources/Host"),
+            dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
         .target(name: "Control", dependencies: ["Emulation", "Support", "Libretro"]),
         .target(
             name: "Frontend",

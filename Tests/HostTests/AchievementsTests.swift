@@ -66,7 +66,7 @@ final class AchievementsTests: XCTestCase {
         let harness = try harness()
         try harness.load(Self.player)
         harness.run(14)
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the leaderboard attempt's tracker is drawn")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "the leaderboard attempt's tracker is drawn")
         harness.run(286)
         for failure in harness.failures { XCTFail(failure.message) }
         XCTAssertEqual(harness.lines, ["done\t200\t5"])
@@ -129,7 +129,7 @@ final class AchievementsTests: XCTestCase {
             harness.run(16)
             for failure in harness.failures { XCTFail(failure.message) }
             XCTAssertTrue(harness.errors.contains("Leaderboard attempt started"), harness.errors)
-            let rows = try XCTUnwrap(whiteRows(harness.host.hudCanvas), "the tracker is drawn at \(scale)×")
+            let rows = try XCTUnwrap(whiteRows(harness.host.screen.hudCanvas), "the tracker is drawn at \(scale)×")
             heights.append(rows.count)
         }
         // gui.text_scale is 1 in a 256×224 window and 2 in a 768×672 one: digits 7 and 14 pixels tall.

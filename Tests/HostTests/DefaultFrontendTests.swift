@@ -31,9 +31,9 @@ final class DefaultFrontendTests: XCTestCase {
         press(harness, "f7")  // slot 1
         harness.host.deliver([.keyDown("f2", repeat: false)])
         let saved = harness.session.systemRAM()
-        harness.host.devices.keys = ["right"]
+        harness.host.screen.devices.keys = ["right"]
         harness.run(15)
-        harness.host.devices.keys = []
+        harness.host.screen.devices.keys = []
         XCTAssertNotEqual(harness.session.systemRAM()[3], saved[3])
         harness.host.deliver([.keyDown("f4", repeat: false)])
         XCTAssertTrue(harness.session.systemRAM() == saved, "slot 1 restored exactly")
@@ -63,7 +63,7 @@ final class DefaultFrontendTests: XCTestCase {
         harness.host.deliver([.keyUp("\\"), .keyDown("`", repeat: false)])
         XCTAssertEqual(harness.host.emulator.speed, 0, "fast-forward toggled on")
         harness.host.deliver([.keyDown("f11", repeat: false)])
-        XCTAssertEqual(harness.host.fullscreenRequest, true)
+        XCTAssertEqual(harness.host.screen.fullscreenRequest, true)
         harness.host.deliver([.keyDown("escape", repeat: false)])
         XCTAssertEqual(harness.host.emulator.exitCode, 0)
     }
@@ -87,7 +87,7 @@ final class DefaultFrontendTests: XCTestCase {
         harness.run(20)
         harness.host.deliver([.keyDown("f9", repeat: false)])  // branch "slot0" at frame 20
         harness.run(20)
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the movie line and input display are drawn")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "the movie line and input display are drawn")
         harness.host.deliver([.keyDown("f10", repeat: false)])
         XCTAssertEqual(harness.host.emulator.movie.frame, 20)
         XCTAssertEqual(harness.host.emulator.movie.movie?.length, 20)
@@ -127,7 +127,7 @@ final class DefaultFrontendTests: XCTestCase {
         XCTAssertTrue(
             harness.host.emulator.ramSearch!.candidates.contains(RAMSearch.Candidate(domain: 0, address: 5)),
             "the A counter survives")
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the panel is drawn")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "the panel is drawn")
         harness.host.emulator.ramSearch = try XCTUnwrap(harness.host.emulator.ramSearch)
         while harness.host.emulator.ramSearch!.candidates.first?.address != 5 {
             harness.host.emulator.ramSearch!.dropFirstCandidate()
@@ -170,27 +170,27 @@ final class DefaultFrontendTests: XCTestCase {
         harness.run(5)
         let ram = { harness.session.systemRAM() }
         let x0 = Int(ram()[3]), y0 = Int(ram()[4])
-        harness.host.devices.keys = ["right"]
+        harness.host.screen.devices.keys = ["right"]
         harness.run(10)
         XCTAssertEqual(Int(ram()[3]), x0 + 10, "arrow keys drive the d-pad")
-        harness.host.devices.keys = ["i"]
+        harness.host.screen.devices.keys = ["i"]
         harness.run(3)
         XCTAssertEqual(Int(ram()[4]), y0 - 3, "the user's remap (i = up)")
-        harness.host.devices.keys = ["j"]
+        harness.host.screen.devices.keys = ["j"]
         harness.run(2)
         XCTAssertEqual(Int(ram()[3]), x0 + 8, "the per-game remap (j = left)")
-        harness.host.devices.keys = []
+        harness.host.screen.devices.keys = []
         var pad = HostDevices.Gamepad(name: "Pad")
         pad.buttons = ["b"]  // SDL's right face button = RetroPad A.
-        harness.host.devices.gamepads = [pad]
+        harness.host.screen.devices.gamepads = [pad]
         harness.run(1)
         XCTAssertEqual(ram()[2], 0x80, "gamepad b → RetroPad A → NES A")
-        harness.host.devices.gamepads = []
+        harness.host.screen.devices.gamepads = []
         harness.run(1)
         let presses = ram()[5]
-        harness.host.devices.keys = ["c"]  // Turbo A: 2 frames on, 2 off.
+        harness.host.screen.devices.keys = ["c"]  // Turbo A: 2 frames on, 2 off.
         harness.run(8)
-        harness.host.devices.keys = []
+        harness.host.screen.devices.keys = []
         harness.run(1)
         XCTAssertEqual(Int(ram()[5]) - Int(presses), 2, "turbo pressed A twice in 8 frames")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
@@ -260,16 +260,16 @@ final class DefaultFrontendTests: XCTestCase {
             toFile: osd.folder + "/config/osd.lua", atomically: true, encoding: .utf8)
         try osd.load(file: Fixtures.root + "/lua/defaults/osd.lua")
         osd.run(3)
-        XCTAssertFalse(osd.host.hudCanvas.isEmpty, "fps, counters and input drawn")
+        XCTAssertFalse(osd.host.screen.hudCanvas.isEmpty, "fps, counters and input drawn")
         XCTAssertTrue(osd.failures.isEmpty, "\(osd.failures)")
         osd.close()
 
         let keys = try harness(["hotkeys"])
         keys.run(2)
-        XCTAssertTrue(keys.host.hudCanvas.isEmpty)
+        XCTAssertTrue(keys.host.screen.hudCanvas.isEmpty)
         keys.host.deliver([.keyDown("f7", repeat: false)])
         keys.run(1)
-        XCTAssertFalse(keys.host.hudCanvas.isEmpty, "the slot indicator shows after a slot change")
+        XCTAssertFalse(keys.host.screen.hudCanvas.isEmpty, "the slot indicator shows after a slot change")
         XCTAssertTrue(keys.failures.isEmpty, "\(keys.failures)")
     }
 
@@ -277,13 +277,13 @@ final class DefaultFrontendTests: XCTestCase {
         let harness = try harness(["osd"])
         try harness.load("event.on('frame_end', function() if emu.framecount() == 3 then emu.message('hello') end end)")
         harness.run(2)
-        XCTAssertTrue(harness.host.hudCanvas.isEmpty)
+        XCTAssertTrue(harness.host.screen.hudCanvas.isEmpty)
         harness.run(2)
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the message is drawn")
-        XCTAssertTrue(harness.host.emuCanvas.isEmpty, "not on the emu surface: screenshots stay clean")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "the message is drawn")
+        XCTAssertTrue(harness.host.screen.emuCanvas.isEmpty, "not on the emu surface: screenshots stay clean")
         XCTAssertEqual(harness.errors, "[test.lua] hello\n", "mirrored to stderr for logs and screen readers")
         harness.run(200)
-        XCTAssertTrue(harness.host.hudCanvas.isEmpty, "messages expire")
+        XCTAssertTrue(harness.host.screen.hudCanvas.isEmpty, "messages expire")
     }
 
     func testDefaultsCanBeTurnedOffOrReplaced() throws {

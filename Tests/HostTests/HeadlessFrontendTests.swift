@@ -33,7 +33,7 @@ final class HeadlessFrontendTests: XCTestCase {
         defer { harness.close() }
         let video = NullVideoOutput(), input = NullInputSource()
         let frontend = try open(harness, frames: 30, video: video, input: input)
-        harness.host.devices.keys = ["x"]  // as `input.set_key` would: the null input leaves it alone
+        harness.host.screen.devices.keys = ["x"]  // as `input.set_key` would: the null input leaves it alone
         let report = frontend.run()
         XCTAssertFalse(frontend.isWindowed)
         XCTAssertEqual(report.frames, 30)
@@ -43,8 +43,8 @@ final class HeadlessFrontendTests: XCTestCase {
         XCTAssertEqual(video.lastFrameSize?.width, frame.width)
         XCTAssertEqual(video.lastFrameSize?.height, frame.height)
         XCTAssertEqual(video.lastFormat, frame.format)
-        XCTAssertEqual(harness.host.devices.keys, ["x"])
-        XCTAssertNil(harness.host.windowSize, "headless, the hud takes the frame's size")
+        XCTAssertEqual(harness.host.screen.devices.keys, ["x"])
+        XCTAssertNil(harness.host.screen.windowSize, "headless, the hud takes the frame's size")
         XCTAssertEqual(notices, [])
         XCTAssertEqual(frontend.close(), [])
     }

@@ -215,7 +215,7 @@ final class LuaAPITests: XCTestCase {
             print("ok")
             """)
         XCTAssertEqual(harness.lines, ["ok"])
-        XCTAssertEqual(harness.host.devices.keys, ["left"])
+        XCTAssertEqual(harness.host.screen.devices.keys, ["left"])
         harness.close()
         XCTAssertEqual(
             try errorOf("input.set_key('a', 'yes')"),

@@ -44,7 +44,7 @@ final class OSDTests: XCTestCase {
             try harness.load(file: osd)
             try harness.load("emu.message('HELLO')")
             harness.run(2)
-            let hud = harness.host.hudCanvas
+            let hud = harness.host.screen.hudCanvas
             XCTAssertEqual(hud.width, 256 * scale)
             let text = try XCTUnwrap(box(of: white, in: hud), "the message is drawn at \(scale)×")
             heights.append(text.y.count)
@@ -75,7 +75,7 @@ final class OSDTests: XCTestCase {
         try harness.load(file: osd)
         try harness.load("emu.message('HELLO')")
         harness.run(2)
-        let text = try XCTUnwrap(box(of: white, in: harness.host.hudCanvas))
+        let text = try XCTUnwrap(box(of: white, in: harness.host.screen.hudCanvas))
         XCTAssertEqual(text.y.count, 21)
         XCTAssertGreaterThan(text.x.lowerBound, 128, "top right")
         XCTAssertLessThan(text.y.upperBound, 112, "top right")
@@ -89,20 +89,20 @@ final class OSDTests: XCTestCase {
         try harness.load(file: osd)
         try harness.load("event.on('draw', function() gui.rect(10, 10, 20, 20, { fill = '#ff000080' }) end)")
         harness.run(2)
-        XCTAssertNil(box(of: yellow, in: harness.host.hudCanvas), "not paused yet")
-        let overlay = harness.host.emuCanvas.pixels
+        XCTAssertNil(box(of: yellow, in: harness.host.screen.hudCanvas), "not paused yet")
+        let overlay = harness.host.screen.emuCanvas.pixels
         harness.host.emulator.paused = true
         harness.host.redrawPaused()
-        let sign = try XCTUnwrap(box(of: yellow, in: harness.host.hudCanvas), "PAUSED, before any frame")
+        let sign = try XCTUnwrap(box(of: yellow, in: harness.host.screen.hudCanvas), "PAUSED, before any frame")
         XCTAssertLessThan(sign.y.upperBound, 100, "at the top")
         XCTAssertTrue(sign.x.contains(384), "centred")
         XCTAssertEqual(sign.y.count, 21, "one step larger than the text (2 + 1)")
         harness.host.redrawPaused()
-        XCTAssertEqual(harness.host.emuCanvas.pixels, overlay, "the emu overlay is not drawn twice while paused")
-        XCTAssertNotNil(box(of: yellow, in: harness.host.hudCanvas), "for as long as the pause lasts")
+        XCTAssertEqual(harness.host.screen.emuCanvas.pixels, overlay, "the emu overlay is not drawn twice while paused")
+        XCTAssertNotNil(box(of: yellow, in: harness.host.screen.hudCanvas), "for as long as the pause lasts")
         harness.host.emulator.paused = false
         harness.run(1)
-        XCTAssertNil(box(of: yellow, in: harness.host.hudCanvas), "gone with the next frame")
+        XCTAssertNil(box(of: yellow, in: harness.host.screen.hudCanvas), "gone with the next frame")
     }
 
     /// REC and PLAY carry a symbol (● ▶), not only a colour: the font draws them, not as unknown boxes.
@@ -267,7 +267,7 @@ final class OSDWindowLoopTests: XCTestCase {
             turns += 1
             if turns == 4 { harness.host.emulator.paused = true }
             if turns == 7 {
-                let hud = harness.host.hudCanvas, pixels = hud.pixels
+                let hud = harness.host.screen.hudCanvas, pixels = hud.pixels
                 func color(_ x: Int, _ y: Int) -> [UInt8] {
                     let i = (y * hud.width + x) * 4
                     return Array(pixels[i..<i + 4])
@@ -311,7 +311,7 @@ extension OSDTests {
             let long = String(repeating: "the quick brown fox jumps ", count: 6)  // 156 characters
             try harness.load("emu.message(\(String(reflecting: long)))")
             harness.run(2)
-            let text = try XCTUnwrap(box(of: white, in: harness.host.hudCanvas))
+            let text = try XCTUnwrap(box(of: white, in: harness.host.screen.hudCanvas))
             let fontScale = gui(harness)
             XCTAssertLessThanOrEqual(
                 text.x.upperBound, 256 * scale - 4 * fontScale, "inside the window's right margin at \(scale)×")
@@ -324,7 +324,7 @@ extension OSDTests {
 
     /// The text scale the OSD uses in this harness's window.
     private func gui(_ harness: ScriptHarness) -> Int {
-        let (width, height) = harness.host.windowSize ?? (256, 224)
+        let (width, height) = harness.host.screen.windowSize ?? (256, 224)
         return max(1, min(width / 320, height / 240, 16))
     }
 
@@ -343,7 +343,7 @@ extension OSDTests {
             try harness.load(file: hotkeys)
             harness.host.deliver([.keyDown("f7", repeat: false), .keyUp("f7")])
             harness.run(1)
-            heights.append(try XCTUnwrap(box(of: yellow, in: harness.host.hudCanvas), "slot 1 shown").y.count)
+            heights.append(try XCTUnwrap(box(of: yellow, in: harness.host.screen.hudCanvas), "slot 1 shown").y.count)
         }
         XCTAssertEqual(heights, [7, 28, 21], "1×, the 6× window's text scale 4, the OSD's scale = 3")
     }
@@ -355,28 +355,28 @@ extension OSDTests {
         for name in ["osd", "hotkeys", "rewind"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
         let blue: [UInt8] = [0x80, 0xC0, 0xFF, 255], orange: [UInt8] = [0xFF, 0xA0, 0x40, 255]
         harness.run(20)
-        XCTAssertNil(box(of: blue, in: harness.host.hudCanvas), "normal speed: no sign")
+        XCTAssertNil(box(of: blue, in: harness.host.screen.hudCanvas), "normal speed: no sign")
         harness.host.deliver([.keyDown("tab", repeat: false)])  // fast-forward while held
         harness.run(2)
-        let fast = try XCTUnwrap(box(of: blue, in: harness.host.hudCanvas), ">> FAST")
+        let fast = try XCTUnwrap(box(of: blue, in: harness.host.screen.hudCanvas), ">> FAST")
         XCTAssertEqual(fast.y.count, 14, "at the OSD's scale (2 in this window)")
         XCTAssertTrue(fast.x.contains(384), "top middle")
         harness.host.deliver([.keyUp("tab")])
         harness.run(1)
-        XCTAssertNil(box(of: blue, in: harness.host.hudCanvas))
+        XCTAssertNil(box(of: blue, in: harness.host.screen.hudCanvas))
         harness.host.deliver([.keyDown("\\", repeat: false)])  // slow motion while held
         harness.run(1)
-        XCTAssertNotNil(box(of: blue, in: harness.host.hudCanvas), "> SLOW")
+        XCTAssertNotNil(box(of: blue, in: harness.host.screen.hudCanvas), "> SLOW")
         harness.host.deliver([.keyUp("\\")])
         harness.run(1)
-        XCTAssertNil(box(of: orange, in: harness.host.hudCanvas), "not rewinding: no sign")
+        XCTAssertNil(box(of: orange, in: harness.host.screen.hudCanvas), "not rewinding: no sign")
         harness.host.deliver([.keyDown("backspace", repeat: false)])
         harness.run(3)
-        let rewind = try XCTUnwrap(box(of: orange, in: harness.host.hudCanvas), "<< REWIND")
+        let rewind = try XCTUnwrap(box(of: orange, in: harness.host.screen.hudCanvas), "<< REWIND")
         XCTAssertEqual(rewind.y.count, 14)
         harness.host.deliver([.keyUp("backspace")])
         harness.run(1)
-        XCTAssertNil(box(of: orange, in: harness.host.hudCanvas), "gone when the key is let go")
+        XCTAssertNil(box(of: orange, in: harness.host.screen.hudCanvas), "gone when the key is let go")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 

@@ -42,9 +42,9 @@ final class OnScreenToolsTests: XCTestCase {
 
     /// Holds the right arrow (through the input default) for `frames` frames.
     private func walk(_ harness: ScriptHarness, _ key: String = "right", frames: Int) {
-        harness.host.devices.keys = [key]
+        harness.host.screen.devices.keys = [key]
         harness.run(frames)
-        harness.host.devices.keys = []
+        harness.host.screen.devices.keys = []
         harness.run(1)
     }
 
@@ -112,12 +112,12 @@ final class OnScreenToolsTests: XCTestCase {
         keys(harness, "f12")
         harness.run(1)
         XCTAssertEqual(harness.lines, ["true", "true"])
-        XCTAssertTrue(harness.host.hudCanvas.isEmpty, "the panel did not open: another script holds the input")
+        XCTAssertTrue(harness.host.screen.hudCanvas.isEmpty, "the panel did not open: another script holds the input")
         try harness.load("assert(scripts.unload('grab.lua'))", name: "unloader.lua")
         harness.run(1)
         keys(harness, "f12")
         harness.run(1)
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "unloading the holder released the input")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "unloading the holder released the input")
     }
 
     func testReboundKeysWorkAndTheOldOnesDoNot() throws {
@@ -147,7 +147,7 @@ final class OnScreenToolsTests: XCTestCase {
         keys(harness, "f12")
         walk(harness, frames: 125)
         // The graph: green (#40ff40) pixels rising from left to right as x grew.
-        let hud = harness.host.hudCanvas
+        let hud = harness.host.screen.hudCanvas
         var columns: [Int: Int] = [:]
         let pixels = hud.pixels
         for y in 0..<hud.height {
@@ -178,7 +178,7 @@ final class OnScreenToolsTests: XCTestCase {
             again.errors.contains("line 3: the address must be hex") && again.errors.contains("line 4: address 2048"),
             again.errors)
         again.run(2)
-        XCTAssertFalse(again.host.hudCanvas.isEmpty, "the watch overlay is drawn")
+        XCTAssertFalse(again.host.screen.hudCanvas.isEmpty, "the watch overlay is drawn")
         keys(again, "f12", "tab", "delete")
         let rewritten = try String(contentsOfFile: again.folder + "/data/ramwatch/" + files[0], encoding: .utf8)
         XCTAssertFalse(rewritten.contains("system_ram"), rewritten)
@@ -218,18 +218,18 @@ final class OnScreenToolsTests: XCTestCase {
         XCTAssertNotEqual(changed, first[1], "the option changed live")
         var pad = HostDevices.Gamepad(name: "Pad")
         pad.buttons = ["dpleft"]
-        harness.host.devices.gamepads = [pad]
+        harness.host.screen.devices.gamepads = [pad]
         harness.run(1)
-        harness.host.devices.gamepads = []
+        harness.host.screen.devices.gamepads = []
         harness.run(1)
         try harness.load("print(emu.option('\(first[0])'))", name: "back.lua")
         XCTAssertEqual(harness.lines.last!, first[1], "the gamepad's d-pad set it back")
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the menu is drawn")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "the menu is drawn")
         keys(harness, "escape")
         XCTAssertNil(harness.host.emulator.exitCode, "escape closed the menu, not the run")
         XCTAssertFalse(harness.host.emulator.paused, "closing the menu resumed the game")
         harness.run(1)
-        XCTAssertTrue(harness.host.hudCanvas.isEmpty, "closed")
+        XCTAssertTrue(harness.host.screen.hudCanvas.isEmpty, "closed")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
@@ -240,11 +240,11 @@ final class OnScreenToolsTests: XCTestCase {
         harness.run(3)
         var pad = HostDevices.Gamepad(name: "Pad")
         pad.buttons = ["guide"]
-        harness.host.devices.gamepads = [pad]
+        harness.host.screen.devices.gamepads = [pad]
         harness.run(1)
-        harness.host.devices.gamepads = []
+        harness.host.screen.devices.gamepads = []
         harness.run(1)
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the guide button opened the menu")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "the guide button opened the menu")
         keys(harness, "down", "down", "down", "return", "x")  // Save states; x saves slot 0
         let folder = harness.folder + "/data/thumbnails"
         let games = try FileManager.default.contentsOfDirectory(atPath: folder)
@@ -289,7 +289,7 @@ final class OnScreenToolsTests: XCTestCase {
         XCTAssertEqual(progress, "4 2 5\n", "the measured achievement: 2 of 5 presses")
         keys(harness, "f1", "down", "down", "down", "down", "down", "return")  // Achievements
         harness.run(1)
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty)
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty)
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
@@ -356,7 +356,7 @@ final class OnScreenToolsTests: XCTestCase {
             harness.run(1)
             keys(harness, "f1")
             harness.run(1)
-            let hud = harness.host.hudCanvas
+            let hud = harness.host.screen.hudCanvas
             let pixels = hud.pixels
             // The panel's height: the lowest row with its opaque background.
             var lowest = 0
@@ -413,7 +413,7 @@ extension OnScreenToolsTests {
 
     private func hudPixels(_ harness: ScriptHarness) -> [UInt8] {
         harness.host.redrawPaused()  // the panel paused the game: redrawn without running a frame
-        return harness.host.hudCanvas.pixels
+        return harness.host.screen.hudCanvas.pixels
     }
 
     func testTheRAMToolsPauseTheGameWhileOpenAndResumeAsBefore() throws {

@@ -38,10 +38,10 @@ final class SettingsTests: XCTestCase {
             harness.errors.contains("[osd.lua] warning: osd settings: \(path):3: unexpected symbol near '='"),
             harness.errors)
         harness.run(3)
-        XCTAssertTrue(harness.host.hudCanvas.isEmpty, "fps and counters stay off (the defaults)")
+        XCTAssertTrue(harness.host.screen.hudCanvas.isEmpty, "fps and counters stay off (the defaults)")
         try harness.load("emu.message('hello')")
         harness.run(1)
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the OSD still runs and shows messages")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "the OSD still runs and shows messages")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
@@ -101,16 +101,16 @@ final class SettingsTests: XCTestCase {
         harness.run(5)
         let ram = { harness.session.systemRAM() }
         let x0 = Int(ram()[3])
-        harness.host.devices.keys = ["l"]
+        harness.host.screen.devices.keys = ["l"]
         harness.run(4)
         XCTAssertEqual(Int(ram()[3]), x0 + 4, "the per-core layer's key drives right")
-        harness.host.devices.keys = ["right"]
+        harness.host.screen.devices.keys = ["right"]
         harness.run(4)
         XCTAssertEqual(Int(ram()[3]), x0 + 4, "the arrow key no longer does")
-        harness.host.devices.keys = []
+        harness.host.screen.devices.keys = []
         harness.run(1)
         let presses = ram()[5]
-        harness.host.devices.keys = ["c"]
+        harness.host.screen.devices.keys = ["c"]
         harness.run(8)
         XCTAssertEqual(ram()[5], presses, "turbo = {} turns turbo off")
         XCTAssertTrue(harness.errors.isEmpty, harness.errors)
@@ -120,7 +120,7 @@ final class SettingsTests: XCTestCase {
     func testASettingsFileSeesTheScriptsGlobals() throws {
         let harness = try harness(["osd.lua": "return { counters = emu.info().core == 'nestopia' }"], defaults: ["osd"])
         harness.run(3)
-        XCTAssertFalse(harness.host.hudCanvas.isEmpty, "the counters are drawn")
+        XCTAssertFalse(harness.host.screen.hudCanvas.isEmpty, "the counters are drawn")
         XCTAssertTrue(harness.errors.isEmpty, harness.errors)
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }

@@ -44,9 +44,9 @@ final class TAStudioEditorTests: XCTestCase {
 
     /// Moves the mouse to row `row`, column `x`, with the left button as given, and runs a frame.
     private func mouse(_ harness: ScriptHarness, row: Int, x: Int, left: Bool, right: Bool = false) {
-        harness.host.devices.mouse.x = x0 + x
-        harness.host.devices.mouse.y = 22 + 10 * row + 4
-        harness.host.devices.mouse.buttons = Set((left ? ["left"] : []) + (right ? ["right"] : []))
+        harness.host.screen.devices.mouse.x = x0 + x
+        harness.host.screen.devices.mouse.y = 22 + 10 * row + 4
+        harness.host.screen.devices.mouse.buttons = Set((left ? ["left"] : []) + (right ? ["right"] : []))
         harness.run(1)
     }
 
@@ -56,12 +56,12 @@ final class TAStudioEditorTests: XCTestCase {
     private func key(
         _ harness: ScriptHarness, _ name: String, ctrl: Bool = false, shift: Bool = false, run: Bool = true
     ) {
-        let held = harness.host.devices.keys
-        harness.host.devices.keys.formUnion((ctrl ? ["left ctrl"] : []) + (shift ? ["left shift"] : []))
-        harness.host.devices.keys.insert(name)
+        let held = harness.host.screen.devices.keys
+        harness.host.screen.devices.keys.formUnion((ctrl ? ["left ctrl"] : []) + (shift ? ["left shift"] : []))
+        harness.host.screen.devices.keys.insert(name)
         harness.host.deliver([.keyDown(name, repeat: false)])
         harness.host.deliver([.keyUp(name)])
-        harness.host.devices.keys = held
+        harness.host.screen.devices.keys = held
         if run { harness.run(1) }
     }
 
@@ -134,11 +134,11 @@ final class TAStudioEditorTests: XCTestCase {
         let harness = try ScriptHarness()
         defer { harness.close() }
         try harness.load(file: Fixtures.root + "/lua/defaults/tastudio.lua")
-        harness.host.devices.mouse.buttons = ["left"]
+        harness.host.screen.devices.mouse.buttons = ["left"]
         harness.host.deliver([.keyDown("insert", repeat: false)])
         harness.run(3)
         XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
-        XCTAssertTrue(harness.host.hudCanvas.isEmpty, "nothing drawn while hidden")
+        XCTAssertTrue(harness.host.screen.hudCanvas.isEmpty, "nothing drawn while hidden")
     }
 
     func testTastudioOnTheCommandLineRecordsANewMovieAndOpensAnExistingOneReadWrite() throws {
@@ -223,18 +223,18 @@ final class TAStudioEditorTests: XCTestCase {
         try emulator.seekMovie(to: engine.movie!.length)
         XCTAssertEqual(engine.mode, .record)
         let end = engine.movie!.length
-        harness.host.devices.keys = ["left ctrl", "z"]
+        harness.host.screen.devices.keys = ["left ctrl", "z"]
         harness.host.deliver([.keyDown("z", repeat: false)])
         harness.run(20)
-        harness.host.devices.keys = []
+        harness.host.screen.devices.keys = []
         XCTAssertEqual(engine.movie!.length, end + 20, "the recording grew")
         XCTAssertEqual(
             (end..<end + 20).filter { held(harness, $0, .b) }, [], "no key typed into the editor is recorded")
         // escape hands the keyboard to the game: now z plays into the recording.
         key(harness, "escape")
-        harness.host.devices.keys = ["z"]
+        harness.host.screen.devices.keys = ["z"]
         harness.run(3)
-        harness.host.devices.keys = []
+        harness.host.screen.devices.keys = []
         XCTAssertTrue(held(harness, engine.movie!.length - 1, .b), "with the keyboard given back, the game hears z")
         XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
     }
@@ -245,12 +245,12 @@ final class TAStudioEditorTests: XCTestCase {
         harness.run(1)
         let panel = harness.host.sidePanel
         XCTAssertGreaterThan(panel, 0, "the editor keeps a panel beside the picture")
-        XCTAssertEqual(harness.host.hudCanvas.width, 256 + panel, "headless, the hud widens by the panel")
+        XCTAssertEqual(harness.host.screen.hudCanvas.width, 256 + panel, "headless, the hud widens by the panel")
         // What other scripts align to the hud's right (the OSD's corner, the slot) stays beside the game.
         try harness.load("print((gui.surface_size('hud')))", name: "probe.lua")
         XCTAssertEqual(harness.lines.last, "256")
         // Nothing of the editor over the picture: the hud is clear left of the panel.
-        let hud = harness.host.hudCanvas
+        let hud = harness.host.screen.hudCanvas
         let drawnOverPicture = (0..<hud.height).contains { y in
             (0..<256).contains { x in hud.pixels[(y * hud.width + x) * 4 + 3] != 0 }
         }

@@ -53,11 +53,11 @@ final class WindowWorkflowTests: XCTestCase {
             name: "tool.lua")
         harness.run(1)
         XCTAssertEqual(harness.host.sidePanel, 200)
-        let wide = harness.host.hudCanvas.width
+        let wide = harness.host.screen.hudCanvas.width
         harness.run(5)
         XCTAssertEqual(harness.failures.count, 1, "\(harness.failures)")
         XCTAssertEqual(harness.host.sidePanel, 0, "the failed tool's room is given back")
-        XCTAssertEqual(harness.host.hudCanvas.width, wide - 200)
+        XCTAssertEqual(harness.host.screen.hudCanvas.width, wide - 200)
     }
 
     func testAScriptTheUserRunsStaysConfined() throws {

@@ -1,4 +1,4 @@
-"""The binary door's framing (Sources/Host/Control/ControlBinaryProtocol.swift is the other side).
+"""The binary door's framing (Sources/Control/ControlBinaryProtocol.swift is the other side).
 
 After `{"cmd": "binary"}` on a Unix control socket the host answers one JSON line carrying a shared
 memory descriptor (SCM_RIGHTS) and the layout of that memory; from then on every request is a

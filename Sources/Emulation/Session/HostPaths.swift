@@ -73,10 +73,10 @@ public struct HostPaths: Sendable {
             folders.append(folder)
             folder.deleteLastPathComponent()
         }
-        // Sources/Host/HostPaths.swift → the project root.
+        // Sources/Emulation/Session/HostPaths.swift → the project root.
         folders.append(
             URL(fileURLWithPath: source).deletingLastPathComponent().deletingLastPathComponent()
-                .deletingLastPathComponent())
+                .deletingLastPathComponent().deletingLastPathComponent())
         for root in folders {
             let candidate = root.appendingPathComponent(relative).path
             if FileManager.default.fileExists(atPath: candidate) { return candidate }

@@ -57,17 +57,6 @@ public final class ScriptHost: EmulatorClient {
 
     /// The overlay surfaces scripts draw on, the window's facts and the devices: the run's, handed in.
     public let screen: Screen
-    /// Host keyboard, mouse and gamepads as scripts see them.
-    public var devices: HostDevices {
-        get { screen.devices }
-        set { screen.devices = newValue }
-    }
-    public var windowSize: (width: Int, height: Int)? { screen.windowSize }
-    public var fullscreenRequest: Bool? {
-        get { screen.fullscreenRequest }
-        set { screen.fullscreenRequest = newValue }
-    }
-    public var isFullscreen: Bool { screen.isFullscreen }
     /// The script holding the host's input (`input.capture`): device events and state reach only it.
     weak var inputOwner: Script?
     /// `scripts.load`/`unload`/`reload` requests, carried out before the next frame (no Lua on the stack).
@@ -77,9 +66,6 @@ public final class ScriptHost: EmulatorClient {
     /// The default frontend's scripts (name, path), set by whoever loads them, to turn them on and off.
     public var defaultScripts: [(name: String, path: String)] = []
 
-    /// Overlays: `emu` at the core's resolution (in screenshots), `hud` at window resolution (not).
-    public var emuCanvas: Canvas { screen.emuCanvas }
-    public var hudCanvas: Canvas { screen.hudCanvas }
     /// Hud pixels a tool keeps at the window's right (`gui.side_panel`): the window widens and the game moves
     /// aside; headless, the hud is that much wider than the frame. The room goes with the script that asked
     /// for it: once it fails or is unloaded, the window returns to the game's width.
@@ -90,7 +76,7 @@ public final class ScriptHost: EmulatorClient {
     weak var sidePanelOwner: Script?
     var sidePanelWidth = 0
     /// The hud's width left of the side panel (what `gui.surface_size("hud")` reports).
-    var hudWidthBesidePanel: Int { max(1, hudCanvas.width - sidePanel) }
+    var hudWidthBesidePanel: Int { max(1, screen.hudCanvas.width - sidePanel) }
 
     /// Where `--log` copies script output, failures and on-screen messages.
     public var logFile: FileHandle?
@@ -101,9 +87,8 @@ public final class ScriptHost: EmulatorClient {
     /// `emu.speak` under `--speak`: what the frontend's menu and tools focus, read aloud (a newer one
     /// replaces one not yet spoken); nil when speech is off.
     public var onSpeak: ((String) -> Void)?
-    /// True while `redrawPaused` runs the `draw` callbacks; their `emu` drawing goes to `pausedScratch`.
+    /// True while `redrawPaused` runs the `draw` callbacks; their `emu` drawing goes to `screen.pausedScratch`.
     public private(set) var isRedrawingPaused = false
-    var pausedScratch: Canvas { screen.pausedScratch }
     private var framesSinceReloadCheck = 0
     /// The state `evaluate` runs chunks in.
     private var evaluator: Script?
@@ -185,8 +170,8 @@ public final class ScriptHost: EmulatorClient {
         if !scriptRequests.isEmpty { carryOutScriptRequests() }
         if options.watch { reloadChangedScripts() }
         resizeCanvases()
-        emuCanvas.clear()
-        hudCanvas.clear()
+        screen.emuCanvas.clear()
+        screen.hudCanvas.clear()
     }
 
     public func frameStarted() { dispatch(.frameStart) }
@@ -206,7 +191,7 @@ public final class ScriptHost: EmulatorClient {
     /// last frame's (their `emu` drawing is discarded, so nothing is blended twice).
     public func redrawPaused() {
         resizeCanvases()
-        hudCanvas.clear()
+        screen.hudCanvas.clear()
         isRedrawingPaused = true
         dispatch(.draw)
         isRedrawingPaused = false

@@ -109,14 +109,14 @@ extension Bindings {
         let key = try call.string(1, "key").lowercased()
         let pressed = try call.boolean(2, "pressed")
         let host = script.host
-        if pressed { host.devices.keys.insert(key) } else { host.devices.keys.remove(key) }
+        if pressed { host.screen.devices.keys.insert(key) } else { host.screen.devices.keys.remove(key) }
         return 0
     }
 
     private static func inputSetMouse(_ call: LuaCall, _ script: Script) throws -> Int32 {
         try call.table(1, "state")
         let host = script.host
-        var mouse = host.devices.mouse
+        var mouse = host.screen.devices.mouse
         if let x = try call.integerField(1, "x", argument: 1) { mouse.x = x }
         if let y = try call.integerField(1, "y", argument: 1) { mouse.y = y }
         if let wheel = try call.integerField(1, "wheel", argument: 1) { mouse.wheel = wheel }
@@ -125,7 +125,7 @@ extension Bindings {
                 if pressed { mouse.buttons.insert(button) } else { mouse.buttons.remove(button) }
             }
         }
-        host.devices.mouse = mouse
+        host.screen.devices.mouse = mouse
         return 0
     }
 
@@ -134,15 +134,15 @@ extension Bindings {
         guard (1...16).contains(index) else { throw call.badArgument(1, "index", "must be 1…16") }
         let host = script.host
         if call.isNoneOrNil(2) {
-            if index <= host.devices.gamepads.count { host.devices.gamepads.remove(at: index - 1) }
+            if index <= host.screen.devices.gamepads.count { host.screen.devices.gamepads.remove(at: index - 1) }
             return 0
         }
         try call.table(2, "state")
         lua_settop(call.L, 2)  // Extra arguments are ignored; the walks below keep their tables at 3.
-        while host.devices.gamepads.count < index {
-            host.devices.gamepads.append(.init(name: "Simulated gamepad"))
+        while host.screen.devices.gamepads.count < index {
+            host.screen.devices.gamepads.append(.init(name: "Simulated gamepad"))
         }
-        var pad = host.devices.gamepads[index - 1]
+        var pad = host.screen.devices.gamepads[index - 1]
         if let name = try call.stringField(2, "name", argument: 2) { pad.name = name }
         for (field, isButtons) in [("buttons", true), ("axes", false)] {
             guard call.pushField(2, field) == LUA_TTABLE else { lua_settop(call.L, 2); continue }
@@ -174,7 +174,7 @@ extension Bindings {
             }
             lua_settop(call.L, 2)
         }
-        host.devices.gamepads[index - 1] = pad
+        host.screen.devices.gamepads[index - 1] = pad
         return 0
     }
 }

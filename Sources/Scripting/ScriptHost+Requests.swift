@@ -45,7 +45,7 @@ extension ScriptHost {
     /// The devices as `script` sees them: nothing held while another script holds the input.
     func devices(for script: Script) -> HostDevices {
         if let owner = capturingScript, owner !== script { return HostDevices() }
-        return devices
+        return screen.devices
     }
 
     /// Takes or releases the input for `script`; returns the other script that holds it, if one does.

@@ -91,8 +91,8 @@ extension Bindings {
         _ call: LuaCall, _ name: String, argument: Int32, host: ScriptHost, drawing: Bool = true
     ) throws(LuaCallError) -> Canvas {
         switch name {
-        case "emu": return drawing && host.isRedrawingPaused ? host.pausedScratch : host.emuCanvas
-        case "hud": return host.hudCanvas
+        case "emu": return drawing && host.isRedrawingPaused ? host.screen.pausedScratch : host.screen.emuCanvas
+        case "hud": return host.screen.hudCanvas
         default: throw call.badArgument(argument, "surface", "\"emu\" or \"hud\" expected, got \"\(name)\"")
         }
     }
@@ -369,8 +369,8 @@ extension Bindings {
 
     private static func guiFullscreen(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let host = script.host
-        if let on = try call.optionalBoolean(1, "on") { host.fullscreenRequest = on }
-        return call.returning(host.fullscreenRequest ?? host.isFullscreen)
+        if let on = try call.optionalBoolean(1, "on") { host.screen.fullscreenRequest = on }
+        return call.returning(host.screen.fullscreenRequest ?? host.screen.isFullscreen)
     }
 
     private static func guiScreenshot(_ call: LuaCall, _ script: Script) throws -> Int32 {
