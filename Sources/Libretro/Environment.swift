@@ -12,8 +12,16 @@ extension Core {
             options.changed = false
             return true
         }
+        // Each group answers nil for a command it does not know; the first to know it answers.
+        return videoCommand(cmd, data) ?? folderAndMessageCommand(cmd, data) ?? optionCommand(cmd, data)
+            ?? inputCommand(cmd, data) ?? coreFeatureCommand(cmd, data)
+            // Vulkan/D3D contexts, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
+            ?? false
+    }
+
+    /// Video, timing and throttling.
+    private func videoCommand(_ cmd: Int32, _ data: UnsafeMutableRawPointer?) -> Bool? {
         switch cmd {
-        // Video.
         case RETRO_ENVIRONMENT_SET_PIXEL_FORMAT:
             guard let raw = data?.load(as: UInt32.self), let format = PixelFormat(rawValue: raw) else { return false }
             if format != pixelFormat { forgetFrame() }
@@ -52,8 +60,14 @@ extension Core {
             data?.storeBytes(
                 of: retro_throttle_state(mode: throttleMode, rate: throttleRate), as: retro_throttle_state.self)
             return true
+        default:
+            return nil
+        }
+    }
 
-        // Folders and identity.
+    /// Folders, identity, logging and on-screen messages.
+    private func folderAndMessageCommand(_ cmd: Int32, _ data: UnsafeMutableRawPointer?) -> Bool? {
+        switch cmd {
         case RETRO_ENVIRONMENT_GET_SYSTEM_DIRECTORY:
             return answer(data, string: directories.system)
         case RETRO_ENVIRONMENT_GET_SAVE_DIRECTORY:
@@ -68,8 +82,6 @@ extension Core {
             guard let data else { return false }
             data.storeBytes(of: UInt32(RETRO_LANGUAGE_ENGLISH.rawValue), as: UInt32.self)
             return true
-
-        // Logging and messages.
         case RETRO_ENVIRONMENT_GET_LOG_INTERFACE:
             guard let data else { return false }
             data.storeBytes(of: retro_log_callback(log: rs_log_printf_pointer()), as: retro_log_callback.self)
@@ -90,8 +102,14 @@ extension Core {
                 show(message: String(cString: text))
             }
             return true
+        default:
+            return nil
+        }
+    }
 
-        // Core options.
+    /// Core options.
+    private func optionCommand(_ cmd: Int32, _ data: UnsafeMutableRawPointer?) -> Bool? {
+        switch cmd {
         case RETRO_ENVIRONMENT_GET_VARIABLE:
             guard let variable = data?.assumingMemoryBound(to: retro_variable.self), let key = variable.pointee.key
             else { return false }
@@ -129,8 +147,14 @@ extension Core {
                 return data == nil  // A NULL query asks whether the call is supported.
             }
             return options.set(String(cString: key), String(cString: value)) == nil
+        default:
+            return nil
+        }
+    }
 
-        // Input.
+    /// Input descriptors, controllers and the keyboard.
+    private func inputCommand(_ cmd: Int32, _ data: UnsafeMutableRawPointer?) -> Bool? {
+        switch cmd {
         case RETRO_ENVIRONMENT_GET_INPUT_BITMASKS:
             return true
         case RETRO_ENVIRONMENT_GET_INPUT_DEVICE_CAPABILITIES:
@@ -182,8 +206,14 @@ extension Core {
             guard let data else { return false }
             keyboardCallback = data.load(as: retro_keyboard_callback.self).callback
             return true
+        default:
+            return nil
+        }
+    }
 
-        // Memory, states and the rest of the core's self-description.
+    /// Memory, states, disks, hardware rendering and the rest of the core's self-description.
+    private func coreFeatureCommand(_ cmd: Int32, _ data: UnsafeMutableRawPointer?) -> Bool? {
+        switch cmd {
         case RETRO_ENVIRONMENT_SET_MEMORY_MAPS:
             guard let map = data?.load(as: retro_memory_map.self), let descriptors = map.descriptors else {
                 return false
@@ -226,8 +256,7 @@ extension Core {
             RETRO_ENVIRONMENT_SET_MINIMUM_AUDIO_LATENCY, RETRO_ENVIRONMENT_SET_CONTENT_INFO_OVERRIDE:
             return true  // Hints this frontend has no use for; accepting them is harmless.
         default:
-            // Vulkan/D3D contexts, VFS, camera, sensors, rumble, MIDI…: not implemented, refused cleanly.
-            return false
+            return nil
         }
     }
 
