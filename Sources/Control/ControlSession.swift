@@ -141,9 +141,26 @@ public final class ControlSession {
     }
 
     private func perform(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
-        let session = emulator.session
         switch command {
         case "hello": return [:]  // Unix peers are admitted by their uid; TCP's hello is the server's.
+        case "read", "write": return try performMemory(command, request, emulator)
+        case "save_state", "load_state": return try performState(command, request, emulator)
+        case "frame", "audio": return try performPicture(command, request, emulator)
+        case "info", "reset", "quit", "eval": return try performSession(command, request, emulator)
+        default:
+            throw ControlError(
+                """
+                unknown command '\(command.prefix(40))' (commands: hello, step, read, write, save_state, load_state, \
+                frame, audio, info, reset, quit, eval, binary)
+                """
+            )
+        }
+    }
+
+
+    /// Reads and writes of memory.
+    private func performMemory(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
+        switch command {
         case "read":
             let length = try request.integer("length", in: 1...ControlFacts.maxRead) ?? 1
             let (domain, address) = try place(request)
@@ -159,6 +176,15 @@ public final class ControlSession {
             let (domain, address) = try place(request)
             try emulator.write([UInt8](bytes), to: domain, address: address)
             return [:]
+        default:
+            preconditionFailure("\(#function) does not answer \(command)")
+        }
+    }
+
+    /// Savestates, to a slot or in the reply.
+    private func performState(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
+        let session = emulator.session
+        switch command {
         case "save_state":
             if let slot = try request.integer("slot") {
                 try emulator.saveState(to: .slot(slot))
@@ -175,6 +201,15 @@ public final class ControlSession {
                 throw ControlError("load_state needs \"slot\" or \"state\" (base64)")
             }
             return ["frame": session.frameCount]
+        default:
+            preconditionFailure("\(#function) does not answer \(command)")
+        }
+    }
+
+    /// The picture and the sound.
+    private func performPicture(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
+        let session = emulator.session
+        switch command {
         case "frame":
             let format = try request.string("format") ?? "rgb"
             guard ["rgb", "rgba", "native"].contains(format) else {
@@ -205,6 +240,15 @@ public final class ControlSession {
                 "rate": session.core.avInfo?.sampleRate ?? 0, "channels": 2, "frames": samples.count / 2,
                 "data": ControlPayload(data),
             ]
+        default:
+            preconditionFailure("\(#function) does not answer \(command)")
+        }
+    }
+
+    /// What is running, reset, quit and trusted Lua.
+    private func performSession(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
+        let session = emulator.session
+        switch command {
         case "info":
             let core = session.core
             let description = ControlFacts.Description(emulator)
@@ -236,12 +280,7 @@ public final class ControlSession {
             case .failure(let error): throw error
             }
         default:
-            throw ControlError(
-                """
-                unknown command '\(command.prefix(40))' (commands: hello, step, read, write, save_state, load_state, \
-                frame, audio, info, reset, quit, eval, binary)
-                """
-            )
+            preconditionFailure("\(#function) does not answer \(command)")
         }
     }
 
