@@ -44,18 +44,18 @@ extension Core {
             extended
             ? MemoryLayout<retro_disk_control_ext_callback>.size : MemoryLayout<retro_disk_control_callback>.size
         guard rs_is_readable(data, size) != 0 else { return false }
-        var callbacks = retro_disk_control_ext_callback()
+        let callbacks: retro_disk_control_ext_callback
         if extended {
             callbacks = data.load(as: retro_disk_control_ext_callback.self)
         } else {
+            // The basic interface's seven, in the same order; the extended three stay absent.
             let basic = data.load(as: retro_disk_control_callback.self)
-            callbacks.set_eject_state = basic.set_eject_state
-            callbacks.get_eject_state = basic.get_eject_state
-            callbacks.get_image_index = basic.get_image_index
-            callbacks.set_image_index = basic.set_image_index
-            callbacks.get_num_images = basic.get_num_images
-            callbacks.replace_image_index = basic.replace_image_index
-            callbacks.add_image_index = basic.add_image_index
+            callbacks = retro_disk_control_ext_callback(
+                set_eject_state: basic.set_eject_state, get_eject_state: basic.get_eject_state,
+                get_image_index: basic.get_image_index, set_image_index: basic.set_image_index,
+                get_num_images: basic.get_num_images, replace_image_index: basic.replace_image_index,
+                add_image_index: basic.add_image_index, set_initial_image: nil, get_image_path: nil,
+                get_image_label: nil)
         }
         // The five a tray needs; a core that gives fewer has no usable disk control.
         guard callbacks.set_eject_state != nil, callbacks.get_eject_state != nil, callbacks.get_image_index != nil,

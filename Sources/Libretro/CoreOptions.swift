@@ -121,21 +121,18 @@ public final class CoreOptions {
 
     /// SET_CORE_OPTIONS (v1): definitions ending with a NULL key.
     func declareV1(_ list: UnsafePointer<retro_core_option_definition>) {
-        var item = list
-        while let key = item.pointee.key {
-            var values = item.pointee.values
-            declare(
-                CoreOptions.definition(
-                    key: key, description: item.pointee.desc,
-                    values: &values, defaultValue: item.pointee.default_value))
-            item += 1
-        }
+        declareDefinitions(list)
     }
 
     /// SET_CORE_OPTIONS_V2: definitions ending with a NULL key (categories are display-only).
     func declareV2(_ options: UnsafePointer<retro_core_options_v2>) {
         guard let definitions = options.pointee.definitions else { return }
-        var item = UnsafePointer(definitions)
+        declareDefinitions(UnsafePointer(definitions))
+    }
+
+    /// The v1 and v2 lists alike: each entry's key, description, values and default, up to the NULL key.
+    private func declareDefinitions<Record: CoreOptionRecord>(_ list: UnsafePointer<Record>) {
+        var item = list
         while let key = item.pointee.key {
             var values = item.pointee.values
             declare(
@@ -168,3 +165,15 @@ public final class CoreOptions {
             defaultValue: defaultValue.map { String(cString: $0) } ?? fallback)
     }
 }
+
+/// The fields v1 and v2 option definitions share (v2 adds display-only category and info fields).
+protocol CoreOptionRecord {
+    associatedtype Values
+    var key: UnsafePointer<CChar>! { get }
+    var desc: UnsafePointer<CChar>! { get }
+    var values: Values { get }
+    var default_value: UnsafePointer<CChar>! { get }
+}
+
+extension retro_core_option_definition: CoreOptionRecord {}
+extension retro_core_option_v2_definition: CoreOptionRecord {}

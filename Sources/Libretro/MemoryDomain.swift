@@ -43,14 +43,10 @@ public struct MemoryDescriptor: @unchecked Sendable {
     }
 
     init(_ raw: retro_memory_descriptor) {
-        flags = raw.flags
-        pointer = raw.ptr
-        offset = raw.offset
-        start = Int(raw.start)
-        select = Int(raw.select)
-        disconnect = Int(raw.disconnect)
-        length = raw.len
-        addressSpace = raw.addrspace.map { String(cString: $0) } ?? ""
+        self.init(
+            flags: raw.flags, pointer: raw.ptr, offset: raw.offset, start: Int(raw.start), select: Int(raw.select),
+            disconnect: Int(raw.disconnect), length: raw.len,
+            addressSpace: raw.addrspace.map { String(cString: $0) } ?? "")
     }
 }
 

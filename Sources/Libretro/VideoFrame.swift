@@ -71,19 +71,25 @@ public struct VideoFrame: Sendable, Equatable {
                 target[i * stride + 2] = UInt8(truncatingIfNeeded: pixel)
             }
         case .rgb565:
-            for i in 0..<count {
-                let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
-                target[i * stride] = expand5(pixel >> 11)
-                target[i * stride + 1] = expand6(pixel >> 5)
-                target[i * stride + 2] = expand5(pixel)
+            convert16(source, count: count, into: target, stride: stride) {
+                (expand5($0 >> 11), expand6($0 >> 5), expand5($0))
             }
         case .xrgb1555:
-            for i in 0..<count {
-                let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
-                target[i * stride] = expand5(pixel >> 10)
-                target[i * stride + 1] = expand5(pixel >> 5)
-                target[i * stride + 2] = expand5(pixel)
+            convert16(source, count: count, into: target, stride: stride) {
+                (expand5($0 >> 10), expand5($0 >> 5), expand5($0))
             }
+        }
+    }
+
+    /// The 16-bit formats' walk: each little-endian pixel through `channels` into R, G, B.
+    @inline(__always)
+    private static func convert16(
+        _ source: UnsafeRawPointer, count: Int, into target: UnsafeMutablePointer<UInt8>, stride: Int,
+        _ channels: (UInt32) -> (UInt8, UInt8, UInt8)
+    ) {
+        for i in 0..<count {
+            let pixel = UInt32(source.loadUnaligned(fromByteOffset: i * 2, as: UInt16.self).littleEndian)
+            (target[i * stride], target[i * stride + 1], target[i * stride + 2]) = channels(pixel)
         }
     }
 

@@ -20,24 +20,25 @@ public struct LuaFunction: Sendable {
         _ name: String, _ parameters: String = "", returns: String = "", doc: String, tag: Int? = nil,
         _ body: lh_binding
     ) {
+        self.init(name, parameters, returns, doc, tag, body, native: true)
+    }
+
+    /// Documents a function the host defines in Lua.
+    public init(lua name: String, _ parameters: String = "", returns: String = "", doc: String) {
+        self.init(name, parameters, returns, doc, nil, { _, _ in 0 }, native: false)
+    }
+
+    private init(
+        _ name: String, _ parameters: String, _ returns: String, _ doc: String, _ tag: Int?, _ body: lh_binding,
+        native: Bool
+    ) {
         self.name = name
         self.parameters = parameters
         self.returns = returns
         self.doc = doc
         self.tag = tag
         self.body = body
-        native = true
-    }
-
-    /// Documents a function the host defines in Lua.
-    public init(lua name: String, _ parameters: String = "", returns: String = "", doc: String) {
-        self.name = name
-        self.parameters = parameters
-        self.returns = returns
-        self.doc = doc
-        tag = nil
-        body = { _, _ in 0 }
-        native = false
+        self.native = native
     }
 }
 
@@ -51,14 +52,15 @@ public struct LuaModule: Sendable {
     public var isClass: Bool { metatable != nil }
 
     public init(_ name: String, doc: String, functions: [LuaFunction]) {
-        self.name = name
-        self.doc = doc
-        self.metatable = nil
-        self.functions = functions
+        self.init(name, metatable: nil, doc: doc, functions: functions)
     }
 
     /// A userdata type: `__`-named functions are its metamethods, the others its methods.
     public init(class name: String, metatable: LuaTypeName, doc: String, functions: [LuaFunction]) {
+        self.init(name, metatable: metatable, doc: doc, functions: functions)
+    }
+
+    private init(_ name: String, metatable: LuaTypeName?, doc: String, functions: [LuaFunction]) {
         self.name = name
         self.doc = doc
         self.metatable = metatable

@@ -10,17 +10,18 @@
 /// clearing and compositing cost nothing when nothing was drawn, and only the touched spans otherwise
 /// (a status line at the top and one at the bottom cost two strips, not the screen between them).
 public final class Canvas {
-    public private(set) var width: Int
-    public private(set) var height: Int
+    // Empty until init's resize gives the canvas its size.
+    public private(set) var width = 0
+    public private(set) var height = 0
 
-    var storage: [UInt8]
+    var storage: [UInt8] = []
 
     /// Whether anything was drawn since the last clear; if so, rows `dirtyMinY...dirtyMaxY` hold all of
     /// it, row y in columns `spanMin[y]...spanMax[y]` (an empty span when spanMin > spanMax).
     var dirty = false
     var dirtyMinY = 0, dirtyMaxY = -1
-    var spanMin: [Int32]
-    var spanMax: [Int32]
+    var spanMin: [Int32] = []
+    var spanMax: [Int32] = []
 
     /// The largest width or height a canvas takes; larger requests are clamped.
     public static let maximumSide = 16384
@@ -45,12 +46,7 @@ public final class Canvas {
     public var isEmpty: Bool { !dirty }
 
     public init(width: Int, height: Int) {
-        let w = Self.clampSide(width), h = Self.clampSide(height)
-        self.width = w
-        self.height = h
-        storage = [UInt8](repeating: 0, count: w * h * 4)
-        spanMin = [Int32](repeating: .max, count: h)
-        spanMax = [Int32](repeating: .min, count: h)
+        resize(width: width, height: height)
     }
 
     /// Changes the size; the canvas is cleared.

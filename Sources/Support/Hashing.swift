@@ -11,21 +11,17 @@ public enum Hashing {
         return hex(withUnsafeBytes(of: UInt32(value).bigEndian) { Array($0) })
     }
 
-    public static func sha1(_ bytes: some ContiguousBytes) -> String {
-        var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
-        var length: UInt32 = 0
-        bytes.withUnsafeBytes { raw in
-            _ = EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_sha1(), nil)
-        }
-        return hex(digest.prefix(Int(length)))
-    }
+    public static func sha1(_ bytes: some ContiguousBytes) -> String { digest(bytes, EVP_sha1()) }
 
     /// For BIOS files: libretro's `.info` files name their expected md5.
-    public static func md5(_ bytes: some ContiguousBytes) -> String {
+    public static func md5(_ bytes: some ContiguousBytes) -> String { digest(bytes, EVP_md5()) }
+
+    /// One-shot digest with OpenSSL's `algorithm`, as lowercase hex.
+    private static func digest(_ bytes: some ContiguousBytes, _ algorithm: OpaquePointer?) -> String {
         var digest = [UInt8](repeating: 0, count: Int(EVP_MAX_MD_SIZE))
         var length: UInt32 = 0
         bytes.withUnsafeBytes { raw in
-            _ = EVP_Digest(raw.baseAddress, raw.count, &digest, &length, EVP_md5(), nil)
+            _ = EVP_Digest(raw.baseAddress, raw.count, &digest, &length, algorithm, nil)
         }
         return hex(digest.prefix(Int(length)))
     }
