@@ -22,28 +22,84 @@ public enum FM2 {
         func fail(_ message: String) -> MovieError { MovieError("\(name):\(lines.lineNumber): \(message)") }
         let bar = UInt8(ascii: "|")
 
-        var fields: [(key: String, value: String, line: Int)] = []
+        let (fields, firstFrame) = try readFields(&lines, name: name)
+        let (header, portTypes, length) = try readHeader(fields, name: name)
+        var movie = Movie(ports: portTypes.count)
+        movie.rerecords = header.rerecords
+        movie.contentName = header.contentName
+        movie.guid = header.guid
+        movie.author = header.author
+        movie.comments = header.comments
+        movie.extras = header.extras
+        movie.system = "Nintendo Entertainment System"
+        movie.coreName = ""
+        movie.buttons = nesButtons
+
+        var line = firstFrame
+        while let current = line {
+            if let length, movie.length >= length { break }
+            if current.first == bar {
+                let (input, flags) = try parseFrame(current, portTypes: portTypes, fail: fail)
+                movie.log.set(movie.length, input: input, flags: flags)
+            } else if !current.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
+                throw fail(
+                    """
+                    expected an input line starting with '|', got \
+                    '\(String(decoding: current.prefix(60), as: UTF8.self))'
+                    """
+                )
+            }
+            line = lines.next()
+        }
+        if let length, movie.length < length {
+            throw MovieError(
+                "\(name): truncated movie: the header says length \(length), the input log has \(movie.length) frames")
+        }
+        return movie
+    }
+
+    private typealias Field = (key: String, value: String, line: Int)
+
+    /// The header's lines up to the first input line (which is returned too).
+    private static func readFields(
+        _ lines: inout LineReader, name: String
+    ) throws(MovieError) -> ([Field], ArraySlice<UInt8>?) {
+        let bar = UInt8(ascii: "|")
+        var fields: [Field] = []
         var firstFrame: ArraySlice<UInt8>?
         while let line = lines.next() {
             if line.first == bar { firstFrame = line; break }
             let text = String(decoding: line, as: UTF8.self)
             if text.allSatisfy({ $0 == " " || $0 == "\t" }) { continue }
             if fields.isEmpty, text.trimmingCharacters(in: .whitespaces) != "version 3" {
-                throw fail(
-                    "not an FCEUX version 3 movie (the first line should be 'version 3', got '\(text.prefix(60))')")
+                throw MovieError(
+                    """
+                    \(name):\(lines.lineNumber): not an FCEUX version 3 movie (the first line should be \
+                    'version 3', got '\(text.prefix(60))')
+                    """
+                )
             }
             let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
             fields.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : "", lines.lineNumber))
         }
         guard !fields.isEmpty else { throw MovieError("\(name): not an FCEUX movie (no 'version 3' header)") }
+        return (fields, firstFrame)
+    }
 
-        func integer(_ field: (key: String, value: String, line: Int)) throws(MovieError) -> Int {
-            guard let value = Int(field.value.trimmingCharacters(in: .whitespaces)) else {
-                throw MovieError("\(name):\(field.line): '\(field.key)' should be a number, got '\(field.value)'")
-            }
-            return value
+    private static func integer(_ field: Field, name: String) throws(MovieError) -> Int {
+        guard let value = Int(field.value.trimmingCharacters(in: .whitespaces)) else {
+            throw MovieError("\(name):\(field.line): '\(field.key)' should be a number, got '\(field.value)'")
         }
-        // Header first: `fourscore` decides the log's port count, and it may come after other keys.
+        return value
+    }
+
+    /// The header's facts on a movie of its own, the ports' device types (four pads with a fourscore)
+    /// and the declared length.
+    private static func readHeader(
+        _ fields: [Field], name: String
+    ) throws(MovieError) -> (Movie, [Int], Int?) {
+        func integer(_ field: Field) throws(MovieError) -> Int { try FM2.integer(field, name: name) }
+        // `fourscore` decides the log's port count, and it may come after other keys.
         var header = Movie(ports: 2)
         var fourscore = false, portTypes = [1, 1], length: Int?
         for field in fields {
@@ -102,38 +158,7 @@ public enum FM2 {
             }
         }
         if fourscore { portTypes = [1, 1, 1, 1] }
-        var movie = Movie(ports: portTypes.count)
-        movie.rerecords = header.rerecords
-        movie.contentName = header.contentName
-        movie.guid = header.guid
-        movie.author = header.author
-        movie.comments = header.comments
-        movie.extras = header.extras
-        movie.system = "Nintendo Entertainment System"
-        movie.coreName = ""
-        movie.buttons = nesButtons
-
-        var line = firstFrame
-        while let current = line {
-            if let length, movie.length >= length { break }
-            if current.first == bar {
-                let (input, flags) = try parseFrame(current, portTypes: portTypes, fail: fail)
-                movie.log.set(movie.length, input: input, flags: flags)
-            } else if !current.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }) {
-                throw fail(
-                    """
-                    expected an input line starting with '|', got \
-                    '\(String(decoding: current.prefix(60), as: UTF8.self))'
-                    """
-                )
-            }
-            line = lines.next()
-        }
-        if let length, movie.length < length {
-            throw MovieError(
-                "\(name): truncated movie: the header says length \(length), the input log has \(movie.length) frames")
-        }
-        return movie
+        return (header, portTypes, length)
     }
 
     /// One input line: `|commands|pad|pad||` (four pads with a fourscore; an empty field for an empty port).
@@ -162,30 +187,7 @@ public enum FM2 {
 
         var start = line.startIndex + 1  // the caller checked the opening bar
         let commandEnd = try close(start)
-        guard commandEnd > start else { throw fail("the command field is empty (it should be a number, 0 for none)") }
-        var commands: UInt32 = 0
-        for digit in line[start..<commandEnd] {
-            guard (48...57).contains(digit), commands < 100_000_000 else {
-                throw fail(
-                    """
-                    the command field should be a number, got \
-                    '\(String(decoding: line[start..<commandEnd], as: UTF8.self))'
-                    """
-                )
-            }
-            commands = commands * 10 + UInt32(digit - 48)
-        }
-        var flags: MovieFrameFlags = []
-        if commands & 1 != 0 { flags.insert(.reset) }
-        if commands & 2 != 0 { flags.insert(.power) }
-        let unsupported = commands & ~3
-        if unsupported != 0 {
-            let names = [(4, "FDS disk insert/eject"), (8, "FDS disk side select"), (16, "VS coin insertion")]
-            let what =
-                names.first { unsupported & UInt32($0.0) != 0 }.map { "\($0.1) (\($0.0))" }
-                ?? "unknown command bits \(unsupported)"
-            throw fail("frame command \(commands): \(what) is not supported")
-        }
+        let flags = try frameCommands(line[start..<commandEnd], fail: fail)
         start = commandEnd + 1
 
         var input = InputState()
@@ -225,6 +227,37 @@ public enum FM2 {
             throw fail("expansion port input is not supported, got '\(text)'")
         }
         return (input, flags)
+    }
+
+    /// The command field: reset (1) and power (2); FDS and VS commands are refused.
+    private static func frameCommands(
+        _ digits: ArraySlice<UInt8>, fail: (String) -> MovieError
+    ) throws(MovieError) -> MovieFrameFlags {
+        guard !digits.isEmpty else { throw fail("the command field is empty (it should be a number, 0 for none)") }
+        var commands: UInt32 = 0
+        for digit in digits {
+            guard (48...57).contains(digit), commands < 100_000_000 else {
+                throw fail(
+                    """
+                    the command field should be a number, got \
+                    '\(String(decoding: digits, as: UTF8.self))'
+                    """
+                )
+            }
+            commands = commands * 10 + UInt32(digit - 48)
+        }
+        var flags: MovieFrameFlags = []
+        if commands & 1 != 0 { flags.insert(.reset) }
+        if commands & 2 != 0 { flags.insert(.power) }
+        let unsupported = commands & ~3
+        if unsupported != 0 {
+            let names = [(4, "FDS disk insert/eject"), (8, "FDS disk side select"), (16, "VS coin insertion")]
+            let what =
+                names.first { unsupported & UInt32($0.0) != 0 }.map { "\($0.1) (\($0.0))" }
+                ?? "unknown command bits \(unsupported)"
+            throw fail("frame command \(commands): \(what) is not supported")
+        }
+        return flags
     }
 
     // MARK: Writing
