@@ -68,91 +68,9 @@ public enum BK2 {
 
     static func decode(archive: ZipArchive) throws(MovieError) -> Movie {
         let name = archive.name
-        var header: [(key: String, value: String)] = []
-        var headerLines = LineReader(bytes: withoutBOM(try archive.requiredMovieMember(headerMember, limit: textLimit)))
-        while let line = headerLines.next() {
-            let text = String(decoding: line, as: UTF8.self)
-            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-            let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
-            header.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))
-        }
-        func isTrue(_ key: String) -> Bool { header.last { $0.key == key }?.value.lowercased() == "true" }
-        if isTrue("StartsFromSavestate") || header.contains(where: { $0.key == "SavestateBinaryBase64Blob" }) {
-            throw MovieError(
-                """
-                \(name): the movie starts from a BizHawk savestate; BizHawk core states cannot be loaded by \
-                Retrolua (only movies recorded from power-on can be imported)
-                """
-            )
-        }
-        if isTrue("StartsFromSaveRam") {
-            throw MovieError(
-                """
-                \(name): the movie starts from save RAM stored in it; Retrolua movies start from the save RAM the \
-                core creates, so it cannot be imported
-                """
-            )
-        }
-
+        let header = try readHeader(archive)
         let logBytes = withoutBOM(try archive.requiredMovieMember(inputMember, limit: inputLogLimit))
-        var lines = LineReader(bytes: logBytes)
-        func fail(_ message: String) -> MovieError {
-            MovieError("\(name): \(inputMember):\(lines.lineNumber): \(message)")
-        }
-        var key: LogKey?
-        var movie = Movie(ports: 1)
-        var positions: [Int] = [], bars: [Int] = [], bits: [UInt16] = [], flagBits: [UInt8] = [], ports: [Int] = []
-        let bar = UInt8(ascii: "|"), dot = UInt8(ascii: ".")
-        while let line = lines.next() {
-            if line.first == bar {
-                guard let key else { throw fail("an input line comes before the LogKey line") }
-                guard line.count == bars.last! + 1, bars.allSatisfy({ line[line.startIndex + $0] == bar }) else {
-                    if line.contains(UInt8(ascii: ",")) { throw fail("analog input is not supported") }
-                    let example = "|" + key.groups.map { String(repeating: ".", count: $0.count) + "|" }.joined()
-                    throw fail(
-                        """
-                        expected a line like '\(example)' (the LogKey's columns), got \
-                        '\(String(decoding: line.prefix(80), as: UTF8.self))'
-                        """
-                    )
-                }
-                var input = InputState()
-                var flags: MovieFrameFlags = []
-                for index in positions.indices where line[line.startIndex + positions[index]] != dot {
-                    if flagBits[index] != 0 {
-                        flags.insert(MovieFrameFlags(rawValue: flagBits[index]))
-                    } else {
-                        input.buttons[ports[index]] |= bits[index]
-                    }
-                }
-                movie.log.set(movie.length, input: input, flags: flags)
-                continue
-            }
-            let text = String(decoding: line, as: UTF8.self)
-            if text == "[/Input]" { break }
-            if text == "[Input]" || text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
-            guard text.hasPrefix("LogKey:") else { throw fail("unexpected line '\(text.prefix(80))'") }
-            guard key == nil else { throw fail("a second LogKey line") }
-            let parsed: LogKey
-            do { parsed = try parseLogKey(String(text.dropFirst(7))) } catch { throw fail(error.description) }
-            key = parsed
-            movie = Movie(ports: parsed.ports)
-            movie.buttons = parsed.buttons
-            var position = 1
-            for group in parsed.groups {
-                for column in group {
-                    positions.append(position)
-                    position += 1
-                    bits.append(column.button.map { UInt16(1) << UInt16($0.rawValue) } ?? 0)
-                    flagBits.append(column.flag.rawValue)
-                    ports.append(column.port)
-                }
-                bars.append(position)
-                position += 1
-            }
-            bars.insert(0, at: 0)
-        }
-        guard let key else { throw MovieError("\(name): \(inputMember) has no LogKey line") }
+        var (movie, key) = try readInputLog(logBytes, name: name)
 
         var extras: [(key: String, value: String)] = []
         for (field, value) in header {
@@ -182,6 +100,112 @@ public enum BK2 {
         movie.extras = extras
         movie.coreName = ""
         return movie
+    }
+
+    /// The header's fields; movies that start from a state or save RAM of BizHawk's are refused.
+    private static func readHeader(_ archive: ZipArchive) throws(MovieError) -> [(key: String, value: String)] {
+        let name = archive.name
+        var header: [(key: String, value: String)] = []
+        var headerLines = LineReader(bytes: withoutBOM(try archive.requiredMovieMember(headerMember, limit: textLimit)))
+        while let line = headerLines.next() {
+            let text = String(decoding: line, as: UTF8.self)
+            if text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            let parts = text.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)
+            header.append((String(parts[0]), parts.count > 1 ? String(parts[1]) : ""))
+        }
+        func isTrue(_ key: String) -> Bool { header.last { $0.key == key }?.value.lowercased() == "true" }
+        if isTrue("StartsFromSavestate") || header.contains(where: { $0.key == "SavestateBinaryBase64Blob" }) {
+            throw MovieError(
+                """
+                \(name): the movie starts from a BizHawk savestate; BizHawk core states cannot be loaded by \
+                Retrolua (only movies recorded from power-on can be imported)
+                """
+            )
+        }
+        if isTrue("StartsFromSaveRam") {
+            throw MovieError(
+                """
+                \(name): the movie starts from save RAM stored in it; Retrolua movies start from the save RAM the \
+                core creates, so it cannot be imported
+                """
+            )
+        }
+        return header
+    }
+
+    /// Where each LogKey column sits on a line and what it sets; `bars` holds every bar's offset.
+    private struct LogColumns {
+        var positions: [Int] = [], bars: [Int] = [], bits: [UInt16] = [], flagBits: [UInt8] = [], ports: [Int] = []
+
+        init() {}
+
+        init(_ key: LogKey) {
+            var position = 1
+            for group in key.groups {
+                for column in group {
+                    positions.append(position)
+                    position += 1
+                    bits.append(column.button.map { UInt16(1) << UInt16($0.rawValue) } ?? 0)
+                    flagBits.append(column.flag.rawValue)
+                    ports.append(column.port)
+                }
+                bars.append(position)
+                position += 1
+            }
+            bars.insert(0, at: 0)
+        }
+    }
+
+    /// Input Log.txt: the LogKey line, then one line per frame.
+    private static func readInputLog(_ logBytes: [UInt8], name: String) throws(MovieError) -> (Movie, LogKey) {
+        var lines = LineReader(bytes: logBytes)
+        func fail(_ message: String) -> MovieError {
+            MovieError("\(name): \(inputMember):\(lines.lineNumber): \(message)")
+        }
+        var key: LogKey?
+        var movie = Movie(ports: 1)
+        var columns = LogColumns()
+        let bar = UInt8(ascii: "|"), dot = UInt8(ascii: ".")
+        while let line = lines.next() {
+            if line.first == bar {
+                guard let key else { throw fail("an input line comes before the LogKey line") }
+                let bars = columns.bars
+                guard line.count == bars.last! + 1, bars.allSatisfy({ line[line.startIndex + $0] == bar }) else {
+                    if line.contains(UInt8(ascii: ",")) { throw fail("analog input is not supported") }
+                    let example = "|" + key.groups.map { String(repeating: ".", count: $0.count) + "|" }.joined()
+                    throw fail(
+                        """
+                        expected a line like '\(example)' (the LogKey's columns), got \
+                        '\(String(decoding: line.prefix(80), as: UTF8.self))'
+                        """
+                    )
+                }
+                var input = InputState()
+                var flags: MovieFrameFlags = []
+                for index in columns.positions.indices where line[line.startIndex + columns.positions[index]] != dot {
+                    if columns.flagBits[index] != 0 {
+                        flags.insert(MovieFrameFlags(rawValue: columns.flagBits[index]))
+                    } else {
+                        input.buttons[columns.ports[index]] |= columns.bits[index]
+                    }
+                }
+                movie.log.set(movie.length, input: input, flags: flags)
+                continue
+            }
+            let text = String(decoding: line, as: UTF8.self)
+            if text == "[/Input]" { break }
+            if text == "[Input]" || text.trimmingCharacters(in: .whitespaces).isEmpty { continue }
+            guard text.hasPrefix("LogKey:") else { throw fail("unexpected line '\(text.prefix(80))'") }
+            guard key == nil else { throw fail("a second LogKey line") }
+            let parsed: LogKey
+            do { parsed = try parseLogKey(String(text.dropFirst(7))) } catch { throw fail(error.description) }
+            key = parsed
+            movie = Movie(ports: parsed.ports)
+            movie.buttons = parsed.buttons
+            columns = LogColumns(parsed)
+        }
+        guard let key else { throw MovieError("\(name): \(inputMember) has no LogKey line") }
+        return (movie, key)
     }
 
     /// Parses the LogKey (without `LogKey:`); every name must map to a RetroPad button or a command.
