@@ -15,30 +15,23 @@ public struct LuaFunction: Sendable {
     public let tag: Int?
     /// False for functions defined in Lua by the host's prelude: documented here, not registered.
     public let native: Bool
+}
 
+// In an extension, so that the memberwise initializer they call is kept.
+extension LuaFunction {
     public init(
         _ name: String, _ parameters: String = "", returns: String = "", doc: String, tag: Int? = nil,
         _ body: lh_binding
     ) {
-        self.init(name, parameters, returns, doc, tag, body, native: true)
+        self.init(
+            name: name, parameters: parameters, returns: returns, doc: doc, body: body, tag: tag, native: true)
     }
 
     /// Documents a function the host defines in Lua.
     public init(lua name: String, _ parameters: String = "", returns: String = "", doc: String) {
-        self.init(name, parameters, returns, doc, nil, { _, _ in 0 }, native: false)
-    }
-
-    private init(
-        _ name: String, _ parameters: String, _ returns: String, _ doc: String, _ tag: Int?, _ body: lh_binding,
-        native: Bool
-    ) {
-        self.name = name
-        self.parameters = parameters
-        self.returns = returns
-        self.doc = doc
-        self.tag = tag
-        self.body = body
-        self.native = native
+        self.init(
+            name: name, parameters: parameters, returns: returns, doc: doc, body: { _, _ in 0 }, tag: nil,
+            native: false)
     }
 }
 
@@ -50,21 +43,17 @@ public struct LuaModule: Sendable {
     /// For a class: the registry name of its metatable. Its functions are methods (`state:load()`).
     public let metatable: LuaTypeName?
     public var isClass: Bool { metatable != nil }
+}
 
+// In an extension, so that the memberwise initializer they call is kept.
+extension LuaModule {
     public init(_ name: String, doc: String, functions: [LuaFunction]) {
-        self.init(name, metatable: nil, doc: doc, functions: functions)
+        self.init(name: name, doc: doc, functions: functions, metatable: nil)
     }
 
     /// A userdata type: `__`-named functions are its metamethods, the others its methods.
     public init(class name: String, metatable: LuaTypeName, doc: String, functions: [LuaFunction]) {
-        self.init(name, metatable: metatable, doc: doc, functions: functions)
-    }
-
-    private init(_ name: String, metatable: LuaTypeName?, doc: String, functions: [LuaFunction]) {
-        self.name = name
-        self.doc = doc
-        self.metatable = metatable
-        self.functions = functions
+        self.init(name: name, doc: doc, functions: functions, metatable: metatable)
     }
 
     /// A module sets the global `name` to a table of its functions; a class creates its metatable with
