@@ -25,6 +25,23 @@ extension BK2 {
         try checkCoverage(movie, key)
         let newline = movie.extra(newlineExtra) == "crlf" ? "\r\n" : "\n"
 
+        let log = inputLog(movie, key, newline: newline)
+        let headerText = headerFields(movie, platform: platform).map { "\($0.0) \($0.1)\(newline)" }.joined() + newline
+
+        var members: [(name: String, bytes: [UInt8])] = [(headerMember, Array(headerText.utf8))]
+        for member in textMembers {
+            var text = movie.extra(fileExtraPrefix + member).map(unescape)
+            if member == commentsMember, text.map(commentLines) != movie.comments {
+                text = movie.comments.isEmpty ? nil : movie.comments.map { $0 + newline }.joined()
+            }
+            if let text { members.append((member, Array(text.utf8))) }
+        }
+        members.append((inputMember, log))
+        return try zip(members)
+    }
+
+    /// Input Log.txt: the LogKey line and one line per frame, ending with the given newline.
+    private static func inputLog(_ movie: Movie, _ key: LogKey, newline: String) -> [UInt8] {
         var log = Array("[Input]\(newline)LogKey:\(key.text)\(newline)".utf8)
         log.reserveCapacity(log.count + movie.length * (key.columns.count + key.groups.count + 3) + 16)
         // Each line starts as the all-released template; pressed columns get their letter.
@@ -54,7 +71,11 @@ extension BK2 {
             }
         }
         log += Array("[/Input]\(newline)".utf8)
+        return log
+    }
 
+    /// The header's fields: BizHawk's leading keys first, then the fields kept from an imported movie.
+    private static func headerFields(_ movie: Movie, platform: String) -> [(String, String)] {
         var fields: [(String, String)] = []
         func kept(_ key: String) -> String? { movie.extra("bk2.\(key)") }
         for field in leadingKeys {
@@ -82,18 +103,7 @@ extension BK2 {
         {
             fields.append((String(extra.key.dropFirst(4)), extra.value))
         }
-        let headerText = fields.map { "\($0.0) \($0.1)\(newline)" }.joined() + newline
-
-        var members: [(name: String, bytes: [UInt8])] = [(headerMember, Array(headerText.utf8))]
-        for member in textMembers {
-            var text = movie.extra(fileExtraPrefix + member).map(unescape)
-            if member == commentsMember, text.map(commentLines) != movie.comments {
-                text = movie.comments.isEmpty ? nil : movie.comments.map { $0 + newline }.joined()
-            }
-            if let text { members.append((member, Array(text.utf8))) }
-        }
-        members.append((inputMember, log))
-        return try zip(members)
+        return fields
     }
 
     /// Refuses movies whose input the LogKey cannot express (a button or command without a column).
