@@ -30,17 +30,16 @@ enum BatchCommand {
                 Option("timeout", "SECONDS", "stop a job after this long (a job line's \"timeout\" overrides it)"),
                 Option(
                     "ray", "ADDRESS",
-                    "run the jobs on a Ray cluster instead (`python3 -m retrolua.ray "
-                        + "batch`: the same lines and exit status; \"auto\" or \"local\" as in "
-                        + "ray.init). ROMs and scripts must be at the same paths on every node. "
-                        + "The interpreter is $RETROLUA_PYTHON, else build/venv/bin/python of the "
+                    "run the jobs on a Ray cluster instead (`python3 -m retrolua.ray batch`: the same lines and exit "
+                        + "status; \"auto\" or \"local\" as in ray.init). ROMs and scripts must be at the same paths "
+                        + "on every node. The interpreter is $RETROLUA_PYTHON, else build/venv/bin/python of the "
                         + "source tree, else python3"
                 ),
                 Option("cpus", "N", "with --ray: the CPUs each job reserves"),
                 Option(
                     "line-offset", "N",
-                    "count line numbers in job names and messages after N (for runners that "
-                        + "hand each job its own file, as retrolua.ray does)"
+                    "count line numbers in job names and messages after N (for runners that hand each job its own "
+                        + "file, as retrolua.ray does)"
                 ),
             ])
         ])

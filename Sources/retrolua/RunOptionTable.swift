@@ -19,12 +19,11 @@ extension RunCommand {
             OptionGroup([
                 Option(
                     "core", "NAME|PATH",
-                    "core to use (default: chosen from the ROM's extension; see `retrolua "
-                        + "cores`)"),
+                    "core to use (default: chosen from the ROM's extension; see `retrolua cores`)"),
                 Option(
                     "frames", "N",
-                    "frames to run (default: until the window closes; headless 600; with "
-                        + "scripts, until they finish or call emu.exit)"
+                    "frames to run (default: until the window closes; headless 600; with scripts, until they finish "
+                        + "or call emu.exit)"
                 ),
                 Option("headless", nil, "no window, no sound, no pacing"),
                 Option("screenshot", "FILE", "write the last frame, with the scripts' emu overlay, as PNG"),
@@ -34,9 +33,8 @@ extension RunCommand {
                 Option("quiet", nil, "print nothing but errors and script output (no notices, summary or progress)"),
                 Option(
                     "json", nil,
-                    "end with one line of JSON (core, content, frames, fps, lag, frame "
-                        + "hash, exit code, the scripts' emu.result values) instead of the "
-                        + "summary"
+                    "end with one line of JSON (core, content, frames, fps, lag, frame hash, exit code, the scripts' "
+                        + "emu.result values) instead of the summary"
                 ),
                 Option("verbose", nil, "show the core's own log messages"),
             ]),
@@ -63,40 +61,35 @@ extension RunCommand {
                     Option("video", "FILE", "encode video and audio with ffmpeg (e.g. out.mkv)"),
                     Option(
                         "stats", nil,
-                        "per-frame times (core, scripts, audio, present), skipped frames and "
-                            + "underruns on screen and as a summary at exit (also emu.stats() in Lua)"
+                        "per-frame times (core, scripts, audio, present), skipped frames and underruns on screen and "
+                            + "as a summary at exit (also emu.stats() in Lua)"
                     ),
                     Option(
                         "window-capture", "FILE",
-                        "at exit, write the window's game area as drawn (for checking the "
-                            + "output)"),
+                        "at exit, write the window's game area as drawn (for checking the output)"),
                     Option(
                         "speak", nil,
-                        "read on-screen messages aloud with espeak-ng (for blind and low-vision "
-                            + "players)"),
+                        "read on-screen messages aloud with espeak-ng (for blind and low-vision players)"),
                 ]),
             OptionGroup(
                 "scripts (Lua 5.4; API reference: lua/API.md)",
                 [
                     Option(
                         "script", "FILE",
-                        "run a script (repeatable; scripts run in this order every frame); "
-                            + "LAYER:FILE runs it through a compatibility layer (fceux, bizhawk, … "
-                            + "auto)"
+                        "run a script (repeatable; scripts run in this order every frame); LAYER:FILE runs it through "
+                            + "a compatibility layer (fceux, bizhawk, … auto)"
                     ),
                     Option(
                         "compat", "LAYER",
-                        "the layer for every --script without one: a script written for FCEUX, "
-                            + "BizHawk, Mesen or mGBA runs as published (auto: chosen from its "
-                            + "globals)",
+                        "the layer for every --script without one: a script written for FCEUX, BizHawk, Mesen or "
+                            + "mGBA runs as published (auto: chosen from its globals)",
                         choices: ["auto", "fceux", "bizhawk", "mesen", "mgba"]),
                     Option("strict", nil, "a failing script ends the run at once, status 1 (default: it is unloaded)"),
                     Option("watch", nil, "reload a script when its file is saved (emulator state is kept)"),
                     Option(
                         "allow-files", nil,
-                        "let scripts read and write any file you can (default: read their own "
-                            + "folder and lua/, read and write the data folder; see the Security guide, "
-                            + "docs/guides/security.md)"
+                        "let scripts read and write any file you can (default: read their own folder and lua/, read "
+                            + "and write the data folder; see the Security guide, docs/guides/security.md)"
                     ),
                     Option(
                         "trust", nil,
@@ -106,8 +99,8 @@ extension RunCommand {
                     Option("script-memory", "MB", "memory cap per script (default 256)"),
                     Option(
                         "script-budget", "N",
-                        "instructions (millions) a script may run before returning (default "
-                            + "200; counted once an entry has run 20 ms)"
+                        "instructions (millions) a script may run before returning (default 200; counted once an "
+                            + "entry has run 20 ms)"
                     ),
                     Option("log", "FILE", "also append script output, failures and on-screen messages to FILE"),
                 ]),
@@ -116,25 +109,22 @@ extension RunCommand {
                 [
                     Option(
                         "control", "ADDRESS",
-                        "serve JSON-line requests on unix:PATH or tcp:127.0.0.1:PORT (loopback "
-                            + "only; port 0 picks one). Headless, the emulator runs only when a "
-                            + "client steps it"
+                        "serve JSON-line requests on unix:PATH or tcp:127.0.0.1:PORT (loopback only; port 0 picks "
+                            + "one). Headless, the emulator runs only when a client steps it"
                     ),
                     Option(
                         "control-token", "FILE",
-                        "tcp: the token clients must send in {\"cmd\": \"hello\", \"token\": "
-                            + "…}, read from FILE (default: a new one per run, printed once and kept "
-                            + "0600 beside the data folder)"
+                        "tcp: the token clients must send in {\"cmd\": \"hello\", \"token\": …}, read from FILE "
+                            + "(default: a new one per run, printed once and kept 0600 beside the data folder)"
                     ),
                     Option(
                         "scenario", "FILE",
-                        "a Lua script defining reward() and done(), reported with every step "
-                            + "(--trust also allows {\"cmd\": \"eval\"})"
+                        "a Lua script defining reward() and done(), reported with every step (--trust also allows "
+                            + "{\"cmd\": \"eval\"})"
                     ),
                     Option(
                         "die-with-parent", nil,
-                        "end the run once the process that started it has gone (Python's "
-                            + "launcher)"),
+                        "end the run once the process that started it has gone (Python's launcher)"),
                     Option("exit-on-disconnect", nil, "end the run when the last client leaves"),
                 ]),
             OptionGroup(
@@ -152,14 +142,13 @@ extension RunCommand {
                 [
                     Option(
                         "play-movie", "FILE",
-                        "play a movie (.rlm, .bk2, .fm2, imports .fcm .fmv .vmv) from its start; headless runs stop at "
-                            + "its end"),
+                        "play a movie (.rlm, .bk2, .fm2, imports .fcm .fmv .vmv) from its start; headless runs stop "
+                            + "at its end"),
                     Option("read-write", nil, "play in read-write mode (state loads rewrite the movie and record)"),
                     Option("force", nil, "play a movie made with another core or content (warns instead of refusing)"),
                     Option(
                         "record-movie", "FILE",
-                        "record a new movie from power-on (never overwrites without "
-                            + "--overwrite)"),
+                        "record a new movie from power-on (never overwrites without --overwrite)"),
                     Option("overwrite", nil, "let --record-movie replace an existing file"),
                     Option("from-now", nil, "record from the current state instead (with --from-state: that state)"),
                     Option("from-state", "FILE", "load this savestate, then record from it"),
@@ -168,8 +157,8 @@ extension RunCommand {
                     Option("dump", "FILE", "encode the run with ffmpeg (the same as --video)"),
                     Option(
                         "tastudio", "FILE",
-                        "open FILE in the TAS editor (played read-write; a new file is recorded from "
-                            + "power-on); see docs/guides/tas.md, \"The TAS editor\""),
+                        "open FILE in the TAS editor (played read-write; a new file is recorded from power-on); see "
+                            + "docs/guides/tas.md, \"The TAS editor\""),
                 ]),
         ])
 }
