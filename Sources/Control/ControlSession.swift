@@ -157,9 +157,10 @@ public final class ControlSession {
         }
     }
 
-
     /// Reads and writes of memory.
-    private func performMemory(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
+    private func performMemory(
+        _ command: String, _ request: ControlRequest, _ emulator: Emulator
+    ) throws -> [String: Any] {
         switch command {
         case "read":
             let length = try request.integer("length", in: 1...ControlFacts.maxRead) ?? 1
@@ -182,7 +183,9 @@ public final class ControlSession {
     }
 
     /// Savestates, to a slot or in the reply.
-    private func performState(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
+    private func performState(
+        _ command: String, _ request: ControlRequest, _ emulator: Emulator
+    ) throws -> [String: Any] {
         let session = emulator.session
         switch command {
         case "save_state":
@@ -207,7 +210,9 @@ public final class ControlSession {
     }
 
     /// The picture and the sound.
-    private func performPicture(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
+    private func performPicture(
+        _ command: String, _ request: ControlRequest, _ emulator: Emulator
+    ) throws -> [String: Any] {
         let session = emulator.session
         switch command {
         case "frame":
@@ -246,7 +251,9 @@ public final class ControlSession {
     }
 
     /// What is running, reset, quit and trusted Lua.
-    private func performSession(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
+    private func performSession(
+        _ command: String, _ request: ControlRequest, _ emulator: Emulator
+    ) throws -> [String: Any] {
         let session = emulator.session
         switch command {
         case "info":
