@@ -97,8 +97,14 @@ private func gathered(
     return bytes.withUnsafeMutableBytes { load($0.baseAddress!, width, bigEndian: bigEndian) }
 }
 
-/// Pushes a gathered value as the access reads it.
+/// The gathered path's push, kept out of line so that the read fast path stays small.
 @inline(never)
+private func pushGathered(_ call: LuaCall, _ raw: UInt64, _ access: Access) -> Int32 {
+    push(call, raw, access)
+}
+
+/// Pushes a value as the access reads it: a float, a sign-extended or an unsigned integer.
+@inline(__always)
 private func push(_ call: LuaCall, _ raw: UInt64, _ access: Access) -> Int32 {
     if access.float {
         call.push(
@@ -130,23 +136,14 @@ extension Bindings {
             guard let pointer = memory.resolve(domain, address: address, width: access.width) else {
                 // A bus read across blocks or mirrors: gathered (or refused where unmapped).
                 let raw = try gathered(memory, domain, address, access.width, access.bigEndian ?? domain.bigEndian)
-                return push(call, raw, access)
+                return pushGathered(call, raw, access)
             }
             // Byte 0 first: a u8 read is the hot path of most bots.
             if access.width == 1 {
                 let byte = pointer.load(as: UInt8.self)
                 return call.returning(access.signed ? Int(Int8(bitPattern: byte)) : Int(byte))
             }
-            let raw = load(pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian)
-            if access.float {
-                call.push(access.width == 4 ? Double(Float(bitPattern: UInt32(raw))) : Double(bitPattern: raw))
-            } else if access.signed {
-                let shift = UInt64(64 - access.width * 8)
-                call.push(Int(Int64(bitPattern: raw << shift) >> Int64(shift)))
-            } else {
-                call.push(Int(raw))
-            }
-            return 1
+            return push(call, load(pointer, access.width, bigEndian: access.bigEndian ?? domain.bigEndian), access)
         }
     }
 
