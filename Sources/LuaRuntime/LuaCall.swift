@@ -183,6 +183,22 @@ public struct LuaCall {
         return lua_rawget(L, absolute)
     }
 
+    /// Walks the table at `table` (an absolute index, the top of the stack): `body` gets each key with its
+    /// value on top of the stack; a key that is not a string is `argument`'s error `keysProblem`.
+    public func forEachNamedEntry(
+        _ table: Int32, argument: Int32, _ name: String, keysProblem: String,
+        _ body: (String) throws(LuaCallError) -> Void
+    ) throws(LuaCallError) {
+        let top = lua_gettop(L)
+        lua_pushnil(L)
+        while lua_next(L, table) != 0 {
+            defer { lua_settop(L, top + 1) }
+            guard lua_type(L, -2) == LUA_TSTRING, let key = lua_tolstring(L, -2, nil).map({ String(cString: $0) })
+            else { throw badArgument(argument, name, keysProblem) }
+            try body(key)
+        }
+    }
+
     public func field<T>(
         _ table: Int32, _ key: String, argument: Int32, _ read: (Int32) throws(LuaCallError) -> T?
     ) throws(LuaCallError) -> T? {

@@ -146,14 +146,8 @@ extension Bindings {
         if let name = try call.stringField(2, "name", argument: 2) { pad.name = name }
         for (field, isButtons) in [("buttons", true), ("axes", false)] {
             guard call.pushField(2, field) == LUA_TTABLE else { lua_settop(call.L, 2); continue }
-            lua_pushnil(call.L)
-            while lua_next(call.L, 3) != 0 {
-                defer { lua_settop(call.L, 4) }
-                guard lua_type(call.L, -2) == LUA_TSTRING,
-                    let key = lua_tolstring(call.L, -2, nil).map({ String(cString: $0) })
-                else {
-                    throw call.badArgument(2, "state", "\(field) keys must be names")
-                }
+            try call.forEachNamedEntry(3, argument: 2, "state", keysProblem: "\(field) keys must be names") {
+                (key) throws(LuaCallError) in
                 if isButtons {
                     guard lua_type(call.L, -1) == LUA_TBOOLEAN else {
                         throw call.badArgument(2, "state", "buttons.\(key) must be a boolean")

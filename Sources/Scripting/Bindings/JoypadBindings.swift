@@ -76,14 +76,8 @@ extension Bindings {
         let emulator = script.emulator
         var changes = emulator.overrides
         lua_settop(call.L, 2)  // Extra arguments are ignored; the walk below keeps its key at 3.
-        lua_pushnil(call.L)
-        while lua_next(call.L, 2) != 0 {
-            defer { lua_settop(call.L, 3) }
-            guard lua_type(call.L, -2) == LUA_TSTRING,
-                let name = lua_tolstring(call.L, -2, nil).map({ String(cString: $0) })
-            else {
-                throw call.badArgument(2, "buttons", "keys must be button names")
-            }
+        try call.forEachNamedEntry(2, argument: 2, "buttons", keysProblem: "keys must be button names") {
+            (name) throws(LuaCallError) in
             guard let button = RetroPadButton.named(name) else {
                 throw call.badArgument(2, "buttons", "unknown button '\(name)'; buttons are \(buttonNames)")
             }
