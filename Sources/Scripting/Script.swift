@@ -31,9 +31,9 @@ public final class Script {
     /// Why it failed (the first error), once it has.
     public private(set) var failure: String?
     /// Images loaded by path for `gui.image`, so drawing one every frame does not reread the file.
-    var imageCache: [String: Image] = [:]
+    var imageCache: [String: RGBAImage] = [:]
     /// Pixels of image objects from `gui.load_image`, by the id stored in the userdata.
-    var images: [Int: Image] = [:]
+    var images: [Int: RGBAImage] = [:]
     /// Rewind histories from `rewind.new`, by the id stored in the userdata.
     var rewindBuffers: [Int: RewindBuffer] = [:]
     private(set) var modified: Date?
@@ -62,12 +62,6 @@ public final class Script {
 
     /// The state closes while the script is whole: its userdata's `__gc` metamethods reach into it.
     deinit { lua.close() }
-
-    struct Image {
-        let rgba: [UInt8]
-        let width: Int
-        let height: Int
-    }
 
     /// Reads and compiles the script; the main chunk has not run yet.
     /// `source` given: a script without a file (the control socket's evaluator), named `path`.

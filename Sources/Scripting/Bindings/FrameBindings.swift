@@ -37,14 +37,14 @@ extension Bindings {
         ) { run($0, $1, emuFrameNewImage) },
     ]
 
-    /// Pushes a new image object holding `rgba`, counted against the script's memory cap; past the cap
+    /// Pushes a new image object holding `image`, counted against the script's memory cap; past the cap
     /// pushes nothing and returns why.
-    static func pushImage(_ call: LuaCall, _ script: Script, _ rgba: [UInt8], _ width: Int, _ height: Int) -> String? {
-        do throws(LuaCallError) { try script.hold(rgba.count, for: "the image's pixels") } catch {
+    static func pushImage(_ call: LuaCall, _ script: Script, _ image: RGBAImage) -> String? {
+        do throws(LuaCallError) { try script.hold(image.rgba.count, for: "the image's pixels") } catch {
             return error.message
         }
         let id = script.takeID()
-        script.images[id] = Script.Image(rgba: rgba, width: width, height: height)
+        script.images[id] = image
         let memory = lua_newuserdatauv(call.L, MemoryLayout<Int>.size, 0)!
         memory.storeBytes(of: id, as: Int.self)
         luaL_setmetatable(call.L, imageMetatable.cString)
@@ -92,7 +92,7 @@ extension Bindings {
         guard let picture else { return call.failure("the core has not drawn a frame yet") }
         switch format {
         case "image":
-            if let refusal = pushImage(call, script, picture.rgba, picture.width, picture.height) {
+            if let refusal = pushImage(call, script, picture) {
                 return call.failure(refusal)
             }
         case "rgb": VideoFrame.rgb(fromRGBA: picture.rgba).withUnsafeBytes { call.push(bytes: $0) }
@@ -112,7 +112,7 @@ extension Bindings {
             throw call.badArgument(
                 3, "pixels", "\(width * height * 4) bytes (width × height × 4) expected, got \(pixels.count)")
         }
-        if let refusal = pushImage(call, script, Array(pixels), width, height) {
+        if let refusal = pushImage(call, script, RGBAImage(rgba: Array(pixels), width: width, height: height)) {
             return call.failure(refusal)
         }
         return 1

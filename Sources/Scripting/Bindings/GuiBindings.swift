@@ -327,7 +327,7 @@ extension Bindings {
         try script.checkFileAccess(path, write: false)
         let loaded: RGBAImage
         do { loaded = try PNGFile.read(path) } catch { return call.failure("\(error)") }
-        if let refusal = pushImage(call, script, loaded.rgba, loaded.width, loaded.height) {
+        if let refusal = pushImage(call, script, loaded) {
             return call.failure("\(path): \(refusal)")
         }
         return 1

@@ -7,7 +7,7 @@ extension Bindings {
     static let imageMetatable = LuaTypeName("retrolua.image")
 
     /// The image argument: a path (loaded once per script) or an image object.
-    static func image(_ call: LuaCall, _ index: Int32, script: Script) throws(LuaCallError) -> Script.Image {
+    static func image(_ call: LuaCall, _ index: Int32, script: Script) throws(LuaCallError) -> RGBAImage {
         if let memory = luaL_testudata(call.L, index, imageMetatable.cString) {
             guard let image = script.images[memory.load(as: Int.self)] else { throw call.error("the image was freed") }
             return image
@@ -17,14 +17,14 @@ extension Bindings {
         if let problem = script.fileAccessProblem(path, write: false) { throw call.error(problem) }
         let loaded: RGBAImage
         do { loaded = try PNGFile.read(path) } catch { throw call.error("\(error)") }
-        let image = Script.Image(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
+        let image = RGBAImage(rgba: loaded.rgba, width: loaded.width, height: loaded.height)
         try script.hold(loaded.rgba.count, as: "image " + path, for: "gui.image: the decoded image")
         script.imageCache[path] = image
         return image
     }
 
     /// The image object a method was called on.
-    private static func selfImage(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> Script.Image {
+    private static func selfImage(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> RGBAImage {
         let memory = try call.userdata(1, imageMetatable, "self", expected: "image")
         guard let image = script.images[memory.load(as: Int.self)] else { throw call.error("the image was freed") }
         return image
