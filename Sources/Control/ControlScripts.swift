@@ -1,10 +1,15 @@
-/// What the control doors need from scripts — the scenario that scores steps, and `eval` — answered by the
+/// What the control doors need from scripts — the scenario that scores steps, `eval` and the console — answered by the
 /// script host through the run, so the doors hold the emulator and this, never the script host itself.
 public protocol ControlScripts: AnyObject {
     /// Loads the scenario script; a main chunk that fails throws its error (the run then refuses to start).
     func loadScenario(at path: String) throws -> any ControlScenario
     /// Runs a chunk of Lua in the socket's own script state (made on first use): its values, or its error.
     func evaluate(_ source: String) -> Result<[Any], ControlError>
+    /// Runs a chunk in the run's Lua console; the reply's fields: `status` ("done", "incomplete", "error"),
+    /// `values` (strings as the console shows them), `output` (`[{"text":, "stream":}]`), `error`.
+    func console(_ chunk: String) -> [String: Any]
+    /// The console's completions of the dotted name that ends `text`.
+    func complete(_ text: String) -> [String]
 }
 
 /// The scenario script: its global functions `reward`, `done` and `info`, called after frames.

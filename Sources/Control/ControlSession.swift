@@ -4,19 +4,21 @@ import Libretro
 import Support
 import Glibc
 
-/// The control socket's commands (JSON lines, one reply per request): step with input, memory,
-/// states, the frame and audio, info, reset, quit, and — with --trust — Lua evaluation.
+/// The control socket's JSON door (one reply per request line): the session a run's socket serves —
+/// its scenario, its sound, its quit request; the commands themselves are in ControlCommands.swift.
 /// Protocol reference: docs/guides/control-socket.md.
 public final class ControlSession {
     /// The emulator every door's request runs against.
     let emulator: Emulator
-    /// The scenario and `eval`, from the run's scripts (none: neither is offered).
+    /// The scenario, `eval` and the console, from the run's scripts (none: neither is offered).
     let scripts: (any ControlScripts)?
+    /// Encodes the `frame` request's PNG (handed in: the doors link no image library).
+    public var encodePNG: ((RGBAImage) throws -> [UInt8])?
     /// `--scenario`: a script whose global `reward()` and `done()` are reported after each step.
     var scenario: (any ControlScenario)?
     let allowEval: Bool
     /// Sound since the last `audio` request (interleaved stereo int16): the last 30 to 60 seconds of it.
-    private var audio: [Int16] = []
+    var audio: [Int16] = []
     public private(set) var quitRequested = false
     /// `--die-with-parent`: the run ends once the process that started it is gone (its pid, else nil).
     public var parent: pid_t?
@@ -85,16 +87,17 @@ public final class ControlSession {
     public func start(_ line: ArraySlice<UInt8>) -> ControlOutcome {
         do throws(ControlError) {
             let request = try ControlRequest(line)
-            guard let command = try request.string("cmd") else { throw ControlError("the request has no \"cmd\"") }
-            if command == "step" {
+            guard let name = try request.string("cmd") else { throw ControlError("the request has no \"cmd\"") }
+            switch try ControlCommand.named(name) {
+            case .step:
                 let step = try ControlStep(request, session: self)
                 return .continuing { [self] in step.runSlice().map(encode) }
-            }
-            if command == "binary" {
+            case .binary:
                 let door = try ControlBinaryDoor(session: self)
                 return .binary(door, encode(door.handshake))
+            case let command:
+                return .reply(encode(try perform(command, request)))
             }
-            return .reply(encode(try perform(command, request)))
         } catch {
             return .reply(encode(["ok": false, "error": error.description]))
         }
@@ -134,166 +137,5 @@ public final class ControlSession {
     func scenarioInfo() -> [String: Any]? {
         guard let scenario, !scenario.failed else { return nil }
         return scenario.value(of: "info") as? [String: Any]
-    }
-
-    private func perform(_ command: String, _ request: ControlRequest) throws(ControlError) -> [String: Any] {
-        do { return try perform(command, request, emulator) } catch { throw ControlFacts.error(error) }
-    }
-
-    private func perform(_ command: String, _ request: ControlRequest, _ emulator: Emulator) throws -> [String: Any] {
-        switch command {
-        case "hello": return [:]  // Unix peers are admitted by their uid; TCP's hello is the server's.
-        case "read", "write": return try performMemory(command, request, emulator)
-        case "save_state", "load_state": return try performState(command, request, emulator)
-        case "frame", "audio": return try performPicture(command, request, emulator)
-        case "info", "reset", "quit", "eval": return try performSession(command, request, emulator)
-        default:
-            throw ControlError(
-                """
-                unknown command '\(command.prefix(40))' (commands: hello, step, read, write, save_state, load_state, \
-                frame, audio, info, reset, quit, eval, binary)
-                """
-            )
-        }
-    }
-
-    /// Reads and writes of memory.
-    private func performMemory(
-        _ command: String, _ request: ControlRequest, _ emulator: Emulator
-    ) throws -> [String: Any] {
-        switch command {
-        case "read":
-            let length = try request.integer("length", in: 1...ControlFacts.maxRead) ?? 1
-            let (domain, address) = try place(request)
-            // On a bus, gathered across blocks and mirrors (refused where unmapped).
-            return ["data": ControlPayload(Data(try emulator.memory.read(domain, address: address, count: length)))]
-        case "write":
-            guard let text = try request.string("data"), let bytes = Data(base64Encoded: text) else {
-                throw ControlError("write needs \"data\": base64 bytes")
-            }
-            if let length = try request.integer("length"), length != bytes.count {
-                throw ControlError("\"length\" (\(length)) differs from the \(bytes.count) bytes of \"data\"")
-            }
-            let (domain, address) = try place(request)
-            try emulator.write([UInt8](bytes), to: domain, address: address)
-            return [:]
-        default:
-            preconditionFailure("\(#function) does not answer \(command)")
-        }
-    }
-
-    /// Savestates, to a slot or in the reply.
-    private func performState(
-        _ command: String, _ request: ControlRequest, _ emulator: Emulator
-    ) throws -> [String: Any] {
-        let session = emulator.session
-        switch command {
-        case "save_state":
-            if let slot = try request.integer("slot") {
-                try emulator.saveState(to: .slot(slot))
-                return ["slot": slot]
-            }
-            let bytes = try emulator.encodeState()
-            return ["state": ControlPayload(Data(bytes))]
-        case "load_state":
-            if let slot = try request.integer("slot") {
-                try emulator.loadState(from: .slot(slot))
-            } else if let text = try request.string("state"), let data = Data(base64Encoded: text) {
-                try emulator.loadState([UInt8](data), trusted: false)
-            } else {
-                throw ControlError("load_state needs \"slot\" or \"state\" (base64)")
-            }
-            return ["frame": session.frameCount]
-        default:
-            preconditionFailure("\(#function) does not answer \(command)")
-        }
-    }
-
-    /// The picture and the sound.
-    private func performPicture(
-        _ command: String, _ request: ControlRequest, _ emulator: Emulator
-    ) throws -> [String: Any] {
-        let session = emulator.session
-        switch command {
-        case "frame":
-            let format = try request.string("format") ?? "rgb"
-            guard ["rgb", "rgba", "native"].contains(format) else {
-                throw ControlError("\"format\" is rgb, rgba or native")
-            }
-            if format == "native" {
-                // The core's own pixels (its pixel format, rows packed), without the overlay: the cheapest.
-                guard let frame = session.core.currentFrame() else {
-                    throw ControlError("the core has not drawn a frame yet")
-                }
-                return [
-                    "width": frame.width, "height": frame.height, "format": "native",
-                    "pixel_format": frame.format.description,
-                    "data": ControlPayload(Data(frame.pixels)),
-                ]
-            }
-            guard let frame = emulator.picture() else { throw ControlError("the core has not drawn a frame yet") }
-            let pixels = format == "rgb" ? VideoFrame.rgb(fromRGBA: frame.rgba) : frame.rgba
-            return [
-                "width": frame.width, "height": frame.height, "format": format,
-                "data": ControlPayload(Data(pixels)),
-            ]
-        case "audio":
-            let samples = audio
-            audio.removeAll(keepingCapacity: true)
-            let data = samples.withUnsafeBytes { Data($0) }
-            return [
-                "rate": session.core.avInfo?.sampleRate ?? 0, "channels": 2, "frames": samples.count / 2,
-                "data": ControlPayload(data),
-            ]
-        default:
-            preconditionFailure("\(#function) does not answer \(command)")
-        }
-    }
-
-    /// What is running, reset, quit and trusted Lua.
-    private func performSession(
-        _ command: String, _ request: ControlRequest, _ emulator: Emulator
-    ) throws -> [String: Any] {
-        let session = emulator.session
-        switch command {
-        case "info":
-            let core = session.core
-            let description = ControlFacts.Description(emulator)
-            return [
-                "core": session.coreName, "core_library": core.systemInfo.libraryName,
-                "core_version": core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces),
-                "content": session.content?.fileName ?? "", "content_sha1": session.content?.sha1 ?? "",
-                "fps": core.avInfo?.fps ?? 0, "sample_rate": core.avInfo?.sampleRate ?? 0,
-                "width": core.frameWidth, "height": core.frameHeight, "frame": session.frameCount,
-                "lag": session.lagCount,
-                "domains": description.domainList,
-                "default_domain": description.defaultDomain.map { description.domains[$0].name } ?? "",
-                "buttons": ControlFacts.buttons, "scenario": scenario != nil,
-            ]
-        case "reset":
-            try emulator.reset()
-            return ["frame": session.frameCount]
-        case "quit":
-            quitRequested = true
-            return [:]
-        case "eval":
-            guard allowEval else { throw ControlError("eval is only allowed with --trust") }
-            guard let source = try request.string("lua") else {
-                throw ControlError("eval needs \"lua\": a chunk of Lua")
-            }
-            guard let scripts else { throw ControlError("eval needs scripts") }
-            switch scripts.evaluate(source) {
-            case .success(let values): return ["values": values]
-            case .failure(let error): throw error
-            }
-        default:
-            preconditionFailure("\(#function) does not answer \(command)")
-        }
-    }
-
-    /// The domain and address a read or write names: `domain` (default: the default domain), `address`.
-    private func place(_ request: ControlRequest) throws -> (MemoryAccess.Domain, Int) {
-        guard let address = try request.integer("address") else { throw ControlError("needs \"address\": an integer") }
-        return (try emulator.memory.domain(named: try request.string("domain")), address)
     }
 }

@@ -10,21 +10,33 @@ public enum PNGFile {
 
     /// Writes 8-bit RGBA pixels durably (temporary file, fsync, rename).
     public static func write(rgba: [UInt8], width: Int, height: Int, to path: String) throws(RetroError) {
+        let encoded: [UInt8]
+        do {
+            encoded = try encode(RGBAImage(rgba: rgba, width: width, height: height))
+        } catch {
+            throw .fileWrite(path: path, reason: error.reason)
+        }
+        do { try DurableFile.write(encoded, to: path) } catch { throw RetroError(error) }
+    }
+
+    /// A picture as the bytes of a PNG file.
+    public static func encode(_ picture: RGBAImage) throws(PNGEncodingError) -> [UInt8] {
         var image = png_image()
         image.version = UInt32(PNG_IMAGE_VERSION)
-        image.width = UInt32(width)
-        image.height = UInt32(height)
+        image.width = UInt32(picture.width)
+        image.height = UInt32(picture.height)
         image.format = formatRGBA
         var size: png_alloc_size_t = 0
+        let stride = Int32(picture.width * 4)
         // First call measures, second call encodes into our buffer.
-        guard png_image_write_to_memory(&image, nil, &size, 0, rgba, Int32(width * 4), nil) != 0 else {
-            throw .fileWrite(path: path, reason: "PNG encoding failed: \(message(image))")
+        guard png_image_write_to_memory(&image, nil, &size, 0, picture.rgba, stride, nil) != 0 else {
+            throw PNGEncodingError(reason: "PNG encoding failed: \(message(image))")
         }
         var encoded = [UInt8](repeating: 0, count: Int(size))
-        guard png_image_write_to_memory(&image, &encoded, &size, 0, rgba, Int32(width * 4), nil) != 0 else {
-            throw .fileWrite(path: path, reason: "PNG encoding failed: \(message(image))")
+        guard png_image_write_to_memory(&image, &encoded, &size, 0, picture.rgba, stride, nil) != 0 else {
+            throw PNGEncodingError(reason: "PNG encoding failed: \(message(image))")
         }
-        do { try DurableFile.write(encoded.prefix(Int(size)), to: path) } catch { throw RetroError(error) }
+        return Array(encoded.prefix(Int(size)))
     }
 
     public static func write(_ image: RGBAImage, to path: String) throws(RetroError) {
@@ -56,4 +68,10 @@ public enum PNGFile {
             String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
         }
     }
+}
+
+/// Why libpng could not encode a picture.
+public struct PNGEncodingError: Error, CustomStringConvertible, Sendable {
+    public let reason: String
+    public var description: String { reason }
 }

@@ -3,7 +3,8 @@ import Frontend
 import Media
 import Scripting
 
-/// The run's scripts as the control doors see them: the scenario and `eval`, answered by the script host.
+/// The run's scripts as the control doors see them: the scenario, `eval` and the console, answered by the
+/// script host.
 public final class RunControlScripts: ControlScripts {
     private let host: ScriptHost
 
@@ -16,6 +17,18 @@ public final class RunControlScripts: ControlScripts {
     public func evaluate(_ source: String) -> Result<[Any], ControlError> {
         host.evaluate(source).mapError { ControlError($0.description) }
     }
+
+    public func console(_ chunk: String) -> [String: Any] {
+        let reply = host.console.evaluate(chunk)
+        var fields: [String: Any] = [
+            "status": reply.status.rawValue, "values": reply.values,
+            "output": reply.output.map { ["text": $0.text, "stream": $0.isError ? "err" : "out"] },
+        ]
+        if let error = reply.error { fields["error"] = error }
+        return fields
+    }
+
+    public func complete(_ text: String) -> [String] { host.console.complete(text) }
 }
 
 /// A scenario script's globals as the control doors call them.

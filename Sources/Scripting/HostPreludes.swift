@@ -2,10 +2,12 @@ import Foundation
 import Synchronization
 
 /// The Lua the host runs in every script's state before the script itself, kept as Lua files in
-/// `lua/host/`: `prelude.lua` (the security profile) and `console.lua` (`print`, `console.*`).
+/// `lua/host/`: `prelude.lua` (the security profile) and `console.lua` (`print`, `console.*`); `repl.lua`
+/// runs in the console's state only (`ScriptConsole`).
 struct HostPreludes: Sendable {
     let security: Source
     let console: Source
+    let repl: Source
 
     struct Source: Sendable {
         let text: String
@@ -27,7 +29,8 @@ struct HostPreludes: Sendable {
         let preludes = HostPreludes(
             security: try read(
                 luaFolder + "/host/prelude.lua", chunkName: "retrolua/prelude", role: "security prelude"),
-            console: try read(luaFolder + "/host/console.lua", chunkName: "retrolua/console", role: "console prelude"))
+            console: try read(luaFolder + "/host/console.lua", chunkName: "retrolua/console", role: "console prelude"),
+            repl: try read(luaFolder + "/host/repl.lua", chunkName: "retrolua/repl", role: "console's helpers"))
         cache.withLock { $0[luaFolder] = preludes }
         return preludes
     }

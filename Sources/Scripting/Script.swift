@@ -24,6 +24,10 @@ public final class Script {
     private var threadReference: Int32 = LUA_NOREF
     /// The thread running this script's Lua right now, so nested event dispatch uses it.
     var activeThread: OpaquePointer?
+    /// A console chunk being run (`ScriptConsole`): like the main chunk, it may wait for frames.
+    var evaluatingThread: OpaquePointer?
+    /// Where `print` and `console.*` write while a console chunk runs (its reply), instead of the terminal.
+    var outputSink: ((String, Bool) -> Void)?
     private(set) var callbacks: [(id: Int, event: ScriptEvent, reference: Int32)] = []
     var watches: [MemoryWatch] = []
     private var nextID = 1
@@ -152,7 +156,7 @@ public final class Script {
 
     /// A failed script's message as lua/host/console.lua words it (a nil named by another emulator's API or
     /// misspelled: which layer, or which names exist), or as it was. `L` is a live thread of this state.
-    private func explained(_ message: String, on L: OpaquePointer) -> String {
+    func explained(_ message: String, on L: OpaquePointer) -> String {
         guard explainer != LUA_NOREF, message.contains("a nil value (") else { return message }
         lua_rawgeti(L, lh_registryindex(), lua_Integer(explainer))
         lua_pushstring(L, message)

@@ -92,6 +92,8 @@ public final class ScriptHost: EmulatorClient {
     private var framesSinceReloadCheck = 0
     /// The state `evaluate` runs chunks in.
     private var evaluator: Script?
+    /// The run's Lua console (`retrolua attach`, `--console`, the window's console).
+    public private(set) lazy var console = ScriptConsole(host: self)
 
     public init(emulator: Emulator, screen: Screen, options: ScriptOptions, api: [LuaModule]) {
         self.emulator = emulator
@@ -259,6 +261,8 @@ public final class ScriptHost: EmulatorClient {
                 break
             }
         }
+        // Chunks the window's console typed run now: between frames, with no script's Lua on the stack.
+        console.runQueued()
         reap()
     }
 

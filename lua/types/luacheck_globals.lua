@@ -53,7 +53,7 @@ return {
     "on", "off", "watch",
   } },
   console = { fields = {
-    "write", "log", "warn", "error",
+    "write", "log", "warn", "error", "evaluate", "complete",
   } },
   disc = { fields = {
     "state", "count", "index", "ejected", "eject", "insert", "select", "list", "add",

@@ -1092,6 +1092,18 @@ function console.warn(...) end
 ---@param ... any
 function console.error(...) end
 
+--- Runs `chunk` in the run's Lua console (one state shared with `retrolua attach` and `--console`, under the scripts' security profile) between frames, after the window's events, then calls `on_reply{status=, values=, output=, error=}`: `status` is `"done"`, `"incomplete"` (more lines would finish the chunk) or `"error"`; `values` the chunk's values as the console shows them (strings); `output` what it printed, a list of `{text=, stream="out"|"err"}`. An expression gives its value; `emu.frameadvance()` in the chunk runs one frame.
+---@param chunk string
+---@param on_reply function
+---@return boolean
+function console.evaluate(chunk, on_reply) end
+
+--- Calls `on_reply(matches)` between frames with the console's completions of the dotted name that ends `text` (`"x = emu.fr"` → `{"emu.frameadvance", "emu.framecount"}`), sorted.
+---@param text string
+---@param on_reply function
+---@return boolean
+function console.complete(text, on_reply) end
+
 --- The disc tray of cores with disk control (multi-disc CD games, FDS disk sides; `.m3u` playlists load their first disc and add the rest). Discs are numbered from 1. Every function returns `nil, message` when the core has no disk control. Changing discs is refused while a movie plays or records (swaps are not part of a movie's input) and, like loading a state, during the input poll. To swap: `disc.eject()`, `disc.select(n)`, `disc.insert()`.
 ---@class disclib
 disc = {}

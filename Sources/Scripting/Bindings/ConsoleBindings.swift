@@ -1,5 +1,6 @@
 import Emulation
 import CLua
+import CLuaShim
 import Foundation
 import LuaRuntime
 
@@ -29,6 +30,27 @@ extension Bindings {
             LuaFunction(
                 lua: "error", "...: any",
                 doc: "Writes `error: …` to stderr, prefixed with the script's name (it does not raise)."),
+            LuaFunction(
+                "evaluate", "chunk: string, on_reply: function", returns: "boolean",
+                doc:
+                    """
+                    Runs `chunk` in the run's Lua console (one state shared with `retrolua attach` and \
+                    `--console`, under the scripts' security profile) between frames, after the window's events, \
+                    then calls `on_reply{status=, values=, output=, error=}`: `status` is `"done"`, \
+                    `"incomplete"` (more lines would finish the chunk) or `"error"`; `values` the chunk's values \
+                    as the console shows them (strings); `output` what it printed, a list of \
+                    `{text=, stream="out"|"err"}`. An expression gives its value; `emu.frameadvance()` in the \
+                    chunk runs one frame.
+                    """
+            ) { run($0, $1, consoleEvaluate) },
+            LuaFunction(
+                "complete", "text: string, on_reply: function", returns: "boolean",
+                doc:
+                    """
+                    Calls `on_reply(matches)` between frames with the console's completions of the dotted name \
+                    that ends `text` (`"x = emu.fr"` → `{"emu.frameadvance", "emu.framecount"}`), sorted.
+                    """
+            ) { run($0, $1, consoleComplete) },
         ])
 
     // MARK: - The functions
@@ -36,11 +58,38 @@ extension Bindings {
     private static func consoleWrite(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let text = try call.string(1, "text")
         let stream = try call.optionalString(2, "stream") ?? "out"
-        switch stream {
-        case "out": script.host.write(text + "\n", error: false)
-        case "err": script.host.write("[\(script.name)] \(text)\n", error: true)
-        default: throw call.badArgument(2, "stream", "\"out\" or \"err\" expected, got \"\(stream)\"")
+        guard stream == "out" || stream == "err" else {
+            throw call.badArgument(2, "stream", "\"out\" or \"err\" expected, got \"\(stream)\"")
+        }
+        if let sink = script.outputSink {
+            sink(text, stream == "err")
+            return 0
+        }
+        if stream == "out" {
+            script.host.write(text + "\n", error: false)
+        } else {
+            script.host.write("[\(script.name)] \(text)\n", error: true)
         }
         return 0
+    }
+
+    private static func consoleEvaluate(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let chunk = try call.string(1, "chunk")
+        try call.function(2, "on_reply")
+        script.host.console.submit(.evaluate(chunk), from: script, reply: reference(to: 2, in: call))
+        return call.returning(true)
+    }
+
+    private static func consoleComplete(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let text = try call.string(1, "text")
+        try call.function(2, "on_reply")
+        script.host.console.submit(.complete(text), from: script, reply: reference(to: 2, in: call))
+        return call.returning(true)
+    }
+
+    /// A reference to the function at `index`, kept until the console answers.
+    private static func reference(to index: Int32, in call: LuaCall) -> Int32 {
+        lua_pushvalue(call.L, index)
+        return luaL_ref(call.L, lh_registryindex())
     }
 }

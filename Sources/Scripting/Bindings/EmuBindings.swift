@@ -151,7 +151,7 @@ extension Bindings {
     // MARK: - The functions
 
     private static func emuFrameadvance(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        guard lh_isyieldable(call.L) != 0, call.L == script.thread else {
+        guard lh_isyieldable(call.L) != 0, call.L == script.thread || call.L == script.evaluatingThread else {
             throw call.error(
                 "only the main chunk can wait for frames; callbacks already run once per frame")
         }
