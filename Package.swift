@@ -29,6 +29,8 @@ let package = Package(
         .target(name: "CRetroShim", dependencies: ["CLibretro"]),
         // C glue for Lua: macro wrappers, the raising trampoline, pcall with traceback, limits.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
+        // C glue for Debian's libedit (BSD-licensed line editing, libedit-dev): its el_set is variadic.
+        .target(name: "CLineEdit", linkerSettings: [.linkedLibrary("edit")]),
 
         // What any layer may use and nothing libretro-specific: durable writes, hashes, the rewind history.
         .target(name: "Support", dependencies: ["CZlib", "CCrypto", "CZstd", "CZip"]),
@@ -52,9 +54,14 @@ let package = Package(
             dependencies: [
                 "Scripting", "Control", "Frontend", "Emulation", "Support", "Libretro", "Media", "CLuaShim",
             ]),
+        // The console's terminal side (`retrolua attach`, `run --console`): line editing and a client of the
+        // control socket's `console` request; it knows no emulator.
+        .target(name: "Attach", dependencies: ["Support", "CLineEdit"]),
         .executableTarget(
             name: "retrolua",
-            dependencies: ["Run", "Scripting", "Control", "Frontend", "Emulation", "Support", "Libretro", "Media"]),
+            dependencies: [
+                "Run", "Scripting", "Control", "Frontend", "Attach", "Emulation", "Support", "Libretro", "Media",
+            ]),
 
         .testTarget(name: "SupportTests", dependencies: ["Support"]),
         .testTarget(name: "LibretroTests", dependencies: ["Libretro", "CLibretro"]),

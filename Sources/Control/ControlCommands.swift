@@ -136,6 +136,7 @@ extension ControlSession {
     }
 
     private func takeAllAudio() -> [String: Any] {
+        keepsAudio = true
         let samples = audio
         audio.removeAll(keepingCapacity: true)
         return [

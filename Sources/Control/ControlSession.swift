@@ -19,6 +19,9 @@ public final class ControlSession {
     let allowEval: Bool
     /// Sound since the last `audio` request (interleaved stereo int16): the last 30 to 60 seconds of it.
     var audio: [Int16] = []
+    /// Whether sound is kept for `audio` requests. A run's own socket (`retrolua attach`) keeps none until
+    /// the first request for it: most of its clients never ask, and half a minute of sound is megabytes.
+    public var keepsAudio = true
     public private(set) var quitRequested = false
     /// `--die-with-parent`: the run ends once the process that started it is gone (its pid, else nil).
     public var parent: pid_t?
@@ -40,6 +43,7 @@ public final class ControlSession {
         let limit = Int((core.avInfo?.sampleRate ?? 48000) * 60) * 2
         core.onAudio = { [unowned self] samples, frames in
             previous?(samples, frames)
+            guard keepsAudio else { return }
             audio.append(contentsOf: UnsafeBufferPointer(start: samples, count: frames * 2))
             // Unclaimed sound is dropped half a minute at a time, so keeping it costs O(1) per frame.
             if audio.count > limit { audio.removeFirst(audio.count - limit / 2) }
@@ -116,6 +120,7 @@ public final class ControlSession {
 
     /// Up to `count` samples (interleaved stereo) of the sound not yet taken, oldest first.
     func takeAudio(upTo count: Int) -> [Int16] {
+        keepsAudio = true
         let taken = Array(audio.prefix(count & ~1))
         audio.removeFirst(taken.count)
         return taken

@@ -140,9 +140,14 @@ final class RunParts {
             }
             server = try ControlServer(plan.address, access: ControlAccess(token: token))
         } catch {
+            if plan.isRunsOwn {
+                console.problem("warning: no socket for retrolua attach: \(error)")
+                return
+            }
             throw RunFailure("run: --control: \(error)")
         }
-        console.problem("control socket listening on \(server.description)")
+        control.keepsAudio = !plan.isRunsOwn
+        if !plan.isRunsOwn { console.problem("control socket listening on \(server.description)") }
         self.control = (server, control)
         if let generated {
             // Printed once; kept 0600 for clients of the same user (Retrolua.connect reads it).

@@ -32,6 +32,8 @@ public struct RunPlan: Sendable {
     /// A headless replay of `movie` (verification, RAM log) instead of the frontend's loop.
     public var replay: Replay?
     public var control: ControlPlan?
+    /// `--console`: the command line runs the console on its terminal, a client of the run's own socket.
+    public var console = false
     /// SIGINT and SIGTERM end the frame loop (the CLI); tests leave the process's signals alone.
     public var stopsOnSignals = true
 
@@ -113,6 +115,9 @@ public struct ControlPlan: Sendable {
     public var dieWithParent = false
     /// `--exit-on-disconnect`: end the run when its last client leaves.
     public var exitOnDisconnect = false
+    /// The socket every windowed run opens for `retrolua attach` (not asked for with --control): said
+    /// nowhere, keeps no sound until asked, and one that cannot open is a warning, not a failed run.
+    public var isRunsOwn = false
 
     public init(
         address: ControlServer.Address, scenario: String? = nil, allowEval: Bool = false, tokenPath: String? = nil

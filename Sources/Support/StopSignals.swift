@@ -16,6 +16,14 @@ public enum StopSignals {
     /// Called with each stop signal (on a dispatch queue), for what must act at once rather than at the
     /// next look at the flag: `batch` stops its jobs' processes.
     private static let handlers = Mutex<[@Sendable (Int32) -> Void]>([])
+    /// While set, SIGINT calls this instead of stopping the run: the console's Ctrl-C drops its line.
+    private static let interruptDiversion = Mutex<(@Sendable () -> Void)?>(nil)
+
+    /// From now on SIGINT runs `handler` and stops nothing (SIGTERM and SIGHUP still stop the run).
+    public static func divertInterrupt(to handler: @escaping @Sendable () -> Void) {
+        interruptDiversion.withLock { $0 = handler }
+        install()
+    }
 
     /// Runs `handler` for every stop signal from now on (the signals are installed if they were not).
     public static func onStop(_ handler: @escaping @Sendable (Int32) -> Void) {
@@ -29,6 +37,10 @@ public enum StopSignals {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
+                if number == SIGINT, let diverted = interruptDiversion.withLock({ $0 }) {
+                    diverted()
+                    return
+                }
                 _ = received.compareExchange(expected: 0, desired: number, ordering: .relaxed)
                 for handler in handlers.withLock({ $0 }) { handler(number) }
             }

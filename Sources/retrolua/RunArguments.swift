@@ -6,6 +6,7 @@ import Run
 import Scripting
 import Libretro
 import Media
+import Support
 
 /// A command line that cannot run: what to print, the exit status, and whether the help follows.
 struct CommandLineError: Error {
@@ -78,6 +79,7 @@ enum RunArguments {
         } else if args.value("control-token") != nil {
             throw Arguments.UsageError(description: "--control-token applies to --control tcp:…")
         }
+        control = try runsOwnControl(args, given: control)
         for pair in args.all("option") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw Arguments.UsageError(description: "--option expects KEY=VALUE, got '\(pair)'")
@@ -90,6 +92,7 @@ enum RunArguments {
             session: config, scriptOptions: ScriptOptions(dataFolder: args.value("data-dir") ?? config.paths.data))
         plan.movie = movie
         plan.tastudio = args.value("tastudio") != nil
+        plan.console = args.flag("console")
         plan.control = control
         let frameLimit = try args.integer("frames")
         if let megabytes = try args.integer("script-memory") { plan.scriptOptions.memoryLimit = megabytes << 20 }
@@ -124,6 +127,33 @@ enum RunArguments {
         plan.verbose = args.flag("verbose")
         plan.quiet = args.flag("quiet")
         plan.report = args.flag("json") ? .json : args.flag("quiet") ? .none : .summary
+        return plan
+    }
+
+    /// Without --control, a windowed run (and any with --console) listens on a socket of the user's own for
+    /// `retrolua attach`; --no-control turns it off. --console needs a Unix socket to talk to.
+    private static func runsOwnControl(_ args: Arguments, given: ControlPlan?) throws -> ControlPlan? {
+        let console = args.flag("console")
+        if args.flag("no-control") {
+            if console { throw Arguments.UsageError(description: "--console talks to the run's socket: not with --no-control") }
+            if given != nil { throw Arguments.UsageError(description: "--no-control and --control contradict each other") }
+            return nil
+        }
+        if let given {
+            if console && given.address.isTCP {
+                throw Arguments.UsageError(description: "--console needs a Unix socket (--control unix:PATH or none)")
+            }
+            return given
+        }
+        guard !args.flag("headless") || console else { return nil }
+        let path: String
+        do { path = try UserRuntimeFolder.socket() } catch {
+            if console { throw Arguments.UsageError(description: "--console: \(error)") }
+            FileHandle.standardError.write(Data("retrolua: warning: no socket for retrolua attach: \(error)\n".utf8))
+            return nil
+        }
+        var plan = ControlPlan(address: .unix(path), allowEval: args.flag("trust"))
+        plan.isRunsOwn = true
         return plan
     }
 

@@ -1,3 +1,4 @@
+import Attach
 import Foundation
 import Control
 import Frontend
@@ -22,6 +23,15 @@ enum RunCommand {
 
     /// Runs a plan; its exit status (a run that cannot start is reported and exits here with 1).
     static func execute(_ plan: RunPlan) -> Int32 {
-        do throws(RunFailure) { return try Run(plan).execute().status } catch { fail(error.message) }
+        var console: ConsoleThread?
+        if plan.console, case .unix(let path)? = plan.control?.address {
+            // Ctrl-C drops the line and stops a chunk that is running frames; Ctrl-D ends the run.
+            console = Attach.startConsole(socket: path) { ScriptConsole.interrupt.store(true, ordering: .relaxed) }
+        }
+        defer { console?.finish() }
+        do throws(RunFailure) { return try Run(plan).execute().status } catch {
+            console?.finish()
+            fail(error.message)
+        }
     }
 }

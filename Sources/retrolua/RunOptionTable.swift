@@ -105,8 +105,15 @@ extension RunCommand {
                     Option("log", "FILE", "also append script output, failures and on-screen messages to FILE"),
                 ]),
             OptionGroup(
-                "control socket (off by default; see the Control socket guide, docs/guides/control-socket.md)",
+                "control socket and console (a windowed run listens on $XDG_RUNTIME_DIR/retrolua/PID.sock for "
+                    + "`retrolua attach`; see the Control socket guide, docs/guides/control-socket.md)",
                 [
+                    Option(
+                        "console", nil,
+                        "the Lua console on this terminal: line editing, history, Tab completion; Ctrl-C drops the "
+                            + "line, Ctrl-D ends the run. Headless, the game runs only when stepped"
+                    ),
+                    Option("no-control", nil, "no socket for `retrolua attach` in a windowed run"),
                     Option(
                         "control", "ADDRESS",
                         "serve JSON-line requests on unix:PATH or tcp:127.0.0.1:PORT (loopback only; port 0 picks "

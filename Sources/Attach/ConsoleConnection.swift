@@ -1,0 +1,85 @@
+import Foundation
+import Glibc
+
+/// A client of a running game's control socket (a Unix socket of this user), speaking its JSON lines:
+/// one request, one reply.
+final class ConsoleConnection {
+    private let fd: Int32
+    private var pending: [UInt8] = []
+    /// The longest reply line read (the socket's own limit on a line is far below).
+    private static let maxReply = 64 << 20
+
+    /// Connects and says hello; the error says why not (no game there, a stale socket, refused).
+    init(path: String) throws(AttachError) {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw AttachError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            close(fd)
+            throw AttachError("\(path): the path is too long for a socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        guard connected == 0 else {
+            let why = String(cString: strerror(errno))
+            close(fd)
+            throw AttachError("\(path): \(why)")
+        }
+        let hello = try request(["cmd": "hello"])
+        guard hello["ok"] as? Bool == true else {
+            close(fd)
+            throw AttachError("\(path): \(hello["error"] as? String ?? "refused")")
+        }
+    }
+
+    deinit { close(fd) }
+
+    /// Sends one request and waits for its reply.
+    func request(_ fields: [String: Any]) throws(AttachError) -> [String: Any] {
+        guard let body = try? JSONSerialization.data(withJSONObject: fields) else {
+            throw AttachError("cannot encode the request")
+        }
+        var line = [UInt8](body)
+        line.append(10)
+        var sent = 0
+        while sent < line.count {
+            let count = line[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw AttachError("the game closed the connection") }
+            sent += count
+        }
+        let reply = try readLine()
+        guard let object = try? JSONSerialization.jsonObject(with: Data(reply)) as? [String: Any] else {
+            throw AttachError("the game sent a reply that is not JSON")
+        }
+        return object
+    }
+
+    private func readLine() throws(AttachError) -> [UInt8] {
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            if let newline = pending.firstIndex(of: 10) {
+                let line = Array(pending[..<newline])
+                pending.removeSubrange(...newline)
+                return line
+            }
+            guard pending.count < Self.maxReply else { throw AttachError("the game's reply is too long") }
+            let count = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { throw AttachError("the game closed the connection (it ended?)") }
+            pending.append(contentsOf: chunk[..<count])
+        }
+    }
+}
+
+/// Attaching failed: the message says why.
+public struct AttachError: Error, CustomStringConvertible, Sendable {
+    public let description: String
+    init(_ description: String) { self.description = description }
+}
