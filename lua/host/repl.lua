@@ -14,7 +14,7 @@ local MAX_DEPTH, MAX_ENTRIES, MAX_CHARS = 3, 30, 4000
 -- (each line is a chunk of its own; its locals would end with it). Attributes (<const>, <close>) stay local.
 local function globalize(chunk)
   local head, name = chunk:match("^(%s*)local%s+function%s+([%a_][%w_]*)")
-  if head then return head .. "function " .. name .. chunk:sub(#chunk:match("^%s*local%s+function%s+") + 1) end
+  if head then return head .. "function " .. name .. chunk:sub(#chunk:match("^%s*local%s+function%s+[%a_][%w_]*") + 1) end
   local names, rest = chunk:match("^%s*local%s+([%a_][%w_]*%s*[,%w_%s]*)(.*)$")
   if not names or names:find("<") or rest:find("^%s*<") then return chunk end
   names = names:gsub("%s+$", "")
