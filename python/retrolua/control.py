@@ -93,14 +93,15 @@ class Retrolua:
     def launch(cls, rom: Optional[PathLike] = None, core: Optional[PathLike] = None,
                scenario: Optional[PathLike] = None, scripts: Sequence[PathLike] = (), binary: Optional[str] = None,
                extra_args: Sequence[str] = (), env: Optional[Mapping[str, str]] = None, timeout: float = 30,
-               call_timeout: Optional[float] = 60.0) -> "Retrolua":
+               call_timeout: Optional[float] = 60.0, keep_alive: bool = True) -> "Retrolua":
         """Starts a headless retrolua with a private control socket and connects to it (in a session
         of its own: the terminal's Ctrl-C is Python's; it ends with this process, see --die-with-parent).
-        The emulator outlives a disconnect (another client may connect to its socket) until `close()`."""
+        The emulator outlives a disconnect (another client may connect to its socket) until `close()`;
+        with `keep_alive=False` it ends with this connection and its socket's folder is removed at once."""
         launched, sock = launch(
             os.fspath(rom) if rom else None, os.fspath(core) if core else None,
             scenario=os.fspath(scenario) if scenario else None, scripts=[os.fspath(s) for s in scripts],
-            binary=binary, args=extra_args, env=env, keep_alive=True, timeout=timeout)
+            binary=binary, args=extra_args, env=env, keep_alive=keep_alive, timeout=timeout)
         # The stderr file travels with the process: whichever client closes the process closes it too.
         launched.process.stderr = launched.stderr  # type: ignore[assignment]
         return cls(sock, launched.process, launched.folder, call_timeout=call_timeout)
@@ -182,6 +183,12 @@ class Retrolua:
         reply = self.request("frame", format="rgba" if rgba else "rgb")
         return reply["width"], reply["height"], base64.b64decode(reply["data"])
 
+    def png(self, scale: int = 1) -> Tuple[int, int, bytes]:
+        """(width, height, PNG file bytes) of the current frame, encoded by the emulator, each pixel
+        `scale`×`scale` (1…8)."""
+        reply = self.request("frame", format="png", scale=scale)
+        return reply["width"], reply["height"], base64.b64decode(reply["data"])
+
     def audio(self) -> Tuple[float, bytes]:
         """(sample_rate, interleaved stereo int16 little-endian bytes) produced since the last call."""
         reply = self.request("audio")
@@ -198,6 +205,22 @@ class Retrolua:
     def eval(self, lua: str) -> List[Any]:
         """Runs Lua in the emulator (only when it was started with --trust); its results."""
         return self.request("eval", lua=lua)["values"]
+
+    def console(self, lua: str) -> Dict[str, Any]:
+        """Runs a chunk in the emulator's console evaluator (the default profile: no --trust needed), as
+        typed at its Lua console: the reply's `status` is "done" (with `values`, each shown as text),
+        "incomplete" (the chunk needs more lines) or "error" (with `error`); `output` lists what the chunk
+        printed ({"text": …, "stream": "out"|"err"})."""
+        return self.request("console", lua=lua)
+
+    def complete(self, text: str) -> List[str]:
+        """The console's completions of `text` (API names, module fields, the console's globals)."""
+        return self.request("complete", text=text)["matches"]
+
+    @property
+    def pid(self) -> Optional[int]:
+        """The launched emulator's process id (None for a client of `connect`)."""
+        return self._process.pid if self._process is not None else None
 
     def _fail(self, why: str) -> None:
         """The connection cannot go on (a request timed out or was interrupted): a launched emulator is
