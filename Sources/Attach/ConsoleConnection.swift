@@ -27,9 +27,9 @@ final class ConsoleConnection {
             }
         }
         guard connected == 0 else {
-            let why = String(cString: strerror(errno))
+            let number = errno
             close(fd)
-            throw AttachError("\(path): \(why)")
+            throw AttachError("\(path): \(String(cString: strerror(number)))", errorNumber: number)
         }
         let hello = try request(["cmd": "hello"])
         guard hello["ok"] as? Bool == true else {
@@ -81,5 +81,10 @@ final class ConsoleConnection {
 /// Attaching failed: the message says why.
 public struct AttachError: Error, CustomStringConvertible, Sendable {
     public let description: String
-    init(_ description: String) { self.description = description }
+    /// The system's error number when connecting failed (ECONNREFUSED: nobody listens there any more).
+    let errorNumber: Int32
+    init(_ description: String, errorNumber: Int32 = 0) {
+        self.description = description
+        self.errorNumber = errorNumber
+    }
 }

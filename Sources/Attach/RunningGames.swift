@@ -16,7 +16,7 @@ enum RunningGames {
                 let content = info["content"] as? String ?? "?"
                 live.append((path, "\(pid)\t\(content) on \(info["core"] as? String ?? "?"), frame \(info["frame"] ?? 0)"))
             } catch {
-                if errno == ECONNREFUSED { unlink(path) }  // its run ended without removing it
+                if error.errorNumber == ECONNREFUSED { unlink(path) }  // its run ended without removing it
             }
         }
         switch live.count {

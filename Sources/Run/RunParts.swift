@@ -218,8 +218,11 @@ final class RunParts {
     }
 
     /// In a window the socket is polled between frames; headless the emulator runs only when stepped.
+    /// The run's own socket (for `retrolua attach`) never changes how a run goes: a window that could not open
+    /// leaves a headless run that ends as it would have. `--control` and `--console` headless serve instead.
     private func serve(_ server: ControlServer, _ control: ControlSession) -> RunReport {
-        guard let frontend, frontend.isWindowed else { return control.serve(server) }
+        let servesHeadless = plan.console || plan.control?.isRunsOwn != true
+        guard let frontend, frontend.isWindowed || !servesHeadless else { return control.serve(server) }
         frontend.betweenFrames = {
             server.poll(timeout: 0, control.start)
             return !control.quitRequested && !control.isAbandoned(server)

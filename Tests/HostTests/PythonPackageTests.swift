@@ -56,6 +56,9 @@ final class PythonPackageTests: XCTestCase {
     }
 
     /// Runs Tests/python/FILES with `python -m pytest` against the built binary; fails on any failure.
+    /// Tests/python/test_mcp.py: `retrolua mcp` driven by the MCP SDK's own client over stdio.
+    func testTheMCPServer() throws { try pytest(Fixtures.python, ["test_mcp.py"]) }
+
     private func pytest(_ python: String, _ files: [String]) throws {
         let result = try Fixtures.cli(
             [], environment: ["RETROLUA": Fixtures.binary], executable: python,

@@ -1,0 +1,17 @@
+import Foundation
+import XCTest
+
+/// The console on real terminals and sockets (Tests/python/test_console.py): `run --console` on a
+/// pseudo-terminal, `retrolua attach` into headless and windowed runs (under Xvfb), two consoles at once,
+/// the per-user socket and its refusals.
+final class ConsoleTerminalTests: XCTestCase {
+    override func setUpWithError() throws { try Fixtures.requireROMs() }
+
+    func testTheConsoleOnTerminalsAndSockets() throws {
+        let result = try Fixtures.cli(
+            [], environment: ["RETROLUA": Fixtures.binary], executable: "/usr/bin/env",
+            arguments: [Fixtures.python, Fixtures.root + "/Tests/python/test_console.py"])
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stderr.contains("OK"), result.stderr)
+    }
+}
