@@ -7,6 +7,7 @@ public enum DefaultFrontend {
     /// In load order: the OSD first, so it hears the messages the others send.
     public static let names = [
         "osd", "input", "hotkeys", "rewind", "runahead", "cheats", "achievements", "ramtools", "menu", "tastudio",
+        "console",
     ]
 
     /// The script files to load, the user's replacements taking the place of the shipped ones.

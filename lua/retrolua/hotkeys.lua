@@ -1,6 +1,6 @@
 -- The default hotkeys' actions, their default SDL key names and what each does: one list, read by the
 -- hotkeys default (which answers the keys) and by the menu (which shows them). The user's
--- ~/.config/retrolua/hotkeys.lua overrides keys (`return { save_state = "f5", quit = false }`; false unbinds).
+-- ~/.config/retrolua/hotkeys.lua overrides keys (`return { save_state = "ctrl+s", quit = false }`; false unbinds).
 
 local hotkeys = {}
 
@@ -24,6 +24,8 @@ hotkeys.actions = {
   { "movie_branch_load", "f10", "load the movie branch of the slot" },
   -- The TAS editor (lua/defaults/tastudio.lua) over the current movie.
   { "tastudio", "f3", "TAS editor shown/hidden" },
+  -- The in-window Lua console (lua/defaults/console.lua answers it; the hotkeys default has nothing to do).
+  { "console", "f5", "Lua console shown/hidden" },
   -- Multi-disc games (cores with disk control): open/close the tray, pick the next or previous disc.
   { "disc_eject", "o", "open/close the disc tray" },
   { "disc_next", "]", "next disc" },
