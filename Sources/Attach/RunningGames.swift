@@ -14,7 +14,8 @@ enum RunningGames {
                 let info = (try? connection.request(["cmd": "info"])) ?? [:]
                 let pid = ((path as NSString).lastPathComponent as NSString).deletingPathExtension
                 let content = info["content"] as? String ?? "?"
-                live.append((path, "\(pid)\t\(content) on \(info["core"] as? String ?? "?"), frame \(info["frame"] ?? 0)"))
+                live.append(
+                    (path, "\(pid)\t\(content) on \(info["core"] as? String ?? "?"), frame \(info["frame"] ?? 0)"))
             } catch {
                 if error.errorNumber == ECONNREFUSED { unlink(path) }  // its run ended without removing it
             }

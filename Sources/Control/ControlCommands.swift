@@ -132,7 +132,9 @@ extension ControlSession {
         case "rgb": bytes = VideoFrame.rgb(fromRGBA: picture.rgba)
         default: bytes = picture.rgba
         }
-        return ["width": picture.width, "height": picture.height, "format": format, "data": ControlPayload(Data(bytes))]
+        return [
+            "width": picture.width, "height": picture.height, "format": format, "data": ControlPayload(Data(bytes)),
+        ]
     }
 
     private func takeAllAudio() -> [String: Any] {

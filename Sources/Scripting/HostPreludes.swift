@@ -2,12 +2,11 @@ import Foundation
 import Synchronization
 
 /// The Lua the host runs in every script's state before the script itself, kept as Lua files in
-/// `lua/host/`: `prelude.lua` (the security profile) and `console.lua` (`print`, `console.*`); `repl.lua`
-/// runs in the console's state only (`ScriptConsole`).
+/// `lua/host/`: `prelude.lua` (the security profile) and `console.lua` (`print`, `console.*`). `repl.lua`
+/// runs in the console's state only (`ScriptConsole`, read with `consoleHelpers`).
 struct HostPreludes: Sendable {
     let security: Source
     let console: Source
-    let repl: Source
 
     struct Source: Sendable {
         let text: String
@@ -29,10 +28,15 @@ struct HostPreludes: Sendable {
         let preludes = HostPreludes(
             security: try read(
                 luaFolder + "/host/prelude.lua", chunkName: "retrolua/prelude", role: "security prelude"),
-            console: try read(luaFolder + "/host/console.lua", chunkName: "retrolua/console", role: "console prelude"),
-            repl: try read(luaFolder + "/host/repl.lua", chunkName: "retrolua/repl", role: "console's helpers"))
+            console: try read(luaFolder + "/host/console.lua", chunkName: "retrolua/console", role: "console prelude"))
         cache.withLock { $0[luaFolder] = preludes }
         return preludes
+    }
+
+    /// `lua/host/repl.lua`, read when a run's console is first used.
+    static func consoleHelpers(luaFolder: String?) throws(HostPreludeError) -> Source {
+        guard let luaFolder else { throw HostPreludeError("no lua/ folder found (set RETROLUA_LUA_DIR)") }
+        return try read(luaFolder + "/host/repl.lua", chunkName: "retrolua/repl", role: "console's helpers")
     }
 
     private static func read(_ path: String, chunkName: String, role: String) throws(HostPreludeError) -> Source {

@@ -84,6 +84,9 @@ public final class ScriptConsole {
             if let stopped = try runCompiled(in: script) { return .failed(stopped, output: output) }
             return Reply(status: .done, values: try strings(calling: "results", in: script), output: output)
         } catch {
+            // What the failed chunk held is garbage now; collected at once, so the next chunk has the memory
+            // (Lua's buffers, string.rep's among them, allocate without an emergency collection).
+            if error.kind == .memory { lh_gc_collect(L) }
             return .failed(Self.firstUsefulLines(script.explained(error.message, on: L)), output: output)
         }
     }
@@ -102,7 +105,8 @@ public final class ScriptConsole {
     private func compile(_ chunk: String, in script: Script) throws(LuaError) -> Bool {
         let L = script.lua.L
         pushRepl("compile", in: L)
-        lua_pushstring(L, chunk)
+        // With its length: a chunk's NUL bytes reach the compiler (and fail there), they do not cut it short.
+        chunk.withCString { _ = lua_pushlstring(L, $0, chunk.utf8.count) }
         try script.lua.call(nargs: 1, nresults: 2)
         guard lua_type(L, -2) == LUA_TFUNCTION else { return false }
         lh_pop(L, 1)
@@ -128,7 +132,8 @@ public final class ScriptConsole {
         while try resume(thread, of: script) {
             let elapsed = Date().timeIntervalSince(started)
             if Self.interrupt.load(ordering: .relaxed) || StopSignals.isRequested || elapsed > Self.frameSeconds {
-                let why = elapsed > Self.frameSeconds ? "it ran frames for \(Int(Self.frameSeconds)) seconds" : "interrupted"
+                let why =
+                    elapsed > Self.frameSeconds ? "it ran frames for \(Int(Self.frameSeconds)) seconds" : "interrupted"
                 return "stopped after \(frames) frame\(frames == 1 ? "" : "s"): \(why) (event.on runs work every frame)"
             }
             host.emulator.runFrame()
@@ -144,7 +149,9 @@ public final class ScriptConsole {
     }
 
     /// Calls repl[name](argument) and reads the list of strings it returns.
-    private func strings(calling name: String, with argument: String? = nil, in script: Script) throws(LuaError)
+    private func strings(
+        calling name: String, with argument: String? = nil, in script: Script
+    ) throws(LuaError)
         -> [String]
     {
         let L = script.lua.L
@@ -185,15 +192,16 @@ public final class ScriptConsole {
     private func consoleScript() throws(ScriptError) -> (Script, note: Line?) {
         if let script, !script.failed, host.scripts.contains(where: { $0 === script }) { return (script, nil) }
         let note = script.map {
-            Line(text: "the console started afresh (its state ended: \($0.failure ?? "it was unloaded"))", isError: true)
+            Line(
+                text: "the console started afresh (its state ended: \($0.failure ?? "it was unloaded"))", isError: true)
         }
         script = nil
         let made = try Script(path: "console", host: host, source: "")
         host.scripts.append(made)
         made.resume()  // the empty main chunk ends at once
         do {
-            let preludes = try HostPreludes.load(luaFolder: host.options.luaFolder)
-            try made.lua.load(preludes.repl.text, name: preludes.repl.chunkName)
+            let helpers = try HostPreludes.consoleHelpers(luaFolder: host.options.luaFolder)
+            try made.lua.load(helpers.text, name: helpers.chunkName)
             try made.lua.call(nargs: 0, nresults: 1)
         } catch {
             made.detach()

@@ -37,7 +37,9 @@ public enum UserRuntimeFolder {
         defer { closedir(directory) }
         var found: [(pid: Int, path: String)] = []
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             guard name.hasSuffix(".sock"), let pid = Int(name.dropLast(5)) else { continue }
             found.append((pid, folder + "/" + name))
         }

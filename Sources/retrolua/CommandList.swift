@@ -13,7 +13,8 @@ enum CommandList {
     /// The commands in the order the usage lists them.
     static var commands: [CommandSpec] {
         [
-            RunCommand.spec, AttachCommand.spec, CoresCommand.spec, InfoCommand.spec, MovieCommand.spec, BatchCommand.spec,
+            RunCommand.spec, AttachCommand.spec, McpCommand.spec, CoresCommand.spec, InfoCommand.spec,
+            MovieCommand.spec, BatchCommand.spec,
             DocsCommand.spec, CompletionsCommand.spec, ManCommand.spec, versionSpec, helpSpec,
         ]
     }

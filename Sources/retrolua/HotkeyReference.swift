@@ -10,7 +10,7 @@ enum HotkeyReference {
     static let title = "hotkeys in a window"
     static let intro = """
         The default frontend's keys, from lua/retrolua/hotkeys.lua and lua/retrolua/tools.lua. Change them in \
-        ~/.config/retrolua/hotkeys.lua (`return { save_state = "f5", quit = false }`; false unbinds); the \
+        ~/.config/retrolua/hotkeys.lua (`return { save_state = "ctrl+s", quit = false }`; false unbinds); the \
         menu's, the RAM tools', rewind's and turbo's in menu.lua (`key`), ramtools.lua (`panel_key`), rewind.lua \
         (`key`) and input.lua (`turbo`).
         """

@@ -135,8 +135,12 @@ enum RunArguments {
     private static func runsOwnControl(_ args: Arguments, given: ControlPlan?) throws -> ControlPlan? {
         let console = args.flag("console")
         if args.flag("no-control") {
-            if console { throw Arguments.UsageError(description: "--console talks to the run's socket: not with --no-control") }
-            if given != nil { throw Arguments.UsageError(description: "--no-control and --control contradict each other") }
+            if console {
+                throw Arguments.UsageError(description: "--console talks to the run's socket: not with --no-control")
+            }
+            if given != nil {
+                throw Arguments.UsageError(description: "--no-control and --control contradict each other")
+            }
             return nil
         }
         if let given {

@@ -35,6 +35,7 @@ arguments.removeFirst()
 switch command {
 case "run": RunCommand.main(arguments)
 case "attach": AttachCommand.main(arguments)
+case "mcp": McpCommand.main(arguments)
 case "cores": CoresCommand.main(arguments)
 case "info": InfoCommand.main(arguments)
 case "movie": MovieCommand.main(arguments)

@@ -9,8 +9,8 @@ final class ConsoleTerminalTests: XCTestCase {
 
     func testTheConsoleOnTerminalsAndSockets() throws {
         let result = try Fixtures.cli(
-            [], environment: ["RETROLUA": Fixtures.binary], executable: "/usr/bin/env",
-            arguments: [Fixtures.python, Fixtures.root + "/Tests/python/test_console.py"])
+            [], environment: ["RETROLUA": Fixtures.binary, "DISPLAY": try XDisplay.name()], executable: "/usr/bin/env",
+            arguments: [Fixtures.python, Fixtures.root + "/Tests/python/test_console.py"], timeout: 300)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stderr.contains("OK"), result.stderr)
     }

@@ -37,6 +37,11 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(values(h, "y"), ["7"])
         XCTAssertEqual(values(h, "local function square(n) return n * n end"), [])
         XCTAssertEqual(values(h, "square(4)"), ["16"])
+        XCTAssertEqual(values(h, "local a, b"), [])
+        XCTAssertEqual(values(h, "a, b, y"), ["nil", "nil", "7"])
+        // A longer chunk keeps its locals: they end with it.
+        XCTAssertEqual(values(h, "local scratch = {} for i = 1, 3 do scratch[i] = i end"), [])
+        XCTAssertEqual(values(h, "scratch"), ["nil"])
         XCTAssertEqual(values(h, "return 1, 'a', nil"), ["1", "a", "nil"])
         XCTAssertEqual(values(h, "{1, 2, {z = 3}, 'q'}"), ["{1, 2, {z = 3}, \"q\"}"])
         XCTAssertEqual(values(h, "local t = {}; t.me = t; return t"), ["{me = <cycle>}"])
@@ -215,7 +220,8 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(try ask(["cmd": "complete", "text": "emu.framec"])["matches"] as? [String], ["emu.framecount"])
         XCTAssertEqual(try ask(["cmd": "console"])["error"] as? String, "console needs \"lua\": a chunk of Lua")
         // eval keeps its meaning: --trust only.
-        XCTAssertEqual(try ask(["cmd": "eval", "lua": "return 1"])["error"] as? String, "eval is only allowed with --trust")
+        XCTAssertEqual(
+            try ask(["cmd": "eval", "lua": "return 1"])["error"] as? String, "eval is only allowed with --trust")
     }
 
     func testFrameAsPNGAndMemoryAsIntegers() throws {
@@ -237,7 +243,8 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual([width, height], [picture.width * 2, picture.height * 2])
         XCTAssertEqual(frame["width"] as? Int, picture.width * 2)
         XCTAssertEqual(try ask(["cmd": "frame", "format": "png", "scale": 9])["ok"] as? Bool, false)
-        let integers = try XCTUnwrap(try ask(["cmd": "read", "address": 0, "length": 16, "encoding": "integers"])["values"] as? [Int])
+        let integers = try XCTUnwrap(
+            try ask(["cmd": "read", "address": 0, "length": 16, "encoding": "integers"])["values"] as? [Int])
         let base64 = try XCTUnwrap(try ask(["cmd": "read", "address": 0, "length": 16])["data"] as? String)
         XCTAssertEqual(integers, [UInt8](try XCTUnwrap(Data(base64Encoded: base64))).map(Int.init))
         XCTAssertEqual(

@@ -75,7 +75,7 @@ final class SettingsTests: XCTestCase {
         let path = harness.folder + "/config/hotkeys.lua"
         XCTAssertTrue(
             harness.errors.contains(
-                "hotkeys settings: \(path): unknown setting 'paws' (ignored; known: disc_eject, disc_next, disc_previous, fast_forward_hold,"
+                "hotkeys settings: \(path): unknown setting 'paws' (ignored; known: console, disc_eject, disc_next, disc_previous, fast_forward_hold,"
             ), harness.errors
         )
         XCTAssertTrue(

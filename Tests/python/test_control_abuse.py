@@ -27,6 +27,16 @@ MAX_CLIENTS = 32  # ControlServer.maxClients
 
 # (request line, words the error must contain): each is refused and the connection lives on.
 MALFORMED = [
+    (b'{"cmd": "console"}', 'console needs "lua"'),
+    (b'{"cmd": "console", "lua": 5}', '"lua" must be a string, got 5'),
+    (b'{"cmd": "console", "lua": null}', '"lua" must be a string, got null'),
+    (b'{"cmd": "complete"}', 'complete needs "text"'),
+    (b'{"cmd": "complete", "text": ["a"]}', '"text" must be a string, got a list'),
+    (b'{"cmd": "frame", "format": "png", "scale": 0}', '"scale" must be an integer in 1…8'),
+    (b'{"cmd": "frame", "format": "png", "scale": "2"}', 'got the string "2"'),
+    (b'{"cmd": "frame", "format": "png", "scale": 1e9}', '"scale" must be an integer in 1…8'),
+    (b'{"cmd": "read", "address": 0, "encoding": "hex"}', '"encoding" is base64 or integers'),
+    (b'{"cmd": "read", "address": 0, "encoding": 1}', '"encoding" must be a string, got 1'),
     (b"{not json", "not valid JSON"),
     (b"[1, 2]", "a request is a JSON object"),
     (b'"info"', "a request is a JSON object"),
@@ -77,7 +87,7 @@ MALFORMED = [
     (b'{"cmd": "load_state", "slot": -1}', "slot must be 0…999, got -1"),
     (b'{"cmd": "load_state", "state": 12}', '"state" must be a string, got 12'),
     (b'{"cmd": "load_state"}', 'load_state needs "slot" or "state"'),
-    (b'{"cmd": "frame", "format": "jpeg"}', "rgb, rgba or native"),
+    (b'{"cmd": "frame", "format": "jpeg"}', "rgb, rgba, png or native"),
     (b'{"cmd": "frame", "format": 3}', '"format" must be a string, got 3'),
     (b'{"cmd": "eval", "lua": "return 1"}', "only allowed with --trust"),
     (b"[" * 100000 + b"]" * 100000, "Too many nested"),
@@ -136,6 +146,23 @@ class Lines:
         self.sock.close()
 
 
+# Chunks typed into the console that must fail alone: the reply is the chunk's error, the connection and the
+# run live on.
+HOSTILE_CHUNKS = [
+    ("while true do end", "runaway loop"),
+    ("local function f() return f() end return f()", "runaway loop"),
+    ("local function f() return 1 + f() end return f()", "stack overflow"),
+    ("local t = {} while true do t[#t + 1] = ('x'):rep(1 << 20) end", "memory limit"),
+    ("return setmetatable({}, {__tostring = function() while true do end end})", "runaway loop"),
+    ("return setmetatable({}, {__tostring = function() return {} end})", "__tostring"),
+    ("\x00\xff\xfe garbage", "console:1:"),
+    ("os.execute('touch /tmp/retrolua-pwned')", "attempt to call a nil value"),
+    ("emu.frameadvance())", "console:1:"),
+    ("coroutine.wrap(function() emu.frameadvance() end)()", "only the main chunk can wait for frames"),
+    ("error(setmetatable({}, {__tostring = function() error('again') end}))", ""),
+]
+
+
 class UnixAbuseTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -176,6 +203,29 @@ class UnixAbuseTests(unittest.TestCase):
                 self.assertIn(expected, reply["error"])
                 self.assertLess(len(reply["error"]), 600, "errors quote only a little of what came")
         self.assertTrue(client.ask(b'{"cmd": "hello"}')["ok"], "hello is accepted on a Unix socket")
+        client.close()
+        self.assertServing()
+
+    def test_hostile_console_chunks_fail_alone(self):
+        client = self.lines()
+        for chunk, expected in HOSTILE_CHUNKS:
+            with self.subTest(chunk=chunk[:60]):
+                reply = client.ask(json.dumps({"cmd": "console", "lua": chunk}).encode())
+                self.assertIsNotNone(reply, "the connection was closed")
+                self.assertTrue(reply["ok"], reply)
+                self.assertEqual(reply["status"], "error", reply)
+                self.assertIn(expected, reply["error"])
+                self.assertLess(len(reply["error"]), 2000)
+        # What a chunk gives back is bounded, however large the value.
+        huge = client.ask(b'{"cmd": "console", "lua": "return (\'x\'):rep(10000000), {(\'y\'):rep(10000000)}"}')
+        self.assertEqual(huge["status"], "done", huge)
+        self.assertLess(sum(len(value) for value in huge["values"]), 9000)
+        many = client.ask(b'{"cmd": "console", "lua": "for i = 1, 100000 do print(i) end return 1"}')
+        self.assertEqual(many["values"], ["1"], "a chunk printing much still answers")
+        # The console still works, and so does the emulator.
+        self.assertEqual(client.ask(b'{"cmd": "console", "lua": "1 + 1"}')["values"], ["2"])
+        complete = client.ask(json.dumps({"cmd": "complete", "text": "(" * 100000 + "emu.fr"}).encode())
+        self.assertEqual(complete["matches"], ["emu.frameadvance", "emu.framecount"])
         client.close()
         self.assertServing()
 

@@ -1,7 +1,7 @@
 -- Default hotkeys, part of Retrolua's replaceable Lua frontend.
 --
 -- Each action is bound to an SDL key name. Override bindings in ~/.config/retrolua/hotkeys.lua, a
--- file returning a table such as `return { save_state = "f5", quit = false }` (false unbinds), or
+-- file returning a table such as `return { save_state = "ctrl+s", quit = false }` (false unbinds), or
 -- replace this whole file with ~/.config/retrolua/scripts/hotkeys.lua, or turn it off with
 -- `--no-default hotkeys`.
 

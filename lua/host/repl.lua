@@ -10,21 +10,22 @@ local repl = {}
 -- Limits on what one value shows: nesting, entries a table, and characters in all.
 local MAX_DEPTH, MAX_ENTRIES, MAX_CHARS = 3, 30, 4000
 
--- A `local` that starts the chunk becomes an assignment to a console global, so `local x = 5` then `x` works
--- (each line is a chunk of its own; its locals would end with it). Attributes (<const>, <close>) stay local.
+-- A line that is one `local` declaration becomes an assignment to console globals, so `local x = 5` then `x`
+-- works (each line is a chunk of its own; its locals would end with it). A longer chunk keeps its locals
+-- (`local t = {} for …` stays local to the chunk); attributes (<const>, <close>) stay local too.
 local function globalize(chunk)
-  local head, name = chunk:match("^(%s*)local%s+function%s+([%a_][%w_]*)")
-  if head then return head .. "function " .. name .. chunk:sub(#chunk:match("^%s*local%s+function%s+[%a_][%w_]*") + 1) end
-  local names, rest = chunk:match("^%s*local%s+([%a_][%w_]*%s*[,%w_%s]*)(.*)$")
-  if not names or names:find("<") or rest:find("^%s*<") then return chunk end
-  names = names:gsub("%s+$", "")
-  if rest:find("^%s*=") then return names .. rest end
-  if names:find("^[%a_][%w_]*$") or names:find("^[%a_][%w_]*%s*,") then
-    -- `local a, b` alone: both become nil globals.
+  local head, name, rest = chunk:match("^(%s*)local%s+function%s+([%a_][%w_]*)(.*)$")
+  if head then return head .. "function " .. name .. rest end
+  local names, values = chunk:match("^%s*local%s+([%a_][%w_]*[%s,%w_]*)(.*)$")
+  if not names or names:find("<") then return chunk end
+  names = names:gsub("[%s,]+$", "")
+  if values:find("^%s*$") then
     local list = {}
     for each in names:gmatch("[%a_][%w_]*") do list[#list + 1] = each end
-    return concat(list, ", ") .. " = nil" .. rest
+    return concat(list, ", ") .. " = nil"
   end
+  local expressions = values:match("^%s*=(.*)$")
+  if expressions and load("return " .. expressions, "=console", "t") then return names .. " =" .. expressions end
   return chunk
 end
 
@@ -72,7 +73,12 @@ end
 -- inside tables; a table with __tostring shows that.
 function show(value, depth, seen, quoted)
   local kind = type(value)
-  if kind == "string" then return quoted and format("%q", value):gsub("\\\n", "\\n") or value end
+  if kind == "string" then
+    -- Long strings are cut before they are quoted: what the console shows is bounded anyway.
+    local cut = #value > MAX_CHARS and value:sub(1, MAX_CHARS) or value
+    if quoted then cut = format("%q", cut):gsub("\\\n", "\\n") end
+    return #value > MAX_CHARS and cut .. "…" or cut
+  end
   if kind ~= "table" then return tostring(value) end
   local meta = getmetatable(value)
   if type(meta) == "table" and rawget(meta, "__tostring") then return tostring(value) end
