@@ -16,21 +16,26 @@ public struct RGBAImage: Sendable, Equatable {
 
     /// Each pixel repeated `factor` times across and down (nearest neighbour), for a small screen shown larger.
     public func scaled(by factor: Int) -> RGBAImage {
-        guard factor > 1 else { return self }
+        guard factor > 1, width > 0, height > 0, rgba.count >= width * height * 4 else { return self }
         let outWidth = width * factor
         var out = [UInt8](repeating: 0, count: outWidth * height * factor * 4)
-        for y in 0..<height {
-            let rowStart = y * factor * outWidth * 4
-            for x in 0..<width {
-                for byte in 0..<4 {
-                    let value = rgba[(y * width + x) * 4 + byte]
-                    for dx in 0..<factor { out[rowStart + (x * factor + dx) * 4 + byte] = value }
+        rgba.withUnsafeBytes { source in
+            out.withUnsafeMutableBytes { target in
+                let pixels = source.bindMemory(to: UInt32.self)
+                let wide = target.bindMemory(to: UInt32.self)
+                for y in 0..<height {
+                    let row = y * factor * outWidth
+                    for x in 0..<width {
+                        let pixel = pixels[y * width + x]
+                        for dx in 0..<factor { wide[row + x * factor + dx] = pixel }
+                    }
+                    // The other rows of the block repeat the first.
+                    let bytes = outWidth * 4
+                    for dy in 1..<factor {
+                        (target.baseAddress! + (row + dy * outWidth) * 4).copyMemory(
+                            from: target.baseAddress! + row * 4, byteCount: bytes)
+                    }
                 }
-            }
-            // The other rows of the block repeat the first.
-            for dy in 1..<factor {
-                let target = rowStart + dy * outWidth * 4
-                out[target..<target + outWidth * 4] = out[rowStart..<rowStart + outWidth * 4]
             }
         }
         return RGBAImage(rgba: out, width: outWidth, height: height * factor)

@@ -1,5 +1,6 @@
 @testable import Emulation
 import Foundation
+import Libretro
 import Media
 import XCTest
 @testable import Control
@@ -250,5 +251,18 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(
             try ask(["cmd": "read", "address": 0, "encoding": "hex"])["error"] as? String,
             "\"encoding\" is base64 or integers, got \"hex\"")
+    }
+
+    func testAScaledPictureRepeatsEachPixel() {
+        let image = RGBAImage(rgba: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16], width: 2, height: 2)
+        let scaled = image.scaled(by: 3)
+        XCTAssertEqual([scaled.width, scaled.height], [6, 6])
+        for y in 0..<6 {
+            for x in 0..<6 {
+                let source = (y / 3 * 2 + x / 3) * 4, target = (y * 6 + x) * 4
+                XCTAssertEqual(Array(scaled.rgba[target..<target + 4]), Array(image.rgba[source..<source + 4]))
+            }
+        }
+        XCTAssertEqual(image.scaled(by: 1), image)
     }
 }
