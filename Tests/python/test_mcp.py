@@ -363,3 +363,25 @@ def test_screenshots_are_encoded_here_when_the_emulator_has_no_png_frames():
     assert session.emulator.requests == [("frame", "png"), ("frame", "rgb"), ("frame", "rgb"), ("frame", "rgb")]
     with pytest.raises(server_module.RetroluaError, match="no Lua console request: update retrolua"):
         session.run_lua("1 + 1")
+
+
+def test_the_binary_hands_mcp_to_the_python_server():
+    """`retrolua mcp` from the binary (the .deb, scripts/install): python3 -m retrolua.mcp with itself as the emulator."""
+    environment = _environment()
+    binary = environment["RETROLUA"]
+    environment.pop("RETROLUA")
+    environment["PATH"] = os.path.dirname(sys.executable) + os.pathsep + environment.get("PATH", "")
+
+    async def body():
+        parameters = StdioServerParameters(command=binary, args=["mcp"], env=environment, cwd=ROOT)
+        async with stdio_client(parameters) as (read, write):
+            async with ClientSession(read, write) as session:
+                await session.initialize()
+                opened = await session.call_tool("open_game", {})
+                stepped = await session.call_tool("run_lua", {"code": "emu.frameadvance(); return emu.framecount()"})
+                return opened, stepped
+
+    opened, stepped = asyncio.run(body())
+    assert not _is_error(opened), opened
+    assert not _is_error(stepped), stepped
+    assert json.loads(stepped.content[0].text)["values"] == ["1"], stepped.content[0].text
