@@ -25,6 +25,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "python"))
 
+from processes import gone  # noqa: E402
 import retrolua  # noqa: E402
 from retrolua import _protocol as wire  # noqa: E402
 from retrolua import integration  # noqa: E402
@@ -33,20 +34,6 @@ from retrolua.control import Retrolua  # noqa: E402
 NES = os.path.join(ROOT, "build", "roms", "demo.nes")
 DODGE = os.path.join(ROOT, "build", "roms", "dodge.nes")
 PYTHON_PATH = os.path.join(ROOT, "python")
-
-
-def _gone(pid, seconds):
-    """True once process `pid` has ended (a zombie nobody waited for counts) within `seconds`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with open("/proc/%d/stat" % pid) as stat:
-                if stat.read().split(") ")[1].startswith("Z"):
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def _cpu_ticks(pid):
@@ -162,7 +149,7 @@ def test_a_call_without_a_reply_in_time_raises_naming_it_and_kills_the_emulator(
         assert emu.step(5).frame == 5
         with pytest.raises(retrolua.RetroluaError, match=r"step: no reply from the emulator in 2\.0 s .*killed"):
             emu.step(10)  # 1 s and 0.1 s per frame
-        assert emu.closed and _gone(emu._launched.process.pid, 10)
+        assert emu.closed and gone(emu._launched.process.pid, 10)
         with pytest.raises(retrolua.RetroluaError, match="step: no reply .* this Emulator is closed"):
             emu.screen()
     finally:
@@ -199,7 +186,7 @@ def test_an_emulator_whose_core_hangs_ends_with_its_killed_parent(hanging_core):
             time.sleep(0.05)
         parent.kill()
         parent.wait(timeout=30)
-        assert _gone(pid, 30), "the emulator outlived its killed parent, spinning"
+        assert gone(pid, 30), "the emulator outlived its killed parent, spinning"
     finally:
         if parent.poll() is None:
             parent.kill()

@@ -27,6 +27,7 @@ sys.path.insert(0, PYTHON_PATH)
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from processes import gone  # noqa: E402
 from retrolua import mcp as server_module  # noqa: E402
 
 DODGE = os.path.join(ROOT, "build", "roms", "dodge.nes")
@@ -102,20 +103,6 @@ def _png_size(data):
     pixels = zlib.decompress(b"".join(body for kind, body in chunks if kind == b"IDAT"))
     assert len(pixels) == height * (1 + width * (3 if colour == 2 else 4))
     return width, height
-
-
-def _gone(pid, seconds):
-    """True once process `pid` has ended (a zombie nobody waited for counts) within `seconds`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        try:
-            with open("/proc/%d/stat" % pid) as stat:
-                if stat.read().split(") ")[1].startswith("Z"):
-                    return True
-        except FileNotFoundError:
-            return True
-        time.sleep(0.05)
-    return False
 
 
 def test_the_tools_are_listed_with_descriptions():
@@ -244,7 +231,7 @@ def test_the_emulator_ends_with_the_session():
         return _json(await session.call_tool("open_game", {"rom": DODGE, "core": "nestopia"}))["process_id"]
 
     pid = _run(test)
-    assert pid and _gone(pid, 30), "emulator %d outlived its MCP session" % pid
+    assert pid and gone(pid, 30), "emulator %d outlived its MCP session" % pid
 
 
 def test_a_new_open_game_replaces_the_emulator_and_its_states():
@@ -256,7 +243,7 @@ def test_a_new_open_game_replaces_the_emulator_and_its_states():
         return first, second
 
     first, second = _run(test)
-    assert _gone(first, 30) and second["process_id"] != first and second["states"] == []
+    assert gone(first, 30) and second["process_id"] != first and second["states"] == []
     assert second["frame"] == 0
 
 
