@@ -15,7 +15,6 @@ import os
 import struct
 import subprocess
 import sys
-import time
 import zlib
 
 import pytest
