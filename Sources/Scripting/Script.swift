@@ -41,6 +41,8 @@ public final class Script {
     /// Rewind histories from `rewind.new`, by the id stored in the userdata.
     var rewindBuffers: [Int: RewindBuffer] = [:]
     private(set) var modified: Date?
+    /// Read from a file (hot reload watches it); false for the console's and the socket's own states.
+    let isFromFile: Bool
     /// One of Retrolua's own default frontend scripts: it acts for the person (`mayUseEveryFile`).
     let isFrontendDefault: Bool
     /// The compatibility layer run before the script (`lua/compat/NAME.lua`), if any.
@@ -80,6 +82,7 @@ public final class Script {
         self.host = host
         emulator = host.emulator
         memory = host.emulator.memory
+        isFromFile = given == nil
         modified = given == nil ? Script.modificationDate(path) : nil
         // Bytes as they are: Lua takes any bytes in string literals (a Latin-1 "é" is valid Lua).
         guard var source = given.map({ Array($0.utf8) }) ?? FileManager.default.contents(atPath: path).map(Array.init)

@@ -352,7 +352,9 @@ public final class ScriptHost: EmulatorClient {
         guard framesSinceReloadCheck >= 15 else { return }
         framesSinceReloadCheck = 0
         for (index, script) in scripts.enumerated() {
-            guard let date = Script.modificationDate(script.path), date != script.modified else { continue }
+            guard script.isFromFile, let date = Script.modificationDate(script.path), date != script.modified else {
+                continue
+            }
             do {
                 let fresh = try Script(
                     path: script.path, host: self, compat: script.compat, frontendDefault: script.isFrontendDefault)

@@ -174,6 +174,20 @@ final class ConsoleTests: XCTestCase {
         XCTAssertEqual(h.host.console.complete("nothing.here."), [])
     }
 
+    func testHotReloadLeavesTheConsoleAloneThoughAFileHasItsName() throws {
+        let h = try harness { $0.watch = true }
+        defer { h.close() }
+        let previous = FileManager.default.currentDirectoryPath
+        XCTAssertTrue(FileManager.default.changeCurrentDirectoryPath(h.folder))
+        defer { _ = FileManager.default.changeCurrentDirectoryPath(previous) }
+        _ = values(h, "kept = 'yes'")
+        try "error('a file called console is not the console')".write(
+            toFile: h.folder + "/console", atomically: true, encoding: .utf8)
+        h.run(40)
+        XCTAssertEqual(values(h, "kept"), ["yes"])
+        XCTAssertTrue(h.failures.isEmpty, "\(h.failures)")
+    }
+
     func testTheConsoleStartsAfreshAfterItsOwnCallbackFails() throws {
         let h = try harness()
         defer { h.close() }
