@@ -172,6 +172,9 @@ final class ConsoleTests: XCTestCase {
         _ = values(h, "trap = setmetatable({}, {__index = function() error('ran') end})")
         XCTAssertEqual(h.host.console.complete("trap."), [])
         XCTAssertEqual(h.host.console.complete("nothing.here."), [])
+        XCTAssertEqual(h.host.console.complete("('x'):re"), [], "an expression's fields would need it run")
+        _ = values(h, "st = savestate.create()")
+        XCTAssertTrue(h.host.console.complete("st:").contains("st:save"), "a userdata's methods")
     }
 
     func testHotReloadLeavesTheConsoleAloneThoughAFileHasItsName() throws {

@@ -141,6 +141,8 @@ end
 -- fields are looked up raw, so completing never runs a script's __index.
 function repl.complete(text)
   local path = text:match("([%a_][%w_]*[%w_%.:]*)$") or ""
+  -- After `f().` or `("x"):` the object is an expression, which completing must not run: nothing to offer.
+  if text:sub(1, #text - #path):find("[%.:]$") then return {} end
   local base, separator, partial = path:match("^(.*)([%.:])([%w_]*)$")
   local found = {}
   if base then
