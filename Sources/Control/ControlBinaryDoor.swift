@@ -20,6 +20,8 @@ public final class ControlBinaryDoor {
     /// cost more in page faults than the core's own unserialize).
     private var privateState = UnsafeMutableRawBufferPointer.allocate(byteCount: 0, alignment: 16)
     private let snapshots = ControlSnapshots()
+    /// What `preprocess` set for this connection (nil: steps give raw screens only).
+    private(set) var preprocessing: ControlBinaryPreprocessing?
 
     init(session: ControlSession) throws(ControlError) {
         self.session = session
@@ -62,7 +64,7 @@ public final class ControlBinaryDoor {
         let request = Wire.Request(message)
         do {
             guard let command = Wire.Command(rawValue: request.command) else {
-                throw ControlError("binary: unknown command \(request.command) (1…13)")
+                throw ControlError("binary: unknown command \(request.command) (1…14)")
             }
             if command == .step {
                 let step = try ControlBinaryStep(request, door: self, session: session)
@@ -145,6 +147,12 @@ public final class ControlBinaryDoor {
         case .movie: try movie(request)
         case .reset: try emulator.reset()
         case .quit: session.requestQuit()
+        case .preprocess:
+            let options = try ControlBinaryPreprocessing(request.payload, capacity: screen.capacity)
+            preprocessing = options
+            reply.frames = options.stack
+            reply.width = options.size?.width ?? 0
+            reply.height = options.size?.height ?? 0
         }
         reply.frame = session.emulator.session.frameCount
         reply.lag = session.emulator.session.lagCount
@@ -191,6 +199,19 @@ public final class ControlBinaryDoor {
         }
         frame.writeRGB(into: region.base + screen.offset)  // in the frame's own format (GL: XRGB8888)
         return (frame.width, frame.height)
+    }
+
+    /// A processed step's observation in the screen area; its width, height and length.
+    func writeObservation(
+        _ options: ControlBinaryPreprocessing, pool: Bool, episodeStart: Bool
+    ) throws(ControlError)
+        -> (Int, Int, Int)
+    {
+        guard let frame = session.emulator.session.core.lastFrame else {
+            throw ControlError("the core has not drawn a frame yet")
+        }
+        return try options.observe(
+            frame, pool: pool, episodeStart: episodeStart, into: region.base + screen.offset, capacity: screen.capacity)
     }
 
     /// The default domain's bytes (up to the RAM area's size) at the start of the RAM area.

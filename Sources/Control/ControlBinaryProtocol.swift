@@ -11,11 +11,18 @@ enum ControlBinaryProtocol {
 
     enum Command: UInt32 {
         case step = 1, screen, read, write, saveState, loadState, audio, reset, quit, snapshot, restore, forget, movie
+        case preprocess
     }
 
     /// `step` flags: what to write into the shared region once the frames have run.
     static let stepScreen: UInt32 = 1
     static let stepRAM: UInt32 = 2
+    /// `step` flags of a processed step (after `preprocess`): the configured frame skip with sticky
+    /// actions, the processed observation written in place of the screen; an episode's start (no-op
+    /// frames, the stack filled); and a new seed (`a`) for the generator first.
+    static let stepProcessed: UInt32 = 4
+    static let stepEpisode: UInt32 = 8
+    static let stepSeed: UInt32 = 0x1000
     /// `saveState` flag: also keep the state as snapshot `a` (0: a new one), so that loading the same
     /// bytes back can be a `restore` (the client knows when its bytes are unchanged; the host cannot).
     static let saveKeep: UInt32 = 1

@@ -6,8 +6,10 @@ import Support
 /// The binary `step`: `count` frames, with the buttons of `ports` ports (flags bits 8–11) as u16
 /// masks in the payload — none (hold the player's input), one set for every frame, or one set per
 /// frame. Runs in slices like the JSON step; once done, writes the screen and/or RAM into the shared
-/// region when the flags ask.
+/// region when the flags ask. A processed step (`stepProcessed`, after `preprocess`) runs the configured
+/// frame skip with sticky actions, or an episode's no-op start, and writes the processed observation.
 final class ControlBinaryStep {
+    typealias Wire = ControlBinaryProtocol
     private unowned let door: ControlBinaryDoor
     private unowned let session: ControlSession
     private let frames: Int
@@ -16,6 +18,9 @@ final class ControlBinaryStep {
     private let perFrame: Bool
     private let flags: UInt32
     private var progress: StepProgress
+    /// A processed step's preprocessing, and the input held when the payload gives none.
+    private let processing: ControlBinaryPreprocessing?
+    private let held: InputState
 
     init(
         _ request: ControlBinaryProtocol.Request, door: ControlBinaryDoor, session: ControlSession
@@ -24,18 +29,28 @@ final class ControlBinaryStep {
     {
         self.door = door
         self.session = session
-        let known = ControlBinaryProtocol.stepScreen | ControlBinaryProtocol.stepRAM | 0xF00
+        let known = Wire.stepScreen | Wire.stepRAM | Wire.stepProcessed | Wire.stepEpisode | Wire.stepSeed | 0xF00
         guard request.flags & ~known == 0 else {
             throw ControlError("binary step: unknown flags \(request.flags & ~known)")
         }
         flags = request.flags
-        frames = Int(request.count)
-        guard frames <= ControlFacts.maxFrames else {
-            throw ControlError("binary step: frames must be 0…\(ControlFacts.maxFrames), got \(request.count)")
-        }
+        processing = try Self.processing(request, door: door)
+        held = session.emulator.playerInput
         ports = Int((request.flags >> 8) & 0xF)
         guard ports <= InputState.maxPorts else {
             throw ControlError("binary step: ports must be 0…\(InputState.maxPorts), got \(ports)")
+        }
+        var frames = Int(request.count)
+        let episode = request.flags & Wire.stepEpisode != 0
+        if let processing, !episode {
+            guard frames == 0 || frames == processing.skip else {
+                throw ControlError(
+                    "binary step: a processed step runs the frame skip (\(processing.skip)), got \(frames)")
+            }
+            frames = processing.skip
+        }
+        guard frames <= ControlFacts.maxFrames else {
+            throw ControlError("binary step: frames must be 0…\(ControlFacts.maxFrames), got \(request.count)")
         }
         let payload = request.payload
         let once = ports * 2
@@ -52,13 +67,65 @@ final class ControlBinaryStep {
             index += 2
         }
         self.masks = masks
+        if let processing {  // every check passed: the step's effects on the generator start here
+            processing.pooled = []
+            if request.flags & Wire.stepSeed != 0 { processing.reseed(request.a) }
+            if episode {  // no buttons and no payload (checked): the count is the no-op frames
+                frames = processing.noopFrames(fallback: frames)
+                processing.previousButtons = InlineArray(repeating: 0)
+            }
+        }
+        self.frames = frames
         progress = StepProgress(frames: frames)
+    }
+
+    /// The connection's preprocessing when the step asks for a processed one (checked flags).
+    private static func processing(
+        _ request: Wire.Request, door: ControlBinaryDoor
+    ) throws(ControlError)
+        -> ControlBinaryPreprocessing?
+    {
+        let extra = Wire.stepEpisode | Wire.stepSeed
+        guard request.flags & Wire.stepProcessed != 0 else {
+            guard request.flags & extra == 0 else {
+                throw ControlError("binary step: the episode and seed flags apply to processed steps only")
+            }
+            return nil
+        }
+        guard let processing = door.preprocessing else {
+            throw ControlError("binary step: a processed step needs preprocess first")
+        }
+        guard request.flags & Wire.stepScreen == 0 else {
+            throw ControlError("binary step: a processed step writes its observation in place of the screen")
+        }
+        if request.flags & Wire.stepEpisode != 0 && request.flags & 0xF00 != 0 {
+            throw ControlError("binary step: an episode's start runs no-op frames: no buttons")
+        }
+        return processing
     }
 
     /// Runs the next slice; the reply once the step is over, nil while frames remain.
     func runSlice() -> [UInt8]? {
         let emulator = session.emulator
+        let episode = flags & Wire.stepEpisode != 0
         let over = progress.runSlice(session) { ran in
+            if let processing, !episode {
+                if processing.maxPool && frames > 1 && ran == frames - 1, let frame = emulator.session.core.lastFrame {
+                    processing.keep(frame)
+                }
+                var input = masks.isEmpty ? held : emulator.playerInput
+                let first = perFrame ? ran * ports : 0
+                for port in 0..<(masks.isEmpty ? 0 : ports) { input.buttons[port] = masks[first + port] }
+                input.buttons = processing.sticky(input.buttons)
+                emulator.playerInput = input
+                return
+            }
+            if episode {
+                var input = emulator.playerInput
+                input.buttons = InlineArray(repeating: 0)
+                emulator.playerInput = input
+                return
+            }
             guard !masks.isEmpty else { return }
             var input = emulator.playerInput
             let first = perFrame ? ran * ports : 0
@@ -76,8 +143,12 @@ final class ControlBinaryStep {
         reply.reward = progress.reward
         var info: [UInt8] = []
         do {
-            if flags & ControlBinaryProtocol.stepScreen != 0 { (reply.width, reply.height) = try door.writeScreen() }
-            if flags & ControlBinaryProtocol.stepRAM != 0 { reply.length = try door.writeRAM() }
+            if flags & Wire.stepScreen != 0 { (reply.width, reply.height) = try door.writeScreen() }
+            if let processing {
+                (reply.width, reply.height, reply.length) = try door.writeObservation(
+                    processing, pool: !episode && progress.ran == frames && frames > 1, episodeStart: episode)
+            }
+            if flags & Wire.stepRAM != 0 { reply.length = try door.writeRAM() }
             if let table = session.scenarioInfo() { info = try Self.encode(info: table) }
         } catch {
             return ControlBinaryProtocol.error(ControlFacts.error(error).description)

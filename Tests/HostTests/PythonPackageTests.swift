@@ -59,6 +59,10 @@ final class PythonPackageTests: XCTestCase {
     /// Tests/python/test_mcp.py: `retrolua mcp` driven by the MCP SDK's own client over stdio.
     func testTheMCPServer() throws { try pytest(Fixtures.python, ["test_mcp.py"]) }
 
+    /// Tests/python/test_preprocessing.py: the emulator's frame skip, max-pool, grayscale, resize, frame
+    /// stack, no-op starts and sticky actions equal a numpy reference on the same frames.
+    func testPreprocessingWhereTheFramesAre() throws { try pytest(Fixtures.python, ["test_preprocessing.py"]) }
+
     private func pytest(_ python: String, _ files: [String]) throws {
         let result = try Fixtures.cli(
             [], environment: ["RETROLUA": Fixtures.binary], executable: python,

@@ -9,7 +9,7 @@ import numpy as np
 
 from .emulator import Emulator
 
-#: An observation: the screen (H, W, 3), the RAM (N,), or both in a dict.
+#: An observation: the screen (H, W, 3) or, preprocessed, (stack, H, W[, 3]), the RAM (N,), or both in a dict.
 Observation = Union[np.ndarray, Dict[str, np.ndarray]]
 
 KINDS = ("screen", "ram", "both")
@@ -31,15 +31,18 @@ class Observer:
     (rows, columns), and the start state's frame and RAM (a load draws nothing: an episode that starts
     without no-op frames shows these)."""
 
-    __slots__ = ("emu", "kind", "crop", "start_screen", "start_ram")
+    __slots__ = ("emu", "kind", "crop", "start_screen", "start_ram", "processed")
 
     def __init__(self, emu: Emulator, kind: str, crop: Tuple[slice, slice], start_screen: np.ndarray,
-                 start_ram: np.ndarray) -> None:
+                 start_ram: np.ndarray, processed: bool = False) -> None:
         self.emu, self.kind, self.crop = emu, kind, crop
         self.start_screen, self.start_ram = start_screen, start_ram
+        self.processed = processed  # the screen is the emulator's processed observation (`preprocess`)
 
     def views(self, at_start: bool) -> Tuple[np.ndarray, np.ndarray]:
         """The (cropped) screen and the RAM now, or at the start: views, rewritten by the next step."""
+        if self.processed:
+            return self.emu.last_observation(), self.start_ram
         if at_start:
             return self.start_screen[self.crop], self.start_ram
         return self.emu.last_screen()[self.crop], self.emu.last_ram()

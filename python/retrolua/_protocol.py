@@ -13,8 +13,16 @@ REQUEST = struct.Struct("<IIIIQQ")
 REPLY = struct.Struct("<IIqqqqqqqd")
 assert REQUEST.size == 32 and REPLY.size == 72
 
-STEP, SCREEN, READ, WRITE, SAVE_STATE, LOAD_STATE, AUDIO, RESET, QUIT, SNAPSHOT, RESTORE, FORGET, MOVIE = range(1, 14)
+(STEP, SCREEN, READ, WRITE, SAVE_STATE, LOAD_STATE, AUDIO, RESET, QUIT, SNAPSHOT, RESTORE, FORGET, MOVIE,
+ PREPROCESS) = range(1, 15)
 STEP_SCREEN = 1
 STEP_RAM = 2
+STEP_PROCESSED = 4  # after PREPROCESS: the frame skip with sticky actions, the observation in the screen area
+STEP_EPISODE = 8  # with STEP_PROCESSED: an episode's start (no-op frames, the stack filled)
+STEP_SEED = 0x1000  # with STEP_PROCESSED: reseed the generator with `a` first
+#: PREPROCESS's payload: frameskip, max_pool, grayscale, width, height (0, 0: no resize), frame_stack,
+#: noop_max (u32), sticky_actions (f64), seed (u64).
+PREPROCESS_OPTIONS = struct.Struct("<IIIIIIIdQ")
 SAVE_KEEP = 1  # save_state: also keep it as snapshot `a` (0: a new one)
 MOVIE_RECORD, MOVIE_STOP = 1, 2  # movie: record from now to the payload's path / stop
+assert PREPROCESS_OPTIONS.size == 44

@@ -187,6 +187,7 @@ class Emulator:
         self._reply = bytearray(wire.REPLY.size)
         self._reply_view = memoryview(self._reply)
         self._screens: Dict[tuple, np.ndarray] = {}
+        self._processing: Optional["tuple[int, int]"] = None  # preprocess(): (frame_stack, channels)
         offset, capacity = self._layout["ram"]
         self._ram_area = np.frombuffer(self._map, dtype=np.uint8, count=capacity, offset=offset)
         offset, capacity = self._layout["audio"]
@@ -463,6 +464,8 @@ class Emulator:
             self._screen_size = (reply[7], reply[6])
         if pending & wire.STEP_RAM:
             self._ram_length = reply[8]
+        if pending & wire.STEP_PROCESSED:
+            self._observation_size = (reply[7], reply[6])
         return StepResult(reply[2], reply[3], reply[4], reply[9], reply[5] != 0, info)
 
     def _step_request(self, frames: int, buttons: Buttons, ports: Optional[Sequence[Buttons]],
@@ -492,6 +495,65 @@ class Emulator:
         if not 0 <= frames <= 1_000_000:
             raise ValueError("frames is 0…1000000, got %d" % frames)
         return flags, frames, payload
+
+    def preprocess(self, frameskip: int = 1, *, max_pool: bool = False, grayscale: bool = False,
+                   resize: Optional[Sequence[int]] = None, frame_stack: int = 1, noop_max: int = 0,
+                   sticky_actions: float = 0.0, seed: int = 0) -> None:
+        """Sets the preprocessing of this connection's processed steps (`processed_step`), done in the
+        emulator process: each runs `frameskip` frames (1…64; each keeps the last frame's buttons with
+        probability `sticky_actions`, 0 ≤ p < 1), takes the element-wise max of its last two frames
+        (`max_pool`), their luma (`grayscale`, OpenCV's weights), resizes by area (`resize=(width,
+        height)`, 1…1024 each) and stacks the last `frame_stack` (1…16) of them, oldest first. An
+        episode's start runs a seeded 1…`noop_max` no-op frames (0…10000). `seed` seeds the generator."""
+        if resize is not None and len(resize) != 2:
+            raise ValueError("preprocess: resize is (width, height), each 1…1024, or None, got %r" % (resize,))
+        width, height = (0, 0) if resize is None else (int(resize[0]), int(resize[1]))
+        checks = [(1 <= int(frameskip) <= 64, "frameskip is 1…64, got %r" % (frameskip,)),
+                  (resize is None or (1 <= width <= 1024 and 1 <= height <= 1024),
+                   "resize is (width, height), each 1…1024, or None, got %r" % (resize,)),
+                  (1 <= int(frame_stack) <= 16, "frame_stack is 1…16, got %r" % (frame_stack,)),
+                  (0 <= int(noop_max) <= 10000, "noop_max is 0…10000, got %r" % (noop_max,)),
+                  (0.0 <= float(sticky_actions) < 1.0, "sticky_actions is 0 ≤ p < 1, got %r" % (sticky_actions,))]
+        for ok, message in checks:
+            if not ok:
+                raise ValueError("preprocess: " + message)
+        payload = wire.PREPROCESS_OPTIONS.pack(
+            int(frameskip), bool(max_pool), bool(grayscale), width, height, int(frame_stack), int(noop_max),
+            float(sticky_actions), _unsigned(seed, "seed"))
+        self._call(wire.PREPROCESS, payload=payload)
+        self._processing = (int(frame_stack), 1 if grayscale else 3)
+
+    def processed_step(self, buttons: Buttons = None, *, ports: Optional[Sequence[Buttons]] = None,
+                       episode_start: bool = False, seed: Optional[int] = None) -> StepResult:
+        """One step as `preprocess` set it (see `send_processed_step`); `last_observation()` then shows it."""
+        return self.finish_step(self.send_processed_step(buttons, ports=ports, episode_start=episode_start,
+                                                         seed=seed))
+
+    def send_processed_step(self, buttons: Buttons = None, *, ports: Optional[Sequence[Buttons]] = None,
+                            episode_start: bool = False, seed: Optional[int] = None) -> PendingStep:
+        """The request half of `processed_step`: `buttons` (or `ports`) held through the frame skip, or
+        (`episode_start`) an episode's start — its no-op frames (one without `noop_max`), the stack
+        filled with its observation; `seed` reseeds the generator first. Pass the result to `finish_step`."""
+        if self._processing is None:
+            raise RetroluaError("processed_step: call preprocess() first")
+        if episode_start and (buttons is not None or ports is not None):
+            raise ValueError("processed_step: an episode's start presses no buttons")
+        flags, _, payload = self._step_request(1, buttons, ports, None, False, False)
+        flags |= wire.STEP_PROCESSED | (wire.STEP_EPISODE if episode_start else 0)
+        flags |= wire.STEP_SEED if seed is not None else 0
+        self._send(wire.STEP, flags, 1 if episode_start else 0, _unsigned(seed or 0, "seed"), payload=payload)
+        return flags
+
+    def last_observation(self) -> np.ndarray:
+        """The processed observation the last processed step left: uint8, (frame_stack, height, width),
+        or (…, 3) without grayscale; a view into shared memory, rewritten by the next step or `screen()`."""
+        size = getattr(self, "_observation_size", None)
+        if size is None or self._processing is None:
+            raise RetroluaError("no observation yet: call processed_step() first")
+        stack, channels = self._processing
+        shape = (stack,) + size + ((channels,) if channels == 3 else ())
+        return np.frombuffer(self._map, dtype=np.uint8, count=int(np.prod(shape)),
+                             offset=self._layout["screen"][0]).reshape(shape)
 
     def screen(self) -> np.ndarray:
         """The core's last frame as RGB, shape (height, width, 3) uint8: a view into shared memory,
@@ -650,7 +712,7 @@ class Emulator:
 _NAMES = {wire.STEP: "step", wire.SCREEN: "screen", wire.READ: "read", wire.WRITE: "write",
           wire.SAVE_STATE: "save_state", wire.LOAD_STATE: "load_state", wire.AUDIO: "audio", wire.RESET: "reset",
           wire.QUIT: "quit", wire.SNAPSHOT: "snapshot", wire.RESTORE: "restore", wire.FORGET: "forget",
-          wire.MOVIE: "movie"}
+          wire.MOVIE: "movie", wire.PREPROCESS: "preprocess"}
 
 _F_GET_SEALS = getattr(fcntl, "F_GET_SEALS", 1034)
 _F_SEAL_SHRINK = getattr(fcntl, "F_SEAL_SHRINK", 0x0002)

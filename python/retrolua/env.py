@@ -18,6 +18,14 @@ such as a stable-retro `.state`, gzipped or not) or else from the state saved af
 `info()` returns (its declared variables: score, lives, …). `crop=(x, y, width, height)` cuts screen
 observations (a view of the frame; 0 or past the edge: to the edge).
 
+Atari-style preprocessing, done in the emulator process (`Emulator.preprocess`): `max_pool=True`,
+`grayscale=True`, `resize=(width, height)`, `frame_stack=N` or `sticky_actions=p` (any of them turns it
+on; then `frameskip` and `noop_max` are the emulator's too) make screen observations
+`Box(0, 255, (N, height, width), uint8)` (`(…, 3)` without grayscale): each step holds the action
+`frameskip` frames, each frame keeping the last frame's buttons with probability p, takes the max of the
+last two frames, their luma, the area resize, and stacks the last N, oldest first; an episode starts
+with a seeded 1…`noop_max` no-op frames (one without), its stack filled with that frame.
+
 `actions="all"`, `"filtered"`, `"discrete"` or `"multi_discrete"` give stable-retro's action spaces:
 its MultiBinary of the system's own buttons (filtered: a group's buttons dropped unless allowed
 together) and its indices over the system's action groups (or an integration scenario's "actions").
@@ -106,6 +114,11 @@ class RetroluaEnv(gymnasium.Env):
         crop: Optional[Sequence[int]] = None,
         integration: Optional[str] = None,
         record: Optional[str] = None,
+        max_pool: bool = False,
+        grayscale: bool = False,
+        resize: Optional[Sequence[int]] = None,
+        frame_stack: int = 1,
+        sticky_actions: Optional[float] = None,
         **emulator: Any,
     ) -> None:
         if obs not in KINDS:
@@ -117,6 +130,12 @@ class RetroluaEnv(gymnasium.Env):
         if isinstance(actions, str) and actions not in ("all", "filtered", "discrete", "multi_discrete"):
             raise ValueError("actions is a list of combinations, None, 'all', 'filtered', 'discrete' or "
                              "'multi_discrete', got %r" % (actions,))
+        # Preprocessing in the emulator process: frameskip, noop_max and sticky_actions go there too.
+        self._processed = bool(max_pool or grayscale or resize is not None or frame_stack != 1
+                               or sticky_actions is not None)
+        if self._processed and (obs != "screen" or crop is not None or sticky):
+            raise ValueError("max_pool, grayscale, resize, frame_stack and sticky_actions need obs='screen', "
+                             "no crop and sticky=0 (sticky_actions is their per-frame stickiness)")
         groups = None  # a scenario's own action groups (stable-retro's "actions")
         scratch = None  # the folder of an integration's scenario file, removed once the emulator read it
         if integration is not None:
@@ -154,8 +173,19 @@ class RetroluaEnv(gymnasium.Env):
         if obs != "screen" and ram_size == 0:
             raise ValueError("the core exposes no memory: use obs='screen'")
         ram_space = spaces.Box(0, 255, (ram_size,), dtype=np.uint8)
+        if self._processed:
+            try:
+                self.emu.preprocess(frameskip, max_pool=max_pool, grayscale=grayscale, resize=resize,
+                                    frame_stack=frame_stack, noop_max=noop_max, sticky_actions=sticky_actions or 0.0)
+            except BaseException:
+                self.emu.close()
+                raise
+            height, width = (int(resize[1]), int(resize[0])) if resize is not None else (height, width)
+            shape = (int(frame_stack), height, width) + (() if grayscale else (3,))
+            screen_space = spaces.Box(0, 255, shape, dtype=np.uint8)
         # A load draws nothing: a reset without no-ops shows the start's own frame, kept here.
-        self._observer = Observer(self.emu, obs, cut, self.emu.last_screen().copy(), self.emu.last_ram().copy())
+        self._observer = Observer(self.emu, obs, cut, self.emu.last_screen().copy(), self.emu.last_ram().copy(),
+                                  self._processed)
         self.observation_space = {"screen": screen_space, "ram": ram_space,
                                   "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
         self._masks: Optional[np.ndarray] = None
@@ -267,6 +297,10 @@ class RetroluaEnv(gymnasium.Env):
         if self._record is not None:  # each episode a movie from its start state, no-ops included
             self.emu.record_movie(self._record % self._episodes)
             self._episodes, self._recording = self._episodes + 1, True
+        if self._processed:  # the emulator's seeded no-ops (or one frame), the stack filled
+            result = self.emu.processed_step(episode_start=True, seed=int(self.np_random.integers(0, 2**63 - 1)))
+            self._steps, self._at_start = 0, False
+            return self._observe(), dict(result.info, frame=result.frame, lag=result.lag)
         noops = int(self.np_random.integers(0, self.noop_max + 1)) if self.noop_max else 0
         result = self._run(None, noops)
         self._steps, self._last_mask, self._at_start = 0, 0, noops == 0
@@ -281,6 +315,8 @@ class RetroluaEnv(gymnasium.Env):
         """The request half of `step`: sends it without waiting (the vector env sends to every
         emulator, then finishes each). Pass what it returns to `finish_step`."""
         mask = self._mask(action)
+        if self._processed:
+            return self.emu.send_processed_step(mask)
         masks = np.full(self.frameskip, mask, dtype=np.uint16)
         if self.sticky:
             previous = self._last_mask
@@ -312,6 +348,8 @@ class RetroluaEnv(gymnasium.Env):
         """The last frame as RGB (render_mode "rgb_array")."""
         if self.render_mode != "rgb_array":
             return None
+        if self._processed:  # the shared screen holds observations: the frame is asked for
+            return self.emu.screen().copy()
         return (self._observer.start_screen if self._at_start else self.emu.last_screen()).copy()
 
     def close(self) -> None:
@@ -325,7 +363,8 @@ class RetroluaEnv(gymnasium.Env):
 def make(rom: str, core: Optional[str] = None, scenario: Optional[str] = None, obs: str = "screen",
          actions: Optional[Union[str, Sequence[Buttons]]] = None, **options: Any) -> RetroluaEnv:
     """A Gymnasium environment for `rom` (see RetroluaEnv for `frameskip`, `sticky`, `max_steps`,
-    `noop_max`, `warmup_frames`, `render_mode`, `state`, `crop`, `integration` and the Emulator's own arguments)."""
+    `noop_max`, `warmup_frames`, `render_mode`, `state`, `crop`, `integration`, the preprocessing —
+    `max_pool`, `grayscale`, `resize`, `frame_stack`, `sticky_actions` — and the Emulator's own arguments)."""
     return RetroluaEnv(rom, scenario=scenario, actions=actions, core=core, obs=obs, **options)
 
 
