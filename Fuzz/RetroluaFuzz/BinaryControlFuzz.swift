@@ -6,7 +6,8 @@ import Foundation
 
 /// The control socket's binary door (header + payload messages, as ControlClient frames them) against
 /// the NES demo in nestopia: every command, with steps cut to four frames (emulated frames are what make an input slow),
-/// but `movie`, which writes the file its request names by design.
+/// but `movie`, which writes the file its request names by design; `preprocess` with its no-op starts cut
+/// to four frames too.
 enum BinaryControlFuzz {
     nonisolated(unsafe) private static var door: ControlBinaryDoor?
 
@@ -30,6 +31,11 @@ enum BinaryControlFuzz {
             start = end
             let request = ControlBinaryProtocol.Request(message)
             if request.command == ControlBinaryProtocol.Command.step.rawValue && request.count > 4 { continue }
+            // A processed episode start runs up to noop_max (10,000) frames: bounded here like long steps.
+            if request.command == ControlBinaryProtocol.Command.preprocess.rawValue && request.payload.count >= 28 {
+                let noops = request.payload.dropFirst(24).prefix(4).reversed().reduce(0) { $0 << 8 | Int($1) }
+                if noops > 4 { continue }
+            }
             if request.command == ControlBinaryProtocol.Command.movie.rawValue { continue }
             switch door.start(message) {
             case .reply: break
