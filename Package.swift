@@ -45,7 +45,7 @@ let package = Package(
         .target(
             name: "Scripting",
             dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),
-        .target(name: "Control", dependencies: ["Emulation", "Support", "Libretro"]),
+        .target(name: "Control", dependencies: ["Emulation", "Support", "Libretro", "CRetroShim"]),
         .target(
             name: "Frontend",
             dependencies: ["Emulation", "Support", "Libretro", "Media", "LuaRuntime", "CLua", "CLuaShim"]),

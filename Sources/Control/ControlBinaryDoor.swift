@@ -22,6 +22,14 @@ public final class ControlBinaryDoor {
     private let snapshots = ControlSnapshots()
     /// What `preprocess` set for this connection (nil: steps give raw screens only).
     private(set) var preprocessing: ControlBinaryPreprocessing?
+    /// After `batch`: the lane of the batch region this connection's steps are also taken from, whose
+    /// screen and RAM areas then replace the door's own (see ControlBatchLane).
+    private(set) var lane: ControlBatchLane?
+    /// Takes the descriptor the peer passed last (set by the server for the connection).
+    var takeDescriptor: () -> Int32 = { -1 }
+    /// Where screens (and processed observations) and RAM are written: the region's areas, or the lane's.
+    private var screenBase: UnsafeMutableRawPointer
+    private var ramBase: UnsafeMutableRawPointer
 
     init(session: ControlSession) throws(ControlError) {
         self.session = session
@@ -42,6 +50,8 @@ public final class ControlBinaryDoor {
         audio = area(max(rate, 48000) * 2 * 4)  // two seconds of stereo int16
         state = area(max(stateLength * 2, 16 << 20))  // pages never touched cost nothing
         region = try ControlSharedRegion(size: offset)
+        screenBase = region.base + screen.offset
+        ramBase = region.base + ram.offset
     }
 
     deinit { privateState.deallocate() }
@@ -64,7 +74,7 @@ public final class ControlBinaryDoor {
         let request = Wire.Request(message)
         do {
             guard let command = Wire.Command(rawValue: request.command) else {
-                throw ControlError("binary: unknown command \(request.command) (1…14)")
+                throw ControlError("binary: unknown command \(request.command) (1…15)")
             }
             if command == .step {
                 let step = try ControlBinaryStep(request, door: self, session: session)
@@ -98,7 +108,7 @@ public final class ControlBinaryDoor {
             guard let length = Int(exactly: request.b), (1...ram.capacity).contains(length) else {
                 throw ControlError("binary read: the length must be 1…\(ram.capacity), got \(request.b)")
             }
-            try emulator.memory.copy(domain, address: address, count: length, into: region.base + ram.offset)
+            try emulator.memory.copy(domain, address: address, count: length, into: ramBase)
             reply.length = length
         case .write:
             let domain = try self.domain(request.count)
@@ -153,6 +163,12 @@ public final class ControlBinaryDoor {
             reply.frames = options.stack
             reply.width = options.size?.width ?? 0
             reply.height = options.size?.height ?? 0
+        case .batch:
+            let lane = try ControlBatchLane(
+                descriptor: takeDescriptor(), payload: request.payload, screenCapacity: screen.capacity,
+                ramCapacity: ram.capacity)
+            self.lane = lane
+            (screenBase, ramBase) = (lane.screen, lane.ram)
         }
         reply.frame = session.emulator.session.frameCount
         reply.lag = session.emulator.session.lagCount
@@ -189,6 +205,23 @@ public final class ControlBinaryDoor {
         return domains[index]
     }
 
+    /// Answers the request waiting in the batch lane, if one does (run to its end: the lane's trainer
+    /// waits for every emulator anyway); whether one did.
+    func serveLane() -> Bool {
+        guard let lane, let message = lane.takeRequest() else { return false }
+        switch start(message[...]) {
+        case .reply(let reply): lane.finish(reply)
+        case .continuing(let work):
+            while true {
+                if let reply = work() {
+                    lane.finish(reply)
+                    break
+                }
+            }
+        }
+        return true
+    }
+
     /// The core's last frame as RGB rows in the screen area; its width and height.
     func writeScreen() throws(ControlError) -> (Int, Int) {
         guard let frame = session.emulator.session.core.lastFrame else {
@@ -197,7 +230,7 @@ public final class ControlBinaryDoor {
         guard frame.width * frame.height * 3 <= screen.capacity else {
             throw ControlError("binary: the frame (\(frame.width)x\(frame.height)) exceeds the shared screen area")
         }
-        frame.writeRGB(into: region.base + screen.offset)  // in the frame's own format (GL: XRGB8888)
+        frame.writeRGB(into: screenBase)  // in the frame's own format (GL: XRGB8888)
         return (frame.width, frame.height)
     }
 
@@ -211,7 +244,7 @@ public final class ControlBinaryDoor {
             throw ControlError("the core has not drawn a frame yet")
         }
         return try options.observe(
-            frame, pool: pool, episodeStart: episodeStart, into: region.base + screen.offset, capacity: screen.capacity)
+            frame, pool: pool, episodeStart: episodeStart, into: screenBase, capacity: screen.capacity)
     }
 
     /// The default domain's bytes (up to the RAM area's size) at the start of the RAM area.
@@ -220,7 +253,7 @@ public final class ControlBinaryDoor {
         let domain = try memory.defaultDomain()
         let length = min(domain.size, ram.capacity)
         guard length > 0 else { return 0 }
-        try memory.copy(domain, address: 0, count: length, into: region.base + ram.offset)
+        try memory.copy(domain, address: 0, count: length, into: ramBase)
         return length
     }
 }

@@ -11,7 +11,7 @@ enum ControlBinaryProtocol {
 
     enum Command: UInt32 {
         case step = 1, screen, read, write, saveState, loadState, audio, reset, quit, snapshot, restore, forget, movie
-        case preprocess
+        case preprocess, batch
     }
 
     /// `step` flags: what to write into the shared region once the frames have run.

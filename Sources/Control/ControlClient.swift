@@ -1,3 +1,4 @@
+import CRetroShim
 import Glibc
 
 /// One connection to the control socket: its unread input (split into lines in one pass), its
@@ -16,6 +17,9 @@ final class ControlClient {
     /// The peer finished sending: serve its complete lines, then close.
     var ended = false
     private(set) var isClosed = false
+    /// A file descriptor the peer passed with its bytes (the batch door's memory), until a request takes
+    /// it; a newer one replaces it (the older is closed: a peer cannot make the host hoard descriptors).
+    private var receivedDescriptor: Int32 = -1
 
     private var input: [UInt8] = []
     /// Where the next line starts in `input`.
@@ -150,7 +154,14 @@ final class ControlClient {
     func receive(into buffer: inout [UInt8], limit: Int) -> Bool {
         var total = 0
         while total < limit {
-            let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress!, $0.count, Int32(MSG_DONTWAIT)) }
+            var descriptor: Int32 = -1
+            let count = buffer.withUnsafeMutableBytes {
+                rs_recv_with_descriptor(fd, $0.baseAddress!, $0.count, &descriptor)
+            }
+            if descriptor >= 0 {
+                if receivedDescriptor >= 0 { Glibc.close(receivedDescriptor) }
+                receivedDescriptor = descriptor
+            }
             if count > 0 {
                 buffer.withUnsafeBytes { append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
                 total += count
@@ -163,9 +174,16 @@ final class ControlClient {
         return true
     }
 
+    /// The descriptor the peer passed last, now the caller's to close (-1: none came).
+    func takeDescriptor() -> Int32 {
+        defer { receivedDescriptor = -1 }
+        return receivedDescriptor
+    }
+
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        if receivedDescriptor >= 0 { Glibc.close(takeDescriptor()) }
         work = nil
         Glibc.close(fd)
         input = []

@@ -258,7 +258,13 @@ public final class ControlServer {
             send(Self.error("binary: the switch needs every earlier reply read first"), to: client)
             return
         }
+        door.takeDescriptor = { [unowned client] in client.takeDescriptor() }
         client.door = door
+    }
+
+    /// The doors of clients that joined a batch region: the serve loop answers their lanes.
+    var batchDoors: [ControlBinaryDoor] {
+        clients.compactMap { client in client.isClosed ? nil : client.door.flatMap { $0.lane == nil ? nil : $0 } }
     }
 
     private func dropLateHellos() {

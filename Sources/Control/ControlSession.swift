@@ -63,10 +63,29 @@ public final class ControlSession {
             // share (on VMs, 50–200 µs a wake-up). Past the window the wait blocks as before.
             let now = DispatchTime.now().uptimeNanoseconds
             let spinning = now &- lastActivity < Self.spinNanoseconds
-            if server.poll(timeout: spinning ? 0 : 0.1, start) { lastActivity = DispatchTime.now().uptimeNanoseconds }
+            let lanes = server.batchDoors
+            if lanes.isEmpty {
+                if server.poll(timeout: spinning ? 0 : 0.1, start) {
+                    lastActivity = DispatchTime.now().uptimeNanoseconds
+                }
+            } else if serveLanes(lanes, server: server, spinning: spinning) {
+                lastActivity = DispatchTime.now().uptimeNanoseconds
+            }
             if isAbandoned(server) { break }
         }
         return meter.report()
+    }
+
+    /// A turn of a batch member: the sockets (without waiting), then the lanes' requests; with none,
+    /// the wait is on the batch region's futex (50 ms at most, so sockets, signals and the parent are
+    /// still looked at), or, just after a request, a yield that leaves the CPU to the trainer.
+    private func serveLanes(_ doors: [ControlBinaryDoor], server: ControlServer, spinning: Bool) -> Bool {
+        var busy = server.poll(timeout: 0, start)
+        for door in doors where door.serveLane() { busy = true }
+        if !busy, let lane = doors.first?.lane {
+            if spinning { sched_yield() } else { lane.waitForRequest(nanoseconds: 50_000_000) }
+        }
+        return busy
     }
 
     /// Loads the scenario script (its main chunk defines `reward()` and `done()`). A main chunk that

@@ -14,7 +14,7 @@ REPLY = struct.Struct("<IIqqqqqqqd")
 assert REQUEST.size == 32 and REPLY.size == 72
 
 (STEP, SCREEN, READ, WRITE, SAVE_STATE, LOAD_STATE, AUDIO, RESET, QUIT, SNAPSHOT, RESTORE, FORGET, MOVIE,
- PREPROCESS) = range(1, 15)
+ PREPROCESS, BATCH) = range(1, 16)
 STEP_SCREEN = 1
 STEP_RAM = 2
 STEP_PROCESSED = 4  # after PREPROCESS: the frame skip with sticky actions, the observation in the screen area

@@ -25,6 +25,7 @@ from typing import Any, Dict, Iterable, List, Mapping, NamedTuple, Optional, Seq
 
 import numpy as np
 
+from . import _batch
 from . import _protocol as wire
 from ._launch import Launched, launch, stop
 from .errors import RetroluaError
@@ -190,6 +191,12 @@ class Emulator:
         self._processing: Optional["tuple[int, int]"] = None  # preprocess(): (frame_stack, channels)
         offset, capacity = self._layout["ram"]
         self._ram_area = np.frombuffer(self._map, dtype=np.uint8, count=capacity, offset=offset)
+        # Where screens, observations and RAM arrive: this emulator's own memory, or its batch lane's.
+        self._screen_map, self._screen_offset = self._map, self._layout["screen"][0]
+        self._batch: Optional[_batch.BatchRegion] = None
+        self._lane = -1
+        self._lane_unread = False  # the next reply is in the lane, not on the socket
+        self._lane_message = -1  # where the rest of the lane's reply message is
         offset, capacity = self._layout["audio"]
         self._audio_area = np.frombuffer(self._map, dtype=np.int16, count=capacity // 2, offset=offset)
 
@@ -273,6 +280,16 @@ class Emulator:
             self._drain()
         request, sent = self._request, self._unread
         wire.REQUEST.pack_into(request, 0, command, flags, len(payload), count, a, b)
+        if self._batch is not None and command == wire.STEP and wire.REQUEST.size + len(payload) <= _batch.MAX_REQUEST:
+            if len(request) < wire.REQUEST.size + len(payload):
+                request += bytes(wire.REQUEST.size + len(payload) - len(request))
+            end = wire.REQUEST.size + len(payload)
+            request[wire.REQUEST.size:end] = payload
+            self._batch.post(self._lane, memoryview(request)[:end])  # started by the batch's next wake
+            self._unread, self._lane_unread = self._unread + 1, True
+            self._waiting = ("step", None if self.call_timeout is None else self.call_timeout + count * 0.1,
+                             time.monotonic())
+            return
         try:
             if len(payload) <= len(request) - wire.REQUEST.size:
                 end = wire.REQUEST.size + len(payload)
@@ -318,6 +335,8 @@ class Emulator:
         A Ctrl-C while waiting consumed nothing: the next call resumes. One landing just after a
         read returned (its count lost) is told by the status byte, set to 0xFF before each read (a
         reply's is 0 or 1): then the emulator is closed rather than read out of step."""
+        if self._lane_unread:
+            return self._lane_header()
         view, reply, sock, size = self._reply_view, self._reply, self._sock, wire.REPLY.size
         try:
             if self.spin and self._got == 0:
@@ -357,6 +376,46 @@ class Emulator:
         self._unread -= 1
         return wire.REPLY.unpack_from(reply)
 
+    def _lane_header(self) -> tuple:
+        """The reply in the batch lane, once the emulator has written it (waited for on the batch's futex)."""
+        region, lane = self._batch, self._lane
+        assert region is not None
+        if not region.answered(lane):
+            region.wait([lane], lambda _: self._check_lane())
+        reply = region.reply(lane)
+        self._reply[:] = reply[:wire.REPLY.size]
+        self._lane_unread, self._unread = False, self._unread - 1
+        self._lane_message = region.lane(lane) + _batch.REPLY_AT + wire.REPLY.size
+        return wire.REPLY.unpack_from(self._reply)
+
+    def _check_lane(self) -> None:
+        """While waiting for the lane: an emulator that exited, or is past the call's deadline, raises."""
+        if self._launched is not None and self._launched.process.poll() is not None:
+            error = self._gone()
+            self._failure = str(error) + ": this Emulator is closed"
+            raise error
+        self._check_deadline()
+
+    def join_batch(self, region: "_batch.BatchRegion", lane: int) -> None:
+        """From now on steps go through `region`'s lane `lane` (see retrolua._batch), and screens,
+        observations and RAM arrive in its areas. The vector envs call this; `region.wake()` starts
+        the steps posted, and each emulator's `finish_step` reads its lane."""
+        payload = region.join_payload(lane)
+        request = wire.REQUEST.pack(wire.BATCH, 0, len(payload), 0, 0, 0) + payload
+        if self._unread or self._message_left:
+            self._drain()
+        try:
+            self._sock.sendmsg([request], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, struct.pack("i", region.fd))])
+        except OSError as error:
+            raise self._gone() from error
+        self._unread += 1
+        self._waiting = ("batch", self.call_timeout, time.monotonic())
+        self._reply_header()
+        self._batch, self._lane = region, lane
+        self._screen_map, self._screen_offset, self._screens = region.map, region.screen_at(lane), {}
+        self._ram_area = np.frombuffer(region.map, dtype=np.uint8, count=self._layout["ram"][1],
+                                       offset=region.ram_at(lane))
+
     def _check_deadline(self) -> None:
         """Past the call's deadline the emulator is stuck (a core that hangs): killed, RetroluaError."""
         name, timeout, sent = self._waiting
@@ -366,6 +425,12 @@ class Emulator:
     def _receive(self, count: int) -> bytes:
         """`count` bytes of the current reply's message (it comes with its header: a Ctrl-C here is
         rare, and since what was read is unknown then, it closes the emulator)."""
+        if self._lane_message >= 0:
+            assert self._batch is not None
+            at = self._lane_message
+            self._lane_message = at + count if count < self._message_left else -1
+            self._message_left -= count
+            return bytes(self._batch.map[at:at + count])
         data = bytearray()
         try:
             while len(data) < count:
@@ -552,8 +617,8 @@ class Emulator:
             raise RetroluaError("no observation yet: call processed_step() first")
         stack, channels = self._processing
         shape = (stack,) + size + ((channels,) if channels == 3 else ())
-        return np.frombuffer(self._map, dtype=np.uint8, count=int(np.prod(shape)),
-                             offset=self._layout["screen"][0]).reshape(shape)
+        return np.frombuffer(self._screen_map, dtype=np.uint8, count=int(np.prod(shape)),
+                             offset=self._screen_offset).reshape(shape)
 
     def screen(self) -> np.ndarray:
         """The core's last frame as RGB, shape (height, width, 3) uint8: a view into shared memory,
@@ -570,8 +635,8 @@ class Emulator:
         view = self._screens.get(size)
         if view is None:
             height, width = size
-            view = np.frombuffer(self._map, dtype=np.uint8, count=height * width * 3,
-                                 offset=self._layout["screen"][0]).reshape(height, width, 3)
+            view = np.frombuffer(self._screen_map, dtype=np.uint8, count=height * width * 3,
+                                 offset=self._screen_offset).reshape(height, width, 3)
             self._screens[size] = view
         return view
 
@@ -712,7 +777,7 @@ class Emulator:
 _NAMES = {wire.STEP: "step", wire.SCREEN: "screen", wire.READ: "read", wire.WRITE: "write",
           wire.SAVE_STATE: "save_state", wire.LOAD_STATE: "load_state", wire.AUDIO: "audio", wire.RESET: "reset",
           wire.QUIT: "quit", wire.SNAPSHOT: "snapshot", wire.RESTORE: "restore", wire.FORGET: "forget",
-          wire.MOVIE: "movie", wire.PREPROCESS: "preprocess"}
+          wire.MOVIE: "movie", wire.PREPROCESS: "preprocess", wire.BATCH: "batch"}
 
 _F_GET_SEALS = getattr(fcntl, "F_GET_SEALS", 1034)
 _F_SEAL_SHRINK = getattr(fcntl, "F_SEAL_SHRINK", 0x0002)

@@ -30,6 +30,7 @@ except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.vector needs gymnasium >= 1.0: pip install 'retrolua[gym]'") from error
 
 from . import _autoreset
+from ._batch import BatchRegion
 from .emulator import PendingStep
 from .env import RetroluaEnv
 from .errors import RetroluaError
@@ -38,14 +39,18 @@ from .errors import RetroluaError
 class RetroluaVectorEnv(VectorEnv):
     """`num_envs` RetroluaEnvs in their own emulator processes, stepped concurrently (see the module)."""
 
-    def __init__(self, rom: str, num_envs: int, copy: bool = True, **options: Any) -> None:
+    def __init__(self, rom: str, num_envs: int, copy: bool = True, batch: bool = True, **options: Any) -> None:
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1, got %d" % num_envs)
         self.envs: List[RetroluaEnv] = []
+        self._region: Optional[BatchRegion] = None
         options.setdefault("spin", 0.0)  # waiting for several emulators: leave every core to them
+        self._rom, self._options = rom, options
         try:
             for _ in range(num_envs):
                 self.envs.append(RetroluaEnv(rom, **options))
+            if batch:
+                self._region = _join(self.envs)
         except BaseException:
             self.close()
             raise
@@ -82,6 +87,7 @@ class RetroluaVectorEnv(VectorEnv):
         for index, env in enumerate(self.envs):
             if not self._autoreset.due(index):
                 pending[index] = self._guarded(index, env.send_step, actions[index])
+        self._wait([index for index, sent in enumerate(pending) if sent is not None])
         rewards = np.zeros(self.num_envs, dtype=np.float64)
         terminations = np.zeros(self.num_envs, dtype=bool)
         truncations = np.zeros(self.num_envs, dtype=bool)
@@ -116,12 +122,35 @@ class RetroluaVectorEnv(VectorEnv):
         """Arrays for a batch of observations (every row is written before they are returned)."""
         return create_empty_array(self.single_observation_space, self.num_envs, fn=np.empty)
 
+    def _wait(self, indices: List[int]) -> None:
+        """Starts the steps posted to the batch lanes and waits for them all (one wake, one wait)."""
+        if self._region is not None and indices:
+            self._guarded(-1, self._region.wait, indices, self._check)
+
+    def _check(self, index: int) -> None:
+        self._guarded(index, self.envs[index].emu._check_lane)
+
+    def restart(self, index: int) -> None:
+        """Replaces environment `index` (its emulator died: a core that crashed) with a new one in the same
+        lane; it resets on the next step, as an ended episode does (or call `reset`)."""
+        old = self.envs[index]
+        old.close()
+        env = RetroluaEnv(self._rom, **self._options)
+        if self._region is not None:
+            env.emu.join_batch(self._region, index)
+        self.envs[index] = env
+        self._autoreset.ended[index] = True
+
     @staticmethod
     def _guarded(index: int, call: Any, *args: Any) -> Any:
         try:
             return call(*args)
+        except EnvironmentFailed:
+            raise
         except RetroluaError as error:
-            raise RetroluaError("environment %d: %s" % (index, error)) from error
+            if index < 0:
+                raise
+            raise EnvironmentFailed(index, error) from error
 
     def render(self) -> Optional[Tuple[np.ndarray, ...]]:
         """Every emulator's last frame (render_mode "rgb_array")."""
@@ -132,6 +161,32 @@ class RetroluaVectorEnv(VectorEnv):
     def close_extras(self, **kwargs: Any) -> None:
         for env in getattr(self, "envs", []):
             env.close()
+        if getattr(self, "_region", None) is not None:
+            self._region.close()
+
+
+class EnvironmentFailed(RetroluaError):
+    """A sub-environment failed (its emulator exited: a core that crashed; or it stopped answering):
+    `index` says which; `restart(index)` puts a new one in its place."""
+
+    def __init__(self, index: int, error: RetroluaError) -> None:
+        super().__init__("environment %d: %s" % (index, error))
+        self.index = index
+
+
+def _join(envs: List[RetroluaEnv]) -> Optional[BatchRegion]:
+    """One batch region for every env's emulator (see retrolua._batch), or None when one of them cannot
+    join (an emulator reached over TCP: no shared memory)."""
+    layouts = [env.emu._layout for env in envs]
+    region = BatchRegion(len(envs), max(layout["screen"][1] for layout in layouts),
+                         max(layout["ram"][1] for layout in layouts))
+    try:
+        for index, env in enumerate(envs):
+            env.emu.join_batch(region, index)
+    except BaseException:
+        region.close()
+        raise
+    return region
 
 
 def _unheld(batch: Any) -> bool:

@@ -5,6 +5,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shared_batch.h"
+
 /// Receives one formatted log line from a core. `level` is a `enum retro_log_level`.
 typedef void (*rs_log_sink_t)(int level, const char *message);
 
