@@ -11,7 +11,9 @@
 #include <unistd.h>
 
 uint32_t rs_shared_load(const uint32_t *word) {
-    return atomic_load_explicit((const _Atomic uint32_t *)word, memory_order_acquire);
+    /* Sequentially consistent: a lane reads `wake at` after adding to `completed`, and neither may pass
+     * the other (the trainer stores the one, then reads the other in the kernel's futex wait). */
+    return atomic_load_explicit((const _Atomic uint32_t *)word, memory_order_seq_cst);
 }
 
 void rs_shared_store(uint32_t *word, uint32_t value) {
@@ -19,7 +21,7 @@ void rs_shared_store(uint32_t *word, uint32_t value) {
 }
 
 uint32_t rs_shared_add(uint32_t *word, uint32_t value) {
-    return atomic_fetch_add_explicit((_Atomic uint32_t *)word, value, memory_order_acq_rel);
+    return atomic_fetch_add_explicit((_Atomic uint32_t *)word, value, memory_order_seq_cst);
 }
 
 void rs_futex_wait(uint32_t *word, uint32_t expected, int64_t timeout_ns) {

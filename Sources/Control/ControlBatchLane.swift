@@ -9,8 +9,9 @@ import Glibc
 ///
 /// Layout (python/retrolua/_batch.py is the other side): the region's first page holds two futex
 /// words, `generation` at 0 (bumped by the trainer after writing requests) and `completed` at 64
-/// (bumped by an emulator after a reply), and a ticket counter at 128 (the order replies were
-/// finished in). A lane's control block, at an offset the request names, holds `request` (u32, the
+/// (bumped by an emulator after a reply), a ticket counter at 128 (the order replies were finished
+/// in) and `wake at` at 192: the trainer is woken only once `completed` reaches it (a wake-up costs
+/// it more than the step's own work, 50–200 µs on a VM, so the first emulators done do not wake it). A lane's control block, at an offset the request names, holds `request` (u32, the
 /// trainer's sequence number) at 0, `done` (u32, the last one answered) at 4, the reply's ticket at 8,
 /// the request's length at 12, the request (32-byte header and payload) at 64 and the reply (72-byte
 /// header and message) at 1088. Every word from the peer is range-checked; requests are copied out
@@ -89,6 +90,7 @@ final class ControlBatchLane {
     private var generation: UnsafeMutablePointer<UInt32> { word(base) }
     private var completed: UnsafeMutablePointer<UInt32> { word(base + 64) }
     private var tickets: UnsafeMutablePointer<UInt32> { word(base + 128) }
+    private var wakeAt: UnsafeMutablePointer<UInt32> { word(base + 192) }
 
     /// The request waiting in the lane, copied out (nil when none waits). A length out of range
     /// becomes a header-only request of command 0, which the door refuses with an error reply.
@@ -119,8 +121,9 @@ final class ControlBatchLane {
         reply.withUnsafeBytes { (control + Self.replyOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
         rs_shared_store(word(control + 8), rs_shared_add(tickets, 1) &+ 1)
         rs_shared_store(word(control + 4), wanted)
-        _ = rs_shared_add(completed, 1)
-        rs_futex_wake(completed)
+        let now = rs_shared_add(completed, 1) &+ 1
+        // Wrapping comparison: the counters run on past 2³², so "reached" is a signed difference ≥ 0.
+        if Int32(bitPattern: now &- rs_shared_load(wakeAt)) >= 0 { rs_futex_wake(completed) }
     }
 
     /// Waits for the trainer's next wake (at most `nanoseconds`), unless a request already waits.

@@ -7,8 +7,8 @@ wake start every emulator whose lane holds a request, and each writes its reply 
 its lane, bumps `completed` and wakes the trainer. A batch step costs the trainer one wake and one
 wait whatever the number of emulators, and the observations are read where the emulators wrote them.
 
-Layout: page 0 holds `generation` (u32 at 0), `completed` (u32 at 64) and the ticket counter (u32 at
-128); lane i starts at 4096 + i * stride with its control block (`request`, `done`, ticket, request
+Layout: page 0 holds `generation` (u32 at 0), `completed` (u32 at 64), the ticket counter (u32 at 128)
+and `wake at` (u32 at 192: emulators wake the trainer only once `completed` reaches it); lane i starts at 4096 + i * stride with its control block (`request`, `done`, ticket, request
 length: u32 at 0, 4, 8, 12; the request at 64; the reply at 1088), then its screen and RAM areas.
 """
 
@@ -73,11 +73,13 @@ class BatchRegion:
         self._address = ctypes.addressof(anchor)
         del anchor  # the address stays valid while the map does; no export pins the map
         words = np.frombuffer(self.map, dtype=np.uint32, count=HEADER // 4)
-        self.generation, self.completed = words[0:1], words[16:17]
+        self.generation, self.completed, self.wake_at = words[0:1], words[16:17], words[48:49]
         self.requests = self._column(0)
         self.done = self._column(4)
         self.tickets = self._column(8)
         self.lengths = self._column(12)
+        #: Lanes whose request area another request overwrote since `retrolua._lanes` wrote its own there.
+        self.foreign = np.ones(count, dtype=bool)
         self._timeout = _Timespec(0, 100_000_000)
         self._dirty = False
 
@@ -104,6 +106,11 @@ class BatchRegion:
         self.map[at + REQUEST_AT:at + REQUEST_AT + len(request)] = request
         self.lengths[index] = len(request)
         self.requests[index] = (int(self.requests[index]) + 1) & 0xFFFFFFFF
+        self.foreign[index] = True
+        self._dirty = True
+
+    def mark_posted(self) -> None:
+        """Requests were written into lanes (by `retrolua._lanes`): the next `wake` starts them."""
         self._dirty = True
 
     def wake(self) -> None:
@@ -128,12 +135,32 @@ class BatchRegion:
         while True:
             seen = int(self.completed[0])
             finished = self.done[wanted] == self.requests[wanted]
-            if int(finished.sum()) >= need:
+            count = int(finished.sum())
+            if count >= need:
                 ready = wanted[finished]
                 return [int(lane) for lane in ready[np.argsort(self.tickets[ready], kind="stable")]]
+            self.wake_at[0] = (seen + need - count) & 0xFFFFFFFF  # woken once, by the last one needed
             _syscall(_FUTEX, address, _FUTEX_WAIT, seen, ctypes.byref(self._timeout), None, 0)
             if time.monotonic() - checked >= 0.1:
                 for lane in wanted[~finished]:
+                    check(int(lane))
+                checked = time.monotonic()
+
+    def wait_all(self, check: Callable[[int], None]) -> None:
+        """`wait` for every lane (what a synchronous vector step waits for), with no index arrays."""
+        self.wake()
+        address = ctypes.c_void_p(self._address + 64)
+        checked = time.monotonic()
+        done, requests, completed = self.done, self.requests, self.completed
+        while True:
+            seen = int(completed[0])
+            left = int(np.count_nonzero(done != requests))
+            if not left:
+                return
+            self.wake_at[0] = (seen + left) & 0xFFFFFFFF
+            _syscall(_FUTEX, address, _FUTEX_WAIT, seen, ctypes.byref(self._timeout), None, 0)
+            if time.monotonic() - checked >= 0.1:
+                for lane in np.flatnonzero(done != requests):
                     check(int(lane))
                 checked = time.monotonic()
 

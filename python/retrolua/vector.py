@@ -31,6 +31,7 @@ except ImportError as error:  # pragma: no cover
 
 from . import _autoreset
 from ._batch import BatchRegion
+from ._lanes import LaneFailed, LaneStepper, batch_infos
 from .emulator import PendingStep
 from .env import RetroluaEnv
 from .errors import RetroluaError
@@ -44,6 +45,7 @@ class RetroluaVectorEnv(VectorEnv):
             raise ValueError("num_envs must be at least 1, got %d" % num_envs)
         self.envs: List[RetroluaEnv] = []
         self._region: Optional[BatchRegion] = None
+        self._stepper: Optional[LaneStepper] = None
         options.setdefault("spin", 0.0)  # waiting for several emulators: leave every core to them
         self._rom, self._options = rom, options
         try:
@@ -51,6 +53,8 @@ class RetroluaVectorEnv(VectorEnv):
                 self.envs.append(RetroluaEnv(rom, **options))
             if batch:
                 self._region = _join(self.envs)
+                stepper = LaneStepper(self._region, self.envs)
+                self._stepper = stepper if stepper.usable else None
         except BaseException:
             self.close()
             raise
@@ -83,6 +87,8 @@ class RetroluaVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps every emulator at once (those whose episode ended last step are reset instead)."""
+        if self._stepper is not None:
+            return self._lane_step(actions)
         pending: List[Optional[PendingStep]] = [None] * self.num_envs
         for index, env in enumerate(self.envs):
             if not self._autoreset.due(index):
@@ -104,6 +110,41 @@ class RetroluaVectorEnv(VectorEnv):
             infos = self._add_info(infos, info, index)
         self._autoreset.after_step(terminations, truncations)
         return batch, rewards, terminations, truncations, infos
+
+    def _lane_step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        """`step` through the batch lanes, numpy over every env (retrolua._lanes): resets go through
+        each env's own path, while the others' steps run."""
+        stepper, count = self._stepper, self.num_envs
+        assert stepper is not None
+        due = self._autoreset.ended.copy()
+        everyone = not due.any()
+        stepping = np.flatnonzero(~due)
+        chosen = np.asarray(actions) if everyone else np.asarray(actions)[stepping]
+        masks = self._guarded(-1, stepper.masks, chosen, stepping)
+        stepper.post(None if everyone else stepping, masks)
+        rewards = np.zeros(count, dtype=np.float64)
+        terminations = np.zeros(count, dtype=bool)
+        truncations = np.zeros(count, dtype=bool)
+        infos: List[Dict[str, Any]] = [{}] * count
+        counters = np.zeros((count, 2), dtype=np.int64)
+        for index in np.flatnonzero(due):
+            _, info = self._guarded(int(index), self.envs[index].reset)
+            infos[index] = info
+            counters[index] = info.get("frame", 0), info.get("lag", 0)
+        try:
+            rewards[stepping], terminations[stepping], counters[stepping], stepped = stepper.collect(
+                None if everyone else stepping, self._check)
+        except LaneFailed as error:
+            raise EnvironmentFailed(error.index, error) from error
+        for index, info in zip(stepping, stepped):
+            infos[index] = info
+            truncations[index] = not terminations[index] and self.envs[index]._steps >= self.envs[index].max_steps
+        batch = self._batch()
+        stepper.observations(None, batch)
+        for index in np.flatnonzero(due):
+            self.envs[index].store_observation(batch, int(index))
+        self._autoreset.after_step(terminations, truncations)
+        return batch, rewards, terminations, truncations, batch_infos(infos, counters)
 
     def _batch(self) -> Any:
         """Where this step's observations go: arrays the caller no longer holds, else new ones (each

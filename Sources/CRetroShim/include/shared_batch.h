@@ -10,13 +10,13 @@
  * (a syscall, which Swift cannot call: `syscall` is variadic). The futexes are shared ones (no
  * FUTEX_PRIVATE_FLAG): the other side is another process mapping the same memory file. */
 
-/// The word at `word`, read with acquire ordering (what the other side wrote before it is visible).
+/// The word at `word`, read in sequentially consistent order (what the other side wrote before it is visible).
 uint32_t rs_shared_load(const uint32_t *word);
 
 /// Writes `value` with release ordering (everything written before it is visible first).
 void rs_shared_store(uint32_t *word, uint32_t value);
 
-/// Adds `value`; returns the word before the addition.
+/// Adds `value` (sequentially consistent); returns the word before the addition.
 uint32_t rs_shared_add(uint32_t *word, uint32_t value);
 
 /// Sleeps while the word still holds `expected`, at most `timeout_ns`; returns at once if it does not.

@@ -1,0 +1,193 @@
+"""Steps of many environments at once through their batch lanes (retrolua._batch), with numpy over every
+lane instead of Python per environment: the action masks are written into the lanes' request headers as
+one array, and rewards, ends, frame counters and observations are read from the replies as strided
+views. What the vector envs (`retrolua.vector`, `retrolua.pool`) use for their ordinary steps; resets
+and anything unusual go through each environment's own `RetroluaEnv`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _protocol as wire
+from ._batch import HEADER, REPLY_AT, REQUEST_AT, BatchRegion  # noqa: F401
+from .env import RetroluaEnv
+from .errors import RetroluaError
+
+#: A reply header (retrolua._protocol.REPLY) as one record: read for every lane in one copy.
+REPLY = np.dtype([("status", "<u4"), ("length", "<u4"), ("frame", "<i8"), ("frames", "<i8"), ("lag", "<i8"),
+                  ("done", "<i8"), ("width", "<i8"), ("height", "<i8"), ("bytes", "<i8"), ("reward", "<f8")])
+assert REPLY.itemsize == wire.REPLY.size
+
+
+class LaneStepper:
+    """Ordinary steps (the configured frame skip, one button mask held, or a processed step) of the
+    environments in `envs` (all made with the same options), each joined to lane i of `region`."""
+
+    def __init__(self, region: BatchRegion, envs: Sequence[RetroluaEnv]) -> None:
+        self.region, self.envs = region, envs
+        first = envs[0]
+        count, stride, buffer = region.count, region.stride, region.map
+        self._headers = np.ndarray((count, 4), dtype="<u4", buffer=buffer, offset=HEADER + REQUEST_AT,
+                                   strides=(stride, 4))
+        self._masks = np.ndarray((count,), dtype="<u2", buffer=buffer, offset=HEADER + REQUEST_AT + 32,
+                                 strides=(stride,))
+        self._replies = np.ndarray((count,), dtype=REPLY, buffer=buffer, offset=HEADER + REPLY_AT, strides=(stride,))
+        if first._processed:
+            flags, frames = wire.STEP_PROCESSED, 0
+        else:
+            want_screen = first.obs_type != "ram" or first.render_mode == "rgb_array"
+            flags = (wire.STEP_SCREEN if want_screen else 0) | (wire.STEP_RAM if first.obs_type != "screen" else 0)
+            frames = first.frameskip
+        # command, flags (one port's mask follows), payload length, frame count; a and b stay 0
+        self._template = np.array([wire.STEP, flags | 1 << 8, 2, frames], dtype="<u4")
+        self.processed = first._processed
+        self._views_cache: Optional[Dict[str, np.ndarray]] = None
+        self._expected: Optional[np.ndarray] = None
+        self._sizes = np.zeros((0, 2), dtype=np.int64)
+        self.usable = not first.sticky  # Python-side stickiness draws per frame and per env: the env's own path
+
+    def masks(self, actions: Any, indices: Sequence[int]) -> np.ndarray:
+        """The RetroPad masks of `actions` (one per index), as the envs' `_mask` makes them."""
+        first = self.envs[indices[0]] if len(indices) else self.envs[0]
+        if first._masks is not None:
+            return first._masks[np.asarray(actions, dtype=np.intp)]
+        if first._kind is None and len(indices):
+            pressed = np.asarray(actions).astype(bool)[:, : len(first._bits)]
+            return (pressed * first._bits[: pressed.shape[1]]).sum(axis=1).astype(np.uint16)
+        return np.array([self.envs[i]._mask(a) for i, a in zip(indices, actions)], dtype=np.uint16)
+
+    def post(self, indices: Optional[np.ndarray], masks: np.ndarray) -> None:
+        """Writes a step for each of `indices` (None: every lane) into its lane; the region's next
+        wake starts them."""
+        region, lanes = self.region, slice(None) if indices is None else indices
+        # A lane's header stays from one step to the next, unless the env's own path posted another request.
+        if region.foreign.any():
+            stale = np.flatnonzero(region.foreign)
+            self._headers[stale] = self._template
+            region.lengths[stale] = 34
+            region.foreign[stale] = False
+        self._masks[lanes] = masks
+        region.requests[lanes] += np.uint32(1)  # wraps at 2³² as the emulator's counter does
+        region.mark_posted()
+
+    def collect(self, indices: Optional[np.ndarray], check: Any
+                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[dict]]:
+        """Waits for the steps of `indices` (None: every lane); (rewards, dones, frame and lag counters
+        as (n, 2), infos). A failed step raises (`check`'s error for an emulator that is gone)."""
+        if indices is None:
+            self.region.wait_all(check)
+            lanes: Any = slice(None)
+            indices = np.arange(self.region.count)
+        else:
+            self.region.wait(indices, check)
+            lanes = indices
+        replies = self._replies[lanes]  # a copy: the lanes are rewritten by the next step
+        lengths = replies["length"].tolist()
+        if replies["status"].any():
+            row = int(np.flatnonzero(replies["status"])[0])
+            index = int(indices[row])
+            at = self.region.lane(index) + REPLY_AT + 72
+            raise LaneFailed(index, bytes(self.region.map[at:at + min(lengths[row], 16384)]).decode(errors="replace"))
+        infos: List[dict] = []
+        region_map, lane = self.region.map, self.region.lane
+        for index, length in zip(indices.tolist(), lengths):
+            if length:
+                at = lane(index) + REPLY_AT + 72
+                infos.append(json.loads(region_map[at:at + length]))
+            else:
+                infos.append({})
+        envs = self.envs
+        for index in indices.tolist():
+            env = envs[index]
+            env._steps += 1
+            env._at_start = False
+        self._sizes = replies[["height", "width"]]
+        counters = np.stack((replies["frame"], replies["lag"]), axis=1)
+        return replies["reward"], replies["done"] != 0, counters, infos
+
+    def _views(self) -> Dict[str, np.ndarray]:
+        """Every lane's observation in place, by kind ("screen", "ram"), as strided arrays over the
+        region; the screen cut as the envs cut it."""
+        first, region = self.envs[0], self.region
+        space = first.observation_space
+        spaces = dict(space.spaces) if first.obs_type == "both" else {first.obs_type: space}
+        views = {}
+        for kind, box in spaces.items():
+            at = region.screen_at(0) if kind == "screen" else region.ram_at(0)
+            if kind == "screen" and not first._processed:
+                rows, columns = first._observer.crop
+                height, width = first.emu.last_screen().shape[:2]
+                whole = np.ndarray((region.count, height, width, 3), dtype=np.uint8, buffer=region.map, offset=at,
+                                   strides=(region.stride, width * 3, 3, 1))
+                views[kind] = whole[:, rows, columns]
+            else:
+                shape = tuple(box.shape)
+                inner = tuple(int(np.prod(shape[i + 1:])) for i in range(len(shape)))
+                views[kind] = np.ndarray((region.count,) + shape, dtype=np.uint8, buffer=region.map, offset=at,
+                                         strides=(region.stride,) + inner)
+        return views
+
+    def observations(self, indices: Optional[np.ndarray], out: Any) -> None:
+        """Copies the observations of `indices` (None: every lane) into `out` (a batch of as many rows,
+        or a dict of them), straight from the lanes: one copy each. The last `collect` told each frame's
+        size: a screen that changed size goes through the envs' own path (which says what is wrong)."""
+        if self._views_cache is None:
+            self._views_cache, self._expected = self._views(), None
+            first = self.envs[0]
+            if first.obs_type != "ram" and not self.processed:
+                self._expected = np.array(first.emu.last_screen().shape[:2])
+        if self._expected is not None and (
+                (self._sizes["height"] != self._expected[0]).any() or (self._sizes["width"] != self._expected[1]).any()):
+            for row, index in enumerate(range(self.region.count) if indices is None else indices.tolist()):
+                self.envs[index].store_observation(out, row)
+            return
+        for kind, view in self._views_cache.items():
+            target = out[kind] if isinstance(out, dict) else out
+            if indices is None:
+                np.copyto(target, view)
+            else:
+                np.take(view, indices, axis=0, out=target)
+
+
+class LaneFailed(RetroluaError):
+    """A step's error reply (the scenario failed, the core refused) in lane `index`."""
+
+    def __init__(self, index: int, message: str) -> None:
+        super().__init__(message)
+        self.index = index
+
+
+def batch_infos(infos: List[Dict[str, Any]], counters: np.ndarray) -> Dict[str, Any]:
+    """Gymnasium's batched `info`: each key an array over the envs and `_key` saying which have it;
+    `frame` and `lag` for every env."""
+    count = len(infos)
+    everyone = np.ones(count, dtype=bool)
+    batched: Dict[str, Any] = {"frame": counters[:, 0].copy(), "_frame": everyone,
+                               "lag": counters[:, 1].copy(), "_lag": everyone.copy()}
+    keys = infos[0].keys() if infos else {}.keys()
+    whole = set()  # names every env reports as a number: one array each, made at once
+    if all(info.keys() == keys for info in infos):
+        for key in keys:
+            values = np.array([info[key] for info in infos])
+            if values.ndim == 1 and values.dtype != object and values.dtype.kind in "biuf":
+                batched[key], batched["_" + key] = values, everyone.copy()
+                whole.add(key)
+    for row, info in enumerate(infos):
+        for key, value in info.items():
+            if key in whole:
+                continue
+            if key not in batched:
+                sample = np.asarray(value)
+                kind = sample.dtype if sample.ndim == 0 and sample.dtype.kind in "biuf" else object
+                batched[key] = np.zeros(count, dtype=kind) if kind != object else np.full(count, None, dtype=object)
+                batched["_" + key] = np.zeros(count, dtype=bool)
+            try:
+                batched[key][row] = value
+            except (TypeError, ValueError, OverflowError):
+                batched[key] = batched[key].astype(object)
+                batched[key][row] = value
+            batched["_" + key][row] = True
+    return batched
