@@ -49,7 +49,8 @@ final class ControlBatchLane {
             throw ControlError("binary batch: the descriptor is not a memory file")
         }
         // A region that can shrink would make a write into it a SIGBUS: only a sealed one is used.
-        guard fcntl(descriptor, Self.getSeals) & Self.sealShrink != 0 else {
+        let seals = fcntl(descriptor, Self.getSeals)  // -1 for a file that is not a memory file
+        guard seals >= 0, seals & Self.sealShrink != 0 else {
             throw ControlError("binary batch: the memory file must be sealed against shrinking (F_SEAL_SHRINK)")
         }
         let size = Int(info.st_size)

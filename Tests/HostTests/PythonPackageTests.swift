@@ -63,6 +63,11 @@ final class PythonPackageTests: XCTestCase {
     /// stack, no-op starts and sticky actions equal a numpy reference on the same frames.
     func testPreprocessingWhereTheFramesAre() throws { try pytest(Fixtures.python, ["test_preprocessing.py"]) }
 
+    /// Tests/python/test_batch.py: many emulators behind one batch door — the vector env and the pool
+    /// (same seed, same batches in any order; the batch equals screenshots and reads; a core crashing
+    /// mid-step; kill -9 of the trainer; hostile batch requests).
+    func testManyEmulatorsBehindTheBatchDoor() throws { try pytest(Fixtures.python, ["test_batch.py"]) }
+
     private func pytest(_ python: String, _ files: [String]) throws {
         let result = try Fixtures.cli(
             [], environment: ["RETROLUA": Fixtures.binary], executable: python,

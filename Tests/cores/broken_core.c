@@ -323,6 +323,10 @@ void retro_run(void) {
     frame_count++;
     input_poll();
     input_state(0, RETRO_DEVICE_JOYPAD, 0, RETRO_DEVICE_ID_JOYPAD_A);
+#ifdef MODE_CRASH_ON_START
+    /* A core that faults inside a frame, on the player's say: one emulator of several crashes mid-step. */
+    if (input_state(0, RETRO_DEVICE_JOYPAD, 0, RETRO_DEVICE_ID_JOYPAD_START)) *(volatile int *)(uintptr_t)8 = 1;
+#endif
     for (int i = 0; i < W * H; i++) picture[i] = 0x00336699u + frame_count;
 #ifdef MODE_ENV_NULL_RUN
     if (frame_count == 1) environment_with_null();

@@ -120,6 +120,11 @@ class BatchRegion:
             self.generation[0] = (int(self.generation[0]) + 1) & 0xFFFFFFFF
             _syscall(_FUTEX, ctypes.c_void_p(self._address), _FUTEX_WAKE, 0x7FFFFFFF, None, None, 0)
 
+    def abandon(self, index: int) -> None:
+        """Drops the request left in lane `index` by an emulator that is gone, so that the one joining
+        the lane next does not run it (a step that crashed the last one would crash it too)."""
+        self.done[index] = self.requests[index]
+
     def answered(self, index: int) -> bool:
         return bool(self.done[index] == self.requests[index])
 

@@ -90,7 +90,8 @@ class LaneStepper:
             row = int(np.flatnonzero(replies["status"])[0])
             index = int(indices[row])
             at = self.region.lane(index) + REPLY_AT + 72
-            raise LaneFailed(index, bytes(self.region.map[at:at + min(lengths[row], 16384)]).decode(errors="replace"))
+            message = bytes(self.region.map[at:at + min(lengths[row], 16384)]).decode(errors="replace")
+            raise EnvironmentFailed(index, RetroluaError(message))
         infos: List[dict] = []
         region_map, lane = self.region.map, self.region.lane
         for index, length in zip(indices.tolist(), lengths):
@@ -104,7 +105,7 @@ class LaneStepper:
             env = envs[index]
             env._steps += 1
             env._at_start = False
-        self._sizes = replies[["height", "width"]]
+        self._sizes = np.stack((replies["height"], replies["width"]), axis=1)
         counters = np.stack((replies["frame"], replies["lag"]), axis=1)
         return replies["reward"], replies["done"] != 0, counters, infos
 
@@ -139,8 +140,7 @@ class LaneStepper:
             first = self.envs[0]
             if first.obs_type != "ram" and not self.processed:
                 self._expected = np.array(first.emu.last_screen().shape[:2])
-        if self._expected is not None and (
-                (self._sizes["height"] != self._expected[0]).any() or (self._sizes["width"] != self._expected[1]).any()):
+        if self._expected is not None and (self._sizes != self._expected).any():
             for row, index in enumerate(range(self.region.count) if indices is None else indices.tolist()):
                 self.envs[index].store_observation(out, row)
             return
@@ -150,14 +150,6 @@ class LaneStepper:
                 np.copyto(target, view)
             else:
                 np.take(view, indices, axis=0, out=target)
-
-
-class LaneFailed(RetroluaError):
-    """A step's error reply (the scenario failed, the core refused) in lane `index`."""
-
-    def __init__(self, index: int, message: str) -> None:
-        super().__init__(message)
-        self.index = index
 
 
 def batch_infos(infos: List[Dict[str, Any]], counters: np.ndarray) -> Dict[str, Any]:
@@ -191,3 +183,26 @@ def batch_infos(infos: List[Dict[str, Any]], counters: np.ndarray) -> Dict[str, 
                 batched[key][row] = value
             batched["_" + key][row] = True
     return batched
+
+
+class EnvironmentFailed(RetroluaError):
+    """A sub-environment failed (its emulator exited: a core that crashed; or it stopped answering):
+    `index` says which; `restart(index)` puts a new one in its place."""
+
+    def __init__(self, index: int, error: RetroluaError) -> None:
+        super().__init__("environment %d: %s" % (index, error))
+        self.index = index
+
+
+def join(envs: List[RetroluaEnv]) -> BatchRegion:
+    """One batch region for every env's emulator (see retrolua._batch); the envs' emulators join it."""
+    layouts = [env.emu._layout for env in envs]
+    region = BatchRegion(len(envs), max(layout["screen"][1] for layout in layouts),
+                         max(layout["ram"][1] for layout in layouts))
+    try:
+        for index, env in enumerate(envs):
+            env.emu.join_batch(region, index)
+    except BaseException:
+        region.close()
+        raise
+    return region

@@ -31,7 +31,7 @@ except ImportError as error:  # pragma: no cover
 
 from . import _autoreset
 from ._batch import BatchRegion
-from ._lanes import LaneFailed, LaneStepper, batch_infos
+from ._lanes import EnvironmentFailed, LaneStepper, batch_infos, join
 from .emulator import PendingStep
 from .env import RetroluaEnv
 from .errors import RetroluaError
@@ -52,7 +52,7 @@ class RetroluaVectorEnv(VectorEnv):
             for _ in range(num_envs):
                 self.envs.append(RetroluaEnv(rom, **options))
             if batch:
-                self._region = _join(self.envs)
+                self._region = join(self.envs)
                 stepper = LaneStepper(self._region, self.envs)
                 self._stepper = stepper if stepper.usable else None
         except BaseException:
@@ -131,11 +131,8 @@ class RetroluaVectorEnv(VectorEnv):
             _, info = self._guarded(int(index), self.envs[index].reset)
             infos[index] = info
             counters[index] = info.get("frame", 0), info.get("lag", 0)
-        try:
-            rewards[stepping], terminations[stepping], counters[stepping], stepped = stepper.collect(
-                None if everyone else stepping, self._check)
-        except LaneFailed as error:
-            raise EnvironmentFailed(error.index, error) from error
+        rewards[stepping], terminations[stepping], counters[stepping], stepped = stepper.collect(
+            None if everyone else stepping, self._check)
         for index, info in zip(stepping, stepped):
             infos[index] = info
             truncations[index] = not terminations[index] and self.envs[index]._steps >= self.envs[index].max_steps
@@ -178,6 +175,7 @@ class RetroluaVectorEnv(VectorEnv):
         old.close()
         env = RetroluaEnv(self._rom, **self._options)
         if self._region is not None:
+            self._region.abandon(index)
             env.emu.join_batch(self._region, index)
         self.envs[index] = env
         self._autoreset.ended[index] = True
@@ -204,30 +202,6 @@ class RetroluaVectorEnv(VectorEnv):
             env.close()
         if getattr(self, "_region", None) is not None:
             self._region.close()
-
-
-class EnvironmentFailed(RetroluaError):
-    """A sub-environment failed (its emulator exited: a core that crashed; or it stopped answering):
-    `index` says which; `restart(index)` puts a new one in its place."""
-
-    def __init__(self, index: int, error: RetroluaError) -> None:
-        super().__init__("environment %d: %s" % (index, error))
-        self.index = index
-
-
-def _join(envs: List[RetroluaEnv]) -> Optional[BatchRegion]:
-    """One batch region for every env's emulator (see retrolua._batch), or None when one of them cannot
-    join (an emulator reached over TCP: no shared memory)."""
-    layouts = [env.emu._layout for env in envs]
-    region = BatchRegion(len(envs), max(layout["screen"][1] for layout in layouts),
-                         max(layout["ram"][1] for layout in layouts))
-    try:
-        for index, env in enumerate(envs):
-            env.emu.join_batch(region, index)
-    except BaseException:
-        region.close()
-        raise
-    return region
 
 
 def _unheld(batch: Any) -> bool:

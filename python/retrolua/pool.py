@@ -1,0 +1,267 @@
+"""An EnvPool-style pool of environments: `send` actions to some, `recv` the first `batch_size` that are done.
+
+    import retrolua.pool
+    pool = retrolua.pool.make_pool("build/roms/dodge.nes", num_envs=8, batch_size=4, core="nestopia",
+                                   obs="ram", scenario="examples/python/dodge_scenario.lua",
+                                   actions=retrolua.env.DODGE_ACTIONS)
+    pool.async_reset(seed=0)
+    while training:
+        observations, rewards, terminations, truncations, info = pool.recv()
+        pool.send(policy(observations), info["env_id"])
+
+With `batch_size < num_envs` the trainer works on one batch while the others' frames run: every
+emulator stays busy and the trainer never waits for the slowest. `step(actions, env_ids)` is `send`
+then `recv`; with `batch_size == num_envs` and every id it is a synchronous vector step.
+
+Every environment is a `RetroluaEnv` in its own emulator process, all joined to one batch region
+(`retrolua._batch`): a `send` writes the steps into their lanes and wakes them with one system call, a
+`recv` waits on one futex and reads rewards, ends and observations from the lanes. Episodes reset as
+Gymnasium 1.x's autoreset modes say: "NextStep" (default: the send after an episode's end resets that
+environment, ignoring its action; the reset's observation comes back with reward 0) or "SameStep"
+(reset at once; `info["final_obs"]` and `info["final_info"]` keep the ended episode's last). Seeds and
+start states are per environment (`reset(seed=[...])`, `states=[...]`). A crashed emulator raises
+`EnvironmentFailed` naming its environment; `restart(index)` starts a new one in its place.
+Needs gymnasium (the spaces).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+
+from . import _autoreset
+from ._lanes import EnvironmentFailed, LaneStepper, batch_infos, join
+from .env import RetroluaEnv
+from .errors import RetroluaError
+
+__all__ = ["EnvironmentFailed", "RetroluaPool", "make_pool"]
+
+
+class RetroluaPool:
+    """`num_envs` environments, `batch_size` of them returned by each `recv` (see the module)."""
+
+    def __init__(self, rom: str, num_envs: int, batch_size: Optional[int] = None,
+                 autoreset_mode: str = _autoreset.NEXT_STEP, states: Optional[Sequence[Any]] = None,
+                 **options: Any) -> None:
+        batch_size = num_envs if batch_size is None else batch_size
+        if num_envs < 1 or not 1 <= batch_size <= num_envs:
+            raise ValueError("num_envs >= 1 and 1 <= batch_size <= num_envs, got %d and %d" % (num_envs, batch_size))
+        if autoreset_mode not in (_autoreset.NEXT_STEP, _autoreset.SAME_STEP):
+            raise ValueError("autoreset_mode is %r or %r, got %r" % (_autoreset.NEXT_STEP, _autoreset.SAME_STEP,
+                                                                      autoreset_mode))
+        if states is not None and len(states) != num_envs:
+            raise ValueError("states: one start state per environment (%d), got %d" % (num_envs, len(states)))
+        if options.get("sticky"):
+            raise ValueError("the pool steps in the emulators: use sticky_actions (per frame, there) instead of sticky")
+        self.num_envs, self.batch_size, self.autoreset_mode = num_envs, batch_size, autoreset_mode
+        options.setdefault("spin", 0.0)
+        self._rom, self._options, self._states = rom, options, states
+        self.envs: List[RetroluaEnv] = []
+        self._region = None
+        try:
+            for index in range(num_envs):
+                self.envs.append(self._make(index))
+            self._region = join(self.envs)
+        except BaseException:
+            self.close()
+            raise
+        self._stepper = LaneStepper(self._region, self.envs)
+        first = self.envs[0]
+        self.observation_space, self.action_space = first.observation_space, first.action_space
+        self._running = np.zeros(num_envs, dtype=bool)  # a step posted and not yet returned by recv
+        self._ended = np.zeros(num_envs, dtype=bool)  # the episode ended (NextStep: the next send resets)
+        self._ready: Deque[Tuple[int, Dict[str, Any]]] = deque()  # reset results waiting for recv
+        self._seeds: List[Optional[int]] = [None] * num_envs
+
+    def _make(self, index: int) -> RetroluaEnv:
+        options = dict(self._options)
+        if self._states is not None:
+            options["state"] = self._states[index]
+        return RetroluaEnv(self._rom, **options)
+
+    # -- EnvPool's API ----------------------------------------------------------------------------
+
+    def async_reset(self, seed: _autoreset.Seed = None, options: Optional[Dict[str, Any]] = None) -> None:
+        """Resets every environment (seeds `seed + i`, or one per env from a list); the results come
+        from the next `recv`s, `batch_size` at a time."""
+        self._finish_running()
+        self._ready.clear()
+        for index, env_seed in enumerate(_autoreset.seeds(seed, self.num_envs)):
+            self._ready.append((index, self._reset(index, env_seed, options)))
+
+    def reset(self, seed: _autoreset.Seed = None, options: Optional[Dict[str, Any]] = None
+              ) -> Tuple[Any, Dict[str, Any]]:
+        """Resets every environment; (observations, info) of all `num_envs` (info["env_id"] says the order)."""
+        self.async_reset(seed, options)
+        ids = np.arange(self.num_envs)
+        infos = [info for _, info in self._ready]
+        self._ready.clear()
+        return self._observe(ids, list(range(self.num_envs))), self._info(ids, infos)
+
+    def send(self, actions: Any, env_ids: Optional[Sequence[int]] = None) -> None:
+        """Starts a step for each of `env_ids` (default: all) with its row of `actions`; an environment
+        whose episode ended resets instead (NextStep). Each id must have been returned by `recv` (or
+        reset) since its last step."""
+        ids = np.arange(self.num_envs) if env_ids is None else np.asarray(env_ids, dtype=np.intp).reshape(-1)
+        actions = np.asarray(actions)
+        if len(actions) != len(ids):
+            raise ValueError("send: %d actions for %d environments" % (len(actions), len(ids)))
+        if len(ids) and (ids.min() < 0 or ids.max() >= self.num_envs or len(np.unique(ids)) != len(ids)):
+            raise ValueError("send: env_ids are distinct environments 0…%d, got %s" % (self.num_envs - 1, ids))
+        if self._running[ids].any() or any(index in ids for index, _ in self._ready):
+            raise RetroluaError("send: environment %d still has a step to recv" % int(
+                next(i for i in ids if self._running[i] or any(i == j for j, _ in self._ready))))
+        due = self._ended[ids] if self.autoreset_mode == _autoreset.NEXT_STEP else np.zeros(len(ids), dtype=bool)
+        stepping = ids[~due]
+        if len(stepping):
+            self._stepper.post(stepping, self._stepper.masks(actions[~due], stepping))
+            self._running[stepping] = True
+            self._region.wake()
+        for index in ids[due]:
+            self._ready.append((int(index), self._reset(int(index), None, None)))
+
+    def recv(self) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        """The first `batch_size` environments done (waiting resets first, then the steps that finished
+        first), in the order of their ids: (observations, rewards, terminations, truncations, info),
+        info["env_id"] their ids."""
+        size = self.batch_size
+        if len(self._ready) + int(self._running.sum()) < size:
+            raise RetroluaError("recv: only %d environments have a step or reset to return, batch_size is %d"
+                                % (len(self._ready) + int(self._running.sum()), size))
+        resets = dict(self._ready.popleft() for _ in range(min(size, len(self._ready))))
+        stepped: List[int] = []
+        if len(resets) < size:
+            finished = self._region.wait(np.flatnonzero(self._running), self._check, size - len(resets))
+            stepped = sorted(finished[: size - len(resets)])
+        ids = np.array(sorted(list(resets) + stepped), dtype=np.intp)
+        rewards = np.zeros(size, dtype=np.float64)
+        terminations = np.zeros(size, dtype=bool)
+        counters = np.zeros((size, 2), dtype=np.int64)
+        infos: List[Dict[str, Any]] = [resets.get(int(index), {}) for index in ids]
+        reset_rows = [row for row, index in enumerate(ids) if int(index) in resets]
+        for row in reset_rows:
+            counters[row] = infos[row].get("frame", 0), infos[row].get("lag", 0)
+        if stepped:
+            lanes = np.asarray(stepped, dtype=np.intp)
+            self._running[lanes] = False
+            rows = np.searchsorted(ids, lanes)
+            rewards[rows], terminations[rows], counters[rows], got = self._stepper.collect(lanes, self._check)
+            for row, info in zip(rows, got):
+                infos[row] = info
+        truncations = np.array([not terminations[row] and int(index) not in resets
+                                and self.envs[index]._steps >= self.envs[index].max_steps
+                                for row, index in enumerate(ids)], dtype=bool)
+        ended = np.logical_or(terminations, truncations)
+        self._ended[ids] = ended
+        finals: Dict[int, Tuple[Any, Dict[str, Any]]] = {}
+        if self.autoreset_mode == _autoreset.SAME_STEP:
+            finals = self._same_step_resets(ids, ended, infos, counters)
+        observations = self._observe(ids, reset_rows + list(finals))
+        info = self._info(ids, infos, counters)
+        if finals:
+            self._add_finals(info, finals, size)
+        return observations, rewards, terminations, truncations, info
+
+    def step(self, actions: Any, env_ids: Optional[Sequence[int]] = None
+             ) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        """`send` then `recv`."""
+        self.send(actions, env_ids)
+        return self.recv()
+
+    # -- the rest ---------------------------------------------------------------------------------
+
+    def restart(self, index: int) -> None:
+        """Replaces environment `index` (its emulator died: `EnvironmentFailed.index`) with a new one in the
+        same lane, reset (its reset comes from a later `recv`)."""
+        self.envs[index].close()
+        env = self._make(index)
+        self._region.abandon(index)
+        env.emu.join_batch(self._region, index)
+        self.envs[index] = env
+        self._running[index] = False
+        self._ready = deque(item for item in self._ready if item[0] != index)
+        self._ready.append((index, self._reset(index, None, None)))
+
+    def close(self) -> None:
+        for env in self.envs:
+            env.close()
+        self.envs = []
+        if self._region is not None:
+            self._region.close()
+
+    def __enter__(self) -> "RetroluaPool":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _reset(self, index: int, seed: Optional[int], options: Optional[Dict[str, Any]]) -> Dict[str, Any]:
+        try:
+            _, info = self.envs[index].reset(seed=seed, options=options)
+        except RetroluaError as error:
+            raise EnvironmentFailed(index, error) from error
+        self._ended[index] = False
+        return info
+
+    def _check(self, index: int) -> None:
+        try:
+            self.envs[index].emu._check_lane()
+        except RetroluaError as error:
+            raise EnvironmentFailed(index, error) from error
+
+    def _finish_running(self) -> None:
+        """Waits out the steps still running (a reset of everything drops their results)."""
+        running = np.flatnonzero(self._running)
+        if len(running):
+            self._region.wait(running, self._check)
+            self._running[:] = False
+
+    def _observe(self, ids: np.ndarray, reset_rows: List[int]) -> Any:
+        """The observations of `ids` as a new batch (the lanes are rewritten by the next send)."""
+        space = self.observation_space
+        if self.envs[0].obs_type == "both":
+            out: Any = {key: np.empty((len(ids),) + box.shape, dtype=box.dtype) for key, box in space.spaces.items()}
+        else:
+            out = np.empty((len(ids),) + space.shape, dtype=space.dtype)
+        if len(ids):
+            self._stepper.observations(ids, out)
+        for row in reset_rows:  # a reset without no-op frames shows the start state's own frame
+            self.envs[int(ids[row])].store_observation(out, row)
+        return out
+
+    def _info(self, ids: np.ndarray, infos: List[Dict[str, Any]], counters: Optional[np.ndarray] = None
+              ) -> Dict[str, Any]:
+        if counters is None:
+            counters = np.array([[info.get("frame", 0), info.get("lag", 0)] for info in infos], dtype=np.int64)
+        info = batch_infos([{k: v for k, v in i.items() if k not in ("frame", "lag")} for i in infos], counters)
+        info["env_id"] = ids.astype(np.int32)
+        return info
+
+    def _same_step_resets(self, ids: np.ndarray, ended: np.ndarray, infos: List[Dict[str, Any]],
+                          counters: np.ndarray) -> Dict[int, Tuple[Any, Dict[str, Any]]]:
+        """SameStep: each ended environment's last observation and info, then its reset."""
+        finals: Dict[int, Tuple[Any, Dict[str, Any]]] = {}
+        for row in np.flatnonzero(ended):
+            index = int(ids[row])
+            last = self._observe(np.asarray([index], dtype=np.intp), [])[0]
+            finals[int(row)] = (last, infos[row])
+            infos[row] = self._reset(index, None, None)
+            counters[row] = infos[row].get("frame", 0), infos[row].get("lag", 0)
+        return finals
+
+    @staticmethod
+    def _add_finals(info: Dict[str, Any], finals: Dict[int, Tuple[Any, Dict[str, Any]]], size: int) -> None:
+        info["final_obs"] = np.full(size, None, dtype=object)
+        info["final_info"] = np.full(size, None, dtype=object)
+        info["_final_obs"] = np.zeros(size, dtype=bool)
+        info["_final_info"] = np.zeros(size, dtype=bool)
+        for row, (observation, final_info) in finals.items():
+            info["final_obs"][row], info["final_info"][row] = observation, final_info
+            info["_final_obs"][row] = info["_final_info"][row] = True
+
+
+def make_pool(rom: str, num_envs: int, batch_size: Optional[int] = None, **options: Any) -> RetroluaPool:
+    """A RetroluaPool (options as for `retrolua.make`, plus `autoreset_mode` and per-env `states`)."""
+    return RetroluaPool(rom, num_envs, batch_size, **options)
