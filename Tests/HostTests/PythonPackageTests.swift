@@ -28,7 +28,7 @@ final class PythonPackageTests: XCTestCase {
             arguments: ["-m", "pytest", "-q", "-p", "no:cacheprovider", Fixtures.root + "/Tests/python/test_ray.py"],
             timeout: 300)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        XCTAssertTrue(result.stdout.contains("6 passed"), result.stdout)
+        XCTAssertTrue(result.stdout.contains("7 passed"), result.stdout)
     }
 
     /// Tests/python/test_integration.py: stable-retro game integrations against stable-retro's own engine.

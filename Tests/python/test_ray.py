@@ -189,6 +189,28 @@ def test_the_ray_vector_env_behaves_as_gymnasiums_sync_vector_env(cluster):
     assert envs.actors == []
 
 
+def test_a_ray_vector_env_of_batch_doors_equals_one_actor_per_env(cluster):
+    grouped = retrolua.ray.RayVectorEnv(4, envs_per_actor=2, num_cpus=0.25, **_dodge_options())
+    single = retrolua.ray.RayVectorEnv(4, num_cpus=0.25, **_dodge_options())
+    try:
+        assert len(grouped.actors) == 2 and grouped.num_envs == 4
+        assert grouped.observation_space == single.observation_space
+        first, infos = grouped.reset(seed=3)
+        second, _ = single.reset(seed=3)
+        assert np.array_equal(first, second) and infos["_frame"].all()
+        for actions in np.random.default_rng(5).integers(0, 5, size=(8, 4)):
+            ours, theirs = grouped.step(actions), single.step(actions)
+            for mine, other in zip(ours[:4], theirs[:4]):
+                assert np.array_equal(mine, other)
+            assert np.array_equal(ours[4]["frame"], theirs[4]["frame"])
+        assert len(grouped.call("max_steps")) == 4
+        with pytest.raises(ValueError, match="multiple"):
+            retrolua.ray.RayVectorEnv(3, envs_per_actor=2, **_dodge_options())
+    finally:
+        grouped.close()
+        single.close()
+
+
 def test_the_ray_farm_example(cluster):
     done = subprocess.run([sys.executable, os.path.join(ROOT, "examples", "python", "ray_farm.py"),
                            "--address", cluster, "--seeds", "3", "--frames", "300"],

@@ -85,3 +85,38 @@ def test_the_ppo_example_trains_and_prints_the_mean_reward_before_and_after():
     assert all(-3 <= float(match.group(1)) <= 10 for match in (before, after)), result.stdout
     assert re.search(r"^trained 256 timesteps in ", result.stdout, re.M), result.stdout
 
+
+
+def test_ppo_trains_on_the_batch_door_vec_env_as_on_subproc_vec_env():
+    from stable_baselines3.common.vec_env import SubprocVecEnv
+    from retrolua.sb3 import RetroluaVecEnv
+
+    dodge = os.path.join(ROOT, "build", "roms", "dodge.nes")
+    options = dict(core="nestopia", obs="ram", scenario=os.path.join(ROOT, "examples", "python", "dodge_scenario.lua"),
+                   actions=retrolua.env.DODGE_ACTIONS, frameskip=4, max_steps=12)
+    ours = RetroluaVecEnv(dodge, 3, **options)
+    theirs = SubprocVecEnv([lambda: retrolua.make(dodge, **options)] * 3)
+    try:
+        ours.seed(4)
+        theirs.seed(4)
+        assert np.array_equal(ours.reset(), theirs.reset())
+        ended = 0
+        for step in range(30):  # SB3's conventions: same observations, rewards, dones and terminal observations
+            actions = np.array([step % 5, (step * 3) % 5, 2])
+            mine, other = ours.step(actions), theirs.step(actions)
+            for a, b in zip(mine[:3], other[:3]):
+                assert np.array_equal(a, b), step
+            for a, b in zip(mine[3], other[3]):
+                assert ("terminal_observation" in a) == ("terminal_observation" in b)
+                if "terminal_observation" in a:
+                    ended += 1
+                    assert np.array_equal(a["terminal_observation"], b["terminal_observation"])
+                    assert a["TimeLimit.truncated"] == b["TimeLimit.truncated"]
+        assert ended >= 3
+        model = PPO("MlpPolicy", ours, n_steps=16, batch_size=24, n_epochs=1, seed=0, device="cpu", verbose=0)
+        model.learn(total_timesteps=48)
+        assert model.num_timesteps == 48
+        assert ours.get_attr("max_steps") == [12, 12, 12]
+    finally:
+        ours.close()
+        theirs.close()
