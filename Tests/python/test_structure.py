@@ -102,7 +102,13 @@ def test_private_members_are_found():
 
 
 @pytest.mark.parametrize("module, owner, class_name", [("env", "emulator", "Emulator"),
-                                                       ("vector", "env", "RetroluaEnv")])
+                                                       ("vector", "env", "RetroluaEnv"),
+                                                       ("vector", "emulator", "Emulator"),
+                                                       ("_lanes", "env", "RetroluaEnv"),
+                                                       ("_lanes", "emulator", "Emulator"),
+                                                       ("pool", "env", "RetroluaEnv"),
+                                                       ("pool", "emulator", "Emulator"),
+                                                       ("sb3", "pool", "RetroluaPool")])
 def test_an_env_uses_only_public_names_of_what_it_builds_on(module, owner, class_name):
     assert _foreign_private_uses(module, _private_members(owner, class_name)) == []
 

@@ -35,15 +35,10 @@ class LaneStepper:
         self._masks = np.ndarray((count,), dtype="<u2", buffer=buffer, offset=HEADER + REQUEST_AT + 32,
                                  strides=(stride,))
         self._replies = np.ndarray((count,), dtype=REPLY, buffer=buffer, offset=HEADER + REPLY_AT, strides=(stride,))
-        if first._processed:
-            flags, frames = wire.STEP_PROCESSED, 0
-        else:
-            want_screen = first.obs_type != "ram" or first.render_mode == "rgb_array"
-            flags = (wire.STEP_SCREEN if want_screen else 0) | (wire.STEP_RAM if first.obs_type != "screen" else 0)
-            frames = first.frameskip
+        flags, frames = first.step_request()
         # command, flags (one port's mask follows), payload length, frame count; a and b stay 0
         self._template = np.array([wire.STEP, flags | 1 << 8, 2, frames], dtype="<u4")
-        self.processed = first._processed
+        self.processed = first.processed
         self._views_cache: Optional[Dict[str, np.ndarray]] = None
         self._expected: Optional[np.ndarray] = None
         self._sizes = np.zeros((0, 2), dtype=np.int64)
@@ -51,13 +46,9 @@ class LaneStepper:
 
     def masks(self, actions: Any, indices: Sequence[int]) -> np.ndarray:
         """The RetroPad masks of `actions` (one per index), as the envs' `_mask` makes them."""
-        first = self.envs[indices[0]] if len(indices) else self.envs[0]
-        if first._masks is not None:
-            return first._masks[np.asarray(actions, dtype=np.intp)]
-        if first._kind is None and len(indices):
-            pressed = np.asarray(actions).astype(bool)[:, : len(first._bits)]
-            return (pressed * first._bits[: pressed.shape[1]]).sum(axis=1).astype(np.uint16)
-        return np.array([self.envs[i]._mask(a) for i, a in zip(indices, actions)], dtype=np.uint16)
+        if not len(indices):
+            return np.zeros(0, dtype=np.uint16)
+        return self.envs[int(indices[0])].masks(actions)  # the envs share their options: any one says
 
     def post(self, indices: Optional[np.ndarray], masks: np.ndarray) -> None:
         """Writes a step for each of `indices` (None: every lane) into its lane; the region's next
@@ -74,9 +65,10 @@ class LaneStepper:
         region.mark_posted()
 
     def collect(self, indices: Optional[np.ndarray], check: Any
-                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, List[dict]]:
-        """Waits for the steps of `indices` (None: every lane); (rewards, dones, frame and lag counters
-        as (n, 2), infos). A failed step raises (`check`'s error for an emulator that is gone)."""
+                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, List[dict]]:
+        """Waits for the steps of `indices` (None: every lane); (rewards, terminations, truncations,
+        frame and lag counters as (n, 2), infos). A failed step raises (`check`'s error for an emulator
+        that is gone)."""
         if indices is None:
             self.region.wait_all(check)
             lanes: Any = slice(None)
@@ -100,14 +92,13 @@ class LaneStepper:
                 infos.append(json.loads(region_map[at:at + length]))
             else:
                 infos.append({})
+        terminations = replies["done"] != 0
         envs = self.envs
-        for index in indices.tolist():
-            env = envs[index]
-            env._steps += 1
-            env._at_start = False
+        truncations = np.array([envs[index].count_step(ended) for index, ended in
+                                zip(indices.tolist(), terminations.tolist())], dtype=bool)
         self._sizes = np.stack((replies["height"], replies["width"]), axis=1)
         counters = np.stack((replies["frame"], replies["lag"]), axis=1)
-        return replies["reward"], replies["done"] != 0, counters, infos
+        return replies["reward"], terminations, truncations, counters, infos
 
     def _views(self) -> Dict[str, np.ndarray]:
         """Every lane's observation in place, by kind ("screen", "ram"), as strided arrays over the
@@ -118,8 +109,8 @@ class LaneStepper:
         views = {}
         for kind, box in spaces.items():
             at = region.screen_at(0) if kind == "screen" else region.ram_at(0)
-            if kind == "screen" and not first._processed:
-                rows, columns = first._observer.crop
+            if kind == "screen" and not first.processed:
+                rows, columns = first.crop_slices
                 height, width = first.emu.last_screen().shape[:2]
                 whole = np.ndarray((region.count, height, width, 3), dtype=np.uint8, buffer=region.map, offset=at,
                                    strides=(region.stride, width * 3, 3, 1))
@@ -196,9 +187,8 @@ class EnvironmentFailed(RetroluaError):
 
 def join(envs: List[RetroluaEnv]) -> BatchRegion:
     """One batch region for every env's emulator (see retrolua._batch); the envs' emulators join it."""
-    layouts = [env.emu._layout for env in envs]
-    region = BatchRegion(len(envs), max(layout["screen"][1] for layout in layouts),
-                         max(layout["ram"][1] for layout in layouts))
+    capacities = [env.emu.capacities for env in envs]
+    region = BatchRegion(len(envs), max(room["screen"] for room in capacities), max(room["ram"] for room in capacities))
     try:
         for index, env in enumerate(envs):
             env.emu.join_batch(region, index)

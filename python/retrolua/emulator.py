@@ -381,20 +381,27 @@ class Emulator:
         region, lane = self._batch, self._lane
         assert region is not None
         if not region.answered(lane):
-            region.wait([lane], lambda _: self._check_lane())
+            region.wait([lane], lambda _: self.check_alive())
         reply = region.reply(lane)
         self._reply[:] = reply[:wire.REPLY.size]
         self._lane_unread, self._unread = False, self._unread - 1
         self._lane_message = region.lane(lane) + _batch.REPLY_AT + wire.REPLY.size
         return wire.REPLY.unpack_from(self._reply)
 
-    def _check_lane(self) -> None:
-        """While waiting for the lane: an emulator that exited, or is past the call's deadline, raises."""
+    def check_alive(self) -> None:
+        """Raises RetroluaError if the emulator has exited, or if the call it is running is past its
+        deadline (it is killed then): what a vector env waiting on many emulators asks of each."""
         if self._launched is not None and self._launched.process.poll() is not None:
             error = self._gone()
             self._failure = str(error) + ": this Emulator is closed"
             raise error
         self._check_deadline()
+
+    @property
+    def capacities(self) -> Dict[str, int]:
+        """The bytes of room for a screen (or processed observation) and for RAM: a batch region gives
+        each emulator's lane as much."""
+        return {"screen": self._layout["screen"][1], "ram": self._layout["ram"][1]}
 
     def join_batch(self, region: "_batch.BatchRegion", lane: int) -> None:
         """From now on steps go through `region`'s lane `lane` (see retrolua._batch), and screens,

@@ -60,6 +60,7 @@ try:
 except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.env needs gymnasium: pip install 'retrolua[gym]'") from error
 
+from . import _protocol as wire
 from . import actions as action_sets
 from . import integration as integrations
 from ._observation import KINDS, Observation, Observer, crop_slices
@@ -236,6 +237,42 @@ class RetroluaEnv(gymnasium.Env):
         """The button names, by RetroPad id: the system's own (stable-retro's, "" where it has none)
         with stable-retro's action spaces, else the RetroPad's."""
         return self._system_buttons or list(self.emu.buttons)
+
+    # -- for vector envs that step many envs' emulators at once (retrolua._lanes) ------------------
+
+    @property
+    def processed(self) -> bool:
+        """Whether the emulator preprocesses the observations (max_pool, grayscale, resize, frame_stack)."""
+        return self._processed
+
+    @property
+    def crop_slices(self) -> Tuple[slice, slice]:
+        """The rows and columns of the screen this env observes."""
+        return self._observer.crop
+
+    def step_request(self) -> Tuple[int, int]:
+        """An ordinary step's binary-door flags and frame count (one mask held; the caller adds the port
+        bits): what `send_step` sends when no stickiness is drawn here."""
+        if self._processed:
+            return wire.STEP_PROCESSED, 0
+        want_screen = self.obs_type != "ram" or self.render_mode == "rgb_array"
+        return (wire.STEP_SCREEN if want_screen else 0) | (wire.STEP_RAM if self.obs_type != "screen" else 0), \
+            self.frameskip
+
+    def masks(self, actions: Any) -> np.ndarray:
+        """The RetroPad masks of a batch of actions (one per row), as `step` turns each into buttons."""
+        if self._masks is not None:
+            return self._masks[np.asarray(actions, dtype=np.intp)]
+        if self._kind is None:
+            pressed = np.asarray(actions).astype(bool)[:, : len(self._bits)]
+            return (pressed * self._bits[: pressed.shape[1]]).sum(axis=1).astype(np.uint16)
+        return np.array([self._mask(action) for action in actions], dtype=np.uint16)
+
+    def count_step(self, terminated: bool) -> bool:
+        """A step this env's emulator ran for a vector env (through its batch lane): counted as `step`
+        counts it; whether it truncates the episode (`max_steps`)."""
+        self._steps, self._at_start = self._steps + 1, False
+        return not terminated and self._steps >= self.max_steps
 
     def get_action_meaning(self, action: Any) -> list:
         """The names of the buttons `action` presses (stable-retro's `get_action_meaning`)."""

@@ -138,6 +138,7 @@ class RetroluaPool:
         ids = np.array(sorted(list(resets) + stepped), dtype=np.intp)
         rewards = np.zeros(size, dtype=np.float64)
         terminations = np.zeros(size, dtype=bool)
+        truncations = np.zeros(size, dtype=bool)
         counters = np.zeros((size, 2), dtype=np.int64)
         infos: List[Dict[str, Any]] = [resets.get(int(index), {}) for index in ids]
         reset_rows = [row for row, index in enumerate(ids) if int(index) in resets]
@@ -147,12 +148,10 @@ class RetroluaPool:
             lanes = np.asarray(stepped, dtype=np.intp)
             self._running[lanes] = False
             rows = np.searchsorted(ids, lanes)
-            rewards[rows], terminations[rows], counters[rows], got = self._stepper.collect(lanes, self._check)
+            rewards[rows], terminations[rows], truncations[rows], counters[rows], got = self._stepper.collect(
+                lanes, self._check)
             for row, info in zip(rows, got):
                 infos[row] = info
-        truncations = np.array([not terminations[row] and int(index) not in resets
-                                and self.envs[index]._steps >= self.envs[index].max_steps
-                                for row, index in enumerate(ids)], dtype=bool)
         ended = np.logical_or(terminations, truncations)
         self._ended[ids] = ended
         finals: Dict[int, Tuple[Any, Dict[str, Any]]] = {}
@@ -207,7 +206,7 @@ class RetroluaPool:
 
     def _check(self, index: int) -> None:
         try:
-            self.envs[index].emu._check_lane()
+            self.envs[index].emu.check_alive()
         except RetroluaError as error:
             raise EnvironmentFailed(index, error) from error
 

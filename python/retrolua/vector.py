@@ -131,11 +131,10 @@ class RetroluaVectorEnv(VectorEnv):
             _, info = self._guarded(int(index), self.envs[index].reset)
             infos[index] = info
             counters[index] = info.get("frame", 0), info.get("lag", 0)
-        rewards[stepping], terminations[stepping], counters[stepping], stepped = stepper.collect(
-            None if everyone else stepping, self._check)
+        rewards[stepping], terminations[stepping], truncations[stepping], counters[stepping], stepped = \
+            stepper.collect(None if everyone else stepping, self._check)
         for index, info in zip(stepping, stepped):
             infos[index] = info
-            truncations[index] = not terminations[index] and self.envs[index]._steps >= self.envs[index].max_steps
         batch = self._batch()
         stepper.observations(None, batch)
         for index in np.flatnonzero(due):
@@ -166,7 +165,7 @@ class RetroluaVectorEnv(VectorEnv):
             self._guarded(-1, self._region.wait, indices, self._check)
 
     def _check(self, index: int) -> None:
-        self._guarded(index, self.envs[index].emu._check_lane)
+        self._guarded(index, self.envs[index].emu.check_alive)
 
     def restart(self, index: int) -> None:
         """Replaces environment `index` (its emulator died: a core that crashed) with a new one in the same
