@@ -26,6 +26,8 @@ final class ControlBinaryPreprocessing {
     private var shape = (width: 0, height: 0)
     var previousButtons = InlineArray<8, UInt16>(repeating: 0)
     var pooled: [UInt8] = []
+    /// The resize of the last frame size (its weights are computed once per size).
+    private var resizer: AreaResize?
 
     init(_ payload: ArraySlice<UInt8>, capacity: Int) throws(ControlError) {
         guard payload.count == Self.payloadSize else {
@@ -84,8 +86,15 @@ final class ControlBinaryPreprocessing {
 
     /// Keeps the frame about to be followed by a step's last one (for the max-pool).
     func keep(_ frame: LastFrame) {
-        pooled = [UInt8](repeating: 0, count: frame.width * frame.height * 3)
-        pooled.withUnsafeMutableBytes { frame.writeRGB(into: $0.baseAddress!) }
+        pooled = Self.rgb(of: frame)
+    }
+
+    private static func rgb(of frame: LastFrame) -> [UInt8] {
+        let count = frame.width * frame.height * 3
+        return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
+            frame.writeRGB(into: UnsafeMutableRawPointer(bytes.baseAddress!))
+            initialized = count
+        }
     }
 
     /// The processed observation of `frame` pushed onto the stack (an episode's first fills it), then
@@ -100,13 +109,18 @@ final class ControlBinaryPreprocessing {
             throw ControlError(
                 "binary step: \(stack) processed frames of \(width)x\(height) exceed the shared screen area")
         }
-        var rgb = [UInt8](repeating: 0, count: frame.width * frame.height * 3)
-        rgb.withUnsafeMutableBytes { frame.writeRGB(into: $0.baseAddress!) }
+        var rgb = Self.rgb(of: frame)
         if pool && maxPool && pooled.count == rgb.count { FrameProcessing.maxPool(&rgb, pooled) }
         pooled = []
         let pixels = grayscale ? FrameProcessing.grayscale(rgb, pixels: frame.width * frame.height) : rgb
-        let processed = FrameProcessing.resize(
-            pixels, width: frame.width, height: frame.height, channels: channels, toWidth: width, toHeight: height)
+        if let resizer, resizer.width == frame.width, resizer.height == frame.height, resizer.toWidth == width,
+            resizer.toHeight == height, resizer.channels == channels
+        {
+        } else {
+            resizer = AreaResize(
+                width: frame.width, height: frame.height, channels: channels, toWidth: width, toHeight: height)
+        }
+        let processed = resizer!.apply(pixels)
         if episodeStart || frames.count != stack || shape != (width, height) {
             frames = Array(repeating: processed, count: stack)
         } else {

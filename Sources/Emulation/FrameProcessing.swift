@@ -8,7 +8,7 @@ public enum FrameProcessing {
         let count = min(into.count, other.count)
         into.withUnsafeMutableBufferPointer { target in
             other.withUnsafeBufferPointer { source in
-                for index in 0..<count where source[index] > target[index] { target[index] = source[index] }
+                for index in 0..<count { target[index] = max(target[index], source[index]) }  // no branch: vectorized
             }
         }
     }
@@ -16,71 +16,139 @@ public enum FrameProcessing {
     /// Luma of RGB pixels with OpenCV's fixed-point weights: (R·4899 + G·9617 + B·1868 + 8192) >> 14.
     public static func grayscale(_ rgb: [UInt8], pixels: Int) -> [UInt8] {
         let count = min(max(pixels, 0), rgb.count / 3)
-        var gray = [UInt8](repeating: 0, count: count)
-        rgb.withUnsafeBufferPointer { source in
-            gray.withUnsafeMutableBufferPointer { target in
+        return [UInt8](unsafeUninitializedCapacity: count) { target, initialized in
+            rgb.withUnsafeBufferPointer { source in
                 for pixel in 0..<count {
                     let red = Int(source[pixel * 3]), green = Int(source[pixel * 3 + 1])
                     let blue = Int(source[pixel * 3 + 2])
                     target[pixel] = UInt8(truncatingIfNeeded: (red * 4899 + green * 9617 + blue * 1868 + 8192) >> 14)
                 }
             }
-        }
-        return gray
-    }
-
-    /// The source pixels (index, weight) each output pixel covers along one axis: source pixel `s`
-    /// spans [s·destination, (s+1)·destination), output `d` spans [d·source, (d+1)·source); the
-    /// weight is their overlap, so each output's weights sum to `source`.
-    static func areaWeights(source: Int, destination: Int) -> [[(index: Int, weight: Int)]] {
-        (0..<destination).map { output in
-            let start = output * source, end = start + source
-            var weights: [(index: Int, weight: Int)] = []
-            var index = start / destination
-            while index < source && index * destination < end {
-                let overlap = min(end, (index + 1) * destination) - max(start, index * destination)
-                if overlap > 0 { weights.append((index, overlap)) }
-                index += 1
-            }
-            return weights
+            initialized = count
         }
     }
 
     /// Area-interpolation resize of a `width`×`height` frame of `channels` bytes a pixel to
-    /// `toWidth`×`toHeight`: each output is Σ overlap_x·overlap_y·value over the source pixels it
-    /// covers, divided by width·height, rounded half up. Sizes must be positive and the frame complete.
+    /// `toWidth`×`toHeight` (see `AreaResize`). Sizes must be positive and the frame complete.
     public static func resize(
         _ frame: [UInt8], width: Int, height: Int, channels: Int, toWidth: Int, toHeight: Int
     ) -> [UInt8] {
+        AreaResize(width: width, height: height, channels: channels, toWidth: toWidth, toHeight: toHeight)
+            .apply(frame)
+    }
+}
+
+/// An area-interpolation resize, its weights computed once for a pair of sizes: each output pixel is
+/// Σ overlap_x·overlap_y·value over the source pixels it covers, divided by width·height, rounded
+/// half up. Along an axis, source pixel `s` spans [s·destination, (s+1)·destination) and output `d`
+/// spans [d·source, (d+1)·source); a weight is their overlap, so each output's weights sum to `source`.
+public struct AreaResize {
+    public let width: Int, height: Int, channels: Int, toWidth: Int, toHeight: Int
+    /// Per axis and output: the first source index, where its weights start in `weights` and how many
+    /// (they apply to consecutive sources); flat arrays, so the loops touch no nested array.
+    private let across: Axis
+    private let down: Axis
+
+    private struct Axis {
+        var first: [Int] = [], start: [Int] = [], count: [Int] = [], weights: [Int] = []
+    }
+
+    public init(width: Int, height: Int, channels: Int, toWidth: Int, toHeight: Int) {
         precondition(width > 0 && height > 0 && toWidth > 0 && toHeight > 0 && channels > 0)
+        (self.width, self.height, self.channels, self.toWidth, self.toHeight) = (
+            width, height, channels, toWidth, toHeight
+        )
+        across = Self.weights(source: width, destination: toWidth)
+        down = Self.weights(source: height, destination: toHeight)
+    }
+
+    private static func weights(source: Int, destination: Int) -> Axis {
+        var axis = Axis()
+        for output in 0..<destination {
+            let start = output * source, end = start + source
+            var index = start / destination
+            axis.first.append(index)
+            axis.start.append(axis.weights.count)
+            while index < source && index * destination < end {
+                axis.weights.append(max(0, min(end, (index + 1) * destination) - max(start, index * destination)))
+                index += 1
+            }
+            axis.count.append(axis.weights.count - axis.start[output])
+        }
+        return axis
+    }
+
+    /// The resized frame (`frame` holds at least width·height·channels bytes).
+    public func apply(_ frame: [UInt8]) -> [UInt8] {
         precondition(frame.count >= width * height * channels)
         if width == toWidth && height == toHeight { return Array(frame[0..<(width * height * channels)]) }
-        let across = areaWeights(source: width, destination: toWidth)
-        let down = areaWeights(source: height, destination: toHeight)
-        // Rows first: each source row reduced to toWidth sums (weights sum to `width`).
-        var rows = [Int](repeating: 0, count: height * toWidth * channels)
-        for row in 0..<height {
-            for (output, weights) in across.enumerated() {
-                for channel in 0..<channels {
-                    var sum = 0
-                    for (index, weight) in weights {
-                        sum += weight * Int(frame[(row * width + index) * channels + channel])
+        let rowLength = toWidth * channels
+        let sums = sums(frame)
+        let divisor = width * height
+        // (2·sum + divisor) / (2·divisor) by a reciprocal (a division per pixel costs a third of the sums):
+        // the divisor is below 2^29, so a quotient that is not whole is at least 2^-29 below the next whole
+        // number, while the product's error is under 2^-44; adding 2^-40 before truncating puts a whole
+        // quotient computed a hair low back on it, so the result is the integer division's.
+        let reciprocal = 1.0 / Double(2 * divisor)
+        return [UInt8](unsafeUninitializedCapacity: toHeight * rowLength) { result, initialized in
+            for index in 0..<(toHeight * rowLength) {
+                result[index] = UInt8(truncatingIfNeeded: Int(Double(2 * sums[index] + divisor) * reciprocal + 0x1p-40))
+            }
+            initialized = toHeight * rowLength
+        }
+    }
+
+    /// Each output's Σ overlap_x·overlap_y·value: each source row reduced to toWidth sums first, then
+    /// the columns; summed in registers (adding into memory pixel by pixel waits on each store: twice as
+    /// slow on this kind of loop).
+    private func sums(_ frame: [UInt8]) -> [Int] {
+        let rowLength = toWidth * channels
+        var rows = [Int](repeating: 0, count: height * rowLength)
+        let (width, channels, toWidth, toHeight) = (width, channels, toWidth, toHeight)
+        frame.withUnsafeBufferPointer { source in
+            rows.withUnsafeMutableBufferPointer { sums in
+                across.first.withUnsafeBufferPointer { first in
+                    across.start.withUnsafeBufferPointer { start in
+                        across.count.withUnsafeBufferPointer { count in
+                            across.weights.withUnsafeBufferPointer { weights in
+                                for row in 0..<height {
+                                    let line = row * width * channels
+                                    for output in 0..<toWidth {
+                                        for channel in 0..<channels {
+                                            var sum = 0, at = line + first[output] * channels + channel
+                                            for index in start[output]..<(start[output] + count[output]) {
+                                                sum &+= weights[index] &* Int(source[at])
+                                                at &+= channels
+                                            }
+                                            sums[row * rowLength + output * channels + channel] = sum
+                                        }
+                                    }
+                                }
+                            }
+                        }
                     }
-                    rows[(row * toWidth + output) * channels + channel] = sum
                 }
             }
         }
-        let divisor = width * height
-        var result = [UInt8](repeating: 0, count: toWidth * toHeight * channels)
-        for (output, weights) in down.enumerated() {
-            for column in 0..<(toWidth * channels) {
-                var sum = 0
-                for (index, weight) in weights { sum += weight * rows[index * toWidth * channels + column] }
-                result[output * toWidth * channels + column] = UInt8(
-                    truncatingIfNeeded: (2 * sum + divisor) / (2 * divisor))
+        var sums = [Int](repeating: 0, count: toHeight * rowLength)
+        rows.withUnsafeBufferPointer { rows in
+            sums.withUnsafeMutableBufferPointer { sums in
+                down.weights.withUnsafeBufferPointer { weights in
+                    for output in 0..<toHeight {
+                        let first = down.first[output], start = down.start[output], count = down.count[output]
+                        for column in 0..<rowLength {
+                            var sum = 0, at = first * rowLength + column
+                            for index in start..<(start + count) {
+                                sum &+= weights[index] &* rows[at]
+                                at &+= rowLength
+                            }
+                            sums[output * rowLength + column] = sum
+                        }
+                    }
+                }
             }
         }
-        return result
+        return sums
     }
 }
 

@@ -1,0 +1,172 @@
+"""Vector envs side by side in one run (issue: many emulators behind one door): our make_vec over the batch door
+vs our single env.step and vs stable-retro 1.0.1 under gymnasium's AsyncVectorEnv, with raw screens (frame
+skip 4) and with Atari-style preprocessing (skip 4 with max-pool, grayscale 84x84, a stack of 4: ours in the
+emulators, stable-retro's through SB3's MaxAndSkipEnv/WarpFrame behaviour written here with the same OpenCV
+calls, and gymnasium's FrameStackObservation); the trainer's CPU per env-step, the emulators' overhead per
+frame over the bare core loop, and the throughput they project on 16 and 64 cores.
+Usage: vector_bench.py RETROLUA ROM CORE BARE_LOOP [ROUNDS]  (build/venv/bin/python; opencv-python-headless)"""
+import os
+import resource
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "python"))
+import cv2  # noqa: E402
+import gymnasium  # noqa: E402
+import numpy as np  # noqa: E402
+import retrolua  # noqa: E402
+from retrolua import integration  # noqa: E402
+import stable_retro  # noqa: E402
+
+binary, rom, core, bare_loop = sys.argv[1:5]
+rounds = int(sys.argv[5]) if len(sys.argv) > 5 else 5
+rom = os.path.realpath(rom)
+os.environ["RETROLUA"] = binary
+GAME = "Airstriker-Genesis-v0"
+folder = os.path.join(os.path.dirname(stable_retro.__file__), "data", "stable", GAME)
+SKIP, STEPS = 4, 300
+raw = dict(core=core, integration=folder, obs="screen", frameskip=SKIP)
+atari = dict(raw, max_pool=True, grayscale=True, resize=(84, 84), frame_stack=4)
+
+
+class Skip(gymnasium.Wrapper):
+    """The action held for SKIP frames, rewards summed (stable-retro's env has no frame skip of its own)."""
+
+    def step(self, action):
+        total = 0.0
+        for _ in range(SKIP):
+            observation, reward, terminated, truncated, info = self.env.step(action)
+            total += reward
+            if terminated or truncated:
+                break
+        return observation, total, terminated, truncated, info
+
+
+class MaxAndSkip(gymnasium.Wrapper):
+    """SB3's MaxAndSkipEnv: SKIP frames, the element-wise max of the last two observations."""
+
+    def step(self, action):
+        total, last = 0.0, []
+        for _ in range(SKIP):
+            observation, reward, terminated, truncated, info = self.env.step(action)
+            last = (last + [observation])[-2:]
+            total += reward
+            if terminated or truncated:
+                break
+        return np.maximum.reduce(last), total, terminated, truncated, info
+
+
+class WarpFrame(gymnasium.ObservationWrapper):
+    """SB3's WarpFrame: OpenCV's luma, then an area resize to 84x84 (one channel)."""
+
+    def __init__(self, env):
+        super().__init__(env)
+        self.observation_space = gymnasium.spaces.Box(0, 255, (84, 84, 1), dtype=np.uint8)
+
+    def observation(self, frame):
+        gray = cv2.cvtColor(frame, cv2.COLOR_RGB2GRAY)
+        return cv2.resize(gray, (84, 84), interpolation=cv2.INTER_AREA)[:, :, None]
+
+
+def retro_raw():
+    return Skip(stable_retro.make(GAME, render_mode=None))
+
+
+def retro_atari():
+    return gymnasium.wrappers.FrameStackObservation(WarpFrame(MaxAndSkip(stable_retro.make(GAME, render_mode=None))), 4)
+
+
+def cpu_of(pids):
+    """User + system seconds the processes have used."""
+    total = 0
+    for pid in pids:
+        with open("/proc/%d/stat" % pid) as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+        total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
+
+
+def run(envs, steps=STEPS):
+    """Env steps/s of `steps` steps from a reset; the trainer's CPU (s) and the emulators' CPU (s) meanwhile."""
+    pids = [env.emu._launched.process.pid for env in getattr(envs, "envs", [])]
+    actions = np.zeros((envs.num_envs,) + envs.single_action_space.shape, dtype=envs.single_action_space.dtype)
+    envs.reset(seed=0)
+    before, servers, start = resource.getrusage(resource.RUSAGE_SELF), cpu_of(pids), time.perf_counter()
+    for _ in range(steps):
+        envs.step(actions)
+    elapsed, after = time.perf_counter() - start, resource.getrusage(resource.RUSAGE_SELF)
+    parent = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+    return steps * envs.num_envs / elapsed, parent, cpu_of(pids) - servers
+
+
+def single_steps(env, steps=STEPS):
+    action = np.zeros(env.action_space.shape, dtype=env.action_space.dtype)
+    env.reset(seed=0)
+    start = time.perf_counter()
+    for _ in range(steps):
+        env.step(action)
+    return steps / (time.perf_counter() - start)
+
+
+def bare_fps(frames, state_file):
+    out = subprocess.run([bare_loop, core, rom, str(frames), "from", state_file], capture_output=True, text=True,
+                         env=dict(os.environ, BARE_OPTIONS=",".join(
+                             "%s=%s" % item for item in integration.CORE_OPTIONS.get("genesis_plus_gx", {}).items())))
+    return float(out.stdout.split()[1])
+
+
+def two_bare_loops():
+    command = [bare_loop, core, rom, "3000"]
+    alone = float(subprocess.run(command, capture_output=True, text=True).stdout.split()[1])
+    pair = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(2)]
+    return sum(float(process.communicate()[0].split()[1]) for process in pair) / alone
+
+
+level_file = os.path.join(os.environ.get("TMPDIR", "/tmp"), "retrolua-vector-bench-%d.state" % os.getpid())
+with open(level_file, "wb") as file:
+    file.write(integration.load(folder).state())
+single = retrolua.make(rom, **raw)
+ours = {"vec2": retrolua.make_vec(rom, 2, **raw), "vec8": retrolua.make_vec(rom, 8, **raw),
+        "atari2": retrolua.make_vec(rom, 2, **atari)}
+theirs = {"async2": gymnasium.vector.AsyncVectorEnv([retro_raw] * 2),
+          "async_atari2": gymnasium.vector.AsyncVectorEnv([retro_atari] * 2)}
+best, parent_us, server_s = {}, {}, {}
+for _ in range(rounds):
+    best["single"] = max(best.get("single", 0), single_steps(single))
+    for name, envs in list(ours.items()) + list(theirs.items()):
+        steps = STEPS // 4 if name == "vec8" else STEPS
+        rate, parent, servers = run(envs, steps)
+        if rate > best.get(name, 0):
+            best[name] = rate
+            parent_us[name] = parent / (steps * envs.num_envs) * 1e6
+            server_s[name] = servers / (steps * envs.num_envs * SKIP)
+    best["bare"] = max(best.get("bare", 0), bare_fps(STEPS * SKIP, level_file))
+    best["scaling"] = max(best.get("scaling", 0), two_bare_loops())
+os.unlink(level_file)
+for envs in [single] + list(ours.values()) + list(theirs.values()):
+    envs.close()
+
+print("%-34s %8.0f env steps/s vs %8.0f our single env.step: %.2fx (target >= 1.85; two bare loops side by side: %.2fx)"
+      % ("vector env, 2 emulators, skip 4", best["vec2"], best["single"], best["vec2"] / best["single"],
+         best["scaling"]))
+print("%-34s %8.0f env steps/s vs %8.0f stable-retro under AsyncVectorEnv: %.2fx (target >= 1.6)"
+      % ("  vs stable-retro, 2 envs", best["vec2"], best["async2"], best["vec2"] / best["async2"]))
+print("%-34s %8.0f env steps/s vs %8.0f stable-retro + MaxAndSkip/WarpFrame/FrameStack under AsyncVectorEnv:"
+      " %.2fx (target >= 2)" % ("Atari preprocessing, 2 envs", best["atari2"], best["async_atari2"],
+                               best["atari2"] / best["async_atari2"]))
+frame_us = 1e6 / best["bare"]
+overhead_us = server_s["vec8"] * 1e6 - frame_us
+step_us = SKIP * frame_us  # an env-step's frames in the bare core loop
+print("%-34s %8.1f us per env-step (2 emulators), %.1f us (8 emulators); stable-retro's AsyncVectorEnv trainer %.1f us"
+      % ("trainer CPU", parent_us["vec2"], parent_us["vec8"], parent_us["async2"]))
+print("%-34s %8.1f us per frame over the bare loop's %.1f us (%.1f%%)"
+      % ("emulator overhead", overhead_us, frame_us, overhead_us / frame_us * 100))
+for cores in (16, 64):
+    # N emulators on N cores, the pool keeping them busy (send/recv): throughput is the smaller of the
+    # emulators' (each env-step its frames plus the overhead) and the trainer's (its CPU per env-step is
+    # serial), as a fraction of N bare loops.
+    linear = cores / step_us
+    projected = min(cores / (step_us + SKIP * overhead_us), 1.0 / parent_us["vec8"])
+    print("%-34s %8.0f env steps/s projected = %.2f of %d bare loops (target >= 0.9)"
+          % ("  on %d cores" % cores, projected * 1e6, projected / linear, cores))
