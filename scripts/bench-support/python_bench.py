@@ -1,7 +1,7 @@
 """Python side by side: retrolua.Emulator (the binary door) vs stable-retro's RetroEmulator on the same
 core binary and ROM, rounds interleaved, best of each kept; then environments: our env.step vs
 stable-retro's Airstriker-Genesis env.step (the wheel's integration on both sides: its Level1 state and rules),
-and our vector env (2 emulators vs 1, and vs gymnasium's AsyncVectorEnv over 2 of our envs). Usage:
+(vector envs: vector_bench.py). Usage:
 python_bench.py RETROLUA ROM CORE BARE_LOOP [ROUNDS]  (run with build/venv/bin/python; cross_core_copy,
 built beside BARE_LOOP, gives the floor under a state handed across processes)"""
 import os
@@ -182,44 +182,3 @@ print(line % ("env.step (screen, no frame skip)", best["our_env"], best["retro_e
               ">= 1.25", best["our_env"] / best["bare_env_fps"] * 100, best["bare_env_fps"]))
 print("%-34s %8.0f /s = %.0f%% of the bare core loop on the same frames" % (
     "  stable-retro's env.step", best["retro_env"], best["retro_env"] / best["bare_env_fps"] * 100))
-
-# -- vector envs: 2 emulators vs 1 (frame skip 4, screen observations), each round from the same start,
-# so both run the same frames (this level's frames cost 1.3x from one stretch to the next) ------------
-vector_options = dict(options, frameskip=4)
-VECTOR_STEPS = 300
-TWO_CORES = "two processes of the bare loop side by side"
-
-
-def vector_steps(envs):
-    actions = np.zeros((envs.num_envs, 16), dtype=np.int8)
-
-    def run(n):
-        envs.reset(seed=0)
-        for _ in range(n):
-            envs.step(actions)
-    return run
-
-
-def two_bare_loops():
-    """How far two cores go here: the bare loop, alone and two at once (the host's scaling)."""
-    command = [bare_loop, core, rom, "3000"]
-    alone = float(subprocess.run(command, capture_output=True, text=True).stdout.split()[1])
-    pair = [subprocess.Popen(command, stdout=subprocess.PIPE, text=True) for _ in range(2)]
-    return sum(float(process.communicate()[0].split()[1]) for process in pair) / alone
-
-
-one, two = retrolua.make_vec(rom, 1, **vector_options), retrolua.make_vec(rom, 2, **vector_options)
-asynchronous = gymnasium.vector.AsyncVectorEnv([lambda: retrolua.make(rom, **vector_options)] * 2)
-for envs in (one, two, asynchronous):
-    envs.reset(seed=0)
-for _ in range(rounds):
-    for name, envs in [("vec1", one), ("vec2", two), ("async2", asynchronous)]:
-        best[name] = max(best.get(name, 0), rate(vector_steps(envs), VECTOR_STEPS) * envs.num_envs)
-    best["scaling"] = max(best.get("scaling", 0), two_bare_loops())
-for envs in (one, two, asynchronous):
-    envs.close()
-print("%-34s %8.0f env steps/s vs %8.0f with 1 emulator: %.2fx (target >= 1.8 on 2 cores; %s: %.2fx)"
-      % ("vector env, 2 emulators", best["vec2"], best["vec1"], best["vec2"] / best["vec1"], TWO_CORES,
-         best["scaling"]))
-print("%-34s %8.0f env steps/s vs %8.0f for AsyncVectorEnv over 2 RetroluaEnvs: %.2fx"
-      % ("vector env vs AsyncVectorEnv", best["vec2"], best["async2"], best["vec2"] / best["async2"]))
