@@ -40,6 +40,7 @@ class LaneStepper:
         self._template = np.array([wire.STEP, flags | 1 << 8, 2, frames], dtype="<u4")
         self.processed = first.processed
         self._views_cache: Optional[Dict[str, np.ndarray]] = None
+        self._parsed: Dict[int, Tuple[bytes, Dict[str, Any]]] = {}  # each lane's last info(): text, value
         self._expected: Optional[np.ndarray] = None
         self._sizes = np.zeros((0, 2), dtype=np.int64)
         self.usable = not first.sticky  # Python-side stickiness draws per frame and per env: the env's own path
@@ -76,7 +77,7 @@ class LaneStepper:
         else:
             self.region.wait(indices, check)
             lanes = indices
-        replies = self._replies[lanes]  # a copy: the lanes are rewritten by the next step
+        replies = self._replies[lanes].copy()  # the lanes are rewritten by the next step
         lengths = replies["length"].tolist()
         if replies["status"].any():
             row = int(np.flatnonzero(replies["status"])[0])
@@ -85,11 +86,15 @@ class LaneStepper:
             message = bytes(self.region.map[at:at + min(lengths[row], 16384)]).decode(errors="replace")
             raise EnvironmentFailed(index, RetroluaError(message))
         infos: List[dict] = []
-        region_map, lane = self.region.map, self.region.lane
+        region_map, lane, parsed = self.region.map, self.region.lane, self._parsed
         for index, length in zip(indices.tolist(), lengths):
             if length:
                 at = lane(index) + REPLY_AT + 72
-                infos.append(json.loads(region_map[at:at + length]))
+                text = region_map[at:at + length]
+                known = parsed.get(index)
+                if known is None or known[0] != text:  # an info() that did not change is not parsed again
+                    known = parsed[index] = (text, json.loads(text))
+                infos.append(dict(known[1]))
             else:
                 infos.append({})
         terminations = replies["done"] != 0
