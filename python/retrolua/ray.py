@@ -22,6 +22,13 @@ sub-environments are `retrolua.env.RetroluaEnv`s, each in a Ray actor (so on any
 concurrently; batched numpy arrays, next-step autoreset like gymnasium's own vector envs. For RLlib:
 `register_env("retrolua", retrolua.ray.rllib_env)` and `gym_env_vectorize_mode="vector_entry_point"`.
 
+**N servers across a cluster**: `RayVectorEnv(num_envs, envs_per_actor=K, rom=…, …)` makes each actor a
+`retrolua.make_vec` of K emulators behind one batch door on its node (reserving `num_cpus` × K CPUs): one
+Ray call per actor per step, the K emulators stepped with one wake. With machines of C cores, K = C puts
+one such server on each machine (Ray places the actors where the CPUs are; start the cluster with
+`ray start --head` and `ray start --address HEAD:6379` on the others, then `address="HEAD:6379"`), so
+N machines give N × C environments as one Gymnasium vector env.
+
 `python -m retrolua.ray batch JOBS.jsonl --address ADDRESS` (what `retrolua batch --ray` runs) prints
 batch's lines and exits as batch does.
 """
