@@ -313,3 +313,19 @@ def test_a_region_that_is_not_a_sealed_memory_file_cannot_be_mapped_by_the_train
             os.ftruncate(region.fd, 4096)  # sealed: never shrunk under an emulator
     finally:
         region.close()
+
+
+def test_without_copies_the_batch_is_the_lanes_own_memory():
+    envs = retrolua.make_vec(DODGE, 2, obs="screen", copy=False, **OPTIONS)
+    try:
+        envs.reset(seed=0)
+        first = envs.step(np.array([2, 1]))[0]
+        assert not first.flags.owndata and first.base is not None  # a view of the region, not an array of its own
+        held = first.copy()
+        second = envs.step(np.array([2, 1]))[0]
+        assert second is first  # the same views, rewritten in place by the emulators
+        assert not np.array_equal(held, second)  # the players moved
+        for index, env in enumerate(envs.envs):
+            assert np.array_equal(second[index], env.emu.screen())
+    finally:
+        envs.close()

@@ -127,6 +127,18 @@ class LaneStepper:
                                          strides=(region.stride,) + inner)
         return views
 
+    def in_place(self) -> Any:
+        """Every lane's observation where its emulator wrote it, as one batch of strided views (a dict of
+        them for "both"), no copy: valid until the next step; None when the last step's screens are not
+        the size the views were made for."""
+        if self._views_cache is None:
+            self.observations(None, None)
+        if self._expected is not None and (self._sizes != self._expected).any():
+            return None
+        views = self._views_cache
+        assert views is not None
+        return views if self.envs[0].obs_type == "both" else next(iter(views.values()))
+
     def observations(self, indices: Optional[np.ndarray], out: Any) -> None:
         """Copies the observations of `indices` (None: every lane) into `out` (a batch of as many rows,
         or a dict of them), straight from the lanes: one copy each. The last `collect` told each frame's
@@ -136,6 +148,8 @@ class LaneStepper:
             first = self.envs[0]
             if first.obs_type != "ram" and not self.processed:
                 self._expected = np.array(first.emu.last_screen().shape[:2])
+        if out is None:
+            return
         if self._expected is not None and (self._sizes != self._expected).any():
             for row, index in enumerate(range(self.region.count) if indices is None else indices.tolist()):
                 self.envs[index].store_observation(out, row)

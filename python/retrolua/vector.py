@@ -6,11 +6,14 @@
     observations, infos = envs.reset(seed=0)
     observations, rewards, terminations, truncations, infos = envs.step(envs.action_space.sample())
 
-`step` sends every emulator its request before reading any reply, so the emulators run their frames
-at the same time on as many cores as there are; the replies' screens and RAM are copied from shared
-memory straight into the batched arrays (no pickling, no worker processes, unlike
-`gymnasium.vector.AsyncVectorEnv`). Sub-environments are `RetroluaEnv`s (same arguments as
-`retrolua.make`, plus `copy=False` to get the batch arrays the next step rewrites instead of copies);
+All the emulators share one batch region (retrolua._batch): `step` writes every emulator's request
+into its lane and wakes them all with one system call, so they run their frames at the same time on as
+many cores as there are, then waits once; rewards, ends and observations are read from the lanes with
+numpy over all of them (retrolua._lanes), each observation copied once into the batch (no pickling, no
+worker processes, unlike `gymnasium.vector.AsyncVectorEnv`). `batch=False` steps each over its own
+socket instead; `restart(i)` replaces an emulator that died (`EnvironmentFailed`). Sub-environments are `RetroluaEnv`s (same arguments as
+`retrolua.make`, plus `copy=False` to get the observations where the emulators wrote them — views
+of the batch region, no copy, rewritten by the next step);
 episodes reset as Gymnasium 1.x's vector envs do by default (`AutoresetMode.NEXT_STEP`:
 the step after an episode's end resets that emulator and ignores its action). Needs gymnasium >= 1.0.
 """
@@ -135,9 +138,11 @@ class RetroluaVectorEnv(VectorEnv):
             stepper.collect(None if everyone else stepping, self._check)
         for index, info in zip(stepping, stepped):
             infos[index] = info
-        batch = self._batch()
-        stepper.observations(None, batch)
-        for index in np.flatnonzero(due):
+        batch = None if self.copy else stepper.in_place()
+        if batch is None:
+            batch = self._batch()
+            stepper.observations(None, batch)
+        for index in np.flatnonzero(due):  # a reset's observation (into the lane itself when in place)
             self.envs[index].store_observation(batch, int(index))
         self._autoreset.after_step(terminations, truncations)
         return batch, rewards, terminations, truncations, batch_infos(infos, counters)
