@@ -21,6 +21,7 @@ the step after an episode's end resets that emulator and ignores its action). Ne
 from __future__ import annotations
 
 import sys
+import warnings
 from typing import Any, Dict, List, Optional, Tuple
 
 import numpy as np
@@ -55,9 +56,13 @@ class RetroluaVectorEnv(VectorEnv):
             for _ in range(num_envs):
                 self.envs.append(RetroluaEnv(rom, **options))
             if batch:
-                self._region = join(self.envs)
-                stepper = LaneStepper(self._region, self.envs)
-                self._stepper = stepper if stepper.usable else None
+                try:
+                    self._region = join(self.envs)
+                except OSError as error:  # no memfd or futex here: each emulator over its own socket
+                    warnings.warn("retrolua.make_vec: no batch region (%s); stepping over sockets" % error)
+                if self._region is not None:
+                    stepper = LaneStepper(self._region, self.envs)
+                    self._stepper = stepper if stepper.usable else None
         except BaseException:
             self.close()
             raise
