@@ -29,13 +29,14 @@ class Terminal:
         if self.pid == 0:
             os.execve(argv[0], argv, env)
         self.seen = ""
+        self.transcript = ""  # everything shown, for a failure's message (`seen` drops what was matched)
 
     def read_until(self, text, timeout=20.0):
         deadline = time.time() + timeout
         while text not in self.seen:
             left = deadline - time.time()
             if left <= 0:
-                raise AssertionError(f"never saw {text!r}; the terminal shows:\n{self.seen[-2000:]}")
+                raise AssertionError(f"never saw {text!r}; the terminal showed:\n{self.transcript[-4000:]}")
             ready, _, _ = select.select([self.fd], [], [], min(left, 0.2))
             if ready:
                 try:
@@ -45,6 +46,7 @@ class Terminal:
                 if not chunk:
                     raise AssertionError(f"ended before {text!r}:\n{self.seen[-2000:]}")
                 self.seen += chunk.decode("utf-8", "replace")
+                self.transcript += chunk.decode("utf-8", "replace")
         found = self.seen
         self.seen = self.seen[self.seen.index(text) + len(text):]
         return found
@@ -67,11 +69,13 @@ class Terminal:
             try:
                 ready, _, _ = select.select([self.fd], [], [], 0.1)
                 if ready:
-                    self.seen += os.read(self.fd, 65536).decode("utf-8", "replace")
+                    text = os.read(self.fd, 65536).decode("utf-8", "replace")
+                    self.seen += text
+                    self.transcript += text
             except OSError:
                 time.sleep(0.05)
         os.kill(self.pid, signal.SIGKILL)
-        raise AssertionError(f"the process did not end; the terminal shows:\n{self.seen[-2000:]}")
+        raise AssertionError(f"the process did not end; the terminal showed:\n{self.transcript[-4000:]}")
 
 
 class ConsoleTerminalTests(unittest.TestCase):
@@ -179,7 +183,7 @@ class ConsoleTerminalTests(unittest.TestCase):
         term.read_until("\r\n1\r\n")
         term.read_until("> ")
         term.type("\x04")  # Ctrl-D ends the run, as closing the window does
-        self.assertEqual(term.wait(), 0, term.seen)
+        self.assertEqual(term.wait(), 0, term.transcript)
 
     def test_attach_to_a_headless_run_by_address(self):
         path = os.path.join(self.folder, "game.sock")
