@@ -164,6 +164,12 @@ public final class ControlBinaryDoor {
             reply.width = options.size?.width ?? 0
             reply.height = options.size?.height ?? 0
         case .batch:
+            guard session.servesLanes else {
+                Glibc.close(takeDescriptor())
+                throw ControlError(
+                    "binary batch: this run plays in a window; batch regions are for headless runs (run --headless --control …)"
+                )
+            }
             let lane = try ControlBatchLane(
                 descriptor: takeDescriptor(), payload: request.payload, screenCapacity: screen.capacity,
                 ramCapacity: ram.capacity)

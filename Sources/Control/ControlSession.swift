@@ -27,6 +27,9 @@ public final class ControlSession {
     public var parent: pid_t?
     /// `--exit-on-disconnect`: the run ends when its last client leaves (after the first came).
     public var exitOnDisconnect = false
+    /// Whether this session's loop answers batch lanes: the headless serve loop does; a window's loop,
+    /// which polls the socket between its own frames, does not (a `batch` request is refused there).
+    public private(set) var servesLanes = false
     /// How long the serve loop keeps polling without sleeping after a request (see `serve`).
     static let spinNanoseconds: UInt64 = 2_000_000
 
@@ -55,6 +58,8 @@ public final class ControlSession {
     /// Headless: serves requests until `quit`, `emu.exit` or a stop signal; the emulator runs only when
     /// a client steps it. Clients may come and go.
     public func serve(_ server: ControlServer) -> RunReport {
+        servesLanes = true
+        defer { servesLanes = false }
         let meter = RunMeter(emulator.session)
         var lastActivity = DispatchTime.now().uptimeNanoseconds
         while !quitRequested && emulator.exitCode == nil && !StopSignals.isRequested {

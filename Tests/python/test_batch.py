@@ -329,3 +329,27 @@ def test_without_copies_the_batch_is_the_lanes_own_memory():
             assert np.array_equal(second[index], env.emu.screen())
     finally:
         envs.close()
+
+
+@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="a windowed run needs an X server (the suite runs under Xvfb)")
+def test_a_windowed_run_refuses_a_batch_region_and_serves_on(tmp_path):
+    path = str(tmp_path / "window.sock")
+    binary = os.environ.get("RETROLUA", os.path.join(ROOT, ".build", "debug", "retrolua"))
+    run = subprocess.Popen([binary, "run", DODGE, "--core", "nestopia", "--no-audio", "--control", "unix:" + path],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 30
+        while not os.path.exists(path) and time.time() < deadline:
+            time.sleep(0.05)
+        emu = retrolua.Emulator.connect("unix:" + path)
+        capacities = emu.capacities
+        region = _batch.BatchRegion(1, capacities["screen"], capacities["ram"])
+        # the window plays its own frames and polls the socket between them: no lane would be answered
+        with pytest.raises(RetroluaError, match="headless runs"):
+            emu.join_batch(region, 0)
+        assert emu.step(2).frames == 2  # the connection serves on
+        region.close()
+        emu.close()
+    finally:
+        run.terminate()
+        run.wait(timeout=30)
