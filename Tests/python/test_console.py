@@ -36,7 +36,8 @@ class Terminal:
         while text not in self.seen:
             left = deadline - time.time()
             if left <= 0:
-                raise AssertionError(f"never saw {text!r}; the terminal showed:\n{self.transcript[-4000:]}")
+                raise AssertionError(f"never saw {text!r}; the terminal showed:\n{self.transcript[-4000:]}\n"
+                                     f"{self.threads()}")
             ready, _, _ = select.select([self.fd], [], [], min(left, 0.2))
             if ready:
                 try:
@@ -50,6 +51,22 @@ class Terminal:
         found = self.seen
         self.seen = self.seen[self.seen.index(text) + len(text):]
         return found
+
+    def threads(self):
+        """What each of the process's threads waits in, and the terminal's modes: for a failure's message."""
+        lines = []
+        try:
+            for task in sorted(os.listdir(f"/proc/{self.pid}/task")):
+                with open(f"/proc/{self.pid}/task/{task}/stat") as stat, open(f"/proc/{self.pid}/task/{task}/wchan") as wchan:
+                    fields = stat.read().rsplit(")", 1)
+                    lines.append(f"thread {task} {fields[0].split('(', 1)[1]}: state {fields[1].split()[0]}, "
+                                 f"waits in {wchan.read() or '-'}")
+            lflag = termios.tcgetattr(self.fd)[3]
+            lines.append(f"terminal: ICANON {bool(lflag & termios.ICANON)}, ECHO {bool(lflag & termios.ECHO)}, "
+                         f"ISIG {bool(lflag & termios.ISIG)}")
+        except OSError as error:
+            lines.append(f"(cannot look: {error})")
+        return "\n".join(lines)
 
     def type(self, keys):
         # As a person types: once the line editor holds the terminal (raw mode, after its prompt). Keys typed
