@@ -151,24 +151,6 @@ class BatchRegion:
                     check(int(lane))
                 checked = time.monotonic()
 
-    def wait_all(self, check: Callable[[int], None]) -> None:
-        """`wait` for every lane (what a synchronous vector step waits for), with no index arrays."""
-        self.wake()
-        address = ctypes.c_void_p(self._address + 64)
-        checked = time.monotonic()
-        done, requests, completed = self.done, self.requests, self.completed
-        while True:
-            seen = int(completed[0])
-            left = int(np.count_nonzero(done != requests))
-            if not left:
-                return
-            self.wake_at[0] = (seen + left) & 0xFFFFFFFF
-            _syscall(_FUTEX, address, _FUTEX_WAIT, seen, ctypes.byref(self._timeout), None, 0)
-            if time.monotonic() - checked >= 0.1:
-                for lane in np.flatnonzero(done != requests):
-                    check(int(lane))
-                checked = time.monotonic()
-
     def reply(self, index: int) -> memoryview:
         """Lane `index`'s reply bytes (header and message), valid until its next request."""
         at = self.lane(index) + REPLY_AT

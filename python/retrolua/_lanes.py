@@ -70,13 +70,9 @@ class LaneStepper:
         """Waits for the steps of `indices` (None: every lane); (rewards, terminations, truncations,
         frame and lag counters as (n, 2), infos). A failed step raises (`check`'s error for an emulator
         that is gone)."""
-        if indices is None:
-            self.region.wait_all(check)
-            lanes: Any = slice(None)
-            indices = np.arange(self.region.count)
-        else:
-            self.region.wait(indices, check)
-            lanes = indices
+        lanes: Any = slice(None) if indices is None else indices
+        indices = np.arange(self.region.count) if indices is None else indices
+        self.region.wait(indices, check)
         replies = self._replies[lanes].copy()  # the lanes are rewritten by the next step
         lengths = replies["length"].tolist()
         if replies["status"].any():

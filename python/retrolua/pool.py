@@ -110,9 +110,10 @@ class RetroluaPool:
             raise ValueError("send: %d actions for %d environments" % (len(actions), len(ids)))
         if len(ids) and (ids.min() < 0 or ids.max() >= self.num_envs or len(np.unique(ids)) != len(ids)):
             raise ValueError("send: env_ids are distinct environments 0…%d, got %s" % (self.num_envs - 1, ids))
-        if self._running[ids].any() or any(index in ids for index, _ in self._ready):
-            raise RetroluaError("send: environment %d still has a step to recv" % int(
-                next(i for i in ids if self._running[i] or any(i == j for j, _ in self._ready))))
+        waiting = {index for index, _ in self._ready}
+        busy = [int(index) for index in ids if self._running[index] or index in waiting]
+        if busy:
+            raise RetroluaError("send: environment %d still has a step to recv" % busy[0])
         due = self._ended[ids] if self.autoreset_mode == _autoreset.NEXT_STEP else np.zeros(len(ids), dtype=bool)
         stepping = ids[~due]
         if len(stepping):
