@@ -24,6 +24,8 @@ public final class Emulator {
     public internal(set) var overrides = InputOverrides()
     /// This frame's input from the playing movie (it replaces the player's and the overrides).
     var movieInput: InputState?
+    /// The input of a frame replayed unseen by a script (netplay's rollback), in place of the player's.
+    var replayInput: InputState?
     /// The input the core saw at its last poll.
     public internal(set) var seenInput = InputState()
     var inputEventFired = false
@@ -169,6 +171,7 @@ public final class Emulator {
     /// The player's input with this frame's overrides on top (a playing movie's input instead).
     func effectiveInput() -> InputState {
         if let movieInput { return movieInput }
+        if let replayInput { return replayInput }
         var input = playerInput
         overrides.apply(to: &input)
         return input

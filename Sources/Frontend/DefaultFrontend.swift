@@ -6,7 +6,8 @@ import Foundation
 public enum DefaultFrontend {
     /// In load order: the OSD first, so it hears the messages the others send.
     public static let names = [
-        "osd", "input", "hotkeys", "rewind", "runahead", "cheats", "achievements", "ramtools", "menu", "tastudio",
+        "osd", "input", "hotkeys", "rewind", "runahead", "netplay", "cheats", "achievements", "ramtools", "menu",
+        "tastudio",
         "console",
     ]
 

@@ -87,8 +87,10 @@ final class RunParts {
             if frontend?.isWindowed == true { host.emulator.paused = true }
             movieLength = nil  // the editor's run ends when its window closes (or at --frames), not at the movie's end
         }
-        // Headless without scripts has no natural end: the default length (a played movie's own).
-        if let frontend, !frontend.isWindowed && plan.frameLimit == nil && (plan.scripts.isEmpty || movieLength != nil)
+        // Headless without scripts has no natural end: the default length (a played movie's own). A netplay
+        // session's end is its own (the peer leaves, or `stop_after`).
+        if let frontend, !frontend.isWindowed && plan.frameLimit == nil,
+            plan.scripts.isEmpty && plan.scriptOptions.netplay == nil || movieLength != nil
         {
             frontend.frameLimit = movieLength ?? 600
         }
@@ -107,6 +109,13 @@ final class RunParts {
         if frontend?.isWindowed == true || plan.defaults.headless {
             scripts =
                 DefaultFrontend.scripts(excluding: plan.defaults.disabled, paths: session.paths).map {
+                    (spec: ScriptSpec(path: $0), isDefault: true)
+                } + scripts
+        } else if plan.scriptOptions.netplay != nil {
+            // --netplay (and netplay-check) headless: the netplay default alone, which runs the session.
+            let others = Set(DefaultFrontend.names).subtracting(["netplay"])
+            scripts =
+                DefaultFrontend.scripts(excluding: plan.defaults.disabled.union(others), paths: session.paths).map {
                     (spec: ScriptSpec(path: $0), isDefault: true)
                 } + scripts
         }

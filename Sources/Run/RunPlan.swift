@@ -82,6 +82,7 @@ public struct RunPlan: Sendable {
         scripts.isEmpty && !frontend.window && !defaults.headless && frontend.wavPath == nil
             && frontend.videoPath == nil
             && !frontend.showStats && !frontend.speak && movie == nil && control == nil && replay == nil
+            && scriptOptions.netplay == nil
     }
 }
 

@@ -40,6 +40,8 @@ public final class Script {
     var images: [Int: RGBAImage] = [:]
     /// Rewind histories from `rewind.new`, by the id stored in the userdata.
     var rewindBuffers: [Int: RewindBuffer] = [:]
+    /// UDP sockets from `net.udp`, by the id stored in the userdata (closed with the script).
+    var sockets: [Int: DatagramSocket] = [:]
     private(set) var modified: Date?
     /// Read from a file (hot reload watches it); false for the console's and the socket's own states.
     let isFromFile: Bool

@@ -14,6 +14,10 @@ public struct ScriptOptions: Sendable {
     /// Every file the user may open (`--allow-files`); otherwise a script reads its own folder and the
     /// lua/ folder and reads and writes `dataFolder` (lua/host/prelude.lua, Script.fileAccessProblem).
     public var allowFiles = false
+    /// UDP sockets (`--allow-net`, the `net` module); Retrolua's own defaults (netplay) have them always.
+    public var allowNet = false
+    /// `--netplay`: the session the netplay default starts (its request, read with `net.netplay()`).
+    public var netplay: NetplayRequest?
     /// A failing script ends the run (exit status 1) instead of being unloaded.
     public var strict = false
     /// Reload a script when its file changes.

@@ -22,7 +22,7 @@ enum RunArguments {
     static func parse(_ raw: [String]) throws(CommandLineError) -> RunPlan? {
         let args: Arguments
         do {
-            args = try Arguments(raw, spec: RunCommand.spec)
+            args = try Arguments(joiningNetplayAddress(raw), spec: RunCommand.spec)
         } catch {
             throw CommandLineError(message: "run: \(error)", withHelp: true)
         }
@@ -110,6 +110,7 @@ enum RunArguments {
             throw Arguments.UsageError(
                 description: "--sandbox is the default profile; it cannot be combined with --allow-files or --trust")
         }
+        try netplay(args, into: &plan.scriptOptions)
         plan.scripts = try scripts(args)
         plan.defaults.disabled = Set(args.all("no-default"))
         for name in args.all("no-default") where name != "all" && !DefaultFrontend.names.contains(name) {
@@ -128,6 +129,40 @@ enum RunArguments {
         plan.quiet = args.flag("quiet")
         plan.report = args.flag("json") ? .json : args.flag("quiet") ? .none : .summary
         return plan
+    }
+
+    /// `--netplay join ADDRESS` takes two words: they become one value (`join ADDRESS`), so the address is
+    /// not read as the ROM.
+    private static func joiningNetplayAddress(_ raw: [String]) -> [String] {
+        var raw = raw
+        var index = 0
+        while index + 1 < raw.count {
+            let joined = raw[index] == "--netplay" && raw[index + 1] == "join" && index + 2 < raw.count
+            if joined || raw[index] == "--netplay=join" && !raw[index + 1].hasPrefix("-") {
+                let valueIndex = joined ? index + 1 : index
+                raw[valueIndex] = (joined ? "join" : "--netplay=join") + " " + raw[valueIndex + 1]
+                raw.remove(at: valueIndex + 1)
+            }
+            index += 1
+        }
+        return raw
+    }
+
+    /// `--netplay`, `--netplay-delay` and `--allow-net` into the scripts' options.
+    private static func netplay(_ args: Arguments, into options: inout ScriptOptions) throws {
+        options.allowNet = args.flag("allow-net")
+        let delay = try args.integer("netplay-delay")
+        if let delay, !(0...8).contains(delay) {
+            throw Arguments.UsageError(description: "--netplay-delay must be 0…8, got \(delay)")
+        }
+        guard let value = args.value("netplay") else {
+            if delay != nil { throw Arguments.UsageError(description: "--netplay-delay applies to --netplay") }
+            return
+        }
+        do { options.netplay = try NetplayRequest.parse(value) } catch {
+            throw Arguments.UsageError(description: error.description)
+        }
+        options.netplay?.delay = delay
     }
 
     /// Without --control, a windowed run (and any with --console) listens on a socket of the user's own for

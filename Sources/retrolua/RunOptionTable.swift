@@ -94,6 +94,9 @@ extension RunCommand {
                     Option(
                         "trust", nil,
                         "give scripts everything: os.execute, io.popen, native modules, bytecode, debug, every file"),
+                    Option(
+                        "allow-net", nil,
+                        "let scripts open UDP sockets (the net module; the netplay default has them with --netplay)"),
                     Option("sandbox", nil, "the default profile, named (accepted for older command lines)"),
                     Option("data-dir", "DIR", "the data folder (default ~/.local/share/retrolua/data)"),
                     Option("script-memory", "MB", "memory cap per script (default 256)"),
@@ -143,6 +146,15 @@ extension RunCommand {
                         "leave out one default (\(DefaultFrontend.names.joined(separator: ", "))) or all (repeatable)",
                         choices: DefaultFrontend.names + ["all"]),
                     Option("with-defaults", nil, "load the defaults in headless runs too"),
+                ]),
+            OptionGroup(
+                "netplay (two players, rollback; see the Netplay guide, docs/guides/netplay.md)",
+                [
+                    Option(
+                        "netplay", "host[:PORT]|join ADDRESS",
+                        "host a session on UDP port PORT (default \(NetplayRequest.defaultPort)) or join the host at "
+                            + "ADDRESS (HOST[:PORT]); loads the netplay default, headless too"),
+                    Option("netplay-delay", "N", "frames of input delay, 0…8 (default 2)"),
                 ]),
             OptionGroup(
                 "movies (TAS; see the Movies and TAS editor guide, docs/guides/tas.md)",

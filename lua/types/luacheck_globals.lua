@@ -5,8 +5,8 @@
 return {
   emu = { fields = {
     "frameadvance", "framecount", "lagcount", "islagged", "pause", "unpause", "paused", "speed", "hardcore",
-    "reset", "power", "info", "option", "options", "message", "speak", "step", "run_frame", "paths",
-    "save_data", "load_data", "stats", "exit", "result",
+    "reset", "power", "info", "option", "options", "message", "speak", "step", "run_frame", "replay_frame",
+    "paths", "save_data", "load_data", "stats", "exit", "result",
   } },
   memory = { fields = {
     "domains", "read_bytes", "write_bytes", "hash", "read_u8", "read_s8", "read_u16", "read_u16_le",
@@ -19,7 +19,7 @@ return {
     "write_f32", "write_f32_le", "write_f32_be", "write_f64", "write_f64_le", "write_f64_be",
   } },
   joypad = { fields = {
-    "get", "set", "set_player", "set_analog", "get_analog",
+    "get", "set", "set_player", "get_player", "set_analog", "get_analog",
   } },
   input = { fields = {
     "keys", "mouse", "gamepads", "capture", "set_key", "set_mouse", "set_gamepad",
@@ -60,5 +60,8 @@ return {
   } },
   scripts = { fields = {
     "list", "defaults", "load", "unload", "reload",
+  } },
+  net = { fields = {
+    "udp", "netplay", "clock",
   } },
 }

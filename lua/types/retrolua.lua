@@ -69,7 +69,7 @@ function emu.reset() end
 ---@return string?
 function emu.power() end
 
---- The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.
+--- The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, window=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's; `window` says whether a window shows (and paces) the run — headless runs are unpaced (known from the first frame on).
 ---@return table
 function emu.info() end
 
@@ -100,6 +100,11 @@ function emu.step() end
 --- Runs the core one frame right now, outside the frame loop — for run-ahead: no events, counters unchanged, the player's input as held; options `video`, `audio` (booleans, default true) tell the core whether its picture and sound are wanted (suppressed sound is discarded). Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.
 ---@param options? table
 function emu.run_frame(options) end
+
+--- Runs one frame unseen on `input`, a list of RetroPad bit masks by port (`{mask1, mask2}`; bit `n` = button id `n`, as `tastudio.get_mask`; absent ports released, sticks centred) — the TAS editor's hidden-frame path, for rolling back and replaying (netplay): frame and lag counters and cheats move as in a shown frame; no callbacks, no sound, events dropped; option `video` (default false) asks for the picture, so the last replayed frame can be the one shown. Between frames only, and not while a movie plays or records.
+---@param input table
+---@param options? table
+function emu.replay_frame(input, options) end
 
 --- The user's folders: `{config=, data=, saves=, states=, screenshots=, system=}`, and `save_ram=`: this game's battery save file (`GAME.KEY.srm`, KEY from the content's SHA-1 without headers; nil without content).
 ---@return table
@@ -489,6 +494,11 @@ function joypad.set(port, buttons) end
 ---@param port integer
 ---@param state table
 function joypad.set_player(port, state) end
+
+--- The player's own input on a port (default 1), as `joypad.set_player` takes it: every button as a boolean and `left_x`, `left_y`, `right_x`, `right_y` — what the devices hold, before `joypad.set` overrides (netplay reads the local player here).
+---@param port? integer
+---@return table
+function joypad.get_player(port) end
 
 --- Forces an analog stick (`"left"` or `"right"`) for the next frame; axes run −32768…32767.
 ---@param port integer
@@ -1186,6 +1196,24 @@ function scripts.unload(script) end
 ---@return string?
 function scripts.reload(script) end
 
+--- UDP datagrams, for netplay and scripts run with `--allow-net` (or `--trust`); Retrolua's own defaults have them, other scripts under the default profile get `nil, message`. Sockets never block: `receive` returns what is waiting, `wait` sleeps a bounded time. What arrives is untrusted: a datagram over `max_size` is dropped, and so is everything over each sender's rate (counted in `stats`). Addresses are `HOST:PORT` text (`[V6]:PORT` for IPv6).
+---@class netlib
+net = {}
+
+--- A socket bound to `bind` (default `"*:0"`: every address, a port the system picks); `max_size` (bytes, 64…65507, default 1400), `rate` (datagrams a second from one sender, default 2000) and `burst` (default 500) bound what is accepted. `nil, message` without the permission or when the address cannot be bound.
+---@param options? table
+---@return udp?
+---@return string?
+function net.udp(options) end
+
+--- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, frames=, rollback=}` (absent fields: the default's own), or nil.
+---@return table?
+function net.netplay() end
+
+--- Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything.
+---@return number
+function net.clock() end
+
 --- An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.
 ---@class state
 local state = {}
@@ -1208,6 +1236,10 @@ function state:bytes() end
 --- The state's size in bytes.
 ---@return integer
 function state:size() end
+
+--- The SHA-1 (hex) of the core's own state inside this one — not the frame counters or `savestate.data` — so two runs that reached the same emulated state hash the same (netplay's desync check).
+---@return string
+function state:hash() end
 
 --- The frame count when the state was made (nil for a bare core state).
 ---@return integer?
@@ -1246,6 +1278,38 @@ function rewind_buffer:memory() end
 
 --- Forgets the whole history.
 function rewind_buffer:clear() end
+
+--- A UDP socket from `net.udp()`.
+---@class udp
+local udp = {}
+
+--- Sends one datagram (at most `max_size` bytes) to `address`; `nil, message` when it cannot go.
+---@param data string
+---@param address string
+---@return boolean?
+---@return string?
+function udp:send(data, address) end
+
+--- The next waiting datagram and its sender's address, or nil when none is waiting (dropped ones are skipped, at most 64 per call).
+---@return string?
+---@return string?
+function udp:receive() end
+
+--- Sleeps until a datagram is waiting or `milliseconds` (at most 1000) pass; whether one is waiting.
+---@param milliseconds integer
+---@return boolean
+function udp:wait(milliseconds) end
+
+--- The bound address, with the port the system picked.
+---@return string
+function udp:address() end
+
+--- `{sent=, received=, oversized=, rate_limited=, send_failures=}`: datagrams counted so far.
+---@return table
+function udp:stats() end
+
+--- Closes the socket (also when it is collected or the script ends).
+function udp:close() end
 
 --- Writes its arguments (through tostring, tab-separated) to stdout.
 ---@param ... any

@@ -30,6 +30,20 @@ extension Emulator {
         core.audioEnabled = wasAudio
     }
 
+    /// Runs one frame unseen on `input` (every port's buttons and axes, in place of the player's): the
+    /// hidden-frame path of a seek — counters, lag and cheats move as in a shown frame; no callbacks, no
+    /// sound, events dropped — for a script that rolls back and replays (netplay). Between frames only, and
+    /// not while a movie plays or records (its input would take the place of `input`).
+    public func runReplayFrame(input: InputState, picture: Bool) throws(Refusal) {
+        guard phase == .between else {
+            throw Refusal(.phase, "only between frames (frame_end, draw or the main chunk), not in \(phase.name)")
+        }
+        if movie.isActive { throw Refusal(.movie, "not while a movie plays or records") }
+        replayInput = input
+        defer { replayInput = nil }
+        runHiddenFrame(picture: picture)
+    }
+
     /// Runs a movie edit (one undo step, or part of an open group) and announces what it changed.
     @discardableResult
     public func editMovie(_ body: (MovieEngine) throws(MovieError) -> Int?) throws(Refusal) -> Int? {

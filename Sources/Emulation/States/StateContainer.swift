@@ -18,7 +18,7 @@ public struct StateContainer {
     var contentSHA1Range: Range<Int>
     var frame: Int
     var lag: Int
-    var coreState: Range<Int>
+    public internal(set) var coreState: Range<Int>
     var scriptData: [String: [UInt8]]
     /// Where the movie block sits (nil: none).
     var movieBlock: Range<Int>?
@@ -71,7 +71,7 @@ public struct StateContainer {
         return container.frame
     }
 
-    static func decode(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) -> StateContainer {
+    public static func decode(_ bytes: UnsafeRawBufferPointer) throws(StateFormatError) -> StateContainer {
         guard bytes.count >= 4,
             bytes.loadUnaligned(as: UInt32.self) == magic.withUnsafeBytes({ $0.loadUnaligned(as: UInt32.self) })
         else {

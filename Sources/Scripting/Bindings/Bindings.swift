@@ -10,7 +10,7 @@ public enum Bindings {
     public static let api = modules + classes
 
     static let modules: [LuaModule] = [
-        emu, memory, joypad, input, savestate, rewind, movie, tastudio, cheats, gui, event, console, disc, scripts,
+        emu, memory, joypad, input, savestate, rewind, movie, tastudio, cheats, gui, event, console, disc, scripts, net,
     ]
 
     /// Userdata types: their metatables, metamethods and methods, registered like the modules.
@@ -25,6 +25,8 @@ public enum Bindings {
         LuaModule(
             class: "rewind_buffer", metatable: rewindMetatable, doc: "A rewind history from `rewind.new()`.",
             functions: rewindMethods),
+        LuaModule(
+            class: "udp", metatable: udpMetatable, doc: "A UDP socket from `net.udp()`.", functions: udpMethods),
     ]
 
     /// The API reference's introduction.

@@ -116,6 +116,18 @@ extension Bindings {
                 Allowed between frames only (e.g. in `frame_end`); restore a state afterwards to undo it.
                 """
         ) { run($0, $1, emuRunFrame) },
+        LuaFunction(
+            "replay_frame", "input: table, options?: table",
+            doc:
+                """
+                Runs one frame unseen on `input`, a list of RetroPad bit masks by port (`{mask1, mask2}`; bit \
+                `n` = button id `n`, as `tastudio.get_mask`; absent ports released, sticks centred) — the TAS \
+                editor's hidden-frame path, for rolling back and replaying (netplay): frame and lag counters and \
+                cheats move as in a shown frame; no callbacks, no sound, events dropped; option `video` (default \
+                false) asks for the picture, so the last replayed frame can be the one shown. Between frames \
+                only, and not while a movie plays or records.
+                """
+        ) { run($0, $1, emuReplayFrame) },
     ]
 
     /// Statistics, exit and results of the run.
@@ -236,6 +248,28 @@ extension Bindings {
             audio = try call.booleanField(1, "audio", argument: 1) ?? true
         }
         try script.emulator.runExtraFrame(video: video, audio: audio)
+        return 0
+    }
+
+    private static func emuReplayFrame(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try call.table(1, "input")
+        var input = InputState()
+        for port in 0..<InputState.maxPorts {
+            lua_rawgeti(call.L, 1, lua_Integer(port + 1))
+            defer { lua_settop(call.L, -2) }
+            if lua_type(call.L, -1) == LUA_TNIL { continue }
+            var isInteger: Int32 = 0
+            let mask = lua_tointegerx(call.L, -1, &isInteger)
+            guard isInteger != 0, (0...0xFFFF).contains(mask) else {
+                throw call.badArgument(1, "input", "port \(port + 1) must be a button mask 0…65535")
+            }
+            input.buttons[port] = UInt16(mask)
+        }
+        var video = false
+        if try call.optionalTable(2, "options") { video = try call.booleanField(2, "video", argument: 2) ?? false }
+        try call.nested(script) { () throws(Refusal) in
+            try script.emulator.runReplayFrame(input: input, picture: video)
+        }
         return 0
     }
 

@@ -14,8 +14,9 @@ extension Bindings {
             doc:
                 """
                 The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, \
-                sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, rom={path=, \
-                name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's.
+                sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, window=, rom={path=, \
+                name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's; `window` says whether a \
+                window shows (and paces) the run — headless runs are unpaced (known from the first frame on).
                 """
         ) { run($0, $1, emuCoreInfo) },
         LuaFunction(
@@ -56,6 +57,7 @@ extension Bindings {
             call.set("height", core.frameHeight > 0 ? core.frameHeight : av.baseHeight)
         }
         call.set("pixel_format", core.pixelFormat.description)
+        call.set("window", script.host.screen.windowSize != nil)
         if let system = session.systemName { call.set("system", system) }
         if let content = session.content {
             call.newTable(fields: 5)

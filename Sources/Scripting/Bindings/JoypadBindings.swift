@@ -52,6 +52,15 @@ extension Bindings {
                     """
             ) { run($0, $1, joypadSetPlayer) },
             LuaFunction(
+                "get_player", "port?: integer", returns: "table",
+                doc:
+                    """
+                    The player's own input on a port (default 1), as `joypad.set_player` takes it: every button as \
+                    a boolean and `left_x`, `left_y`, `right_x`, `right_y` — what the devices hold, before \
+                    `joypad.set` overrides (netplay reads the local player here).
+                    """
+            ) { run($0, $1, joypadGetPlayer) },
+            LuaFunction(
                 "set_analog", "port: integer, stick: string, x: integer, y: integer",
                 doc: "Forces an analog stick (`\"left\"` or `\"right\"`) for the next frame; axes run −32768…32767."
             ) { run($0, $1, joypadSetAnalog) },
@@ -106,6 +115,16 @@ extension Bindings {
         }
         emulator.playerInput = input
         return 0
+    }
+
+    private static func joypadGetPlayer(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let port = try portArgument(call, 1, fallback: 1)
+        let input = script.emulator.playerInput
+        pushButtons(call, input, port: port)
+        for (axis, name) in ["left_x", "left_y", "right_x", "right_y"].enumerated() {
+            call.set(name, Int(input.analog(port: port, axis: axis)))
+        }
+        return 1
     }
 
     private static func joypadSetAnalog(_ call: LuaCall, _ script: Script) throws -> Int32 {

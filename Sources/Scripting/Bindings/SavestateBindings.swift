@@ -105,6 +105,14 @@ extension Bindings {
         },
         LuaFunction("size", returns: "integer", doc: "The state's size in bytes.") { run($0, $1, savestateSize) },
         LuaFunction(
+            "hash", returns: "string",
+            doc:
+                """
+                The SHA-1 (hex) of the core's own state inside this one — not the frame counters or `savestate.data` \
+                — so two runs that reached the same emulated state hash the same (netplay's desync check).
+                """
+        ) { run($0, $1, savestateHash) },
+        LuaFunction(
             "frame", returns: "integer?", doc: "The frame count when the state was made (nil for a bare core state)."
         ) { run($0, $1, savestateFrame) },
     ]
@@ -212,6 +220,13 @@ extension Bindings {
         let state = try script.host.stateBytes(call)
         call.push(bytes: state.bytes)
         return 1
+    }
+
+    private static func savestateHash(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let bytes = try script.host.stateBytes(call).bytes
+        let core: Range<Int>
+        do { core = try StateContainer.decode(bytes).coreState } catch { core = 0..<bytes.count }
+        return call.returning(Hashing.sha1(UnsafeRawBufferPointer(rebasing: bytes[core])))
     }
 
     private static func savestateSize(_ call: LuaCall, _ script: Script) throws -> Int32 {

@@ -1,0 +1,186 @@
+import CLua
+import Foundation
+import CLuaShim
+import LuaRuntime
+import Support
+
+extension Bindings {
+    static let udpMetatable = LuaTypeName("retrolua.udp")
+
+    static let net = LuaModule(
+        "net",
+        doc: """
+            UDP datagrams, for netplay and scripts run with `--allow-net` (or `--trust`); Retrolua's own defaults \
+            have them, other scripts under the default profile get `nil, message`. Sockets never block: \
+            `receive` returns what is waiting, `wait` sleeps a bounded time. What arrives is untrusted: a \
+            datagram over `max_size` is dropped, and so is everything over each sender's rate (counted in \
+            `stats`). Addresses are `HOST:PORT` text (`[V6]:PORT` for IPv6).
+            """,
+        functions: [
+            LuaFunction(
+                "udp", "options?: table", returns: "udp?, string?",
+                doc:
+                    """
+                    A socket bound to `bind` (default `"*:0"`: every address, a port the system picks); \
+                    `max_size` (bytes, 64…65507, default 1400), `rate` (datagrams a second from one sender, \
+                    default 2000) and `burst` (default 500) bound what is accepted. `nil, message` without the \
+                    permission or when the address cannot be bound.
+                    """
+            ) { run($0, $1, netUDP) },
+            LuaFunction(
+                "netplay", returns: "table?",
+                doc:
+                    """
+                    The session the command line asked for, for the netplay default: `{mode= ("host", "join" \
+                    or "check"), address=, delay=, frames=, rollback=}` (absent fields: the default's own), or nil.
+                    """
+            ) { run($0, $1, netNetplay) },
+            LuaFunction(
+                "clock", returns: "number",
+                doc: "Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything."
+            ) { run($0, $1, netClock) },
+        ])
+
+    static let udpMethods: [LuaFunction] = [
+        LuaFunction(
+            "send", "data: string, address: string", returns: "boolean?, string?",
+            doc: "Sends one datagram (at most `max_size` bytes) to `address`; `nil, message` when it cannot go."
+        ) { run($0, $1, udpSend) },
+        LuaFunction(
+            "receive", returns: "string?, string?",
+            doc:
+                """
+                The next waiting datagram and its sender's address, or nil when none is waiting (dropped ones \
+                are skipped, at most 64 per call).
+                """
+        ) { run($0, $1, udpReceive) },
+        LuaFunction(
+            "wait", "milliseconds: integer", returns: "boolean",
+            doc: "Sleeps until a datagram is waiting or `milliseconds` (at most 1000) pass; whether one is waiting."
+        ) { run($0, $1, udpWait) },
+        LuaFunction("address", returns: "string", doc: "The bound address, with the port the system picked.") {
+            run($0, $1, udpAddress)
+        },
+        LuaFunction(
+            "stats", returns: "table",
+            doc: "`{sent=, received=, oversized=, rate_limited=, send_failures=}`: datagrams counted so far."
+        ) { run($0, $1, udpStats) },
+        LuaFunction("close", doc: "Closes the socket (also when it is collected or the script ends).") {
+            run($0, $1, udpClose)
+        },
+        LuaFunction("__gc", doc: "Closes the socket when it is collected.") { L, context in
+            if let memory = luaL_testudata(L, 1, udpMetatable.cString) {
+                Script.from(context).sockets[memory.load(as: Int.self)] = nil
+            }
+            return 0
+        },
+    ]
+
+    private static func selfSocket(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> DatagramSocket {
+        let memory = try call.userdata(1, udpMetatable, "self", expected: "udp socket")
+        guard let socket = script.sockets[memory.load(as: Int.self)], !socket.isClosed else {
+            throw call.error("the socket is closed")
+        }
+        return socket
+    }
+
+    // MARK: - The functions
+
+    private static func netUDP(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        guard script.mayUseNetwork else {
+            return call.failure("network access needs --allow-net (or --trust); see docs/guides/security.md")
+        }
+        var limits = DatagramSocket.Limits()
+        var address = "*:0"
+        if try call.optionalTable(1, "options") {
+            address = try call.stringField(1, "bind", argument: 1) ?? address
+            if let size = try call.integerField(1, "max_size", argument: 1) {
+                guard (64...65507).contains(size) else { throw call.badField(1, "max_size", "must be 64…65507") }
+                limits.maxSize = size
+            }
+            if let rate = try call.numberField(1, "rate", argument: 1) {
+                guard rate >= 1, rate <= 1_000_000 else { throw call.badField(1, "rate", "must be 1…1000000") }
+                limits.rate = rate
+            }
+            if let burst = try call.numberField(1, "burst", argument: 1) {
+                guard burst >= 1, burst <= 1_000_000 else { throw call.badField(1, "burst", "must be 1…1000000") }
+                limits.burst = burst
+            }
+        }
+        let socket: DatagramSocket
+        do { socket = try DatagramSocket(binding: address, limits: limits) } catch {
+            return call.failure(error.description)
+        }
+        let id = script.takeID()
+        script.sockets[id] = socket
+        let memory = lua_newuserdatauv(call.L, MemoryLayout<Int>.size, 0)!
+        memory.storeBytes(of: id, as: Int.self)
+        luaL_setmetatable(call.L, udpMetatable.cString)
+        return 1
+    }
+
+    private static func netNetplay(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        guard let request = script.host.options.netplay else {
+            call.pushNil()
+            return 1
+        }
+        call.newTable(fields: 5)
+        call.set("mode", request.mode.rawValue)
+        call.set("address", request.address)
+        if let delay = request.delay { call.set("delay", delay) }
+        if let frames = request.frames { call.set("frames", frames) }
+        if let rollback = request.rollback { call.set("rollback", rollback) }
+        return 1
+    }
+
+    private static func netClock(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return call.returning(Double(time.tv_sec) + Double(time.tv_nsec) / 1e9)
+    }
+
+    private static func udpSend(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let socket = try selfSocket(call, script)
+        let data = try call.bytes(2, "data"), address = try call.string(3, "address")
+        do { try socket.send(data, to: address) } catch { return call.failure(error.description) }
+        return call.returning(true)
+    }
+
+    private static func udpReceive(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        guard let (bytes, from) = try selfSocket(call, script).receive() else {
+            call.pushNil()
+            return 1
+        }
+        bytes.withUnsafeBytes { call.push(bytes: $0) }
+        call.push(from)
+        return 2
+    }
+
+    private static func udpWait(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let socket = try selfSocket(call, script)
+        let milliseconds = try call.integer(2, "milliseconds")
+        guard (0...1000).contains(milliseconds) else { throw call.badArgument(2, "milliseconds", "must be 0…1000") }
+        return call.returning(socket.wait(milliseconds: milliseconds))
+    }
+
+    private static func udpAddress(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        return call.returning(try selfSocket(call, script).localAddress)
+    }
+
+    private static func udpStats(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let counters = try selfSocket(call, script).counters
+        call.newTable(fields: 5)
+        call.set("sent", counters.sent)
+        call.set("received", counters.received)
+        call.set("oversized", counters.oversized)
+        call.set("rate_limited", counters.rateLimited)
+        call.set("send_failures", counters.sendFailures)
+        return 1
+    }
+
+    private static func udpClose(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let memory = try call.userdata(1, udpMetatable, "self", expected: "udp socket")
+        script.sockets[memory.load(as: Int.self)]?.close()
+        return 0
+    }
+}

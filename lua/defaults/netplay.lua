@@ -1,0 +1,97 @@
+-- Default netplay, part of Retrolua's replaceable Lua frontend: runs the session `--netplay` asks for
+-- (retrolua.netplay: rollback over UDP, two players) and shows a line on the OSD — ping, the last
+-- rollback, the delay — or, for `retrolua netplay-check`, the SyncTest (retrolua.netplay_check).
+-- Without --netplay it does nothing. Settings in ~/.config/retrolua/netplay.lua, e.g.
+-- `return { delay = 3, prediction = 8, check_interval = 60, timeout = 5, show = true }`
+-- (`--netplay-delay` wins over `delay`). The host plays port 1, the joiner port 2; each plays with
+-- the pad the input default maps to port 1. Headless, the run ends with the session.
+
+local request = net.netplay()
+if not request then return end
+
+local netplay = require("retrolua.netplay")
+local defaults = { show = true }
+for key, value in pairs(netplay.defaults) do defaults[key] = value end
+local settings = require("retrolua.settings").load("netplay", defaults)
+
+if request.mode == "check" then
+  return require("retrolua.netplay_check").run({ frames = request.frames, rollback = request.rollback })
+end
+
+local session, windowed, exiting
+
+-- What the run reports at its end (`retrolua run --json` prints them under results): the counters,
+-- a desync's frame and hashes, and the hashes of the state and RAM the session ended on.
+local function results()
+  local out = {}
+  for key, value in pairs(session.stats) do out[key] = value end
+  out.frames = session.frame
+  if session.desync then
+    out.desync_frame, out.desync_here, out.desync_there =
+      session.desync.frame, session.desync.here, session.desync.there
+  end
+  out.state_hash, out.ram_hash = savestate.create():hash(), memory.hash()
+  return out
+end
+
+local function ended(reason, failed)
+  emu.result("netplay_end", reason)
+  if session then
+    for key, value in pairs(results()) do emu.result("netplay_" .. key, value) end
+  end
+  if windowed == false and not exiting then emu.exit(failed and 1 or 0) end
+end
+
+local options = { mode = request.mode, address = request.address, on_end = ended }
+for key in pairs(netplay.defaults) do options[key] = settings[key] end
+if request.delay then options.delay = request.delay end
+local ok, made = pcall(netplay.new, options)
+if not ok then
+  emu.message(tostring(made))
+  emu.result("netplay_end", tostring(made))
+  event.on("frame_end", function() if not emu.info().window then emu.exit(1) end end)
+  return
+end
+session = made
+
+if request.mode == "host" then
+  emu.message("netplay: hosting on port " .. session.socket:address():match(":(%d+)$") .. "; waiting for a player")
+else
+  emu.message("netplay: joining " .. request.address)
+end
+
+event.on("frame_start", function() session:frame_start() end)
+event.on("frame_end", function()
+  if windowed == nil then windowed = emu.info().window end
+  session:frame_end()
+end)
+event.on("exit", function()
+  exiting = true
+  session:finish("the run ended")
+end)
+
+if settings.show then
+  local last_rollbacks, shown_rollback, shown_until = 0, 0, 0
+  event.on("draw", function()
+    local status = session:status()
+    if status.phase ~= "running" then return end
+    local stats = status.stats
+    -- The longest rollback of the last second, so a number stays long enough to read.
+    local now = net.clock()
+    if stats.rollbacks ~= last_rollbacks then
+      last_rollbacks = stats.rollbacks
+      shown_rollback = math.max(now < shown_until and shown_rollback or 0, session.last_rollback or 0)
+      shown_until = now + 1
+    elseif now >= shown_until then
+      shown_rollback = 0
+    end
+    local text = string.format("netplay P%d  ping %d ms  rollback %d  delay %d", session.local_port,
+                               math.floor(status.ping_ms + 0.5), shown_rollback, status.delay)
+    if status.desync then text = text .. "  DESYNC @" .. status.desync.frame end
+    local _, height = gui.surface_size("hud")
+    local scale = gui.text_scale("hud")
+    local _, text_height = gui.text_size(text, scale)
+    gui.text(4 * scale, height - text_height - 4 * scale, text,
+             { surface = "hud", color = status.desync and "red" or "#80ff80", bg = "#00000080", scale = scale })
+  end)
+end

@@ -1,0 +1,669 @@
+-- Rollback netplay for two players over UDP, written over savestates: each side runs its own input
+-- `delay` frames late and predicts the other's (its last known input repeated) up to `prediction`
+-- frames ahead; when the real input arrives and differs, it loads the state of the first wrong frame
+-- and replays to the present unseen (emu.replay_frame: no sound, callbacks or events). The host
+-- sends the joiner its state and save RAM after checking core, core version, content SHA-1 and core
+-- options; confirmed states are hashed every `check_interval` frames and compared. The default
+-- (lua/defaults/netplay.lua) drives a session from `--netplay`; a script with `--allow-net` can too:
+--
+--   local session = require("retrolua.netplay").new({ mode = "join", address = "192.0.2.7:55435" })
+--   event.on("frame_start", function() session:frame_start() end)
+--   event.on("frame_end", function() session:frame_end() end)
+--
+-- Everything a peer sends is untrusted: packets are parsed under pcall, sizes, counts and frame
+-- numbers are bounded, inputs that contradict ones already received are ignored (and counted).
+-- Two players only; spectators and more players are not supported.
+
+local netplay = {}
+
+netplay.PROTOCOL = 1
+local MAGIC = "RLNP"
+local HEADER = "<c4BB"
+local HEADER_SIZE = 6
+local T = { hello = 1, refuse = 2, welcome = 3, chunk = 4, need = 5, ready = 6, input = 7, bye = 8 }
+local CHUNK = 1200            -- state bytes per datagram (under the socket's 1400)
+local NEED_MAX = 64           -- chunks asked for in one request
+local INPUTS_MAX = 32         -- inputs in one packet (more than delay + prediction ever leaves unacknowledged)
+local STATE_MAX = 64 << 20    -- the largest state (and save RAM) a joiner accepts
+local HISTORY = 128           -- frames of inputs kept behind the present
+local FUTURE = 256            -- frames past the present a peer may talk about
+local BITS = { b = 0, y = 1, select = 2, start = 3, up = 4, down = 5, left = 6, right = 7,
+               a = 8, x = 9, l = 10, r = 11, l2 = 12, r2 = 13, l3 = 14, r3 = 15 }
+
+netplay.defaults = {
+  delay = 2,            -- frames of local input delay (0…8)
+  prediction = 8,       -- frames the remote input may be predicted before the game waits
+  check_interval = 60,  -- frames between state-hash checks
+  timeout = 5,          -- seconds without a packet before the session ends
+  connect_timeout = 30, -- seconds a joiner keeps asking
+  pace = "auto",        -- pace frames to the core's rate here: "auto" when headless (a window paces itself)
+  stop_after = 0,       -- end the session after this many frames (0: never); for tests and bots
+}
+
+--- The RetroPad mask (bit n = button id n) of a `joypad.get_player` table.
+function netplay.mask_of(pad)
+  local mask = 0
+  for name, bit in pairs(BITS) do
+    if pad[name] then mask = mask | (1 << bit) end
+  end
+  return mask
+end
+
+local button_tables, button_count = {}, 0
+--- A `joypad.set` table pressing exactly the buttons of `mask` (cached; callers must not change it).
+function netplay.buttons_of(mask)
+  local buttons = button_tables[mask]
+  if not buttons then
+    if button_count >= 4096 then button_tables, button_count = {}, 0 end
+    buttons = {}
+    for name, bit in pairs(BITS) do buttons[name] = (mask >> bit) & 1 == 1 end
+    button_tables[mask], button_count = buttons, button_count + 1
+  end
+  return buttons
+end
+
+-- FNV-1a: a digest of the core options, to compare them without sending them all.
+local function digest(text)
+  local hash = 2166136261
+  for i = 1, #text do hash = ((hash ~ text:byte(i)) * 16777619) & 0xffffffff end
+  return hash
+end
+
+--- "key=value" lines of every core option, sorted: what both sides must share.
+function netplay.options_text()
+  local lines = {}
+  for _, option in ipairs(emu.options()) do lines[#lines + 1] = option.key .. "=" .. tostring(option.value) end
+  table.sort(lines)
+  return table.concat(lines, "\n")
+end
+
+-- Differences between two options texts, named ("key (host: a, joiner: b)").
+local function option_differences(host_text, joiner_text)
+  local function parse(text)
+    local map = {}
+    for line in text:gmatch("[^\n]+") do
+      local key, value = line:match("^([^=]*)=(.*)$")
+      if key then map[key] = value end
+    end
+    return map
+  end
+  local host, joiner, out = parse(host_text), parse(joiner_text), {}
+  for key, value in pairs(host) do
+    if joiner[key] ~= value then
+      out[#out + 1] = key .. " (host: " .. value .. ", joiner: " .. tostring(joiner[key]) .. ")"
+    end
+  end
+  for key, value in pairs(joiner) do
+    if host[key] == nil then out[#out + 1] = key .. " (host: none, joiner: " .. value .. ")" end
+  end
+  table.sort(out)
+  return out
+end
+
+local function identity()
+  local info = emu.info()
+  local rom = info.rom or {}
+  return { core = (info.core or ""):sub(1, 64), version = (info.core_version or ""):sub(1, 64),
+           sha1 = (rom.sha1 or ""):sub(1, 40), options = netplay.options_text() }
+end
+
+local function save_ram_domain()
+  for _, domain in ipairs(memory.domains()) do
+    if domain.name == "save_ram" and domain.size > 0 then return domain end
+  end
+end
+
+local function packet(kind, format, ...)
+  return string.pack(HEADER, MAGIC, netplay.PROTOCOL, kind) .. string.pack(format, ...)
+end
+
+--- A packet's kind, or nil for anything that is not ours (wrong magic, version or size).
+local function kind_of(data)
+  if #data < HEADER_SIZE then return nil end
+  local magic, version, kind = string.unpack(HEADER, data)
+  if magic ~= MAGIC or version ~= netplay.PROTOCOL then return nil end
+  return kind
+end
+
+local Session = {}
+Session.__index = Session
+
+--- A session: `options.mode` "host" (listening on `address`, default "*:55435") or "join" (the host at
+--- `address`); other keys as `netplay.defaults`, plus `socket` (an open `net.udp`), `on_message(text)`
+--- and `on_end(reason, failed)`.
+function netplay.new(options)
+  local self = setmetatable({}, Session)
+  for key, value in pairs(netplay.defaults) do self[key] = options[key] == nil and value or options[key] end
+  assert(options.mode == "host" or options.mode == "join", "netplay.new: mode must be \"host\" or \"join\"")
+  assert(math.type(self.delay) == "integer" and self.delay >= 0 and self.delay <= 8,
+         "netplay.new: delay must be an integer 0…8")
+  assert(math.type(self.prediction) == "integer" and self.prediction >= 1 and self.prediction <= 30,
+         "netplay.new: prediction must be an integer 1…30")
+  self.mode, self.address = options.mode, options.address
+  self.on_message = options.on_message or function(text) emu.message(text) end
+  self.on_end = options.on_end or function() end
+  local socket, problem = options.socket
+  if not socket then
+    socket, problem = net.udp({ bind = self.mode == "host" and (self.address or "*:55435") or "*:0" })
+  end
+  if not socket then error("netplay: " .. problem, 2) end
+  self.socket = socket
+  self.phase = self.mode == "host" and "listening" or "hello"
+  self.identity = identity()
+  self.started_at = net.clock()
+  self.stats = { rollbacks = 0, rollback_frames = 0, max_rollback = 0, stall_frames = 0, stall_seconds = 0,
+                 ignored = 0, conflicts = 0, checks = 0, ping_ms = 0 }
+  self.ring, self.ring_frame = {}, {}
+  self.ring_size = self.prediction + 2
+  self.replay_input = {}
+  return self
+end
+
+-- The session starts at the state both sides now hold: frame 0 is the next frame run.
+function Session:begin()
+  self.phase = "running"
+  self.frame = 0
+  self.local_port, self.remote_port = self.mode == "host" and 1 or 2, self.mode == "host" and 2 or 1
+  self.local_in, self.remote_in, self.used = {}, {}, {}
+  for frame = 0, self.delay - 1 do self.local_in[frame] = 0 end
+  self.local_count = self.delay         -- local inputs decided (frames 0 … local_count-1)
+  self.remote_count = 0                 -- remote inputs received, contiguous from frame 0
+  self.acked = 0                        -- our inputs the peer says it has
+  self.remote_frame, self.remote_advantage, self.balance = 0, 0, 0
+  self.local_hash, self.remote_hash, self.next_check = {}, {}, self.check_interval
+  self.last_heard, self.last_sent, self.echo = net.clock(), 0, 0
+  self.deadline = nil
+  local info = emu.info()
+  self.fps = info.fps or 60
+  if self.pace == "auto" then self.pace = not info.window end
+  self:save_ring(0)
+  self.on_message(string.format("netplay: playing with %s (you are player %d, delay %d)", self.peer,
+                                self.local_port, self.delay))
+end
+
+function Session:send(data)
+  if self.peer then self.socket:send(data, self.peer) end
+end
+
+--- Ends the session with `reason`; the local game keeps running.
+function Session:finish(reason, failed)
+  if self.phase == "ended" then return end
+  if self.peer and self.nonce then
+    for _ = 1, 3 do self:send(packet(T.bye, "<I4s1", self.nonce, reason:sub(1, 200))) end
+  end
+  if self.slowed then emu.speed(1) end
+  self.phase, self.ended_reason, self.failed = "ended", reason, failed or false
+  self.on_message("netplay: " .. reason)
+  self.on_end(reason, failed)
+end
+
+-- MARK: the ring of states (the start of each unconfirmed frame)
+
+function Session:save_ring(frame)
+  local slot = frame % self.ring_size
+  local state = self.ring[slot]
+  if state and state:save() then
+    self.ring_frame[slot] = frame
+    return state
+  end
+  state = savestate.create()
+  self.ring[slot], self.ring_frame[slot] = state, frame
+  return state
+end
+
+function Session:ring_state(frame)
+  local slot = frame % self.ring_size
+  if self.ring_frame[slot] == frame then return self.ring[slot] end
+end
+
+-- MARK: inputs
+
+function Session:predicted()
+  return self.remote_in[self.remote_count - 1] or 0
+end
+
+function Session:ports(frame, remote)
+  local input = self.replay_input
+  input[self.local_port], input[self.remote_port] = self.local_in[frame] or 0, remote
+  return input
+end
+
+function Session:send_input()
+  local first = math.max(self.acked, self.local_count - INPUTS_MAX)
+  local count = self.local_count - first
+  local parts = { packet(T.input, "<I4I4I4I4i2ddB", self.nonce, self.remote_count, self.frame, first,
+                         math.max(-32768, math.min(32767, math.floor(self:advantage() + 0.5))), net.clock(),
+                         self.echo, count) }
+  for frame = first, self.local_count - 1 do parts[#parts + 1] = string.pack("<I2", self.local_in[frame]) end
+  local check = self.last_local_check
+  if check then parts[#parts + 1] = string.pack("<I4c40", check, self.local_hash[check]) end
+  self:send(table.concat(parts))
+  self.last_sent = net.clock()
+end
+
+-- Frames we are ahead of the peer, as seen from here (its last frame plus half the round trip).
+function Session:advantage()
+  return self.frame - (self.remote_frame + (self.stats.ping_ms / 2000) * self.fps)
+end
+
+-- MARK: receiving
+
+function Session:receive_all()
+  for _ = 1, 256 do
+    local data, from = self.socket:receive()
+    if not data then return end
+    local ok, problem = pcall(self.handle, self, data, from)
+    if not ok then
+      self.stats.ignored = self.stats.ignored + 1
+      self.last_problem = tostring(problem)
+    end
+  end
+end
+
+function Session:handle(data, from)
+  local kind = kind_of(data)
+  if not kind then self.stats.ignored = self.stats.ignored + 1; return end
+  if self.phase == "listening" then
+    if kind == T.hello then self:on_hello(data, from) else self.stats.ignored = self.stats.ignored + 1 end
+    return
+  end
+  if from ~= self.peer then
+    -- Someone else: a third player is told, anything else dropped.
+    if kind == T.hello then self:refuse(from, "a session is already running (two players only)") end
+    self.stats.ignored = self.stats.ignored + 1
+    return
+  end
+  local nonce = string.unpack("<I4", data, HEADER_SIZE + 1)
+  if kind == T.refuse and self.phase == "hello" then
+    local _, reason = string.unpack("<I4s2", data, HEADER_SIZE + 1)
+    return self:on_refused(reason)
+  end
+  if nonce ~= self.nonce then self.stats.ignored = self.stats.ignored + 1; return end
+  self.last_heard = net.clock()
+  if kind == T.input then
+    if self.phase == "sending" then self:begin() end  -- its first input says the joiner is ready
+    if self.phase == "running" then self:on_input(data) end
+  elseif kind == T.bye then
+    local _, reason = string.unpack("<I4s1", data, HEADER_SIZE + 1)
+    self:finish("the other player left (" .. reason:gsub("[%c]", "?") .. ")", false)
+  elseif kind == T.welcome and self.phase == "hello" then
+    self:on_welcome(data)
+  elseif kind == T.chunk and self.phase == "receiving" then
+    self:on_chunk(data)
+  elseif kind == T.need and self.phase == "sending" then
+    self:on_need(data)
+  elseif kind == T.ready and self.phase == "sending" then
+    self:begin()
+  else
+    self.stats.ignored = self.stats.ignored + 1
+  end
+end
+
+function Session:on_input(data)
+  local _, ack, their_frame, first, advantage, sent_at, echo, count, position =
+    string.unpack("<I4I4I4I4i2ddB", data, HEADER_SIZE + 1)
+  local horizon = self.frame + FUTURE
+  -- Bounds first: a packet about frames far from ours, or claiming inputs we never sent, is dropped whole.
+  if count > INPUTS_MAX or first + count > horizon or their_frame > horizon or ack > self.local_count
+     or #data < position - 1 + 2 * count then
+    self.stats.ignored = self.stats.ignored + 1
+    return
+  end
+  local wrong = self.first_wrong
+  for index = 0, count - 1 do
+    local frame = first + index
+    local mask = string.unpack("<I2", data, position + 2 * index)
+    if frame < self.remote_count then
+      if self.remote_in[frame] and self.remote_in[frame] ~= mask then self.stats.conflicts = self.stats.conflicts + 1 end
+    elseif frame == self.remote_count then
+      self.remote_in[frame], self.remote_count = mask, frame + 1
+      if frame < self.frame and self.used[frame] ~= mask and (not wrong or frame < wrong) then wrong = frame end
+    else
+      break  -- a gap: the sender repeats everything we have not acknowledged
+    end
+  end
+  self.first_wrong = wrong
+  if ack > self.acked then self.acked = ack end
+  if their_frame > self.remote_frame then self.remote_frame = their_frame end
+  self.remote_advantage = advantage
+  local now = net.clock()
+  if sent_at == sent_at then self.echo = sent_at end  -- (not NaN)
+  if echo > 0 and echo <= now and now - echo < 10 then
+    local ping = (now - echo) * 1000
+    self.stats.ping_ms = self.stats.ping_ms == 0 and ping or self.stats.ping_ms * 0.9 + ping * 0.1
+  end
+  local rest = position + 2 * count
+  if #data >= rest + 43 then
+    local frame, hash = string.unpack("<I4c40", data, rest)
+    if frame % self.check_interval == 0 and frame <= horizon and not self.remote_hash[frame] then
+      self.remote_hash[frame] = hash
+      self:compare(frame)
+    end
+  end
+end
+
+-- MARK: the handshake
+
+function Session:refuse(to, reason)
+  local now = net.clock()
+  self.refused = self.refused or {}
+  if (self.refused[to] or 0) + 0.5 > now then return end  -- at most twice a second per address
+  self.refused[to] = now
+  self.socket:send(packet(T.refuse, "<I4s2", 0, reason:sub(1, 1200)), to)
+end
+
+function Session:on_hello(data, from)
+  local nonce, core, version, sha1, options_hash, options = string.unpack("<I4s1s1s1I4s2", data, HEADER_SIZE + 1)
+  local mine = self.identity
+  local reason, shown
+  if core ~= mine.core then
+    reason = "the host runs core " .. mine.core .. ", not " .. core
+  elseif version ~= mine.version then
+    reason = "the host runs " .. mine.core .. " " .. mine.version .. ", not version " .. version
+  elseif sha1 ~= mine.sha1 then
+    reason = "the host plays other content (SHA-1 " .. mine.sha1 .. ", yours " .. sha1 .. ")"
+  elseif options_hash ~= digest(mine.options) then
+    reason = "core options differ; the host has:\n" .. mine.options
+    shown = options ~= "" and "core options differ: " .. table.concat(option_differences(mine.options, options), ", ")
+  end
+  local printable = from:gsub("[%c]", "?")
+  if reason then
+    self.on_message("netplay: refused " .. printable .. ": " .. (shown or reason:gsub("\n.*", "")):gsub("[%c]", "?"))
+    return self:refuse(from, reason)
+  end
+  self.peer, self.nonce = from, nonce
+  local domain = save_ram_domain()
+  local save_ram = domain and memory.read_bytes(0, domain.size, domain.name) or ""
+  local state = savestate.create()
+  self.blob = string.pack("<s4s4", state:bytes(), save_ram)
+  self.chunks = (#self.blob + CHUNK - 1) // CHUNK
+  self.phase = "sending"
+  self.on_message("netplay: " .. printable .. " joins; sending the game (" .. #self.blob .. " bytes)")
+  self:transfer()
+end
+
+function Session:welcome()
+  self:send(packet(T.welcome, "<I4I4I4", self.nonce, #self.blob, self.chunks))
+end
+
+-- The host waits here (its game paused) until the joiner has the state and says so.
+function Session:transfer()
+  local started, last_welcome = net.clock(), 0
+  while self.phase == "sending" do
+    local now = net.clock()
+    if now - last_welcome > 0.25 then self:welcome(); last_welcome = now end
+    if now - started > self.timeout * 3 then
+      self.on_message("netplay: the joiner did not take the game; listening again")
+      self.phase, self.peer, self.nonce, self.blob = "listening", nil, nil, nil
+      return
+    end
+    self.socket:wait(10)
+    self:receive_all()
+  end
+  self.blob = nil
+end
+
+function Session:on_need(data)
+  local _, count, position = string.unpack("<I4B", data, HEADER_SIZE + 1)
+  if count > NEED_MAX or #data < position - 1 + 4 * count then self.stats.ignored = self.stats.ignored + 1; return end
+  for index = 0, count - 1 do
+    local chunk = string.unpack("<I4", data, position + 4 * index)
+    if chunk < self.chunks then
+      local part = self.blob:sub(chunk * CHUNK + 1, (chunk + 1) * CHUNK)
+      self:send(packet(T.chunk, "<I4I4s2", self.nonce, chunk, part))
+    end
+  end
+end
+
+function Session:hello()
+  local mine = self.identity
+  self.nonce = self.nonce or math.random(1, 0xfffffffe)
+  local options = #mine.options <= 1000 and mine.options or ""
+  self.socket:send(packet(T.hello, "<I4s1s1s1I4s2", self.nonce, mine.core, mine.version, mine.sha1,
+                          digest(mine.options), options), self.address)
+  self.peer = self.address
+end
+
+function Session:on_refused(reason)
+  reason = reason:gsub("[%c]", function(c) return c == "\n" and "\n" or "?" end)
+  local host_options = reason:match("^core options differ; the host has:\n(.*)$")
+  if host_options then
+    local differences = option_differences(host_options, self.identity.options)
+    reason = "core options differ from the host's: " .. table.concat(differences, ", ")
+  end
+  self:finish("the host refused: " .. reason, true)
+end
+
+function Session:on_welcome(data)
+  local _, size, chunks = string.unpack("<I4I4I4", data, HEADER_SIZE + 1)
+  if size > STATE_MAX or chunks ~= (size + CHUNK - 1) // CHUNK or chunks == 0 then
+    return self:finish("the host sent a game of " .. size .. " bytes (at most " .. STATE_MAX .. ")", true)
+  end
+  self.phase, self.size, self.chunks, self.parts, self.missing = "receiving", size, chunks, {}, chunks
+  self:receive_game()
+end
+
+function Session:on_chunk(data)
+  local _, index, part = string.unpack("<I4I4s2", data, HEADER_SIZE + 1)
+  local expected = index == self.chunks - 1 and self.size - index * CHUNK or CHUNK
+  if index >= self.chunks or #part ~= expected then self.stats.ignored = self.stats.ignored + 1; return end
+  if not self.parts[index] then self.parts[index], self.missing = part, self.missing - 1 end
+end
+
+-- The joiner asks for what it lacks until it has the whole game, then loads it.
+function Session:receive_game()
+  local last_progress, last_ask, before = net.clock(), 0, self.missing
+  while self.phase == "receiving" and self.missing > 0 do
+    local now = net.clock()
+    if self.missing ~= before then before, last_progress = self.missing, now end
+    if now - last_progress > self.timeout then return self:finish("the host stopped sending the game", true) end
+    if now - last_ask > 0.03 then
+      local wanted = {}
+      for index = 0, self.chunks - 1 do
+        if not self.parts[index] then
+          wanted[#wanted + 1] = string.pack("<I4", index)
+          if #wanted == NEED_MAX then break end
+        end
+      end
+      self:send(packet(T.need, "<I4B", self.nonce, #wanted) .. table.concat(wanted))
+      last_ask = now
+    end
+    self.socket:wait(5)
+    self:receive_all()
+  end
+  if self.phase ~= "receiving" then return end
+  local parts = {}
+  for index = 0, self.chunks - 1 do parts[index + 1] = self.parts[index] end
+  self.parts = nil
+  local ok, state_bytes, save_ram = pcall(string.unpack, "<s4s4", table.concat(parts))
+  if not ok then return self:finish("the host's game is malformed", true) end
+  local domain = save_ram_domain()
+  if domain and #save_ram == domain.size then memory.write_bytes(0, save_ram, domain.name) end
+  local state, problem = savestate.from_bytes(state_bytes)
+  local loaded
+  if state then loaded, problem = state:load() end
+  if not loaded then return self:finish("cannot load the host's game: " .. tostring(problem), true) end
+  self:send(packet(T.ready, "<I4", self.nonce))
+  self:begin()
+end
+
+-- MARK: the frame
+
+--- Call at `frame_start`: decides this frame's input on both ports (and sends ours).
+function Session:frame_start()
+  if self.phase ~= "running" then return end
+  local frame = self.frame
+  if self.local_count == frame + self.delay then
+    self.local_in[self.local_count] = netplay.mask_of(joypad.get_player(1))
+    self.local_count = self.local_count + 1
+  end
+  local remote = frame < self.remote_count and self.remote_in[frame] or self:predicted()
+  self.used[frame] = remote
+  joypad.set(self.local_port, netplay.buttons_of(self.local_in[frame]))
+  joypad.set(self.remote_port, netplay.buttons_of(remote))
+  for port = 1, 2 do
+    joypad.set_analog(port, "left", 0, 0)
+    joypad.set_analog(port, "right", 0, 0)
+  end
+  self:send_input()
+end
+
+-- Loads the state of the first mispredicted frame and replays to the present on the inputs now known.
+function Session:roll_back()
+  local wrong = self.first_wrong
+  self.first_wrong = nil
+  if not wrong or wrong >= self.frame then return end
+  local state = self:ring_state(wrong)
+  if not state then
+    return self:finish("cannot roll back to frame " .. wrong .. " (its state is gone)", true)
+  end
+  state:load({ quiet = true })
+  local predicted = self:predicted()
+  for frame = wrong, self.frame - 1 do
+    local remote = frame < self.remote_count and self.remote_in[frame] or predicted
+    self.used[frame] = remote
+    emu.replay_frame(self:ports(frame, remote), { video = frame == self.frame - 1 })
+    local next = frame + 1
+    if next >= self.remote_count - 1 or next % self.check_interval == 0 then self:save_ring(next) end
+  end
+  local frames = self.frame - wrong
+  self.last_rollback = frames
+  local stats = self.stats
+  stats.rollbacks, stats.rollback_frames = stats.rollbacks + 1, stats.rollback_frames + frames
+  if frames > stats.max_rollback then stats.max_rollback = frames end
+end
+
+-- Hashes confirmed check frames whose state the ring still holds.
+function Session:check_confirmed()
+  local frame = self.next_check
+  while frame < self.remote_count and frame <= self.frame do
+    local state = self:ring_state(frame)
+    if state then
+      self.local_hash[frame] = state:hash()
+      self.last_local_check = frame
+      self.local_hash[frame - 8 * self.check_interval] = nil
+      self.remote_hash[frame - 8 * self.check_interval] = nil
+      self:compare(frame)
+    end
+    frame = frame + self.check_interval
+  end
+  self.next_check = frame
+end
+
+function Session:compare(frame)
+  local here, there = self.local_hash[frame], self.remote_hash[frame]
+  if not here or not there then return end
+  self.stats.checks = self.stats.checks + 1
+  if here ~= there and not self.desync then
+    self.desync = { frame = frame, here = here, there = there }
+    self.on_message(string.format("netplay: desync at frame %d (here %s, %s %s)", frame, here:sub(1, 12),
+                                  self.mode == "host" and "joiner" or "host", there:sub(1, 12)))
+  end
+end
+
+-- Waits (sending and receiving) while the game may not go on: more than `prediction` frames past the
+-- last remote input, or at `stop_after` until every input before it is in.
+function Session:wait_for_peer()
+  local started
+  while self.phase == "running" do
+    local blocked
+    if self.stop_after > 0 and self.frame >= self.stop_after then
+      blocked = self.remote_count < self.stop_after
+    else
+      blocked = self.frame - self.remote_count >= self.prediction
+    end
+    if not blocked then break end
+    local now = net.clock()
+    started = started or now
+    if now - self.last_heard > self.timeout then
+      return self:finish(string.format("no packet from the other player for %d s; playing alone", self.timeout))
+    end
+    if now - self.last_sent > 0.02 then self:send_input() end
+    self.socket:wait(2)
+    self:receive_all()
+    self:roll_back()
+  end
+  if started then
+    self.stats.stall_frames = self.stats.stall_frames + 1
+    self.stats.stall_seconds = self.stats.stall_seconds + (net.clock() - started)
+  end
+end
+
+-- Headless pacing (`pace`): the core's rate, a little slower while this side is ahead of the other.
+function Session:pace_frame()
+  local period = 1 / self.fps
+  local now = net.clock()
+  if self.balance > 1 then period = period * 1.1 end
+  if not self.deadline or now > self.deadline + 4 * period then self.deadline = now end
+  self.deadline = self.deadline + period
+  while true do
+    local left = self.deadline - net.clock()
+    if left <= 0 then break end
+    self.socket:wait(math.max(1, math.min(1000, math.floor(left * 1000))))
+    self:receive_all()
+    self:roll_back()
+  end
+end
+
+--- Call at `frame_end`: receives, rolls back and replays when a prediction was wrong, keeps the state
+--- of the new frame, checks hashes, and waits when the game may not run ahead further.
+function Session:frame_end()
+  local phase = self.phase
+  if phase == "hello" then
+    local now = net.clock()
+    self.hello_started = self.hello_started or now
+    if now - self.hello_started > self.connect_timeout then
+      return self:finish("no answer from " .. self.address .. " after " .. self.connect_timeout .. " s", true)
+    end
+    if now - (self.hello_sent or 0) > 0.5 then self:hello(); self.hello_sent = now end
+  end
+  if phase ~= "running" then
+    self:receive_all()
+    return
+  end
+  self.frame = self.frame + 1
+  for frame = self.frame - HISTORY, self.frame - HISTORY - 4, -1 do
+    self.local_in[frame], self.remote_in[frame], self.used[frame] = nil, nil, nil
+  end
+  self:receive_all()
+  self:roll_back()
+  if self.phase ~= "running" then return end
+  if (self.frame >= self.remote_count - 1 or self.frame % self.check_interval == 0)
+     and not self:ring_state(self.frame) then
+    self:save_ring(self.frame)
+  end
+  self:wait_for_peer()
+  self:check_confirmed()
+  -- Balancing: half the difference of the two sides' advantages, smoothed; over a frame, this side slows.
+  self.balance = self.balance * 0.95 + 0.05 * (self:advantage() - self.remote_advantage) / 2
+  if self.pace then
+    self:pace_frame()
+  elseif self.balance > 1 ~= (self.slowed or false) then
+    -- In a window the frontend paces: slow it a little while this side is ahead, back when it is not.
+    self.slowed = self.balance > 1
+    emu.speed(self.slowed and 0.95 or 1)
+  end
+  if self.stop_after > 0 and self.frame >= self.stop_after and self.remote_count >= self.stop_after then
+    self:linger()
+    self:finish("finished " .. self.stop_after .. " frames", false)
+  end
+end
+
+-- At the end: keep answering until the peer has every input of ours (or a second passes).
+function Session:linger()
+  local started = net.clock()
+  while self.acked < self.stop_after and net.clock() - started < 2 and self.phase == "running" do
+    self:send_input()
+    self.socket:wait(10)
+    self:receive_all()
+  end
+end
+
+--- What the OSD shows: `{phase=, ping_ms=, rollback= (frames of the last rollback), delay=, frame=}`.
+function Session:status()
+  return { phase = self.phase, ping_ms = self.stats.ping_ms, delay = self.delay, frame = self.frame,
+           peer = self.peer, desync = self.desync, stats = self.stats }
+end
+
+netplay.Session = Session
+return netplay
