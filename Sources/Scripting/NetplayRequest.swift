@@ -22,6 +22,8 @@ public struct NetplayRequest: Sendable, Equatable {
     /// `netplay-check`: frames to run and frames rolled back each one.
     public var frames: Int?
     public var rollback: Int?
+    /// `netplay-check --buttons`: the RetroPad mask its random input presses (nil: all but select and start).
+    public var buttons: Int?
 
     public init(mode: Mode, address: String = "", delay: Int? = nil) {
         self.mode = mode

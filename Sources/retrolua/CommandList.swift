@@ -14,7 +14,7 @@ enum CommandList {
     static var commands: [CommandSpec] {
         [
             RunCommand.spec, AttachCommand.spec, McpCommand.spec, CoresCommand.spec, InfoCommand.spec,
-            MovieCommand.spec, BatchCommand.spec,
+            MovieCommand.spec, BatchCommand.spec, NetplayCheckCommand.spec,
             DocsCommand.spec, CompletionsCommand.spec, ManCommand.spec, versionSpec, helpSpec,
         ]
     }

@@ -15,7 +15,8 @@ for key, value in pairs(netplay.defaults) do defaults[key] = value end
 local settings = require("retrolua.settings").load("netplay", defaults)
 
 if request.mode == "check" then
-  return require("retrolua.netplay_check").run({ frames = request.frames, rollback = request.rollback })
+  return require("retrolua.netplay_check").run({ frames = request.frames, rollback = request.rollback,
+                                                 buttons = request.buttons })
 end
 
 local session, windowed, exiting

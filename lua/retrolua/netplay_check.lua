@@ -17,10 +17,23 @@ local function generator(seed)
   end
 end
 
+local NAMES = { [0] = "b", "y", "select", "start", "up", "down", "left", "right",
+                "a", "x", "l", "r", "l2", "r2", "l3", "r3" }
+
+local function names_of(mask)
+  local names = {}
+  for bit = 0, 15 do
+    if (mask >> bit) & 1 == 1 then names[#names + 1] = NAMES[bit] end
+  end
+  return #names > 0 and table.concat(names, "+") or "nothing"
+end
+
 --- Runs the check: `options.frames` (default 600), `options.rollback` (frames rolled back each frame,
---- default 8), `options.seed`; calls `options.on_done(report, ok)` at the end (default: print and exit).
+--- default 8), `options.buttons` (the mask the random input presses; default all but select and start),
+--- `options.seed`; calls `options.on_done(report, ok)` at the end (default: print and exit).
 function check.run(options)
   local frames, depth = options.frames or 600, options.rollback or 8
+  local pressable = options.buttons or 0xfff3
   local random = generator(options.seed or 1)
   local ring, hashes, inputs = {}, {}, {}
   local frame, held = 0, { 0, 0 }
@@ -36,7 +49,8 @@ function check.run(options)
 
   local function save(at)
     local slot = at % (depth + 1)
-    if ring[slot] then ring[slot]:save() else ring[slot] = savestate.create() end
+    -- A state that outgrew its object (some cores' states vary in size) gets a new one.
+    if not (ring[slot] and ring[slot]:save()) then ring[slot] = savestate.create() end
     return ring[slot]
   end
 
@@ -44,7 +58,7 @@ function check.run(options)
   local function differing_memory(at)
     local replayed = {}
     for _, domain in ipairs(memory.domains()) do replayed[domain.name] = memory.hash(domain.name) end
-    scratch:save()
+    if not scratch:save() then scratch = savestate.create() end
     ring[at % (depth + 1)]:load({ quiet = true })
     local names = {}
     for _, domain in ipairs(memory.domains()) do
@@ -59,7 +73,7 @@ function check.run(options)
     ring[from % (depth + 1)]:load({ quiet = true })
     for at = from, frame - 1 do
       emu.replay_frame(inputs[at])
-      scratch:save()
+      if not scratch:save() then scratch = savestate.create() end
       local hash = scratch:hash()
       if hash ~= hashes[at + 1] then return at + 1, hash end
     end
@@ -69,7 +83,7 @@ function check.run(options)
   event.on("frame_start", function()
     if finished then return end
     -- Inputs held for a few frames at a time, as a player's are.
-    if frame % 4 == 0 then held = { random() & 0xfff3, random() & 0xfff3 } end  -- never select/start
+    if frame % 4 == 0 then held = { random() & pressable, random() & pressable } end
     inputs[frame] = { held[1], held[2] }
     inputs[frame - depth - 2] = nil
     for port = 1, 2 do
@@ -88,14 +102,15 @@ function check.run(options)
       local from = frame - depth
       ring[from % (depth + 1)]:load({ quiet = true })
       for at = from, frame - 1 do emu.replay_frame(inputs[at], { video = at == frame - 1 }) end
-      scratch:save()
+      if not scratch:save() then scratch = savestate.create() end
       if scratch:hash() ~= hashes[frame] then
         finished = true
         local at, hash = locate(from)
         return done(string.format(
           "netplay-check: %s: NOT deterministic: replaying frames %d…%d reached another state at frame %d " ..
-          "(first run %s, replay %s); differing: %s", name, from, frame - 1, at, hashes[at]:sub(1, 12),
-          hash:sub(1, 12), differing_memory(at)), false)
+          "(first run %s, replay %s); differing: %s; held on frame %d: port 1 %s, port 2 %s", name, from,
+          frame - 1, at, hashes[at]:sub(1, 12), hash:sub(1, 12), differing_memory(at), at - 1,
+          names_of(inputs[at - 1][1]), names_of(inputs[at - 1][2])), false)
       end
     end
     if frame >= frames then

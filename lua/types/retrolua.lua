@@ -1206,7 +1206,7 @@ net = {}
 ---@return string?
 function net.udp(options) end
 
---- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, frames=, rollback=}` (absent fields: the default's own), or nil.
+--- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the default's own), or nil.
 ---@return table?
 function net.netplay() end
 

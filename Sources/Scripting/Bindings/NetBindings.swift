@@ -32,7 +32,8 @@ extension Bindings {
                 doc:
                     """
                     The session the command line asked for, for the netplay default: `{mode= ("host", "join" \
-                    or "check"), address=, delay=, frames=, rollback=}` (absent fields: the default's own), or nil.
+                    or "check"), address=, delay=, frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the \
+                    default's own), or nil.
                     """
             ) { run($0, $1, netNetplay) },
             LuaFunction(
@@ -124,12 +125,13 @@ extension Bindings {
             call.pushNil()
             return 1
         }
-        call.newTable(fields: 5)
+        call.newTable(fields: 6)
         call.set("mode", request.mode.rawValue)
         call.set("address", request.address)
         if let delay = request.delay { call.set("delay", delay) }
         if let frames = request.frames { call.set("frames", frames) }
         if let rollback = request.rollback { call.set("rollback", rollback) }
+        if let buttons = request.buttons { call.set("buttons", buttons) }
         return 1
     }
 
