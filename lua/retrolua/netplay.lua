@@ -176,6 +176,7 @@ function Session:begin()
   local info = emu.info()
   self.fps = info.fps or 60
   if self.pace == "auto" then self.pace = not info.window end
+  self.slowed = nil
   self:save_ring(0)
   self.on_message(string.format("netplay: playing with %s (you are player %d, delay %d)", self.peer,
                                 self.local_port, self.delay))
@@ -285,7 +286,11 @@ function Session:handle(data, from)
     if self.phase == "running" then self:on_input(data) end
   elseif kind == T.bye then
     local _, reason = string.unpack("<I4s1", data, HEADER_SIZE + 1)
-    self:finish("the other player left (" .. reason:gsub("[%c]", "?") .. ")", false)
+    if self.stop_after > 0 and self.remote_count >= self.stop_after then
+      self.peer_finished = true  -- it finished first; every input to the end is here: play on to it
+    else
+      self:finish("the other player left (" .. reason:gsub("[%c]", "?") .. ")", false)
+    end
   elseif kind == T.welcome and self.phase == "hello" then
     self:on_welcome(data)
   elseif kind == T.chunk and self.phase == "receiving" then
@@ -452,11 +457,16 @@ end
 
 -- The joiner asks for what it lacks until it has the whole game, then loads it.
 function Session:receive_game()
-  local last_progress, last_ask, before = net.clock(), 0, self.missing
+  local started, last_ask, before = net.clock(), 0, self.missing
+  local last_progress = started
   while self.phase == "receiving" and self.missing > 0 do
     local now = net.clock()
     if self.missing ~= before then before, last_progress = self.missing, now end
     if now - last_progress > self.timeout then return self:finish("the host stopped sending the game", true) end
+    -- A host trickling chunks must not hold the joiner for ever either.
+    if now - started > 2 * self.connect_timeout then
+      return self:finish("the game took over " .. 2 * self.connect_timeout .. " s to arrive", true)
+    end
     if now - last_ask > 0.03 then
       local wanted = {}
       for index = 0, self.chunks - 1 do
@@ -584,8 +594,14 @@ function Session:wait_for_peer()
     self:roll_back()
   end
   if started then
-    self.stats.stall_frames = self.stats.stall_frames + 1
-    self.stats.stall_seconds = self.stats.stall_seconds + (net.clock() - started)
+    -- Visible only past the frame's own slack: a headless session would have slept until its deadline
+    -- anyway (a window's slack is unknown here: all of the wait counts).
+    local waited = net.clock() - started
+    local slack = self.pace and self.deadline and (self.deadline + 1 / self.fps - started) or 0
+    if waited > slack then
+      self.stats.stall_frames = self.stats.stall_frames + 1
+      self.stats.stall_seconds = self.stats.stall_seconds + (waited - math.max(0, slack))
+    end
   end
 end
 
@@ -618,6 +634,9 @@ function Session:frame_end()
     if now - (self.hello_sent or 0) > 0.5 then self:hello(); self.hello_sent = now end
   end
   if phase ~= "running" then
+    if self.pace == "auto" then self.pace = not emu.info().window end
+    -- Headless, waiting for the other player at the core's rate, not as fast as the CPU goes.
+    self.socket:wait(self.pace and 16 or 0)
     self:receive_all()
     return
   end
@@ -634,6 +653,8 @@ function Session:frame_end()
   end
   self:wait_for_peer()
   self:check_confirmed()
+  -- The inputs again half a frame after frame_start's packet: one lost datagram then costs no frame.
+  if self.phase == "running" and net.clock() - self.last_sent > 0.004 then self:send_input() end
   -- Balancing: half the difference of the two sides' advantages, smoothed; over a frame, this side slows.
   self.balance = self.balance * 0.95 + 0.05 * (self:advantage() - self.remote_advantage) / 2
   if self.pace then
@@ -652,7 +673,8 @@ end
 -- At the end: keep answering until the peer has every input of ours (or a second passes).
 function Session:linger()
   local started = net.clock()
-  while self.acked < self.stop_after and net.clock() - started < 2 and self.phase == "running" do
+  while self.acked < self.stop_after and not self.peer_finished and net.clock() - started < 2
+        and self.phase == "running" do
     self:send_input()
     self.socket:wait(10)
     self:receive_all()

@@ -1,0 +1,59 @@
+"""A netplay session of 3,600 frames (a minute at 60 fps) through a relay adding 120 ms each way (jitter
+24 ms, 5 % loss), headless runs pacing themselves: frames each side stalled waiting for the other's input
+(prediction 8, delay 2), rollbacks, and the round trip. Usage: netplay_stalls.py RETROLUA."""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "python"))
+from netplay_relay import Relay  # noqa: E402
+
+BINARY = sys.argv[1]
+ROM = os.path.join(ROOT, "build", "roms", "demo.nes")
+PORT = 47900 + os.getpid() % 90
+INPUT = """
+local v = %d
+event.on("frame_end", function()
+  v = (v * 1103515245 + 12345) & 0x7fffffff
+  if emu.framecount() %% 6 == 0 then
+    joypad.set_player(1, { right = v & 1 == 1, a = v & 2 == 2, b = v & 4 == 4, left = v & 8 == 8 })
+  end
+end)
+"""
+
+with tempfile.TemporaryDirectory() as work:
+    config = os.path.join(work, "config", "retrolua")
+    os.makedirs(config)
+    with open(os.path.join(config, "netplay.lua"), "w") as f:
+        f.write("return { stop_after = 3600 }\n")
+    env = dict(os.environ, XDG_CONFIG_HOME=os.path.join(work, "config"), HOME=work)
+    scripts = []
+    for seed in (11, 29):
+        path = os.path.join(work, f"input{seed}.lua")
+        with open(path, "w") as f:
+            f.write(INPUT % seed)
+        scripts.append(path)
+    relay = Relay(("127.0.0.1", PORT), delay=0.12, jitter=0.024, loss=0.05, seed=5).start()
+    common = [BINARY, "run", ROM, "--core", "nestopia", "--headless", "--json"]
+    host = subprocess.Popen(common + ["--netplay", f"host:{PORT}", "--script", scripts[0]],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    time.sleep(0.5)
+    join = subprocess.Popen(common + ["--netplay", "join", f"127.0.0.1:{relay.port}", "--script", scripts[1]],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
+    outputs = [host.communicate(timeout=300)[0], join.communicate(timeout=300)[0]]
+    relay.stop()
+    results = [json.loads(out)["results"] for out in outputs]
+    same = results[0].get("netplay_state_hash") == results[1].get("netplay_state_hash")
+    for side, result in zip(("host", "joiner"), results):
+        frames = result.get("netplay_frames", 0) or 1
+        print(f"{'120 ms relay, ' + side:34s} {result.get('netplay_stall_frames', 0) * 3600 / frames:.1f} frames of "
+              f"visible stall a minute, {result.get('netplay_stall_seconds', 0) * 1000 * 3600 / frames:.0f} ms "
+              f"(target 0 at <= 8 frames of prediction); {result.get('netplay_rollbacks', 0)} "
+              f"rollbacks, {result.get('netplay_rollback_frames', 0)} frames replayed, longest "
+              f"{result.get('netplay_max_rollback', 0)}; ping {result.get('netplay_ping_ms', 0):.0f} ms")
+    print(f"{'120 ms relay, end states':34s} {'identical' if same else 'DIFFERENT'} "
+          f"({relay.dropped} datagrams dropped by the relay)")
