@@ -8,7 +8,9 @@ import Scripting
 enum NetplayCheckCommand {
     static let spec = CommandSpec(
         name: "netplay-check", summary: "check a core replays deterministically enough for netplay (SyncTest)",
-        usage: ["netplay-check ROM [--core NAME|PATH] [--frames N] [--rollback N] [--buttons LIST] [--option KEY=VALUE]"],
+        usage: [
+            "netplay-check ROM [--core NAME|PATH] [--frames N] [--rollback N] [--buttons LIST] [--option KEY=VALUE]"
+        ],
         description: """
             Runs ROM headless on random input held on ports 1 and 2 and, after every frame, loads the state
             of N frames ago and replays them unseen, as netplay's rollback does; then checks the replay
@@ -36,14 +38,20 @@ enum NetplayCheckCommand {
             usageFail("netplay-check: \(error)", command: "netplay-check")
         }
         if args.flag("help") { print(spec.helpText); exit(0) }
-        guard args.positionals.count == 1 else { usageFail("netplay-check: expected one ROM", command: "netplay-check") }
+        guard args.positionals.count == 1 else {
+            usageFail("netplay-check: expected one ROM", command: "netplay-check")
+        }
         let frames: Int, rollback: Int
         do {
             frames = try args.integer("frames") ?? 600
             rollback = try args.integer("rollback") ?? 8
         } catch { usageFail("netplay-check: \(error)", command: "netplay-check") }
-        guard (1...1_000_000).contains(frames) else { usageFail("netplay-check: --frames must be 1…1000000", command: "netplay-check") }
-        guard (1...60).contains(rollback) else { usageFail("netplay-check: --rollback must be 1…60", command: "netplay-check") }
+        guard (1...1_000_000).contains(frames) else {
+            usageFail("netplay-check: --frames must be 1…1000000", command: "netplay-check")
+        }
+        guard (1...60).contains(rollback) else {
+            usageFail("netplay-check: --rollback must be 1…60", command: "netplay-check")
+        }
         var buttons: Int?
         if let list = args.value("buttons") {
             var mask = 0

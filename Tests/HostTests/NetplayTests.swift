@@ -72,7 +72,8 @@ final class NetplayTests: XCTestCase {
         line: UInt = #line
     ) throws -> String {
         let result = try Fixtures.cli(["netplay-check", rom, "--core", core] + extra, timeout: 60)
-        XCTAssertEqual(result.status, status, "\(rom) on \(core): \(result.stdout)\n\(result.stderr)", file: file, line: line)
+        XCTAssertEqual(
+            result.status, status, "\(rom) on \(core): \(result.stdout)\n\(result.stderr)", file: file, line: line)
         let lines = result.stdout.split(separator: "\n").filter { $0.hasPrefix("netplay-check: ") }
         XCTAssertEqual(lines.count, 1, "one netplay-check line: \(result.stdout)", file: file, line: line)
         return lines.first.map(String.init) ?? ""
@@ -123,8 +124,10 @@ final class NetplayTests: XCTestCase {
         let output = try check(Fixtures.nesROM, core: "nestopia", status: 1)
         XCTAssertTrue(output.hasPrefix("netplay-check: nestopia "), output)
         XCTAssertTrue(output.contains("NOT deterministic: replaying frames "), output)
-        XCTAssertNotNil(output.range(of: #"reached another state at frame \d+ \(first run \w+, replay \w+\)"#,
-                                     options: .regularExpression), output)
+        XCTAssertNotNil(
+            output.range(
+                of: #"reached another state at frame \d+ \(first run \w+, replay \w+\)"#,
+                options: .regularExpression), output)
         XCTAssertNotNil(output.range(of: #"held on frame \d+: port 1 "#, options: .regularExpression), output)
     }
 
@@ -315,8 +318,10 @@ final class NetplayTests: XCTestCase {
         let config = home(netplay: "return { connect_timeout = 1 }") + "/.config"
         // The address right after `join`, the ROM after it: the address is not taken for the content.
         let result = try Fixtures.cli(
-            ["run", "--netplay", "join", "127.0.0.1:\(port)", Fixtures.nesROM, "--core", "nestopia", "--headless",
-             "--json"], environment: ["XDG_CONFIG_HOME": config], timeout: 30)
+            [
+                "run", "--netplay", "join", "127.0.0.1:\(port)", Fixtures.nesROM, "--core", "nestopia", "--headless",
+                "--json",
+            ], environment: ["XDG_CONFIG_HOME": config], timeout: 30)
         XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
         XCTAssertTrue(result.stderr.contains("no answer from 127.0.0.1:\(port)"), result.stderr)
         XCTAssertTrue((results(result.stdout)["netplay_end"] as? String)?.contains("no answer") == true, result.stdout)
@@ -344,8 +349,10 @@ final class NetplayTests: XCTestCase {
             event.on("exit", function() print("port 1 a seen " .. tostring(seen) .. " in " .. frames .. " frames") end)
             """)
         let joiner = try ChildProcess(
-            ["run", Fixtures.nesROM, "--core", "nestopia", "--headless", "--netplay", "join", "127.0.0.1:\(port)",
-             "--json", "--script", recorder], home: joinerHome)
+            [
+                "run", Fixtures.nesROM, "--core", "nestopia", "--headless", "--netplay", "join", "127.0.0.1:\(port)",
+                "--json", "--script", recorder,
+            ], home: joinerHome)
         XCTAssertTrue(host.waitUntil(seconds: 30) { host.stderr.contains("netplay: playing with") }, host.stderr)
         // The person holds X (the A button) in the host's window while the session runs.
         let window = try host.xdotool(["search", "--onlyvisible", "--pid", String(host.process.processIdentifier)])

@@ -68,6 +68,11 @@ final class PythonPackageTests: XCTestCase {
     /// mid-step; kill -9 of the trainer; hostile batch requests).
     func testManyEmulatorsBehindTheBatchDoor() throws { try pytest(Fixtures.python, ["test_batch.py"]) }
 
+    /// Tests/python/test_netplay.py: rollback netplay between two headless runs — seeded random input
+    /// through a relay with delay, jitter and loss ends on the same state; a forced desync is reported;
+    /// the handshake refuses other content, core and options; hostile peers and hosts; kill -9 of a joiner.
+    func testNetplayOverARelay() throws { try pytest(Fixtures.python, ["test_netplay.py"]) }
+
     private func pytest(_ python: String, _ files: [String]) throws {
         let result = try Fixtures.cli(
             [], environment: ["RETROLUA": Fixtures.binary], executable: python,

@@ -1,6 +1,6 @@
 """A netplay session of 3,600 frames (a minute at 60 fps) through a relay adding 120 ms each way (jitter
 24 ms, 5 % loss), headless runs pacing themselves: frames each side stalled waiting for the other's input
-(prediction 8, delay 2), rollbacks, and the round trip. Usage: netplay_stalls.py RETROLUA."""
+(prediction 8, delay 2 or DELAY), rollbacks, and the round trip. Usage: netplay_stalls.py RETROLUA [DELAY]."""
 import json
 import os
 import subprocess
@@ -13,6 +13,7 @@ sys.path.insert(0, os.path.join(ROOT, "Tests", "python"))
 from netplay_relay import Relay  # noqa: E402
 
 BINARY = sys.argv[1]
+DELAY = sys.argv[2] if len(sys.argv) > 2 else "2"
 ROM = os.path.join(ROOT, "build", "roms", "demo.nes")
 PORT = 47900 + os.getpid() % 90
 INPUT = """
@@ -38,7 +39,7 @@ with tempfile.TemporaryDirectory() as work:
             f.write(INPUT % seed)
         scripts.append(path)
     relay = Relay(("127.0.0.1", PORT), delay=0.12, jitter=0.024, loss=0.05, seed=5).start()
-    common = [BINARY, "run", ROM, "--core", "nestopia", "--headless", "--json"]
+    common = [BINARY, "run", ROM, "--core", "nestopia", "--headless", "--json", "--netplay-delay", DELAY]
     host = subprocess.Popen(common + ["--netplay", f"host:{PORT}", "--script", scripts[0]],
                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env, text=True)
     time.sleep(0.5)
@@ -50,7 +51,7 @@ with tempfile.TemporaryDirectory() as work:
     same = results[0].get("netplay_state_hash") == results[1].get("netplay_state_hash")
     for side, result in zip(("host", "joiner"), results):
         frames = result.get("netplay_frames", 0) or 1
-        print(f"{'120 ms relay, ' + side:34s} {result.get('netplay_stall_frames', 0) * 3600 / frames:.1f} frames of "
+        print(f"{'120 ms relay, delay ' + DELAY + ', ' + side:34s} {result.get('netplay_stall_frames', 0) * 3600 / frames:.1f} frames of "
               f"visible stall a minute, {result.get('netplay_stall_seconds', 0) * 1000 * 3600 / frames:.0f} ms "
               f"(target 0 at <= 8 frames of prediction); {result.get('netplay_rollbacks', 0)} "
               f"rollbacks, {result.get('netplay_rollback_frames', 0)} frames replayed, longest "
