@@ -141,9 +141,7 @@ public final class Emulator {
     /// Runs the core one frame outside the frame loop (run-ahead): no hooks, no counters, no movie,
     /// the player's input as held; `video`/`audio` say whether the core's picture and sound are wanted.
     public func runExtraFrame(video: Bool, audio: Bool) throws(Refusal) {
-        guard phase == .between else {
-            throw Refusal(.phase, "only between frames (frame_end, draw or the main chunk), not in \(phase.name)")
-        }
+        try refuseOutsideBetweenFrames()
         let core = session.core
         let (wasVideo, wasAudio) = (core.videoEnabled, core.audioEnabled)
         core.videoEnabled = video
@@ -175,6 +173,13 @@ public final class Emulator {
         var input = playerInput
         overrides.apply(to: &input)
         return input
+    }
+
+    /// Refuses a frame run by a script anywhere but between frames (run-ahead's and rollback's frames).
+    func refuseOutsideBetweenFrames() throws(Refusal) {
+        guard phase == .between else {
+            throw Refusal(.phase, "only between frames (frame_end, draw or the main chunk), not in \(phase.name)")
+        }
     }
 
     /// Refuses what cannot run inside the core's `retro_run` (state loads, resets, running a frame).

@@ -176,7 +176,6 @@ function Session:begin()
   local info = emu.info()
   self.fps = info.fps or 60
   if self.pace == "auto" then self.pace = not info.window end
-  self.slowed = nil
   self:save_ring(0)
   self.on_message(string.format("netplay: playing with %s (you are player %d, delay %d)", self.peer,
                                 self.local_port, self.delay))

@@ -35,9 +35,7 @@ extension Emulator {
     /// sound, events dropped — for a script that rolls back and replays (netplay). Between frames only, and
     /// not while a movie plays or records (its input would take the place of `input`).
     public func runReplayFrame(input: InputState, picture: Bool) throws(Refusal) {
-        guard phase == .between else {
-            throw Refusal(.phase, "only between frames (frame_end, draw or the main chunk), not in \(phase.name)")
-        }
+        try refuseOutsideBetweenFrames()
         if movie.isActive { throw Refusal(.movie, "not while a movie plays or records") }
         replayInput = input
         defer { replayInput = nil }
