@@ -80,6 +80,28 @@ final class CheatTests: XCTestCase {
         harness.close()
     }
 
+    /// A memory write is not input: a movie recorded around one says so once (its replay goes elsewhere).
+    func testMoviesWarnOnceOfAMemoryWriteWhileRecording() throws {
+        let folder = Fixtures.temporaryFolder()
+        let harness = try lua(
+            """
+            memory.write_u8(0x300, 1)  -- before recording: nothing to say
+            assert(movie.record("\(folder)/w.rlm"))
+            emu.frameadvance()
+            assert(not pcall(memory.write_u8, 0x7fffffff, 1))  -- refused: not a write
+            memory.write_u8(0x300, 2)
+            memory.write_bytes(0x301, "ab")
+            emu.frameadvance()
+            assert(movie.stop())
+            assert(movie.record("\(folder)/w2.rlm"))
+            memory.write_u8(0x300, 3)
+            assert(movie.stop())
+            """, frames: 4)
+        let told = harness.errors.components(separatedBy: "memory was written while recording").count - 1
+        XCTAssertEqual(told, 2, harness.errors)
+        harness.close()
+    }
+
     func testCheatErrors() throws {
         let harness = try lua(
             """

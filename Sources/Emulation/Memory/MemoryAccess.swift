@@ -195,10 +195,16 @@ extension Emulator {
     ) throws(Refusal) -> UnsafeMutableRawPointer {
         if hardcore { throw .hardcore("memory writes are") }
         guard domain.writable else { throw Refusal(.outOfRange, "domain '\(memory.name(domain))' is read-only") }
-        guard domain.isBus else { return try memory.pointer(domain, address: address, width: width) }
-        guard address >= 0, width > 0, width <= domain.size, address <= domain.size - width,
-            let pointer = memory.busResolve(domain, address: address, width: width, write: true)
-        else { throw memory.unwritable(domain, address, width) }
+        let pointer: UnsafeMutableRawPointer
+        if !domain.isBus {
+            pointer = try memory.pointer(domain, address: address, width: width)
+        } else {
+            guard address >= 0, width > 0, width <= domain.size, address <= domain.size - width,
+                let resolved = memory.busResolve(domain, address: address, width: width, write: true)
+            else { throw memory.unwritable(domain, address, width) }
+            pointer = resolved
+        }
+        if movie.mode == .record, !movie.toldOfMemoryWrite { tellOfMemoryWriteWhileRecording() }
         return pointer
     }
 
@@ -212,11 +218,21 @@ extension Emulator {
         if domain.isBus, (try? writablePointer(domain, address: address, width: bytes.count)) == nil {
             if hardcore { throw .hardcore("memory writes are") }
             let targets = try memory.busBytes(domain, address: address, count: bytes.count, write: true)
+            if movie.mode == .record, !movie.toldOfMemoryWrite { tellOfMemoryWriteWhileRecording() }
             for (index, target) in targets.enumerated() { target.storeBytes(of: bytes[index], as: UInt8.self) }
             return
         }
         let pointer = try writablePointer(domain, address: address, width: bytes.count)
         pointer.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+    }
+
+    /// A movie holds input only: a write made now (a console line, a socket request, a script) is not in it,
+    /// so its replay will go elsewhere. Said once a recording, whichever door wrote.
+    func tellOfMemoryWriteWhileRecording() {
+        movie.toldOfMemoryWrite = true
+        show(
+            message: "movie: memory was written while recording; the movie holds input only, so its replay will "
+                + "not repeat the write", from: "movie")
     }
 
     /// `write` of bytes held in an array (the control socket's, tests').

@@ -68,6 +68,7 @@ extension MovieEngine {
         verifyWhileRecording = options.verify
         mode = .record
         readOnly = false
+        toldOfMemoryWrite = false
         savesOnStop = true
         hasUnsavedChanges = true
         firstDesync = nil

@@ -51,6 +51,8 @@ public final class MovieEngine {
     enum Event { case started, ended, desync }
     var pendingEvents: [Event] = []
     var pendingMessages: [String] = []
+    /// A memory write while recording was announced (once a recording: the movie holds input, not writes).
+    var toldOfMemoryWrite = false
 
     /// The TAS editor's side of the movie (MovieEngine+Greenzone.swift, MovieEngine+TAS.swift): states to
     /// seek from, the lag each frame turned out to have, the undo history, markers' selection.
