@@ -8,6 +8,7 @@ Run with `build/venv/bin/python -m pytest Tests/python/test_docs.py` (RETROLUA =
 tree's .build/debug or .build/release build)."""
 
 import glob
+import json
 import os
 import re
 import shutil
@@ -155,7 +156,22 @@ def test_the_site_builds_in_strict_mode(tmp_path):
                             capture_output=True, text=True, timeout=300,
                             env=dict(os.environ, NO_MKDOCS_2_WARNING="1"))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert (tmp_path / "site" / "guides" / "tas" / "index.html").exists()
+    site = tmp_path / "site"
+    assert (site / "guides" / "tas" / "index.html").exists()
+    # Offline: no page or stylesheet fetches fonts from the network.
+    online = [str(path.relative_to(site)) for path in site.rglob("*") if path.suffix in (".html", ".css", ".js")
+              and re.search(r"fonts\.(googleapis|gstatic)\.com", path.read_text(encoding="utf-8", errors="replace"))]
+    assert not online, "these files fetch fonts: %s" % online
+    # The search splits words (and searches) at `.` and `_`: an API's names are found by their last part.
+    index = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    separator = re.compile(index["config"]["separator"])
+    words = set()
+    for doc in index["docs"]:
+        words.update(separator.split((doc["title"] + " " + doc["text"]).lower()))
+    for query in ("readbyte", "read_u8", "memory.read_u8"):
+        terms = [term for term in separator.split(query) if term]
+        assert terms and all(term in words for term in terms), "a search for %r finds nothing (%s)" % (query, terms)
+    assert "read_u8" not in separator.split("memory.read_u8")
 
 
 def test_no_page_cites_the_private_design_notes():
