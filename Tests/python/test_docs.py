@@ -174,6 +174,19 @@ def test_the_site_builds_in_strict_mode(tmp_path):
     assert "read_u8" not in separator.split("memory.read_u8")
 
 
+def test_the_netplay_guide_names_every_result():
+    # Each counter a session keeps reaches `--json` as netplay_NAME (lua/defaults/netplay.lua).
+    source = open(os.path.join(ROOT, "lua", "retrolua", "netplay.lua"), encoding="utf-8").read()
+    stats = re.search(r"self\.stats = \{(.*?)\}", source, re.S)
+    assert stats, "no stats table in netplay.lua"
+    names = re.findall(r"(\w+) = ", stats.group(1))
+    assert "ignored" in names, names
+    guide = open(os.path.join(ROOT, "docs", "guides", "netplay.md"), encoding="utf-8").read()
+    missing = [name for name in names if "`netplay_%s`" % name not in guide]
+    assert not missing, "docs/guides/netplay.md does not name these results: %s" % missing
+    assert re.search(r"`netplay_ignored` counts", guide), "the guide does not say what netplay_ignored counts"
+
+
 def test_no_page_cites_the_private_design_notes():
     citing = [os.path.relpath(path, ROOT) for path in documents() if "DESIGN" in open(path, encoding="utf-8").read()]
     assert not citing, "these pages cite DESIGN: %s" % citing
