@@ -17,7 +17,6 @@ final class ConsoleConnection {
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            close(fd)
             throw AttachError("\(path): the path is too long for a socket")
         }
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
@@ -28,17 +27,18 @@ final class ConsoleConnection {
         }
         guard connected == 0 else {
             let number = errno
-            close(fd)
             throw AttachError("\(path): \(String(cString: strerror(number)))", errorNumber: number)
         }
         let hello = try request(["cmd": "hello"])
         guard hello["ok"] as? Bool == true else {
-            close(fd)
             throw AttachError("\(path): \(hello["error"] as? String ?? "refused")")
         }
     }
 
-    deinit { close(fd) }
+    /// The one close: an initializer that throws once `fd` is set still runs `deinit`, so closing there as
+    /// well closed the number twice — by then another thread's file (a core's `.info`, a script, the
+    /// run's socket) could hold it: `run --console`'s connection attempts made its runs fail at random.
+    deinit { if fd >= 0 { close(fd) } }
 
     /// Sends one request and waits for its reply.
     func request(_ fields: [String: Any]) throws(AttachError) -> [String: Any] {

@@ -7,14 +7,8 @@ import XCTest
 final class ConsoleTerminalTests: XCTestCase {
     override func setUpWithError() throws { try Fixtures.requireROMs() }
 
-    /// Run twice at most: in two of four CI runs (never here, in dozens) one typed line went unanswered for
-    /// 20 s once; the first failure is printed with the process's threads so the next look can find why.
     func testTheConsoleOnTerminalsAndSockets() throws {
-        var result = try runConsoleTests()
-        if result.status != 0 {
-            print("ConsoleTerminalTests: the first run failed; running again. Its output:\n\(result.stderr)")
-            result = try runConsoleTests()
-        }
+        let result = try runConsoleTests()
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
         XCTAssertTrue(result.stderr.contains("OK"), result.stderr)
     }

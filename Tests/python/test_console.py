@@ -283,6 +283,17 @@ class ConsoleTerminalTests(unittest.TestCase):
         self.assertEqual(usage.returncode, 2)
         self.assertIn("--console talks to the run's socket", usage.stderr)
 
+    @unittest.skipUnless(shutil.which("strace"), "strace is not installed")
+    def test_a_failed_connection_closes_its_socket_once(self):
+        # Closing a descriptor twice closes whatever another thread opened under that number in between:
+        # `run --console` retries its connection while the run opens cores' .info files and scripts.
+        log = os.path.join(self.folder, "strace.log")
+        for address in ["unix:/nonexistent/x.sock", "unix:" + os.path.join(ROOT, "README.md")]:
+            traced = subprocess.run(["strace", "-f", "-e", "trace=close", "-o", log, BINARY, "attach", address],
+                                    env=self.env, capture_output=True, text=True, timeout=60)
+            self.assertEqual(traced.returncode, 1, traced.stderr)
+            self.assertNotIn("EBADF", open(log).read(), address)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
