@@ -14,6 +14,7 @@ enum CommandList {
     static var commands: [CommandSpec] {
         [
             RunCommand.spec, AttachCommand.spec, McpCommand.spec, CoresCommand.spec, InfoCommand.spec,
+            PathsCommand.spec,
             MovieCommand.spec, BatchCommand.spec, NetplayCheckCommand.spec,
             DocsCommand.spec, CompletionsCommand.spec, ManCommand.spec, versionSpec, helpSpec,
         ]
@@ -22,10 +23,15 @@ enum CommandList {
     /// Commands and `movie` subcommands: every table there is.
     static var everySpec: [CommandSpec] { commands + MovieCommand.subcommands }
 
+    /// The commands the usage lists: `docs` is the developers' (it regenerates files of the source tree), so
+    /// it answers `retrolua help docs` but is not offered to users.
+    static var listed: [CommandSpec] { commands.filter { $0.name != DocsCommand.spec.name } }
+
     static var usage: String {
-        let width = 12
-        let lines = commands.map { spec in
-            "  " + spec.name.padding(toLength: width, withPad: " ", startingAt: 0) + " " + spec.summary
+        // The widest name sets the column, so no name is cut.
+        let width = listed.map(\.name.count).max() ?? 0
+        let lines = listed.map { spec in
+            "  " + spec.name.padding(toLength: width, withPad: " ", startingAt: 0) + "  " + spec.summary
         }
         return """
             usage: retrolua COMMAND [options]

@@ -36,8 +36,20 @@ final class CLIConventionTests: XCTestCase {
         }
         let top = try Fixtures.cli(["help"])
         XCTAssertEqual(top.status, 0)
-        for command in commands { XCTAssertTrue(top.stdout.contains("\n  \(command) "), command) }
+        for command in commands where command != "docs" {
+            XCTAssertTrue(top.stdout.contains("\n  \(command) "), command)
+        }
         XCTAssertEqual(try Fixtures.cli(["-h"]).stdout, top.stdout)
+    }
+
+    /// The usage lists every user's command by its whole name (netplay-check is the widest) and leaves out
+    /// the developers' `docs`, which still answers `help docs`.
+    func testTheUsageListsUsersCommandsWhole() throws {
+        let top = try Fixtures.cli(["--help"])
+        XCTAssertEqual(top.status, 0, top.stderr)
+        XCTAssertTrue(top.stdout.contains("\n  netplay-check  check a core"), top.stdout)
+        XCTAssertFalse(top.stdout.contains("\n  docs "), top.stdout)
+        XCTAssertTrue(try Fixtures.cli(["help", "docs"]).stdout.hasPrefix("usage: retrolua docs"))
     }
 
     /// Bad command lines: exit 2, the problem on stderr with the nearest option or command, nothing run.
