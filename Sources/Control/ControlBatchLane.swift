@@ -93,19 +93,30 @@ final class ControlBatchLane {
     private var tickets: UnsafeMutablePointer<UInt32> { word(base + 128) }
     private var wakeAt: UnsafeMutablePointer<UInt32> { word(base + 192) }
 
-    /// The request waiting in the lane, copied out (nil when none waits). A length out of range
-    /// becomes a header-only request of command 0, which the door refuses with an error reply.
-    func takeRequest() -> [UInt8]? {
+    /// The request waiting in the lane, copied out (nil when none waits), or why it is refused: a length
+    /// outside 32…1024 bytes, or a header whose payload length is not what the lane holds (the header's
+    /// is what the door trusts). A refusal is answered like any failed request; the lane goes on.
+    func takeRequest() -> Result<[UInt8], ControlError>? {
         let wanted = rs_shared_load(word(control))
         guard serving == nil, wanted != rs_shared_load(word(control + 4)) else { return nil }
         serving = wanted
-        let length = Int(rs_shared_load(word(control + 12)))
+        let length = rs_shared_load(word(control + 12))
         let size = ControlBinaryProtocol.requestSize
-        guard (size...Self.maxRequest).contains(length) else { return [UInt8](repeating: 0, count: size) }
-        var bytes = [UInt8](UnsafeRawBufferPointer(start: control + Self.requestOffset, count: length))
-        // The header's payload length is what the door trusts: it must say what the lane holds.
-        withUnsafeBytes(of: UInt32(length - size).littleEndian) { bytes.replaceSubrange(8..<12, with: $0) }
-        return bytes
+        guard let count = Int(exactly: length), (size...Self.maxRequest).contains(count) else {
+            return .failure(
+                ControlError(
+                    "binary batch: lane \(index)'s request length is \(length) bytes; it must be \(size)…"
+                        + "\(Self.maxRequest) (a \(size)-byte header and its payload)"))
+        }
+        let bytes = [UInt8](UnsafeRawBufferPointer(start: control + Self.requestOffset, count: count))
+        let declared = ControlBinaryProtocol.Request.payloadLength(bytes[...]) ?? -1
+        guard declared == count - size else {
+            return .failure(
+                ControlError(
+                    "binary batch: lane \(index)'s request header says \(declared) payload bytes, but the lane's "
+                        + "length (\(count)) leaves \(count - size)"))
+        }
+        return .success(bytes)
     }
 
     /// Writes the reply (its message cut to the lane's room), then marks the request answered and

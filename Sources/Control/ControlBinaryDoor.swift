@@ -214,7 +214,14 @@ public final class ControlBinaryDoor {
     /// Answers the request waiting in the batch lane, if one does (run to its end: the lane's trainer
     /// waits for every emulator anyway); whether one did.
     func serveLane() -> Bool {
-        guard let lane, let message = lane.takeRequest() else { return false }
+        guard let lane, let taken = lane.takeRequest() else { return false }
+        let message: [UInt8]
+        switch taken {
+        case .success(let bytes): message = bytes
+        case .failure(let refusal):
+            lane.finish(Wire.error(refusal.description))
+            return true
+        }
         switch start(message[...]) {
         case .reply(let reply): lane.finish(reply)
         case .continuing(let work):

@@ -10,6 +10,7 @@ Run: RETROLUA=$PWD/.build/debug/retrolua build/venv/bin/python -m pytest -q Test
 import hashlib
 import mmap
 import os
+import re
 import signal
 import socket
 import struct
@@ -286,8 +287,16 @@ def test_hostile_batch_requests_are_refused_and_the_emulator_serves_on():
                 batch_request(emu, good, file.fileno())
         emu.join_batch(region, 0)
         lane = region.lane(0)
-        for length, header in [(5000, b""), (3, b""), (32, wire.REQUEST.pack(99, 0, 0, 0, 0, 0)),
-                               (40, wire.REQUEST.pack(wire.STEP, 0, 4000, 2 ** 31, 0, 0) + b"\xff" * 8)]:
+        step = wire.REQUEST.pack(wire.STEP, 1 << 8, 2, 1, 0, 0) + b"\x00\x00"  # a good one-frame step
+        for length, header, message in [
+                (5000, b"", "lane 0's request length is 5000 bytes; it must be 32…1024"),
+                (1025, step, "request length is 1025 bytes"),
+                (3, b"", "request length is 3 bytes"),
+                (32, wire.REQUEST.pack(99, 0, 0, 0, 0, 0), "unknown command 99"),
+                (40, wire.REQUEST.pack(wire.STEP, 0, 4000, 2 ** 31, 0, 0) + b"\xff" * 8,
+                 "header says 4000 payload bytes, but the lane's length \\(40\\) leaves 8"),
+                (34, wire.REQUEST.pack(wire.STEP, 1 << 8, 0, 1, 0, 0) + b"\x00\x00", "header says 0 payload bytes"),
+                (32, step, "header says 2 payload bytes, but the lane's length \\(32\\) leaves 0")]:
             region.map[lane + _batch.REQUEST_AT:lane + _batch.REQUEST_AT + len(header)] = header
             region.lengths[0] = length
             region.requests[0] += np.uint32(1)
@@ -295,6 +304,14 @@ def test_hostile_batch_requests_are_refused_and_the_emulator_serves_on():
             region.wait([0], lambda _: None)
             status, message_length = struct.unpack_from("<II", region.map, lane + _batch.REPLY_AT)
             assert status != 0 and message_length > 0
+            at = lane + _batch.REPLY_AT + 72
+            assert re.search(message, bytes(region.map[at:at + message_length]).decode()), (length, message)
+        region.map[lane + _batch.REQUEST_AT:lane + _batch.REQUEST_AT + len(step)] = step
+        region.lengths[0] = len(step)
+        region.requests[0] += np.uint32(1)
+        region.mark_posted()
+        region.wait([0], lambda _: None)
+        assert struct.unpack_from("<I", region.map, lane + _batch.REPLY_AT)[0] == 0  # the same step, agreeing
         assert emu.step(3, ["right"], screen=True).frames == 3  # still serving, through the lane
         assert emu.last_screen().shape[2] == 3
         region.close()
