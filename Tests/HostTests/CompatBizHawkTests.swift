@@ -147,6 +147,7 @@ final class CompatBizHawkTests: XCTestCase {
                 "result clock": "01:02", "result unpack": "3", "result getn": "2", "result pow": "1024.0",
                 "result presses": "4", "result held_A": "true",
                 "result speed_percent": "200", "result unknown_setting": "true",
+                "result savestates": "1,true", "result rewind": "true,512", "result movies": "Finish,table,table",
                 "result luacore": "Lua 5.4", "result short_hex": "true",
                 "result blank_b": "false", "result invert_select": "true", "result false_start": "false",
                 // destroying the form ran its onclose once; destroyall had nothing left

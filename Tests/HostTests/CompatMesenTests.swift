@@ -174,6 +174,63 @@ final class CompatMesenTests: XCTestCase {
         XCTAssertTrue(result.stdout.contains("gba\ttrue\t262144\tRE"), result.stdout)
     }
 
+    /// setScreenBuffer replaces the whole picture: a script mirroring the frame before it runs (startFrame reads the
+    /// previous frame) shows that frame mirrored, with no pixel of the live frame through it (it drew only the pixels
+    /// that differed from what it read, and dropped those the game redrew). A translucent filled rectangle blends
+    /// once per pixel (it got an outline of its own colour on top). A flat getState key libretro lacks
+    /// ("apu.dmc.…", "cpu.a") fails with the layer's message, not a nil the script then adds to.
+    func testSetScreenBufferReplacesThePictureFillsBlendOnceAndFlatStateKeysFail() throws {
+        let folder = Fixtures.temporaryFolder()
+        let hold = """
+            emu.addEventCallback(function() emu.setInput({ right = true }, 0) end, emu.eventType.inputPolled)
+
+            """
+        try hold.write(toFile: folder + "/hold.lua", atomically: true, encoding: .utf8)
+        try
+            (hold + """
+                emu.addEventCallback(function()
+                  local buffer, mirrored = emu.getScreenBuffer(), {}
+                  for y = 0, 239 do
+                    for x = 0, 255 do mirrored[y * 256 + x + 1] = buffer[y * 256 + (255 - x) + 1] end
+                  end
+                  emu.setScreenBuffer(mirrored)
+                  emu.drawRectangle(10, 40, 30, 20, 0x000000, true)     -- opaque black
+                  emu.drawRectangle(10, 40, 30, 20, 0x80FFFFFF, true)   -- half-transparent white over it
+                end, emu.eventType.startFrame)
+                local state = emu.getState()
+                print("dmc", select(2, pcall(function() return state["apu.dmc.sampleAddr"] + 1 end)))
+                print("cpu.a", select(2, pcall(function() return state["cpu.a"] + 1 end)))
+                print("given", state["ppu.frameCount"] ~= nil, state["cpu.cycleCount"] ~= nil, state.nosuch == nil)
+                """).write(toFile: folder + "/mirror.lua", atomically: true, encoding: .utf8)
+        let reference = folder + "/reference.png", shot = folder + "/mirror.png"
+        // The reference is the frame before: the one startFrame's buffer was read from.
+        let plain = try run(folder + "/hold.lua", shot: reference, frames: 39)
+        XCTAssertEqual(plain.status, 0, plain.stderr)
+        let result = try run(folder + "/mirror.lua", shot: shot, frames: 40)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        for line in [
+            ": emu.getState: apu.dmc.sampleAddr is not available in Retrolua (libretro cores expose no APU, "
+                + "cartridge or coprocessor state)",
+            ": emu.getState: cpu.a is not available in Retrolua (libretro cores expose no CPU registers)",
+            "given\ttrue\ttrue\ttrue",
+        ] {
+            XCTAssertTrue(result.stdout.contains(line + "\n"), line + " in " + result.stdout)
+        }
+        let before = try PNGRead.rgb(reference), image = try PNGRead.rgb(shot)
+        var live = 0
+        for y in 0..<224 {
+            for x in 0..<256 where !(10..<40).contains(x) || !(32..<52).contains(y) {
+                if image.pixel(x, y) != before.pixel(255 - x, y) { live += 1 }
+            }
+        }
+        XCTAssertEqual(live, 0, "pixels that are not the mirrored previous frame")
+        let inside = image.pixel(20, 42)
+        XCTAssertTrue((0x78...0x88).contains(inside >> 16), "half white over black: " + String(inside, radix: 16))
+        for (x, y) in [(10, 32), (39, 32), (10, 51), (39, 51), (25, 32), (10, 40)] {
+            XCTAssertEqual(image.pixel(x, y), inside, "edge (\(x), \(y)) blended like the inside")
+        }
+    }
+
     /// The support table README's section is generated from: every function recorded, each with a known status.
     func testTheSupportTableRecordsEveryFunction() throws {
         let folder = Fixtures.temporaryFolder()

@@ -1311,14 +1311,36 @@ for _, name in ipairs({ "sleep", "exactsleep" }) do
 end
 def("client.saveram", "unsupported", nil, "battery saves are written when the run ends; scripts cannot flush them")
 def("client.GetSoundOn", "approximated", function() return true end, "gives true")
--- Scripts read a few settings to restore them when they end; the ones Retrolua has an answer for are given.
+-- Scripts read settings to restore them when they end, or to warn about them (savestate compression, rewind): the
+-- tables of BizHawk's Config that scripts read are given with BizHawk's defaults where Retrolua has no such setting.
+local function config_tables()
+  return {
+    Savestates = { Type = "Binary", CompressionLevelNormal = 1, CompressionLevelRewind = 0, MakeBackups = true,
+      SaveScreenshot = true, BigScreenshotSize = 0x20000, NoLowResLargeScreenshots = false },
+    Rewind = { Enabled = true, UseCompression = false, UseDelta = false, BufferSize = 512, TargetFrameLength = 500,
+      TargetRewindInterval = 5, UseFixedRewindInterval = false, AllowOutOfOrderStates = true, BackingStore = "Memory" },
+    Movies = { MovieEndAction = "Finish", EnableBackupMovies = true, MoviesOnDisk = false, MovieCompressionLevel = 2,
+      VBAStyleMovieLoadState = false, PlaySoundOnMovieEnd = false },
+    PathEntries = { UseRecentForRoms = false, LastRomPath = ".", Paths = {} },
+    RecentRoms = { MAX_RECENT_FILES = 30, AutoLoad = false, Frozen = false },
+    RecentMovies = { MAX_RECENT_FILES = 30, AutoLoad = false, Frozen = false },
+    RecentLua = { MAX_RECENT_FILES = 30, AutoLoad = false, Frozen = false },
+    PreferredCores = {}, TargetZoomFactors = {}, FirmwareUserSpecifications = {},
+  }
+end
 def("client.getconfig", "warned", function()
   local speed = E.speed() or 1
-  return { SpeedPercent = speed == 0 and 6400 or floor(speed * 100 + 0.5), DisplayMessages = true,
-    displaymessages = true, ScreenshotCaptureOsd = false, SoundEnabled = true, SoundVolume = 100,
-    AutofireOn = 1, AutofireOff = 1, FrameAdvanceHoldMilliseconds = 500 }
-end, "a table of the settings Retrolua can answer (SpeedPercent from the speed; display "
-  .. "messages and sound on, screenshot OSD off); any other setting is nil")
+  local config = config_tables()
+  config.SpeedPercent = speed == 0 and 6400 or floor(speed * 100 + 0.5)
+  config.SpeedPercentAlternate, config.ClockThrottle, config.Unthrottled = 400, true, speed == 0
+  config.DisplayMessages, config.displaymessages, config.ScreenshotCaptureOsd = true, true, false
+  config.SoundEnabled, config.SoundVolume, config.SoundEnabledNormal, config.SoundEnabledRWFF = true, 100, true, true
+  config.AutofireOn, config.AutofireOff, config.FrameAdvanceHoldMilliseconds = 1, 1, 500
+  config.DisplayFps, config.DisplayFrameCounter, config.DisplayLagCounter, config.DisplayInput = false, false, false, false
+  config.AutosaveSaveRAM, config.SaveSlot, config.RunInBackground = false, 0, true
+  return config
+end, "SpeedPercent from the speed; the Savestates, Rewind, Movies, PathEntries (no paths), Recent* and other tables "
+  .. "scripts read, with BizHawk's defaults; display messages and sound on, screenshot OSD off; other settings nil")
 def("client.gettargetscanlineintensity", "approximated", function() return 0 end, "gives 0")
 for _, name in ipairs({ "openrom", "closerom", "createinstance", "opencheats", "openhexeditor", "openramsearch",
   "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool",

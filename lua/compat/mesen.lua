@@ -383,7 +383,8 @@ local function draw_rectangle(x, y, w, h, c, fill)
   if w < 0 then x, w = x + w + 1, -w end
   if h < 0 then y, h = y + h + 1, -h end
   if w == 0 or h == 0 then return end
-  shape.color, shape.fill = c, fill and c or nil
+  -- filled: one blend per pixel (no outline of the same colour over the fill's edge)
+  shape.color, shape.fill = fill and 0 or c, fill and c or nil
   gui_rect(x, y, w, h, shape)
 end
 
@@ -580,60 +581,33 @@ def("emu.getScreenBuffer", "supported", function()
 end, "0x00RRGGBB per pixel, rows top to bottom, numbered from 1 (Mesen2) or, for Mesen 1 scripts, from 0; NES: "
   .. "the whole 256x240 frame with the cropped rows black")
 
--- The pixels a setScreenBuffer call changed: { frame pixel index, colour, the pixel it was compared with, … }, drawn
--- when the frame that will be shown is known (draw). Called before the frame ran (startFrame, inputPolled), the
--- buffer was read from the previous frame: a change to a pixel the game has redrawn since is dropped (drawn over
--- the new frame it would be a ghost of the old one).
-local screen_changes
-local function draw_screen_changes()
-  local changes = screen_changes
-  if not changes then return end
-  screen_changes = nil
-  local pixels, w = frame_rgb("emu.setScreenBuffer")
-  local run_start, run_colour, run_y, last = nil, nil, nil, nil
-  for k = 1, #changes, 3 do
-    local p, c, was = changes[k], changes[k + 1], changes[k + 2]
-    local r, g, b = byte(pixels, 3 * p - 2, 3 * p)
-    if ((r << 16) | (g << 8) | b) ~= was then c = nil end
-    local y, x = (p - 1) // w, (p - 1) % w
-    if c ~= run_colour or y ~= run_y or p ~= last + 1 then
-      if run_colour then draw_rectangle(run_start, run_y, last - (run_y * w + run_start), 1, run_colour, true) end
-      run_start, run_colour, run_y = x, c, y
-    end
-    last = p
-  end
-  if run_colour then draw_rectangle(run_start, run_y, last - (run_y * w + run_start), 1, run_colour, true) end
-end
-local screen_hook
-def("emu.setScreenBuffer", "warned", function(buffer)
+-- Mesen's setScreenBuffer replaces the whole picture: every pixel of the buffer is drawn over the frame on the emu
+-- surface (in runs of one colour), not only those that differ from the frame the script read, which would let the
+-- live frame show through. Drawn at once, so the script's later shapes lie on top of it, as in Mesen.
+def("emu.setScreenBuffer", "supported", function(buffer)
   if type(buffer) ~= "table" then
     error(format("emu.setScreenBuffer: bad argument #1 'screenBuffer' (table expected, got %s)", type(buffer)), 2)
   end
-  if not screen_hook then screen_hook = our.event.on("draw", draw_screen_changes) end
-  local pixels, w, h = frame_rgb("emu.setScreenBuffer")
+  local _, w, h = frame_rgb("emu.setScreenBuffer")
   local total = w * (h + 2 * overscan_top)
   -- a buffer numbered from 0 has no entry at its size
   local base = (buffer[total] == nil and buffer[0] ~= nil) and 0 or 1
-  local changes, n = {}, 0
   for y = 0, h - 1 do
     local i = (y + overscan_top) * w + base - 1  -- the buffer's entry before this row
-    local p = y * w                              -- the frame's pixel before this row
-    for _ = 1, w do
-      i, p = i + 1, p + 1
+    local start, run_colour = 0, nil
+    for x = 0, w - 1 do
+      i = i + 1
       local v = buffer[i]
-      if math_type(v) == "integer" then
-        local r, g, b = byte(pixels, 3 * p - 2, 3 * p)
-        local was = (r << 16) | (g << 8) | b
-        if (v & 0xFFFFFF) ~= was or (v >> 24) & 0xFF ~= 0 then
-          changes[n + 1], changes[n + 2], changes[n + 3] = p, colour("", v, 0), was
-          n = n + 3
-        end
+      -- an entry that is not an integer (or fully transparent) leaves the frame's pixel
+      local c = math_type(v) == "integer" and colour("", v, 0) or nil
+      if c ~= run_colour then
+        if run_colour then draw_rectangle(start, y, x - start, 1, run_colour, true) end
+        start, run_colour = x, c
       end
     end
+    if run_colour then draw_rectangle(start, y, w - start, 1, run_colour, true) end
   end
-  screen_changes = changes  -- the last call of a frame wins, as its buffer replaces the screen
-end, "drawn over the frame on the emu surface: only pixels that differ from the core's frame, "
-  .. "in runs; before the frame ran, only those the game did not redraw")
+end, "the whole picture is replaced: drawn over the frame on the emu surface, in runs of one colour")
 
 ----------------------------------------------------------------------------------------------------------------------
 -- Logging
@@ -648,6 +622,8 @@ def("emu.getLogWindowLog", "unsupported", nil, "Retrolua has no log window")
 -- Emulation and state
 ----------------------------------------------------------------------------------------------------------------------
 -- Parts of Mesen's state a libretro core does not expose: reading one is a clear error, not a nil to index.
+local CPU_WHY, PPU_WHY = "libretro cores expose no CPU registers", "libretro cores expose no PPU registers"
+local SECTION_WHY = "libretro cores expose no APU, cartridge or coprocessor state"
 local function missing(section, names, why)
   local set = {}
   for name in names:gmatch("%S+") do set[name] = true end
@@ -655,13 +631,22 @@ local function missing(section, names, why)
     if set[key] then error(format("emu.getState: %s%s is not available in Retrolua (%s)", section, key, why), 2) end
   end }
 end
-local missing_state = missing("", "apu cart spc sa1 gsu cx4 dsp gb gba sms pce ws mapper",
-  "libretro cores expose no APU, cartridge or coprocessor state")
 local missing_ppu = missing("ppu.", "control mask status state vramAddr tmpVideoRamAddr xScroll writeToggle "
-  .. "highBitShift lowBitShift spriteRamAddr bus videoRamAddr nmiScanline scanlineCount safeOamScanline",
-  "libretro cores expose no PPU registers")
-local missing_cpu = missing("cpu.", "a x y pc sp ps status irqFlag nmiFlag dbr k d flags",
-  "libretro cores expose no CPU registers")
+  .. "highBitShift lowBitShift spriteRamAddr bus videoRamAddr nmiScanline scanlineCount safeOamScanline", PPU_WHY)
+local missing_cpu = missing("cpu.", "a x y pc sp ps status irqFlag nmiFlag dbr k d flags", CPU_WHY)
+local sections = {}
+for name in ("apu cart spc sa1 gsu cx4 dsp gb gba sms pce ws mapper"):gmatch("%S+") do sections[name] = SECTION_WHY end
+sections.cpu, sections.ppu = CPU_WHY, PPU_WHY
+-- Mesen2's own keys are flat ("apu.dmc.sampleAddr", "cpu.a"): one under a section we lack (every cpu. and ppu. key
+-- but the few given) is refused like a nested one, not left a nil for the script to index or add.
+local missing_state = { __index = function(_, key)
+  if type(key) ~= "string" then return nil end
+  local section = key:match("^([%a%d]+)%.") or key
+  local why = sections[section]
+  if why and (section ~= key or (key ~= "cpu" and key ~= "ppu")) then
+    error(format("emu.getState: %s is not available in Retrolua (%s)", key, why), 2)
+  end
+end }
 
 def("emu.getState", "approximated", function()
   local frames = framecount()

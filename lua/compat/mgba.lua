@@ -706,7 +706,8 @@ def("Painter:drawCircle", "supported", function(self, x, y, d)
   local fill = self._fill and self._fill_colour >> 24 ~= 0 and self._fill_colour or nil
   local stroke = self._stroke > 0 and self._stroke_colour >> 24 ~= 0 and self._stroke_colour or nil
   if not fill and not stroke then return end
-  add_shape(self._image, "circle", x, y, d, d, stroke or fill, fill)
+  -- without a stroke the fill alone is drawn (colour 0: no outline blended twice over its edge)
+  add_shape(self._image, "circle", x, y, d, d, stroke or 0, fill)
 end, "top-left corner of the bounding box and diameter, as mGBA")
 def("Painter:drawText", "warned",
   function(self, text, x, y, align)
@@ -755,7 +756,8 @@ local function replay(shapes, ox, oy)
     local kind, x, y = s[1], s[2] + ox, s[3] + oy
     opts.color, opts.fill, opts.bg = s[6], nil, nil
     if kind == "fill" then
-      opts.fill = s[6]
+      -- one blend per pixel: the fill alone, no outline of the same colour over its edge
+      opts.color, opts.fill = 0, s[6]
       gui_rect(x, y, s[4], s[5], opts)
     elseif kind == "pixel" then
       gui_pixel(x, y, opts)
@@ -866,17 +868,42 @@ local system = { version = "0.10.1", program = "mGBA", branch = "retrolua", comm
 rawset(_G, "system", system)
 compat.record(LAYER, "system", "approximated", "the mGBA version Retrolua's layer follows")
 
--- No network for scripts: making a socket is an expected failure (nil and a message, as mGBA's own failures), so a
--- script that checks the result carries on without its socket.
+-- No TCP for scripts: connect and bind are expected failures (nil and a message, as mGBA's own failures). mGBA's
+-- socket.tcp() never fails (its methods report errors), so scripts call methods on it unchecked: it gives a socket
+-- whose methods each give nil and the message, and indexing anything else on it raises that message, never a bare
+-- "attempt to index a nil value".
+local NO_NET = "not available in Retrolua (scripts have no TCP sockets; the net module's UDP needs --allow-net)"
 local socket = { ERRORS = { OK = 0, AGAIN = 1, ADDRESS_IN_USE = 2, CONNECTION_REFUSED = 3, DENIED = 4, FAILED = 5,
   NETWORK_UNREACHABLE = 6, NOT_FOUND = 7, NO_DATA = 8, OUT_OF_MEMORY = 9, TIMEOUT = 10, UNSUPPORTED = 11,
   UNKNOWN_ERROR = -1 } }
 rawset(_G, "socket", socket)
-for _, name in ipairs({ "tcp", "bind", "connect" }) do
+local Socket = {}
+for _, name in ipairs({ "close", "add", "remove", "bind", "connect", "listen", "accept", "send", "receive", "hasdata",
+  "poll" }) do
+  compat.record(LAYER, "Socket:" .. name, "unsupported", "gives nil and a message: scripts have no TCP sockets")
+  Socket[name] = function()
+    local message = "Socket:" .. name .. ": " .. NO_NET
+    warn_once("mgba:Socket:" .. name, message)
+    return nil, message
+  end
+end
+Socket.__index = function(_, key)
+  local method = rawget(Socket, key)
+  if method then return method end
+  error(format("socket: a socket from socket.tcp() has no '%s': sockets are %s", tostring(key), NO_NET), 2)
+end
+compat.record(LAYER, "socket.tcp", "unsupported",
+  "gives a socket whose methods give nil and a message: scripts have no TCP sockets in Retrolua")
+socket.tcp = function()
+  local message = "socket.tcp: " .. NO_NET
+  warn_once("mgba:socket.tcp", message)
+  return setmetatable({}, Socket), message
+end
+for _, name in ipairs({ "bind", "connect" }) do
   local full = "socket." .. name
-  compat.record(LAYER, full, "unsupported", "gives nil and a message: scripts have no network access in Retrolua")
+  compat.record(LAYER, full, "unsupported", "gives nil and a message: scripts have no TCP sockets in Retrolua")
   socket[name] = function()
-    local message = full .. ": not available in Retrolua (scripts have no network access)"
+    local message = full .. ": " .. NO_NET
     warn_once("mgba:" .. full, message)
     return nil, message
   end

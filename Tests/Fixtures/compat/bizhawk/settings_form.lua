@@ -50,6 +50,11 @@ client.invisibleemulation(false)
 client.speedmode(200)
 result("speed_percent", client.getconfig().SpeedPercent)
 result("unknown_setting", client.getconfig().NoSuchSetting == nil)
+-- and the tables they read: savestate compression (a game-swapping script warns above a level), rewind, movies
+local config = client.getconfig()
+result("savestates", config.Savestates.CompressionLevelNormal .. "," .. tostring(config.Savestates.MakeBackups))
+result("rewind", tostring(config.Rewind.Enabled) .. "," .. config.Rewind.BufferSize)
+result("movies", config.Movies.MovieEndAction .. "," .. type(config.PathEntries.Paths) .. "," .. type(config.RecentRoms))
 client.speedmode(100)
 
 local press_every = tonumber(forms.gettext(every))

@@ -121,15 +121,16 @@ emu.addEventCallback(function()
     emu.drawRectangle(200, 180, 10, 10, 0x000000FF, true, 400)
     emu.drawPixel(0, 8, 0x00FFFFFF, 1, 1000)
   end
-  if tick >= 250 then hud() end
   if tick >= 290 then
-    -- Paint a red block into the screen buffer (Mesen's rows: the whole 256x240 frame) and put it back.
+    -- Paint a red block into the screen buffer (Mesen's rows: the whole 256x240 frame) and put it back. It replaces
+    -- the whole picture, shapes drawn before it included: the hud is drawn after it.
     local buffer, size = emu.getScreenBuffer(), emu.getScreenSize()
     for y = 180, 189 do
       for x = 220, 239 do buffer[y * size.width + x + 1] = 0xFF0000 end
     end
     emu.setScreenBuffer(buffer)
   end
+  if tick >= 250 then hud() end
 end, emu.eventType.endFrame)
 
 local frames = 0
