@@ -73,7 +73,7 @@ enum InfoCommand {
             usageFail("info: expected one ROM", command: "info")
         }
         do {
-            let content = try Content(path: path)
+            let content = try Content(path: BundledName.resolveOrFail(path, "content", command: "info"))
             let locator = CoreLocator()
             let core: InstalledCore
             var choice: CoreChoice?

@@ -133,14 +133,17 @@ enum MovieCommand {
 
     private static func play(_ raw: [String], verify: Bool) {
         let (positionals, options) = split(raw, count: 2, usage: "\(verify ? "verify" : "play") expects MOVIE [ROM]")
-        let moviePath = positionals[0]
+        let moviePath = BundledName.resolveOrFail(positionals[0], "movie", command: "movie")
         let movie: Movie
         do { movie = try MovieText.read(path: moviePath) } catch { fail("\(error)") }
         var arguments = options
         if !options.contains(where: { $0 == "--core" || $0.hasPrefix("--core=") }) && !movie.coreName.isEmpty {
             arguments += ["--core", movie.coreName]
         }
-        let rom = positionals.count > 1 ? positionals[1] : findContent(for: movie, moviePath: moviePath)
+        let rom =
+            positionals.count > 1
+            ? BundledName.resolveOrFail(positionals[1], "content", command: "movie")
+            : findContent(for: movie, moviePath: moviePath)
         if verify {
             guard movie.hasVerification else {
                 fail(
@@ -169,13 +172,14 @@ enum MovieCommand {
         do { args = try Arguments(rest, spec: subcommand("convert")!) } catch {
             usageFail("movie convert: \(error)", command: "movie convert")
         }
-        let (input, output) = (positionals[0], positionals[1])
+        let (input, output) = (BundledName.resolveOrFail(positionals[0], "movie", command: "movie"), positionals[1])
         if FileManager.default.fileExists(atPath: output) && !args.flag("overwrite") {
             fail("\(output) exists; movies are never overwritten (pass --overwrite)")
         }
         var movie: Movie
         do { movie = try MovieText.read(path: input) } catch { fail("\(error)") }
-        if let rom = args.value("rom") {
+        let rom = args.value("rom").map { BundledName.resolveOrFail($0, "content", command: "movie") }
+        if let rom {
             do {
                 let content = try Content(path: rom)
                 movie.contentName = content.fileName
@@ -188,7 +192,7 @@ enum MovieCommand {
         }
         if let core = args.value("core") { movie.coreName = core }
         if args.flag("add-verify") {
-            guard let rom = args.value("rom") else {
+            guard let rom else {
                 fail("movie convert: --add-verify needs --rom (the movie is replayed)", code: Exit.usage)
             }
             movie = Verify.addLog(
@@ -201,7 +205,7 @@ enum MovieCommand {
     private static func info(_ raw: [String]) {
         let (positionals, rest) = split(raw, count: 1, usage: "info expects MOVIE")
         if let extra = rest.first { usageFail("movie info: unknown option \(extra)", command: "movie info") }
-        let path = positionals[0]
+        let path = BundledName.resolveOrFail(positionals[0], "movie", command: "movie")
         let movie: Movie
         do { movie = try MovieText.read(path: path) } catch { fail("\(error)") }
         print("movie      \(path)")

@@ -51,11 +51,17 @@ enum RunArguments {
             config.contentPath = demo
             config.coreSpec = config.coreSpec ?? "nestopia"
         }
+        var result: RunPlan
         do {
-            return try plan(args, config: config)
+            result = try plan(args, config: config)
         } catch {
             throw CommandLineError(message: "run: \(error)")
         }
+        // Bundled names (dodge.nes, examples/…) become their files, after the command line is known good.
+        do throws(CommandLineError) { try BundledName.resolve(in: &result) } catch {
+            throw CommandLineError(message: "run: " + error.message, code: error.code)
+        }
+        return result
     }
 
     private static func plan(_ args: Arguments, config: SessionConfig) throws -> RunPlan {

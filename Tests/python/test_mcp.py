@@ -48,10 +48,10 @@ def _environment():
 
 
 @contextlib.asynccontextmanager
-async def _session(*arguments):
+async def _session(*arguments, cwd=ROOT):
     """A ClientSession with `python -m retrolua mcp ARGUMENTS…` (the console command's path to the server)."""
     parameters = StdioServerParameters(command=sys.executable, args=["-m", "retrolua", "mcp"] + list(arguments),
-                                       env=_environment(), cwd=ROOT)
+                                       env=_environment(), cwd=str(cwd))
     async with stdio_client(parameters) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()
@@ -254,7 +254,27 @@ def test_the_command_line_sets_open_games_defaults_and_checks_its_arguments():
     assert asyncio.run(test())["content"] == "demo.nes"
     result = subprocess.run([sys.executable, "-m", "retrolua", "mcp", "--rom", "/nonexistent.nes"],
                             capture_output=True, text=True, env=_environment(), timeout=60, stdin=subprocess.DEVNULL)
-    assert result.returncode == 2 and "--rom: no such file" in result.stderr
+    assert result.returncode == 2 and "--rom: /nonexistent.nes: no such file" in result.stderr, result.stderr
+
+
+def test_open_game_finds_a_bundled_rom_by_its_bare_name_from_any_folder(tmp_path):
+    """`open_game {"rom": "demo.nes"}` finds the bundled ROM as `retrolua run demo.nes` does, from a server whose
+    working folder holds nothing of ours; a name found nowhere is an error that lists the places looked at."""
+    async def test():
+        async with _session(cwd=tmp_path) as session:
+            opened = _json(await session.call_tool("open_game", {"rom": "demo.nes", "core": "nestopia"}))
+            missing = _error(await session.call_tool("open_game", {"rom": "nothing.nes"}))
+            default = _json(await session.call_tool("open_game", {}))
+            return opened, missing, default
+
+    opened, missing, default = asyncio.run(test())
+    assert opened["content"] == "demo.nes" and os.path.isabs(opened["rom"]), opened
+    with open(opened["rom"], "rb") as bundled, open(os.path.join(ROOT, "build", "roms", "demo.nes"), "rb") as tree:
+        assert bundled.read() == tree.read()
+    assert '"rom": nothing.nes: no such file' in missing and str(tmp_path / "nothing.nes") in missing, missing
+    assert "/nothing.nes," in missing or missing.count("nothing.nes") >= 3, "the bundled ROMs were looked in: " + missing
+    assert default["content"] == "dodge.nes"
+    assert os.listdir(tmp_path) == [], "nothing is written to the working folder"
 
 
 def test_without_the_sdk_the_command_says_what_to_install():

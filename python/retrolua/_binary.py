@@ -1,11 +1,12 @@
 """Where the `retrolua` executable is ($RETROLUA, the wheel's own, PATH, a build in the source tree), where the
-files Retrolua ships are (the source tree, or an installed Retrolua's share/retrolua/), and the environment a
+files Retrolua ships are (as the binary finds them: `retrolua paths NAME`), and the environment a
 launched retrolua gets (stable-retro's cores on its core path)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import subprocess
 from pathlib import Path
 from typing import Mapping, Optional
 
@@ -58,29 +59,37 @@ def _retrolua_on_path() -> Optional[str]:
     return None
 
 
-def shipped_file(relative: str) -> str:
-    """A file Retrolua ships, by its path in the source tree (`build/roms/dodge.nes`,
-    `examples/python/dodge_scenario.lua`): in the tree this package sits in, or the current directory's, else
-    in the share/retrolua/ folder of an installed retrolua (scripts/install puts `build/roms/` under `roms/`),
-    so the registered environments work from any folder. FileNotFoundError names every place looked at."""
-    looked = []
-    for root in (Path(__file__).resolve().parent.parent.parent, Path.cwd()):
-        candidate = root / relative
-        looked.append(str(candidate))
-        if candidate.exists():
-            return str(candidate)
+def shipped_file(name: str, binary: Optional[str] = None) -> str:
+    """A file Retrolua ships, by the name `retrolua run` takes for it (`dodge.nes`, `examples/python/
+    dodge_scenario.lua`; `build/roms/dodge.nes` too), or any existing path: the binary's one rule, asked of it
+    (`retrolua paths NAME`) — first this wheel's own binary (its share/retrolua/, even when $RETROLUA names
+    another), then the one that launches (`binary`, $RETROLUA, …). A path that exists (relative to the working
+    folder) comes first. The absolute path; FileNotFoundError names every place looked at."""
+    if os.path.exists(name):
+        return os.path.abspath(name)
+    binaries = []
+    if BUNDLED.is_file() and os.access(BUNDLED, os.X_OK):
+        binaries.append(str(BUNDLED))
+    problems = []
     try:
-        binary = Path(find_binary()).resolve()
-    except RetroluaError:
-        binary = None
-    if binary is not None:
-        installed = relative[len("build/"):] if relative.startswith("build/") else relative
-        candidate = binary.parent.parent / "share" / "retrolua" / installed
-        looked.append(str(candidate))
-        if candidate.exists():
-            return str(candidate)
-    raise FileNotFoundError("%s not found (looked at: %s; run scripts/setup in a Retrolua tree, or scripts/install)"
-                            % (relative, ", ".join(looked)))
+        launched = find_binary(binary)
+        if launched not in binaries:
+            binaries.append(launched)
+    except RetroluaError as error:
+        problems.append(str(error))
+    for executable in binaries:
+        try:
+            result = subprocess.run([executable, "paths", name], capture_output=True, text=True, timeout=60,
+                                    stdin=subprocess.DEVNULL)
+        except (OSError, subprocess.SubprocessError) as error:
+            problems.append("%s: %s" % (executable, error))
+            continue
+        found = result.stdout.strip().splitlines()
+        if result.returncode == 0 and found:
+            return found[-1]
+        problems.append(result.stderr.strip().replace("retrolua: paths: ", "") or
+                        "%s paths %s: exit status %d" % (executable, name, result.returncode))
+    raise FileNotFoundError("; ".join(problems) or "%s: no such file" % name)
 
 
 def stable_retro_cores() -> Optional[str]:

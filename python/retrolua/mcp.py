@@ -79,10 +79,15 @@ class GameSession:
         if core is not None:
             core = _core_name(core)
         if rom is None and self.default_rom is None:
-            path = shipped_file("build/roms/dodge.nes")
+            path = shipped_file("dodge.nes", self.binary)
             core = core or self.default_core or "nestopia"
         else:
-            path = os.path.abspath(os.path.expanduser(rom if rom is not None else self.default_rom))  # type: ignore
+            # A bundled ROM by its bare name (`demo.nes`) as `retrolua run` finds it, else a path of its own.
+            given = os.path.expanduser(rom if rom is not None else self.default_rom)  # type: ignore
+            try:
+                path = shipped_file(given, self.binary)
+            except FileNotFoundError as error:
+                raise ValueError('"rom": %s' % error) from None
             if not os.path.isfile(path):
                 raise ValueError('"rom": no such file: %s' % path)
             core = core or (self.default_core if rom is None else None)
@@ -480,8 +485,8 @@ def create_server(rom: Optional[str] = None, core: Optional[str] = None, options
                         options: Optional[Dict[str, Union[str, int, float, bool]]] = None) -> Dict[str, Any]:
         """Start a game (closing the one open, and forgetting its saved states). With no arguments it opens
         the server's default game: the bundled Dodge demo (NES) unless the server was started with --rom.
-        `rom`: path of a ROM file; `core`: a core name from list_cores (default: chosen from the ROM's
-        extension); `options`: core options {"name": "value"}. Returns the core, content, screen size,
+        `rom`: a bundled ROM by its name (demo.nes, dodge.nes, demo.gb, demo.sfc, …) or the path of a ROM
+        file; `core`: a core name from list_cores (default: chosen from the ROM's extension); `options`: core options {"name": "value"}. Returns the core, content, screen size,
         fps, the buttons step accepts and the memory domains."""
         return await call(ctx, GameSession.open, rom, core, options)
 
@@ -592,11 +597,16 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         if not equals or not key:
             parser.error("--option: %r is not KEY=VALUE" % pair)
         options[key] = value
-    if arguments.rom and not os.path.isfile(arguments.rom):
-        parser.error("--rom: no such file: %s" % arguments.rom)
+    rom = None
+    if arguments.rom:
+        try:
+            rom = shipped_file(os.path.expanduser(arguments.rom))
+        except FileNotFoundError as error:
+            parser.error("--rom: %s" % error)
+        if not os.path.isfile(rom):
+            parser.error("--rom: no such file: %s" % rom)
     try:
-        server = create_server(os.path.abspath(arguments.rom) if arguments.rom else None, arguments.core,
-                               _core_options(options))
+        server = create_server(rom, arguments.core, _core_options(options))
     except ImportError as error:
         sys.stderr.write("retrolua mcp: %s\n" % error)
         sys.exit(1)

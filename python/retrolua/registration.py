@@ -33,7 +33,7 @@ def _dodge_files() -> Dict[str, Any]:
 def _dodge(**options: Any) -> RetroluaEnv:
     options.setdefault("core", "nestopia")
     options.setdefault("frameskip", 4)
-    return RetroluaEnv(shipped_file("build/roms/dodge.nes"), **_dodge_files(), **options)
+    return RetroluaEnv(shipped_file("dodge.nes"), **_dodge_files(), **options)
 
 
 def _dodge_vec(num_envs: int, **options: Any) -> Any:
@@ -42,7 +42,7 @@ def _dodge_vec(num_envs: int, **options: Any) -> Any:
     options.setdefault("core", "nestopia")
     options.setdefault("frameskip", 4)
     options.setdefault("max_steps", options.pop("max_episode_steps", None) or 5000)
-    return make_vec(shipped_file("build/roms/dodge.nes"), num_envs, **_dodge_files(), **options)
+    return make_vec(shipped_file("dodge.nes"), num_envs, **_dodge_files(), **options)
 
 
 def register() -> None:
