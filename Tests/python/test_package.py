@@ -645,6 +645,52 @@ def test_our_vector_env_batches_concurrent_emulators():
         vector.close()
 
 
+def test_negative_and_out_of_range_actions_are_refused_on_every_path():
+    # (SB3's VecEnv: test_sb3.py) numpy takes index -1 as the last action: every path refuses it by name before anything is sent.
+    from retrolua.pool import make_pool
+
+    options = dict(core="nestopia", obs="ram", actions=retrolua.env.DODGE_ACTIONS, frameskip=2)
+    env = retrolua.make(DODGE, **options)
+    multi = retrolua.make(DODGE, core="nestopia", obs="ram", actions="multi_discrete")
+    try:
+        env.reset(seed=0)
+        for action in (-1, 5, 1.5):
+            with pytest.raises(ValueError, match=r"^action %s is not in Discrete\(5\)" % re.escape(repr(action))):
+                env.step(action)
+        assert env.step(4)[4]["frame"] > 0  # the env steps on
+        multi.reset(seed=0)
+        with pytest.raises(ValueError, match=r"^action \[0, -1, 2\] is not in MultiDiscrete\(\[3 3 4\]\)"):
+            multi.step([0, -1, 2])
+        with pytest.raises(ValueError, match=r"^each action of MultiDiscrete\(\[3 3 4\]\) has 3 values"):
+            multi.step([0, 1])
+        multi.step([0, 0, 3])
+    finally:
+        env.close()
+        multi.close()
+    for sticky in (0.0, 0.5):  # through the batch lanes, and through each env's own path (sticky actions)
+        envs = retrolua.make_vec(DODGE, 3, sticky=sticky, **options)
+        try:
+            envs.reset(seed=0)
+            frames = envs.step([0, 0, 0])[4]["frame"].copy()
+            with pytest.raises(ValueError, match=r"^env 1: action -1 is not in Discrete\(5\)"):
+                envs.step([0, -1, 2])
+            with pytest.raises(ValueError, match=r"^env 2: action 7 is not in Discrete\(5\)"):
+                envs.step(np.array([0, 1, 7]))
+            assert (envs.step([1, 2, 3])[4]["frame"] == frames + 2).all()  # nothing of the refused steps ran
+        finally:
+            envs.close()
+    pool = make_pool(DODGE, 3, 3, **options)
+    try:
+        pool.async_reset(seed=0)
+        pool.recv()
+        with pytest.raises(ValueError, match=r"^env 2: action -3 is not in Discrete\(5\)"):
+            pool.send(np.array([0, -3]), [0, 2])
+        pool.send(np.array([0, 1, 2]))  # none was started: every env takes a step
+        assert len(pool.recv()[1]) == 3
+    finally:
+        pool.close()
+
+
 def test_vector_observations_are_cropped_and_never_rewritten_while_held():
     envs = retrolua.make_vec(DODGE, 2, core="nestopia", obs="screen", crop=(8, 16, 100, 50))
     single = retrolua.make(DODGE, core="nestopia", obs="screen", crop=(8, 16, 100, 50))

@@ -120,3 +120,17 @@ def test_ppo_trains_on_the_batch_door_vec_env_as_on_subproc_vec_env():
     finally:
         ours.close()
         theirs.close()
+
+
+def test_the_vec_env_refuses_a_negative_action_naming_the_env():
+    from retrolua.sb3 import RetroluaVecEnv
+
+    vec = RetroluaVecEnv(os.path.join(ROOT, "build", "roms", "dodge.nes"), 2, core="nestopia", obs="ram",
+                         actions=retrolua.env.DODGE_ACTIONS, frameskip=2)
+    try:
+        vec.reset()
+        with pytest.raises(ValueError, match=r"^env 0: action -1 is not in Discrete\(5\)"):
+            vec.step(np.array([-1, 0]))  # numpy would take the last action
+        assert len(vec.step(np.array([0, 1]))[1]) == 2  # none was started: both step
+    finally:
+        vec.close()

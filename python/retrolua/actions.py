@@ -4,7 +4,9 @@ FILTERED actions' filter. `RetroluaEnv(actions="all" | "filtered" | "discrete" |
 uses them; an integration's scenario may give its own groups ("actions")."""
 
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
 
 from .errors import RetroluaError
 
@@ -77,3 +79,33 @@ def filter_mask(mask: int, groups: List[List[int]]) -> int:
         if mask & union in group:
             kept |= mask & union
     return kept
+
+
+def check_actions(space: Any, actions: Any, envs: Optional[Sequence[int]] = None) -> None:
+    """Refuses actions a Discrete or MultiDiscrete `space` cannot hold, before any is used: a ValueError
+    naming the env (`envs[row]` for each row of a batch; None: one action, no env) and the value. An index
+    of -1 would otherwise pick the last action (numpy's and Python's negative indexing); other spaces
+    pass unchecked."""
+    if hasattr(space, "nvec"):
+        low, high, per_row = 0, np.asarray(space.nvec, dtype=np.float64) - 1, int(np.size(space.nvec))
+    elif hasattr(space, "n") and hasattr(space, "start"):
+        low, high, per_row = int(space.start), int(space.start) + int(space.n) - 1, 1
+    else:
+        return
+    try:
+        values = np.asarray(actions if envs is not None else [actions], dtype=np.float64)
+    except (TypeError, ValueError):
+        where = "" if envs is None else "envs' "
+        raise ValueError("the %sactions must be integers of %s, got %r" % (where, space, actions)) from None
+    rows = values.reshape(len(values), -1) if values.ndim else values.reshape(1, -1)
+    if rows.shape[1] != per_row:
+        raise ValueError("each action of %s has %d value%s, got %r" % (space, per_row, "s"[per_row == 1:], actions))
+    bad = ((rows < low) | (rows > high) | (rows != np.floor(rows))).any(axis=1) | np.isnan(rows).any(axis=1)
+    if bad.any():
+        row = int(np.flatnonzero(bad)[0])
+        value = np.asarray(actions if envs is not None else [actions])[row]
+        value = value.tolist() if hasattr(value, "tolist") else value
+        if envs is None:
+            raise ValueError("action %r is not in %s (negative indices are refused)" % (value, space))
+        raise ValueError("env %d: action %r is not in %s (negative indices are refused)"
+                         % (int(envs[row]), value, space))

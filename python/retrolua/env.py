@@ -280,6 +280,7 @@ class RetroluaEnv(gymnasium.Env):
         return [names[bit] for bit in range(len(names)) if mask >> bit & 1 and names[bit]]
 
     def _mask(self, action: Any) -> int:
+        action_sets.check_actions(self.action_space, action)  # an index of -1 is refused, not the last one
         if self._masks is not None:
             return int(self._masks[int(action)])
         if self._kind == "multi_discrete":

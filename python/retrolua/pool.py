@@ -33,6 +33,7 @@ import numpy as np
 
 from . import _autoreset
 from ._lanes import EnvironmentFailed, LaneStepper, batch_infos, join
+from .actions import check_actions
 from .env import RetroluaEnv
 from .errors import RetroluaError
 
@@ -110,6 +111,7 @@ class RetroluaPool:
             raise ValueError("send: %d actions for %d environments" % (len(actions), len(ids)))
         if len(ids) and (ids.min() < 0 or ids.max() >= self.num_envs or len(np.unique(ids)) != len(ids)):
             raise ValueError("send: env_ids are distinct environments 0…%d, got %s" % (self.num_envs - 1, ids))
+        check_actions(self.action_space, actions, ids)  # all, before any is sent
         waiting = {index for index, _ in self._ready}
         busy = [int(index) for index in ids if self._running[index] or index in waiting]
         if busy:

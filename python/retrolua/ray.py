@@ -56,6 +56,7 @@ except ImportError as error:  # pragma: no cover
 
 from . import _autoreset, _ray_job
 from ._binary import find_binary
+from .actions import check_actions
 from .errors import RetroluaError
 
 # Workers get the job runner's code with the task: a node needs no retrolua package for a job map.
@@ -456,6 +457,7 @@ class RayVectorEnv(VectorEnv):  # type: ignore[misc,valid-type]
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps every sub-environment at once (sub-environments that ended last step are reset
         instead, in next-step mode); batched (observations, rewards, terminations, truncations, infos)."""
+        check_actions(self.single_action_space, actions, range(self.num_envs))  # all, before any is sent
         if self._group > 1:
             return self._step_groups(actions)
         mode = self.autoreset_mode.value

@@ -36,6 +36,7 @@ except ImportError as error:  # pragma: no cover
 from . import _autoreset
 from ._batch import BatchRegion
 from ._lanes import EnvironmentFailed, LaneStepper, batch_infos, join
+from .actions import check_actions
 from .emulator import PendingStep
 from .env import RetroluaEnv
 from .errors import RetroluaError
@@ -95,6 +96,7 @@ class RetroluaVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps every emulator at once (those whose episode ended last step are reset instead)."""
+        check_actions(self.single_action_space, actions, range(self.num_envs))  # all, before any is sent
         if self._stepper is not None:
             return self._lane_step(actions)
         pending: List[Optional[PendingStep]] = [None] * self.num_envs
