@@ -12,6 +12,7 @@ import base64
 import contextlib
 import json
 import os
+import signal
 import struct
 import subprocess
 import sys
@@ -244,6 +245,27 @@ def test_a_new_open_game_replaces_the_emulator_and_its_states():
     first, second = _run(test)
     assert gone(first, 30) and second["process_id"] != first and second["states"] == []
     assert second["frame"] == 0
+
+
+@pytest.mark.parametrize("tool, arguments", [("step", {"frames": 1}), ("screenshot", {}), ("run_lua", {"code": "1"}),
+                                             ("read_memory", {"address": 0})])
+def test_an_emulator_that_dies_is_reported_and_open_game_starts_a_new_one(tool, arguments):
+    async def test(session):
+        pid = _json(await session.call_tool("open_game", {"rom": DODGE, "core": "nestopia"}))["process_id"]
+        _json(await session.call_tool("step", {"frames": 1}))
+        os.kill(pid, signal.SIGKILL)
+        assert gone(pid, 30)
+        first = _error(await session.call_tool(tool, arguments))
+        second = _error(await session.call_tool("step", {"frames": 1}))
+        reopened = _json(await session.call_tool("open_game", {"rom": DODGE, "core": "nestopia"}))
+        stepped = _json(await session.call_tool("step", {"frames": 2}))
+        return pid, first, second, reopened, stepped
+
+    pid, first, second, reopened, stepped = _run(test)
+    # Was "Error executing tool step: [Errno 32] Broken pipe": closing the dead emulator raised again.
+    assert "the emulator (process %d) is gone" % pid in first and "open_game starts a new one" in first, first
+    assert "no game is open" in second and "open_game" in second, second
+    assert reopened["frame"] == 0 and stepped["frame"] == 2
 
 
 def test_the_command_line_sets_open_games_defaults_and_checks_its_arguments():

@@ -234,9 +234,14 @@ class Retrolua:
         self.close()
 
     def disconnect(self) -> None:
-        """Closes the connection only: the emulator keeps running and accepts the next client."""
-        self._file.close()
-        self._sock.close()
+        """Closes the connection only: the emulator keeps running and accepts the next client. A connection
+        the emulator's end already dropped closes too (what was left unsent is dropped)."""
+        try:
+            self._file.close()  # flushes first: on a dead socket that fails, and the file closes anyway
+        except OSError:
+            pass
+        finally:
+            self._sock.close()
 
     def close(self) -> None:
         """Asks the emulator to quit and waits for a launched one to exit."""

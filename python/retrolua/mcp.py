@@ -295,18 +295,27 @@ class GameSession:
     def _call(self, ask: Callable[[Retrolua], Any]) -> Any:
         """`ask(emulator)`; an emulator that is gone is closed, and the message says open_game starts another."""
         self._need()
-        assert self.emulator is not None
+        emulator = self.emulator
+        assert emulator is not None
         try:
-            return ask(self.emulator)
+            return ask(emulator)
         except (OSError, ValueError) as error:
-            self.close()
-            raise RetroluaError("the emulator is gone (%s); open_game starts a new one" % error) from None
+            raise self._gone(emulator, "its connection broke: %s" % error) from None
         except RetroluaError as error:
             message = str(error)
             if any(gone in message for gone in ("closed the connection", "this client is closed", "no reply from")):
-                self.close()
-                raise RetroluaError(message + "; the emulator is gone: open_game starts a new one") from None
+                raise self._gone(emulator, message) from None
             raise
+
+    def _gone(self, emulator: Retrolua, why: str) -> RetroluaError:
+        """Lets go of an emulator that died or stopped answering (closing it never raises again) and says
+        what happened and what to do."""
+        try:
+            self.close()
+        except (OSError, ValueError, RetroluaError):
+            pass  # the emulator is already let go of: the message below is what the agent needs
+        return RetroluaError("the emulator (process %s) is gone — %s; its game and saved states are lost: "
+                             "open_game starts a new one" % (emulator.pid, why))
 
     def close(self) -> None:
         """Ends the emulator (safe to call twice, from any thread); the states are forgotten."""
