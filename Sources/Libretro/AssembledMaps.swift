@@ -65,6 +65,13 @@ public enum AssembledMaps {
             case .gba: return 0x0FFF_FFFF
             }
         }
+
+        /// The most system RAM the console has, where a core is known to report more: mGBA 0.7 gives a
+        /// Game Boy's work RAM (32 KiB on a Color, 8 KiB before) with the GBA's size, 256 KiB, and the bytes
+        /// past the console's are nobody's (never initialised, different each run).
+        public var systemRAMLimit: Int? {
+            self == .gameBoy ? 0x8000 : nil
+        }
     }
 
     /// A flag of Retrolua's own (above libretro's) on assembled descriptors: the block holds 16-bit

@@ -142,5 +142,26 @@ public enum DurableFile {
         }
     }
 
+    /// Removes every `NAME.tmp<pid>` under `folder` (its subfolders too) whose process is gone: a write
+    /// killed half-way to a file that is never written again (a screenshot, a slot) left it for good.
+    /// Looks at `limit` entries at most, so a huge folder costs a start-up nothing unbounded.
+    public static func removeStaleTemporaries(under folder: String, limit: Int = 20_000) {
+        guard let walker = FileManager.default.enumerator(atPath: folder) else { return }
+        var seen = 0
+        while seen < limit, let entry = walker.nextObject() as? String {
+            seen += 1
+            let name = FilePath.fileName(of: entry)
+            guard let marked = name.range(of: marker, options: .backwards) else { continue }
+            let digits = name[marked.upperBound...]
+            guard !digits.isEmpty, digits.count <= 10, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
+                let pid = Int32(digits), pid > 0, pid != getpid(), !isAlive(pid)
+            else { continue }
+            let path = folder + "/" + entry
+            var status = stat()
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFREG else { continue }
+            unlink(path)
+        }
+    }
+
     private static func isAlive(_ pid: Int32) -> Bool { kill(pid, 0) == 0 || errno == EPERM }
 }

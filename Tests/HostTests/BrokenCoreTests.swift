@@ -233,6 +233,21 @@ final class BrokenCoreTests: XCTestCase {
         XCTAssertTrue(replayed.stdout.contains("in sync"), replayed.stdout)
     }
 
+    /// Memory that differs from the first frame on, in every process (uninitialised at power-on): a movie's
+    /// replay cannot be checked on such a core, and saying "desync" would blame the movie's input.
+    func testAPowerOnMemoryDifferenceIsNotTheMoviesDesync() throws {
+        let path = try core("POWER_ON_RANDOM")
+        let movie = Fixtures.temporaryFolder() + "/power.rlm"
+        let recorded = try Fixtures.cli(
+            ["movie", "record", movie, Self.game, "--core", path, "--headless", "--frames", "20", "--verify-log"],
+            timeout: 30)
+        XCTAssertEqual(recorded.status, 0, recorded.stderr)
+        let verified = try Fixtures.cli(["movie", "verify", movie, Self.game, "--core", path], timeout: 30)
+        XCTAssertEqual(verified.status, 1, verified.stdout + verified.stderr)
+        XCTAssertTrue(verified.stdout.contains("cannot verify: the memory differs already at frame 0"), verified.stdout)
+        XCTAssertFalse(verified.stdout.contains("desync   frame"), verified.stdout)
+    }
+
     /// A region and a descriptor over a file mapping longer than the file (touching its end is SIGBUS):
     /// both are refused, and no bus address a script names faults.
     func testRegionAndDescriptorBeyondAFilesEnd() throws {

@@ -12,6 +12,35 @@ final class RunEdgeTests: XCTestCase {
         return path
     }
 
+    /// A write killed half-way leaves `NAME.tmp<pid>` beside its target; a run's start removes those whose
+    /// process is gone from the folders it writes, and nothing else.
+    func testARunRemovesStaleTemporaryFilesFromItsFolders() throws {
+        let home = Fixtures.temporaryFolder()
+        let data = home + "/.local/share/retrolua"
+        let gone = Process()
+        gone.executableURL = URL(fileURLWithPath: "/bin/true")
+        try gone.run()
+        gone.waitUntilExit()
+        let dead = gone.processIdentifier, alive = getpid()
+        let stale = [
+            "states/dodge.state3.tmp\(dead)", "screenshots/shot.png.tmp\(dead)", "data/a/b/notes.txt.tmp\(dead)",
+        ]
+        let kept = ["states/dodge.state4.tmp\(alive)", "data/report.tmp", "data/log.tmp12x", "saves/dodge.srm"]
+        for file in stale + kept {
+            try FileManager.default.createDirectory(
+                atPath: data + "/" + (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            XCTAssertTrue(FileManager.default.createFile(atPath: data + "/" + file, contents: Data([1])))
+        }
+        try FileManager.default.createDirectory(
+            atPath: data + "/data/dir.tmp\(dead)", withIntermediateDirectories: true)
+        let run = try Fixtures.cli(["run", Fixtures.nesROM, "--headless", "--frames", "1"], home: home)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        for file in stale { XCTAssertFalse(FileManager.default.fileExists(atPath: data + "/" + file), file) }
+        for file in kept + ["data/dir.tmp\(dead)"] {
+            XCTAssertTrue(FileManager.default.fileExists(atPath: data + "/" + file), file)
+        }
+    }
+
     func testAHeadlessRunWhoseScriptFailedExitsNonZero() throws {
         let home = Fixtures.temporaryFolder()
         let failing = try script(

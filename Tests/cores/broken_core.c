@@ -23,6 +23,7 @@ static uint32_t picture[W * H];
 static uint8_t save_ram[64];
 static int16_t sound[800 * 2];
 static unsigned frame_count;
+__attribute__((unused)) static unsigned power_on_noise;
 
 /* One readable page right before an unreadable one: a size that runs past it would fault. */
 __attribute__((unused)) static uint8_t *guarded_page(void) {
@@ -249,6 +250,10 @@ bool retro_load_game(const struct retro_game_info *game) {
     environment_nonsense();
     set_memory_map();
     check_variable("load");
+#ifdef MODE_POWER_ON_RANDOM
+    /* Memory no one initialises, as some consoles power on: other bytes in every process. */
+    power_on_noise = (unsigned)getpid() * 2654435761u;
+#endif
     return true;
 }
 void retro_unload_game(void) {
@@ -328,6 +333,9 @@ void retro_run(void) {
     if (input_state(0, RETRO_DEVICE_JOYPAD, 0, RETRO_DEVICE_ID_JOYPAD_START)) *(volatile int *)(uintptr_t)8 = 1;
 #endif
     for (int i = 0; i < W * H; i++) picture[i] = 0x00336699u + frame_count;
+#ifdef MODE_POWER_ON_RANDOM
+    picture[W * H - 1] ^= power_on_noise;
+#endif
 #ifdef MODE_NONDETERMINISTIC
     /* State the savestate leaves out: a replay from a state reaches other RAM (netplay-check must say so). */
     static unsigned hidden;

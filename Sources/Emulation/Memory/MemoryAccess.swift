@@ -53,11 +53,14 @@ public final class MemoryAccess {
     /// Owns the ROM bytes an assembled bus points at (as long as the buses live).
     private let fixedROM: AssembledMaps.FixedROM?
     public let defaultIndex: Int
+    /// The console whose documented layout applies (nil: none known).
+    public let system: AssembledMaps.System?
 
     /// The domains the core exposes once its game is loaded (regions, memory map, the buses).
     /// `system` picks the layout for an assembled bus when the core sends no map; `content` gives it the
     /// cartridge ROM that never moves (`AssembledMaps.FixedROM`).
     init(core: Core, system: AssembledMaps.System? = nil, content: [UInt8]? = nil) {
+        self.system = system
         let regions = core.memoryDomains()
         var domains = regions.enumerated().map {
             Domain(

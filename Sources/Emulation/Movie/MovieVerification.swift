@@ -31,7 +31,13 @@ extension MovieEngine {
     func blocks(_ cover: VerificationCover) -> [UnsafeRawBufferPointer] {
         let core = session.core
         switch cover {
-        case .systemRAM: return core.systemRAM()
+        case .systemRAM:
+            // Only what the console has: bytes a core over-reports past it would make every log noise.
+            var left = emulator.memory.system?.systemRAMLimit ?? Int.max
+            return core.systemRAM().compactMap { block in
+                defer { left -= min(block.count, left) }
+                return left > 0 ? UnsafeRawBufferPointer(rebasing: block.prefix(left)) : nil
+            }
         case .frame: return []
         case .memory:
             var seen = Set<UnsafeRawPointer>()

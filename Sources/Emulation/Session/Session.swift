@@ -85,6 +85,10 @@ public final class Session {
         for folder in [paths.saves, paths.system] {
             try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
+        // A write killed half-way leaves NAME.tmp<pid>; one to a file never written again would stay for good.
+        for folder in [paths.config, paths.saves, paths.states, paths.screenshots, paths.data] {
+            DurableFile.removeStaleTemporaries(under: folder)
+        }
         let directories = CoreDirectories(
             system: paths.system, save: paths.saves,
             coreAssets: content.map { FilePath.folder(of: $0.path) } ?? paths.system)
