@@ -1,8 +1,8 @@
 """The documentation's examples, run for real: every code block in docs/ and README.md preceded by an
 HTML comment `<!-- runnable -->` (optionally `<!-- runnable rom=dodge.nes frames=120 compat=auto -->`)
 runs against the built binary — sh blocks with bash, lua blocks as a headless run's script, python blocks
-with this interpreter — in a temporary folder holding links to the tree's build/roms and examples, with
-XDG folders of its own (nothing of the user's is read or written) and no display. Also: README's relative
+with this interpreter — in an empty temporary folder (the bundled ROMs and examples are found by name, as from
+any folder), with XDG folders of its own (nothing of the user's is read or written) and no display. Also: README's relative
 links resolve, README stays within 250 lines, and the site builds in mkdocs' strict mode.
 Run with `build/venv/bin/python -m pytest Tests/python/test_docs.py` (RETROLUA = the binary, else the
 tree's .build/debug or .build/release build)."""
@@ -68,13 +68,12 @@ def binary():
 
 @pytest.fixture
 def sandbox(tmp_path):
-    """A working folder as a user's source tree looks from a block's point of view, and its environment."""
+    """An empty working folder (a block names the bundled ROMs and examples as a user does anywhere) and its
+    environment."""
     if not os.path.exists(os.path.join(ROOT, "build", "roms", "demo.nes")):
         pytest.skip("build/roms is missing: run scripts/setup")
     work = tmp_path / "work"
-    (work / "build").mkdir(parents=True)
-    os.symlink(os.path.join(ROOT, "build", "roms"), work / "build" / "roms")
-    os.symlink(os.path.join(ROOT, "examples"), work / "examples")
+    work.mkdir()
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir()
     os.symlink(binary(), bin_dir / "retrolua")
@@ -112,7 +111,7 @@ def test_a_runnable_block_runs(block_id, language, options, code, sandbox):
     elif language == "lua":
         script = work / "block.lua"
         script.write_text(code)
-        rom = os.path.join("build", "roms", options.get("rom", "demo.nes"))
+        rom = options.get("rom", "demo.nes")
         command = ["retrolua", "run", rom, "--core", options.get("core", "nestopia"), "--headless",
                    "--frames", options.get("frames", "60"), "--strict", "--script", str(script)]
         if "compat" in options:

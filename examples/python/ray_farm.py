@@ -1,4 +1,4 @@
-"""A Ray farm that searches Dodge seeds: each job plays build/roms/dodge.nes (nestopia) with
+"""A Ray farm that searches Dodge seeds: each job plays the bundled dodge.nes (nestopia) with
 examples/python/dodge_farm_bot.lua under another seed (the bot heads for the coin and makes a random
 move with probability NOISE%), the jobs run on a Ray cluster through `retrolua.ray.map_jobs`, and the
 farm prints each score as it comes in, then the best seed.
@@ -7,8 +7,9 @@ farm prints each score as it comes in, then the best seed.
     build/venv/bin/python examples/python/ray_farm.py --seeds 4 --frames 600
     build/venv/bin/python examples/python/ray_farm.py --address auto --seeds 256   # an existing cluster
 
-On a cluster of several machines every node needs this tree (the ROM, the bot, the binary) at the
-same path, or a shared folder; see docs/guides/python-and-ray.md, "Ray". Exit status 0 when every job ran.
+The ROM and the bot are named as `retrolua run` finds its bundled files (docs/guides/getting-started.md,
+"Where things are"), so every node needs only Retrolua installed (the wheel, the .deb or a source build); see
+docs/guides/python-and-ray.md, "Ray". Exit status 0 when every job ran.
 """
 
 import argparse
@@ -21,8 +22,9 @@ sys.path.insert(0, os.path.join(ROOT, "python"))  # the tree's package, when it 
 import ray  # noqa: E402
 import retrolua.ray  # noqa: E402
 
-ROM = os.path.join(ROOT, "build", "roms", "dodge.nes")
-BOT = os.path.join(ROOT, "examples", "python", "dodge_farm_bot.lua")
+# Bundled names, which each node's retrolua finds in its own installed or source-tree files.
+ROM = "dodge.nes"
+BOT = "examples/python/dodge_farm_bot.lua"
 
 
 def jobs(seeds, first, frames, noise):
