@@ -569,7 +569,8 @@ local function update(t, mem, es, greater, measured)
     ret = ret and sub; primed = primed and spr; paused = paused or sp
   end
   t.prev = { [0] = mem[0], mem[1], mem[2], mem[3] }
-  if not paused and mv ~= nil then t.measured = measured(mv) end
+  -- rc_typed_value_convert of "none" to unsigned is 0
+  if not paused then t.measured = mv ~= nil and measured(mv) or 0 end
   if es.was_reset then
     if mfh then t.measured = 0
     elseif paused and t.measured ~= 0 then

@@ -542,6 +542,15 @@ do
     { function(x) x:u8(0, 1); x:u8(1, 50) end, "paused",
       function(tt, n) check(n .. " measured frozen", (tt:measured()), 10) end },
   })
+  -- rc_evaluate_trigger: a trigger that is not paused stores the frame's measurement, and when the only group
+  -- measuring is a paused alt (another alt runs) that measurement is "none", which converts to 0
+  run("measured alt paused, another alt not", "0xH0000=1SM:0xH0001>=5_P:0xH0002=1S0xH0003=1", memory(), {
+    { function(x) x:u8(1, 3) end, "active", function(tt, n) check(n .. " measured", (tt:measured()), 3) end },
+    { function(x) x:u8(2, 1) end, "active",
+      function(tt, n) check(n .. " measured none is 0", select(4, tt:measured()) and tt.measured_value, 0) end },
+    { function(x) x:u8(3, 1) end, "active", function(tt, n) check(n .. " still 0", (tt:measured()), 0) end },
+    { function(x) x:u8(2, 0) end, "active", function(tt, n) check(n .. " measured again", (tt:measured()), 3) end },
+  })
 end
 
 ---------------------------------------------------------------------------

@@ -173,10 +173,11 @@ end
 -- keeps them in rc_trigger_t (measured_value, measured_target,
 -- measured_as_percent) and reports them (rc_runtime_get_achievement_measured).
 -- While the value is unknown — from creation or reset (state "waiting")
--- until a frame measures it, or for as long as every group measuring it is
--- paused — the value is 0, as rcheevos reports it, and `known` is false
--- (`t.measured_value` is then ra.MEASURED_UNKNOWN).  Otherwise it is the
--- value of the last frame that was not paused, not capped at the target (6
+-- until a frame that is not paused — the value is 0, as rcheevos reports it,
+-- and `known` is false (`t.measured_value` is then ra.MEASURED_UNKNOWN).
+-- Otherwise it is the value of the last frame that was not paused (0 when
+-- the groups measuring it were paused but another alt was not, as rcheevos
+-- converts its missing value), not capped at the target (6
 -- of 5 is a valid report), and kept once triggered (the triggering frame's
 -- value) or deactivated.  A trigger without a Measured condition reports
 -- 0, 0.  With as_percent, show value * 100 // target (rcheevos' own

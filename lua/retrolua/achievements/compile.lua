@@ -593,7 +593,9 @@ C.any_flag = any_flag
 -- standalone trigger object `self` (see achievements.lua); `state` holds
 -- self.state on entry.
 local function emit_state_machine(emit, unit, flags)
-  if flags.M then emit("if not paused and mv ~= nil then self.measured_value = TOU32(mv) end") end
+  -- not paused, the frame's value is kept; none (the measuring groups paused, another alt not) is 0, as
+  -- rcheevos converts its "none" value
+  if flags.M then emit("if not paused then self.measured_value = mv ~= nil and TOU32(mv) or 0 end") end
   if flags.R then
     emit("if was_reset then")
     if flags.M then
