@@ -13,6 +13,8 @@ static rs_log_sink_t log_sink;
 
 void rs_set_log_sink(rs_log_sink_t sink) { log_sink = sink; }
 
+void rs_line_buffer_stdout(void) { setvbuf(stdout, NULL, _IOLBF, 0); }
+
 void rs_log_printf(enum retro_log_level level, const char *fmt, ...) {
     if (!log_sink || !fmt) return;
     char stack_buffer[1024];

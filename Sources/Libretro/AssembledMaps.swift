@@ -72,6 +72,22 @@ public enum AssembledMaps {
         public var systemRAMLimit: Int? {
             self == .gameBoy ? 0x8000 : nil
         }
+
+        /// The console's whole picture, where cores show less of it: NES cores hide the overscan, 8 lines
+        /// at the top and bottom of 240 by default (nestopia's `nestopia_overscan_v`; `_h` also 8 columns).
+        public var fullPicture: (width: Int, height: Int)? {
+            self == .nes ? (256, 240) : nil
+        }
+
+        /// What a core's `width`×`height` picture leaves out of the console's, split evenly between the edges
+        /// (zero where the console's picture is not known or not cut).
+        public func crop(width: Int, height: Int) -> (top: Int, bottom: Int, left: Int, right: Int) {
+            guard let full = fullPicture, width > 0, height > 0, width <= full.width, height <= full.height else {
+                return (0, 0, 0, 0)
+            }
+            let rows = full.height - height, columns = full.width - width
+            return (rows / 2, rows - rows / 2, columns / 2, columns - columns / 2)
+        }
     }
 
     /// A flag of Retrolua's own (above libretro's) on assembled descriptors: the block holds 16-bit

@@ -105,6 +105,7 @@ public final class Core {
         hardwareRendererFactory = hardwareRenderers
         self.directories = directories
         try CoreFile.check(path: path)
+        rs_line_buffer_stdout()  // a core's printf lines and a script's print lines reach stdout whole
         guard let handle = dlopen(path, RTLD_NOW | RTLD_LOCAL) else {
             throw .notALibrary(path: path, reason: dlerror().map { String(cString: $0) } ?? "unknown error")
         }

@@ -248,6 +248,24 @@ final class BrokenCoreTests: XCTestCase {
         XCTAssertFalse(verified.stdout.contains("desync   frame"), verified.stdout)
     }
 
+    /// A core printing through C's stdio and a script printing every frame share standard output: each line
+    /// stays whole (a block-buffered core's output was cut at 4 KiB, in the middle of a line).
+    func testAScriptsPrintAndACoresOwnOutputStayLineWhole() throws {
+        let talk = script("for i = 1, 200 do print('script line ' .. i); emu.frameadvance() end")
+        let path = try core("CHATTY")
+        let result = try Fixtures.cli(
+            ["run", Self.game, "--core", path, "--frames", "200", "--headless", "--script", talk], timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let lines = result.stdout.split(separator: "\n")
+        let mixed = lines.filter {
+            !($0.hasPrefix("script line ") && $0.dropFirst(12).allSatisfy(\.isNumber))
+                && !($0.hasPrefix("broken: frame ") && $0.hasSuffix("own chatter on its standard output"))
+                && !["core", "content", "frames", "frame"].contains($0.split(separator: " ").first.map(String.init) ?? "")
+        }
+        XCTAssertEqual(mixed, [], result.stdout)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("script line ") }.count, 200)
+    }
+
     /// A region and a descriptor over a file mapping longer than the file (touching its end is SIGBUS):
     /// both are refused, and no bus address a script names faults.
     func testRegionAndDescriptorBeyondAFilesEnd() throws {

@@ -50,7 +50,12 @@ final class LuaAPITests: XCTestCase {
             assert(emu.speed() == 1.0 and emu.speed(2.5) == 2.5)
             assert(not emu.paused()); emu.pause(); assert(emu.paused()); emu.unpause()
             assert(emu.option("nestopia_overscan_v") == "enabled")
+            local crop = info.crop  -- nestopia hides 8 of the NES's 240 lines at the top and the bottom
+            assert(info.height == 224 and crop.top == 8 and crop.bottom == 8 and crop.left == 0 and crop.right == 0)
             assert(emu.option("nestopia_overscan_v", "disabled") == "disabled")
+            emu.frameadvance()
+            crop = emu.info().crop
+            assert(emu.info().height == 240 and crop.top == 0 and crop.bottom == 0, emu.info().height)
             local none, message = emu.option("no_such_key")
             assert(none == nil and message == "the core has no option 'no_such_key'", message)
             local bad, why = emu.option("nestopia_overscan_v", "sideways")
@@ -59,7 +64,7 @@ final class LuaAPITests: XCTestCase {
             assert(#options > 10 and options[1].key and options[1].values[1] and options[1].default)
             emu.reset()
             print("ok")
-            """, frames: 5)
+            """, frames: 6)
         XCTAssertEqual(harness.lines, ["ok"])
         harness.run(3)
         XCTAssertEqual(harness.session.core.options.value("nestopia_overscan_v"), "disabled")

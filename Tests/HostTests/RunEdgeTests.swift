@@ -41,6 +41,16 @@ final class RunEdgeTests: XCTestCase {
         }
     }
 
+    /// A window on a machine without a sound card: one clear notice, not libasound's configuration errors.
+    func testNoSoundCardIsOneNoticeNotALSAsLines() throws {
+        let run = try Fixtures.cli(
+            ["run", Fixtures.nesROM, "--frames", "5"],
+            environment: ["DISPLAY": try XDisplay.name(), "SDL_AUDIODRIVER": "alsa", "ALSA_CONFIG_PATH": "/dev/null"])
+        XCTAssertEqual(run.status, 0, run.stderr)
+        XCTAssertTrue(run.stderr.contains("no audio device"), run.stderr)
+        XCTAssertFalse(run.stderr.contains("ALSA lib"), run.stderr)
+    }
+
     func testAHeadlessRunWhoseScriptFailedExitsNonZero() throws {
         let home = Fixtures.temporaryFolder()
         let failing = try script(

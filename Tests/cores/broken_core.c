@@ -336,6 +336,10 @@ void retro_run(void) {
 #ifdef MODE_POWER_ON_RANDOM
     picture[W * H - 1] ^= power_on_noise;
 #endif
+#ifdef MODE_CHATTY
+    /* A core that talks on stdout through C's stdio (melonDS does): its buffer is cut wherever it fills. */
+    printf("broken: frame %u, a line of the core's own chatter on its standard output\n", frame_count);
+#endif
 #ifdef MODE_NONDETERMINISTIC
     /* State the savestate leaves out: a replay from a state reaches other RAM (netplay-check must say so). */
     static unsigned hidden;

@@ -19,6 +19,10 @@ void rs_log_printf(enum retro_log_level level, const char *fmt, ...);
 /// `rs_log_printf` as a value: Swift cannot name a variadic C function.
 retro_log_printf_t rs_log_printf_pointer(void);
 
+/// Makes C's standard output line-buffered: on a pipe stdio holds a core's printf output until 4 KiB
+/// gather and writes them cut wherever that fell, mid-line, between the host's own lines.
+void rs_line_buffer_stdout(void);
+
 /// 1 when every byte of `length` bytes at `pointer` can be read (checked page by page without
 /// touching the memory), 0 when some page is unmapped or unreadable: for sizes cores report.
 int rs_is_readable(const void *pointer, size_t length);

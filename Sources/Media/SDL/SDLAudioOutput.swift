@@ -32,6 +32,7 @@ public final class SDLAudioOutput: AudioOutput {
     /// subsystem itself (reference-counted by SDL, released in `deinit`), so it works with or
     /// without a window.
     public init(preferredRate: Int = 48000, deviceFrames: Int = 512) throws(AudioDeviceError) {
+        retrolua_quiet_alsa()  // the reason a device cannot open is said once, by the caller
         guard SDL_InitSubSystem(UInt32(SDL_INIT_AUDIO)) == 0 else {
             throw AudioDeviceError("cannot start SDL audio: \(Self.sdlError())")
         }

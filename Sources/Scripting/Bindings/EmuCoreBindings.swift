@@ -14,9 +14,12 @@ extension Bindings {
             doc:
                 """
                 The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, \
-                sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, window=, rom={path=, \
-                name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's; `window` says whether a \
-                window shows (and paces) the run — headless runs are unpaced (known from the first frame on).
+                sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, crop=, window=, \
+                rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's; `crop = {top=, \
+                bottom=, left=, right=}` is what that picture leaves out of the console's (NES cores hide the \
+                overscan: nestopia shows lines 8–231 of 240, so a sprite at the game's y = 40 is at row 32; zeros \
+                elsewhere); `window` says whether a window shows (and paces) the run — headless runs are unpaced \
+                (known from the first frame on).
                 """
         ) { run($0, $1, emuCoreInfo) },
         LuaFunction(
@@ -53,8 +56,18 @@ extension Bindings {
             call.set("max_width", av.maxWidth)
             call.set("max_height", av.maxHeight)
             call.set("aspect", av.aspectRatio)
-            call.set("width", core.frameWidth > 0 ? core.frameWidth : av.baseWidth)
-            call.set("height", core.frameHeight > 0 ? core.frameHeight : av.baseHeight)
+            let width = core.frameWidth > 0 ? core.frameWidth : av.baseWidth
+            let height = core.frameHeight > 0 ? core.frameHeight : av.baseHeight
+            call.set("width", width)
+            call.set("height", height)
+            let system = script.emulator.memory.system
+            let crop = system?.crop(width: width, height: height) ?? (top: 0, bottom: 0, left: 0, right: 0)
+            call.newTable(fields: 4)
+            call.set("top", crop.top)
+            call.set("bottom", crop.bottom)
+            call.set("left", crop.left)
+            call.set("right", crop.right)
+            lua_setfield(call.L, -2, "crop")
         }
         call.set("pixel_format", core.pixelFormat.description)
         call.set("window", script.host.screen.windowSize != nil)
