@@ -257,10 +257,11 @@ final class BrokenCoreTests: XCTestCase {
             ["run", Self.game, "--core", path, "--frames", "200", "--headless", "--script", talk], timeout: 60)
         XCTAssertEqual(result.status, 0, result.stderr)
         let lines = result.stdout.split(separator: "\n")
+        let summary: Set<Substring> = ["core", "content", "frames", "frame"]
         let mixed = lines.filter {
             !($0.hasPrefix("script line ") && $0.dropFirst(12).allSatisfy(\.isNumber))
                 && !($0.hasPrefix("broken: frame ") && $0.hasSuffix("own chatter on its standard output"))
-                && !["core", "content", "frames", "frame"].contains($0.split(separator: " ").first.map(String.init) ?? "")
+                && !summary.contains($0.split(separator: " ").first ?? "")
         }
         XCTAssertEqual(mixed, [], result.stdout)
         XCTAssertEqual(lines.filter { $0.hasPrefix("script line ") }.count, 200)
