@@ -37,8 +37,7 @@ local our = {
 local info = our.info()
 local is_nes = info.system == "Nintendo Entertainment System"
 -- FCEUX's y runs over the whole 240-line picture; a core that crops overscan (nestopia: 224 lines) starts at 8.
-local yoff = 0
-if is_nes and type(info.height) == "number" and info.height < 240 then yoff = (240 - info.height) // 2 end
+local yoff = info.crop and info.crop.top or 0
 
 -- Raises "NAME: bad argument #I 'WHAT' (EXPECTED expected, got TYPE)" at the script's call (`level` extra frames up).
 -- FCEUX runs a script in its own folder: a relative path given to a movie, state or screenshot function is there;
