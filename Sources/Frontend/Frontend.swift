@@ -174,6 +174,7 @@ public final class Frontend {
             }
         }
         video.setSidePanel(width: scripts.sidePanel)
+        video.setPadding(screen.padding)
         // Headless, the hud takes the frame's size (and a tool's side panel).
         screen.windowSize = video.isVisible ? video.windowSize : nil
         // Hotkeys are Lua (lua/defaults/hotkeys.lua): it answers these events with emu/gui calls.

@@ -267,20 +267,22 @@ public final class Canvas {
 
     /// Blends the canvas over an RGBA frame of the same size (source over; an opaque frame stays
     /// opaque). Does nothing when the canvas is empty. With mismatched sizes only the overlap is used.
-    public func composite(onto frame: inout [UInt8], width: Int, height: Int) {
-        guard dirty, width > 0, height > 0, width <= frame.count / 4 else { return }
+    /// `originX`/`originY` (≥ 0) is the canvas pixel that lands on the frame's top-left: a canvas with
+    /// padding around the frame (`Screen.padding`) gives the frame only what lies over it.
+    public func composite(onto frame: inout [UInt8], width: Int, height: Int, originX: Int = 0, originY: Int = 0) {
+        guard dirty, width > 0, height > 0, width <= frame.count / 4, originX >= 0, originY >= 0 else { return }
         let rows = min(height, frame.count / (width * 4))
-        let y0 = dirtyMinY, y1 = min(dirtyMaxY, rows - 1)
+        let y0 = max(dirtyMinY, originY), y1 = min(dirtyMaxY, originY &+ rows - 1, self.height - 1)
         guard y0 <= y1 else { return }
         let w = self.width
         storage.withUnsafeBufferPointer { src in
             frame.withUnsafeMutableBufferPointer { dst in
                 let sbase = src.baseAddress!, dbase = dst.baseAddress!
                 for y in y0...y1 {
-                    let x0 = Int(spanMin[y]), x1 = min(Int(spanMax[y]), width - 1)
+                    let x0 = max(Int(spanMin[y]), originX), x1 = min(Int(spanMax[y]), originX &+ width - 1)
                     guard x0 <= x1 else { continue }
                     var s = sbase + (y * w + x0) * 4
-                    var d = dbase + (y * width + x0) * 4
+                    var d = dbase + ((y - originY) * width + x0 - originX) * 4
                     for _ in x0...x1 {
                         let a = Int(s[3])
                         if a != 0 { Self.blend(d, Ink(r: Int(s[0]), g: Int(s[1]), b: Int(s[2]), a: a)) }

@@ -1,4 +1,5 @@
 import Foundation
+import Media
 import XCTest
 
 /// The BizHawk layer (lua/compat/bizhawk.lua): scripts written here in BizHawk's style
@@ -222,5 +223,75 @@ final class CompatBizHawkTests: XCTestCase {
         }
         XCTAssertEqual(missing, [], "BizHawk functions the layer does not record")
         XCTAssertTrue(result.stdout.contains("count supported="), result.stdout)
+    }
+
+    /// client.SetGameExtraPadding puts room around the game for trackers: what a script draws there shows (it
+    /// was drawn inside the game picture, where trackers' panels were invisible), client.screenshot keeps it
+    /// (the client area), the run's own screenshot is the game alone, and bufferwidth/height stay the game's.
+    func testGameExtraPaddingHoldsDrawingOutsideTheGame() throws {
+        let folder = Fixtures.temporaryFolder()
+        let client = folder + "/client.png", game = folder + "/game.png", plain = folder + "/plain.png"
+        try """
+        client.SetGameExtraPadding(10, 20, 30, 40)
+        console.writeline("result buffer=" .. client.bufferwidth() .. "x" .. client.bufferheight())
+        event.onframeend(function()
+          gui.drawBox(0, 0, 4, 4, "red", "red")             -- in the padding's top-left corner
+          gui.drawBox(15, 25, 17, 27, "blue", "blue")       -- the game's (5, 5)
+          gui.drawBox(270, 250, 290, 270, "lime", "lime")   -- in the right and bottom padding
+          if emu.framecount() == 19 then client.screenshot("\(client)") end
+        end)
+        """.write(toFile: folder + "/tracker.lua", atomically: true, encoding: .utf8)
+        let base = [
+            "run", Fixtures.nesROM, "--core", "nestopia", "--headless", "--quiet", "--strict", "--frames", "20",
+        ]
+        let result = try Fixtures.cli(
+            base + ["--allow-files", "--script", "bizhawk:" + folder + "/tracker.lua", "--screenshot", game])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("result buffer=256x224"), result.stdout)
+        let reference = try Fixtures.cli(base + ["--screenshot", plain])
+        XCTAssertEqual(reference.status, 0, reference.stderr)
+        let padded = try PNGFile.read(client), bare = try PNGRead.rgb(plain), shot = try PNGRead.rgb(game)
+        XCTAssertEqual([padded.width, padded.height], [256 + 40, 224 + 60], "the client area")
+        let image = PNGRead.Image(rgba: padded.rgba, width: padded.width)
+        XCTAssertEqual(image.pixel(2, 2), 0xFF0000, "drawn in the padding")
+        XCTAssertEqual(image.pixel(280, 260), 0x00FF00, "drawn in the right and bottom padding")
+        XCTAssertEqual(image.pixel(8, 100), 0, "the padding is black where nothing was drawn")
+        XCTAssertEqual(image.pixel(15, 25), 0x0000FF, "drawn on the game")
+        var moved = 0
+        for y in 0..<224 {
+            for x in 0..<256 where !(5...7).contains(x) || !(5...7).contains(y) {
+                if image.pixel(10 + x, 20 + y) != bare.pixel(x, y) { moved += 1 }
+            }
+        }
+        XCTAssertEqual(moved, 0, "the game's pixels inside the padding")
+        XCTAssertEqual(shot.width, 256, "the run's screenshot is the game alone")
+        XCTAssertEqual(shot.pixel(5, 5), 0x0000FF, "with what was drawn over it, at the game's coordinates")
+        XCTAssertEqual(shot.pixel(0, 0), bare.pixel(0, 0), "the padding's drawing is not in it")
+    }
+
+    /// In a real window the padding grows the window at the game's scale (2x: 100 game pixels are 200 window
+    /// pixels), so the tracker drawn there is seen beside the game, not over it.
+    func testGameExtraPaddingGrowsTheWindow() throws {
+        let home = Fixtures.temporaryFolder()
+        try """
+        local frames = 0
+        event.onframeend(function()
+          frames = frames + 1
+          if frames == 30 then client.SetGameExtraPadding(0, 0, 100, 20) end
+          if frames == 5 or frames == 60 then
+            print(string.format("window %d %d at %d", client.screenwidth(), client.screenheight(), frames))
+          end
+        end)
+        """.write(toFile: home + "/pad.lua", atomically: true, encoding: .utf8)
+        let session = try WindowSession(
+            [
+                Fixtures.gbROM, "--core", "gambatte", "--no-audio", "--scale", "2", "--script",
+                "bizhawk:" + home + "/pad.lua",
+            ],
+            home: home)
+        XCTAssertTrue(session.waitUntil { session.stdout.contains(" at 60") }, session.stdout + session.stderr)
+        XCTAssertTrue(session.stdout.contains("window 320 288 at 5\n"), session.stdout)
+        XCTAssertTrue(session.stdout.contains("window 520 328 at 60\n"), session.stdout)
+        _ = session.stop()
     }
 }

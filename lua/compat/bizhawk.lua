@@ -1263,16 +1263,23 @@ def("client.exitCode", "supported", function(code) E.exit(int("client.exitCode",
 def("client.reboot_core", "supported", function() E.power() end, "power-cycles the game")
 def("client.screenwidth", "supported", function() return (g.surface_size("hud")) end)
 def("client.screenheight", "supported", function() return select(2, g.surface_size("hud")) end)
-def("client.bufferwidth", "supported", function() return (g.surface_size("emu")) end)
-def("client.bufferheight", "supported", function() return select(2, g.surface_size("emu")) end)
+-- the game's own size: the emu surface less the game extra padding, as BizHawk's buffer size excludes it
+def("client.bufferwidth", "supported", function()
+  local left, _, right = g.padding()
+  return (g.surface_size("emu")) - left - right
+end)
+def("client.bufferheight", "supported", function()
+  local _, top, _, bottom = g.padding()
+  return select(2, g.surface_size("emu")) - top - bottom
+end)
 def("client.borderwidth", "supported", function() return 0 end)
 def("client.borderheight", "supported", function() return 0 end)
 def("client.screenshot", "supported", function(path)
   if path == nil then
     path = format("%s/%s.%d.png", E.paths().screenshots, (E.info().rom or {}).name or "screenshot", E.framecount())
   end
-  return g.screenshot(path)
-end, "without a path: GAME.FRAME.png in the screenshots folder")
+  return g.screenshot(path, { padding = true })
+end, "the client area (the game and its extra padding); without a path: GAME.FRAME.png in the screenshots folder")
 def("client.get_approx_framerate", "approximated", function() return floor(E.info().fps + 0.5) end,
   "the core's frame rate")
 def("client.getavailabletools", "supported", function() return {} end, "no tool windows: empty")
@@ -1298,9 +1305,23 @@ def("client.getluafunctionslist", "supported", function()
   for _, entry in ipairs(compat.support[LAYER]) do names[#names + 1] = entry.name end
   return concat(names, "\n")
 end)
-for _, name in ipairs({ "SetGameExtraPadding", "SetClientExtraPadding" }) do
-  def("client." .. name, "warned", nil, "no padding: scripts draw inside the game picture (or on the hud surface)")
+-- Room around the game for trackers: the window grows by it, the emu surface covers it with its origin at the padded
+-- top-left (as BizHawk's), and client.screenshot keeps it.
+local function padding_side(f, n, name, v)
+  v = v == nil and 0 or int(f, n, name, v)
+  if v < 0 or v > 4096 then error(format("%s: bad argument #%d '%s' (0…4096 expected, got %d)", f, n, name, v), 3) end
+  return v
 end
+def("client.SetGameExtraPadding", "supported", function(left, top, right, bottom)
+  local f = "client.SetGameExtraPadding"
+  g.padding(padding_side(f, 1, "left", left), padding_side(f, 2, "top", top), padding_side(f, 3, "right", right),
+    padding_side(f, 4, "bottom", bottom))
+end, "in game pixels: the window grows by it at the game's scale")
+def("client.SetClientExtraPadding", "approximated", function(left, top, right, bottom)
+  local f = "client.SetClientExtraPadding"
+  g.padding(padding_side(f, 1, "left", left), padding_side(f, 2, "top", top), padding_side(f, 3, "right", right),
+    padding_side(f, 4, "bottom", bottom))
+end, "the same room as SetGameExtraPadding: in game pixels (scaled with the game), not window pixels")
 for _, name in ipairs({ "setwindowsize", "frameskip", "displaymessages", "SetSoundOn", "enablerewind",
   "clearautohold", "setscreenshotosd", "settargetscanlineintensity", "pause_av", "unpause_av" }) do
   def("client." .. name, "warned",

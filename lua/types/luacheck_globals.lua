@@ -47,7 +47,8 @@ return {
   } },
   gui = { fields = {
     "text", "text_size", "pixel", "polyline", "line", "rect", "circle", "image", "load_image", "getpixel",
-    "frame", "new_image", "clear", "surface_size", "text_scale", "side_panel", "fullscreen", "screenshot",
+    "frame", "new_image", "clear", "surface_size", "text_scale", "side_panel", "fullscreen", "padding",
+    "screenshot",
   } },
   event = { fields = {
     "on", "off", "watch",

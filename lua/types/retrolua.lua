@@ -1052,11 +1052,23 @@ function gui.side_panel(width) end
 ---@return boolean
 function gui.fullscreen(on) end
 
---- Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). Returns `true`, or `nil, message`.
+--- Gets, or sets, room around the game picture in frame pixels (0…4096 a side; BizHawk's game extra padding): a window grows by it at the game's scale, the `emu` surface covers it with its origin at the padded top-left (the game's top-left pixel is then at `left, top`), and `gui.screenshot(path, {padding = true})` keeps it; other pictures are the game alone. Returns the padding in effect.
+---@param left? integer
+---@param top? integer
+---@param right? integer
+---@param bottom? integer
+---@return integer
+---@return integer
+---@return integer
+---@return integer
+function gui.padding(left, top, right, bottom) end
+
+--- Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`); with option `padding = true`, the padded picture (`gui.padding`) as the window shows it. Returns `true`, or `nil, message`.
 ---@param path string
+---@param options? table
 ---@return boolean?
 ---@return string?
-function gui.screenshot(path) end
+function gui.screenshot(path, options) end
 
 --- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens); `movie_changed(frame)` after an edit of the movie (`tastudio`). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
 ---@class eventlib

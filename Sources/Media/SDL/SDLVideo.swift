@@ -31,6 +31,9 @@ public final class SDLVideo: VideoOutput {
     private var sidePanel = 0
     /// The window's width (window coordinates) before the panel appeared, to which it returns.
     private var widthWithoutPanel: Int32?
+    /// Room around the game (`setPadding`), and the padding the window's size was last grown for.
+    private var padding = ScreenPadding.none
+    private var windowPadding = ScreenPadding.none
     /// A hardware-rendering core's context, sharing the renderer's (`makeHardwareRenderer`).
     private var glRenderer: SDLGLRenderer?
     /// Runs first when the window closes: a GL core's context must be destroyed while the window lives.
@@ -66,7 +69,8 @@ public final class SDLVideo: VideoOutput {
         }
         if invisible.contains(driver), SDL_getenv("SDL_VIDEODRIVER") == nil {
             SDL_QuitSubSystem(SDL_INIT_VIDEO)
-            throw SDLDeviceError(noDisplay: "SDL found only its \(driver) video driver")
+            let why = WindowSystemLibraries.missing() ?? "SDL found only its \(driver) video driver"
+            throw SDLDeviceError(noDisplay: why)
         }
         self.options = options
         let base = VideoLayout.baseSize(width: baseWidth, height: baseHeight, aspect: aspect)
@@ -135,6 +139,7 @@ public final class SDLVideo: VideoOutput {
             }
         }
         lastAspect = aspect
+        if windowPadding != padding { growWindowForPadding() }
         emuShown = false
         if let emuCanvas, !emuCanvas.isEmpty {
             emuShown = upload(emuCanvas, into: &emu)
@@ -171,16 +176,63 @@ public final class SDLVideo: VideoOutput {
     private func drawScene() -> VideoRect? {
         SDL_RenderClear(renderer)
         guard let texture = game.texture else { return nil }
-        let size = windowSize
-        let dest = VideoLayout.destinationRect(
-            frameWidth: game.width, frameHeight: game.height, aspect: lastAspect,
-            outputWidth: max(1, size.width - sidePanel), outputHeight: size.height,
-            integerScale: options.integerScale)
+        let dest = paddedRect()
         guard dest.width > 0, dest.height > 0 else { return nil }
+        // The game inside the padding (none: the whole rectangle); the emu layer covers the padded picture.
+        let p = padding, paddedWidth = game.width + p.left + p.right, paddedHeight = game.height + p.top + p.bottom
+        var gameRect = SDL_Rect(
+            x: Int32(dest.x + dest.width * p.left / paddedWidth), y: Int32(dest.y + dest.height * p.top / paddedHeight),
+            w: Int32(dest.width * game.width / paddedWidth), h: Int32(dest.height * game.height / paddedHeight))
+        SDL_RenderCopy(renderer, texture, nil, &gameRect)
         var rect = dest.sdl
-        SDL_RenderCopy(renderer, texture, nil, &rect)
         if emuShown, let overlay = emu.texture { SDL_RenderCopy(renderer, overlay, nil, &rect) }
         return dest
+    }
+
+    /// Where the game with its padding goes: the padded picture keeps the game's pixel shape.
+    private func paddedRect(_ padding: ScreenPadding? = nil) -> VideoRect {
+        let size = windowSize, p = padding ?? self.padding
+        let width = game.width + p.left + p.right, height = game.height + p.top + p.bottom
+        var aspect = lastAspect
+        if !p.isNone, game.width > 0, game.height > 0 {
+            let pixel =
+                lastAspect.isFinite && lastAspect > 0 ? lastAspect * Double(game.height) / Double(game.width) : 1
+            aspect = Double(width) * pixel / Double(height)
+        }
+        return VideoLayout.destinationRect(
+            frameWidth: width, frameHeight: height, aspect: aspect,
+            outputWidth: max(1, size.width - sidePanel), outputHeight: size.height,
+            integerScale: options.integerScale)
+    }
+
+    public func setPadding(_ padding: ScreenPadding) {
+        self.padding = padding
+    }
+
+    /// Grows (or shrinks) the window by the padding's change at the game's current scale, within the desktop;
+    /// fullscreen, the game makes room instead.
+    private func growWindowForPadding() {
+        guard game.width > 0, game.height > 0 else { return }
+        let old = windowPadding, new = padding
+        windowPadding = new
+        guard !isFullscreen else { return }
+        let oldWidth = game.width + old.left + old.right, oldHeight = game.height + old.top + old.bottom
+        let shown = paddedRect(old)
+        guard shown.width > 0, shown.height > 0 else { return }
+        let dx = Double(new.left + new.right - old.left - old.right) * Double(shown.width) / Double(oldWidth)
+        let dy = Double(new.top + new.bottom - old.top - old.bottom) * Double(shown.height) / Double(oldHeight)
+        var windowWidth: Int32 = 0, windowHeight: Int32 = 0
+        SDL_GetWindowSize(window, &windowWidth, &windowHeight)
+        // Output pixels to window coordinates (they differ on a high-DPI display).
+        let ratio = windowWidth > 0 && windowSize.width > 0 ? Double(windowSize.width) / Double(windowWidth) : 1
+        var width = Int(windowWidth) + Int((dx / ratio).rounded()),
+            height = Int(windowHeight) + Int((dy / ratio).rounded())
+        var bounds = SDL_Rect()
+        if SDL_GetDisplayBounds(max(0, SDL_GetWindowDisplayIndex(window)), &bounds) == 0, bounds.w > 0, bounds.h > 0 {
+            width = min(width, Int(bounds.w))
+            height = min(height, Int(bounds.h))
+        }
+        SDL_SetWindowSize(window, Int32(max(1, width)), Int32(max(1, height)))
     }
 
     /// A GL context in this window for a hardware-rendering core, whose frames then reach the window by

@@ -22,6 +22,9 @@ public protocol VideoOutput: AnyObject {
     /// the change where the desktop has room, and the game is laid out in the rest. The hud still covers
     /// the whole window.
     func setSidePanel(width: Int)
+    /// Lays the game out inside `padding` (frame pixels, scaled with the game): the window grows by it, and
+    /// the `emu` canvas given to `present` then covers the padded picture.
+    func setPadding(_ padding: ScreenPadding)
 
     /// Shows one frame: `height` rows of `width` pixels, `pitch` bytes apart, in `format`; nil means the
     /// core duplicated the last frame. `aspect` is the core's display aspect ratio (≤ 0: square pixels).
@@ -42,4 +45,5 @@ public protocol VideoOutput: AnyObject {
 extension VideoOutput {
     public func presentHardwareFrame(width: Int, height: Int) -> Bool { false }
     public func setSidePanel(width: Int) {}
+    public func setPadding(_ padding: ScreenPadding) {}
 }

@@ -240,11 +240,24 @@ extension Bindings {
                 """
         ) { run($0, $1, guiFullscreen) },
         LuaFunction(
-            "screenshot", "path: string", returns: "boolean?, string?",
+            "padding", "left?: integer, top?: integer, right?: integer, bottom?: integer",
+            returns: "integer, integer, integer, integer",
             doc:
                 """
-                Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`). \
-                Returns `true`, or `nil, message`.
+                Gets, or sets, room around the game picture in frame pixels (0…4096 a side; BizHawk's game \
+                extra padding): a window grows by it at the game's scale, the `emu` surface covers it with its \
+                origin at the padded top-left (the game's top-left pixel is then at `left, top`), and \
+                `gui.screenshot(path, {padding = true})` keeps it; other pictures are the game alone. Returns \
+                the padding in effect.
+                """
+        ) { run($0, $1, guiPadding) },
+        LuaFunction(
+            "screenshot", "path: string, options?: table", returns: "boolean?, string?",
+            doc:
+                """
+                Writes the current frame with the `emu` surface drawn so far as a PNG (not the `hud`); with \
+                option `padding = true`, the padded picture (`gui.padding`) as the window shows it. Returns \
+                `true`, or `nil, message`.
                 """
         ) { run($0, $1, guiScreenshot) },
     ]
@@ -373,10 +386,34 @@ extension Bindings {
         return call.returning(host.screen.fullscreenRequest ?? host.screen.isFullscreen)
     }
 
+    private static func guiPadding(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let host = script.host
+        if !call.isNoneOrNil(1) {
+            var sides: [Int] = []
+            for (index, name) in ["left", "top", "right", "bottom"].enumerated() {
+                let value = try call.optionalInteger(Int32(index + 1), name) ?? 0
+                guard (0...ScreenPadding.maximum).contains(value) else {
+                    throw call.badArgument(Int32(index + 1), name, "must be 0…\(ScreenPadding.maximum), got \(value)")
+                }
+                sides.append(value)
+            }
+            host.screen.padding = ScreenPadding(left: sides[0], top: sides[1], right: sides[2], bottom: sides[3])
+            host.resizeCanvases()
+        }
+        let p = host.screen.padding
+        for side in [p.left, p.top, p.right, p.bottom] { call.push(side) }
+        return 4
+    }
+
     private static func guiScreenshot(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let path = try call.string(1, "path")
+        var padded = false
+        if try call.optionalTable(2, "options") {
+            padded = try call.booleanField(2, "padding", argument: 2) ?? false
+        }
         try script.checkFileAccess(path, write: true)
-        guard let frame = script.host.frameWithOverlay() else {
+        let picture = padded ? script.host.emulator.picture(withOverlay: false).map(script.host.screen.padded) : nil
+        guard let frame = padded ? picture : script.host.frameWithOverlay() else {
             return call.failure("no frame yet: run a frame first")
         }
         do { try PNGFile.write(rgba: frame.rgba, width: frame.width, height: frame.height, to: path) } catch {
