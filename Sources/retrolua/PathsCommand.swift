@@ -94,6 +94,8 @@ enum BundledName {
         if let content = plan.session.contentPath { plan.session.contentPath = try resolve(content, "content") }
         for index in plan.scripts.indices { plan.scripts[index].path = try resolve(plan.scripts[index].path, "script") }
         if let scenario = plan.control?.scenario { plan.control?.scenario = try resolve(scenario, "scenario") }
-        if case .play(let path, let options)? = plan.movie { plan.movie = .play(path: try resolve(path, "movie"), options) }
+        if case .play(let path, let options)? = plan.movie {
+            plan.movie = .play(path: try resolve(path, "movie"), options)
+        }
     }
 }

@@ -104,7 +104,8 @@ final class BundledFilesTests: XCTestCase {
     func testAFileInTheWorkingFolderWinsOverTheBundledOne() throws {
         let folder = Fixtures.temporaryFolder()
         try FileManager.default.copyItem(atPath: Fixtures.nesROM, toPath: folder + "/dodge.nes")
-        let played = try run(["run", "dodge.nes", "--core", "nestopia", "--headless", "--frames", "2", "--json"], in: folder)
+        let played = try run(
+            ["run", "dodge.nes", "--core", "nestopia", "--headless", "--frames", "2", "--json"], in: folder)
         XCTAssertEqual(played.status, 0, played.stderr)
         XCTAssertNotEqual(try json(played)["content_sha1"] as? String, Self.dodgeSHA1, "the demo copied here")
         XCTAssertEqual(try run(["paths", "dodge.nes"], in: folder).stdout, folder + "/dodge.nes\n")
@@ -160,7 +161,8 @@ final class BundledFilesTests: XCTestCase {
             """
         try probe.write(toFile: share + "/examples/probe.lua", atomically: true, encoding: .utf8)
         let empty = Fixtures.temporaryFolder()
-        let listed = try run(["paths", "dodge.nes", "examples/probe.lua"], in: empty, executable: prefix + "/bin/retrolua")
+        let listed = try run(
+            ["paths", "dodge.nes", "examples/probe.lua"], in: empty, executable: prefix + "/bin/retrolua")
         XCTAssertEqual(listed.stdout, "\(share)/roms/dodge.nes\n\(share)/examples/probe.lua\n", listed.stderr)
         let ran = try run(
             ["run", "dodge.nes", "--headless", "--frames", "30", "--script", "examples/probe.lua"], in: empty,
