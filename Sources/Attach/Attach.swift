@@ -5,24 +5,39 @@ import Synchronization
 
 /// `retrolua attach` and `run --console`: the console on this terminal, into a running game.
 public enum Attach {
+    /// Seconds `attach` waits for each of a game's replies unless told otherwise (`--timeout`).
+    public static let defaultTimeout = ConsoleConnection.defaultTimeout
+
     /// Attaches to the game at `address` (`unix:PATH`, a socket's path, or a process id), or to the one
-    /// running game of this user; runs the console until end of input. The exit status.
-    public static func main(address: String?) -> Int32 {
-        let path: String
-        do { path = try socketPath(for: address) } catch {
-            FileHandle.standardError.write(Data("retrolua attach: \(error)\n".utf8))
-            return 1
-        }
+    /// running game of this user; runs the console until end of input. Each of the game's replies may take
+    /// `timeout` seconds (nil: no limit). The exit status: 128 + the signal when SIGINT (while waiting for
+    /// the game or for piped input), SIGTERM or SIGHUP ended it.
+    public static func main(address: String?, timeout: Double? = defaultTimeout) -> Int32 {
         StopSignals.install()
-        // Ctrl-C drops the line being typed; SIGTERM and SIGHUP end the console (the terminal given back).
-        StopSignals.divertInterrupt { LineEditor.interrupt() }
-        StopSignals.onStop { _ in LineEditor.shutdown() }
+        // Ctrl-C drops the line being typed, or ends a wait (for the game's reply, for piped input);
+        // SIGTERM and SIGHUP end the console at once. The terminal is given back either way.
+        StopSignals.divertInterrupt {
+            if ConsoleWait.isAtPrompt.load(ordering: .relaxed)
+                && !ConsoleWait.isWaitingForReply.load(ordering: .relaxed)
+            {
+                LineEditor.interrupt()
+            } else {
+                ConsoleWait.stop(SIGINT)
+                LineEditor.shutdown()
+            }
+        }
+        StopSignals.onStop { number in
+            ConsoleWait.stop(number)
+            LineEditor.shutdown()
+        }
+        var status: Int32 = 1
         do {
-            return ConsoleREPL(try ConsoleConnection(path: path)).run()
+            let path = try socketPath(for: address, timeout: timeout)
+            status = ConsoleREPL(try ConsoleConnection(path: path, timeout: timeout)).run()
         } catch {
             FileHandle.standardError.write(Data("retrolua attach: \(error)\n".utf8))
-            return 1
         }
+        return ConsoleWait.stopped.map { 128 + $0 } ?? status
     }
 
     /// Starts the console for a run of this process (`--console`) on a thread of its own, once the run's
@@ -51,7 +66,7 @@ public enum Attach {
     }
 
     /// The socket an address names, or the one running game's.
-    static func socketPath(for address: String?) throws(AttachError) -> String {
+    static func socketPath(for address: String?, timeout: Double?) throws(AttachError) -> String {
         if let address {
             if address.hasPrefix("unix:") { return String(address.dropFirst(5)) }
             if let pid = Int32(address) {
@@ -62,7 +77,7 @@ public enum Attach {
             }
             return address
         }
-        return try RunningGames.theOne()
+        return try RunningGames.theOne(timeout: timeout)
     }
 }
 
