@@ -92,6 +92,8 @@ def check_actions(space: Any, actions: Any, envs: Optional[Sequence[int]] = None
         low, high, per_row = int(space.start), int(space.start) + int(space.n) - 1, 1
     else:
         return
+    if envs is None and per_row == 1 and isinstance(actions, (int, np.integer)) and low <= actions <= high:
+        return  # one env's ordinary index: no array made
     try:
         values = np.asarray(actions if envs is not None else [actions], dtype=np.float64)
     except (TypeError, ValueError):
