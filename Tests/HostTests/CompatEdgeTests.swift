@@ -62,33 +62,33 @@ final class CompatEdgeTests: XCTestCase {
         XCTAssertTrue(bizhawk.stdout.contains("no newline"), bizhawk.stdout + bizhawk.stderr)
     }
 
-    func testSetScreenBufferBeforeTheFrameRanLeavesNoGhostOfThePreviousFrame() throws {
+    func testSetScreenBufferBeforeTheFrameRanShowsTheBufferItWasGiven() throws {
         // Mesen's example style: mask every pixel of the screen buffer, here at startFrame (before the frame ran,
-        // so the buffer is the previous frame's). dodge.nes moves its sprites every frame: drawing the masked old
-        // frame over the new one left the old sprites' pixels (ghosts). Each pixel shown is now the new frame's,
-        // masked or not.
+        // so the buffer is the previous frame's). Mesen draws the buffer it is given over the whole picture, so
+        // what shows is the previous frame masked, every pixel of it: dodge.nes moves its sprites every frame, and
+        // the new frame's pixels showed through wherever the buffer matched what was read (or the game redrew).
         let dodge = Fixtures.root + "/build/roms/dodge.nes"
         guard FileManager.default.fileExists(atPath: dodge) else { throw XCTSkip("dodge.nes not built") }
         let script = try write(
             "emu.addEventCallback(function()\n  local buffer = emu.getScreenBuffer()\n"
                 + "  for i = 1, #buffer do buffer[i] = buffer[i] & 0xFFFF end\n  emu.setScreenBuffer(buffer)\n"
                 + "end, emu.eventType.startFrame)\n", "mask.lua")
-        let plain = folder + "/plain.png", masked = folder + "/masked.png"
-        XCTAssertEqual(try run(["--frames", "30", "--screenshot", plain], rom: dodge).status, 0)
+        let previous = folder + "/previous.png", current = folder + "/current.png", masked = folder + "/masked.png"
+        XCTAssertEqual(try run(["--frames", "29", "--screenshot", previous], rom: dodge).status, 0)
+        XCTAssertEqual(try run(["--frames", "30", "--screenshot", current], rom: dodge).status, 0)
         let result = try run(
             ["--frames", "30", "--compat", "mesen", "--script", script, "--screenshot", masked], rom: dodge)
         XCTAssertEqual(result.status, 0, result.stderr)
-        let frame = try PNGRead.rgb(plain), shown = try PNGRead.rgb(masked)
-        var ghosts = 0, maskedPixels = 0
+        let before = try PNGRead.rgb(previous), now = try PNGRead.rgb(current), shown = try PNGRead.rgb(masked)
+        var wrong = 0, moved = 0
         for y in 0..<224 {
             for x in 0..<256 {
-                let pixel = shown.pixel(x, y), game = frame.pixel(x, y)
-                if pixel == game & 0xFFFF && pixel != game { maskedPixels += 1 }
-                if pixel != game && pixel != game & 0xFFFF { ghosts += 1 }
+                if shown.pixel(x, y) != before.pixel(x, y) & 0xFFFF { wrong += 1 }
+                if before.pixel(x, y) != now.pixel(x, y) { moved += 1 }
             }
         }
-        XCTAssertEqual(ghosts, 0, "pixels of the previous frame drawn over the new one")
-        XCTAssertGreaterThan(maskedPixels, 100)
+        XCTAssertGreaterThan(moved, 0, "the game's picture changed between the frames")
+        XCTAssertEqual(wrong, 0, "pixels that are not the masked buffer")
     }
 
     func testScriptsBeginningWithAByteOrderMarkLoadAsLuasOwnLoaderReadsThem() throws {

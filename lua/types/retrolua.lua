@@ -13,12 +13,16 @@
 ---| '"exit"'
 ---| '"key_down"'
 ---| '"key_up"'
+---| '"mouse_down"'
+---| '"mouse_up"'
 ---| '"gamepad"'
 ---| '"message"'
 ---| '"movie_start"'
 ---| '"movie_end"'
 ---| '"movie_desync"'
 ---| '"movie_changed"'
+---| '"script_failed"'
+---| '"script_loaded"'
 
 --- The emulator: frames, pacing, reset, the running core and content, core options, ending the run.
 ---@class emulib
@@ -69,7 +73,7 @@ function emu.reset() end
 ---@return string?
 function emu.power() end
 
---- The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, window=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's; `window` says whether a window shows (and paces) the run — headless runs are unpaced (known from the first frame on).
+--- The running core and content: `{core=, core_version=, core_path=, system=, extensions=, fps=, sample_rate=, width=, height=, max_width=, max_height=, aspect=, pixel_format=, crop=, window=, rom={path=, name=, size=, sha1=, crc32=}}`. `width`/`height` are the last frame's; `crop = {top=, bottom=, left=, right=}` is what that picture leaves out of the console's (NES cores hide the overscan: nestopia shows lines 8–231 of 240, so a sprite at the game's y = 40 is at row 32; zeros elsewhere); `window` says whether a window shows (and paces) the run — headless runs are unpaced (known from the first frame on).
 ---@return table
 function emu.info() end
 
@@ -516,11 +520,11 @@ function joypad.get_analog(port) end
 ---@class inputlib
 input = {}
 
---- The keys held now: `{left=true, a=true}`.
+--- The keys held now: `{left=true, a=true}`. The modifiers of a key press are its event's (`key_down`'s `mods`): a chord typed within one frame has let go of its ctrl by now.
 ---@return table
 function input.keys() end
 
---- `{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates.
+--- `{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates: the buttons held now (a click within one frame shows only as `mouse_down` and `mouse_up` events).
 ---@return table
 function input.mouse() end
 
@@ -1070,7 +1074,7 @@ function gui.padding(left, top, right, bottom) end
 ---@return string?
 function gui.screenshot(path, options) end
 
---- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat)`, `key_up(key)`, `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens); `movie_changed(frame)` after an edit of the movie (`tastudio`). Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
+--- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat, mods)`, `key_up(key, mods)` — `mods` is `{ctrl=, shift=, alt=, gui=}` (booleans), the modifiers held as that key went down or up, so a chord typed within one frame is still ctrl+n though `input.keys()` no longer holds the ctrl —, `mouse_down(button, x, y)`, `mouse_up(button, x, y)` (`"left"`, `"middle"`, `"right"`, `"x1"`, `"x2"`, in window coordinates: a click within one frame is both, though `input.mouse()` never shows it held), `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens); `movie_changed(frame)` after an edit of the movie (`tastudio`); `script_failed(name, message, watched)` when another script failed and was unloaded (`message`'s first line is file:line: the error; `watched`: `--watch` loads it again once its file is saved) and `script_loaded(name)` when one was loaded or reloaded. Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
 ---@class eventlib
 event = {}
 
