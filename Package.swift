@@ -22,11 +22,14 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CZip", pkgConfig: "libzip", providers: [.apt(["libzip-dev"])]),
         .systemLibrary(name: "CLibretro", providers: [.apt(["retroarch-dev"])]),
-        // EGL (offscreen contexts, no display) and OpenGL through glvnd, for hardware-rendered cores.
-        .systemLibrary(name: "CGL", pkgConfig: "egl", providers: [.apt(["libegl-dev", "libgl-dev", "libegl-mesa0"])]),
+        // EGL (offscreen contexts, no display) and OpenGL through glvnd, for hardware-rendered cores: headers
+        // only; CGLLoader loads the system's libraries when such a core first runs, so the binary links no GL.
+        .systemLibrary(name: "CGL", providers: [.apt(["libegl-dev", "libgl-dev", "libegl-mesa0"])]),
 
         // C glue Swift cannot express: the variadic libretro log callback, SIMD pixel conversion.
         .target(name: "CRetroShim", dependencies: ["CLibretro"]),
+        // The EGL and GL functions Media calls, forwarded to the system's libraries loaded at first use.
+        .target(name: "CGLLoader"),
         // C glue for Lua: macro wrappers, the raising trampoline, pcall with traceback, limits.
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         // C glue for Debian's libedit (BSD-licensed line editing, libedit-dev): its el_set is variadic.
@@ -35,7 +38,8 @@ let package = Package(
         // What any layer may use and nothing libretro-specific: durable writes, hashes, the rewind history.
         .target(name: "Support", dependencies: ["CZlib", "CCrypto", "CZstd", "CZip"]),
         .target(name: "Libretro", dependencies: ["Support", "CLibretro", "CRetroShim"]),
-        .target(name: "Media", dependencies: ["Support", "Libretro", "CPNG", "CSDL2", "CSampleRate", "CGL"]),
+        .target(
+            name: "Media", dependencies: ["Support", "Libretro", "CPNG", "CSDL2", "CSampleRate", "CGL", "CGLLoader"]),
         .target(name: "LuaRuntime", dependencies: ["CLua", "CLuaShim"]),
         // The emulator every door drives: session, frame loop, input layers, states, movies, cheats, rules.
         .target(name: "Emulation", dependencies: ["Support", "Libretro", "CZlib", "CZstd"]),

@@ -26,6 +26,7 @@ public final class EGLHeadlessRenderer: HardwareRenderer {
     }
 
     public init(request: HardwareRenderRequest) throws(GLContextError) {
+        if let missing = GLLibraries.loadEGL() { throw GLContextError(text: missing) }
         self.request = request
         display = try Self.sharedDisplay()
         var es = false

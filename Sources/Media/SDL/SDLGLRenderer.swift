@@ -21,6 +21,7 @@ final class SDLGLRenderer: HardwareRenderer {
 
     /// Nil when SDL cannot make the context (the caller keeps the offscreen one).
     init?(window: OpaquePointer, renderer: OpaquePointer, request: HardwareRenderRequest) {
+        guard GLLibraries.loadGL() == nil else { return nil }
         // The renderer's context is current after it drew: share with it.
         SDL_RenderFlush(renderer)
         guard let rendererContext = SDL_GL_GetCurrentContext() else { return nil }
