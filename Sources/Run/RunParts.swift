@@ -123,7 +123,8 @@ final class RunParts {
             do {
                 try host.load(scriptAt: script.spec.path, compat: script.spec.compat, frontendDefault: script.isDefault)
             } catch {
-                host.onFailure(error)
+                // Reported as any failure: said, on the menu's Scripts page, on screen once the run draws.
+                host.report(failure: error)
                 if plan.scriptOptions.strict { status = 1 }
             }
         }

@@ -274,7 +274,7 @@ public final class Script {
         guard !failed else { return }
         failed = true
         failure = message
-        host.report(failure: ScriptError(script: name, message: message))
+        host.report(failure: ScriptError(script: name, message: message), told: isFromFile)
     }
 
     /// Removes everything this script registered (used by hot reload and unloading).

@@ -14,9 +14,12 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     /// When the run ends, for whatever reason.
     case exit
     /// Host devices, delivered before `frame_start` of the frame in which they happened:
-    /// `key_down(name, repeat)`, `key_up(name)`, `gamepad(name, connected)`.
+    /// `key_down(name, repeat, mods)`, `key_up(name, mods)`, `mouse_down(button, x, y)`, `mouse_up(button, x, y)`,
+    /// `gamepad(name, connected)`.
     case keyDown = "key_down"
     case keyUp = "key_up"
+    case mouseDown = "mouse_down"
+    case mouseUp = "mouse_up"
     case gamepad
     /// `message(text)`: a script or the core asked to show a message (`emu.message`); an on-screen
     /// display shows it. With no script listening, messages are printed.
@@ -29,4 +32,9 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     case movieDesync = "movie_desync"
     /// The movie was edited (TAS editor, `tastudio`): `movie_changed(frame)`, its first changed frame.
     case movieChanged = "movie_changed"
+    /// Another script failed and was unloaded: `script_failed(name, message, watched)`; `watched` when
+    /// `--watch` loads it again once its file is saved.
+    case scriptFailed = "script_failed"
+    /// A script was loaded or reloaded (its main chunk started): `script_loaded(name)`.
+    case scriptLoaded = "script_loaded"
 }

@@ -93,7 +93,11 @@ public final class ScriptHost: EmulatorClient {
     public var onSpeak: ((String) -> Void)?
     /// True while `redrawPaused` runs the `draw` callbacks; their `emu` drawing goes to `screen.pausedScratch`.
     public private(set) var isRedrawingPaused = false
-    private var framesSinceReloadCheck = 0
+    var framesSinceReloadCheck = 0
+    /// `--watch`: failed scripts by path, each with the version that failed; the next save loads it again.
+    var awaitingFix: [String: ScriptFileVersion] = [:]
+    /// Failures not yet told to the other scripts (`script_failed`), told where no script's Lua is on the stack.
+    var failureNotes: [ScriptError] = []
     /// The state `evaluate` runs chunks in.
     private var evaluator: Script?
     /// The run's Lua console (`retrolua attach`, `--console`, the window's console).
@@ -113,11 +117,23 @@ public final class ScriptHost: EmulatorClient {
     /// Loads a script and runs its main chunk up to its first `emu.frameadvance()`.
     /// `frontendDefault`: one of Retrolua's default frontend scripts (it may use the config folder).
     /// Loads and starts a script; `compat` names the layer (lua/compat) run in its state before it.
+    /// Under `--watch` one that fails (here or later) is loaded again once its file is saved.
     public func load(scriptAt path: String, compat: String? = nil, frontendDefault: Bool = false) throws(ScriptError) {
-        remember(KnownScript(path: path, compat: compat, frontendDefault: frontendDefault))
-        let script = try Script(path: path, host: self, compat: compat, frontendDefault: frontendDefault)
+        let known = KnownScript(path: path, compat: compat, frontendDefault: frontendDefault)
+        remember(known)
+        awaitingFix[known.path] = nil
+        // Read before the file is: a save while it loads is another version, seen at the next check.
+        let version = ScriptFileVersion(modified: Script.modificationDate(path))
+        let script: Script
+        do {
+            script = try Script(path: path, host: self, compat: compat, frontendDefault: frontendDefault)
+        } catch {
+            if options.watch { awaitingFix[known.path] = version }
+            throw error
+        }
         scripts.append(script)
         script.resume()
+        announceLoaded(script)
         reap()
     }
 
@@ -151,8 +167,9 @@ public final class ScriptHost: EmulatorClient {
     /// error in it at its next instruction check.
     public static func interruptRunningScript() { lh_request_stop() }
 
-    /// True while some script still waits for frames or has callbacks.
-    public var hasActiveScripts: Bool { scripts.contains { $0.isActive } }
+    /// True while some script still waits for frames or has callbacks, or (`--watch`) a failed one waits for
+    /// its file to be saved.
+    public var hasActiveScripts: Bool { scripts.contains { $0.isActive } || !awaitingFix.isEmpty }
 
     /// Lets go of every script without its `exit` callbacks (a run that never started).
     public func unloadScripts() {
@@ -196,6 +213,8 @@ public final class ScriptHost: EmulatorClient {
     /// run again (a PAUSED sign, a message, a menu, a resized window), while the `emu` overlay stays the
     /// last frame's (their `emu` drawing is discarded, so nothing is blended twice).
     public func redrawPaused() {
+        // A script saved while paused (the TAS editor, the menu) is reloaded without waiting for a frame.
+        if options.watch { reloadChangedScripts() }
         resizeCanvases()
         screen.hudCanvas.clear()
         isRedrawingPaused = true
@@ -245,15 +264,24 @@ public final class ScriptHost: EmulatorClient {
             // Decided per event: the script that takes or releases the input hears its own key.
             let only = capturingScript
             switch event {
-            case .keyDown(let key, let isRepeat):
+            case .keyDown(let key, let isRepeat, let modifiers):
                 dispatch(.keyDown, only: only) { L in
-                    lua_pushstring(L, key); lua_pushboolean(L, isRepeat ? 1 : 0); return 2
+                    lua_pushstring(L, key); lua_pushboolean(L, isRepeat ? 1 : 0)
+                    Self.push(modifiers, L)
+                    return 3
                 }
-            case .keyUp(let key):
+            case .keyUp(let key, let modifiers):
                 // A release reaches every script: it ends what a press began before the input was taken (a
                 // fast-forward held when a tool opened), and acts on nothing by itself.
                 dispatch(.keyUp) { L in
-                    lua_pushstring(L, key); return 1
+                    lua_pushstring(L, key); Self.push(modifiers, L); return 2
+                }
+            case .mouseDown(let button, let x, let y), .mouseUp(let button, let x, let y):
+                // As for keys: a press reaches the script holding the input, a release every script.
+                let down = if case .mouseDown = event { true } else { false }
+                dispatch(down ? .mouseDown : .mouseUp, only: down ? only : nil) { L in
+                    lua_pushstring(L, button); lua_pushinteger(L, lua_Integer(x)); lua_pushinteger(L, lua_Integer(y))
+                    return 3
                 }
             case .gamepadAdded(let name), .gamepadRemoved(let name):
                 let connected: Int32 = if case .gamepadAdded = event { 1 } else { 0 }
@@ -270,11 +298,26 @@ public final class ScriptHost: EmulatorClient {
         reap()
     }
 
+    /// A key event's modifiers as a table: `{ctrl=, shift=, alt=, gui=}`, each a boolean.
+    private static func push(_ modifiers: KeyModifiers, _ L: OpaquePointer) {
+        lua_createtable(L, 0, Int32(KeyModifiers.named.count))
+        for (name, modifier) in KeyModifiers.named {
+            lua_pushboolean(L, modifiers.contains(modifier) ? 1 : 0)
+            lua_setfield(L, -2, name)
+        }
+    }
+
     // MARK: Events and failures
 
-    func dispatch(_ event: ScriptEvent, only: Script? = nil, pushArguments: ((OpaquePointer) -> Int32)? = nil) {
+    /// Calls `event`'s callbacks in every script that has some (only `only`'s when given; not `except`'s).
+    func dispatch(
+        _ event: ScriptEvent, only: Script? = nil, except: Script? = nil,
+        pushArguments: ((OpaquePointer) -> Int32)? = nil
+    ) {
         for script in scripts
-        where !script.failed && script.hasCallbacks(for: event) && (only == nil || only === script) {
+        where !script.failed && script.hasCallbacks(for: event) && (only == nil || only === script)
+            && except !== script
+        {
             script.dispatch(event, pushArguments: pushArguments)
         }
     }
@@ -309,16 +352,29 @@ public final class ScriptHost: EmulatorClient {
         onMessage?(text)
     }
 
-    func report(failure: ScriptError) {
+    /// A script failed: kept for `scripts.list()`, said (stderr, `--log`) and, when `told`, told to the other
+    /// scripts (`script_failed`: the OSD shows it) at the next safe point. A console's or socket's own state
+    /// is not a script file and tells nobody.
+    public func report(failure: ScriptError, told: Bool = true) {
         failures.append(failure)
         onFailure(failure)
         logFile?.write(Data("\(failure)\n".utf8))
+        if told { failureNotes.append(failure) }
         if options.strict { emulator.requestExit(1) }
     }
 
-    /// Unloads failed scripts; called only where no script's Lua is on the stack.
+    /// Unloads failed scripts (`--watch` keeps watching their files) and tells the others of failures; called
+    /// only where no script's Lua is on the stack. A script failing in a `script_failed` callback is reaped too.
     func reap() {
-        scripts.removeAll { $0.failed }
+        repeat {
+            for script in scripts where script.failed && script.failure != nil && script.isFromFile && options.watch {
+                awaitingFix[script.path] = ScriptFileVersion(modified: script.modified)
+            }
+            scripts.removeAll { $0.failed }
+            let notes = failureNotes
+            failureNotes = []
+            for note in notes { announce(failure: note) }
+        } while !failureNotes.isEmpty || scripts.contains { $0.failed }
     }
 
     private func fireWatches() {
@@ -347,34 +403,4 @@ public final class ScriptHost: EmulatorClient {
 
     /// The current frame with the emu overlay composited, as RGBA (screenshots, also headless).
     public func frameWithOverlay() -> RGBAImage? { emulator.picture() }
-
-    // MARK: Hot reload
-
-    private func reloadChangedScripts() {
-        // Counted in frames run, not emu.framecount(): a state load moves that backwards.
-        framesSinceReloadCheck += 1
-        guard framesSinceReloadCheck >= 15 else { return }
-        framesSinceReloadCheck = 0
-        for (index, script) in scripts.enumerated() {
-            guard script.isFromFile, let date = Script.modificationDate(script.path), date != script.modified else {
-                continue
-            }
-            do {
-                let fresh = try Script(
-                    path: script.path, host: self, compat: script.compat, frontendDefault: script.isFrontendDefault)
-                script.detach()
-                scripts[index] = fresh
-                show(message: "reloaded \(fresh.name)", from: "retrolua")
-                fresh.resume()
-            } catch {
-                // Keep the running version; try again after the next save. Said on screen too (the person
-                // editing is looking at the game, not at stderr): the message's first line, where it failed.
-                script.markSeen(date)
-                report(failure: error)
-                let first = "\(error)".split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init)
-                show(message: "reload failed, \(script.name) keeps running: \(first ?? "error")", from: "retrolua")
-            }
-        }
-        reap()
-    }
 }

@@ -380,6 +380,37 @@ extension OSDTests {
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
+    /// In a narrow window the PAUSED sign and the recording line would share the top row: the line moves below
+    /// the sign; the menu (which pauses) opens below it too, so neither hides the other's words.
+    func testThePausedSignOverlapsNeitherTheRecordingLineNorTheMenuTitle() throws {
+        let harness = try ScriptHarness()
+        defer { harness.close() }
+        harness.host.screen.windowSize = (256, 224)
+        let emulator = harness.host.emulator
+        try emulator.movie.record(to: harness.folder + "/run.rlm", options: .init())
+        for name in ["osd", "menu"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
+        harness.run(2)
+        let red: [UInt8] = [255, 0, 0, 255], cyan: [UInt8] = [0, 255, 255, 255]
+        func apart(
+            _ a: (x: ClosedRange<Int>, y: ClosedRange<Int>), _ b: (x: ClosedRange<Int>, y: ClosedRange<Int>)
+        )
+            -> Bool
+        { !a.x.overlaps(b.x) || !a.y.overlaps(b.y) }
+        let running = try XCTUnwrap(box(of: red, in: harness.host.screen.hudCanvas), "● REC")
+        XCTAssertLessThan(running.y.lowerBound, 10, "the recording line at the top while the game runs")
+        emulator.paused = true
+        harness.host.redrawPaused()
+        let sign = try XCTUnwrap(box(of: yellow, in: harness.host.screen.hudCanvas), "|| PAUSED")
+        let recording = try XCTUnwrap(box(of: red, in: harness.host.screen.hudCanvas), "● REC")
+        XCTAssertTrue(apart(sign, recording), "sign \(sign), recording line \(recording)")
+        harness.host.deliver([.keyDown("f1", repeat: false), .keyUp("f1")])
+        harness.host.redrawPaused()
+        let title = try XCTUnwrap(box(of: cyan, in: harness.host.screen.hudCanvas), "the menu's title")
+        XCTAssertNotNil(box(of: yellow, in: harness.host.screen.hudCanvas), "the sign is still there")
+        XCTAssertGreaterThan(title.y.lowerBound, sign.y.upperBound, "the menu opens below the sign")
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
     /// A --watch reload that fails says so where the person is looking: a message (the OSD), not only stderr.
     func testAFailedWatchReloadIsShownOnScreen() throws {
         let harness = try ScriptHarness { $0.watch = true }

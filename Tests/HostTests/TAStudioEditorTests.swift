@@ -42,11 +42,18 @@ final class TAStudioEditorTests: XCTestCase {
         return harness
     }
 
-    /// Moves the mouse to row `row`, column `x`, with the left button as given, and runs a frame.
+    /// Moves the mouse to row `row`, column `x`, with the buttons as given (each press and release delivered as
+    /// the window delivers them), and runs a frame.
     private func mouse(_ harness: ScriptHarness, row: Int, x: Int, left: Bool, right: Bool = false) {
-        harness.host.screen.devices.mouse.x = x0 + x
-        harness.host.screen.devices.mouse.y = 22 + 10 * row + 4
-        harness.host.screen.devices.mouse.buttons = Set((left ? ["left"] : []) + (right ? ["right"] : []))
+        let (px, py) = (x0 + x, 22 + 10 * row + 4)
+        harness.host.screen.devices.mouse.x = px
+        harness.host.screen.devices.mouse.y = py
+        let before = harness.host.screen.devices.mouse.buttons
+        let after = Set((left ? ["left"] : []) + (right ? ["right"] : []))
+        harness.host.screen.devices.mouse.buttons = after
+        harness.host.deliver(
+            after.subtracting(before).sorted().map { HostEvent.mouseDown($0, x: px, y: py) }
+                + before.subtracting(after).sorted().map { HostEvent.mouseUp($0, x: px, y: py) })
         harness.run(1)
     }
 
@@ -59,8 +66,11 @@ final class TAStudioEditorTests: XCTestCase {
         let held = harness.host.screen.devices.keys
         harness.host.screen.devices.keys.formUnion((ctrl ? ["left ctrl"] : []) + (shift ? ["left shift"] : []))
         harness.host.screen.devices.keys.insert(name)
-        harness.host.deliver([.keyDown(name, repeat: false)])
-        harness.host.deliver([.keyUp(name)])
+        var modifiers: KeyModifiers = []
+        if ctrl { modifiers.insert(.ctrl) }
+        if shift { modifiers.insert(.shift) }
+        harness.host.deliver([.keyDown(name, repeat: false, modifiers: modifiers)])
+        harness.host.deliver([.keyUp(name, modifiers: modifiers)])
         harness.host.screen.devices.keys = held
         if run { harness.run(1) }
     }
@@ -124,9 +134,45 @@ final class TAStudioEditorTests: XCTestCase {
         XCTAssertEqual(engine.movie!.markers[40], "hi", "ctrl+n types the marker's note")
         // Right-clicking a frame number seeks there; ctrl+g seeks to the selection.
         mouse(harness, row: 3, x: 10, left: false, right: true)
-        XCTAssertEqual(engine.frame, 3)
+        XCTAssertEqual(engine.frame, 4, "seeks to 3 as the press arrives, then the frame after it ran")
         key("g", ctrl: true)
         XCTAssertEqual(engine.frame, 41, "seeks to 40, then the frame after the key ran")
+        XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
+    }
+
+    /// A chord and a click within one frame, as xdotool or a remote desktop sends them: by the time the frame's
+    /// events are handled the keys and buttons are up again, so only the events' own modifiers and the press and
+    /// release events tell them. ctrl+n opens a note (not n, frame advance), a click toggles its cell, and the
+    /// hotkeys' p with ctrl is not pause.
+    func testAChordAndAClickWithinOneFrameAreSeenFromTheEventsThemselves() throws {
+        let harness = try openEditor(defaults: ["input", "hotkeys"])
+        defer { harness.close() }
+        let emulator = harness.host.emulator, engine = emulator.movie
+        engine.selection = [30]
+        harness.host.screen.devices.keys = []
+        harness.host.deliver([
+            .keyDown("left ctrl", repeat: false, modifiers: .ctrl), .keyDown("n", repeat: false, modifiers: .ctrl),
+            .keyUp("n", modifiers: .ctrl), .keyUp("left ctrl"),
+        ])
+        XCTAssertFalse(emulator.stepRequested, "ctrl+n is not n (frame advance)")
+        for letter in ["o", "k"] {
+            harness.host.deliver([.keyDown(letter, repeat: false), .keyUp(letter)])
+        }
+        harness.host.deliver([
+            .keyDown("left shift", repeat: false, modifiers: .shift), .keyDown("p", repeat: false, modifiers: .shift),
+            .keyUp("p", modifiers: .shift), .keyUp("left shift"), .keyDown("return", repeat: false), .keyUp("return"),
+        ])
+        XCTAssertEqual(engine.movie!.markers[30], "okP", "the note typed after ctrl+n, shift from the event")
+        XCTAssertFalse(emulator.paused, "p typed into the note is not the pause key")
+        // A click: press and release in one frame at frame 12's a cell; the held buttons never show it.
+        XCTAssertFalse(held(harness, 12, .a))
+        let (x, y) = (x0 + button(7), 22 + 10 * 12 + 4)
+        harness.host.screen.devices.mouse.x = x
+        harness.host.screen.devices.mouse.y = y
+        harness.host.deliver([.mouseDown("left", x: x, y: y), .mouseUp("left", x: x, y: y)])
+        harness.run(1)
+        XCTAssertTrue(held(harness, 12, .a), "the click toggled the cell")
+        XCTAssertTrue(engine.canUndo)
         XCTAssertEqual(harness.failures.count, 0, "\(harness.failures)")
     }
 
@@ -224,7 +270,7 @@ final class TAStudioEditorTests: XCTestCase {
         XCTAssertEqual(engine.mode, .record)
         let end = engine.movie!.length
         harness.host.screen.devices.keys = ["left ctrl", "z"]
-        harness.host.deliver([.keyDown("z", repeat: false)])
+        harness.host.deliver([.keyDown("z", repeat: false, modifiers: .ctrl)])
         harness.run(20)
         harness.host.screen.devices.keys = []
         XCTAssertEqual(engine.movie!.length, end + 20, "the recording grew")
@@ -346,9 +392,15 @@ final class TAStudioEditorTests: XCTestCase {
         try harness.load(file: Fixtures.root + "/lua/defaults/hotkeys.lua")
         let emulator = harness.host.emulator
         harness.run(1)
-        // p is the pause hotkey; ctrl+p is another key (some tool's shortcut).
+        // p is the pause hotkey; ctrl+p is another key (some tool's shortcut), also typed within one frame (the
+        // ctrl already up when the frame's events are handled: the event's own modifiers tell).
         key(harness, "p", ctrl: true, run: false)
         XCTAssertFalse(emulator.paused, "ctrl+p is not p")
+        harness.host.deliver([
+            .keyDown("left ctrl", repeat: false, modifiers: .ctrl), .keyDown("p", repeat: false, modifiers: .ctrl),
+            .keyUp("p", modifiers: .ctrl), .keyUp("left ctrl"),
+        ])
+        XCTAssertFalse(emulator.paused, "a quick ctrl+p is not p either")
         key(harness, "p", run: false)
         XCTAssertTrue(emulator.paused, "p pauses")
         emulator.paused = false

@@ -1,4 +1,6 @@
 import Foundation
+import Libretro
+import Media
 import XCTest
 
 /// A `retrolua run` in a real window under the test X server, driven as a person drives it: keys typed by
@@ -103,6 +105,33 @@ final class WindowSession {
             if waitUntil(seconds: 2, answered) { return true }
         }
         return false
+    }
+
+    /// Runs xdotool commands against the focused window in one invocation, with no delay of its own: what a fast
+    /// typist, a remote desktop or a click sends within one frame (`["key", "--delay", "0", "ctrl+n"]`,
+    /// `["keydown", "ctrl", "keydown", "n", "keyup", "n", "keyup", "ctrl"]`). `%w` stands for the window.
+    func quickly(_ commands: [String]) throws {
+        guard let window else { return }
+        try xdotool(["windowfocus", "--sync", window])
+        try xdotool(commands.map { $0 == "%w" ? window : $0 })
+    }
+
+    /// The window as the display shows it (the hud too), grabbed by ffmpeg as scripts/screenshots does; nil
+    /// without ffmpeg or when the grab failed.
+    func capture() -> RGBAImage? {
+        guard let window, FileManager.default.isExecutableFile(atPath: "/usr/bin/ffmpeg") else { return nil }
+        let path = home + "/window-\(UUID().uuidString).png"
+        let grab = Process()
+        grab.executableURL = URL(fileURLWithPath: "/usr/bin/ffmpeg")
+        grab.arguments = [
+            "-loglevel", "error", "-y", "-f", "x11grab", "-draw_mouse", "0", "-window_id", window, "-i", display,
+            "-frames:v", "1", path,
+        ]
+        grab.standardOutput = FileHandle.nullDevice
+        grab.standardError = FileHandle.nullDevice
+        guard (try? grab.run()) != nil else { return nil }
+        grab.waitUntilExit()
+        return try? PNGFile.read(path)
     }
 
     /// Types text as a person types it.

@@ -12,11 +12,15 @@ final class SDLInputTests: XCTestCase {
         XCTAssertEqual(SDL_PushEvent(&event), 1, String(cString: SDL_GetError()))
     }
 
-    private func key(_ type: SDL_EventType, _ code: SDL_KeyCode, _ scancode: SDL_Scancode, repeat again: Bool = false) {
+    private func key(
+        _ type: SDL_EventType, _ code: SDL_KeyCode, _ scancode: SDL_Scancode, repeat again: Bool = false,
+        mod: SDL_Keymod = KMOD_NONE
+    ) {
         push {
             $0.type = type.rawValue
             $0.key.keysym.sym = SDL_Keycode(code.rawValue)
             $0.key.keysym.scancode = scancode
+            $0.key.keysym.mod = UInt16(mod.rawValue)
             $0.key.state = UInt8(type == SDL_KEYDOWN ? SDL_PRESSED : SDL_RELEASED)
             $0.key.repeat = again ? 1 : 0
         }
@@ -39,6 +43,20 @@ final class SDLInputTests: XCTestCase {
         XCTAssertEqual(input.devices.keys, ["a", "return"])
         XCTAssertEqual(input.poll(), [], "held keys stay held without new events")
         XCTAssertEqual(input.devices.keys, ["a", "return"])
+
+        // A chord within one frame: by the poll the ctrl is up again, but each event keeps the modifiers SDL
+        // gave it (a ctrl's own press has ctrl, its release has not).
+        key(SDL_KEYDOWN, SDLK_LCTRL, SDL_SCANCODE_LCTRL, mod: KMOD_LCTRL)
+        key(SDL_KEYDOWN, SDLK_n, SDL_SCANCODE_N, mod: KMOD_LCTRL)
+        key(SDL_KEYUP, SDLK_n, SDL_SCANCODE_N, mod: SDL_Keymod(KMOD_LCTRL.rawValue | KMOD_RSHIFT.rawValue))
+        key(SDL_KEYUP, SDLK_LCTRL, SDL_SCANCODE_LCTRL)
+        XCTAssertEqual(
+            input.poll(),
+            [
+                .keyDown("left ctrl", repeat: false, modifiers: .ctrl), .keyDown("n", repeat: false, modifiers: .ctrl),
+                .keyUp("n", modifiers: [.ctrl, .shift]), .keyUp("left ctrl"),
+            ])
+        XCTAssertEqual(input.devices.keys, ["a", "return"], "the chord is not held any more")
 
         push {
             $0.type = SDL_WINDOWEVENT.rawValue
@@ -72,7 +90,10 @@ final class SDLInputTests: XCTestCase {
             $0.type = SDL_WINDOWEVENT.rawValue; $0.window.event = UInt8(SDL_WINDOWEVENT_SIZE_CHANGED.rawValue);
             $0.window.data1 = 640; $0.window.data2 = 480
         }
-        XCTAssertEqual(input.poll(), [.windowResized(640, 480)])
+        // Each press is an event too (a click within one frame is seen though the held buttons never show it).
+        XCTAssertEqual(
+            input.poll(),
+            [.mouseDown("left", x: 121, y: 81), .mouseDown("right", x: 121, y: 81), .windowResized(640, 480)])
         XCTAssertEqual(input.devices.mouse.x, 121)
         XCTAssertEqual(input.devices.mouse.y, 81)
         XCTAssertEqual(input.devices.mouse.buttons, ["left", "right"])
@@ -82,7 +103,7 @@ final class SDLInputTests: XCTestCase {
             $0.type = SDL_MOUSEBUTTONUP.rawValue; $0.button.button = UInt8(SDL_BUTTON_LEFT); $0.button.x = 121;
             $0.button.y = 81
         }
-        XCTAssertEqual(input.poll(), [])
+        XCTAssertEqual(input.poll(), [.mouseUp("left", x: 121, y: 81)])
         XCTAssertEqual(input.devices.mouse.buttons, ["right"])
         XCTAssertEqual(input.devices.mouse.wheel, 0, "the wheel counts one frame's turning")
 

@@ -205,11 +205,33 @@ rawset(_G, "event", {
   end,
   off = function(id) local had = handlers[id] ~= nil; handlers[id] = nil; return had end,
 })
-local function fire(name, ...)
+-- Key events carry the modifiers held as each key went down or up, as the host's do (SDL counts a
+-- modifier's own press, not its release).
+local modifiers = {}
+local function mods_after(name, key)
+  local modifier = key and key:match("^left (%a+)$") or key and key:match("^right (%a+)$")
+  if modifier then modifiers[key] = name == "key_down" or nil end
+  local mods = {}
+  for _, each in ipairs({ "ctrl", "shift", "alt", "gui" }) do
+    mods[each] = modifiers["left " .. each] or modifiers["right " .. each] or false
+  end
+  return mods
+end
+local function dispatch(name, ...)
   local ids = {}
   for id, handler in pairs(handlers) do if handler.name == name then ids[#ids + 1] = id end end
   table.sort(ids)
   for _, id in ipairs(ids) do if handlers[id] then handlers[id].fn(...) end end
+end
+local function fire(name, ...)
+  if name == "key_down" then
+    local key, is_repeat = ...
+    return dispatch(name, key, is_repeat, mods_after(name, key))
+  elseif name == "key_up" then
+    local key = ...
+    return dispatch(name, key, mods_after(name, key))
+  end
+  return dispatch(name, ...)
 end
 rawset(_G, "emu", {
   paths = function() return { config = "/nonexistent/retrolua-console-test" } end,

@@ -60,18 +60,12 @@ do
   end
 end
 
--- The modifiers held, as the key events tell it (see ui.char for why not input.keys()).
-local held, MODIFIER_KEYS = {}, {}
-for _, modifier in ipairs(MODIFIERS) do
-  MODIFIER_KEYS["left " .. modifier], MODIFIER_KEYS["right " .. modifier] = true, true
-end
-local function down(modifier) return held["left " .. modifier] or held["right " .. modifier] or false end
-
-local function is_toggle(key)
+-- The modifiers are the key event's own (held as the key went down), as for every default: see ui.char.
+local function is_toggle(key, mods)
   if not toggle or key ~= toggle.key then return false end
   for _, modifier in ipairs(MODIFIERS) do
     -- Shift is free on a binding without it (as for the hotkeys).
-    if down(modifier) ~= (toggle[modifier] or false) and (modifier ~= "shift" or toggle.shift) then return false end
+    if mods[modifier] ~= (toggle[modifier] or false) and (modifier ~= "shift" or toggle.shift) then return false end
   end
   return true
 end
@@ -202,25 +196,20 @@ local CTRL = {
   l = function() model:clear() end,
 }
 
-event.on("key_down", function(key, is_repeat)
-  if MODIFIER_KEYS[key] then held[key] = true end
-  if is_toggle(key) then
+event.on("key_down", function(key, is_repeat, mods)
+  if is_toggle(key, mods) then
     if not is_repeat then set_open(not open) end
     return
   end
   if not open then return end
-  if down("ctrl") then
+  if mods.ctrl then
     if CTRL[key] then CTRL[key]() end
     return
   end
   if ACTIONS[key] then return ACTIONS[key]() end
-  if down("alt") or down("gui") then return end
-  local char = ui.char(key)
+  if mods.alt or mods.gui then return end
+  local char = ui.char(key, mods)
   if char then model:insert(char) end
-end)
-
-event.on("key_up", function(key)
-  if MODIFIER_KEYS[key] then held[key] = nil end
 end)
 
 local COLORS = { echo = "#a0c8ff", value = "white", out = "#d8d8d8", err = "#ffb060", error = "#ff6060",

@@ -129,15 +129,17 @@ for action, text in pairs(bindings) do
   end
 end
 
-local function action_for(key, any_modifiers)
-  local keys = input.keys()
+-- The action bound to `key` pressed with `mods` (the event's own modifiers, as they were when the key went down:
+-- a chord typed within one frame has let go of its ctrl before the frame's held keys could be read); any
+-- modifiers when `mods` is nil.
+local function action_for(key, mods)
   for action, binding in pairs(wanted) do
     if binding.key == key then
       local matches = true
       for _, modifier in ipairs(MODIFIERS) do
-        local down = (keys["left " .. modifier] or keys["right " .. modifier]) and true or false
+        local down = mods and mods[modifier] or false
         -- Shift is free on a plain binding (it is a game button on some maps); the others must be as bound.
-        if not any_modifiers and down ~= (binding[modifier] or false) and (modifier ~= "shift" or binding.shift) then
+        if mods and down ~= (binding[modifier] or false) and (modifier ~= "shift" or binding.shift) then
           matches = false
         end
       end
@@ -146,8 +148,8 @@ local function action_for(key, any_modifiers)
   end
 end
 
-event.on("key_down", function(key, is_repeat)
-  local action = action_for(key)
+event.on("key_down", function(key, is_repeat, mods)
+  local action = action_for(key, mods)
   if action and not is_repeat and pressed[action] then pressed[action]() end
 end)
 
@@ -163,6 +165,6 @@ event.on("draw", function()
 end)
 
 event.on("key_up", function(key)
-  local action = action_for(key, true)  -- a held action ends whatever is held with it
+  local action = action_for(key)  -- a held action ends whatever is held with it
   if action and released[action] then released[action]() end
 end)

@@ -172,7 +172,7 @@ local function script_items()
     items[#items + 1] = {
       label = script.name, color = script.error and "#ff6060" or "white",
       value = script.loaded and "loaded" or (script.error and "failed" or "unloaded"),
-      detail = script.error and script.error:match("[^\n]*"),  -- the message, not its traceback
+      detail = script.error and script.error:match("[^\n]*"),  -- the message, not its traceback (wrapped whole)
       select = function()
         local ok, problem
         if script.loaded then ok, problem = scripts.unload(script.path) else ok, problem = scripts.reload(script.path) end
@@ -318,7 +318,7 @@ local key_actions, pad_actions = {}, {}
 for name, key in pairs(settings.keys) do key_actions[key] = name end
 for name, button in pairs(settings.pad) do pad_actions[button] = name end
 
-event.on("key_down", function(key, is_repeat)
+event.on("key_down", function(key, is_repeat, mods)
   if key == settings.key then
     if not is_repeat then
       if not open and #stack == 0 then push("Retrolua", root_items) end
@@ -329,7 +329,7 @@ event.on("key_down", function(key, is_repeat)
   if not open then return end
   if entry then
     local typed = entry
-    local outcome = ui.type(typed, key)
+    local outcome = ui.type(typed, key, mods)
     if outcome then entry = nil end
     if outcome == "done" then
       typed.done(typed.text)
@@ -369,26 +369,37 @@ function draw_menu()
   local width, height = gui.surface_size("hud")
   local line = ui.line_height(scale)
   local columns = math.max(10, (width - 16 * scale) // ui.char_width(scale))
-  local visible = math.max(1, (height - 8 * scale) // line - 4)
+  -- Below the OSD's PAUSED sign while the game is paused (the menu pauses it), so neither hides the other.
+  local sign = ui.paused_sign()
+  local x, y = 4 * scale, sign and (sign.y + sign.height + 2 * scale) or 4 * scale
+  local chosen = page.items[page.selected]
+  -- The chosen item's detail (a script's error: file:line and message) wrapped whole, under the list.
+  local footer
+  if entry then
+    footer = { { text = ui.entry_line(entry):sub(-columns), color = "cyan" } }
+  elseif chosen and chosen.detail then
+    footer = {}
+    for _, text in ipairs(ui.wrap(chosen.detail, columns)) do
+      footer[#footer + 1] = { text = text, color = chosen.detail_color or "#ff6060" }
+    end
+  end
+  -- Lines that fit under y: the title, the items, the footer (a whole error, then fewer items; at least one).
+  local fit = (height - y - 4 * scale) // line - 2
+  while footer and #footer > math.max(1, fit - 2) do table.remove(footer) end
+  local visible = math.max(1, fit - 1 - math.max(1, footer and #footer or 0))
   local first = math.max(1, math.min(page.selected - visible // 2, #page.items - visible + 1))
   local lines = { { text = page.title, color = "cyan" } }
   for index = first, math.min(#page.items, first + visible - 1) do
     local item = page.items[index]
-    local chosen = index == page.selected
+    local selected = index == page.selected
     local value = value_text(item)
-    local label = (chosen and "> " or "  ") .. item.label
+    local label = (selected and "> " or "  ") .. item.label
     local room = columns - #value - 1
     if #label > room then label = label:sub(1, math.max(1, room - 1)) .. "~" end
     local text = value ~= "" and (label .. string.rep(" ", room - #label + 1) .. value) or label
-    lines[#lines + 1] = { text = text, color = chosen and "yellow" or item.color or "white" }
+    lines[#lines + 1] = { text = text, color = selected and "yellow" or item.color or "white" }
   end
-  local chosen = page.items[page.selected]
-  if entry then
-    lines[#lines + 1] = { text = ui.entry_line(entry):sub(-columns), color = "cyan" }
-  elseif chosen and chosen.detail then
-    lines[#lines + 1] = { text = chosen.detail:gsub("\n", " "):sub(1, columns), color = chosen.detail_color or "#ff6060" }
-  end
-  local x, y = 4 * scale, 4 * scale
+  for _, footer_line in ipairs(footer or {}) do lines[#lines + 1] = footer_line end
   ui.panel(x, y, lines, scale, { min_width = columns * ui.char_width(scale) })
   local image = chosen and chosen.image and chosen.image()
   if image then

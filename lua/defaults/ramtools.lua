@@ -452,11 +452,11 @@ end
 
 local PAGE_KEYS = { search = search_keys, watch = watch_keys, memory = viewer.keys }
 
-event.on("key_down", function(key, is_repeat)
+event.on("key_down", function(key, is_repeat, mods)
   if key == settings.panel_key then
     if not is_repeat then set_open(not open) end
   elseif open and entry then
-    local outcome = ui.type(entry, key)
+    local outcome = ui.type(entry, key, mods)
     if outcome then
       local typed = entry
       entry = nil

@@ -66,7 +66,7 @@ local row_strings  -- defined with the drawing code
 
 local editor = {
   top = 0, ports = 1, selection_anchor = nil, clipboard = nil, follow = settings.follow,
-  drag = nil, last_mouse = {}, note_entry = nil, branches = settings.branches, layout = nil,
+  drag = nil, note_entry = nil, branches = settings.branches, layout = nil,
   shown = false,  -- tastudio.engaged() as last seen
   focus = false,  -- the editor holds the keyboard (input.capture)
   panel = 0,      -- the side panel's width asked of the window
@@ -101,8 +101,6 @@ do
     if hotkeys[hotkey] then bind(action, hotkeys[hotkey]) end
   end
 end
-
-local function held(name) local keys = input.keys(); return keys["left " .. name] or keys["right " .. name] end
 
 local function layout()
   local width, height = gui.surface_size("hud")
@@ -320,7 +318,7 @@ function actions.branch_save()
   emu.message(ok and ("tastudio: branch " .. name) or ("tastudio: " .. tostring(problem)))
 end
 
-local function typed(key)
+local function typed(key, mods)
   local entry = editor.note_entry
   if key == "escape" then
     editor.note_entry = nil
@@ -332,20 +330,22 @@ local function typed(key)
   elseif key == "space" then
     entry.text = entry.text .. " "
   elseif #key == 1 and #entry.text < 60 then
-    entry.text = entry.text .. (held("shift") and key:upper() or key)
+    entry.text = entry.text .. (mods.shift and key:upper() or key)
   end
 end
 
 -- Keys that act again while held down.
 local REPEATS = { scroll_up = true, scroll_down = true, undo = true, redo = true, frame_advance = true }
 
-event.on("key_down", function(key, is_repeat)
+-- The modifiers are the event's own (held as the key went down): a chord typed within one frame (xdotool, a
+-- remote desktop) has let go of its ctrl by the time the frame's held keys could be read.
+event.on("key_down", function(key, is_repeat, mods)
   -- Keys reach the editor only while it holds the keyboard; it never reads them otherwise, nor the key that
   -- opened it (f3 heard by the hotkeys first).
   local had_focus = editor.focus
   if not sync() or not editor.focus or not had_focus then return end
-  if editor.note_entry then return typed(key) end
-  local ctrl, shift = held("ctrl") and true or false, held("shift") and true or false
+  if editor.note_entry then return typed(key, mods) end
+  local ctrl, shift = mods.ctrl, mods.shift
   local digit = tonumber(key)
   if digit and not ctrl and digit >= 1 and digit <= #buttons then
     if is_repeat then return end
@@ -387,52 +387,75 @@ local function branch_hit(l, x, y)
   return (y - l.top_y) // l.line + 1
 end
 
+-- A drag goes on over the cell at (x, y): a paint sets it, a selection reaches it.
+local function drag_to(l, x, y)
+  local drag = editor.drag
+  local frame, port, button = hit(l, x, y)
+  if drag.select and frame then
+    select_range(editor.selection_anchor, frame)
+  elseif drag.button and frame and port == drag.port and button == drag.button and not drag.frames[frame] then
+    drag.frames[frame] = true
+    tastudio.set_button(frame, drag.port, drag.button, drag.value)
+  end
+end
+
+local function end_drag()
+  local drag = editor.drag
+  editor.drag = nil
+  if drag and drag.button then restore(tastudio.apply(), drag.here) end
+end
+
+-- Presses and releases come as events, in order: a click within one frame (a fast tap, xdotool) is a press
+-- and a release, though the held buttons never show it. Where they land is read against the last drawn layout.
+event.on("mouse_down", function(button, x, y)
+  local l = editor.layout
+  if not sync() or not l then return end
+  if (button == "left" or button == "right") and x >= l.x0 and not editor.focus then take_keys() end
+  if button == "right" then
+    local frame, port = hit(l, x, y)
+    if frame and not port then tastudio.seek(math.min(frame, tastudio.length())) end
+    return
+  end
+  if button ~= "left" then return end
+  end_drag()
+  local frame, port, cell = hit(l, x, y)
+  local branch = branch_hit(l, x, y)
+  if frame and port then
+    local value = not tastudio.get_button(frame, port, cell)
+    editor.drag = { port = port, button = cell, value = value, frames = {}, here = tastudio.frame() }
+    tastudio.begin("paint " .. cell)
+    drag_to(l, x, y)
+  elseif frame then
+    editor.selection_anchor = frame
+    editor.drag = { select = true }
+    select_range(frame, frame)
+  elseif branch then
+    local list = branches() or {}
+    if list[branch] then
+      local ok, problem = movie.branch_load(list[branch].name)
+      branch_read = -1000
+      emu.message(ok and ("tastudio: loaded branch " .. list[branch].name) or ("tastudio: " .. tostring(problem)))
+    end
+  end
+end)
+
+event.on("mouse_up", function(button, x, y)
+  if button ~= "left" or not editor.drag then return end
+  if editor.layout then drag_to(editor.layout, x, y) end
+  end_drag()
+end)
+
+-- The held button between a press and its release: a drag over the roll; the wheel scrolls.
 local function mouse(l)
   local m = input.mouse()
-  local last = editor.last_mouse
   if m.wheel and m.wheel ~= 0 and m.x >= l.x0 then
     editor.top = math.max(0, editor.top - m.wheel * 3)
     editor.follow = false
   end
-  local pressed, right = m.left and not last.left, m.right and not last.right
-  editor.last_mouse = { left = m.left, right = m.right }
-  if (pressed or right) and m.x >= l.x0 and not editor.focus then take_keys() end
-  if pressed then
-    local frame, port, button = hit(l, m.x, m.y)
-    local branch = branch_hit(l, m.x, m.y)
-    if frame and port then
-      local value = not tastudio.get_button(frame, port, button)
-      editor.drag = { port = port, button = button, value = value, frames = {}, here = tastudio.frame() }
-      tastudio.begin("paint " .. button)
-    elseif frame then
-      editor.selection_anchor = frame
-      editor.drag = { select = true }
-      select_range(frame, frame)
-    elseif branch then
-      local list = branches() or {}
-      if list[branch] then
-        local ok, problem = movie.branch_load(list[branch].name)
-        branch_read = -1000
-        emu.message(ok and ("tastudio: loaded branch " .. list[branch].name) or ("tastudio: " .. tostring(problem)))
-      end
-    end
-  end
-  local drag = editor.drag
-  if drag and m.left then
-    local frame, port, button = hit(l, m.x, m.y)
-    if drag.select and frame then
-      select_range(editor.selection_anchor, frame)
-    elseif drag.button and frame and port == drag.port and button == drag.button and not drag.frames[frame] then
-      drag.frames[frame] = true
-      tastudio.set_button(frame, drag.port, drag.button, drag.value)
-    end
-  elseif drag and not m.left then
-    editor.drag = nil
-    if drag.button then restore(tastudio.apply(), drag.here) end
-  end
-  if right then
-    local frame, port = hit(l, m.x, m.y)
-    if frame and not port then tastudio.seek(math.min(frame, tastudio.length())) end
+  if editor.drag and m.left then
+    drag_to(l, m.x, m.y)
+  elseif editor.drag then
+    end_drag()  -- released unseen (the window lost the focus meanwhile)
   end
 end
 

@@ -4,7 +4,7 @@
 --   local ui = require("retrolua.ui")
 --   local s = ui.scale(settings.scale)            -- 1 in a small window, more in a big one
 --   ui.text(x, y, "hello", s, "white", "#000000c0")
---   local entry = ui.entry("address", "hex")      -- then ui.type(entry, key) from key_down
+--   local entry = ui.entry("address", "hex")      -- then ui.type(entry, key, mods) from key_down
 
 local ui = {}
 
@@ -18,13 +18,30 @@ end
 -- The OSD's text scale (lua/defaults/osd.lua): its settings' `scale` when set (1–16), else from the
 -- window (gui.text_scale). Every indicator on the game's picture (messages, the slot, rewind,
 -- fast-forward) draws at it, so they grow together.
-local osd_setting
-function ui.osd_scale()
-  if osd_setting == nil then
-    osd_setting = require("retrolua.settings").load("osd", { scale = 0 }, { quiet = true }).scale
+local osd_settings
+local function osd()
+  if osd_settings == nil then
+    osd_settings = require("retrolua.settings").load("osd", { scale = 0, paused = true }, { quiet = true })
   end
-  if math.type(osd_setting) == "integer" and osd_setting >= 1 and osd_setting <= 16 then return osd_setting end
+  return osd_settings
+end
+function ui.osd_scale()
+  local setting = osd().scale
+  if math.type(setting) == "integer" and setting >= 1 and setting <= 16 then return setting end
   return gui.text_scale("hud")
+end
+
+-- The OSD's "|| PAUSED" sign while the game is paused (unless the OSD's `paused = false`): `{text=, scale=,
+-- x=, y=, width=, height=}`, top middle of the hud, one size above the OSD's text; nil while not shown. The
+-- OSD draws it; what else is drawn at the top (the OSD's other lines, the menu) keeps below it.
+function ui.paused_sign()
+  if not emu.paused() or osd().paused == false then return nil end
+  local osd_scale = ui.osd_scale()
+  local scale = osd_scale + 1
+  local text = "|| PAUSED"
+  local width, height = gui.text_size(text, scale)
+  return { text = text, scale = scale, x = (gui.surface_size("hud") - width) // 2, y = 4 * osd_scale,
+           width = width, height = height }
 end
 
 -- `text` cut into lines of at most `columns` characters, at spaces where it can (a word longer than a
@@ -98,28 +115,15 @@ local SHIFTED = { ["-"] = "_", ["="] = "+", ["/"] = "?", [";"] = ":", ["."] = ">
                   ["1"] = "!", ["2"] = "@", ["3"] = "#", ["4"] = "$", ["5"] = "%", ["6"] = "^", ["7"] = "&",
                   ["8"] = "*", ["9"] = "(", ["0"] = ")", ["["] = "{", ["]"] = "}", ["\\"] = "|", ["`"] = "~" }
 
--- Shift as the key events tell it, in their order: the keys held when a frame's events are handled
--- (input.keys()) may already have let go of a shift pressed for one character, or hold the shift of the
--- next one (a fast typist, xdotool).
-local shift = {}
-event.on("key_down", function(key)
-  if key == "left shift" or key == "right shift" then shift[key] = true end
-end)
-event.on("key_up", function(key)
-  if key == "left shift" or key == "right shift" then shift[key] = nil end
-end)
-
-local function shifted()
-  return shift["left shift"] or shift["right shift"] or false
-end
-
--- The character a key types (SDL key names; shift held for capitals), nil for keys that type none.
-function ui.char(key)
+-- The character a key types (SDL key names), nil for keys that type none. `mods` is the key event's own
+-- (key_down's third argument): the keys held when a frame's events are handled (input.keys()) may already
+-- have let go of a shift pressed for one character, or hold the shift of the next one (a fast typist, xdotool).
+function ui.char(key, mods)
   if key == "space" then return " " end
   local pad = key:match("^keypad (.)$")
   if pad then return pad end
   if #key ~= 1 then return nil end
-  if shifted() then return SHIFTED[key] or key:upper() end
+  if mods and mods.shift then return SHIFTED[key] or key:upper() end
   return key
 end
 
@@ -145,15 +149,15 @@ end
 
 local LIMITS = { hex = 8, decimal = 11, text = 200 }
 
--- Feeds a key to an entry: "done" (return), "cancel" (escape), or nil while typing.
-function ui.type(entry, key)
+-- Feeds a key (with its event's modifiers) to an entry: "done" (return), "cancel" (escape), or nil while typing.
+function ui.type(entry, key, mods)
   if key == "return" or key == "keypad enter" then return "done" end
   if key == "escape" then return "cancel" end
   if key == "backspace" then
     entry.text = entry.text:sub(1, -2)
     return nil
   end
-  local char = ui.char(key)
+  local char = ui.char(key, mods)
   if not char or #entry.text >= LIMITS[entry.kind] then return nil end
   local ok
   if entry.kind == "text" then

@@ -1,7 +1,8 @@
 /// Input without a device: events handed to `send` come out of the next poll, in order, and change the
-/// devices as SDL's would (a key down holds the key until its key up, a lost focus releases keys and
-/// mouse buttons, a pad added appears among the gamepads). Nothing else in the devices is touched, so
-/// what scripts simulate (`input.set_key`, …) holds across headless frames.
+/// devices as SDL's would (a key down holds the key until its key up, a mouse button's press holds it until
+/// its release, a lost focus releases keys and mouse buttons, a pad added appears among the gamepads).
+/// Nothing else in the devices is touched, so what scripts simulate (`input.set_key`, …) holds across
+/// headless frames.
 public final class NullInputSource: InputSource {
     private var pending: [HostEvent] = []
     /// Polls so far (one per frame the frontend ran or idled).
@@ -25,8 +26,14 @@ public final class NullInputSource: InputSource {
     /// What an event implies for the held state.
     private static func apply(_ event: HostEvent, to devices: inout HostDevices) {
         switch event {
-        case .keyDown(let key, _): devices.keys.insert(key)
-        case .keyUp(let key): devices.keys.remove(key)
+        case .keyDown(let key, _, _): devices.keys.insert(key)
+        case .keyUp(let key, _): devices.keys.remove(key)
+        case .mouseDown(let button, let x, let y):
+            devices.mouse.buttons.insert(button)
+            (devices.mouse.x, devices.mouse.y) = (x, y)
+        case .mouseUp(let button, let x, let y):
+            devices.mouse.buttons.remove(button)
+            (devices.mouse.x, devices.mouse.y) = (x, y)
         case .focusLost:
             devices.keys.removeAll()
             devices.mouse.buttons.removeAll()

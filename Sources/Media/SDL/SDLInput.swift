@@ -98,11 +98,12 @@ public final class SDLInput: InputSource {
         case SDL_KEYDOWN:
             guard let name = Self.keyName(event.key.keysym) else { return }
             devices.keys.insert(name)
-            events.append(.keyDown(name, repeat: event.key.repeat != 0))
+            events.append(
+                .keyDown(name, repeat: event.key.repeat != 0, modifiers: Self.modifiers(event.key.keysym.mod)))
         case SDL_KEYUP:
             guard let name = Self.keyName(event.key.keysym) else { return }
             devices.keys.remove(name)
-            events.append(.keyUp(name))
+            events.append(.keyUp(name, modifiers: Self.modifiers(event.key.keysym.mod)))
         case SDL_MOUSEMOTION:
             devices.mouse.x = Int(event.motion.x)
             devices.mouse.y = Int(event.motion.y)
@@ -112,8 +113,10 @@ public final class SDLInput: InputSource {
             devices.mouse.y = Int(event.button.y)
             if event.type == SDL_MOUSEBUTTONDOWN.rawValue {
                 devices.mouse.buttons.insert(name)
+                events.append(.mouseDown(name, x: devices.mouse.x, y: devices.mouse.y))
             } else {
                 devices.mouse.buttons.remove(name)
+                events.append(.mouseUp(name, x: devices.mouse.x, y: devices.mouse.y))
             }
         case SDL_MOUSEWHEEL:
             let flipped = event.wheel.direction == SDL_MOUSEWHEEL_FLIPPED.rawValue
@@ -202,6 +205,17 @@ public final class SDLInput: InputSource {
         var name = String(cString: SDL_GetKeyName(keysym.sym))
         if name.isEmpty { name = String(cString: SDL_GetScancodeName(keysym.scancode)) }
         return name.isEmpty ? nil : name.lowercased()
+    }
+
+    /// SDL's modifier state as it was at the key event (SDL sets it before the event is queued: a ctrl's own
+    /// press has ctrl, its release has not).
+    static func modifiers(_ mod: UInt16) -> KeyModifiers {
+        var modifiers: KeyModifiers = []
+        let pairs: [(SDL_Keymod, KeyModifiers)] = [
+            (KMOD_CTRL, .ctrl), (KMOD_SHIFT, .shift), (KMOD_ALT, .alt), (KMOD_GUI, .gui),
+        ]
+        for (mask, modifier) in pairs where UInt32(mod) & mask.rawValue != 0 { modifiers.insert(modifier) }
+        return modifiers
     }
 
     static func mouseButtonName(_ button: UInt8) -> String? {

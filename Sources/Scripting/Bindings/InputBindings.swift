@@ -13,12 +13,19 @@ extension Bindings {
             real events overwrite them each frame.
             """,
         functions: [
-            LuaFunction("keys", returns: "table", doc: "The keys held now: `{left=true, a=true}`.") {
-                run($0, $1, inputKeys)
-            },
+            LuaFunction(
+                "keys", returns: "table",
+                doc: """
+                    The keys held now: `{left=true, a=true}`. The modifiers of a key press are its event's \
+                    (`key_down`'s `mods`): a chord typed within one frame has let go of its ctrl by now.
+                    """
+            ) { run($0, $1, inputKeys) },
             LuaFunction(
                 "mouse", returns: "table",
-                doc: "`{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates."
+                doc: """
+                    `{x=, y=, left=, middle=, right=, x1=, x2=, wheel=}` in window coordinates: the buttons held \
+                    now (a click within one frame shows only as `mouse_down` and `mouse_up` events).
+                    """
             ) { run($0, $1, inputMouse) },
             LuaFunction(
                 "gamepads", returns: "table",
