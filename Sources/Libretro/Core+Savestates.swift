@@ -87,7 +87,11 @@ extension Core {
 
     /// Serializes straight into caller-owned memory of at least `serializeSize` bytes.
     public func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(RetroError) {
-        guard buffer.count > 0, symbols.serialize(buffer.baseAddress, buffer.count) else {
+        guard buffer.count > 0 else { throw .stateRejected(reason: "\(systemInfo.libraryName) has no state now") }
+        // Zeroed first: cores that skip reserved fields (mGBA) would otherwise leave whatever the memory held
+        // (old sound, other states), and two saves of one state would hash differently.
+        buffer.initializeMemory(as: UInt8.self, repeating: 0)
+        guard symbols.serialize(buffer.baseAddress, buffer.count) else {
             throw .stateRejected(reason: "\(systemInfo.libraryName) could not serialize its state now")
         }
     }

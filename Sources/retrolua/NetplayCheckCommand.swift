@@ -12,11 +12,15 @@ enum NetplayCheckCommand {
             "netplay-check ROM [--core NAME|PATH] [--frames N] [--rollback N] [--buttons LIST] [--option KEY=VALUE]"
         ],
         description: """
-            Runs ROM headless on random input held on ports 1 and 2 and, after every frame, loads the state
-            of N frames ago and replays them unseen, as netplay's rollback does; then checks the replay
-            reached the very state the first run did. Prints one line: deterministic, or the first frame
-            whose replay differed with both hashes and the memory that differed. Exit status 0 when the
-            core passed, 1 when it did not, 2 for a bad command line.
+            Runs ROM headless on random input held on ports 1 and 2 (only buttons each pad has, never two
+            opposite directions) and, after every frame, loads the state of N frames ago and replays them
+            unseen, as netplay's rollback does; then checks the replay reached what the first run did: every
+            memory domain and the savestate's bytes. Prints one line: deterministic; time-dependent state
+            (memory identical, but the core's savestates change with no frame run, so only memory was
+            compared); deterministic in memory (memory identical, but some replays reached other state
+            bytes: state outside memory a load does not restore); or NOT deterministic, with the first frame
+            whose replay differed, what differed and the buttons held. Exit status 0 for the first three, 1
+            when the core failed or could not be checked, 2 for a bad command line.
             """,
         groups: [
             OptionGroup([
@@ -63,7 +67,8 @@ enum NetplayCheckCommand {
             }
             buttons = mask
         }
-        var run = [args.positionals[0], "--headless", "--frames", String(frames + 1)]
+        // The check ends the run itself; the limit leaves room for a core that cannot save at first.
+        var run = [args.positionals[0], "--headless", "--frames", String(frames + 64)]
         if let core = args.value("core") { run += ["--core", core] }
         for pair in args.all("option") { run += ["--option", pair] }
         run.append(args.flag("json") ? "--json" : "--quiet")

@@ -373,6 +373,9 @@ size_t retro_serialize_size(void) {
 #ifdef MODE_SERIALIZE_NEGATIVE
     return (size_t)-1;
 #endif
+#ifdef MODE_SERIALIZE_GAP
+    return sizeof frame_count + sizeof save_ram + 16; /* a reserved tail it never writes, as mGBA's fields */
+#endif
     return sizeof frame_count + sizeof save_ram;
 }
 bool retro_serialize(void *data, size_t size) {

@@ -3,7 +3,9 @@
 -- frames ahead; when the real input arrives and differs, it loads the state of the first wrong frame
 -- and replays to the present unseen (emu.replay_frame: no sound, callbacks or events). The host
 -- sends the joiner its state and save RAM after checking core, core version, content SHA-1 and core
--- options; confirmed states are hashed every `check_interval` frames and compared. The default
+-- options; every `check_interval` frames both sides hash the confirmed frame's memory domains
+-- (retrolua.sync_state: a savestate's bytes can differ where the game does not — the time of day in
+-- gambatte's, sound bookkeeping in mGBA's Game Boy states) and compare. The default
 -- (lua/defaults/netplay.lua) drives a session from `--netplay`; a script with `--allow-net` can too:
 --
 --   local session = require("retrolua.netplay").new({ mode = "join", address = "192.0.2.7:55435" })
@@ -14,9 +16,13 @@
 -- numbers are bounded, inputs that contradict ones already received are ignored (and counted).
 -- Two players only; spectators and more players are not supported.
 
+local sync = require("retrolua.sync_state")
+
 local netplay = {}
 
-netplay.PROTOCOL = 1
+-- 2: the check hash is of memory (1 hashed the savestate). A peer speaking another version is refused
+-- in its own version's words.
+netplay.PROTOCOL = 2
 local MAGIC = "RLNP"
 local HEADER = "<c4BB"
 local HEADER_SIZE = 6
@@ -117,11 +123,13 @@ local function packet(kind, format, ...)
   return string.pack(HEADER, MAGIC, netplay.PROTOCOL, kind) .. string.pack(format, ...)
 end
 
---- A packet's kind, or nil for anything that is not ours (wrong magic, version or size).
+--- A packet's kind, or nil for anything that is not ours (wrong magic, version or size); for a packet
+--- of another protocol version, nil, its version and its kind.
 local function kind_of(data)
   if #data < HEADER_SIZE then return nil end
   local magic, version, kind = string.unpack(HEADER, data)
-  if magic ~= MAGIC or version ~= netplay.PROTOCOL then return nil end
+  if magic ~= MAGIC then return nil end
+  if version ~= netplay.PROTOCOL then return nil, version, kind end
   return kind
 end
 
@@ -153,7 +161,9 @@ function netplay.new(options)
   self.started_at = net.clock()
   self.stats = { rollbacks = 0, rollback_frames = 0, max_rollback = 0, stall_frames = 0, stall_seconds = 0,
                  ignored = 0, conflicts = 0, checks = 0, ping_ms = 0 }
-  self.ring, self.ring_frame = {}, {}
+  self.ring, self.ring_frame, self.ring_digest = {}, {}, {}
+  local _, domains = sync.memory()
+  self.digest = #domains > 0 and sync.memory_digest or function(state) return state:hash() end
   self.ring_size = self.prediction + 2
   self.replay_input = {}
   return self
@@ -202,12 +212,14 @@ end
 function Session:save_ring(frame)
   local slot = frame % self.ring_size
   local state = self.ring[slot]
-  if state and state:save() then
-    self.ring_frame[slot] = frame
-    return state
+  if not (state and state:save()) then
+    state = savestate.create()
+    self.ring[slot] = state
   end
-  state = savestate.create()
-  self.ring[slot], self.ring_frame[slot] = state, frame
+  self.ring_frame[slot] = frame
+  -- A check frame's hash is taken now, while the present is that frame: memory, or the state's bytes
+  -- for a core without memory domains.
+  if frame % self.check_interval == 0 then self.ring_digest[slot] = self.digest(state) end
   return state
 end
 
@@ -261,8 +273,16 @@ function Session:receive_all()
 end
 
 function Session:handle(data, from)
-  local kind = kind_of(data)
-  if not kind then self.stats.ignored = self.stats.ignored + 1; return end
+  local kind, version, other = kind_of(data)
+  if not kind then
+    self.stats.ignored = self.stats.ignored + 1
+    -- A player with another Retrolua: told why (a refusal keeps its layout in every version).
+    if version and other == T.hello and self.phase == "listening" then
+      self:refuse(from, string.format("the host speaks netplay protocol %d, you %d: use the same Retrolua version",
+                                      netplay.PROTOCOL, version), version)
+    end
+    return
+  end
   if self.phase == "listening" then
     if kind == T.hello then self:on_hello(data, from) else self.stats.ignored = self.stats.ignored + 1 end
     return
@@ -348,12 +368,13 @@ end
 
 -- MARK: the handshake
 
-function Session:refuse(to, reason)
+function Session:refuse(to, reason, version)
   local now = net.clock()
   self.refused = self.refused or {}
   if (self.refused[to] or 0) + 0.5 > now then return end  -- at most twice a second per address
   self.refused[to] = now
-  self.socket:send(packet(T.refuse, "<I4s2", 0, reason:sub(1, 1200)), to)
+  self.socket:send(string.pack(HEADER, MAGIC, version or netplay.PROTOCOL, T.refuse) ..
+                   string.pack("<I4s2", 0, reason:sub(1, 1200)), to)
 end
 
 function Session:on_hello(data, from)
@@ -548,7 +569,7 @@ function Session:check_confirmed()
   while frame < self.remote_count and frame <= self.frame do
     local state = self:ring_state(frame)
     if state then
-      self.local_hash[frame] = state:hash()
+      self.local_hash[frame] = self.ring_digest[frame % self.ring_size]
       self.last_local_check = frame
       self.local_hash[frame - 8 * self.check_interval] = nil
       self.remote_hash[frame - 8 * self.check_interval] = nil

@@ -516,6 +516,11 @@ function joypad.set_analog(port, stick, x, y) end
 ---@return table
 function joypad.get_analog(port) end
 
+--- The buttons the core says the pad on `port` (default 1) has, from its input descriptors: a list of names in RetroPad id order (`{"b", "select", "start", "up", …}`), or nil when the core describes none for the port (then any button may matter).
+---@param port? integer
+---@return table?
+function joypad.buttons(port) end
+
 --- The host's devices: keyboard, mouse and gamepads (not the emulated controllers: see `joypad`). Key names are SDL's, lower-case (`"a"`, `"left"`, `"return"`, `"space"`, `"f1"`); gamepad buttons and axes use SDL GameController names. The `set_*` functions simulate devices for headless runs and tests; in a window, real events overwrite them each frame.
 ---@class inputlib
 input = {}

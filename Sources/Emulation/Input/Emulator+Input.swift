@@ -11,4 +11,13 @@ extension Emulator {
         overrides = changes
         if phase == .inputPoll { session.core.input = effectiveInput() }
     }
+
+    /// The RetroPad buttons the core says `port` (0-based) has (its input descriptors), in id order;
+    /// empty when the core describes none for the port (then every button may mean something).
+    public func declaredButtons(port: Int) -> [RetroPadButton] {
+        let joypad = 1  // RETRO_DEVICE_JOYPAD
+        let ids = Set(
+            session.core.inputDescriptors.filter { $0.port == port && $0.device == joypad && $0.index == 0 }.map(\.id))
+        return RetroPadButton.allCases.filter { ids.contains($0.rawValue) }
+    }
 }

@@ -68,6 +68,15 @@ extension Bindings {
                 "get_analog", "port?: integer", returns: "table",
                 doc: "The analog axes the core saw: `{left_x=, left_y=, right_x=, right_y=}`."
             ) { run($0, $1, joypadGetAnalog) },
+            LuaFunction(
+                "buttons", "port?: integer", returns: "table?",
+                doc:
+                    """
+                    The buttons the core says the pad on `port` (default 1) has, from its input descriptors: a \
+                    list of names in RetroPad id order (`{"b", "select", "start", "up", …}`), or nil when the \
+                    core describes none for the port (then any button may matter).
+                    """
+            ) { run($0, $1, joypadButtons) },
         ])
 
     // MARK: - The functions
@@ -144,6 +153,21 @@ extension Bindings {
         changes.setAxis(base + 1, Int16(y), port: port)
         try emulator.setOverrides(changes)
         return 0
+    }
+
+    private static func joypadButtons(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let port = try portArgument(call, 1, fallback: 1)
+        let buttons = script.emulator.declaredButtons(port: port)
+        guard !buttons.isEmpty else {
+            lua_pushnil(call.L)
+            return 1
+        }
+        call.newTable(array: buttons.count)
+        for (index, button) in buttons.enumerated() {
+            lua_pushstring(call.L, button.name)
+            lua_rawseti(call.L, -2, lua_Integer(index + 1))
+        }
+        return 1
     }
 
     private static func joypadGetAnalog(_ call: LuaCall, _ script: Script) throws -> Int32 {
