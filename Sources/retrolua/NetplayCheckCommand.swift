@@ -32,7 +32,10 @@ enum NetplayCheckCommand {
                     "the buttons the random input presses, comma-separated RetroPad names (default: all but select "
                         + "and start)"),
                 Option("option", "KEY=VALUE", "set a core option (repeatable)"),
-                Option("json", nil, "print the run's JSON line (with results.netplay_check) instead"),
+                Option(
+                    "json", nil,
+                    "also print the run's JSON line, with results.netplay_check: deterministic, time-dependent, "
+                        + "memory (deterministic in memory), desync or failed"),
             ])
         ])
 

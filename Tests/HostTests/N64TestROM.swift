@@ -10,7 +10,8 @@ enum N64TestROM {
             throw XCTSkip("binutils-mips-linux-gnu not installed (scripts/setup)")
         }
         let object = folder + "/boot.o", linked = folder + "/boot.elf", binary = folder + "/boot.bin"
-        try tool("/usr/bin/mips-linux-gnu-as", ["-mips3", "-EB", "-o", object, Fixtures.root + "/Tests/content/n64_boot.s"])
+        try tool(
+            "/usr/bin/mips-linux-gnu-as", ["-mips3", "-EB", "-o", object, Fixtures.root + "/Tests/content/n64_boot.s"])
         try tool("/usr/bin/mips-linux-gnu-ld", ["-EB", "-Ttext=0xA4000040", "-e", "start", "-o", linked, object])
         try tool("/usr/bin/mips-linux-gnu-objcopy", ["-O", "binary", "-j", ".text", linked, binary])
         let boot = try Data(contentsOf: URL(fileURLWithPath: binary))

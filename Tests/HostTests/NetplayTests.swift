@@ -171,6 +171,10 @@ final class NetplayTests: XCTestCase {
         XCTAssertTrue(output.contains("every memory domain identical"), output)
         XCTAssertNotNil(
             output.range(of: #"first at frame \d+ \(\d+ of \d+ bytes"#, options: .regularExpression), output)
+        let json = try Fixtures.cli(
+            ["netplay-check", Self.roms + "demo.gb", "--core", "mgba", "--frames", "60", "--json"], timeout: 60)
+        XCTAssertEqual(json.status, 0, json.stderr)
+        XCTAssertEqual(results(json.stdout)["netplay_check"] as? String, "memory", json.stdout)
     }
 
     func testSnes9xIsDeterministic() throws {

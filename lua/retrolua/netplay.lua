@@ -162,8 +162,6 @@ function netplay.new(options)
   self.stats = { rollbacks = 0, rollback_frames = 0, max_rollback = 0, stall_frames = 0, stall_seconds = 0,
                  ignored = 0, conflicts = 0, checks = 0, ping_ms = 0 }
   self.ring, self.ring_frame, self.ring_digest = {}, {}, {}
-  local _, domains = sync.memory()
-  self.digest = #domains > 0 and sync.memory_digest or function(state) return state:hash() end
   self.ring_size = self.prediction + 2
   self.replay_input = {}
   return self
@@ -186,6 +184,9 @@ function Session:begin()
   local info = emu.info()
   self.fps = info.fps or 60
   if self.pace == "auto" then self.pace = not info.window end
+  -- Known now that frames have run (a core may describe its memory late).
+  local _, domains = sync.memory()
+  self.digest = #domains > 0 and sync.memory_digest or function(state) return state:hash() end
   self:save_ring(0)
   self.on_message(string.format("netplay: playing with %s (you are player %d, delay %d)", self.peer,
                                 self.local_port, self.delay))
