@@ -261,6 +261,18 @@ final class NetplayTests: XCTestCase {
         XCTAssertTrue(output.contains("memory differs: save_ram"), output)
     }
 
+    /// A core that never can save its state: one clear line, exit 1, not a script error.
+    func testACoreThatCannotSaveIsReportedAsNotChecked() throws {
+        let core = try brokenCore("MODE_SERIALIZE_FAILS")
+        let result = try Fixtures.cli(["netplay-check", brokenGame, "--core", core, "--frames", "60"], timeout: 60)
+        XCTAssertEqual(result.status, 1, result.stdout + result.stderr)
+        XCTAssertTrue(
+            result.stdout.contains("cannot check: the core could not save its state in its first 60 frames"),
+            result.stdout)
+        XCTAssertTrue(result.stdout.contains("could not serialize its state now"), result.stdout)
+        XCTAssertFalse(result.stderr.contains("failed"), result.stderr)
+    }
+
     /// The check presses only what a hand can on the pad the core describes: gambatte's pad has no X, Y,
     /// shoulders or stick buttons and there is no second pad; never up with down, nor left with right.
     func testTheRandomInputPressesOnlyButtonsThePadHasAndNeverOppositeDirections() throws {
