@@ -292,6 +292,10 @@ def test_a_headless_run_needs_no_window_system_sound_or_gl_and_a_window_says_wha
     assert hidden.stdout.strip() == "0", hidden  # the namespace does hide them
     summary = _run(installed, without_x + ["retrolua", "run", "--headless", "--frames", "60"])
     assert "frames   60 in" in summary, summary
+    program = ("import retrolua\n"
+               "with retrolua.Emulator(retrolua._binary.shipped_file('build/roms/demo.nes'), core='nestopia') as emu:\n"
+               "    print('emulator', emu.step(30).frame, emu.screen().shape)\n")
+    assert "emulator 30" in _run(installed, without_x + [str(installed[0] / "bin" / "python"), "-c", program])
     # Asked for a window where X11's libraries are missing: the run says so and goes on headless.
     windowed = subprocess.run(without_x + ["retrolua", "run", "--frames", "30"], capture_output=True, text=True,
                               cwd=work, env=dict(environment, DISPLAY=":99"), timeout=180)
