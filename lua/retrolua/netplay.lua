@@ -39,7 +39,7 @@ local BITS = { b = 0, y = 1, select = 2, start = 3, up = 4, down = 5, left = 6, 
 netplay.defaults = {
   delay = 2,            -- frames of local input delay (0…8)
   prediction = 8,       -- frames the remote input may be predicted before the game waits
-  check_interval = 60,  -- frames between state-hash checks
+  check_interval = 60,  -- frames between desync checks (memory hashes)
   timeout = 5,          -- seconds without a packet before the session ends
   connect_timeout = 30, -- seconds a joiner keeps asking
   pace = "auto",        -- pace frames to the core's rate here: "auto" when headless (a window paces itself)
