@@ -5,7 +5,9 @@ import CGLLoader
 enum GLLibraries {
     /// Nil once the OpenGL entry points are loaded, else why not.
     static func loadGL() -> String? {
-        load { gl_loader_load_gl($0, $1) }.map { "OpenGL is not installed (\($0)); a GL core needs libopengl0 or libgl1" }
+        load { gl_loader_load_gl($0, $1) }.map {
+            "OpenGL is not installed (\($0)); a GL core needs libopengl0 or libgl1"
+        }
     }
 
     /// Nil once EGL and the OpenGL entry points are loaded, else why not.
