@@ -52,7 +52,8 @@ final class WatchWindowTests: XCTestCase {
               if emu.framecount() % 30 == 0 then print("fixed and running") end
             end)
             """, to: script, version: 2)
-        XCTAssertTrue(session.waitUntil { session.stdout.contains("fixed and running") }, session.stdout + session.stderr)
+        XCTAssertTrue(
+            session.waitUntil { session.stdout.contains("fixed and running") }, session.stdout + session.stderr)
         XCTAssertTrue(session.stderr.contains("reloaded live.lua"), session.stderr)
         XCTAssertTrue(waitForScreen(session, showing: false), "the note went with the fix")
         XCTAssertEqual(session.stop(), 143, session.stderr)
@@ -67,7 +68,8 @@ final class WatchWindowTests: XCTestCase {
         XCTAssertTrue(session.waitUntil { session.stderr.contains("script typo.lua failed: ") }, session.stderr)
         XCTAssertTrue(waitForScreen(session, showing: true), "the failure is on screen")
         try save("print(\"compiled at last\")\nevent.on(\"frame_end\", function() end)\n", to: script, version: 2)
-        XCTAssertTrue(session.waitUntil { session.stdout.contains("compiled at last") }, session.stdout + session.stderr)
+        XCTAssertTrue(
+            session.waitUntil { session.stdout.contains("compiled at last") }, session.stdout + session.stderr)
         XCTAssertEqual(session.stop(), 143, session.stderr)
     }
 }
