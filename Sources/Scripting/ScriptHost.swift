@@ -73,11 +73,16 @@ public final class ScriptHost: EmulatorClient {
     /// Hud pixels a tool keeps at the window's right (`gui.side_panel`): the window widens and the game moves
     /// aside; headless, the hud is that much wider than the frame. The room goes with the script that asked
     /// for it: once it fails or is unloaded, the window returns to the game's width.
-    public var sidePanel: Int {
-        guard let owner = sidePanelOwner, !owner.failed, scripts.contains(where: { $0 === owner }) else { return 0 }
-        return sidePanelWidth
+    public var sidePanel: Int { isLive(sidePanelOwner) ? sidePanelWidth : 0 }
+
+    /// Whether `script` is loaded and has not failed (what it holds on the screen stays only while it is).
+    func isLive(_ script: Script?) -> Bool {
+        guard let script, !script.failed else { return false }
+        return scripts.contains { $0 === script }
     }
     weak var sidePanelOwner: Script?
+    /// The script that set `gui.padding`: the room is its, and goes when it fails or unloads.
+    weak var paddingOwner: Script?
     var sidePanelWidth = 0
     /// The hud's width left of the side panel (what `gui.surface_size("hud")` reports).
     var hudWidthBesidePanel: Int { max(1, screen.hudCanvas.width - sidePanel) }
@@ -192,6 +197,7 @@ public final class ScriptHost: EmulatorClient {
     public func frameWillStart() {
         if !scriptRequests.isEmpty { carryOutScriptRequests() }
         if options.watch { reloadChangedScripts() }
+        if !screen.padding.isNone, !isLive(paddingOwner) { screen.padding = .none }
         resizeCanvases()
         screen.emuCanvas.clear()
         screen.hudCanvas.clear()

@@ -71,6 +71,23 @@ final class LuaAPITests: XCTestCase {
         harness.close()
     }
 
+    /// Room around the picture is its script's, as the side panel is: it goes when the script fails, and
+    /// another script's stays.
+    func testPaddingGoesWithTheScriptThatSetIt() throws {
+        let harness = try ScriptHarness()
+        try harness.load(
+            "gui.padding(4, 8, 12, 16); emu.frameadvance(); emu.frameadvance(); error('gone')", name: "a.lua")
+        harness.run(1)
+        XCTAssertEqual(harness.host.screen.padding, ScreenPadding(left: 4, top: 8, right: 12, bottom: 16))
+        harness.run(3)
+        XCTAssertEqual(harness.failures.map(\.script), ["a.lua"])
+        XCTAssertEqual(harness.host.screen.padding, .none)
+        try harness.load("gui.padding(1, 2, 3, 4); event.on(\"frame_end\", function() end)", name: "b.lua")
+        harness.run(2)
+        XCTAssertEqual(harness.host.screen.padding, ScreenPadding(left: 1, top: 2, right: 3, bottom: 4))
+        harness.close()
+    }
+
     func testEmuErrors() throws {
         XCTAssertEqual(try errorOf("emu.speed(-1)"), "emu.speed: bad argument #1 'factor' (must be 0 or more)")
         XCTAssertEqual(

@@ -247,8 +247,8 @@ extension Bindings {
                 Gets, or sets, room around the game picture in frame pixels (0…4096 a side; BizHawk's game \
                 extra padding): a window grows by it at the game's scale, the `emu` surface covers it with its \
                 origin at the padded top-left (the game's top-left pixel is then at `left, top`), and \
-                `gui.screenshot(path, {padding = true})` keeps it; other pictures are the game alone. Returns \
-                the padding in effect.
+                `gui.screenshot(path, {padding = true})` keeps it; other pictures are the game alone. The \
+                padding is the script's: it goes when the script fails or unloads. Returns the padding in effect.
                 """
         ) { run($0, $1, guiPadding) },
         LuaFunction(
@@ -398,6 +398,7 @@ extension Bindings {
                 sides.append(value)
             }
             host.screen.padding = ScreenPadding(left: sides[0], top: sides[1], right: sides[2], bottom: sides[3])
+            host.paddingOwner = script
             host.resizeCanvases()
         }
         let p = host.screen.padding
