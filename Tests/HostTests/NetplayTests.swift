@@ -79,6 +79,7 @@ final class NetplayTests: XCTestCase {
         return lines.first.map(String.init) ?? ""
     }
 
+    @discardableResult
     private func expectVerdict(
         _ rom: String, core: String, name: String, _ extra: [String] = [], verdict: String,
         file: StaticString = #filePath, line: UInt = #line
