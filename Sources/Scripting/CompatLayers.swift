@@ -12,16 +12,30 @@ public enum CompatLayers {
     }
 
     /// A `--script` argument: `NAME:path` when NAME is a layer, else the path with `fallback` (`--compat`).
+    /// A script whose own layer is `fallback`'s gets `fallback`'s options too.
     public static func split(_ argument: String, layers: [String], fallback: String?) -> ScriptSpec {
         if let colon = argument.firstIndex(of: ":"), layers.contains(String(argument[..<colon])) {
+            let layer = String(argument[..<colon])
             return ScriptSpec(
-                path: String(argument[argument.index(after: colon)...]), compat: String(argument[..<colon]))
+                path: String(argument[argument.index(after: colon)...]),
+                compat: fallback.map(name(of:)) == layer ? fallback : layer)
         }
         return ScriptSpec(path: argument, compat: fallback)
     }
+
+    /// The layer's name in a `--compat` value: `LAYER` or `LAYER:OPTIONS` (`bizhawk:version=2.9.1`).
+    public static func name(of compat: String) -> String {
+        compat.firstIndex(of: ":").map { String(compat[..<$0]) } ?? compat
+    }
+
+    /// The options in a `--compat` value (the text after the first `:`), read by the layer itself; nil when none.
+    public static func options(of compat: String) -> String? {
+        compat.firstIndex(of: ":").map { String(compat[compat.index(after: $0)...]) }
+    }
 }
 
-/// A user script to run and the compatibility layer to run before it (nil: our API only).
+/// A user script to run and the compatibility layer to run before it (nil: our API only), with the layer's
+/// options after a colon (`bizhawk:version=2.9.1`).
 public struct ScriptSpec: Equatable, Sendable {
     public var path: String
     public var compat: String?

@@ -172,8 +172,10 @@ public final class Script {
     }
 
     /// A compatibility layer: relative paths from the script's folder (as FCEUX and BizHawk resolve
-    /// them; lua/host/script_folder.lua), then `lua/compat/NAME.lua` with the script's path and source.
-    private func installCompat(_ layer: String, source: [UInt8]) throws(LuaError) {
+    /// them; lua/host/script_folder.lua), then `lua/compat/NAME.lua` with the script's path, folder, source
+    /// and the layer's options (`--compat NAME:OPTIONS`, nil when none), which the layer reads itself.
+    private func installCompat(_ compat: String, source: [UInt8]) throws(LuaError) {
+        let layer = CompatLayers.name(of: compat), options = CompatLayers.options(of: compat)
         guard let luaFolder = host.options.luaFolder else {
             throw LuaError(message: "--compat \(layer): no Lua folder (lua/) was found")
         }
@@ -190,7 +192,8 @@ public final class Script {
                     _ = lua_pushlstring(lua.L, $0, bytes.count)
                 }
             }
-            try lua.call(nargs: 3, nresults: 0)
+            if let options { lua_pushstring(lua.L, options) } else { lua_pushnil(lua.L) }
+            try lua.call(nargs: 4, nresults: 0)
         }
     }
 

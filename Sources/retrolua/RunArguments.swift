@@ -267,9 +267,11 @@ enum RunArguments {
     private static func scripts(_ args: Arguments) throws -> [ScriptSpec] {
         let layers = CompatLayers.names(luaFolder: HostPaths.luaFolder())
         let fallback = args.value("compat")
-        if let fallback, !layers.contains(fallback) {
+        if let fallback, !layers.contains(CompatLayers.name(of: fallback)) {
             throw Arguments.UsageError(
-                description: "--compat: no layer named '\(fallback)' (layers: \(layers.joined(separator: ", ")))")
+                description:
+                    "--compat: no layer named '\(CompatLayers.name(of: fallback))' (layers: "
+                    + "\(layers.joined(separator: ", ")))")
         }
         return args.all("script").map { CompatLayers.split($0, layers: layers, fallback: fallback) }
     }

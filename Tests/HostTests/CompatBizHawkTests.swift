@@ -60,7 +60,7 @@ final class CompatBizHawkTests: XCTestCase {
                 "result b_flag": "1", "result b_pad": "true", "result b_all": "true",
                 "result saveslot": "true", "result loadslot": "true", "result range": "true", "result rewound": "true",
                 "result callbacks": "290,290,290", "result loads": "2", "result lag": "0,false",
-                "result keys": "table,number", "result unregister_name": "true", "result version": "2.11",
+                "result keys": "table,number", "result unregister_name": "true", "result version": "2.9.1",
             ])
         // A pressed every 4 frames for 100 frames: 25 presses (the first is at frame 1), each seen by the
         // approximated onmemorywrite once, with the new value.
@@ -135,6 +135,71 @@ final class CompatBizHawkTests: XCTestCase {
             ])
     }
 
+    /// What connectors read besides sockets: a version they accept (2.7 to 2.9; another with the layer's option),
+    /// PreferredCores, an execute hook on the vblank vector ticking once a frame, NES "PRG ROM" and SNES "CARTROM",
+    /// and a failed usememorydomain that says where reads stay.
+    func testConnectorsGetTheirVersionCoresTickAndROMDomains() throws {
+        let script = "bizhawk:" + Self.fixtures + "connector_needs.lua"
+        let cases: [(rom: String, core: String, expected: [String: String])] = [
+            (
+                Fixtures.nesROM, "nestopia",
+                [
+                    "system": "NES", "cores": "NesHawk,Snes9x,Gambatte,Gambatte,TurboNyma", "prg_size": "32768",
+                    "prg_same": "true",
+                ]
+            ),
+            (
+                Fixtures.root + "/build/roms/demo.sfc", SystemMatrix.wheel + "snes9x_libretro.so",
+                [
+                    "system": "SNES", "cores": "QuickNes,Snes9x,Gambatte,Gambatte,TurboNyma", "cartrom_size": "32768",
+                    "cartrom_title": "RETROLUA SYSTEMS", "cartrom_reset": "true",
+                ]
+            ),
+            (Fixtures.gbROM, "gambatte", ["system": "GB", "cores": "QuickNes,Snes9x,Gambatte,Gambatte,TurboNyma"]),
+        ]
+        for (rom, core, expected) in cases {
+            let result = try Fixtures.cli(
+                [
+                    "run", rom, "--core", core, "--headless", "--frames", "20", "--quiet", "--strict", "--script",
+                    script,
+                ],
+                environment: ["RETROLUA_LUA_DIR": Fixtures.root + "/lua"])
+            XCTAssertEqual(result.status, 0, result.stderr)
+            var common = [
+                "version": "2.9.1", "gate": "true", "tick_guid": "true", "use_missing": "false",
+                "after_missing": "System Bus", "ticks": "10", "unregistered": "true", "ticks_after": "10",
+            ]
+            common.merge(expected) { $1 }
+            for (name, value) in common.sorted(by: { $0.key < $1.key }) {
+                XCTAssertTrue(result.stdout.contains("result \(name)=\(value)\n"), "\(core) \(name): \(result.stdout)")
+            }
+            for warning in [
+                "client.getversion: reports BizHawk 2.9.1", "event.onmemoryexecute: approximated: runs once a frame",
+                "memory.* keeps reading and writing 'System Bus' (available: ",
+            ] {
+                XCTAssertTrue(result.stderr.contains(warning), "\(core): \(result.stderr)")
+            }
+        }
+        // the version is the layer's option; an unknown option stops the script with the list of options
+        let older = try Fixtures.cli(
+            [
+                "run", Fixtures.nesROM, "--core", "nestopia", "--headless", "--frames", "20", "--quiet", "--strict",
+                "--compat", "bizhawk:version=2.7.0", "--script", Self.fixtures + "connector_needs.lua",
+            ],
+            environment: ["RETROLUA_LUA_DIR": Fixtures.root + "/lua"])
+        XCTAssertEqual(older.status, 0, older.stderr)
+        XCTAssertTrue(older.stdout.contains("result version=2.7.0\nresult gate=true\n"), older.stdout)
+        let wrong = try Fixtures.cli(
+            [
+                "run", Fixtures.nesROM, "--core", "nestopia", "--headless", "--frames", "2", "--quiet", "--strict",
+                "--compat", "bizhawk:verison=2.7", "--script", "bizhawk:" + Self.fixtures + "connector_needs.lua",
+            ],
+            environment: ["RETROLUA_LUA_DIR": Fixtures.root + "/lua"])
+        XCTAssertNotEqual(wrong.status, 0)
+        XCTAssertTrue(
+            wrong.stderr.contains("--compat bizhawk: unknown option 'verison=2.7' (options: version="), wrong.stderr)
+    }
+
     func testASettingsFormKeepsItsValuesAndOldScriptsNumbersWork() throws {
         // forms has no window here: the controls keep their values, so a bot reads its defaults and runs
         let (facts, stderr) = try run(Fixtures.nesROM, core: "nestopia", script: "settings_form.lua")
@@ -164,7 +229,7 @@ final class CompatBizHawkTests: XCTestCase {
         let expected: [String: String] = [
             "address_string": "mainmemory.read_u8: bad argument #1 'address' (number expected, got string)",
             "address_nan": "mainmemory.write_u8: bad argument #1 'address' (finite number expected",
-            "domain_missing": "memory domain 'PRG ROM' is not available: the core (nestopia) does not expose it",
+            "domain_missing": "memory domain 'CHR' is not available: the core (nestopia) does not expose it",
             "domain_unknown": "unknown memory domain 'Bogus' (available: RAM, System Bus",
             "domain_number": "bad argument #2 'domain' (string expected, got number)",
             "colour_name": "unknown colour 'notacolour'",

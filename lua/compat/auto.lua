@@ -1,7 +1,8 @@
 -- --compat auto: reads the script and loads the layer its globals point to, saying which and why.
--- The host passes (path, folder, source). Marks are names only one emulator's API has; they are looked for in the
--- script's code (not its comments) and in the files it loads with dofile, loadfile or require by a literal name.
-local path, folder, source = ...
+-- The host passes (path, folder, source, options); the layer it picks gets the same four. Marks are names only one
+-- emulator's API has; they are looked for in the script's code (not its comments) and in the files it loads with
+-- dofile, loadfile or require by a literal name.
+local path, folder, source, options = ...
 local compat = require("compat.common")
 local marks = compat.marks
 
@@ -69,4 +70,4 @@ end
 console.write(("compat auto: running %s with the %s layer (it uses %s)"):format(script, best, table.concat(found, ", ")), "err")
 local layer = package.searchpath("compat." .. best, package.path)
 if not layer then error("compat auto: lua/compat/" .. best .. ".lua is not installed", 0) end
-assert(loadfile(layer))(path, folder, source)
+assert(loadfile(layer))(path, folder, source, options)

@@ -32,6 +32,34 @@ end
 
 local def = compat.definer(LAYER)
 
+-- The layer's options, `--compat bizhawk:OPTIONS` (comma-separated): `version=X.Y[.Z]` (or a bare version) is what
+-- client.getversion reports; `socket=HOST:PORT` (or `socket_ip=`, `socket_port=`) is BizHawk's --socket_ip and
+-- --socket_port, the server comm.socketServer* connects to.
+local _, _, _, option_text = ...
+-- BizHawk 2.9.1: the newest version the published connectors accept unmodified (they gate on 2.7 to 2.9).
+local options = { version = "2.9.1" }
+for item in tostring(option_text or ""):gmatch("[^,]+") do
+  local key, value = item:match("^%s*([%w_]+)%s*=%s*(.-)%s*$")
+  if not key and item:match("^%s*%d+%.%d+[%.%d]*%s*$") then key, value = "version", item:match("[%d.]+") end
+  if key == "socket" then
+    local host, port = value:match("^%[?(.-)%]?:(%d+)$")
+    if not host then error("--compat bizhawk: socket=" .. value .. ": HOST:PORT expected", 0) end
+    options.socket_ip, options.socket_port = host, port
+  elseif key == "version" or key == "socket_ip" or key == "socket_port" then
+    options[key] = value
+  else
+    error(format("--compat bizhawk: unknown option '%s' (options: version=X.Y.Z, socket=HOST:PORT, socket_ip=, "
+      .. "socket_port=)", item), 0)
+  end
+end
+if not options.version:match("^%d+%.%d+[%.%d]*$") then
+  error("--compat bizhawk: version=" .. options.version .. ": a version such as 2.9.1 expected", 0)
+end
+local socket_port = options.socket_port and tointeger(tonumber(options.socket_port))
+if options.socket_port and not (socket_port and socket_port >= 1 and socket_port <= 65535) then
+  error("--compat bizhawk: socket_port=" .. options.socket_port .. ": a port 1…65535 expected", 0)
+end
+
 local function argerror(fname, n, what, expected, got)
   raise(format("%s: bad argument #%d '%s' (%s expected, got %s)", fname, n, what, expected, type(got)))
 end
@@ -85,12 +113,19 @@ local function readable(name, base)
   return pcall(our.memory.read_u8, base, name)
 end
 for _, spec in ipairs(layout) do
-  local name, ours, base = spec[1], spec[2], spec[3] or 0
+  local name, ours, base, size = spec[1], spec[2], spec[3] or 0, spec[4]
+  local at
+  if spec.map then
+    local mapped = bizhawk_domains.MAPS[spec.map](our)
+    if mapped then base, size, at = mapped.base, mapped.size, mapped.at else ours = nil end
+  end
   local d = ours and ours_by_name[ours]
   if d and not views[name] and base < d.size and readable(ours, base) then
-    local size = spec[4] or (d.size - base)
-    if base + size > d.size then size = d.size - base end
-    local view = { name = name, ours = ours, base = base, size = size, swap = spec.swap }
+    size = size or (d.size - base)
+    if not at and base + size > d.size then size = d.size - base end
+    local view = { name = name, ours = ours, base = base, size = size, swap = spec.swap or at ~= nil }
+    -- bytes not at a plain offset in ours: each address goes through `at` (the slow path, as swapped bytes)
+    view.at = at or spec.swap and function(a) return base + (a ~ 1) end
     if spec[5] then view.split, view.base2 = spec[5][1], spec[5][2] end
     -- a second half that the core does not map makes the view end at the split
     if view.split and not readable(ours, view.base2 + view.split) then view.size, view.split = view.split, nil end
@@ -135,12 +170,14 @@ end
 -- Reader over a fixed view (mainmemory) or the current/named one (memory): the hot path, so no allocation.
 local read_u8_ours, write_u8_ours = our.memory.read_u8, our.memory.write_u8
 
--- A byte-swapped view (Genesis 68K RAM): each byte at address ~ 1, values composed in the view's order.
+-- A view whose bytes are scattered in ours (Genesis 68K RAM: each byte at address ~ 1; SNES CARTROM: LoROM's banks):
+-- each byte at v.at(address), values composed in the view's order.
 local function swapped_bytes(v, addr, size)
-  local b1, b2, b3, b4 = read_u8_ours(v.base + (addr ~ 1), v.ours)
-  if size > 1 then b2 = read_u8_ours(v.base + ((addr + 1) ~ 1), v.ours) end
-  if size > 2 then b3 = read_u8_ours(v.base + ((addr + 2) ~ 1), v.ours) end
-  if size > 3 then b4 = read_u8_ours(v.base + ((addr + 3) ~ 1), v.ours) end
+  local at = v.at
+  local b1, b2, b3, b4 = read_u8_ours(at(addr), v.ours)
+  if size > 1 then b2 = read_u8_ours(at(addr + 1), v.ours) end
+  if size > 2 then b3 = read_u8_ours(at(addr + 2), v.ours) end
+  if size > 3 then b4 = read_u8_ours(at(addr + 3), v.ours) end
   if size == 1 then return string.char(b1) end
   if size == 2 then return string.char(b1, b2) end
   if size == 3 then return string.char(b1, b2, b3) end
@@ -159,7 +196,7 @@ local function swapped_reader(fname, size, fmt, fixed)
   end
 end
 local function swapped_write(v, addr, bytes)
-  for i = 1, #bytes do write_u8_ours(v.base + ((addr + i - 1) ~ 1), bytes:byte(i), v.ours) end
+  for i = 1, #bytes do write_u8_ours(v.at(addr + i - 1), bytes:byte(i), v.ours) end
 end
 
 local function reader(fname, fn, size, fixed, fmt)
@@ -228,7 +265,7 @@ end
 local function read_inside(v, addr, length)
   if v.swap then
     local parts = {}
-    for i = 0, length - 1 do parts[i + 1] = string.char(read_u8_ours(v.base + ((addr + i) ~ 1), v.ours)) end
+    for i = 0, length - 1 do parts[i + 1] = string.char(read_u8_ours(v.at(addr + i), v.ours)) end
     return concat(parts)
   end
   if v.split and addr + length > v.split then
@@ -340,8 +377,11 @@ end)
 def("memory.usememorydomain", "supported", function(name)
   local v = type(name) == "string" and (views[name] or views_by_lower[name:lower()])
   if not v then
-    warn_once("bizhawk:use:" .. tostring(name), format("memory.usememorydomain: no domain '%s' here (available: %s)",
-      tostring(name), concat(view_names, ", ")))
+    -- BizHawk keeps the previous domain too: say so, or later reads go there unnoticed
+    local why = missing[name] and format("'%s' is not available: the core (%s) does not expose it", name,
+      info.core or "?") or format("no domain '%s' here", tostring(name))
+    warn_once("bizhawk:use:" .. tostring(name), format("memory.usememorydomain: %s; memory.* keeps reading and "
+      .. "writing '%s' (available: %s)", why, current_view.name, concat(view_names, ", ")))
     return false
   end
   current_view = v
@@ -741,9 +781,8 @@ local function memory_write(fname)
     if scope ~= nil then v = views[scope] or domain_error(fname, scope) end
     if a < 0 or a >= v.size then raise(format("%s: address 0x%X is outside '%s'", fname, a, v.name)) end
     warn_once("bizhawk:" .. fname, fname .. ": approximated: runs once after a frame in which the byte changed")
-    local base = (v.split and a >= v.split) and v.base2 or v.base
-    local at = v.swap and (a ~ 1) or a
-    local id = ev.watch(v.ours, base + at, 1, function(new) fn(a, new, 0) end)
+    local at = v.swap and v.at(a) or ((v.split and a >= v.split) and v.base2 or v.base) + a
+    local id = ev.watch(v.ours, at, 1, function(new) fn(a, new, 0) end)
     return register({ id }, name)
   end, "checked after each frame: called at most once per frame per changed address, with the new value (not on "
     .. "every write)")
@@ -753,7 +792,24 @@ memory_write("event.on_bus_write")
 for _, n in ipairs({ "onmemoryread", "on_bus_read" }) do
   def("event." .. n, "unsupported", nil, "a libretro core reports no memory reads")
 end
-for _, n in ipairs({ "onmemoryexecute", "onmemoryexecuteany", "on_bus_exec", "on_bus_exec_any" }) do
+-- An execute hook runs once a frame, after it: connectors hook the vblank handler's address to tick once a frame.
+local function memory_execute(fname)
+  def(fname, "approximated", function(fn, address, name, scope)
+    check_fn(fname, fn)
+    local a = int(fname, 2, "address", address)
+    local v = views["System Bus"] or views["M68K BUS"] or main_view
+    if scope ~= nil then v = views[scope] or domain_error(fname, scope) end
+    if a < 0 or a >= v.size then raise(format("%s: address 0x%X is outside '%s'", fname, a, v.name)) end
+    warn_once("bizhawk:" .. fname, fname .. ": approximated: runs once a frame, after it, whether or not the "
+      .. "address ran (a libretro core reports no executed addresses)")
+    return register({ ev.on("frame_end", function() fn(a, 0, 0) end) }, name)
+  end, "called once a frame, after the frame's emulation, whether or not the address ran that frame (a libretro core "
+    .. "reports no executed addresses): a hook on a handler that runs every frame (the vblank vector) ticks as in "
+    .. "BizHawk; one on code that runs now and then is called too often")
+end
+memory_execute("event.onmemoryexecute")
+memory_execute("event.on_bus_exec")
+for _, n in ipairs({ "onmemoryexecuteany", "on_bus_exec_any" }) do
   def("event." .. n, "unsupported", nil, "a libretro core reports no executed addresses")
 end
 def("event.availableScopes", "supported", function() return memory.getmemorydomainlist() end)
@@ -1257,7 +1313,14 @@ def("client.ispaused", "supported", E.paused)
 def("client.speedmode", "supported", function(percent)
   E.speed(int("client.speedmode", 1, "percent", percent) / 100)
 end)
-def("client.getversion", "approximated", function() return "2.11" end, "claims 2.11, the API this layer follows")
+def("client.getversion", "approximated", function()
+  -- scripts call it to gate on the version: say what they are told and how to change it
+  warn_once("bizhawk:getversion", "client.getversion: reports BizHawk " .. options.version .. " (this layer follows "
+    .. "2.11's API; a script that checks the version sees " .. options.version .. "); another with --compat "
+    .. "bizhawk:version=X.Y.Z")
+  return options.version
+end, "2.9.1 by default, the newest the published connectors accept (the layer follows 2.11's API); "
+  .. "--compat bizhawk:version=X.Y.Z reports another; warns once that a script checking it is told so")
 def("client.exit", "supported", function() E.exit(0) end)
 def("client.exitCode", "supported", function(code) E.exit(int("client.exitCode", 1, "code", code or 0)) end)
 def("client.reboot_core", "supported", function() E.power() end, "power-cycles the game")
@@ -1334,6 +1397,26 @@ def("client.saveram", "unsupported", nil, "battery saves are written when the ru
 def("client.GetSoundOn", "approximated", function() return true end, "gives true")
 -- Scripts read settings to restore them when they end, or to warn about them (savestate compression, rewind): the
 -- tables of BizHawk's Config that scripts read are given with BizHawk's defaults where Retrolua has no such setting.
+-- BizHawk's preferred core per system (its defaults), this system's being the BizHawk core nearest the one running:
+-- connectors report it (Archipelago's PREFERRED_CORES).
+local nearest_core = {  -- per system: { words of our core's name, BizHawk's core }, the first match wins
+  NES = { { "quicknes", "QuickNes" }, { "", "NesHawk" } }, SNES = { { "snes9x", "Snes9x" }, { "", "BSNES" } },
+  GB = { { "sameboy", "SameBoy" }, { "", "Gambatte" } }, PCE = { { "", "TurboNyma" } },
+}
+nearest_core.GBC = nearest_core.GB
+local function preferred_cores()
+  local cores = { NES = "QuickNes", SNES = "Snes9x", GB = "Gambatte", GBC = "Gambatte", GBL = "GambatteLink",
+    SGB = "Gambatte", DGB = "GambatteLink", PCE = "TurboNyma", PCECD = "TurboNyma", SGX = "TurboNyma",
+    SGXCD = "TurboNyma" }
+  local running = (info.core or ""):lower()
+  for _, pair in ipairs(nearest_core[SYSTEM] or {}) do
+    if running:find(pair[1], 1, true) then
+      cores[SYSTEM] = pair[2]
+      break
+    end
+  end
+  return cores
+end
 local function config_tables()
   return {
     Savestates = { Type = "Binary", CompressionLevelNormal = 1, CompressionLevelRewind = 0, MakeBackups = true,
@@ -1346,7 +1429,7 @@ local function config_tables()
     RecentRoms = { MAX_RECENT_FILES = 30, AutoLoad = false, Frozen = false },
     RecentMovies = { MAX_RECENT_FILES = 30, AutoLoad = false, Frozen = false },
     RecentLua = { MAX_RECENT_FILES = 30, AutoLoad = false, Frozen = false },
-    PreferredCores = {}, TargetZoomFactors = {}, FirmwareUserSpecifications = {},
+    PreferredCores = preferred_cores(), TargetZoomFactors = {}, FirmwareUserSpecifications = {},
   }
 end
 def("client.getconfig", "warned", function()
@@ -1361,7 +1444,8 @@ def("client.getconfig", "warned", function()
   config.AutosaveSaveRAM, config.SaveSlot, config.RunInBackground = false, 0, true
   return config
 end, "SpeedPercent from the speed; the Savestates, Rewind, Movies, PathEntries (no paths), Recent* and other tables "
-  .. "scripts read, with BizHawk's defaults; display messages and sound on, screenshot OSD off; other settings nil")
+  .. "scripts read, with BizHawk's defaults; PreferredCores: BizHawk's defaults, this system's being the BizHawk core "
+  .. "nearest the running one; display messages and sound on, screenshot OSD off; other settings nil")
 def("client.gettargetscanlineintensity", "approximated", function() return 0 end, "gives 0")
 for _, name in ipairs({ "openrom", "closerom", "createinstance", "opencheats", "openhexeditor", "openramsearch",
   "openramwatch", "opentasstudio", "opentoolbox", "opentracelogger", "gettool",

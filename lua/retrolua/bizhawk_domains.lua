@@ -22,13 +22,17 @@ bizhawk.BY_NAME = {
   { "wonderswan", "WSWAN" }, { "virtual boy", "VB" }, { "nintendo ds", "NDS" }, { "nintendo 64", "N64" },
 }
 
--- Per system: { BizHawk name, our domain, base, size (nil: the rest of ours), second half { split, base2 } };
--- `main` is the domain BizHawk scripts get by default, `missing` BizHawk's domains no libretro core shows.
+-- Per system: { BizHawk name, our domain, base, size (nil: the rest of ours), second half { split, base2 } }, or
+-- map = a name in MAPS (bytes found through a function of the address); `main` is the domain BizHawk scripts get
+-- by default, `missing` BizHawk's domains no libretro core shows.
 bizhawk.LAYOUTS = {
   NES = {
     main = "RAM",
     { "RAM", "system_ram" }, { "System Bus", "bus" }, { "WRAM", "save_ram" }, { "Battery RAM", "save_ram" },
-    missing = { "PRG ROM", "CHR", "CHR VROM", "CHR VRAM", "CIRAM (nametables)", "PALRAM", "OAM", "PPU Bus" },
+    -- the CPU's window onto the cartridge's ROM (0x8000-0xFFFF): the whole PRG ROM on a 32 KiB cartridge, the banks
+    -- mapped now on a larger one (a libretro core shows no other view of the ROM)
+    { "PRG ROM", "bus", 0x8000, 0x8000 },
+    missing = { "CHR", "CHR VROM", "CHR VRAM", "CIRAM (nametables)", "PALRAM", "OAM", "PPU Bus" },
   },
   GB = {
     main = "WRAM",
@@ -47,7 +51,9 @@ bizhawk.LAYOUTS = {
   SNES = {
     main = "WRAM",
     { "WRAM", "system_ram" }, { "VRAM", "video_ram" }, { "CARTRAM", "save_ram" }, { "System Bus", "bus" },
-    missing = { "CARTROM", "OAM", "CGRAM", "APURAM", "SGB CARTRAM" },
+    { "CARTROM", "bus", map = "snes_rom" },
+    -- the PPU's and the sound CPU's own memories are not in any SNES core's libretro memory map
+    missing = { "OAM", "CGRAM", "APURAM", "SGB CARTRAM" },
   },
   GEN = {
     main = "68K RAM",
@@ -59,6 +65,23 @@ bizhawk.LAYOUTS = {
   PCE = { main = "Main Memory", { "Main Memory", "system_ram" }, { "System Bus", "bus" }, { "Save RAM", "save_ram" } },
 }
 bizhawk.LAYOUTS.GBC = bizhawk.LAYOUTS.GB
+
+-- Domains found through a function: MAPS[name](api) gives { base =, size =, at = function(address) (nil: a plain
+-- offset from base) } for this game, or nil when the core does not show it.
+bizhawk.MAPS = {
+  -- SNES CARTROM: the cartridge's ROM through the bus. Its header is at bus 0xFFC0 on LoROM and HiROM carts alike;
+  -- its map mode (0xFFD5) says where the ROM lies: HiROM in order from bank 0xC0, LoROM in the upper 32 KiB of
+  -- banks 0x80-0xFF. The header's size (0xFFD7: 1 KiB << n) bounds it, at most the 4 MiB those banks hold.
+  snes_rom = function(api)
+    local ok, mode = pcall(api.memory.read_u8, 0xFFD5, "bus")
+    local ok_size, code = pcall(api.memory.read_u8, 0xFFD7, "bus")
+    if not ok or not ok_size then return nil end
+    local size = (code >= 5 and code <= 12) and (1024 << code) or 0x400000
+    if mode & 0x0F == 1 or mode & 0x0F == 5 then return { base = 0xC00000, size = size } end
+    return { base = 0x808000, size = size,
+      at = function(address) return 0x808000 + ((address >> 15) << 16) + (address & 0x7FFF) end }
+  end,
+}
 -- Any other system: BizHawk's generic names for the core's main memory.
 local GENERIC = { { "Main RAM", "system_ram" }, { "RAM", "system_ram" }, { "System Bus", "bus" } }
 
@@ -98,7 +121,7 @@ function bizhawk.resolve(name, address, system)
   local lower = name:lower()
   for _, layout in ipairs({ bizhawk.LAYOUTS[system or bizhawk.system() or ""] or {}, GENERIC }) do
     for _, spec in ipairs(layout) do
-      if spec[1]:lower() == lower and not spec.swap and exists(spec[2]) then
+      if spec[1]:lower() == lower and not spec.swap and not spec.map and exists(spec[2]) then
         return spec[2], address + (spec[3] or 0)
       end
     end
