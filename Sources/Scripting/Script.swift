@@ -42,6 +42,11 @@ public final class Script {
     var rewindBuffers: [Int: RewindBuffer] = [:]
     /// UDP sockets from `net.udp`, by the id stored in the userdata (closed with the script).
     var sockets: [Int: DatagramSocket] = [:]
+    /// TCP listeners and connections from `net.tcp_listen`/`tcp_connect`, by the id in the userdata.
+    var listeners: [Int: StreamListener] = [:]
+    var streams: [Int: StreamConnection] = [:]
+    /// Connections closed and collected with bytes still to flush (pumped between frames).
+    var lingering: [StreamConnection] = []
     private(set) var modified: Date?
     /// Read from a file (hot reload watches it); false for the console's and the socket's own states.
     let isFromFile: Bool

@@ -14,8 +14,11 @@ public struct ScriptOptions: Sendable {
     /// Every file the user may open (`--allow-files`); otherwise a script reads its own folder and the
     /// lua/ folder and reads and writes `dataFolder` (lua/host/prelude.lua, Script.fileAccessProblem).
     public var allowFiles = false
-    /// UDP sockets (`--allow-net`, the `net` module); Retrolua's own defaults (netplay) have them always.
+    /// Loopback TCP and UDP (`--allow-net`, the `net` module); Retrolua's own defaults (netplay) reach
+    /// everything. `netGrants` (`--allow-net=HOST[:PORT],…`) adds the addresses they name
+    /// (`NetworkPermission`).
     public var allowNet = false
+    public var netGrants: [NetworkPermission.Grant] = []
     /// `--netplay`: the session the netplay default starts (its request, read with `net.netplay()`).
     public var netplay: NetplayRequest?
     /// A failing script ends the run (exit status 1) instead of being unloaded.
@@ -197,6 +200,8 @@ public final class ScriptHost: EmulatorClient {
     public func frameWillStart() {
         if !scriptRequests.isEmpty { carryOutScriptRequests() }
         if options.watch { reloadChangedScripts() }
+        // Sockets move between frames (and while paused), so a peer is served even by a script that waits.
+        for script in scripts { script.pumpStreams() }
         if !screen.padding.isNone, !isLive(paddingOwner) { screen.padding = .none }
         resizeCanvases()
         screen.emuCanvas.clear()
@@ -221,6 +226,7 @@ public final class ScriptHost: EmulatorClient {
     public func redrawPaused() {
         // A script saved while paused (the TAS editor, the menu) is reloaded without waiting for a frame.
         if options.watch { reloadChangedScripts() }
+        for script in scripts { script.pumpStreams() }
         resizeCanvases()
         screen.hudCanvas.clear()
         isRedrawingPaused = true

@@ -22,9 +22,8 @@ extension Script {
     /// they are still confined from processes and native code. Scripts the person runs keep their profile.
     var mayUseEveryFile: Bool { host.options.trust || host.options.allowFiles || isFrontendDefault }
 
-    /// UDP sockets (`net.udp`): the netplay default acts for the person who asked for `--netplay`; other
-    /// scripts need `--allow-net` or `--trust`.
-    var mayUseNetwork: Bool { host.options.trust || host.options.allowNet || isFrontendDefault }
+    /// Any socket at all (`NetworkPermission` decides which addresses).
+    var mayUseNetwork: Bool { networkPermission.level != .none }
 
     /// Folders a confined script may use: its own folder and the lua/ folder to read, the data folder to
     /// read and write.

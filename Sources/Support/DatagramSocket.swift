@@ -8,10 +8,7 @@ import Foundation
 /// (`[V6]:PORT` for IPv6), and a per-peer rate limit so that a flood from one address costs a bounded
 /// amount of work per call. Everything that arrives is untrusted: the socket only bounds it.
 public final class DatagramSocket {
-    public struct Failure: Error, CustomStringConvertible {
-        public let description: String
-        init(_ description: String) { self.description = description }
-    }
+    public typealias Failure = SocketFailure
 
     /// Limits a datagram's payload and each peer's rate.
     public struct Limits: Sendable {
@@ -43,7 +40,7 @@ public final class DatagramSocket {
     public init(binding address: String, limits: Limits = Limits()) throws(Failure) {
         self.limits = limits
         buffer = [UInt8](repeating: 0, count: limits.maxSize + 1)
-        let (host, port) = try Self.split(address)
+        let (host, port) = try SocketAddress.split(address)
         let opened: (Int32, Int32)
         if host == "*" {
             do throws(Failure) { opened = try Self.open(host: "::", port, dualStack: true) } catch {
@@ -57,7 +54,7 @@ public final class DatagramSocket {
 
     /// A bound non-blocking socket and its address family.
     private static func open(host: String, _ port: UInt16, dualStack: Bool) throws(Failure) -> (Int32, Int32) {
-        var resolved = try resolve(host, port, passive: true)
+        var resolved = try SocketAddress.resolve(host, port, passive: true)
         let family = Int32(resolved.ss_family)
         let descriptor = socket(family, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         guard descriptor >= 0 else { throw Failure("socket: \(String(cString: strerror(errno)))") }
@@ -65,7 +62,7 @@ public final class DatagramSocket {
             var off: Int32 = 0  // IPv4 peers arrive as mapped addresses.
             setsockopt(descriptor, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &off, socklen_t(MemoryLayout<Int32>.size))
         }
-        let length = length(of: resolved)
+        let length = SocketAddress.length(of: resolved)
         let result = withUnsafePointer(to: &resolved) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
         }
@@ -94,7 +91,7 @@ public final class DatagramSocket {
         _ = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
         }
-        return Self.text(of: storage)
+        return SocketAddress.text(of: storage)
     }
 
     /// Sends one datagram to `address` (resolved each time: pass the text `receive` returned, or a name).
@@ -103,9 +100,9 @@ public final class DatagramSocket {
         guard bytes.count <= limits.maxSize else {
             throw Failure("\(bytes.count) bytes is more than the largest datagram (\(limits.maxSize))")
         }
-        let (host, port) = try Self.split(address)
-        var target = try Self.resolve(host, port, passive: false, family: family)
-        let length = Self.length(of: target)
+        let (host, port) = try SocketAddress.split(address)
+        var target = try SocketAddress.resolve(host, port, passive: false, family: family)
+        let length = SocketAddress.length(of: target)
         let sent = withUnsafePointer(to: &target) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
                 sendto(descriptor, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL), $0, length)
@@ -137,7 +134,7 @@ public final class DatagramSocket {
             }
             // EAGAIN (nothing waiting) or an error queued by an earlier send (ECONNREFUSED): nothing to read.
             if count < 0 { return nil }
-            let from = Self.text(of: storage)
+            let from = SocketAddress.text(of: storage)
             guard admit(from) else {
                 counters.rateLimited += 1
                 continue
@@ -151,6 +148,8 @@ public final class DatagramSocket {
         }
         return nil
     }
+
+    var pollDescriptor: Int32 { descriptor }
 
     /// Waits until a datagram is waiting or `milliseconds` pass (at most a second); whether one is.
     public func wait(milliseconds: Int) -> Bool {
@@ -174,66 +173,5 @@ public final class DatagramSocket {
         }
         buckets[peer] = bucket
         return admitted
-    }
-
-    // MARK: Addresses
-
-    /// `HOST:PORT` or `[V6]:PORT` into its parts; the port 0…65535.
-    static func split(_ address: String) throws(Failure) -> (host: String, port: UInt16) {
-        guard let colon = address.lastIndex(of: ":") else {
-            throw Failure("'\(address)' is not HOST:PORT")
-        }
-        var host = String(address[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, !host.utf8.contains(0), let port = UInt16(address[address.index(after: colon)...]) else {
-            throw Failure("'\(address)' is not HOST:PORT (port 0…65535)")
-        }
-        return (host, port)
-    }
-
-    /// The first address `host` resolves to (a name is looked up once, blocking).
-    static func resolve(
-        _ host: String, _ port: UInt16, passive: Bool, family: Int32 = AF_UNSPEC
-    ) throws(Failure) -> sockaddr_storage {
-        var hints = addrinfo()
-        hints.ai_family = family
-        hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
-        hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) | (family == AF_INET6 ? AI_V4MAPPED : 0)
-        var list: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw Failure("cannot resolve '\(host)': \(String(cString: gai_strerror(status)))")
-        }
-        defer { freeaddrinfo(list) }
-        var storage = sockaddr_storage()
-        withUnsafeMutableBytes(of: &storage) { target in
-            let count = min(Int(first.pointee.ai_addrlen), target.count)
-            target.copyMemory(from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: count))
-        }
-        return storage
-    }
-
-    static func length(of storage: sockaddr_storage) -> socklen_t {
-        socklen_t(storage.ss_family == AF_INET6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
-    }
-
-    /// `A.B.C.D:PORT`, `[V6]:PORT`; an IPv4-mapped IPv6 address as IPv4.
-    static func text(of storage: sockaddr_storage) -> String {
-        var storage = storage
-        let size = length(of: storage)
-        var host = [CChar](repeating: 0, count: Int(NI_MAXHOST))
-        var service = [CChar](repeating: 0, count: Int(NI_MAXSERV))
-        let status = withUnsafePointer(to: &storage) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                getnameinfo(
-                    $0, size, &host, socklen_t(host.count), &service, socklen_t(service.count),
-                    NI_NUMERICHOST | NI_NUMERICSERV)
-            }
-        }
-        guard status == 0 else { return "?" }
-        var name = String(decoding: host.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        let port = String(decoding: service.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        if name.hasPrefix("::ffff:") && name.contains(".") { name = String(name.dropFirst(7)) }
-        return name.contains(":") ? "[\(name)]:\(port)" : "\(name):\(port)"
     }
 }

@@ -63,6 +63,6 @@ return {
     "list", "defaults", "load", "unload", "reload",
   } },
   net = { fields = {
-    "udp", "netplay", "clock",
+    "udp", "netplay", "clock", "tcp_listen", "tcp_connect", "select", "allowed",
   } },
 }

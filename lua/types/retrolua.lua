@@ -1061,7 +1061,7 @@ function gui.side_panel(width) end
 ---@return boolean
 function gui.fullscreen(on) end
 
---- Gets, or sets, room around the game picture in frame pixels (0…4096 a side; BizHawk's game extra padding): a window grows by it at the game's scale, the `emu` surface covers it with its origin at the padded top-left (the game's top-left pixel is then at `left, top`), and `gui.screenshot(path, {padding = true})` keeps it; other pictures are the game alone. Returns the padding in effect.
+--- Gets, or sets, room around the game picture in frame pixels (0…4096 a side; BizHawk's game extra padding): a window grows by it at the game's scale, the `emu` surface covers it with its origin at the padded top-left (the game's top-left pixel is then at `left, top`), and `gui.screenshot(path, {padding = true})` keeps it; other pictures are the game alone. The padding is the script's: it goes when the script fails or unloads. Returns the padding in effect.
 ---@param left? integer
 ---@param top? integer
 ---@param right? integer
@@ -1217,11 +1217,11 @@ function scripts.unload(script) end
 ---@return string?
 function scripts.reload(script) end
 
---- UDP datagrams, for netplay and scripts run with `--allow-net` (or `--trust`); Retrolua's own defaults have them, other scripts under the default profile get `nil, message`. Sockets never block: `receive` returns what is waiting, `wait` sleeps a bounded time. What arrives is untrusted: a datagram over `max_size` is dropped, and so is everything over each sender's rate (counted in `stats`). Addresses are `HOST:PORT` text (`[V6]:PORT` for IPv6).
+--- TCP and UDP sockets, for netplay and tools beside the emulator. `--allow-net` (or the menu's grant for one script) reaches loopback (127.0.0.0/8, ::1, `localhost`); `--allow-net=HOST[:PORT],…` adds those addresses; `--trust` and Retrolua's own defaults reach everything; without any, every function returns `nil, message` naming the flag. Sockets never block: `receive` returns what is waiting, `wait` and `select` sleep a bounded time (the host's, not the script's). A script holds at most 64 sockets; each TCP connection buffers at most 1 MiB each way; all close when the script ends or reloads. What arrives is untrusted: a datagram over `max_size` is dropped, and so is everything over each sender's rate (counted in `stats`). Addresses are `HOST:PORT` text (`[V6]:PORT` for IPv6).
 ---@class netlib
 net = {}
 
---- A socket bound to `bind` (default `"*:0"`: every address, a port the system picks); `max_size` (bytes, 64…65507, default 1400), `rate` (datagrams a second from one sender, default 2000) and `burst` (default 500) bound what is accepted. `nil, message` without the permission or when the address cannot be bound.
+--- A socket bound to `bind` (default `"*:0"`, every address, where the script may reach every address, else `"127.0.0.1:0"`; port 0: one the system picks); `max_size` (bytes, 64…65507, default 1400), `rate` (datagrams a second from one sender, default 2000) and `burst` (default 500) bound what is accepted. `nil, message` without the permission or when the address cannot be bound.
 ---@param options? table
 ---@return udp?
 ---@return string?
@@ -1234,6 +1234,29 @@ function net.netplay() end
 --- Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything.
 ---@return number
 function net.clock() end
+
+--- A TCP listener on `bind` (default `"127.0.0.1:0"`: loopback, a port the system picks; `"*:PORT"` every address, which needs `--trust` or a grant naming it); `backlog` (1…256, default 16) connections may wait to be accepted. `nil, message` without the permission, when the address cannot be bound ("address already in use") or when the script holds 64 sockets.
+---@param options? table
+---@return tcp_listener?
+---@return string?
+function net.tcp_listen(options) end
+
+--- Starts connecting to `address` (`HOST:PORT`) without waiting: `state()` says when it is open (or why it closed). Loopback needs `--allow-net`; other hosts a grant naming them or `--trust`; host names other than `localhost` are looked up only when granted.
+---@param address string
+---@return tcp_connection?
+---@return string?
+function net.tcp_connect(address) end
+
+--- The sockets of the list `objects` (TCP listeners and connections, UDP sockets) that are ready — a connection, bytes, a datagram or a closed state waiting — waiting at most `milliseconds` (0…1000, default 0) for the first. The wait is the host's time, not the script's.
+---@param objects table
+---@param milliseconds? integer
+---@return table
+function net.select(objects, milliseconds) end
+
+--- What this script may reach: `"all"`, `"loopback"` (plus the granted `HOST[:PORT]` texts, the second result) or nil with an empty list when it has no network permission.
+---@return string?
+---@return table
+function net.allowed() end
 
 --- An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.
 ---@class state
@@ -1331,6 +1354,68 @@ function udp:stats() end
 
 --- Closes the socket (also when it is collected or the script ends).
 function udp:close() end
+
+--- A TCP listener from `net.tcp_listen()`.
+---@class tcp_listener
+local tcp_listener = {}
+
+--- The next waiting connection, or nil when none is waiting (never blocks); `nil, message` when the script already holds 64 sockets (the connection keeps waiting).
+---@return tcp_connection?
+---@return string?
+function tcp_listener:accept() end
+
+--- Sleeps until a connection is waiting or `milliseconds` (0…1000) pass; whether one is waiting.
+---@param milliseconds integer
+---@return boolean
+function tcp_listener:wait(milliseconds) end
+
+--- The address listened on, with the port the system picked.
+---@return string
+function tcp_listener:address() end
+
+--- Stops listening (also when it is collected or the script ends).
+function tcp_listener:close() end
+
+--- A TCP connection from `net.tcp_connect()` or `tcp_listener:accept()`.
+---@class tcp_connection
+local tcp_connection = {}
+
+--- `"connecting"`, `"open"` or `"closed"` and why (`"closed by the peer"`, `"connection refused"`, `"closed"` when closed here, …). Closed by the peer means once its bytes are read.
+---@return string
+---@return string?
+function tcp_connection:state() end
+
+--- Copies what fits of `data` into the send buffer (1 MiB), flushed now, on every call and between frames: how many bytes were taken (fewer than `#data`, even 0, when the buffer is full — send the rest later), or `nil, "closed"`.
+---@param data string
+---@return integer?
+---@return string?
+function tcp_connection:send(data) end
+
+--- The bytes arrived so far, at most `max` (default: all buffered, up to 1 MiB; the peer waits while the buffer is full); `nil, "timeout"` when none are waiting, `nil, "closed"` once everything has been read and the peer closed or the connection failed.
+---@param max? integer
+---@return string?
+---@return string?
+function tcp_connection:receive(max) end
+
+--- Sleeps until bytes or a change of state are waiting or `milliseconds` (0…1000) pass; whether they are. The wait is the host's time, not the script's.
+---@param milliseconds integer
+---@return boolean
+function tcp_connection:wait(milliseconds) end
+
+--- Bytes accepted by `send` and not yet sent.
+---@return integer
+function tcp_connection:pending() end
+
+--- This end's address (`IP:PORT`).
+---@return string
+function tcp_connection:address() end
+
+--- The other end's address (`IP:PORT`).
+---@return string
+function tcp_connection:peer() end
+
+--- Closes the connection; bytes still pending are flushed between frames, best effort.
+function tcp_connection:close() end
 
 --- Writes its arguments (through tostring, tab-separated) to stdout.
 ---@param ... any

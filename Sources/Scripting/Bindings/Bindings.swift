@@ -27,6 +27,13 @@ public enum Bindings {
             functions: rewindMethods),
         LuaModule(
             class: "udp", metatable: udpMetatable, doc: "A UDP socket from `net.udp()`.", functions: udpMethods),
+        LuaModule(
+            class: "tcp_listener", metatable: listenerMetatable, doc: "A TCP listener from `net.tcp_listen()`.",
+            functions: listenerMethods),
+        LuaModule(
+            class: "tcp_connection", metatable: connectionMetatable,
+            doc: "A TCP connection from `net.tcp_connect()` or `tcp_listener:accept()`.",
+            functions: connectionMethods),
     ]
 
     /// The API reference's introduction.

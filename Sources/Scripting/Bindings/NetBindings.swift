@@ -10,18 +10,23 @@ extension Bindings {
     static let net = LuaModule(
         "net",
         doc: """
-            UDP datagrams, for netplay and scripts run with `--allow-net` (or `--trust`); Retrolua's own defaults \
-            have them, other scripts under the default profile get `nil, message`. Sockets never block: \
-            `receive` returns what is waiting, `wait` sleeps a bounded time. What arrives is untrusted: a \
-            datagram over `max_size` is dropped, and so is everything over each sender's rate (counted in \
-            `stats`). Addresses are `HOST:PORT` text (`[V6]:PORT` for IPv6).
+            TCP and UDP sockets, for netplay and tools beside the emulator. `--allow-net` (or the menu's \
+            grant for one script) reaches loopback (127.0.0.0/8, ::1, `localhost`); `--allow-net=HOST[:PORT],…` \
+            adds those addresses; `--trust` and Retrolua's own defaults reach everything; without any, every \
+            function returns `nil, message` naming the flag. Sockets never block: `receive` returns what is \
+            waiting, `wait` and `select` sleep a bounded time (the host's, not the script's). A script holds \
+            at most 64 sockets; each TCP connection buffers at most 1 MiB each way; all close when the script \
+            ends or reloads. What arrives is untrusted: a datagram over `max_size` is dropped, and so is \
+            everything over each sender's rate (counted in `stats`). Addresses are `HOST:PORT` text \
+            (`[V6]:PORT` for IPv6).
             """,
         functions: [
             LuaFunction(
                 "udp", "options?: table", returns: "udp?, string?",
                 doc:
                     """
-                    A socket bound to `bind` (default `"*:0"`: every address, a port the system picks); \
+                    A socket bound to `bind` (default `"*:0"`, every address, where the script may reach every \
+                    address, else `"127.0.0.1:0"`; port 0: one the system picks); \
                     `max_size` (bytes, 64…65507, default 1400), `rate` (datagrams a second from one sender, \
                     default 2000) and `burst` (default 500) bound what is accepted. `nil, message` without the \
                     permission or when the address cannot be bound.
@@ -40,7 +45,7 @@ extension Bindings {
                 "clock", returns: "number",
                 doc: "Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything."
             ) { run($0, $1, netClock) },
-        ])
+        ] + streamFunctions)
 
     static let udpMethods: [LuaFunction] = [
         LuaFunction(
@@ -88,11 +93,10 @@ extension Bindings {
     // MARK: - The functions
 
     private static func netUDP(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        guard script.mayUseNetwork else {
-            return call.failure("network access needs --allow-net (or --trust); see docs/guides/security.md")
-        }
+        let permission = script.networkPermission
+        guard permission.level != .none else { return call.failure(NetworkPermission.refusal) }
         var limits = DatagramSocket.Limits()
-        var address = "*:0"
+        var address = permission.level == .all ? "*:0" : "127.0.0.1:0"
         if try call.optionalTable(1, "options") {
             address = try call.stringField(1, "bind", argument: 1) ?? address
             if let size = try call.integerField(1, "max_size", argument: 1) {
@@ -108,8 +112,15 @@ extension Bindings {
                 limits.burst = burst
             }
         }
+        if let full = script.socketLimitProblem() { return call.failure(full) }
         let socket: DatagramSocket
-        do { socket = try DatagramSocket(binding: address, limits: limits) } catch {
+        do {
+            switch try permission.resolve(address, binding: true) {
+            case .everyAddress(let port): socket = try DatagramSocket(binding: "*:\(port)", limits: limits)
+            case .address(let target):
+                socket = try DatagramSocket(binding: SocketAddress.text(of: target), limits: limits)
+            }
+        } catch {
             return call.failure(error.description)
         }
         let id = script.takeID()
@@ -144,7 +155,15 @@ extension Bindings {
     private static func udpSend(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let socket = try selfSocket(call, script)
         let data = try call.bytes(2, "data"), address = try call.string(3, "address")
-        do { try socket.send(data, to: address) } catch { return call.failure(error.description) }
+        do {
+            // Each datagram's address meets the permission: loopback, granted, or everything.
+            guard case .address(let target) = try script.networkPermission.resolve(address, binding: false) else {
+                return call.failure("'\(address)': not an address to send to")
+            }
+            try socket.send(data, to: SocketAddress.text(of: target))
+        } catch {
+            return call.failure(error.description)
+        }
         return call.returning(true)
     }
 
