@@ -94,7 +94,8 @@ public struct NetworkPermission: Sendable, Equatable {
         }
         let numericHost = host.lowercased() == "localhost" ? "127.0.0.1" : host
         if let numeric = SocketAddress.numeric(numericHost, port) {
-            if SocketAddress.isLoopback(numeric) || level == .all || grants.contains(where: { $0.matches(host, port) }) {
+            if SocketAddress.isLoopback(numeric) || level == .all || grants.contains(where: { $0.matches(host, port) })
+            {
                 return .address(numeric)
             }
             let shown = host.contains(":") ? "[\(host)]" : host
@@ -121,10 +122,27 @@ public struct NetworkPermission: Sendable, Equatable {
 
 extension Script {
     /// This script's network permission: everything for `--trust` and Retrolua's own defaults (netplay
-    /// acts for the person who asked for it), loopback plus the grants for `--allow-net`, else none.
+    /// acts for the person who asked for it), loopback plus the grants for `--allow-net` or the menu's
+    /// grant for this script's content, else none.
     var networkPermission: NetworkPermission {
         if host.options.trust || isFrontendDefault { return NetworkPermission(level: .all) }
-        if host.options.allowNet { return NetworkPermission(level: .loopback, grants: host.options.netGrants) }
+        if host.options.allowNet || hasMenuNetworkGrant {
+            return NetworkPermission(level: .loopback, grants: host.options.netGrants)
+        }
         return NetworkPermission(level: .none)
+    }
+
+    /// Whether the person let this script (this path, this content) reach loopback from the menu.
+    var hasMenuNetworkGrant: Bool {
+        guard let contentSHA1 else { return false }
+        return host.networkGrants.isGranted(path: path, sha1: contentSHA1)
+    }
+
+    /// The permission when the script has any; nil after noting the refusal, so the menu offers the grant.
+    func networkAccess() -> NetworkPermission? {
+        let permission = networkPermission
+        guard permission.level == .none else { return permission }
+        if isFromFile { host.networkRefused.insert(path) }
+        return nil
     }
 }

@@ -54,6 +54,8 @@ public final class Script {
     let isFrontendDefault: Bool
     /// The compatibility layer run before the script (`lua/compat/NAME.lua`), if any.
     let compat: String?
+    /// SHA-1 of the file as read (a menu network grant holds for this content only); nil without a file.
+    let contentSHA1: String?
 
     /// Bytes this script had the host keep under a name (its `savestate.data` keys, its `emu.result` keys),
     /// charged to its memory cap until replaced or removed.
@@ -96,6 +98,7 @@ public final class Script {
         else {
             throw ScriptError(script: name, message: "\(path): cannot read script")
         }
+        contentSHA1 = given == nil ? Hashing.sha1(source) : nil
         // As Lua's own loadfile (dofile, require) reads a file: a UTF-8 byte order mark is skipped, and a first
         // line starting with '#' is blanked (its newline kept, so line numbers stay).
         if source.starts(with: [0xEF, 0xBB, 0xBF]) { source.removeFirst(3) }

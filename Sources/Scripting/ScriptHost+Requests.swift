@@ -32,6 +32,9 @@ struct ScriptStatus {
     let loaded: Bool
     let isDefault: Bool
     let error: String?
+    /// "refused" (it asked for the network without permission: the menu offers the grant), "granted" (by
+    /// the menu, for its content as loaded), or nil.
+    let network: String?
 }
 
 /// Input capture (`input.capture`) and scripts loading and unloading scripts (`scripts.*`).
@@ -71,8 +74,12 @@ extension ScriptHost {
         knownScripts.map { known in
             let loaded = loadedScript(at: known.path) != nil
             let error = failures.dropFirst(known.failuresBefore).last { $0.script == known.name }?.message
+            let network =
+                networkRefused.contains(known.path)
+                ? "refused" : loadedScript(at: known.path)?.hasMenuNetworkGrant == true ? "granted" : nil
             return ScriptStatus(
-                name: known.name, path: known.path, loaded: loaded, isDefault: known.frontendDefault, error: error)
+                name: known.name, path: known.path, loaded: loaded, isDefault: known.frontendDefault, error: error,
+                network: network)
         }
     }
 

@@ -106,6 +106,10 @@ public final class ScriptHost: EmulatorClient {
     var awaitingFix: [String: ScriptFileVersion] = [:]
     /// Failures not yet told to the other scripts (`script_failed`), told where no script's Lua is on the stack.
     var failureNotes: [ScriptError] = []
+    /// Scripts the person let reach loopback from the menu (read at the first script that asks).
+    lazy var networkGrants = NetworkGrants(file: session.paths.config + "/network-grants")
+    /// Paths of scripts refused the network in this run: the menu offers them the grant.
+    var networkRefused: Set<String> = []
     /// The state `evaluate` runs chunks in.
     private var evaluator: Script?
     /// The run's Lua console (`retrolua attach`, `--console`, the window's console).

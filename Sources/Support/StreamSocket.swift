@@ -41,7 +41,8 @@ public final class StreamConnection {
         self.limits = limits
         var target = address
         let descriptor = socket(
-            Int32(target.ss_family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+            Int32(target.ss_family),
+            Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
                 | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw SocketFailure(errno: errno) }
         let length = SocketAddress.length(of: target)
@@ -241,7 +242,8 @@ public final class StreamListener {
         var lastError = SocketFailure(errno: EADDRNOTAVAIL)
         for var target in targets {
             let descriptor = socket(
-                Int32(target.ss_family), Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+                Int32(target.ss_family),
+                Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
                     | Int32(SOCK_CLOEXEC.rawValue), 0)
             guard descriptor >= 0 else {
                 lastError = SocketFailure(errno: errno)

@@ -10,12 +10,17 @@ struct Arguments {
     }
 
     init(_ raw: [String], spec: CommandSpec) throws {
-        try self.init(raw, valued: spec.valued, flags: spec.flags, known: spec.options.map(\.name))
+        try self.init(
+            raw, valued: spec.valued, flags: spec.flags, known: spec.options.map(\.name), inline: spec.inlineValued)
     }
 
-    /// `valued` names the options that take a value, `flags` those that do not; `known` lists both in
-    /// the order suggestions prefer.
-    init(_ raw: [String], valued: Set<String>, flags known: Set<String>, known order: [String]? = nil) throws {
+    /// `valued` names the options that take a value, `flags` those that do not (`inline`: flags that may
+    /// also be written `--flag=VALUE`, the value kept with `value`/`all`); `known` lists both in the order
+    /// suggestions prefer.
+    init(
+        _ raw: [String], valued: Set<String>, flags known: Set<String>, known order: [String]? = nil,
+        inline inlineValued: Set<String> = []
+    ) throws {
         let names = order ?? (valued.union(known).union(["help"])).sorted()
         var index = 0
         var optionsEnded = false
@@ -50,7 +55,10 @@ struct Arguments {
                 if inline == nil { index += 1 }
                 values[name, default: []].append(value)
             } else if known.contains(name) || name == "help" {
-                guard inline == nil else { throw UsageError(description: "--\(name) takes no value") }
+                if let inline {
+                    guard inlineValued.contains(name) else { throw UsageError(description: "--\(name) takes no value") }
+                    values[name, default: []].append(inline)
+                }
                 flags.insert(name)
             } else {
                 throw UsageError(description: OptionSuggestion.unknown("--" + name, among: names))

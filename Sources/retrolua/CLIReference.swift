@@ -36,7 +36,7 @@ enum CLIReference {
             if let title = group.title { out += ["**\(text(title))**", ""] }
             for option in group.options {
                 out.append(
-                    "- " + code("--" + option.name + (option.value.map { " " + $0 } ?? "")) + ": " + text(option.help))
+                    "- " + code(option.synopsis) + ": " + text(option.help))
             }
             if !group.note.isEmpty { out += ["", text(group.note)] }
         }

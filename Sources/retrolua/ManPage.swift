@@ -94,7 +94,8 @@ enum ManCommand {
                 for option in group.options {
                     out += [
                         ".TP",
-                        "\\fB\\-\\-\(roff(option.name))\\fR" + (option.value.map { " \\fI\(roff($0))\\fR" } ?? ""),
+                        "\\fB\\-\\-\(roff(option.name))\\fR" + (option.value.map { " \\fI\(roff($0))\\fR" } ?? "")
+                            + (option.inlineValue.map { "[=\\fI\(roff($0))\\fR]" } ?? ""),
                         roff(option.help),
                     ]
                 }

@@ -8,12 +8,22 @@ struct Option {
     let help: String
     /// Values the shell may complete (`--sync audio|vsync|clock`); empty: by the placeholder.
     var choices: [String] = []
+    /// A flag that also takes a value written after `=` (`--allow-net` or `--allow-net=HOST`): its placeholder.
+    var inlineValue: String?
 
-    init(_ name: String, _ value: String? = nil, _ help: String, choices: [String] = []) {
+    init(
+        _ name: String, _ value: String? = nil, _ help: String, choices: [String] = [], inlineValue: String? = nil
+    ) {
         self.name = name
         self.value = value
         self.help = help
         self.choices = choices
+        self.inlineValue = inlineValue
+    }
+
+    /// How the option is written in help and references: `--name VALUE`, `--name[=VALUE]`, `--name`.
+    var synopsis: String {
+        "--" + name + (value.map { " " + $0 } ?? "") + (inlineValue.map { "[=\($0)]" } ?? "")
     }
 
     /// What the shell completes after the option.
@@ -68,6 +78,7 @@ struct CommandSpec {
     var options: [Option] { groups.flatMap(\.options) + [Self.help] }
     var valued: Set<String> { Set(options.filter { $0.value != nil }.map(\.name)) }
     var flags: Set<String> { Set(options.filter { $0.value == nil }.map(\.name)) }
+    var inlineValued: Set<String> { Set(options.filter { $0.inlineValue != nil }.map(\.name)) }
 
     private static func lines(_ text: String) -> [String] {
         text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
@@ -94,7 +105,7 @@ enum HelpLayout {
     static let width = 112
 
     static func lines(for option: Option) -> [String] {
-        let left = "  --" + option.name + (option.value.map { " " + $0 } ?? "")
+        let left = "  " + option.synopsis
         let words = option.help.split(separator: " ").map(String.init)
         var lines: [String] = []
         var current = left.count < gutter ? left.padding(toLength: gutter, withPad: " ", startingAt: 0) : left + " "

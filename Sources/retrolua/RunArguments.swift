@@ -154,9 +154,16 @@ enum RunArguments {
         return raw
     }
 
-    /// `--netplay`, `--netplay-delay` and `--allow-net` into the scripts' options.
+    /// `--netplay`, `--netplay-delay` and `--allow-net[=HOST[:PORT],…]` into the scripts' options.
     private static func netplay(_ args: Arguments, into options: inout ScriptOptions) throws {
         options.allowNet = args.flag("allow-net")
+        for text in args.all("allow-net").flatMap({ $0.split(separator: ",", omittingEmptySubsequences: false) }) {
+            guard let grant = NetworkPermission.Grant(String(text)) else {
+                throw Arguments.UsageError(
+                    description: "--allow-net: '\(text)' is not HOST[:PORT] (a name, an IPv4 address, [IPv6], or *)")
+            }
+            options.netGrants.append(grant)
+        }
         let delay = try args.integer("netplay-delay")
         if let delay, !(0...8).contains(delay) {
             throw Arguments.UsageError(description: "--netplay-delay must be 0…8, got \(delay)")

@@ -96,7 +96,10 @@ extension RunCommand {
                         "give scripts everything: os.execute, io.popen, native modules, bytecode, debug, every file"),
                     Option(
                         "allow-net", nil,
-                        "let scripts open UDP sockets (the net module; the netplay default has them with --netplay)"),
+                        "let scripts open TCP and UDP sockets on loopback (the net module, LuaSocket); =HOST[:PORT],… "
+                            + "also reaches those addresses (repeatable; * binds every address). The netplay default "
+                            + "reaches everything with --netplay",
+                        inlineValue: "HOST[:PORT],…"),
                     Option("sandbox", nil, "the default profile, named (accepted for older command lines)"),
                     Option("data-dir", "DIR", "the data folder (default ~/.local/share/retrolua/data)"),
                     Option("script-memory", "MB", "memory cap per script (default 256)"),

@@ -158,6 +158,55 @@ final class NetTCPTests: XCTestCase {
         XCTAssertTrue(out.contains("localhost true"), out)
     }
 
+    func testAGrantAddsTheAddressItNamesAndNoOther() throws {
+        let harness = try ScriptHarness { options in
+            options.allowNet = true
+            options.netGrants = ["192.0.2.1:80", "[2001:db8::1]", "*:0"].compactMap(NetworkPermission.Grant.init)
+        }
+        defer { harness.close() }
+        try harness.load(
+            """
+            local level, grants = net.allowed()
+            print("allowed " .. level .. " " .. table.concat(grants, " "))
+            print("granted " .. tostring(net.tcp_connect("192.0.2.1:80") ~= nil))
+            print("other_port " .. select(2, net.tcp_connect("192.0.2.1:81")))
+            print("v6 " .. tostring(net.udp{bind = "[::1]:0"} ~= nil))
+            print("any " .. tostring(net.tcp_listen{bind = "*:0"} ~= nil))
+            """)
+        let out = harness.output
+        XCTAssertTrue(out.contains("allowed loopback 192.0.2.1:80 [2001:db8::1] *:0"), out)
+        XCTAssertTrue(out.contains("granted true"), out)
+        XCTAssertTrue(out.contains("other_port reaching 192.0.2.1:81 (not loopback)"), out)
+        XCTAssertTrue(out.contains("any true"), out)
+    }
+
+    func testGrantsParseAsTheCommandLineWritesThem() {
+        XCTAssertEqual(NetworkPermission.Grant("Example.COM:43055")?.text, "example.com:43055")
+        XCTAssertEqual(NetworkPermission.Grant("[::1]:80")?.text, "[::1]:80")
+        XCTAssertEqual(NetworkPermission.Grant("::1")?.text, "[::1]")
+        XCTAssertEqual(NetworkPermission.Grant("*")?.text, "*")
+        for bad in ["", "a:b", "host:70000", "[::1", "a b", "x:1:2:3:4:5:6:7:8:9\0", "\u{0}"] {
+            XCTAssertNil(NetworkPermission.Grant(bad), bad)
+        }
+    }
+
+    func testTheCommandLineTakesGrantsAndRefusesNonsense() throws {
+        let probe = Fixtures.temporaryFolder() + "/probe.lua"
+        try "print('allowed', net.allowed(), table.concat(select(2, net.allowed()), ','))".write(
+            toFile: probe, atomically: true, encoding: .utf8)
+        let run = ["run", Fixtures.nesROM, "--headless", "--frames", "1", "--script", probe]
+        let granted = try Fixtures.cli(run + ["--allow-net=192.0.2.1:80,localhost", "--allow-net=[::1]"])
+        XCTAssertEqual(granted.status, 0, granted.stderr)
+        XCTAssertTrue(granted.stdout.contains("allowed\tloopback\t192.0.2.1:80,localhost,[::1]"), granted.stdout)
+        let bare = try Fixtures.cli(run + ["--allow-net"])
+        XCTAssertTrue(bare.stdout.contains("allowed\tloopback\t"), bare.stdout)
+        let bad = try Fixtures.cli(run + ["--allow-net=a:b"])
+        XCTAssertEqual(bad.status, 2, bad.stderr)
+        XCTAssertTrue(bad.stderr.contains("--allow-net: 'a:b' is not HOST[:PORT]"), bad.stderr)
+        let trusted = try Fixtures.cli(run + ["--trust"])
+        XCTAssertTrue(trusted.stdout.contains("allowed\tall"), trusted.stdout)
+    }
+
     func testConnectingToAClosedPortSaysConnectionRefused() throws {
         let harness = try harness()
         defer { harness.close() }

@@ -183,6 +183,17 @@ local function script_items()
         if not ok then emu.message(problem) end
       end,
     }
+    if script.network == "refused" then
+      -- Asked once per script and content: the grant is remembered and the script restarts with it.
+      items[#items + 1] = {
+        label = "  allow loopback network", color = "#ffd040",
+        detail = script.name .. " asked for the network; this lets it reach this computer only (127.0.0.1)",
+        select = function()
+          local ok, problem = scripts.grant_network(script.path)
+          emu.message(ok and (script.name .. ": loopback network allowed") or problem)
+        end,
+      }
+    end
   end
   return items
 end

@@ -60,7 +60,7 @@ return {
     "state", "count", "index", "ejected", "eject", "insert", "select", "list", "add",
   } },
   scripts = { fields = {
-    "list", "defaults", "load", "unload", "reload",
+    "list", "defaults", "load", "unload", "reload", "grant_network",
   } },
   net = { fields = {
     "udp", "netplay", "clock", "tcp_listen", "tcp_connect", "select", "allowed",

@@ -1191,7 +1191,7 @@ function disc.add(path) end
 ---@class scriptslib
 scripts = {}
 
---- Every script file loaded in this run, in load order: `{name=, path=, loaded=, default=, error=}` — `loaded` false once it failed or was unloaded; `error` the message of its last failure since it was last loaded, if any; `default` for the default frontend's scripts.
+--- Every script file loaded in this run, in load order: `{name=, path=, loaded=, default=, error=, network=}` — `loaded` false once it failed or was unloaded; `error` the message of its last failure since it was last loaded, if any; `default` for the default frontend's scripts; `network` `"refused"` when it asked for the network without permission (see `grant_network`), `"granted"` when the menu's grant holds for it.
 ---@return table
 function scripts.list() end
 
@@ -1216,6 +1216,12 @@ function scripts.unload(script) end
 ---@return boolean?
 ---@return string?
 function scripts.reload(script) end
+
+--- For Retrolua's own frontend scripts (the menu): lets a script of `scripts.list()` reach loopback (as `--allow-net`), remembered in the config folder for this path and this content (a changed file asks again), and reloads it before the next frame. `nil, message` for a script never loaded or when the grant cannot be written.
+---@param script string
+---@return boolean?
+---@return string?
+function scripts.grant_network(script) end
 
 --- TCP and UDP sockets, for netplay and tools beside the emulator. `--allow-net` (or the menu's grant for one script) reaches loopback (127.0.0.0/8, ::1, `localhost`); `--allow-net=HOST[:PORT],…` adds those addresses; `--trust` and Retrolua's own defaults reach everything; without any, every function returns `nil, message` naming the flag. Sockets never block: `receive` returns what is waiting, `wait` and `select` sleep a bounded time (the host's, not the script's). A script holds at most 64 sockets; each TCP connection buffers at most 1 MiB each way; all close when the script ends or reloads. What arrives is untrusted: a datagram over `max_size` is dropped, and so is everything over each sender's rate (counted in `stats`). Addresses are `HOST:PORT` text (`[V6]:PORT` for IPv6).
 ---@class netlib

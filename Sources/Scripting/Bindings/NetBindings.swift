@@ -93,8 +93,7 @@ extension Bindings {
     // MARK: - The functions
 
     private static func netUDP(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let permission = script.networkPermission
-        guard permission.level != .none else { return call.failure(NetworkPermission.refusal) }
+        guard let permission = script.networkAccess() else { return call.failure(NetworkPermission.refusal) }
         var limits = DatagramSocket.Limits()
         var address = permission.level == .all ? "*:0" : "127.0.0.1:0"
         if try call.optionalTable(1, "options") {

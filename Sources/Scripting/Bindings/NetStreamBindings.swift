@@ -136,8 +136,7 @@ extension Bindings {
     // MARK: - The functions
 
     private static func netTCPListen(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let permission = script.networkPermission
-        guard permission.level != .none else { return call.failure(NetworkPermission.refusal) }
+        guard let permission = script.networkAccess() else { return call.failure(NetworkPermission.refusal) }
         var address = "127.0.0.1:0", backlog = 16
         if try call.optionalTable(1, "options") {
             address = try call.stringField(1, "bind", argument: 1) ?? address
@@ -168,9 +167,8 @@ extension Bindings {
     }
 
     private static func netTCPConnect(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let permission = script.networkPermission
         let address = try call.string(1, "address")
-        guard permission.level != .none else { return call.failure(NetworkPermission.refusal) }
+        guard let permission = script.networkAccess() else { return call.failure(NetworkPermission.refusal) }
         if let full = script.socketLimitProblem() { return call.failure(full) }
         let connection: StreamConnection
         do {

@@ -1,6 +1,7 @@
 import CLua
 import Foundation
 import LuaRuntime
+import Support
 
 extension Bindings {
     /// The script named by argument 1: a path or a loaded script's file name, as the host knows it.
@@ -29,8 +30,10 @@ extension Bindings {
                 doc:
                     """
                     Every script file loaded in this run, in load order: `{name=, path=, loaded=, default=, \
-                    error=}` — `loaded` false once it failed or was unloaded; `error` the message of its last \
-                    failure since it was last loaded, if any; `default` for the default frontend's scripts.
+                    error=, network=}` — `loaded` false once it failed or was unloaded; `error` the message of its \
+                    last failure since it was last loaded, if any; `default` for the default frontend's scripts; \
+                    `network` `"refused"` when it asked for the network without permission (see \
+                    `grant_network`), `"granted"` when the menu's grant holds for it.
                     """
             ) { run($0, $1, scriptsList) },
             LuaFunction(
@@ -66,6 +69,16 @@ extension Bindings {
                     read again and restarted before the next frame. `nil, message` for a script never loaded.
                     """
             ) { run($0, $1, scriptsReload) },
+            LuaFunction(
+                "grant_network", "script: string", returns: "boolean?, string?",
+                doc:
+                    """
+                    For Retrolua's own frontend scripts (the menu): lets a script of `scripts.list()` reach \
+                    loopback (as `--allow-net`), remembered in the config folder for this path and this content \
+                    (a changed file asks again), and reloads it before the next frame. `nil, message` for a \
+                    script never loaded or when the grant cannot be written.
+                    """
+            ) { run($0, $1, scriptsGrantNetwork) },
         ])
 
     // MARK: - The functions
@@ -74,12 +87,13 @@ extension Bindings {
         let statuses = script.host.scriptStatuses
         call.newTable(array: statuses.count)
         for (index, status) in statuses.enumerated() {
-            call.newTable(fields: 5)
+            call.newTable(fields: 6)
             call.set("name", status.name)
             call.set("path", status.path)
             call.set("loaded", status.loaded)
             call.set("default", status.isDefault)
             if let error = status.error { call.set("error", error) }
+            if let network = status.network { call.set("network", network) }
             lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
@@ -125,6 +139,26 @@ extension Bindings {
         guard let path = try knownPath(call, host) else {
             return call.failure("no script '\(try call.string(1, "script"))' was loaded")
         }
+        if let full = requestsFull(host) { return call.failure(full) }
+        host.scriptRequests.append(.reload(path: path))
+        return call.returning(true)
+    }
+
+    private static func scriptsGrantNetwork(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        // A grant acts for the person at the keyboard: only the menu (a default frontend script) gives it.
+        guard script.isFrontendDefault else {
+            throw call.error("only Retrolua's own frontend scripts may grant the network (the menu's Scripts page)")
+        }
+        let host = script.host
+        guard let path = try knownPath(call, host) else {
+            return call.failure("no script '\(try call.string(1, "script"))' was loaded")
+        }
+        let bytes: [UInt8]
+        do { bytes = try BoundedFile.read(path, limit: 64 << 20) } catch { return call.failure("\(path): \(error)") }
+        do { try host.networkGrants.grant(path: path, sha1: Hashing.sha1(bytes)) } catch {
+            return call.failure(error.description)
+        }
+        host.networkRefused.remove(path)
         if let full = requestsFull(host) { return call.failure(full) }
         host.scriptRequests.append(.reload(path: path))
         return call.returning(true)
