@@ -76,8 +76,17 @@ final class HostileScriptTests: XCTestCase {
             "require-bytecode", untrusted,
             "local f = assert(io.open(DATA .. '/evil.lua', 'wb')) f:write(\(dumped)) f:close() package.path = DATA .. '/?.lua' out(pcall(require, 'evil'))",
             binary),
-        Case("searchers-count", untrusted, "out(#package.searchers, package.cpath, package.loadlib)", "2\t\tnil"),
-        Case("require-native", untrusted, "out(pcall(require, 'socket.core'))", "module 'socket.core' not found"),
+        // the searchers: preload, Lua files, Retrolua's LuaSocket; loadlib gives only LuaSocket's opener
+        Case(
+            "searchers-count", untrusted, "out(#package.searchers, package.cpath, type(package.loadlib))",
+            "3\t\tfunction"),
+        Case("require-native", untrusted, "out(pcall(require, 'lfs'))", "module 'lfs' not found"),
+        Case(
+            "loadlib-native", untrusted, "out(package.loadlib('/lib/x86_64-linux-gnu/libc.so.6', 'luaopen_x'))",
+            "nil\tpackage.loadlib: native code needs --trust"),
+        Case(
+            "luasocket-after-tampering", untrusted,
+            "string.match = function() return '/etc/' end out(require('socket')._VERSION)", "LuaSocket 3.0.0"),
         // processes
         Case("os-execute", untrusted, "out(os.execute, io.popen)", "nil\tnil"),
         Case("os-exit", untrusted, "out(pcall(os.exit, 0))", "use emu.exit(code)"),

@@ -282,20 +282,26 @@ final class ScriptModelTests: XCTestCase {
         let harness = try ScriptHarness()
         try harness.load(
             """
-            print(os.execute, io.popen, package.loadlib, package.cpath)
+            print(os.execute, io.popen, package.cpath)
             print(pcall(os.exit, 0))
-            print((select(2, pcall(require, "socket.core")):gsub("%s+", " ")))
+            print((select(2, pcall(require, "lfs")):gsub("%s+", " ")))
             print(load(string.dump(function() end)))
             print(load("return 1 + 1")())
+            print(package.loadlib("/lib/x86_64-linux-gnu/libc.so.6", "luaopen_x"))
+            print(package.loadlib("socket-linux-5-4.so", "luaopen_socket_core")() == require("socket.core"))
             """)
-        XCTAssertEqual(harness.lines[0], "nil\tnil\tnil\t")
+        XCTAssertEqual(harness.lines[0], "nil\tnil\t")
         XCTAssertTrue(
             harness.lines[1].hasPrefix("false\t") && harness.lines[1].contains("use emu.exit(code)"), harness.lines[1])
         XCTAssertTrue(
-            harness.lines[2].contains("module 'socket.core' not found") && !harness.lines[2].contains(".so"),
+            harness.lines[2].contains("module 'lfs' not found") && !harness.lines[2].contains(".so"),
             "no native searcher: \(harness.lines[2])")
         XCTAssertTrue(harness.lines[3].contains("attempt to load a binary chunk"), harness.lines[3])
         XCTAssertEqual(harness.lines[4], "2")
+        XCTAssertTrue(
+            harness.lines[5].hasPrefix("nil\tpackage.loadlib: native code needs --trust")
+                && harness.lines[5].hasSuffix("\topen"), "only LuaSocket's opener: \(harness.lines[5])")
+        XCTAssertEqual(harness.lines[6], "true", "loadlib's LuaSocket is require's")
     }
 
     func testTrustRestoresTheFullLibrary() throws {

@@ -1,7 +1,8 @@
 -- Security prelude, run first in every script's state: the host passes (trust, allow_files, package_path,
 -- allow_path) from its options. It runs before any script code, so no script holds on to what it replaces.
 -- The profiles (docs/guides/security.md, "Profiles"):
---   default:       no process spawning, no native modules, no binary chunks on any path (load, loadfile,
+--   default:       no process spawning, no native modules (package.loadlib gives only LuaSocket's opener,
+--                  lua/retrolua/luasocket/), no binary chunks on any path (load, loadfile,
 --                  dofile, require, package.searchers), debug only as traceback and getinfo (without
 --                  functions), no os.exit (use emu.exit); files: read the script's folder and lua/, read and
 --                  write the data folder (allow_path decides, the same check the bindings with paths use).
@@ -12,7 +13,50 @@
 local trust, allow_files, package_path, allow_path = ...
 package.path = package_path
 package.cpath = ""
-if trust then return end
+
+-- LuaSocket's API (lua/retrolua/luasocket/) over the `net` module as it is now, before any script can replace
+-- it: require "socket" and "socket.core" find it after the script's own modules, and
+-- package.loadlib(ANY, "luaopen_socket_core") — how connectors load a bundled LuaSocket binary — returns its
+-- opener. One table per state, loaded on first use from the last folder of package_path (lua/), found now:
+-- nothing a script may have replaced by then takes part in choosing the files.
+local host_net, native_loadlib, real_loadfile, raise, to_text = net, package.loadlib, loadfile, error, tostring
+local luasocket_folder
+for template in string.gmatch(package_path, "[^;]+") do
+  luasocket_folder = (string.match(template, "^(.*/)%?%.lua$") or luasocket_folder)
+end
+luasocket_folder = luasocket_folder and luasocket_folder .. "retrolua/luasocket/"
+local luasocket
+local function luasocket_part(name, ...)
+  local chunk, problem = nil, "no lua/ folder"
+  if luasocket_folder then chunk, problem = real_loadfile(luasocket_folder .. name .. ".lua", "t") end
+  if not chunk then raise("socket: Retrolua's LuaSocket cannot be loaded: " .. to_text(problem), 0) end
+  return chunk(...)
+end
+local function open_luasocket()
+  if luasocket == nil then luasocket = luasocket_part("init", host_net, luasocket_part) end
+  return luasocket
+end
+local function luasocket_searcher(name)
+  if name == "socket" or name == "socket.core" then return open_luasocket, ":luasocket" end
+  return nil
+end
+local string_format, value_type = string.format, type
+package.loadlib = function(path, symbol)
+  if value_type(path) ~= "string" then
+    error(string_format("bad argument #1 to 'loadlib' (string expected, got %s)", value_type(path)), 2)
+  end
+  if value_type(symbol) ~= "string" then
+    error(string_format("bad argument #2 to 'loadlib' (string expected, got %s)", value_type(symbol)), 2)
+  end
+  if symbol == "luaopen_socket_core" then return open_luasocket end
+  if trust then return native_loadlib(path, symbol) end
+  return nil, "package.loadlib: native code needs --trust; without it only \"luaopen_socket_core\" loads "
+    .. "(Retrolua's LuaSocket, over its own sockets; see docs/guides/security.md)", "open"
+end
+if trust then
+  package.searchers[#package.searchers + 1] = luasocket_searcher
+  return
+end
 
 local type, error, select, tostring = type, error, select, tostring
 local find, gsub, gmatch, format = string.find, string.gsub, string.gmatch, string.format
@@ -23,7 +67,7 @@ local open, lines, input, output = io.open, io.lines, io.input, io.output
 local remove, rename = os.remove, os.rename
 local getinfo, traceback = debug.getinfo, debug.traceback
 
-os.execute, io.popen, package.loadlib = nil, nil, nil
+os.execute, io.popen = nil, nil
 os.exit = function() error("os.exit is not available to scripts; use emu.exit(code)", 2) end
 
 -- nil when `path` may be opened by function `name`, else the message (naming the function and the path).
@@ -132,6 +176,7 @@ package.searchers[2] = function(name)
   return chunk, file
 end
 for i = #package.searchers, 3, -1 do remove_item(package.searchers, i) end
+package.searchers[3] = luasocket_searcher
 
 -- debug: traceback, and getinfo without the function it describes (a raw function calling back into a
 -- script would otherwise hand itself out). require("debug") and package.loaded.debug give the same table.

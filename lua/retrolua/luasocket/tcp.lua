@@ -1,0 +1,303 @@
+-- LuaSocket's TCP objects over net.tcp_listen / net.tcp_connect: "tcp{master}" (new), "tcp{server}" (bound
+-- and listening), "tcp{client}" (connected or accepted). Results, classes and error strings as LuaSocket
+-- 3.0's (its numbers are floats, a local port is text, a peer's port an integer).
+-- Known differences: a socket is bound and listening in one host call, so bind() already accepts
+-- connections; connect() after bind() drops the local address; shutdown("send") stops sends but cannot send
+-- the peer an end of stream unless the host's connection offers `shutdown`.
+local net, common = ...
+
+local type, setmetatable, tonumber, floor, format = type, setmetatable, tonumber, math.floor, string.format
+local find, sub, gsub = string.find, string.sub, string.gsub
+local state, classes = common.state, common.classes
+
+local MASTER = { ["tcp{master}"] = true }
+local SERVER = { ["tcp{server}"] = true }
+local CLIENT = { ["tcp{client}"] = true }
+local ANY = { ["tcp{master}"] = true, ["tcp{server}"] = true, ["tcp{client}"] = true }
+local BACKLOG = 32  -- LuaSocket's own default for listen()
+
+local tcp = {}
+local methods = {}
+
+function tcp.new(family, class, fields)
+  local object = setmetatable({}, classes[class])
+  local s = fields or {}
+  s.kind, s.family, s.buffer, s.sent, s.received, s.born, s.options = "tcp", family, "", 0, 0, common.now(), {}
+  common.new_timeouts(s)
+  s.fd = common.new_fd(object)
+  state[object] = s
+  return object
+end
+
+function methods.bind(self, address, port)
+  local s = common.self(self, "bind", "tcp{master}", MASTER)
+  address = common.string(address, 1, "bind")
+  port = common.string(port, 2, "bind")
+  if s.closed then return nil, "closed" end
+  if s.listener then return nil, "Invalid argument" end
+  local listener, message = net.tcp_listen({ bind = common.join(common.host(address, s.family), port), backlog = BACKLOG })
+  if not listener then return nil, common.reason(message) end
+  s.listener = listener
+  return 1.0
+end
+
+function methods.listen(self, backlog)
+  local s = common.self(self, "listen", "tcp{master}", MASTER)
+  common.number(backlog, 1, "listen", BACKLOG)
+  if s.closed then return nil, "closed" end
+  if not s.listener then  -- as the system does for listen() on an unbound socket: every address, any port
+    local listener, message = net.tcp_listen({ bind = common.join(common.host("*", s.family), "0"), backlog = BACKLOG })
+    if not listener then return nil, common.reason(message) end
+    s.listener = listener
+  end
+  setmetatable(self, classes["tcp{server}"])
+  return 1.0
+end
+
+function methods.accept(self)
+  local s = common.self(self, "accept", "tcp{server}", SERVER)
+  if s.closed then return nil, "closed" end
+  local deadline = common.deadline(s)
+  while true do
+    local conn = s.listener:accept()
+    if conn then return tcp.new(s.family, "tcp{client}", { conn = conn, reported = true }) end
+    local ms = common.wait_ms(deadline)
+    if ms == 0 then return nil, "timeout" end
+    s.listener:wait(ms)
+  end
+end
+
+function methods.connect(self, address, port)
+  local s = common.self(self, "connect", "tcp{any}", ANY)
+  address = common.string(address, 1, "connect")
+  port = common.string(port, 2, "connect")
+  setmetatable(self, classes["tcp{client}"])  -- as LuaSocket: even when the connect fails or is still going on
+  if s.closed then return nil, "closed" end
+  if s.conn then
+    local now = s.conn:state()
+    if now == "open" then  -- connect(2) again: success once after a connect that went on, then EISCONN
+      if s.reported then return nil, "already connected" end
+      s.reported = true
+      return 1.0
+    elseif now == "connecting" then
+      return nil, "Operation already in progress"
+    end
+    s.conn = nil  -- a failed attempt: this call tries again
+  end
+  if s.listener then
+    s.listener:close()
+    s.listener = nil
+  end
+  local conn, message = net.tcp_connect(common.join(common.host(address, s.family), port))
+  if not conn then return nil, common.reason(message) end
+  s.conn = conn
+  local deadline = common.deadline(s)
+  while true do
+    local now, why = conn:state()
+    if now == "open" then return 1.0 end  -- the next connect succeeds once more, as connect(2) does
+    if now == "closed" then
+      return nil, common.reason(why)
+    end
+    local ms = common.wait_ms(deadline)
+    if ms == 0 then return nil, "timeout" end
+    conn:wait(ms)
+  end
+end
+
+-- Receiving: bytes the host handed over wait in s.buffer until a pattern takes them. -------------------------
+
+-- Moves what the host holds into the buffer: true, or false and "timeout" (nothing yet) or "closed".
+local function pull(s)
+  if s.closed or s.receive_shut or not s.conn then return false, "closed" end
+  local data, why = s.conn:receive()
+  if data and #data > 0 then
+    s.buffer = s.buffer .. data
+    s.received = s.received + #data
+    return true
+  end
+  if data or why == "timeout" then return false, "timeout" end
+  return false, common.reason(why)
+end
+
+-- What the buffer gives the pattern now, or nil while more is needed ("all" ends only with the stream).
+-- A line ends at LF; every CR in it is dropped, as LuaSocket does.
+local function take(s, kind, count)
+  local buffer = s.buffer
+  if kind == "line" then
+    local stop = find(buffer, "\n", 1, true)
+    if not stop then return nil end
+    s.buffer = sub(buffer, stop + 1)
+    return (gsub(sub(buffer, 1, stop - 1), "\r", ""))
+  elseif kind == "count" then
+    if #buffer == 0 or #buffer < count then return nil end  -- even 0 bytes waits for the first data
+    s.buffer = sub(buffer, count + 1)
+    return sub(buffer, 1, count)
+  end
+  return nil
+end
+
+-- The partial result of a call that failed; it leaves the buffer (the caller passes it back as a prefix).
+local function partial(s, kind)
+  local buffer = s.buffer
+  s.buffer = ""
+  if kind == "line" then return (gsub(buffer, "\r", "")) end
+  return buffer
+end
+
+local function pattern_of(pattern)
+  if pattern == nil then return "line" end
+  local count = tonumber(pattern)
+  if count then
+    if count < 0 then common.bad(1, "receive", "invalid receive pattern") end
+    return "count", floor(count)
+  end
+  if type(pattern) ~= "string" then common.bad(1, "receive", "string expected, got " .. type(pattern)) end
+  local text = pattern
+  if sub(text, 1, 1) == "*" then text = sub(text, 2) end
+  local first = sub(text, 1, 1)
+  if first == "l" then return "line" end
+  if first == "a" then return "all" end
+  common.bad(1, "receive", "invalid receive pattern")
+end
+
+function methods.receive(self, pattern, prefix)
+  local s = common.self(self, "receive", "tcp{client}", CLIENT)
+  local kind, count = pattern_of(pattern)
+  prefix = common.optional_string(prefix, 2, "receive", "")
+  if kind == "count" and #prefix > 0 then  -- a count includes the partial result given back as the prefix
+    if count <= #prefix then return prefix, nil, nil end
+    count = count - #prefix
+  end
+  local deadline = common.deadline(s)
+  while true do
+    local got = take(s, kind, count)
+    if got then return prefix .. got, nil, nil end
+    local more, why = pull(s)
+    if not more then
+      if why ~= "timeout" then
+        -- "*a" succeeds at the end of the stream when this call got something, as LuaSocket's recvall
+        if kind == "all" and #s.buffer > 0 then return prefix .. partial(s, kind), nil, nil end
+        return nil, why, prefix .. partial(s, kind)
+      end
+      local ms = common.wait_ms(deadline)
+      if ms == 0 then return nil, "timeout", prefix .. partial(s, kind) end
+      s.conn:wait(ms)
+    end
+  end
+end
+
+-- Sending: net accepts what fits its bounded send buffer and flushes it on the host; a blocking send waits in
+-- short host sleeps for room (net has no wait for writability).
+function methods.send(self, data, i, j)
+  local s = common.self(self, "send", "tcp{client}", CLIENT)
+  data = common.string(data, 1, "send")
+  local size = #data
+  local start = floor(common.number(i, 2, "send", 1))
+  local stop = floor(common.number(j, 3, "send", -1))
+  if start < 0 then start = size + start + 1 end
+  if stop < 0 then stop = size + stop + 1 end
+  if start < 1 then start = 1 end
+  if stop > size then stop = size end
+  if start > stop then return start - 1.0, nil, nil end
+  if s.closed or s.send_shut or not s.conn then return nil, "closed", start - 1.0 end
+  local chunk, done = sub(data, start, stop), 0
+  local deadline = common.deadline(s)
+  while true do
+    local accepted, why = s.conn:send(done == 0 and chunk or sub(chunk, done + 1))
+    if not accepted then return nil, common.reason(why), done + start - 1.0 end
+    done = done + accepted
+    s.sent = s.sent + accepted
+    if done >= #chunk then return done + start - 1.0, nil, nil end
+    local ms = common.wait_ms(deadline)
+    if ms == 0 then return nil, "timeout", done + start - 1.0 end
+    common.sleep_ms(ms < 10 and ms or 10)
+  end
+end
+
+function methods.close(self)
+  local s = common.self(self, "close", "tcp{any}", ANY)
+  if not s.closed then
+    s.closed, s.buffer = true, ""
+    if s.conn then s.conn:close() end
+    if s.listener then s.listener:close() end
+    common.forget_fd(s)
+  end
+  return 1.0
+end
+
+function methods.shutdown(self, how)
+  local s = common.self(self, "shutdown", "tcp{client}", CLIENT)
+  how = common.optional_string(how, 1, "shutdown", "both")
+  if how ~= "both" and how ~= "send" and how ~= "receive" then
+    common.bad(1, "shutdown", format("invalid option '%s'", how), 3)
+  end
+  if how ~= "receive" then s.send_shut = true end
+  if how ~= "send" then s.receive_shut = true end
+  if s.conn and not s.closed then
+    if how == "both" then
+      s.conn:close()  -- the peer sees the end of the stream (pending bytes are flushed first)
+    elseif how == "send" and s.conn.shutdown then
+      s.conn:shutdown("send")
+    end
+  end
+  return 1.0
+end
+
+function methods.getsockname(self)
+  local s = common.self(self, "getsockname", "tcp{any}", ANY)
+  local handle = not s.closed and (s.conn or s.listener)
+  if not handle then return nil, "Bad file descriptor" end
+  return common.split(handle:address())
+end
+
+function methods.getpeername(self)
+  local s = common.self(self, "getpeername", "tcp{any}", ANY)
+  if s.closed or not (s.conn or s.listener) then return nil, "Bad file descriptor" end
+  local peer = s.conn and s.conn:state() ~= "connecting" and s.conn:peer()
+  if not peer then return nil, "Transport endpoint is not connected" end
+  local host, port, family = common.split(peer)
+  return host, tonumber(port), family
+end
+
+function methods.dirty(self)
+  return #common.self(self, "dirty", "tcp{any}", ANY).buffer > 0
+end
+
+function methods.getstats(self)
+  local s = common.self(self, "getstats", "tcp{client}", CLIENT)
+  return s.received + 0.0, s.sent + 0.0, common.now() - s.born + 0.0
+end
+
+function methods.setstats(self, received, sent, age)
+  local s = common.self(self, "setstats", "tcp{client}", CLIENT)
+  s.received = common.number(received, 1, "setstats", s.received)
+  s.sent = common.number(sent, 2, "setstats", s.sent)
+  if age ~= nil then s.born = common.now() - common.number(age, 3, "setstats") end
+  return 1.0
+end
+
+-- Options are accepted and remembered (the host sets what its sockets need); they change nothing here.
+local SET = {
+  keepalive = false, reuseaddr = false, reuseport = false, ["tcp-nodelay"] = false, ["tcp-keepidle"] = 0,
+  ["tcp-keepcnt"] = 0, ["tcp-keepintvl"] = 0, linger = { on = false, timeout = 0 }, ["ipv6-v6only"] = false,
+  ["recv-buffer-size"] = 0, ["send-buffer-size"] = 0, ["tcp-defer-accept"] = 0, ["tcp-fastopen"] = 0,
+  ["tcp-fastopen-connect"] = false,
+}
+local GET = {
+  keepalive = true, reuseaddr = true, reuseport = true, ["tcp-nodelay"] = true, ["tcp-keepidle"] = true,
+  ["tcp-keepcnt"] = true, ["tcp-keepintvl"] = true, linger = true, ["recv-buffer-size"] = true,
+  ["send-buffer-size"] = true,
+}
+
+function methods.setoption(self, name, value)
+  local s = common.self(self, "setoption", "tcp{any}", ANY)
+  return common.setoption(s, SET, name, value, not s.closed and (s.conn or s.listener))
+end
+
+function methods.getoption(self, name)
+  return common.getoption(common.self(self, "getoption", "tcp{any}", ANY), SET, GET, name)
+end
+
+common.define_shared(methods, "tcp{any}", ANY)
+common.define({ "tcp{master}", "tcp{server}", "tcp{client}" }, methods)
+return tcp
