@@ -56,6 +56,7 @@ refused("key not base64", with(5, "Sec-WebSocket-Key: !!!!!!!!!!!!!!!!!!!!!!!=")
 refused("version 8", with(6, "Sec-WebSocket-Version: 8"), "426")
 refused("bad header", with(2, "no colon here"), "400")
 refused("origin", with(2, "Origin: http://evil.example"), "403")
+refused("bare LF", with(2, "Host: localhost\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ=="), "400")
 check("origin allowed", select(2, ws.handshake(request(with(2, "Origin: http://me")), { "http://me" })), true)
 
 local function frame(opcode, payload, options)
@@ -116,6 +117,7 @@ violation("fragments over the limit", frame(1, string.rep("a", 600), { fin = fal
   1009)
 violation("long form for a short length", string.pack(">BBI2", 0x81, 0x80 | 126, 5), 1002)
 check("room is bounded", ws.reader(1000):room(), 1014)
+check("room takes a whole control frame", ws.reader(10):room(), 139)
 
 check("server frame short", ws.frame(1, "hi"), "\129\2hi")
 check("server frame 16-bit", ws.frame(2, string.rep("x", 300)):sub(1, 4), string.pack(">BBI2", 0x82, 126, 300))

@@ -114,7 +114,10 @@ end
 --- browser) is refused, "*" accepts any.
 function websocket.handshake(head, origins)
   local lines = {}
-  for line in head:gmatch("([^\r\n]*)\r\n") do lines[#lines + 1] = line end
+  for line in head:gmatch("(.-)\r\n") do
+    if line:find("[\r\n]") then return http_error(400, "a bare CR or LF in the request"), false, "bare CR or LF" end
+    lines[#lines + 1] = line
+  end
   local method, version = (lines[1] or ""):match("^(%u+) %S+ HTTP/(%d%.%d)$")
   if method ~= "GET" or not version or tonumber(version) < 1.1 then
     return http_error(400, "a WebSocket opening handshake is a GET request of HTTP/1.1"), false, "not a GET request"
@@ -201,8 +204,9 @@ function Reader:feed(bytes)
   self.buffer, self.at = self.buffer:sub(self.at) .. bytes, 1
 end
 
---- How many more bytes the reader takes (so it never holds more than one frame's worth past its limit).
-function Reader:room() return math.max(0, self.max + 14 - (#self.buffer - self.at + 1)) end
+--- How many more bytes the reader takes: room for one whole frame (a control frame's 125 bytes at least) and
+--- its header, so it never holds more than that.
+function Reader:room() return math.max(0, math.max(self.max, 125) + 14 - (#self.buffer - self.at + 1)) end
 
 function Reader:next()
   local b, p = self.buffer, self.at
