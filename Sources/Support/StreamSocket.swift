@@ -31,7 +31,11 @@ public final class StreamConnection {
     private var peerFinished = false
     /// `close` was asked while bytes were pending: they are flushed, then the socket closes.
     private var closing = false
+    /// The connect finished since `isReady(connected:)` last looked: a change of state `wait` reports once.
+    private var connectedUnseen = false
     private var incoming = ByteQueue()
+    /// Where `recv` writes before the bytes join `incoming` (allocated at the first read).
+    private var scratch: [UInt8] = []
     private var outgoing = ByteQueue()
     public let peerAddress: String
     public private(set) var localAddress: String
@@ -104,6 +108,7 @@ public final class StreamConnection {
             getsockopt(descriptor, SOL_SOCKET, SO_ERROR, &error, &size)
             guard error == 0 else { return fail(error) }
             connecting = false
+            connectedUnseen = true
             localAddress = SocketAddress.local(of: descriptor)
         }
         flush()
@@ -123,14 +128,30 @@ public final class StreamConnection {
                 return fail(sent < 0 ? errno : EPIPE)
             }
         }
-        if closing && outgoing.isEmpty { release() }
+        if closing && outgoing.isEmpty { finishClosing() }
+    }
+
+    /// After the last byte: FIN first, and what the peer sent meanwhile read and dropped, so the close is not
+    /// a reset (which may make the peer drop the reply it has not read yet).
+    private func finishClosing() {
+        shutdown(descriptor, Int32(SHUT_WR))
+        var scratch = [UInt8](repeating: 0, count: 4096)
+        for _ in 0..<16 {
+            let count = scratch.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
+            if count <= 0 { break }
+        }
+        release()
     }
 
     private func fill() {
         while descriptor >= 0 && !peerFinished && incoming.count < limits.receiveBuffer {
-            let room = min(64 << 10, limits.receiveBuffer - incoming.count)
-            let count = incoming.append(upTo: room) { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
-            if count > 0 { continue }
+            if scratch.isEmpty { scratch = [UInt8](repeating: 0, count: 64 << 10) }
+            let room = min(scratch.count, limits.receiveBuffer - incoming.count)
+            let count = scratch.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, room, 0) }
+            if count > 0 {
+                scratch.withUnsafeBytes { incoming.append(UnsafeRawBufferPointer(rebasing: $0[0..<count])) }
+                continue
+            }
             if count == 0 {
                 peerFinished = true
             } else if errno == EINTR {
@@ -169,14 +190,17 @@ public final class StreamConnection {
     /// more can come).
     public func receive(max: Int = Int.max) -> [UInt8] {
         pump()
-        let taken = incoming.take(max)
-        if !taken.isEmpty { fill() }
-        return taken
+        return incoming.take(max)
     }
 
-    /// Whether bytes or a change of state are waiting now (after a pump).
-    public var isReady: Bool {
+    /// Whether bytes or the end are waiting now (after a pump), or, with `connected`, a connect finished
+    /// since last asked.
+    public func isReady(connected: Bool = false) -> Bool {
         pump()
+        if connected && connectedUnseen {
+            connectedUnseen = false
+            return true
+        }
         if !incoming.isEmpty { return true }
         if case .closed = state { return true }
         return false
@@ -193,9 +217,10 @@ public final class StreamConnection {
 
     var pollDescriptor: Int32 { descriptor }
 
-    /// Waits until bytes or a change of state are waiting or `milliseconds` (0…1000) pass; whether they are.
+    /// Waits until bytes or a change of state (connected, closed) are waiting or `milliseconds` (0…1000)
+    /// pass; whether they are.
     public func wait(milliseconds: Int) -> Bool {
-        SocketSet.wait([.connection(self)], milliseconds: milliseconds)[0]
+        SocketSet.wait([.connection(self)], milliseconds: milliseconds, connected: true)[0]
     }
 
     /// Closes gracefully: bytes still pending are flushed by later pumps (best effort), then the socket
@@ -326,10 +351,12 @@ public enum SocketSet {
         case datagram(DatagramSocket)
     }
 
-    /// Which members are ready (bytes, a connection, a datagram or a change of state waiting), waiting at
-    /// most `milliseconds` (clamped to 0…1000) for the first; pending sends are flushed while waiting.
-    public static func wait(_ members: [Member], milliseconds: Int) -> [Bool] {
+    /// Which members are ready (bytes, a connection, a datagram or the end waiting; with `connected`, a
+    /// finished connect too), waiting at most `milliseconds` (clamped to 0…1000) for the first; pending
+    /// sends are flushed while waiting.
+    public static func wait(_ members: [Member], milliseconds: Int, connected: Bool = false) -> [Bool] {
         let deadline = monotonicMilliseconds() &+ Int64(max(0, min(milliseconds, 1000)))
+        let readyNow = { (member: Member) in Self.readyNow(member, connected: connected) }
         while true {
             var ready = members.map(readyNow)
             if ready.contains(true) { return ready }
@@ -354,9 +381,9 @@ public enum SocketSet {
         }
     }
 
-    private static func readyNow(_ member: Member) -> Bool {
+    private static func readyNow(_ member: Member, connected: Bool) -> Bool {
         switch member {
-        case .connection(let connection): return connection.isReady
+        case .connection(let connection): return connection.isReady(connected: connected)
         case .listener(let listener):
             guard !listener.isClosed else { return false }
             var entry = pollfd(fd: listener.pollDescriptor, events: Int16(POLLIN), revents: 0)
@@ -411,16 +438,6 @@ struct ByteQueue {
     mutating func append(_ bytes: UnsafeRawBufferPointer) {
         compact()
         storage.append(contentsOf: bytes)
-    }
-
-    /// Appends what `read` writes into `room` fresh bytes; returns what `read` returned.
-    mutating func append(upTo room: Int, _ read: (UnsafeMutableRawBufferPointer) -> Int) -> Int {
-        compact()
-        let start = storage.count
-        storage.append(contentsOf: repeatElement(0, count: room))
-        let count = storage.withUnsafeMutableBytes { read(UnsafeMutableRawBufferPointer(rebasing: $0[start...])) }
-        storage.removeLast(room - max(0, min(count, room)))
-        return count
     }
 
     func withFront<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
