@@ -224,6 +224,18 @@ final class NetTCPTests: XCTestCase {
             """)
         XCTAssertTrue(harness.output.contains("refused closed connection refused"), harness.output)
     }
+
+    /// Tests/python/test_net.py: Python peers on loopback — an echo server script serves several clients
+    /// (every byte value, one that leaves at once), a script's client reaches a Python server, and binding
+    /// every address needs `--allow-net=*:PORT` or `--trust`.
+    func testPythonPeersOnLoopback() throws {
+        let result = try Fixtures.cli(
+            [], environment: ["RETROLUA": Fixtures.binary], executable: Fixtures.python,
+            arguments: ["-m", "pytest", "-q", "-p", "no:cacheprovider", Fixtures.root + "/Tests/python/test_net.py"],
+            timeout: 600)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("6 passed"), result.stdout)
+    }
 }
 
 /// A TCP peer made with the system's calls, independent of what it tests.
