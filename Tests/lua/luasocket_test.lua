@@ -8,7 +8,9 @@ local socket = require("socket")
 -- A value as text with its Lua type: 1.0 and 1 differ, as do "80" and 80.
 local function show(value)
   if type(value) == "number" then return math.type(value) .. ":" .. tostring(value) end
-  if type(value) == "string" then return string.format("%q", value) end
+  if type(value) == "string" then  -- bytes over 127 escaped: Retrolua's print shows text as UTF-8
+    return (string.format("%q", value):gsub("[\128-\255]", function(c) return "\\" .. c:byte() end))
+  end
   if type(value) == "table" then
     local class = getmetatable(value) and value.class
     if class then return "object:" .. class end
@@ -140,6 +142,29 @@ say("bad shutdown", failure(function() return control:shutdown("sideways") end))
 say("bind on client", failure(function() return control:bind("127.0.0.1", 0) end))
 say("accept on client", failure(function() return control:accept() end))
 say("getstats on master", failure(function() return socket.tcp():getstats() end))
+
+-- Binary garbage, many lines at once, a line dripped a byte at a time ---------------------------------------------
+control:settimeout(10)
+local every_byte = {}
+for byte = 0, 255 do every_byte[#every_byte + 1] = string.char(byte) end
+every_byte = table.concat(every_byte)
+control:send("send " .. hex(every_byte .. "\0\r\255\n") .. "\n")
+say("every byte", control:receive(256) == every_byte)
+say("binary line", control:receive())
+control:send("lines 20000\n")
+local count, last = 0, nil
+while count < 20000 do
+  local line, err = control:receive()
+  if not line then
+    say("lines failed", err)
+    break
+  end
+  count, last = count + 1, line
+end
+say("lines", count, last)
+control:send("drip " .. hex("dripped\r\nslowly\n") .. "\n")
+say("drip", control:receive())
+say("drip count", control:receive(3), control:receive(4))
 
 -- Sending ------------------------------------------------------------------------------------------------------------
 control:settimeout(10)

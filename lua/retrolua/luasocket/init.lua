@@ -128,7 +128,7 @@ end
 local function dirty(object, s)
   if s.kind ~= "tcp" then return false end
   if state[object] == nil and object.dirty then return object:dirty() and true or false end
-  return #s.buffer > 0 or s.receive_shut == true
+  return s.first <= #s.buffer or s.receive_shut == true
 end
 
 local function writable(s)

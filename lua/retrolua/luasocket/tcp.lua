@@ -7,7 +7,7 @@
 local net, common = ...
 
 local type, setmetatable, tonumber, floor, format = type, setmetatable, tonumber, math.floor, string.format
-local find, sub, gsub = string.find, string.sub, string.gsub
+local find, sub, gsub, concat = string.find, string.sub, string.gsub, table.concat
 local state, classes = common.state, common.classes
 
 local MASTER = { ["tcp{master}"] = true }
@@ -22,7 +22,8 @@ local methods = {}
 function tcp.new(family, class, fields)
   local object = setmetatable({}, classes[class])
   local s = fields or {}
-  s.kind, s.family, s.buffer, s.sent, s.received, s.born, s.options = "tcp", family, "", 0, 0, common.now(), {}
+  s.kind, s.family, s.buffer, s.first = "tcp", family, "", 1
+  s.sent, s.received, s.born, s.options = 0, 0, common.now(), {}
   common.new_timeouts(s)
   s.fd = common.new_fd(object)
   state[object] = s
@@ -104,44 +105,49 @@ function methods.connect(self, address, port)
   end
 end
 
--- Receiving: bytes the host handed over wait in s.buffer until a pattern takes them. -------------------------
+-- Receiving: the bytes the host handed over and no pattern took yet are s.buffer from s.first on (a position,
+-- so taking a line copies only the line). A call collects what it takes in `pieces`, searching only new bytes:
+-- a peer dripping a long line costs linear time.
 
--- Moves what the host holds into the buffer: true, or false and "timeout" (nothing yet) or "closed".
+-- What the host holds now: the bytes, or nil and "timeout" (nothing yet) or "closed".
 local function pull(s)
-  if s.closed or s.receive_shut or not s.conn then return false, "closed" end
+  if s.closed or s.receive_shut or not s.conn then return nil, "closed" end
   local data, why = s.conn:receive()
   if data and #data > 0 then
-    s.buffer = s.buffer .. data
     s.received = s.received + #data
-    return true
+    return data
   end
-  if data or why == "timeout" then return false, "timeout" end
-  return false, common.reason(why)
+  if data or why == "timeout" then return nil, "timeout" end
+  return nil, common.reason(why)
 end
 
--- What the buffer gives the pattern now, or nil while more is needed ("all" ends only with the stream).
--- A line ends at LF; every CR in it is dropped, as LuaSocket does.
-local function take(s, kind, count)
-  local buffer = s.buffer
+-- Takes what the pattern wants of `chunk` from `first` into `pieces`: the position after it when the pattern is
+-- complete there, or nil when the whole rest was taken and more is needed ("all" ends only with the stream).
+local function consume(chunk, first, kind, count, pieces)
   if kind == "line" then
-    local stop = find(buffer, "\n", 1, true)
-    if not stop then return nil end
-    s.buffer = sub(buffer, stop + 1)
-    return (gsub(sub(buffer, 1, stop - 1), "\r", ""))
+    local stop = find(chunk, "\n", first, true)
+    if stop then
+      pieces[#pieces + 1] = sub(chunk, first, stop - 1)
+      return stop + 1
+    end
   elseif kind == "count" then
-    if #buffer == 0 or #buffer < count then return nil end  -- even 0 bytes waits for the first data
-    s.buffer = sub(buffer, count + 1)
-    return sub(buffer, 1, count)
+    local wanted = count - pieces.size
+    if #chunk - first + 1 >= wanted then
+      pieces[#pieces + 1] = sub(chunk, first, first + wanted - 1)
+      pieces.size = count
+      return first + wanted
+    end
   end
+  pieces[#pieces + 1] = first == 1 and chunk or sub(chunk, first)
+  pieces.size = pieces.size + #chunk - first + 1
   return nil
 end
 
--- The partial result of a call that failed; it leaves the buffer (the caller passes it back as a prefix).
-local function partial(s, kind)
-  local buffer = s.buffer
-  s.buffer = ""
-  if kind == "line" then return (gsub(buffer, "\r", "")) end
-  return buffer
+-- The text of what a call took; a line loses every CR in it, as LuaSocket's does.
+local function joined(pieces, kind)
+  local text = concat(pieces)
+  if kind == "line" then text = gsub(text, "\r", "") end
+  return text
 end
 
 local function pattern_of(pattern)
@@ -168,19 +174,27 @@ function methods.receive(self, pattern, prefix)
     if count <= #prefix then return prefix, nil, nil end
     count = count - #prefix
   end
+  local pieces = { size = 0 }
   local deadline = common.deadline(s)
   while true do
-    local got = take(s, kind, count)
-    if got then return prefix .. got, nil, nil end
-    local more, why = pull(s)
-    if not more then
-      if why ~= "timeout" then
-        -- "*a" succeeds at the end of the stream when this call got something, as LuaSocket's recvall
-        if kind == "all" and #s.buffer > 0 then return prefix .. partial(s, kind), nil, nil end
-        return nil, why, prefix .. partial(s, kind)
+    if s.first <= #s.buffer then  -- even a count of 0 waits for the first byte, as LuaSocket's does
+      local after = consume(s.buffer, s.first, kind, count, pieces)
+      if after then
+        s.first = after
+        return prefix .. joined(pieces, kind), nil, nil
       end
+      s.buffer, s.first = "", 1
+    end
+    local data, why = pull(s)
+    if data then
+      s.buffer, s.first = data, 1
+    elseif why ~= "timeout" then
+      -- "*a" succeeds at the end of the stream when this call got something, as LuaSocket's recvall
+      if kind == "all" and pieces.size > 0 then return prefix .. joined(pieces, kind), nil, nil end
+      return nil, why, prefix .. joined(pieces, kind)
+    else
       local ms = common.wait_ms(deadline)
-      if ms == 0 then return nil, "timeout", prefix .. partial(s, kind) end
+      if ms == 0 then return nil, "timeout", prefix .. joined(pieces, kind) end  -- the partial result leaves
       s.conn:wait(ms)
     end
   end
@@ -217,7 +231,7 @@ end
 function methods.close(self)
   local s = common.self(self, "close", "tcp{any}", ANY)
   if not s.closed then
-    s.closed, s.buffer = true, ""
+    s.closed, s.buffer, s.first = true, "", 1
     if s.conn then s.conn:close() end
     if s.listener then s.listener:close() end
     common.forget_fd(s)
@@ -260,7 +274,8 @@ function methods.getpeername(self)
 end
 
 function methods.dirty(self)
-  return #common.self(self, "dirty", "tcp{any}", ANY).buffer > 0
+  local s = common.self(self, "dirty", "tcp{any}", ANY)
+  return s.first <= #s.buffer
 end
 
 function methods.getstats(self)
