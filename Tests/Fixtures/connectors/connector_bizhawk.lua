@@ -1,21 +1,26 @@
 -- A connector of our own in the shape of Archipelago's BizHawk connectors, written from the BizHawk client's published
--- protocol (not from the connectors): a TCP server on loopback that a client sends newline-ended messages to — the
--- text VERSION, or a JSON array of requests answered in order by a JSON array of responses — served once a frame in
--- BizHawk's style (`while true do … emu.frameadvance() end`). Run as `--script bizhawk:FILE --allow-net`;
--- Tests/python/test_connectors.py drives it on NES, GB and GBA cores (PORT is set there).
--- luacheck: read globals client gameinfo memory emu gui net
+-- protocol (not from the connectors): a LuaSocket TCP server on loopback that a client sends newline-ended messages
+-- to — the text VERSION, or a JSON array of requests answered in order by a JSON array of responses — served once a
+-- frame in BizHawk's style (`while true do … emu.frameadvance() end`); while locked, the frame waits on the socket
+-- (LuaSocket's settimeout) until UNLOCK. Run as `--script bizhawk:FILE --allow-net`; Tests/python/test_trackers.py
+-- drives it on NES, GB and GBA cores (PORT is set there).
+-- luacheck: read globals client gameinfo memory emu gui
 
+local socket = require("socket")
 local json = require("retrolua.json")
 local base64 = require("retrolua.websocket")
 
 local PORT = 43055
 local SCRIPT_VERSION = 1
 local MAX_LINE = 1024 * 1024
-local LOCK_SECONDS = 2 -- a locked client that sends nothing this long is unlocked (as BizHawk's 2 s timeout)
+local LOCK_SECONDS = 2 -- a locked client that sends nothing this long is unlocked (as BizHawk's connectors do)
 
-local listener = assert(net.tcp_listen { bind = "127.0.0.1:" .. PORT })
-local conn, buffer = nil, ""
-local locked, lock_since = false, 0
+local server = assert(socket.tcp4())
+assert(server:bind("127.0.0.1", PORT))
+assert(server:listen(16))
+server:settimeout(0)
+local conn, pending = nil, ""
+local locked = false
 local messages, message_interval, last_message = {}, 0, -math.huge
 local rom_hash = gameinfo.getromhash()
 
@@ -55,7 +60,7 @@ local handlers = {
     return { type = "GUARD_RESPONSE", address = r.address, value = actual == expected }
   end,
   LOCK = function()
-    locked, lock_since = true, net.clock()
+    locked = true
     return { type = "LOCKED" }
   end,
   UNLOCK = function()
@@ -107,31 +112,29 @@ local function disconnect(why)
     print("connector: client gone (" .. why .. ")")
     conn:close()
   end
-  conn, buffer, locked = nil, "", false
+  conn, pending, locked = nil, "", false
 end
 
--- Answers every whole line the client sent so far; false once the client is gone.
-local function serve()
-  local data, err = conn:receive()
-  if err == "closed" then
-    disconnect("closed")
+-- Answers one line when one is whole (waiting up to the socket's timeout for it); false once the client is gone
+-- or sent nothing within the timeout.
+local function serve_line()
+  local line, err, partial = conn:receive("*l", pending)
+  if not line then
+    if err == "closed" then
+      disconnect("closed")
+    elseif err == "timeout" then
+      pending = partial or ""
+      if #pending > MAX_LINE then disconnect("a line over " .. MAX_LINE .. " bytes") end
+    else
+      disconnect(tostring(err))
+    end
     return false
   end
-  if data then buffer = buffer .. data end
-  while true do
-    local line_end = buffer:find("\n", 1, true)
-    if not line_end then break end
-    local line = buffer:sub(1, line_end - 1):gsub("\r$", "")
-    buffer = buffer:sub(line_end + 1)
-    if locked then lock_since = net.clock() end
-    local answer = respond(line) .. "\n"
-    if conn:send(answer) ~= #answer then
-      disconnect("the client does not read its answers")
-      return false
-    end
-  end
-  if #buffer > MAX_LINE then
-    disconnect("a line over " .. MAX_LINE .. " bytes")
+  pending = ""
+  local answer = respond(line) .. "\n"
+  local sent, send_err = conn:send(answer)
+  if sent ~= #answer then
+    disconnect("the client does not read its answers (" .. tostring(send_err) .. ")")
     return false
   end
   return true
@@ -139,25 +142,23 @@ end
 
 while true do
   if not conn then
-    conn = listener:accept()
-    if conn then print("connector: client connected from " .. conn:peer()) end
+    conn = server:accept()
+    if conn then
+      conn:settimeout(0)
+      print("connector: client connected from " .. table.concat({ conn:getpeername() }, ":", 1, 2))
+    end
   end
   if conn then
-    -- Locked: the frame waits here, answering requests, until UNLOCK (or the client goes quiet or away).
+    -- Unlocked: every whole line now. Locked: the frame waits for lines (each up to LOCK_SECONDS) until UNLOCK.
     repeat
-      if not serve() then break end
-      if locked then
-        if net.clock() - lock_since > LOCK_SECONDS then
-          locked = false
-        else
-          conn:wait(50)
-        end
-      end
-    until not locked
+      conn:settimeout(locked and LOCK_SECONDS or 0)
+      local answered = serve_line()
+      if not answered and locked then locked = false end
+    until not conn or (not answered and not locked)
   end
-  if messages[1] and net.clock() - last_message >= message_interval then
+  if messages[1] and socket.gettime() - last_message >= message_interval then
     gui.addmessage(table.remove(messages, 1))
-    last_message = net.clock()
+    last_message = socket.gettime()
   end
   emu.frameadvance()
 end
