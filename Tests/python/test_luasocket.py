@@ -258,3 +258,134 @@ def test_a_script_of_the_same_name_in_the_scripts_folder_comes_first(peer, tmp_p
     run = retrolua(script, peer, "--allow-net")
     assert run.returncode == 0, run.stdout + run.stderr
     assert lines(run.stdout) == ["ls mine\ttrue\tLuaSocket 3.0.0"], run.stdout
+
+
+# Hostile peers against LuaSocket scripts: they end in LuaSocket's results, never in a hang or a crash.
+
+NEVER_READS = """
+local socket = require("socket")
+local client = assert(socket.connect("127.0.0.1", os.getenv("SILENT_PORT")))
+local size = 32 * 1048576  -- more than the host's buffer and the system's together
+local data = string.rep("x", size)
+client:settimeout(0)
+local ok, err, last = client:send(data)
+print("ls at once", ok, err, last < size)
+client:settimeout(0.2)
+ok, err, last = client:send(data)
+print("ls waited", ok, err, last > 0 and last < size)
+print("ls close", client:close())
+"""
+
+
+def test_a_peer_that_never_reads_gives_timeouts_and_the_last_byte_sent(tmp_path):
+    silent = socket.create_server(("127.0.0.1", 0))
+    held = []
+    threading.Thread(target=lambda: held.append(silent.accept()), daemon=True).start()
+    try:
+        script = write(str(tmp_path), "never_reads.lua", NEVER_READS)
+        run = subprocess.run(
+            [BINARY, "run", DEMO, "--core", "nestopia", "--headless", "--frames", "1", "--allow-net",
+             "--script", script],
+            capture_output=True, text=True, timeout=300,
+            env=dict(os.environ, SILENT_PORT=str(silent.getsockname()[1])))
+    finally:
+        silent.close()
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert lines(run.stdout) == ["ls at once\tnil\ttimeout\ttrue", "ls waited\tnil\ttimeout\ttrue",
+                                 "ls close\t1.0"], run.stdout + run.stderr
+
+
+# A server that accepts 1,000 connections one frame at a time, closing each, and reports the count.
+MANY = """
+local socket = require("socket")
+local server = assert(socket.bind("127.0.0.1", os.getenv("SERVER_PORT")))
+server:settimeout(0)
+local count = 0
+while true do
+  local client = server:accept()
+  if client then
+    client:settimeout(10)
+    local line = client:receive()
+    if line == "report" then
+      client:send(count .. "\\n")
+      client:close()
+      break
+    end
+    count = count + 1
+    client:close()
+  end
+  emu.frameadvance()
+end
+emu.exit(0)
+"""
+
+# A server that keeps every connection: the 64-socket limit ends accept with the host's message.
+HOARDS = """
+local socket = require("socket")
+local server = assert(socket.bind("127.0.0.1", os.getenv("SERVER_PORT")))
+server:settimeout(30)
+local kept = {}
+while true do
+  local client, err = server:accept()
+  if not client then
+    print("ls refused after " .. #kept .. ": " .. tostring(err))
+    break
+  end
+  kept[#kept + 1] = client
+end
+emu.exit(0)
+"""
+
+
+def run_server(tmp_path, name, source):
+    port = free_port()
+    script = write(str(tmp_path), name, source)
+    process = subprocess.Popen(
+        [BINARY, "run", DEMO, "--core", "nestopia", "--headless", "--frames", "10000000", "--allow-net",
+         "--script", script],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ, SERVER_PORT=str(port)))
+    return port, process
+
+
+def finish(process):
+    try:
+        return process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+
+
+def test_a_thousand_connections_one_after_another(tmp_path):
+    port, process = run_server(tmp_path, "many.lua", MANY)
+    first = connect_when_listening(port, process)
+    assert first is not None, finish(process)
+    with first:
+        first.sendall(b"x\n")
+    for _ in range(999):
+        with socket.create_connection(("127.0.0.1", port), timeout=60) as client:
+            client.sendall(b"x\n")
+    with socket.create_connection(("127.0.0.1", port), timeout=60) as client:
+        client.sendall(b"report\n")
+        assert client.makefile("rb").readline() == b"1000\n"
+    out, err = finish(process)
+    assert process.returncode == 0, out + err
+
+
+def test_the_socket_limit_ends_accept_with_the_hosts_message(tmp_path):
+    port, process = run_server(tmp_path, "hoards.lua", HOARDS)
+    clients = [connect_when_listening(port, process)]
+    try:
+        assert clients[0] is not None, finish(process)
+        for _ in range(69):  # the script stops listening once refused: the last ones may find nothing
+            try:
+                clients.append(socket.create_connection(("127.0.0.1", port), timeout=60))
+            except ConnectionRefusedError:
+                break
+        out, err = finish(process)
+    finally:
+        for client in clients:
+            if client is not None:
+                client.close()
+    assert process.returncode == 0, out + err
+    assert "ls refused after 63: too many sockets" in out, out + err

@@ -15,6 +15,7 @@ local SERVER = { ["tcp{server}"] = true }
 local CLIENT = { ["tcp{client}"] = true }
 local ANY = { ["tcp{master}"] = true, ["tcp{server}"] = true, ["tcp{client}"] = true }
 local BACKLOG = 32  -- LuaSocket's own default for listen()
+local SLICE = 1048576  -- the most one host send takes (its send buffer): a long send copies no more at a time
 
 local tcp = {}
 local methods = {}
@@ -60,8 +61,9 @@ function methods.accept(self)
   if s.closed then return nil, "closed" end
   local deadline = common.deadline(s)
   while true do
-    local conn = s.listener:accept()
+    local conn, problem = s.listener:accept()
     if conn then return tcp.new(s.family, "tcp{client}", { conn = conn, reported = true }) end
+    if problem then return nil, common.reason(problem) end  -- the script holds as many sockets as it may
     local ms = common.wait_ms(deadline)
     if ms == 0 then return nil, "timeout" end
     s.listener:wait(ms)
@@ -217,7 +219,9 @@ function methods.send(self, data, i, j)
   local chunk, done = sub(data, start, stop), 0
   local deadline = common.deadline(s)
   while true do
-    local accepted, why = s.conn:send(done == 0 and chunk or sub(chunk, done + 1))
+    local piece = chunk
+    if done > 0 or #chunk > SLICE then piece = sub(chunk, done + 1, done + SLICE) end
+    local accepted, why = s.conn:send(piece)
     if not accepted then return nil, common.reason(why), done + start - 1.0 end
     done = done + accepted
     s.sent = s.sent + accepted
