@@ -182,7 +182,7 @@ local sent = select(2, control:getstats())
 say("stats sent", sent)
 say("setstats", control:setstats(1, 2, 3), (control:getstats()))
 
--- The peer closes ------------------------------------------------------------------------------------------------------
+-- The peer closes ----------------------------------------------------------------------------------------------------
 control:send("sendclose " .. hex("last words") .. "\n")
 say("all until closed", control:receive("*a"))
 say("after close", control:receive())
@@ -203,7 +203,15 @@ counted:send("sendclose " .. hex("abc") .. "\n")
 say("closed mid-count", counted:receive(5, ">"))
 counted:close()
 
--- Connecting to nothing --------------------------------------------------------------------------------------------------
+local half = assert(socket.connect("127.0.0.1", peer_port))
+half:settimeout(10)
+half:send("halfclose " .. hex("one way") .. "\n")
+say("half-open receive", half:receive("*a"))
+say("half-open send", half:send("still heard\n"))
+say("half-open receive again", half:receive())
+half:close()
+
+-- Connecting to nothing ----------------------------------------------------------------------------------------------
 local probe = assert(socket.bind("127.0.0.1", 0))
 local _, free_port = probe:getsockname()
 probe:close()
@@ -219,7 +227,7 @@ say("connect again", connected:connect("127.0.0.1", peer_port))
 say("connect number port", socket.connect("127.0.0.1", tonumber(peer_port)).class)
 connected:close()
 
--- UDP ---------------------------------------------------------------------------------------------------------------------
+-- UDP ----------------------------------------------------------------------------------------------------------------
 local udp = socket.udp()
 say("udp", udp.class, (tostring(udp):match("^[^:]*")), udp:getsockname())
 say("udp timeout", udp:gettimeout())

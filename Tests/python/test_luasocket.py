@@ -12,7 +12,6 @@ import os
 import shutil
 import socket
 import subprocess
-import tempfile
 import threading
 
 import pytest
@@ -37,8 +36,9 @@ def has_debian_luasocket():
 class Peer:
     """A loopback peer: a TCP server taking line commands, and a UDP echo.
 
-    Commands (one line each): `send HEX` sends the bytes; `sendclose HEX` sends them and closes; `sink N` reads N
-    bytes and answers `got N`; `lines N` sends N short lines at once; `drip HEX` sends the bytes one at a time;
+    Commands (one line each): `send HEX` sends the bytes; `sendclose HEX` sends them and closes;
+    `halfclose HEX` sends them and ends its side of the stream, still reading; `sink N` reads N bytes and
+    answers `got N`; `lines N` sends N short lines at once; `drip HEX` sends the bytes one at a time;
     `dial PORT HEX` connects to 127.0.0.1:PORT, sends the bytes, closes that connection and answers `dialed`.
     Other lines are ignored.
     """
@@ -82,6 +82,9 @@ class Peer:
                             return
                         got += len(chunk)
                     connection.sendall(b"got %d\n" % got)
+                elif words[0] == "halfclose" and len(words) == 2:
+                    connection.sendall(bytes.fromhex(words[1]))
+                    connection.shutdown(socket.SHUT_WR)
                 elif words[0] == "lines" and len(words) == 2:
                     connection.sendall(b"".join(b"line %d\n" % i for i in range(int(words[1]))))
                 elif words[0] == "drip" and len(words) == 2:

@@ -37,7 +37,8 @@ function methods.bind(self, address, port)
   port = common.string(port, 2, "bind")
   if s.closed then return nil, "closed" end
   if s.listener then return nil, "Invalid argument" end
-  local listener, message = net.tcp_listen({ bind = common.join(common.host(address, s.family), port), backlog = BACKLOG })
+  local bind = common.join(common.host(address, s.family), port)
+  local listener, message = net.tcp_listen({ bind = bind, backlog = BACKLOG })
   if not listener then return nil, common.reason(message) end
   s.listener = listener
   return 1.0
