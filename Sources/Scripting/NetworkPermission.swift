@@ -1,3 +1,4 @@
+import CLuaShim
 import Foundation
 import Support
 
@@ -107,6 +108,10 @@ public struct NetworkPermission: Sendable, Equatable {
                 "\(verb) \(address): a host name is looked up only when granted; it needs --allow-net=\(host) "
                     + "or --trust (loopback: 127.0.0.1, ::1 or localhost)")
         }
+        // A lookup waits on the system's resolver (bounded by its own timeouts): the host's time, not the
+        // script's, so the runaway-script clock does not count it.
+        lh_host_work_begin()
+        defer { lh_host_work_end() }
         return .address(try SocketAddress.resolve(host, port, passive: binding))
     }
 

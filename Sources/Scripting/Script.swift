@@ -285,6 +285,7 @@ public final class Script {
         guard !failed else { return }
         failed = true
         failure = message
+        closeSockets()  // at once: peers see the end, and a reload can listen on the same port
         host.report(failure: ScriptError(script: name, message: message), told: isFromFile)
     }
 
@@ -292,6 +293,7 @@ public final class Script {
     func detach() {
         callbacks.removeAll()
         watches.removeAll()
+        closeSockets()
         failed = true
     }
 }

@@ -212,6 +212,40 @@ final class NetAbuseTests: XCTestCase {
         XCTAssertTrue(harness.output.contains("again true"), harness.output)
     }
 
+    /// A script reloaded with a client connected (a connector edited while the tool is attached, `--watch`;
+    /// or the menu's reload) listens on its fixed port again at once; the old connection ends, and the client
+    /// connects anew.
+    func testAReloadedScriptListensOnItsPortAgain() throws {
+        let port = try Peer.listen().port  // a free port, closed again
+        let harness = try ScriptHarness {
+            $0.allowNet = true
+            $0.watch = true
+        }
+        defer { harness.close() }
+        let path = try harness.load(
+            """
+            local server, message = net.tcp_listen{bind = "127.0.0.1:\(port)"}
+            print("listening " .. tostring(server ~= nil) .. " " .. tostring(message))
+            local held
+            event.on("frame_end", function() held = held or server:accept() end)
+            """)
+        let first = try Peer(port: port)
+        harness.run(2)
+        // Saved: a new modification time, seen within 15 frames.
+        try FileManager.default.setAttributes([.modificationDate: Date(timeIntervalSinceNow: 60)], ofItemAtPath: path)
+        harness.run(16)
+        XCTAssertEqual(harness.output.components(separatedBy: "listening true nil").count, 3, harness.output)
+        XCTAssertEqual(first.receive(wait: 10_000), [], "the old connection ended")
+        let second = try Peer(port: port)
+        harness.run(2)
+        harness.host.scriptRequests.append(.reload(path: path))
+        harness.run(2)
+        XCTAssertEqual(harness.output.components(separatedBy: "listening true nil").count, 4, harness.output)
+        XCTAssertEqual(second.receive(wait: 10_000), [], "the old connection ended")
+        _ = try Peer(port: port)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
     /// Bad arguments are errors naming the function and argument; a closed listener says so.
     func testBadArgumentsNameTheFunctionAndArgument() throws {
         let harness = try harness()

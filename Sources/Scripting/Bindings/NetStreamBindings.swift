@@ -395,6 +395,18 @@ extension Script {
         return "too many sockets: a script may hold \(Bindings.maxSocketsPerScript) open at once (close some)"
     }
 
+    /// Closes every socket the script holds (it failed, unloads or is replaced by a reload): listeners and
+    /// UDP at once, connections after one last flush (what still does not fit is dropped).
+    func closeSockets() {
+        for listener in listeners.values { listener.close() }
+        for socket in sockets.values { socket.close() }
+        for connection in Array(streams.values) + lingering {
+            connection.close()
+            connection.abort()
+        }
+        lingering.removeAll()
+    }
+
     /// A collected connection: bytes it still has to send are flushed between frames (best effort).
     func forget(connection id: Int) {
         guard let connection = streams.removeValue(forKey: id) else { return }
