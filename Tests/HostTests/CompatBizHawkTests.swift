@@ -200,6 +200,20 @@ final class CompatBizHawkTests: XCTestCase {
             wrong.stderr.contains("--compat bizhawk: unknown option 'verison=2.7' (options: version="), wrong.stderr)
     }
 
+    /// comm.socketServer* with a Python server on loopback (Tests/python/test_compat_sockets.py): "LENGTH message"
+    /// both ways, a reply in pieces, a timeout, screenshots as PNG, raw bytes; no server and no permission warn.
+    func testCommSocketServerTalksToAPythonServer() throws {
+        let result = try Fixtures.cli(
+            [], environment: ["RETROLUA": Fixtures.binary], executable: Fixtures.python,
+            arguments: [
+                "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "bizhawk",
+                Fixtures.root + "/Tests/python/test_compat_sockets.py",
+            ],
+            timeout: 300)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
+        XCTAssertTrue(result.stdout.contains("2 passed"), result.stdout)
+    }
+
     func testASettingsFormKeepsItsValuesAndOldScriptsNumbersWork() throws {
         // forms has no window here: the controls keep their values, so a bot reads its defaults and runs
         let (facts, stderr) = try run(Fixtures.nesROM, core: "nestopia", script: "settings_form.lua")

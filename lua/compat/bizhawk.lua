@@ -1782,6 +1782,170 @@ end
 def("client.invisibleemulation", "warned", nil, "every frame is still drawn; only BizHawk's speed depended on it")
 
 ----------------------------------------------------------------------------------------------------------------------
+-- comm.socketServer*: BizHawk's client of a tool's TCP server (--compat bizhawk:socket=HOST:PORT, BizHawk's
+-- --socket_ip and --socket_port) over the net module's TCP (--allow-net: loopback). A message goes as BizHawk 2.6.2
+-- and later send it, "LENGTH message"; socketServerResponse reads one reply of that form.
+----------------------------------------------------------------------------------------------------------------------
+do
+  local net_ = rawget(_G, "net")
+  local server = { ip = options.socket_ip, port = socket_port, timeout = 0, successful = false, inbox = "" }
+  -- BizHawk's default timeout is none (wait for ever): here a wait is at most 5 s of host time, 0 meaning that too
+  local LONGEST_WAIT, LARGEST_REPLY = 5000, 16 << 20
+  local NO_SERVER = "no socket server: give one with --compat bizhawk:socket=HOST:PORT (BizHawk's --socket_ip and "
+    .. "--socket_port)"
+
+  local function forget()
+    if server.conn then server.conn:close() end
+    server.conn, server.inbox = nil, ""
+  end
+  -- The open connection, connecting first when there is none (as BizHawk does on each use); nil after a warning.
+  local function connection(fname)
+    if not server.ip or not server.port then
+      warn_once("bizhawk:comm:none", fname .. ": " .. NO_SERVER)
+      return nil
+    end
+    if server.conn and server.conn:state() ~= "closed" then return server.conn end
+    forget()
+    if type(net_) ~= "table" or not net_.tcp_connect then
+      warn_once("bizhawk:comm:net", fname .. ": this Retrolua has no TCP sockets for scripts")
+      return nil
+    end
+    local host = server.ip:find(":", 1, true) and "[" .. server.ip .. "]" or server.ip
+    local conn, problem = net_.tcp_connect(host .. ":" .. server.port)
+    if not conn then
+      warn_once("bizhawk:comm:" .. tostring(problem), fname .. ": " .. tostring(problem))
+      return nil
+    end
+    for _ = 1, 5 do
+      if conn:state() ~= "connecting" then break end
+      conn:wait(1000)
+    end
+    local state, why = conn:state()
+    if state ~= "open" then
+      conn:close()
+      warn_once("bizhawk:comm:" .. tostring(why), format("%s: cannot reach %s:%d: %s", fname, server.ip, server.port,
+        tostring(why or "timeout")))
+      return nil
+    end
+    server.conn = conn
+    return conn
+  end
+  local function send(fname, bytes)
+    local conn = connection(fname)
+    if not conn then
+      server.successful = false
+      return -1
+    end
+    local sent = conn:send(bytes)
+    server.successful = sent ~= nil and sent > 0
+    if not sent then forget() return -1 end
+    if sent < #bytes then
+      warn_once("bizhawk:comm:full", fname .. ": the server reads too slowly: the message was cut at the host's "
+        .. "send buffer (1 MiB)")
+    end
+    return sent
+  end
+  local function with_length(text) return #text .. " " .. text end
+  -- One "LENGTH message" reply, waiting at most the timeout; "" when none came (as BizHawk's failures give).
+  local function receive(fname)
+    local conn = connection(fname)
+    if not conn then return "" end
+    local limit = (server.timeout > 0 and server.timeout < LONGEST_WAIT) and server.timeout or LONGEST_WAIT
+    local deadline = net_.clock() + limit / 1000
+    while true do
+      local digits, rest = server.inbox:match("^(%d+) (.*)$")
+      if digits then
+        local length = tointeger(tonumber(digits))
+        if #digits > 9 or length > LARGEST_REPLY then
+          warn_once("bizhawk:comm:large", fname .. ": a reply of " .. digits .. " bytes is refused (at most 16 MiB)")
+          forget()
+          return ""
+        end
+        if #rest >= length then
+          server.inbox = rest:sub(length + 1)
+          return rest:sub(1, length)
+        end
+      elseif server.inbox:find("^%d*[^%d]") or #server.inbox > 10 then
+        warn_once("bizhawk:comm:framing", fname .. ": the server's reply is not \"LENGTH message\"; the connection "
+          .. "is dropped")
+        forget()
+        return ""
+      end
+      local data = conn:receive()
+      if data then
+        server.inbox = server.inbox .. data
+      else
+        local left = deadline - net_.clock()
+        if conn:state() == "closed" or left <= 0 then return "" end
+        conn:wait(math.max(1, math.min(1000, floor(left * 1000))))
+      end
+    end
+  end
+  local function screenshot_bytes()
+    local name = "bizhawk-socket-screenshot.png"
+    local ok, problem = g.screenshot(E.paths().data .. "/" .. name)
+    if not ok then
+      warn_once("bizhawk:comm:shot", "comm.socketServerScreenShot: " .. tostring(problem))
+      return nil
+    end
+    return E.load_data(name)
+  end
+  local function screenshot(fname, respond)
+    local png = screenshot_bytes()
+    local sent = png and send(fname, with_length(png)) or -1
+    server.successful = sent > 0
+    if not respond then return server.successful and "Screenshot was sent" or "Screenshot could not be sent" end
+    local reply = server.successful and receive(fname) or ""
+    return reply == "" and "Failed to get a response" or reply
+  end
+
+  local note = "over the net module's TCP: the script needs --allow-net; the server is --compat bizhawk:socket=HOST:PORT"
+  def("comm.socketServerSend", "supported", function(text)
+    return send("comm.socketServerSend", with_length(tostring(text)))
+  end, "sends \"LENGTH message\" and gives the bytes sent, -1 when there is no server or it cannot be reached ("
+    .. note .. ")")
+  def("comm.socketServerSendBytes", "supported", function(bytes)
+    if type(bytes) ~= "table" then argerror("comm.socketServerSendBytes", 1, "byteArray", "table", bytes) end
+    local chars = {}
+    for i, b in ipairs(bytes) do chars[i] = string.char(int("comm.socketServerSendBytes", 1, "byte", b) & 0xFF) end
+    return send("comm.socketServerSendBytes", concat(chars))
+  end, "the bytes as they are, without a length")
+  def("comm.socketServerResponse", "supported", function() return receive("comm.socketServerResponse") end,
+    "one \"LENGTH message\" reply; \"\" when none came within the timeout (at most 5 s, also when it is 0: BizHawk's "
+      .. "0 waits for ever)")
+  def("comm.socketServerScreenShot", "supported", function() return screenshot("comm.socketServerScreenShot") end,
+    "the picture as a PNG, with its length")
+  def("comm.socketServerScreenShotResponse", "supported", function()
+    return screenshot("comm.socketServerScreenShotResponse", true)
+  end, "the picture as a PNG, then one reply")
+  def("comm.socketServerSetTimeout", "supported", function(ms)
+    server.timeout = math.max(0, int("comm.socketServerSetTimeout", 1, "timeout", ms))
+  end, "milliseconds a reply is waited for (at most 5 s)")
+  def("comm.socketServerIsConnected", "supported", function()
+    return server.conn ~= nil and server.conn:state() == "open"
+  end)
+  def("comm.socketServerSuccessful", "supported", function() return server.ip ~= nil and server.successful end)
+  def("comm.socketServerGetIp", "supported", function() return server.ip end)
+  def("comm.socketServerGetPort", "supported", function() return server.port end)
+  def("comm.socketServerGetInfo", "supported", function()
+    if not server.ip or not server.port then return "" end
+    return server.ip .. ":" .. server.port
+  end)
+  def("comm.socketServerSetIp", "supported", function(ip)
+    if type(ip) ~= "string" then argerror("comm.socketServerSetIp", 1, "ip", "string", ip) end
+    forget()
+    server.ip = ip
+  end, "connects there at the next use")
+  def("comm.socketServerSetPort", "supported", function(port)
+    port = int("comm.socketServerSetPort", 1, "port", port)
+    if port < 1 or port > 65535 then raise(format("comm.socketServerSetPort: bad argument #1 'port' (1…65535 "
+      .. "expected, got %d)", port)) end
+    forget()
+    server.port = port
+  end, "connects there at the next use")
+end
+
+----------------------------------------------------------------------------------------------------------------------
 -- Modules a libretro host has no counterpart for: clear errors
 ----------------------------------------------------------------------------------------------------------------------
 -- forms: kept in memory (no dialog windows here), lua/compat/bizhawk_forms.lua
@@ -1791,14 +1955,12 @@ rawset(_G, "forms", assert(loadfile(forms_path))(compat, LAYER, raise))
 def("forms.createcolor", "supported", function(r, g_, b, a) return compat.argb(r, g_, b, a) end,
   "a colour number for gui.*")
 local unsupported_modules = {
-  comm = { "comm (sockets, HTTP, memory-mapped files) is not available to sandboxed scripts; use the control "
-    .. "socket (see the Control socket guide, docs/guides/control-socket.md)",
+  comm = { "HTTP, WebSockets and memory-mapped files are not available to scripts; comm.socketServer* is (TCP, "
+    .. "--allow-net), and so is the control socket (docs/guides/control-socket.md)",
     "getluafunctionslist httpGet httpGetGetUrl httpGetPostUrl httpPost httpPostScreenshot httpSetGetUrl "
     .. "httpSetPostUrl httpSetTimeout httpTest httpTestGet mmfCopyFromMemory mmfCopyToMemory mmfGetFilename mmfRead "
-    .. "mmfReadBytes mmfScreenshot mmfSetFilename mmfWrite mmfWriteBytes socketServerGetInfo socketServerGetIp "
-    .. "socketServerGetPort socketServerIsConnected socketServerResponse socketServerScreenShot "
-    .. "socketServerScreenShotResponse socketServerSend socketServerSendBytes socketServerSetIp socketServerSetPort "
-    .. "socketServerSetTimeout socketServerSuccessful" },
+    .. "mmfReadBytes mmfScreenshot mmfSetFilename mmfWrite mmfWriteBytes ws_open ws_send ws_receive ws_get_status "
+    .. "ws_close" },
   SQL = { "no SQLite in Retrolua", "createdatabase opendatabase readcommand writecommand" },
   nes = { "PPU settings of BizHawk's NES core; set the core's options with emu.option",
     "getallowmorethaneightsprites getbottomscanline getclipleftandright getdispbackground getdispsprites "

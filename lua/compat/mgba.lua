@@ -868,44 +868,194 @@ local system = { version = "0.10.1", program = "mGBA", branch = "retrolua", comm
 rawset(_G, "system", system)
 compat.record(LAYER, "system", "approximated", "the mGBA version Retrolua's layer follows")
 
--- No TCP for scripts: connect and bind are expected failures (nil and a message, as mGBA's own failures). mGBA's
--- socket.tcp() never fails (its methods report errors), so scripts call methods on it unchecked: it gives a socket
--- whose methods each give nil and the message, and indexing anything else on it raises that message, never a bare
--- "attempt to index a nil value".
-local NO_NET = "not available in Retrolua (scripts have no TCP sockets; the net module's UDP needs --allow-net)"
-local socket = { ERRORS = { OK = 0, AGAIN = 1, ADDRESS_IN_USE = 2, CONNECTION_REFUSED = 3, DENIED = 4, FAILED = 5,
-  NETWORK_UNREACHABLE = 6, NOT_FOUND = 7, NO_DATA = 8, OUT_OF_MEMORY = 9, TIMEOUT = 10, UNSUPPORTED = 11,
-  UNKNOWN_ERROR = -1 } }
+-- mGBA's TCP sockets over the net module's (--allow-net: loopback): socket.tcp/bind/connect and a socket's listen,
+-- accept, send, receive, hasdata, poll, add/remove ("received", "error"), close. As in mGBA, a listening socket and
+-- the sockets it accepts (here also any socket given a callback) are polled once a frame, after it, and their
+-- callbacks called with the socket; errors are socket.ERRORS' strings ("temporary failure" when nothing is waiting).
+-- Without the permission, bind and connect give nil and the net module's message, which names the flag.
+local SOCKERR = { UNKNOWN_ERROR = -1, OK = 0, AGAIN = 1, ADDRESS_IN_USE = 2, CONNECTION_REFUSED = 3, DENIED = 4,
+  FAILED = 5, NETWORK_UNREACHABLE = 6, NOT_FOUND = 7, NO_DATA = 8, OUT_OF_MEMORY = 9, TIMEOUT = 10, UNSUPPORTED = 11 }
+C.SOCKERR = SOCKERR
+local ERRORS = setmetatable({ [-1] = "unknown error", "temporary failure", "address in use", "connection refused",
+  "access denied", "failed", "network unreachable", "not found", "no data", "out of memory", "timeout", "unsupported" },
+  { __index = function(t, key) return rawget(t, SOCKERR[key]) end })  -- ERRORS.AGAIN, as mGBA's
+local socket = { ERRORS = ERRORS }
 rawset(_G, "socket", socket)
+compat.record(LAYER, "socket.ERRORS", "supported", "messages by code and by C.SOCKERR name, as mGBA's")
+-- The net module's words for a failure, as mGBA's; a refusal by permission keeps its own (it names the flag).
+local net_errors = { ["address already in use"] = ERRORS.ADDRESS_IN_USE,
+  ["connection refused"] = ERRORS.CONNECTION_REFUSED, timeout = ERRORS.TIMEOUT, ["permission denied"] = ERRORS.DENIED,
+  ["network is unreachable"] = ERRORS.NETWORK_UNREACHABLE, ["host not found"] = ERRORS.NOT_FOUND }
+local function failure(fname, message)
+  message = tostring(message)
+  if net_errors[message] then return nil, net_errors[message] end
+  warn_once("mgba:" .. fname .. message, fname .. ": " .. message)
+  return nil, message
+end
+local net_ = rawget(_G, "net")
+local function no_net(fname)
+  if type(net_) == "table" and net_.tcp_connect then return nil end
+  return failure(fname, "not available: this Retrolua has no TCP sockets for scripts")
+end
+local function address(host, port)
+  if host:find(":", 1, true) then return "[" .. host .. "]:" .. port end
+  return host .. ":" .. port
+end
+local function port_arg(fname, port)
+  port = integer(fname, 2, "port", port, 5)
+  if port < 0 or port > 65535 then
+    error(format("%s: bad argument #2 'port' (0…65535 expected, got %d)", fname, port), 4)
+  end
+  return port
+end
+
 local Socket = {}
-for _, name in ipairs({ "close", "add", "remove", "bind", "connect", "listen", "accept", "send", "receive", "hasdata",
-  "poll" }) do
-  compat.record(LAYER, "Socket:" .. name, "unsupported", "gives nil and a message: scripts have no TCP sockets")
-  Socket[name] = function()
-    local message = "Socket:" .. name .. ": " .. NO_NET
-    warn_once("mgba:Socket:" .. name, message)
-    return nil, message
+Socket.__index = Socket
+local function new_socket(listener, conn)
+  return setmetatable({ _listener = listener, _conn = conn, _callbacks = {}, _next = 1 }, Socket)
+end
+-- Polled once a frame from then on (a frame callback of the script's, as mGBA's: it keeps the script running).
+local function hook(self)
+  if not self._frame then self._frame = add("socket", "frame", function() self:poll() end) end
+end
+local function method(name, fn, note)
+  compat.record(LAYER, "socket:" .. name, "supported", note)
+  Socket[name] = function(self, ...)
+    if getmetatable(self) ~= Socket then
+      error(format("socket:%s: call it with ':' on a socket from socket.tcp()", name), 2)
+    end
+    return fn(self, ...)
   end
 end
-Socket.__index = function(_, key)
-  local method = rawget(Socket, key)
-  if method then return method end
-  error(format("socket: a socket from socket.tcp() has no '%s': sockets are %s", tostring(key), NO_NET), 2)
+
+method("bind", function(self, host, port)
+  local fname = "socket:bind"
+  port = port_arg(fname, port)
+  if host ~= nil and type(host) ~= "string" then
+    error(fname .. ": bad argument #1 'address' (string or nil expected, got " .. type(host) .. ")", 3)
+  end
+  local unavailable, message = no_net(fname)
+  if message then return unavailable, message end
+  if host == nil or host == "" then
+    -- mGBA's nil is every interface: loopback unless scripts may reach other hosts
+    host = net_.allowed() == "all" and "0.0.0.0" or "127.0.0.1"
+  end
+  local listener, problem = net_.tcp_listen({ bind = address(host, port), backlog = 16 })
+  if not listener then return failure(fname, problem) end
+  if self._listener then self._listener:close() end
+  self._listener = listener
+  return 1
+end, "listens at once (the net module binds and listens together); a nil address is 127.0.0.1 (every interface "
+  .. "with --trust)")
+method("listen", function(self)
+  if not self._listener then return nil, ERRORS.FAILED end
+  hook(self)
+  return 1
+end, "polled once a frame from then on; the backlog is the host's (16)")
+method("accept", function(self)
+  if not self._listener then return nil, ERRORS.UNSUPPORTED end
+  local conn = self._listener:accept()
+  if not conn then return nil, ERRORS.AGAIN end
+  local client = new_socket(nil, conn)
+  hook(client)
+  return client
+end)
+method("connect", function(self, host, port)
+  local fname = "socket:connect"
+  if type(host) ~= "string" then
+    error(fname .. ": bad argument #1 'address' (string expected, got " .. type(host) .. ")", 3)
+  end
+  port = port_arg(fname, port)
+  local unavailable, message = no_net(fname)
+  if message then return unavailable, message end
+  local conn, problem = net_.tcp_connect(address(host, port))
+  if not conn then return failure(fname, problem) end
+  -- mGBA's connect blocks until it succeeds or fails: here at most 5 s of host time
+  for _ = 1, 5 do
+    if conn:state() ~= "connecting" then break end
+    conn:wait(1000)
+  end
+  local state, why = conn:state()
+  if state == "connecting" then
+    conn:close()
+    return nil, ERRORS.TIMEOUT
+  elseif state == "closed" then
+    return failure(fname, why)
+  end
+  if self._conn then self._conn:close() end
+  self._conn = conn
+  return 1
+end, "waits for the connection at most 5 s (mGBA's blocks)")
+method("send", function(self, data, i, j)
+  if type(data) ~= "string" then
+    error("socket:send: bad argument #1 'data' (string expected, got " .. type(data) .. ")", 3)
+  end
+  if not self._conn then return nil, ERRORS.UNKNOWN_ERROR end
+  local sent = self._conn:send(data:sub(i or 1, j))
+  if not sent then return nil, ERRORS.UNKNOWN_ERROR end
+  if i then return sent + i - 1 end
+  return sent
+end, "copied into the connection's buffer (1 MiB), sent between frames; the count is what it took")
+method("receive", function(self, max)
+  max = integer("socket:receive", 1, "maxBytes", max, 4)
+  if max < 1 then error("socket:receive: bad argument #1 'maxBytes' (1 or more expected)", 3) end
+  if not self._conn then return nil, ERRORS.UNKNOWN_ERROR end
+  local data, problem = self._conn:receive(max)
+  if data then return data end
+  if problem == "timeout" then return nil, ERRORS.AGAIN end
+  local _, why = self._conn:state()
+  if why == nil or why == "closed by the peer" then return nil, "disconnected" end
+  return nil, net_errors[why] or why
+end, "nil, socket.ERRORS.AGAIN when nothing is waiting; nil, \"disconnected\" once the peer closed and all is read")
+method("hasdata", function(self)
+  if self._listener then return self._listener:wait(0) end
+  if not self._conn then return false end
+  local state, why = self._conn:state()
+  if state == "closed" and why ~= nil and why ~= "closed by the peer" and why ~= "closed" then
+    return nil, net_errors[why] or why
+  end
+  return self._conn:wait(0)
+end, "a listener: a connection is waiting; a connection: data (or its end) is waiting")
+method("poll", function(self)
+  local ready, problem = self:hasdata()
+  if problem then self:_dispatch("error", problem) elseif ready then self:_dispatch("received") end
+end)
+method("add", function(self, event, fn)
+  if type(event) ~= "string" then error("socket:add: bad argument #1 'event' (string expected)", 3) end
+  if type(fn) ~= "function" then error("socket:add: bad argument #2 'callback' (function expected)", 3) end
+  local id = self._next
+  self._next = id + 1
+  self._callbacks[event] = self._callbacks[event] or {}
+  self._callbacks[event][id] = fn
+  hook(self)
+  return id
+end, "\"received\" and \"error\", called with the socket once a frame while there is data or an error")
+method("remove", function(self, id)
+  for _, group in pairs(self._callbacks) do group[id] = nil end
+end)
+method("close", function(self)
+  if self._frame then remove(self._frame) end
+  self._frame, self._callbacks = nil, {}
+  if self._listener then self._listener:close() end
+  if self._conn then self._conn:close() end
+  self._listener, self._conn = nil, nil
+end, "pending bytes are still sent")
+function Socket:_dispatch(event, ...)
+  for _, fn in pairs(self._callbacks[event] or {}) do
+    local ok, problem = pcall(fn, self, ...)
+    if not ok then our.console.error(tostring(problem)) end
+  end
 end
-compat.record(LAYER, "socket.tcp", "unsupported",
-  "gives a socket whose methods give nil and a message: scripts have no TCP sockets in Retrolua")
-socket.tcp = function()
-  local message = "socket.tcp: " .. NO_NET
-  warn_once("mgba:socket.tcp", message)
-  return setmetatable({}, Socket), message
-end
+
+compat.record(LAYER, "socket.tcp", "supported", "a socket to bind or connect")
+socket.tcp = function() return new_socket(nil, nil) end
 for _, name in ipairs({ "bind", "connect" }) do
-  local full = "socket." .. name
-  compat.record(LAYER, full, "unsupported", "gives nil and a message: scripts have no TCP sockets in Retrolua")
-  socket[name] = function()
-    local message = full .. ": " .. NO_NET
-    warn_once("mgba:" .. full, message)
-    return nil, message
+  compat.record(LAYER, "socket." .. name, "supported", "a new socket, or nil and the error")
+  socket[name] = function(host, port)
+    local s = new_socket(nil, nil)
+    local ok, problem = s[name](s, host, port)
+    if ok then return s end
+    return ok, problem
   end
 end
 
