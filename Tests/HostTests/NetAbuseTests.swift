@@ -2,6 +2,7 @@ import Foundation
 import XCTest
 
 @testable import Scripting
+import Support
 
 #if canImport(Glibc)
     import Glibc
@@ -244,6 +245,41 @@ final class NetAbuseTests: XCTestCase {
         XCTAssertEqual(second.receive(wait: 10_000), [], "the old connection ended")
         _ = try Peer(port: port)
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
+    /// Addresses and grants from strangers (a script's text, the command line): thousands of mangled ones
+    /// from a fixed seed meet the parser and the permission without a trap, a lookup or a loopback escape —
+    /// whatever is allowed under bare `--allow-net` is loopback.
+    func testMangledAddressesAndGrantsNeverTrapOrEscapeLoopback() {
+        let alphabet = Array("[]:.*0123456789abcdefx%-_ \u{0}\u{ff}é:::ffff127")
+        let seeds = [
+            "127.0.0.1:0", "[::1]:80", "localhost:1", "[::ffff:127.0.0.1]:5", "0.0.0.0:1", "*:0", "[::]:9",
+            "127.1:80", "0x7f.1:80", "2130706433:80", "[fe80::1%lo]:80", "::1:80", "[::1]", "[::1]:", ":80",
+            String(repeating: "9", count: 5000) + ":1", String(repeating: "[", count: 100), "1.2.3.4:65536",
+        ]
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> Int {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return Int(truncatingIfNeeded: state >> 33)
+        }
+        let loopback = NetworkPermission(level: .loopback)
+        for round in 0..<5000 {
+            var text = Array(seeds[round % seeds.count])
+            for _ in 0..<(next() % 4) {
+                let position = text.isEmpty ? 0 : next() % (text.count + 1)
+                switch next() % 3 {
+                case 0: text.insert(alphabet[next() % alphabet.count], at: position)
+                case 1: if position < text.count { text.remove(at: position) }
+                default: if position < text.count { text[position] = alphabet[next() % alphabet.count] }
+                }
+            }
+            let address = String(text)
+            _ = NetworkPermission.Grant(address)
+            for binding in [false, true] {
+                guard case .address(let target) = try? loopback.resolve(address, binding: binding) else { continue }
+                XCTAssertTrue(SocketAddress.isLoopback(target), "\(address) passed as loopback")
+            }
+        }
     }
 
     /// Bad arguments are errors naming the function and argument; a closed listener says so.
