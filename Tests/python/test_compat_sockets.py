@@ -137,6 +137,11 @@ local c, err2 = socket.connect("127.0.0.1", 47700)
 console:log("connect " .. tostring(c) .. " " .. tostring(err2))
 local t = socket.tcp()
 console:log("tcp " .. type(t) .. " " .. tostring(t:hasdata()))
+console:log("port " .. select(2, pcall(t.bind, t, nil, 70000)))
+console:log("max " .. select(2, pcall(t.receive, t, "all")))
+console:log("data " .. select(2, pcall(t.send, t, {})))
+console:log("dot " .. select(2, pcall(t.connect, "127.0.0.1", 1)))
+console:log("unconnected " .. tostring(t:receive(10)) .. " " .. tostring(t:accept()))
 """)
         result = subprocess.run(
             [BINARY, "run", GBA, "--core", "mgba", "--headless", "--quiet", "--frames", "2",
@@ -146,6 +151,11 @@ console:log("tcp " .. type(t) .. " " .. tostring(t:hasdata()))
     assert lines[0].startswith("bind nil network access needs --allow-net"), lines
     assert lines[1].startswith("connect nil network access needs --allow-net"), lines
     assert lines[2] == "tcp table false", lines
+    assert "socket:bind: bad argument #2 'port' (0…65535 expected, got 70000)" in lines[3], lines
+    assert "socket:receive: bad argument #1 'maxBytes' (integer expected, got string)" in lines[4], lines
+    assert "socket:send: bad argument #1 'data' (string expected, got table)" in lines[5], lines
+    assert "socket:connect: call it with ':' on a socket from socket.tcp()" in lines[6], lines
+    assert lines[7] == "unconnected nil nil", lines
 
 
 def read_message(conn):
@@ -222,3 +232,48 @@ def test_bizhawk_comm_without_a_server_or_the_permission():
     assert "comm.socketServerSend: no socket server: give one with --compat bizhawk:socket=HOST:PORT" in none.stderr
     assert refused.stdout == "send\t-1\tfalse\n", refused.stderr
     assert "comm.socketServerSend: network access needs --allow-net" in refused.stderr, refused.stderr
+
+
+HOSTILE_BOT = """
+emu.frameadvance()
+comm.socketServerSetTimeout(5000)
+print("garbage", "[" .. comm.socketServerResponse() .. "]")
+print("huge", "[" .. comm.socketServerResponse() .. "]")
+print("cut", "[" .. comm.socketServerResponse() .. "]")
+print("drip", comm.socketServerResponse())
+print("after", comm.socketServerSend("ok"))
+"""
+
+
+def test_bizhawk_comm_survives_a_hostile_server():
+    """Replies that are not "LENGTH message", a length of 100 GB, a server closing mid-reply and a reply dripped a
+    byte at a time: each gives "" (or the reply) with a warning, the script goes on, and it reconnects."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(4)
+    server.settimeout(60)
+    port = server.getsockname()[1]
+    with tempfile.TemporaryDirectory() as folder:
+        script = os.path.join(folder, "bot.lua")
+        with open(script, "w") as f:
+            f.write(HOSTILE_BOT)
+        process = run(NES, "nestopia", script, "--allow-net", "--compat", f"bizhawk:socket=127.0.0.1:{port}",
+                      frames="5")
+        for reply in (b"abc\x00\xff", b"99999999999 x", b"10 abc"):
+            conn, _ = server.accept()
+            conn.sendall(reply)
+            if reply == b"10 abc":
+                conn.close()
+            else:
+                assert conn.recv(10) == b"", "the script drops a connection that broke the framing"
+        conn, _ = server.accept()
+        conn.settimeout(60)
+        for byte in b"4 drip":
+            conn.sendall(bytes([byte]))
+        assert read_message(conn) == b"ok"
+        out, err = process.communicate(timeout=60)
+    assert process.returncode == 0, err
+    assert out.splitlines() == ["garbage\t[]", "huge\t[]", "cut\t[]", "drip\tdrip", "after\t4"], out + err
+    assert "the server's reply is not \"LENGTH message\"" in err, err
+    assert "a reply of 99999999999 bytes is refused" in err, err
+    server.close()
