@@ -198,7 +198,7 @@ extension Bindings {
         try call.table(1, "objects")
         let milliseconds = try call.optionalInteger(2, "milliseconds") ?? 0
         guard (0...1000).contains(milliseconds) else { throw call.badArgument(2, "milliseconds", "must be 0…1000") }
-        let count = Int(lua_rawlen(call.L, 1))
+        let count = Int(clamping: lua_rawlen(call.L, 1))
         guard count <= maxSelected else { throw call.badArgument(1, "objects", "at most \(maxSelected) sockets") }
         var members: [SocketSet.Member] = []
         var indices: [Int] = []
