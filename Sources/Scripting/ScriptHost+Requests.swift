@@ -84,12 +84,13 @@ extension ScriptHost {
     }
 
     /// The request for loading `path`: a default frontend script keeps its standing, any other file is
-    /// an ordinary script (the caller's file roots were checked by the binding).
+    /// an ordinary script (the caller's file roots were checked by the binding) run through the layer its
+    /// names point to (`--compat auto`): a connector written for BizHawk or mGBA, loaded from the menu, runs.
     func loadRequest(_ path: String) -> KnownScript {
         let standard = URL(fileURLWithPath: path).standardizedFileURL.path
         if let known = knownScripts.first(where: { $0.path == standard }) { return known }
         let isDefault = defaultScripts.contains { URL(fileURLWithPath: $0.path).standardizedFileURL.path == standard }
-        return KnownScript(path: standard, compat: nil, frontendDefault: isDefault)
+        return KnownScript(path: standard, compat: isDefault ? nil : "auto", frontendDefault: isDefault)
     }
 
     func carryOutScriptRequests() {

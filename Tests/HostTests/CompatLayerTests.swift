@@ -15,8 +15,8 @@ final class CompatLayerTests: XCTestCase {
         try FileManager.default.copyItem(atPath: Fixtures.root + "/lua", toPath: luaFolder)
         // A layer of the test's own: a global only it defines, and `...` as the host passes it.
         try """
-        local path, folder, source = ...
-        testlayer = { path = path, folder = folder, lines = select(2, source:gsub("\\n", "")) }
+        local path, folder, source, options = ...
+        testlayer = { path = path, folder = folder, lines = select(2, source:gsub("\\n", "")), options = options }
         local compat = require("compat.common")
         compat.define("emu.testlayer_frames", function() return emu.framecount() end)
         """.write(toFile: luaFolder + "/compat/testlayer.lua", atomically: true, encoding: .utf8)
@@ -110,6 +110,41 @@ final class CompatLayerTests: XCTestCase {
             XCTAssertEqual(result.status, 0, result.stderr)
             XCTAssertTrue(result.stderr.contains(item.says), "\(item.says) in: " + result.stderr)
         }
+    }
+
+    /// `--compat LAYER:OPTIONS` hands the layer its options (the text after the colon); a `--script LAYER:FILE` of
+    /// the same layer gets them too, another layer's does not.
+    func testALayersOptionsReachIt() throws {
+        try "print('options', testlayer.options) emu.exit(0)\n".write(
+            toFile: scriptFolder + "/opts.lua", atomically: true, encoding: .utf8)
+        for (arguments, expected) in [
+            (["--compat", "testlayer:version=2.9.1,socket=127.0.0.1:9"], "options\tversion=2.9.1,socket=127.0.0.1:9"),
+            (["--compat", "testlayer:x", "--script", "testlayer:" + scriptFolder + "/opts.lua"], "options\tx"),
+            (["--compat", "auto:y"], "options\ty"),
+            (["--script", "testlayer:" + scriptFolder + "/opts.lua"], "options\tnil"),
+        ] {
+            let script =
+                arguments.contains { $0.hasPrefix("testlayer:/") } ? [] : ["--script", scriptFolder + "/opts.lua"]
+            let result = try run(arguments + script)
+            XCTAssertEqual(result.status, 0, result.stderr)
+            XCTAssertTrue(result.stdout.contains(expected + "\n"), "\(arguments): " + result.stdout + result.stderr)
+        }
+        let unknown = try run(["--compat", "nope:version=1", "--script", scriptFolder + "/opts.lua"])
+        XCTAssertEqual(unknown.status, 2)
+        XCTAssertTrue(unknown.stderr.contains("no layer named 'nope' (layers: auto, "), unknown.stderr)
+    }
+
+    /// A script loaded by scripts.load (the menu's Scripts page) runs through the layer its names point to, as
+    /// `--compat auto` would: a connector written for another emulator, loaded from the menu, runs.
+    func testAScriptLoadedFromTheMenuGetsItsLayer() throws {
+        try """
+        print("load", scripts.load("\(scriptFolder)/bot.lua"))
+        for _ = 1, 10 do emu.frameadvance() end
+        """.write(toFile: scriptFolder + "/loader.lua", atomically: true, encoding: .utf8)
+        let result = try run(["--script", scriptFolder + "/loader.lua"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stderr.contains("with the testlayer layer (it uses testlayer.)"), result.stderr)
+        XCTAssertTrue(result.stdout.contains("frames\t1"), result.stdout + result.stderr)
     }
 
     func testUnknownLayersAreRefusedAndAPathWithAColonIsAPath() throws {
