@@ -210,7 +210,7 @@ def test_bizhawk_comm_socket_server_talks_as_bizhawk():
         out, err = process.communicate(timeout=60)
     assert process.returncode == 0, err
     assert out.splitlines() == [
-        f"info\t127.0.0.1:{port}\tfalse", "send\t7\ttrue\ttrue", "response\thi", "none\t[]",
+        f"info\t127.0.0.1:{port}\ttrue", "send\t7\ttrue\ttrue", "response\thi", "none\t[]",
         "shot\tScreenshot was sent", "shot_response\tthanks", "bytes\t3",
     ], out + err
     server.close()

@@ -1922,8 +1922,9 @@ do
     server.timeout = math.max(0, int("comm.socketServerSetTimeout", 1, "timeout", ms))
   end, "milliseconds a reply is waited for (at most 5 s)")
   def("comm.socketServerIsConnected", "supported", function()
-    return server.conn ~= nil and server.conn:state() == "open"
-  end)
+    -- BizHawk connects when it starts: here the first use connects, and this is a use
+    return server.ip ~= nil and server.port ~= nil and connection("comm.socketServerIsConnected") ~= nil
+  end, "connects first when there is a server and no connection (BizHawk connects when it starts)")
   def("comm.socketServerSuccessful", "supported", function() return server.ip ~= nil and server.successful end)
   def("comm.socketServerGetIp", "supported", function() return server.ip end)
   def("comm.socketServerGetPort", "supported", function() return server.port end)
