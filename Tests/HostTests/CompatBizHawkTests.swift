@@ -144,7 +144,7 @@ final class CompatBizHawkTests: XCTestCase {
             (
                 Fixtures.nesROM, "nestopia",
                 [
-                    "system": "NES", "cores": "NesHawk,Snes9x,Gambatte,Gambatte,TurboNyma", "prg_size": "32768",
+                    "system": "NES", "cores": "NesHawk,Snes9x,Gambatte,Gambatte,TurboNyma", "prg_size": "16384",
                     "prg_same": "true",
                 ]
             ),
@@ -180,6 +180,27 @@ final class CompatBizHawkTests: XCTestCase {
                 XCTAssertTrue(result.stderr.contains(warning), "\(core): \(result.stderr)")
             }
         }
+        // content large enough to bank its ROM (here 16 KiB of PRG and 32 KiB of CHR) is told what "PRG ROM" shows
+        var rom = Array(try Data(contentsOf: URL(fileURLWithPath: Fixtures.nesROM)))
+        rom[5] = 4
+        rom += [UInt8](repeating: 0, count: 0x6000)
+        let cnrom = Fixtures.temporaryFolder() + "/large.nes", reader = Fixtures.temporaryFolder() + "/prg.lua"
+        try Data(rom).write(to: URL(fileURLWithPath: cnrom))
+        try
+            "print('prg', memory.getmemorydomainsize('PRG ROM'), memory.read_u8(0, 'PRG ROM') == memory.read_u8(0x8000))"
+            .write(toFile: reader, atomically: true, encoding: .utf8)
+        let banked = try Fixtures.cli(
+            [
+                "run", cnrom, "--core", "nestopia", "--headless", "--frames", "2", "--quiet", "--script",
+                "bizhawk:" + reader,
+            ],
+            environment: ["RETROLUA_LUA_DIR": Fixtures.root + "/lua"])
+        XCTAssertEqual(banked.status, 0, banked.stderr)
+        XCTAssertTrue(banked.stdout.contains("prg\t16384\ttrue\n"), banked.stdout + banked.stderr)
+        XCTAssertTrue(
+            banked.stderr.contains(
+                "memory.getmemorydomainsize: 'PRG ROM' is the CPU's window 0x8000-0xFFFF: on this cartridge, whose ROM "
+                    + "may be banked, the banks mapped now"), banked.stderr)
         // the version is the layer's option; an unknown option stops the script with the list of options
         let older = try Fixtures.cli(
             [

@@ -127,6 +127,18 @@ for _, spec in ipairs(layout) do
     -- bytes not at a plain offset in ours: each address goes through `at` (the slow path, as swapped bytes)
     view.at = at or spec.swap and function(a) return base + (a ~ 1) end
     if spec[5] then view.split, view.base2 = spec[5][1], spec[5][2] end
+    if spec.banked then
+      -- a 16 KiB ROM shows twice in the window (both halves alike); content larger than 32 KiB of PRG and 8 KiB of
+      -- CHR may bank its ROM: the window is then the banks mapped now
+      local half = size // 2
+      local ok_low, low = pcall(our.memory.read_bytes, base, half, ours)
+      local ok_high, high = pcall(our.memory.read_bytes, base + half, half, ours)
+      if ok_low and ok_high and low == high then view.size = half end
+      if ((info.rom or {}).size or 0) > 16 + 512 + 0x8000 + 0x2000 then
+        view.caveat = format("'%s' is the CPU's window 0x%X-0x%X: on this cartridge, whose ROM may be banked, the "
+          .. "banks mapped now (libretro shows no other view of the ROM)", name, base, base + size - 1)
+      end
+    end
     -- a second half that the core does not map makes the view end at the split
     if view.split and not readable(ours, view.base2 + view.split) then view.size, view.split = view.split, nil end
     views[name] = view
@@ -148,12 +160,19 @@ local current_view = views["System Bus"] or views["M68K BUS"] or main_view
 
 local views_by_lower = {}
 for name, view in pairs(views) do views_by_lower[name:lower()] = view end
+-- A view with a caveat is reached only through domain_error, which says it once.
+for _, view in pairs(views_by_lower) do
+  if view.caveat then views[view.name] = nil end
+end
 
 -- An unknown name: BizHawk's in another case is taken (so "System bus" works), else a clear error.
 local function domain_error(fname, name)
   if type(name) ~= "string" then argerror(fname, 2, "domain", "string", name) end
   local v = views_by_lower[name:lower()]
-  if v then return v end
+  if v then
+    if v.caveat then warn_once("bizhawk:caveat:" .. v.name, fname .. ": " .. v.caveat) end
+    return v
+  end
   if missing[name] then
     raise(format("%s: memory domain '%s' is not available: the core (%s) does not expose it", fname, name,
       info.core or "?"))
@@ -371,11 +390,13 @@ def("memory.getmemorydomainlist", "supported", function()
   return t
 end)
 def("memory.getmemorydomainsize", "supported", function(name)
-  local v = name ~= nil and views[name] or current_view
+  local v = name ~= nil and (views[name] or type(name) == "string" and views_by_lower[name:lower()]
+    and domain_error("memory.getmemorydomainsize", name)) or current_view
   return v.size
 end)
 def("memory.usememorydomain", "supported", function(name)
-  local v = type(name) == "string" and (views[name] or views_by_lower[name:lower()])
+  local v = type(name) == "string" and (views[name] or views_by_lower[name:lower()] and domain_error(
+    "memory.usememorydomain", name))
   if not v then
     -- BizHawk keeps the previous domain too: say so, or later reads go there unnoticed
     local why = missing[name] and format("'%s' is not available: the core (%s) does not expose it", name,

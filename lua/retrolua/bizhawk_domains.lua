@@ -31,7 +31,7 @@ bizhawk.LAYOUTS = {
     { "RAM", "system_ram" }, { "System Bus", "bus" }, { "WRAM", "save_ram" }, { "Battery RAM", "save_ram" },
     -- the CPU's window onto the cartridge's ROM (0x8000-0xFFFF): the whole PRG ROM on a 32 KiB cartridge, the banks
     -- mapped now on a larger one (a libretro core shows no other view of the ROM)
-    { "PRG ROM", "bus", 0x8000, 0x8000 },
+    { "PRG ROM", "bus", 0x8000, 0x8000, banked = true },
     missing = { "CHR", "CHR VROM", "CHR VRAM", "CIRAM (nametables)", "PALRAM", "OAM", "PPU Bus" },
   },
   GB = {

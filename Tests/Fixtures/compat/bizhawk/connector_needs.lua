@@ -21,7 +21,8 @@ report("use_missing", memory.usememorydomain("CHR"))
 report("after_missing", memory.getcurrentmemorydomain())
 if emu.getsystemid() == "NES" then
   report("prg_size", memory.getmemorydomainsize("PRG ROM"))
-  report("prg_same", memory.read_u16_le(0x7FFC, "PRG ROM") == memory.read_u16_le(0xFFFC, "System Bus"))
+  local size = memory.getmemorydomainsize("PRG ROM")
+  report("prg_same", memory.read_u16_le(size - 4, "PRG ROM") == memory.read_u16_le(0xFFFC, "System Bus"))
 elseif emu.getsystemid() == "SNES" then
   report("cartrom_size", memory.getmemorydomainsize("CARTROM"))
   report("cartrom_title", memory.read_bytes_as_binary_string(0x7FC0, 16, "CARTROM"))
