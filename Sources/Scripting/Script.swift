@@ -47,6 +47,8 @@ public final class Script {
     var streams: [Int: StreamConnection] = [:]
     /// Connections closed and collected with bytes still to flush (pumped between frames).
     var lingering: [StreamConnection] = []
+    /// Milliseconds spent in socket waits since the last frame (`waitOnSockets`).
+    var socketWaitSpent = 0
     private(set) var modified: Date?
     /// Read from a file (hot reload watches it); false for the console's and the socket's own states.
     let isFromFile: Bool

@@ -395,7 +395,7 @@ public enum SocketSet {
         }
     }
 
-    static func monotonicMilliseconds() -> Int64 {
+    public static func monotonicMilliseconds() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Int64(time.tv_sec) &* 1000 &+ Int64(time.tv_nsec / 1_000_000)

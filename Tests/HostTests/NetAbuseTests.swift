@@ -3,6 +3,7 @@ import XCTest
 
 @testable import Scripting
 import Support
+import CLuaShim
 
 #if canImport(Glibc)
     import Glibc
@@ -280,6 +281,25 @@ final class NetAbuseTests: XCTestCase {
                 XCTAssertTrue(SocketAddress.isLoopback(target), "\(address) passed as loopback")
             }
         }
+    }
+
+    /// A script that only ever waits on its sockets does not hold the emulator for good: past the host time
+    /// it may wait between frames, its waits count as its own time and the watchdog stops it.
+    func testAScriptThatOnlyWaitsIsStopped() throws {
+        Script.socketWaitAllowance = 300
+        defer { Script.socketWaitAllowance = 60_000 }
+        lh_set_deadlines(0.5, 0)
+        defer { lh_set_deadlines(2, 4) }
+        let harness = try harness()
+        defer { harness.close() }
+        try harness.load(
+            """
+            local server = assert(net.tcp_listen{})
+            event.on("frame_end", function() while true do server:wait(100) end end)
+            """)
+        harness.run(1)
+        XCTAssertEqual(harness.failures.count, 1, "\(harness.failures)")
+        XCTAssertTrue(harness.failures.first?.message.contains("without returning") == true, "\(harness.failures)")
     }
 
     /// Bad arguments are errors naming the function and argument; a closed listener says so.

@@ -180,11 +180,8 @@ extension Bindings {
         let socket = try selfSocket(call, script)
         let milliseconds = try call.integer(2, "milliseconds")
         guard (0...1000).contains(milliseconds) else { throw call.badArgument(2, "milliseconds", "must be 0…1000") }
-        // Waiting is the host's time, not the script's: the runaway-script clock stops (a session's timeouts
-        // are longer than its deadline).
-        lh_host_work_begin()
-        defer { lh_host_work_end() }
-        return call.returning(socket.wait(milliseconds: milliseconds))
+        // Waiting is the host's time, not the script's (a session's timeouts are longer than its deadline).
+        return call.returning(script.waitOnSockets { socket.wait(milliseconds: milliseconds) })
     }
 
     private static func udpAddress(_ call: LuaCall, _ script: Script) throws -> Int32 {

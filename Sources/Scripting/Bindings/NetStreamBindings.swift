@@ -225,9 +225,7 @@ extension Bindings {
                     1, "objects", "entry \(index) is a \(call.typeName(-1)), not a socket from the net module")
             }
         }
-        lh_host_work_begin()
-        let ready = SocketSet.wait(members, milliseconds: milliseconds)
-        lh_host_work_end()
+        let ready = script.waitOnSockets { SocketSet.wait(members, milliseconds: milliseconds) }
         call.newTable(array: ready.count { $0 })
         var slot: lua_Integer = 1
         for (position, isReady) in ready.enumerated() where isReady {
@@ -282,9 +280,7 @@ extension Bindings {
     private static func listenerWait(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let listener = try selfListener(call, script)
         let milliseconds = try waitArgument(call)
-        lh_host_work_begin()
-        defer { lh_host_work_end() }
-        return call.returning(listener.wait(milliseconds: milliseconds))
+        return call.returning(script.waitOnSockets { listener.wait(milliseconds: milliseconds) })
     }
 
     private static func listenerAddress(_ call: LuaCall, _ script: Script) throws -> Int32 {
@@ -353,9 +349,7 @@ extension Bindings {
         let connection = try selfConnection(call, script)
         let milliseconds = try waitArgument(call)
         guard let connection else { return call.returning(true) }
-        lh_host_work_begin()
-        defer { lh_host_work_end() }
-        return call.returning(connection.wait(milliseconds: milliseconds))
+        return call.returning(script.waitOnSockets { connection.wait(milliseconds: milliseconds) })
     }
 
     private static func connectionPending(_ call: LuaCall, _ script: Script) throws -> Int32 {
@@ -413,8 +407,26 @@ extension Script {
         if connection.isLingering { lingering.append(connection) }
     }
 
+    /// Host time a script may spend waiting on sockets between two frames (or paused redraws).
+    nonisolated(unsafe) static var socketWaitAllowance = 60_000
+
+    /// Runs a socket wait as the host's time, so the runaway-script clock stops (a peer's timeouts are longer
+    /// than a script's deadline) — up to `socketWaitAllowance` ms between frames; past that, waits count as
+    /// the script's own time, so a script that only ever waits is stopped like any other that never returns.
+    /// Retrolua's own defaults (netplay's transfer waits on the person's peer) are not limited.
+    func waitOnSockets<Result>(_ wait: () -> Result) -> Result {
+        let started = SocketSet.monotonicMilliseconds()
+        let asHost = isFrontendDefault || socketWaitSpent < Script.socketWaitAllowance
+        if asHost { lh_host_work_begin() }
+        let result = wait()
+        if asHost { lh_host_work_end() }
+        socketWaitSpent &+= Int(clamping: SocketSet.monotonicMilliseconds() &- started)
+        return result
+    }
+
     /// Between frames: every connection flushes and reads; closed ones done flushing are let go.
     func pumpStreams() {
+        socketWaitSpent = 0
         guard !streams.isEmpty || !lingering.isEmpty else { return }
         for connection in streams.values { connection.pump() }
         for connection in lingering { connection.pump() }
