@@ -80,9 +80,10 @@ extension RunCommand {
                             + "a compatibility layer (fceux, bizhawk, … auto)"
                     ),
                     Option(
-                        "compat", "LAYER",
+                        "compat", "LAYER[:OPTIONS]",
                         "the layer for every --script without one: a script written for FCEUX, BizHawk, Mesen or "
-                            + "mGBA runs as published (auto: chosen from its globals)",
+                            + "mGBA runs as published (auto: chosen from its globals); OPTIONS go to the layer "
+                            + "(bizhawk:version=2.9.1,socket=HOST:PORT)",
                         choices: ["auto", "fceux", "bizhawk", "mesen", "mgba"]),
                     Option("strict", nil, "a failing script ends the run at once, status 1 (default: it is unloaded)"),
                     Option("watch", nil, "reload a script when its file is saved (emulator state is kept)"),
