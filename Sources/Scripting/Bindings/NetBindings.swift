@@ -1,6 +1,5 @@
 import CLua
 import Foundation
-import CLuaShim
 import LuaRuntime
 import Support
 
