@@ -210,6 +210,13 @@ final class CompatBizHawkTests: XCTestCase {
             environment: ["RETROLUA_LUA_DIR": Fixtures.root + "/lua"])
         XCTAssertEqual(older.status, 0, older.stderr)
         XCTAssertTrue(older.stdout.contains("result version=2.7.0\nresult gate=true\n"), older.stdout)
+        let bare = try Fixtures.cli(
+            [
+                "run", Fixtures.nesROM, "--core", "nestopia", "--headless", "--frames", "20", "--quiet", "--strict",
+                "--compat", "bizhawk:2.8", "--script", Self.fixtures + "connector_needs.lua",
+            ],
+            environment: ["RETROLUA_LUA_DIR": Fixtures.root + "/lua"])
+        XCTAssertTrue(bare.stdout.contains("result version=2.8\nresult gate=true\n"), bare.stdout + bare.stderr)
         let wrong = try Fixtures.cli(
             [
                 "run", Fixtures.nesROM, "--core", "nestopia", "--headless", "--frames", "2", "--quiet", "--strict",
