@@ -3,7 +3,7 @@ import Foundation
 
 /// Every parser of untrusted bytes, each fed through the entry point the host uses.
 enum FuzzTarget: String, CaseIterable {
-    case state, movieblock, rlm, journal, fm2, bk2, fcm, fmv, vmv, cht, control, binary, content
+    case state, movieblock, rlm, journal, fm2, bk2, fcm, fmv, vmv, cht, control, binary, content, netaddress
 
     /// Work done once per process (the control and content targets load a real core).
     func prepare() {
@@ -30,6 +30,7 @@ enum FuzzTarget: String, CaseIterable {
         case .control: ControlFuzz.run(bytes)
         case .binary: BinaryControlFuzz.run(bytes)
         case .content: ContentFuzz.run(bytes)
+        case .netaddress: NetAddressFuzz.run(bytes)
         }
     }
 
