@@ -135,9 +135,9 @@ public final class StreamConnection {
     /// a reset (which may make the peer drop the reply it has not read yet).
     private func finishClosing() {
         shutdown(descriptor, Int32(SHUT_WR))
-        var scratch = [UInt8](repeating: 0, count: 4096)
+        var discarded = [UInt8](repeating: 0, count: 4096)
         for _ in 0..<16 {
-            let count = scratch.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
+            let count = discarded.withUnsafeMutableBytes { Glibc.recv(descriptor, $0.baseAddress, $0.count, 0) }
             if count <= 0 { break }
         }
         release()
