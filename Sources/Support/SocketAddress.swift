@@ -27,18 +27,28 @@ public enum SocketAddress {
         hints.ai_family = family
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         hints.ai_flags = AI_NUMERICSERV | (passive ? AI_PASSIVE : 0) | (family == AF_INET6 ? AI_V4MAPPED : 0)
+        switch first(host, port, hints) {
+        case .success(let storage): return storage
+        case .failure(let error):
+            throw SocketFailure("cannot resolve '\(host)': \(String(cString: gai_strerror(error.status)))")
+        }
+    }
+
+    /// The first answer of `getaddrinfo`, or its status.
+    private static func first(
+        _ host: String, _ port: UInt16, _ hints: addrinfo
+    ) -> Result<sockaddr_storage, AddressError> {
+        var hints = hints
         var list: UnsafeMutablePointer<addrinfo>?
         let status = getaddrinfo(host, String(port), &hints, &list)
-        guard status == 0, let first = list else {
-            throw SocketFailure("cannot resolve '\(host)': \(String(cString: gai_strerror(status)))")
-        }
+        guard status == 0, let first = list else { return .failure(AddressError(status: status)) }
         defer { freeaddrinfo(list) }
         var storage = sockaddr_storage()
         withUnsafeMutableBytes(of: &storage) { target in
             let count = min(Int(first.pointee.ai_addrlen), target.count)
             target.copyMemory(from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: count))
         }
-        return storage
+        return .success(storage)
     }
 
     public static func length(of storage: sockaddr_storage) -> socklen_t {
@@ -71,15 +81,7 @@ public enum SocketAddress {
         var hints = addrinfo()
         hints.ai_family = AF_UNSPEC
         hints.ai_flags = AI_NUMERICHOST | AI_NUMERICSERV
-        var list: UnsafeMutablePointer<addrinfo>?
-        guard getaddrinfo(host, String(port), &hints, &list) == 0, let first = list else { return nil }
-        defer { freeaddrinfo(list) }
-        var storage = sockaddr_storage()
-        withUnsafeMutableBytes(of: &storage) { target in
-            let count = min(Int(first.pointee.ai_addrlen), target.count)
-            target.copyMemory(from: UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: count))
-        }
-        return storage
+        return try? first(host, port, hints).get()
     }
 
     /// Whether the address is loopback: 127.0.0.0/8, ::1, or 127.x mapped into IPv6.
@@ -109,4 +111,9 @@ public enum SocketAddress {
         }
         return result == 0 ? text(of: storage) : "?"
     }
+}
+
+/// `getaddrinfo`'s status when it found nothing.
+struct AddressError: Error {
+    let status: Int32
 }
