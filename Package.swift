@@ -87,7 +87,7 @@ if Context.environment["RETROLUA_FUZZ"] == "1" {
     package.targets.append(
         .executableTarget(
             name: "RetroluaFuzz",
-            dependencies: ["Emulation", "Run", "Scripting", "Control", "Frontend", "Libretro", "Media"],
+            dependencies: ["Emulation", "Run", "Scripting", "Control", "Frontend", "Libretro", "Media", "Support"],
             path: "Fuzz/RetroluaFuzz",
             swiftSettings: [.unsafeFlags(["-parse-as-library"])]))
     package.products.append(.executable(name: "RetroluaFuzz", targets: ["RetroluaFuzz"]))
