@@ -31,6 +31,9 @@ public final class StreamConnection {
     private var peerFinished = false
     /// `close` was asked while bytes were pending: they are flushed, then the socket closes.
     private var closing = false
+    /// `shutdownSending` was asked: no more bytes are taken; once the pending ones are out the peer sees the
+    /// end of the stream (`sentEnd`), while receiving goes on.
+    private var sendingShut = false, sentEnd = false
     /// The connect finished since `isReady(connected:)` last looked: a change of state `wait` reports once.
     private var connectedUnseen = false
     private var incoming = ByteQueue()
@@ -129,6 +132,10 @@ public final class StreamConnection {
             }
         }
         if closing && outgoing.isEmpty { finishClosing() }
+        if sendingShut && !sentEnd && descriptor >= 0 && outgoing.isEmpty {
+            sentEnd = true
+            shutdown(descriptor, Int32(SHUT_WR))
+        }
     }
 
     /// After the last byte: FIN first, and what the peer sent meanwhile read and dropped, so the close is not
@@ -179,7 +186,7 @@ public final class StreamConnection {
     /// full), or nil when the connection can no longer send.
     public func send(_ bytes: UnsafeRawBufferPointer) -> Int? {
         pump()
-        guard descriptor >= 0, !closing else { return nil }
+        guard descriptor >= 0, !closing, !sendingShut else { return nil }
         let taken = min(bytes.count, max(0, limits.sendBuffer - outgoing.count))
         outgoing.append(UnsafeRawBufferPointer(rebasing: bytes[0..<taken]))
         if !connecting { flush() }
@@ -232,6 +239,14 @@ public final class StreamConnection {
         peerFinished = true
         closing = true
         flush()
+    }
+
+    /// A half-close: nothing more is sent; after the pending bytes the peer sees the end of the stream, and
+    /// what it sends is still received.
+    public func shutdownSending() {
+        guard descriptor >= 0, !closing, !sendingShut else { return }
+        sendingShut = true
+        if !connecting { flush() }
     }
 
     /// Whether a closed connection still has bytes to flush (the host keeps pumping it).

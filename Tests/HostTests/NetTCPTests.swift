@@ -88,6 +88,42 @@ final class NetTCPTests: XCTestCase {
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
+    /// A half-close (LuaSocket's `shutdown("send")`): the peer reads the last bytes and then the end of the
+    /// stream, and what it sends back still arrives.
+    func testAHalfCloseEndsTheStreamOneWay() throws {
+        let harness = try harness()
+        defer { harness.close() }
+        try harness.load(
+            """
+            local server = assert(net.tcp_listen{})
+            local client = assert(net.tcp_connect(server:address()))
+            net.select({server}, 1000)
+            local accepted = assert(server:accept())
+            while client:state() == "connecting" do client:wait(100) end
+            client:send("last words")
+            client:shutdown("send")
+            print("after " .. tostring(client:send("more")))
+            local got = {}
+            while true do
+              accepted:wait(100)
+              local data, why = accepted:receive()
+              if data then got[#got + 1] = data elseif why == "closed" then break end
+            end
+            print("server got " .. table.concat(got) .. ", then the end")
+            print("reply " .. accepted:send("still heard"))
+            local reply = ""
+            while #reply < 11 do client:wait(100); reply = reply .. (client:receive() or "") end
+            print("client got " .. reply .. " " .. client:state())
+            print("bad " .. select(2, pcall(client.shutdown, client, "both")))
+            """)
+        XCTAssertTrue(harness.output.contains("after nil"), harness.output)
+        XCTAssertTrue(harness.output.contains("server got last words, then the end"), harness.output)
+        XCTAssertTrue(harness.output.contains("reply 11"), harness.output)
+        XCTAssertTrue(harness.output.contains("client got still heard open"), harness.output)
+        XCTAssertTrue(harness.output.contains("bad tcp_connection:shutdown: bad argument #2 'how'"), harness.output)
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
+    }
+
     func testSelectReportsTheReadyOnes() throws {
         let harness = try harness()
         defer { harness.close() }

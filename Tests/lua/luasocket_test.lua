@@ -211,6 +211,14 @@ say("half-open send", half:send("still heard\n"))
 say("half-open receive again", half:receive())
 half:close()
 
+local ender = assert(socket.connect("127.0.0.1", peer_port))
+ender:settimeout(10)
+ender:send("readall\nfive!")
+say("shutdown send", ender:shutdown("send"))
+say("send after shutdown", ender:send("x"))
+say("the peer read to the end", ender:receive())
+ender:close()
+
 -- Connecting to nothing ----------------------------------------------------------------------------------------------
 local probe = assert(socket.bind("127.0.0.1", 0))
 local _, free_port = probe:getsockname()

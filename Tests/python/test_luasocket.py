@@ -37,7 +37,8 @@ class Peer:
     """A loopback peer: a TCP server taking line commands, and a UDP echo.
 
     Commands (one line each): `send HEX` sends the bytes; `sendclose HEX` sends them and closes;
-    `halfclose HEX` sends them and ends its side of the stream, still reading; `sink N` reads N bytes and
+    `halfclose HEX` sends them and ends its side of the stream, still reading; `readall` reads to the client's
+    end of the stream and says how much; `sink N` reads N bytes and
     answers `got N`; `lines N` sends N short lines at once; `drip HEX` sends the bytes one at a time;
     `dial PORT HEX` connects to 127.0.0.1:PORT, sends the bytes, closes that connection and answers `dialed`.
     Other lines are ignored.
@@ -85,6 +86,9 @@ class Peer:
                 elif words[0] == "halfclose" and len(words) == 2:
                     connection.sendall(bytes.fromhex(words[1]))
                     connection.shutdown(socket.SHUT_WR)
+                elif words[0] == "readall" and len(words) == 1:
+                    rest = reader.read()  # until the client ends its side of the stream
+                    connection.sendall(b"read %d bytes to the end\n" % len(rest))
                 elif words[0] == "lines" and len(words) == 2:
                     connection.sendall(b"".join(b"line %d\n" % i for i in range(int(words[1]))))
                 elif words[0] == "drip" and len(words) == 2:
@@ -143,6 +147,8 @@ def test_the_same_script_gives_the_same_output_as_debians_luasocket(peer):
     assert real.returncode == 0, real.stdout + real.stderr
     expected = lines(real.stdout)
     assert expected[-1] == "ls done ", real.stdout
+    assert any(line.startswith("ls the peer read to the end") and "read 5 bytes" in line for line in expected), \
+        real.stdout
     ours = retrolua(SCRIPT, peer, "--allow-net")
     assert ours.returncode == 0, ours.stdout + ours.stderr
     got = lines(ours.stdout)

@@ -1420,6 +1420,10 @@ function tcp_connection:address() end
 ---@return string
 function tcp_connection:peer() end
 
+--- `"send"`: a half-close — `send` takes nothing more, and once the pending bytes are out the peer sees the end of the stream; receiving goes on (LuaSocket's `shutdown("send")`).
+---@param how string
+function tcp_connection:shutdown(how) end
+
 --- Closes the connection; bytes still pending are flushed between frames, best effort.
 function tcp_connection:close() end
 

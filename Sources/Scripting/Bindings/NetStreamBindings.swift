@@ -121,6 +121,14 @@ extension Bindings {
             run($0, $1, connectionPeer)
         },
         LuaFunction(
+            "shutdown", "how: string",
+            doc:
+                """
+                `"send"`: a half-close — `send` takes nothing more, and once the pending bytes are out the \
+                peer sees the end of the stream; receiving goes on (LuaSocket's `shutdown("send")`).
+                """
+        ) { run($0, $1, connectionShutdown) },
+        LuaFunction(
             "close",
             doc: "Closes the connection; bytes still pending are flushed between frames, best effort."
         ) { run($0, $1, connectionClose) },
@@ -361,6 +369,13 @@ extension Bindings {
 
     private static func connectionPeer(_ call: LuaCall, _ script: Script) throws -> Int32 {
         call.returning(try selfConnection(call, script)?.peerAddress ?? "?")
+    }
+
+    private static func connectionShutdown(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let how = try call.string(2, "how")
+        guard how == "send" else { throw call.badArgument(2, "how", "must be \"send\", got '\(how)'") }
+        try selfConnection(call, script)?.shutdownSending()
+        return 0
     }
 
     private static func connectionClose(_ call: LuaCall, _ script: Script) throws -> Int32 {

@@ -2,8 +2,7 @@
 -- and listening), "tcp{client}" (connected or accepted). Results, classes and error strings as LuaSocket
 -- 3.0's (its numbers are floats, a local port is text, a peer's port an integer).
 -- Known differences: a socket is bound and listening in one host call, so bind() already accepts
--- connections; connect() after bind() drops the local address; shutdown("send") stops sends but cannot send
--- the peer an end of stream unless the host's connection offers `shutdown`.
+-- connections; connect() after bind() drops the local address.
 local net, common = ...
 
 local type, setmetatable, tonumber, floor, format = type, setmetatable, tonumber, math.floor, string.format
@@ -255,8 +254,8 @@ function methods.shutdown(self, how)
   if s.conn and not s.closed then
     if how == "both" then
       s.conn:close()  -- the peer sees the end of the stream (pending bytes are flushed first)
-    elseif how == "send" and s.conn.shutdown then
-      s.conn:shutdown("send")
+    elseif how == "send" then
+      s.conn:shutdown("send")  -- a half-close: the peer reads the end of the stream, receiving goes on
     end
   end
   return 1.0
