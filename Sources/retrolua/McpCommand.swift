@@ -7,11 +7,13 @@ import Glibc
 enum McpCommand {
     static let spec = CommandSpec(
         name: "mcp", summary: "serve agents over the Model Context Protocol (stdio): play a game through tools",
-        usage: ["mcp [--rom ROM] [--core CORE] [--option KEY=VALUE]…"],
+        usage: ["mcp [--rom ROM] [--core CORE] [--option KEY=VALUE]…", "mcp --attach [PID|unix:PATH]"],
         description: """
             Runs python3 -m retrolua.mcp with this binary as the emulator: an MCP server on stdin/stdout whose
             tools open a game, step it with buttons held, take screenshots, read and write memory, keep named
-            states and run Lua in its console. Needs the Python package with its extra:
+            states and run Lua in its console. With --attach it drives a game already running (the one this
+            user runs, or PID's, or the control socket unix:PATH) instead; closing the client leaves that game
+            running, and step does not run a game the person paused. Needs the Python package with its extra:
             pip install 'retrolua[mcp]'. The MCP clients' configuration: docs/guides/mcp.md.
             """, takesFiles: false)
 

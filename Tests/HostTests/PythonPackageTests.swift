@@ -59,6 +59,9 @@ final class PythonPackageTests: XCTestCase {
     /// Tests/python/test_mcp.py: `retrolua mcp` driven by the MCP SDK's own client over stdio.
     func testTheMCPServer() throws { try pytest(Fixtures.python, ["test_mcp.py"]) }
 
+    /// Tests/python/test_mcp_attach.py: `retrolua mcp --attach` drives a running headless or windowed game.
+    func testTheMCPServerAttachedToARunningGame() throws { try pytest(Fixtures.python, ["test_mcp_attach.py"]) }
+
     /// Tests/python/test_preprocessing.py: the emulator's frame skip, max-pool, grayscale, resize, frame
     /// stack, no-op starts and sticky actions equal a numpy reference on the same frames.
     func testPreprocessingWhereTheFramesAre() throws { try pytest(Fixtures.python, ["test_preprocessing.py"]) }

@@ -49,10 +49,10 @@ def _environment():
 
 
 @contextlib.asynccontextmanager
-async def _session(*arguments, cwd=ROOT):
+async def _session(*arguments, cwd=ROOT, env=None):
     """A ClientSession with `python -m retrolua mcp ARGUMENTS…` (the console command's path to the server)."""
     parameters = StdioServerParameters(command=sys.executable, args=["-m", "retrolua", "mcp"] + list(arguments),
-                                       env=_environment(), cwd=str(cwd))
+                                       env=dict(_environment(), **(env or {})), cwd=str(cwd))
     async with stdio_client(parameters) as (read, write):
         async with ClientSession(read, write) as session:
             await session.initialize()

@@ -5,11 +5,18 @@ emulator's console. Built on the official `mcp` SDK (`pip install 'retrolua[mcp]
 docs/guides/mcp.md for the clients' configuration.
 
     retrolua mcp [--rom ROM] [--core CORE] [--option KEY=VALUE]…
+    retrolua mcp --attach [PID|unix:PATH]
 
 One emulator per MCP session (a stdio server serves one client): `open_game` launches it (the ROM and
 core given on the command line are its defaults, else the bundled Dodge demo), and it ends with the
 session — when the client closes the pipe, or when this process dies (the emulator quits when its
 connection closes and, with --die-with-parent, when its parent is gone).
+
+With --attach the session drives a game already running instead (windowed or headless), through its
+control socket: the one this user's runs open in the runtime folder ($XDG_RUNTIME_DIR/retrolua/PID.sock, as
+`retrolua attach` finds them; the run checks the peer's uid) or the unix:PATH given. The game is the
+person's: closing the session only disconnects (no quit is sent), open_game refuses, and step refuses while
+the game is paused (by the person, or a script's emu.pause()) rather than stepping it.
 
 It drives the emulator with `retrolua.control.Retrolua`, the JSON client, rather than the binary door of
 `retrolua.Emulator`: an agent makes a few calls a second, so shared memory buys nothing, while the JSON
@@ -56,13 +63,16 @@ class GameSession:
     bad argument and RetroluaError for what the emulator refused, each with a message for the agent."""
 
     def __init__(self, rom: Optional[str] = None, core: Optional[str] = None,
-                 options: Optional[Dict[str, str]] = None, binary: Optional[str] = None) -> None:
+                 options: Optional[Dict[str, str]] = None, binary: Optional[str] = None,
+                 attach: Optional[str] = None) -> None:
         # The defaults of open_game, from the command line: only the person starting the server names a
         # core by path (a core is a shared library: an agent's open_game takes names only).
         self.default_rom = rom
         self.default_core = core
         self.default_options = dict(options or {})
         self.binary = binary
+        # The control socket (unix:PATH) of a running game this session drives instead of launching one.
+        self.attach = attach
         self.emulator: Optional[Retrolua] = None
         self.rom: Optional[str] = None
         self.states: Dict[str, Tuple[bytes, int]] = {}
@@ -76,6 +86,9 @@ class GameSession:
     def open(self, rom: Optional[str] = None, core: Optional[str] = None,
              options: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
         """Launches ROM (closing the game open before, its states forgotten) and describes it."""
+        if self.attach is not None:
+            raise RetroluaError("open_game is not available while attached to a running game (%s): the game is "
+                                "the person's; describe_game describes it" % self.attach)
         if core is not None:
             core = _core_name(core)
         if rom is None and self.default_rom is None:
@@ -116,6 +129,10 @@ class GameSession:
             "default_domain": info.get("default_domain"), "states": sorted(self.states),
             "process_id": self.emulator.pid if self.emulator else None,
         }
+        if self.attach is not None:
+            description["attached"] = self.attach
+            description["process_id"] = attached_pid(self.attach)
+            description["paused"] = bool(info.get("paused"))
         if not width:
             description["note"] = "no frame drawn yet: step at least one frame before a screenshot"
         return description
@@ -130,6 +147,11 @@ class GameSession:
         if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_FRAMES:
             raise ValueError('"frames" must be an integer in 1..%d, got %r' % (MAX_FRAMES, frames))
         held = self._buttons(buttons)
+        # A running game's pause is the person's (or a script's): the agent waits rather than steps through it.
+        now = self._request("info") if self.attach is not None else {}
+        if now.get("paused"):
+            return {"paused": True, "frames_run": 0, "frame": now.get("frame"),
+                    "message": "the game is paused by the user: not stepped; try again once they resume it"}
         reply = self._request("step", frames=frames, input={name: True for name in held})
         result = {"frame": reply.get("frame"), "frames_run": reply.get("frames"), "lag_frames": reply.get("lag"),
                   "buttons_held": held}
@@ -286,6 +308,12 @@ class GameSession:
     # -- plumbing ------------------------------------------------------------------------------------------
 
     def _need(self) -> None:
+        if self.emulator is None and self.attach is not None:
+            try:
+                self.emulator = Retrolua.connect(self.attach)
+            except OSError as error:
+                raise RetroluaError("cannot attach to %s: %s" % (self.attach, error)) from None
+            self._info = self._request("info")
         if self.emulator is None:
             raise ValueError("no game is open: call open_game first (with no arguments it opens the Dodge demo)")
 
@@ -314,6 +342,9 @@ class GameSession:
             self.close()
         except (OSError, ValueError, RetroluaError):
             pass  # the emulator is already let go of: the message below is what the agent needs
+        if self.attach is not None:
+            return RetroluaError("the attached game (%s) is gone or stopped answering — %s; the next call "
+                                 "attaches again" % (self.attach, why))
         return RetroluaError("the emulator (process %s) is gone — %s; its game and saved states are lost: "
                              "open_game starts a new one" % (emulator.pid, why))
 
@@ -325,7 +356,66 @@ class GameSession:
             self._info = {}
             self._server_png = None
         if emulator is not None:
-            emulator.close()
+            if self.attach is not None:
+                emulator.disconnect()  # the person's game goes on
+            else:
+                emulator.close()
+
+
+def attached_pid(address: str) -> Optional[int]:
+    """The process id in a runtime-folder socket's name (PID.sock), else None."""
+    name = os.path.basename(address)
+    return int(name[:-5]) if name.endswith(".sock") and name[:-5].isdigit() else None
+
+
+def runtime_folder() -> str:
+    """Where this user's runs listen (as `retrolua attach` looks): $XDG_RUNTIME_DIR/retrolua, else
+    /tmp/retrolua-UID."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    return os.path.join(runtime, "retrolua") if runtime.startswith("/") else "/tmp/retrolua-%d" % os.getuid()
+
+
+def find_game(target: str = "") -> str:
+    """The control address (unix:PATH) of a running game: `target` is unix:PATH, a process id, or empty for
+    the one game this user runs (ValueError listing them when there are several, or saying where it looked)."""
+    if target.startswith("unix:"):
+        return target
+    folder = runtime_folder()
+    if target:
+        if not target.isdigit():
+            raise ValueError("--attach: %r is neither a process id nor unix:PATH" % target)
+        path = os.path.join(folder, "%s.sock" % int(target))
+        if not os.path.exists(path):
+            raise ValueError("--attach: no game of this user with process id %s (no %s)" % (target, path))
+        return "unix:" + path
+    live = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        names = []
+    for name in names:
+        if attached_pid(name) is None:
+            continue
+        address = "unix:" + os.path.join(folder, name)
+        try:
+            client = Retrolua.connect(address, call_timeout=5.0)
+        except OSError:
+            continue  # a socket a run that ended left behind
+        try:
+            info = client.info()
+        except (RetroluaError, OSError, ValueError):
+            continue
+        finally:
+            client.disconnect()
+        live.append((address, "  %s\t%s on %s, frame %s" % (attached_pid(name), info.get("content", "?"),
+                                                          info.get("core", "?"), info.get("frame", 0))))
+    if len(live) == 1:
+        return live[0][0]
+    if not live:
+        raise ValueError("--attach: no running game found in %s (every windowed run listens there; headless: "
+                         "run --console, or --control unix:PATH and --attach unix:PATH)" % folder)
+    raise ValueError("--attach: several games are running; name one by its process id:\n"
+                     + "\n".join(summary for _, summary in live))
 
 
 def installed_cores(binary: Optional[str] = None) -> List[Dict[str, Any]]:
@@ -451,9 +541,10 @@ def _state_name(name: str) -> str:
 
 
 def create_server(rom: Optional[str] = None, core: Optional[str] = None, options: Optional[Dict[str, str]] = None,
-                  binary: Optional[str] = None) -> Any:
+                  binary: Optional[str] = None, attach: Optional[str] = None) -> Any:
     """The MCP server (the SDK's FastMCP, MCPServer in mcp 2) with its tools; `run()` serves stdio.
-    ROM, core and options are open_game's defaults. Raises ImportError with MISSING_SDK without the SDK."""
+    ROM, core and options are open_game's defaults; `attach` (unix:PATH) drives that running game instead.
+    Raises ImportError with MISSING_SDK without the SDK."""
     try:
         import anyio
 
@@ -469,7 +560,7 @@ def create_server(rom: Optional[str] = None, core: Optional[str] = None, options
     @contextlib.asynccontextmanager
     async def lifespan(_server: Any) -> Any:
         """One GameSession per MCP session; its emulator ends with it."""
-        session = GameSession(rom, core, options, binary)
+        session = GameSession(rom, core, options, binary, attach)
         session.lock = anyio.Lock()
         try:
             yield session
@@ -477,7 +568,8 @@ def create_server(rom: Optional[str] = None, core: Optional[str] = None, options
             with anyio.CancelScope(shield=True):
                 await anyio.to_thread.run_sync(session.close)
 
-    server = Server("retrolua", lifespan=lifespan, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = Server("retrolua", lifespan=lifespan, instructions=ATTACHED if attach else INSTRUCTIONS,
+                    log_level="WARNING")
 
     async def call(ctx: Any, method: Callable[..., Any], *arguments: Any) -> Any:
         """Runs a blocking GameSession method in a worker thread, one at a time per session; a bad
@@ -504,7 +596,8 @@ def create_server(rom: Optional[str] = None, core: Optional[str] = None, options
         """Run the game for `frames` frames (1..3600; 60 is one second of most games) with `buttons` held
         on controller 1 the whole time (RetroPad names such as "right", "a", "start"; describe_game lists
         them; none: no button). To press and release, step a few frames with the button, then without.
-        Returns the frame counter afterwards."""
+        Returns the frame counter afterwards. Attached to a game a person plays: while they have it paused,
+        nothing runs and the result says so ("paused": true)."""
         return await call(ctx, GameSession.step, frames, buttons)
 
     @server.tool(structured_output=False)
@@ -589,6 +682,11 @@ Dodge demo, where you move a face with the d-pad to collect coins and dodge fall
 with buttons held, look with screenshot, and inspect or poke memory (read_memory, write_memory, run_lua).
 The game only advances when you step it. save_state/load_state let you try something and go back."""
 
+ATTACHED = """Plays a game already running in Retrolua (a libretro emulator frontend), shared with the person who
+started it: describe_game says what it is; step frames with buttons held, look with screenshot, inspect or
+poke memory (read_memory, write_memory, run_lua). open_game is not available. While the person has the game
+paused, step runs nothing and says so: wait and try again."""
+
 
 def main(argv: Optional[Sequence[str]] = None) -> None:
     """`retrolua mcp …` / `python -m retrolua.mcp …`: serves MCP on stdin and stdout until the client leaves."""
@@ -599,7 +697,19 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--core", help="the core for it (a name, or a path: only here, never from the agent)")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                         help="a core option for every game (repeatable)")
+    parser.add_argument("--attach", nargs="?", const="", metavar="PID|unix:PATH",
+                        help="drive a running game over its control socket instead (default: the one this user "
+                        "runs); closing the session leaves it running")
     arguments = parser.parse_args(argv)
+    attach = None
+    if arguments.attach is not None:
+        if arguments.rom or arguments.core or arguments.option:
+            parser.error("--attach drives a running game: --rom, --core and --option are for launched ones")
+        try:
+            attach = find_game(arguments.attach)
+        except ValueError as error:
+            sys.stderr.write("retrolua mcp: %s\n" % error)
+            sys.exit(1)
     options = {}
     for pair in arguments.option:
         key, equals, value = pair.partition("=")
@@ -615,7 +725,7 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
         if not os.path.isfile(rom):
             parser.error("--rom: no such file: %s" % rom)
     try:
-        server = create_server(rom, arguments.core, _core_options(options))
+        server = create_server(rom, arguments.core, _core_options(options), attach=attach)
     except ImportError as error:
         sys.stderr.write("retrolua mcp: %s\n" % error)
         sys.exit(1)

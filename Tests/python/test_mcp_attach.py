@@ -1,0 +1,143 @@
+"""`retrolua mcp --attach`: the MCP server drives a game already running (headless with --control, or
+windowed under Xvfb, found in a runtime folder of the test's own) through the SDK's stdio client: the tools
+read, step and look at the running game; open_game refuses; closing the client leaves the game running;
+a paused game is not stepped (the result says it is paused by the user); with several games running and
+no process id, the command lists them. Run by the Swift suite (Tests/HostTests/PythonPackageTests.swift)."""
+
+import asyncio
+import base64
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from test_mcp import DODGE, PLAYER_X, ROOT, _environment, _error, _json, _png_size, _session
+
+sys.path.insert(0, os.path.join(ROOT, "python"))
+from retrolua.control import Retrolua  # noqa: E402
+
+
+@pytest.fixture
+def games(tmp_path):
+    """Starts `retrolua run DODGE ARGUMENTS…` with a runtime folder of the test's own; kills what is left."""
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    env = dict(_environment(), XDG_RUNTIME_DIR=str(runtime), HOME=str(tmp_path), SDL_AUDIODRIVER="dummy")
+    started = []
+
+    def start(*arguments):
+        process = subprocess.Popen([env["RETROLUA"], "run", DODGE, *arguments], env=env, stdin=subprocess.DEVNULL,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        started.append(process)
+        return process
+
+    start.env = {"XDG_RUNTIME_DIR": str(runtime)}
+    start.runtime = runtime / "retrolua"
+    yield start
+    for process in started:
+        if process.poll() is None:
+            process.kill()
+        process.wait()
+        process.stderr.close()
+
+
+def _wait_for(path, process):
+    """Waits until the run's socket answers (the run opens it once its core is loaded)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert process.poll() is None, process.stderr.read().decode(errors="replace")
+        if os.path.exists(path):
+            try:
+                Retrolua.connect("unix:" + str(path)).disconnect()
+                return "unix:" + str(path)
+            except OSError:
+                pass
+        time.sleep(0.05)
+    raise AssertionError("no socket at %s" % path)
+
+
+def _frame(address):
+    client = Retrolua.connect(address)
+    try:
+        return client.info()["frame"]
+    finally:
+        client.disconnect()
+
+
+def test_an_agent_attaches_to_a_headless_game_and_leaves_it_running(games, tmp_path):
+    path = tmp_path / "game.sock"
+    run = games("--headless", "--control", "unix:" + str(path))
+    address = _wait_for(path, run)
+
+    async def body():
+        async with _session("--attach", address, env=games.env) as session:
+            described = _json(await session.call_tool("describe_game", {}))
+            assert described["attached"] == address and described["core"] == "nestopia"
+            assert "paused by the user" not in str(described)
+            before = _json(await session.call_tool("read_memory", {"address": PLAYER_X, "format": "integers"}))
+            stepped = _json(await session.call_tool("step", {"frames": 20, "buttons": ["right"]}))
+            assert stepped["frames_run"] == 20
+            after = _json(await session.call_tool("read_memory", {"address": PLAYER_X, "format": "integers"}))
+            assert after["values"][0] > before["values"][0]
+            picture = await session.call_tool("screenshot", {})
+            images = [content for content in picture.content if content.type == "image"]
+            size = _json(await session.call_tool("describe_game", {}))["size"]
+            assert _png_size(base64.b64decode(images[0].data)) == (size["width"], size["height"])
+            refused = _error(await session.call_tool("open_game", {}))
+            assert "not available while attached" in refused
+            return stepped["frame"]
+
+    frame = asyncio.run(body())
+    # The client is gone; the game is not: it answers, at the frame the agent left it.
+    assert run.poll() is None
+    assert _frame(address) == frame
+    client = Retrolua.connect(address)
+    client.close()  # quit
+    assert run.wait(timeout=60) == 0
+
+
+@pytest.mark.skipif(not os.environ.get("DISPLAY"),
+                    reason="a windowed run needs an X server (the suite runs under Xvfb)")
+def test_a_windowed_game_is_found_and_its_pause_is_respected(games):
+    run = games("--no-audio")
+    address = _wait_for(games.runtime / ("%d.sock" % run.pid), run)
+
+    async def body(*arguments):
+        async with _session("--attach", *arguments, env=games.env) as session:
+            assert _json(await session.call_tool("describe_game", {}))["process_id"] == run.pid
+            _json(await session.call_tool("run_lua", {"code": "emu.pause()"}))  # as the pause hotkey does
+            paused = _json(await session.call_tool("step", {"frames": 5}))
+            assert paused["paused"] is True and paused["frames_run"] == 0
+            assert "paused by the user" in paused["message"]
+            _json(await session.call_tool("run_lua", {"code": "emu.unpause()"}))
+            assert _json(await session.call_tool("step", {"frames": 2}))["frames_run"] == 2
+
+    asyncio.run(body())  # the one game of this user
+    asyncio.run(body(str(run.pid)))
+    assert run.poll() is None
+    second = games("--no-audio")
+    _wait_for(games.runtime / ("%d.sock" % second.pid), second)
+    listed = subprocess.run([sys.executable, "-m", "retrolua", "mcp", "--attach"], stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, env=dict(_environment(), **games.env), timeout=120)
+    assert listed.returncode == 1
+    assert "several games are running" in listed.stderr
+    assert str(run.pid) in listed.stderr and str(second.pid) in listed.stderr
+    for process in (run, second):
+        client = Retrolua.connect(address if process is run else "unix:%s/%d.sock" % (games.runtime, second.pid))
+        client.close()
+        assert process.wait(timeout=60) == 0
+
+
+def test_attach_names_what_it_cannot_find(tmp_path):
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    env = dict(_environment(), XDG_RUNTIME_DIR=str(runtime))
+    for arguments, message in ((["--attach"], "no running game found in"),
+                               (["--attach", "999999"], "no game of this user"),
+                               (["--attach", "nope"], "neither a process id nor unix:PATH"),
+                               (["--attach", "--rom", DODGE], "--rom, --core and --option are for launched ones")):
+        result = subprocess.run([sys.executable, "-m", "retrolua", "mcp", *arguments], stdin=subprocess.DEVNULL,
+                                capture_output=True, text=True, env=env, timeout=120)
+        assert result.returncode != 0 and message in result.stderr, (arguments, result.stderr)
