@@ -16,6 +16,15 @@ final class ControlStep {
     init(_ request: ControlRequest, session: ControlSession) throws(ControlError) {
         self.session = session
         frames = try request.integer("frames", in: 0...ControlFacts.maxFrames) ?? 1
+        // A client sharing the game with a person (an attached agent) asks not to run through their pause.
+        if let unlessPaused = request.fields["unless_paused"] {
+            guard let wanted = ControlRequest.boolean(unlessPaused) else {
+                throw ControlRequest.wrong("unless_paused", "true or false", unlessPaused)
+            }
+            if wanted && session.emulator.paused {
+                throw ControlError("the game is paused by the user: not stepped (unless_paused)")
+            }
+        }
         progress = StepProgress(frames: frames)
         var input = session.emulator.playerInput
         var ports: [[String: Any]] = []

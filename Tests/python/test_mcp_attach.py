@@ -17,6 +17,7 @@ from test_mcp import DODGE, PLAYER_X, ROOT, _environment, _error, _json, _png_si
 
 sys.path.insert(0, os.path.join(ROOT, "python"))
 from retrolua.control import Retrolua  # noqa: E402
+from retrolua.errors import RetroluaError  # noqa: E402
 
 
 @pytest.fixture
@@ -114,6 +115,16 @@ def test_a_windowed_game_is_found_and_its_pause_is_respected(games):
             _json(await session.call_tool("run_lua", {"code": "emu.unpause()"}))
             assert _json(await session.call_tool("step", {"frames": 2}))["frames_run"] == 2
 
+    # The control socket's own refusal, which the step tool translates: only for a client that asks.
+    client = Retrolua.connect(address)
+    client.request("console", lua="emu.pause()")
+    with pytest.raises(RetroluaError, match="paused by the user"):
+        client.request("step", frames=1, unless_paused=True)
+    with pytest.raises(RetroluaError, match="unless_paused"):
+        client.request("step", frames=1, unless_paused="yes")
+    assert client.request("step", frames=1)["frames"] == 1  # a client that does not ask steps as before
+    client.request("console", lua="emu.unpause()")
+    client.disconnect()
     asyncio.run(body())  # the one game of this user
     asyncio.run(body(str(run.pid)))
     assert run.poll() is None

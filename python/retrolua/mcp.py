@@ -147,12 +147,16 @@ class GameSession:
         if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_FRAMES:
             raise ValueError('"frames" must be an integer in 1..%d, got %r' % (MAX_FRAMES, frames))
         held = self._buttons(buttons)
-        # A running game's pause is the person's (or a script's): the agent waits rather than steps through it.
-        now = self._request("info") if self.attach is not None else {}
-        if now.get("paused"):
-            return {"paused": True, "frames_run": 0, "frame": now.get("frame"),
-                    "message": "the game is paused by the user: not stepped; try again once they resume it"}
-        reply = self._request("step", frames=frames, input={name: True for name in held})
+        fields: Dict[str, Any] = {"frames": frames, "input": {name: True for name in held}}
+        if self.attach is not None:
+            fields["unless_paused"] = True  # the person's pause (or a script's) holds: the emulator refuses
+        try:
+            reply = self._request("step", **fields)
+        except RetroluaError as error:
+            if "paused by the user" not in str(error):
+                raise
+            return {"paused": True, "frames_run": 0, "message": "the game is paused by the user: not stepped; "
+                    "try again once they resume it"}
         result = {"frame": reply.get("frame"), "frames_run": reply.get("frames"), "lag_frames": reply.get("lag"),
                   "buttons_held": held}
         for key in ("reward", "done", "info"):
