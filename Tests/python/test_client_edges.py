@@ -165,6 +165,34 @@ def test_a_call_without_a_reply_in_time_raises_naming_it_and_kills_the_emulator(
         client.close()
 
 
+def test_a_connected_client_whose_call_times_out_leaves_the_game_running(tmp_path):
+    # A client that only connected (MCP's --attach, a tool) does not own the game: a call that outlasts its
+    # call_timeout closes the client, never the game.
+    path = str(tmp_path / "game.sock")
+    binary = os.environ.get("RETROLUA", os.path.join(ROOT, ".build", "debug", "retrolua"))
+    game = subprocess.Popen([binary, "run", DODGE, "--headless", "--trust", "--control", "unix:" + path],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 60
+        while not os.path.exists(path) and time.time() < deadline:
+            time.sleep(0.05)
+        client = Retrolua.connect("unix:" + path, call_timeout=0.5)
+        with pytest.raises(retrolua.RetroluaError, match="no reply from the emulator in 0.5 s"):
+            client.eval("local t = os.clock(); while os.clock() - t < 3 do end; return 1")
+        with pytest.raises(retrolua.RetroluaError, match="this client is closed"):
+            client.info()
+        again = Retrolua.connect("unix:" + path, call_timeout=60)
+        assert again.eval("return 6 * 7") == [42]
+        assert game.poll() is None
+        again.request("quit")
+        again.disconnect()
+        assert game.wait(timeout=60) == 0
+    finally:
+        if game.poll() is None:
+            game.kill()
+            game.wait()
+
+
 def test_an_emulator_whose_core_hangs_ends_with_its_killed_parent(hanging_core):
     core, game = hanging_core
     script = textwrap.dedent("""

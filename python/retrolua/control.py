@@ -224,8 +224,12 @@ class Retrolua:
 
     def _fail(self, why: str) -> None:
         """The connection cannot go on (a request timed out or was interrupted): a launched emulator is
-        asked to quit after what it is doing (or was killed already), and the client closed."""
+        asked to quit after what it is doing (or was killed already), and the client closed. A game this
+        client only connected to is someone else's (a person's, attached to): it is left running."""
         self._failure = why + ": this client is closed"
+        if self._process is None:
+            self.disconnect()
+            return
         try:
             self._sock.settimeout(1.0)
             self._sock.sendall(b'{"cmd": "quit"}\n')
