@@ -21,8 +21,8 @@ final class ControlStep {
             guard let wanted = ControlRequest.boolean(unlessPaused) else {
                 throw ControlRequest.wrong("unless_paused", "true or false", unlessPaused)
             }
-            if wanted && session.emulator.paused {
-                throw ControlError("the game is paused by the user: not stepped (unless_paused)")
+            if wanted {
+                do { try session.emulator.refuseWhilePausedByTheUser() } catch { throw ControlFacts.error(error) }
             }
         }
         progress = StepProgress(frames: frames)

@@ -182,6 +182,11 @@ public final class Emulator {
         }
     }
 
+    /// For a door that shares the game with a person (an attached agent): their pause holds.
+    public func refuseWhilePausedByTheUser() throws(Refusal) {
+        if paused { throw Refusal(.failed, "the game is paused by the user: not stepped (unless_paused)") }
+    }
+
     /// Refuses what cannot run inside the core's `retro_run` (state loads, resets, running a frame).
     func refuseDuringInputPoll() throws(Refusal) {
         if phase == .inputPoll { throw .inputPoll }
