@@ -1,4 +1,4 @@
-"""`retrolua mcp` (python/retrolua/mcp.py) driven by the MCP SDK's own client over stdio, as an agent's MCP
+"""`retrolua mcp` (python/retrolua/mcp/) driven by the MCP SDK's own client over stdio, as an agent's MCP
 client drives it: the tools are listed and each is called; a screenshot decodes as a PNG of the game's size
 (or scaled); stepping with Right held moves the Dodge demo's player (RAM $06, examples/roms/dodge/README.md);
 bad arguments (no game open, a bad address, button, domain, frame count, state, core) are error results and
@@ -351,7 +351,7 @@ def test_the_fallback_png_encoder_writes_a_valid_png():
     assert rows[0] == 0 and rows[1:16] == rgb[:15]
     with pytest.raises(ValueError, match="encode_png"):
         server_module.encode_png(width, height, rgb[:-1])
-    scaled = server_module._scaled(b"\x01\x02\x03\x04\x05\x06", 2, 1, 2)
+    scaled = server_module.scaled(b"\x01\x02\x03\x04\x05\x06", 2, 1, 2)
     assert scaled == b"\x01\x02\x03" * 2 + b"\x04\x05\x06" * 2 + b"\x01\x02\x03" * 2 + b"\x04\x05\x06" * 2
 
 

@@ -1,0 +1,5 @@
+"""`python -m retrolua.mcp`."""
+
+from . import main
+
+main()
