@@ -32,6 +32,7 @@ public final class Run {
             Run.stopsScripts
         }
         if plan.control?.dieWithParent == true { try RunParentDeath.arm() }
+        if let mcp = plan.mcp { try RunMcp.check(mcp) }
         var config = plan.session
         var movie = plan.movie.map(RunMovie.init)
         try movie?.prepare(&config)

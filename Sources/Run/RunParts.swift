@@ -20,6 +20,8 @@ final class RunParts {
     private var control: (server: ControlServer, session: ControlSession)?
     /// The generated token's file, removed when the run ends.
     private var tokenFile: String?
+    /// `--mcp`: the MCP server child, attached to the control socket.
+    private var mcp: RunMcp?
     /// Nonzero once a script failed to load under `--strict`.
     private var status: Int32 = 0
 
@@ -98,6 +100,9 @@ final class RunParts {
         loadScripts()
         if status != 0 { frontend?.frameLimit = 0 }
         if let plan = plan.control { try openControl(plan) }
+        if let mcpPlan = plan.mcp, case .unix(let socket)? = plan.control?.address {
+            mcp = try RunMcp(mcpPlan, socket: socket, dataFolder: plan.scriptOptions.dataFolder, console: console)
+        }
     }
 
     private func loadScripts() {
@@ -150,11 +155,11 @@ final class RunParts {
             }
             server = try ControlServer(plan.address, access: ControlAccess(token: token))
         } catch {
-            if plan.isRunsOwn {
+            if plan.isRunsOwn && self.plan.mcp == nil {
                 console.problem("warning: no socket for retrolua attach: \(error)")
                 return
             }
-            throw RunFailure("run: --control: \(error)")
+            throw RunFailure("run: \(plan.isRunsOwn ? "--mcp" : "--control"): \(error)")  // the run's own: for --mcp
         }
         control.keepsAudio = !plan.isRunsOwn
         if !plan.isRunsOwn { console.problem("control socket listening on \(server.description)") }
@@ -173,6 +178,7 @@ final class RunParts {
     /// The run never started: scripts go without their exit callbacks, the core without saving.
     private func abandon() {
         RunEmergency.uninstall()
+        mcp?.stop()
         control?.server.close()
         if let tokenFile { unlink(tokenFile) }
         host.unloadScripts()
@@ -190,6 +196,7 @@ final class RunParts {
             (report, replay) = RunReplay.run(kind, emulator: host.emulator, length: movie?.played?.length ?? 0)
         } else if let control {
             report = serve(control.server, control.session)
+            mcp?.stop()
             control.server.close()
             if let tokenFile { unlink(tokenFile) }
         } else {
@@ -229,9 +236,10 @@ final class RunParts {
 
     /// In a window the socket is polled between frames; headless the emulator runs only when stepped.
     /// The run's own socket (for `retrolua attach`) never changes how a run goes: a window that could not open
-    /// leaves a headless run that ends as it would have. `--control` and `--console` headless serve instead.
+    /// leaves a headless run that ends as it would have. `--control`, `--console` and `--mcp` headless serve
+    /// instead.
     private func serve(_ server: ControlServer, _ control: ControlSession) -> RunReport {
-        let servesHeadless = plan.console || plan.control?.isRunsOwn != true
+        let servesHeadless = plan.console || plan.mcp != nil || plan.control?.isRunsOwn != true
         guard let frontend, frontend.isWindowed || !servesHeadless else { return control.serve(server) }
         frontend.betweenFrames = {
             server.poll(timeout: 0, control.start)

@@ -32,6 +32,8 @@ public struct RunPlan: Sendable {
     /// A headless replay of `movie` (verification, RAM log) instead of the frontend's loop.
     public var replay: Replay?
     public var control: ControlPlan?
+    /// `--mcp`: an MCP server (Python's, over HTTP on loopback) attached to `control`, a Unix socket.
+    public var mcp: McpPlan?
     /// `--console`: the command line runs the console on its terminal, a client of the run's own socket.
     public var console = false
     /// SIGINT and SIGTERM end the frame loop (the CLI); tests leave the process's signals alone.

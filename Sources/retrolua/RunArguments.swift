@@ -22,7 +22,7 @@ enum RunArguments {
     static func parse(_ raw: [String]) throws(CommandLineError) -> RunPlan? {
         let args: Arguments
         do {
-            args = try Arguments(joiningNetplayAddress(raw), spec: RunCommand.spec)
+            args = try Arguments(joiningMcpAddress(joiningNetplayAddress(raw)), spec: RunCommand.spec)
         } catch {
             throw CommandLineError(message: "run: \(error)", withHelp: true)
         }
@@ -85,7 +85,8 @@ enum RunArguments {
         } else if args.value("control-token") != nil {
             throw Arguments.UsageError(description: "--control-token applies to --control tcp:…")
         }
-        control = try runsOwnControl(args, given: control)
+        let mcp = try mcpPlan(args)
+        control = try runsOwnControl(args, given: control, mcp: mcp != nil)
         for pair in args.all("option") {
             guard let equals = pair.firstIndex(of: "="), equals != pair.startIndex else {
                 throw Arguments.UsageError(description: "--option expects KEY=VALUE, got '\(pair)'")
@@ -100,6 +101,7 @@ enum RunArguments {
         plan.tastudio = args.value("tastudio") != nil
         plan.console = args.flag("console")
         plan.control = control
+        plan.mcp = mcp
         let frameLimit = try args.integer("frames")
         if let megabytes = try args.integer("script-memory") { plan.scriptOptions.memoryLimit = megabytes << 20 }
         if let millions = try args.integer("script-budget") {
@@ -154,6 +156,48 @@ enum RunArguments {
         return raw
     }
 
+    /// `--mcp X` is `--mcp=X` when X is an address (a port, HOST:PORT, [::1]:PORT, a name without a dot), not a
+    /// ROM: an option, a path, a name with an extension, a file that exists.
+    private static func joiningMcpAddress(_ raw: [String]) -> [String] {
+        var raw = raw
+        var index = 0
+        while index + 1 < raw.count, raw[index] != "--" {
+            let next = raw[index + 1]
+            if raw[index] == "--mcp" && !next.hasPrefix("-") && !next.isEmpty && !looksLikeFile(next) {
+                raw[index] = "--mcp=" + next
+                raw.remove(at: index + 1)
+            }
+            index += 1
+        }
+        return raw
+    }
+
+    private static func looksLikeFile(_ word: String) -> Bool {
+        if word.contains(":") || word.hasPrefix("[") { return false }
+        if word.contains("/") || FileManager.default.fileExists(atPath: word) { return true }
+        guard let dot = word.lastIndex(of: ".") else { return false }
+        return word[word.index(after: dot)...].contains { $0.isLetter }  // game.nes, not 10.0.0.1
+    }
+
+    /// `--mcp[=[HOST:]PORT]` and `--mcp-token FILE`.
+    private static func mcpPlan(_ args: Arguments) throws -> McpPlan? {
+        guard args.flag("mcp") else {
+            if args.value("mcp-token") != nil {
+                throw Arguments.UsageError(description: "--mcp-token applies to --mcp")
+            }
+            return nil
+        }
+        var plan: McpPlan
+        do { plan = try McpPlan.parse(args.value("mcp")) } catch {
+            throw Arguments.UsageError(description: error.message)
+        }
+        plan.tokenPath = args.value("mcp-token")
+        if args.flag("no-control") {
+            throw Arguments.UsageError(description: "--mcp attaches to the run's socket: not with --no-control")
+        }
+        return plan
+    }
+
     /// `--netplay`, `--netplay-delay` and `--allow-net[=HOST[:PORT],…]` into the scripts' options.
     private static func netplay(_ args: Arguments, into options: inout ScriptOptions) throws {
         options.allowNet = args.flag("allow-net")
@@ -178,9 +222,9 @@ enum RunArguments {
         options.netplay?.delay = delay
     }
 
-    /// Without --control, a windowed run (and any with --console) listens on a socket of the user's own for
+    /// Without --control, a windowed run (and any with --console or --mcp) listens on a socket of the user's own for
     /// `retrolua attach`; --no-control turns it off. --console needs a Unix socket to talk to.
-    private static func runsOwnControl(_ args: Arguments, given: ControlPlan?) throws -> ControlPlan? {
+    private static func runsOwnControl(_ args: Arguments, given: ControlPlan?, mcp: Bool) throws -> ControlPlan? {
         let console = args.flag("console")
         if args.flag("no-control") {
             if console {
@@ -195,12 +239,16 @@ enum RunArguments {
             if console && given.address.isTCP {
                 throw Arguments.UsageError(description: "--console needs a Unix socket (--control unix:PATH or none)")
             }
+            if mcp && given.address.isTCP {
+                throw Arguments.UsageError(description: "--mcp needs a Unix socket (--control unix:PATH or none)")
+            }
             return given
         }
-        guard !args.flag("headless") || console else { return nil }
+        guard !args.flag("headless") || console || mcp else { return nil }
         let path: String
         do { path = try UserRuntimeFolder.socket() } catch {
             if console { throw Arguments.UsageError(description: "--console: \(error)") }
+            if mcp { throw Arguments.UsageError(description: "--mcp: \(error)") }
             FileHandle.standardError.write(Data("retrolua: warning: no socket for retrolua attach: \(error)\n".utf8))
             return nil
         }

@@ -142,6 +142,22 @@ extension RunCommand {
                     Option("exit-on-disconnect", nil, "end the run when the last client leaves"),
                 ]),
             OptionGroup(
+                "MCP for agents (see docs/guides/mcp.md, \"Serving MCP from a running game\")",
+                [
+                    Option(
+                        "mcp", nil,
+                        "serve MCP (Streamable HTTP) at http://HOST:PORT/mcp, loopback only: PORT (default "
+                            + "\(McpPlan.defaultPort)), 127.0.0.1:PORT, [::1]:PORT or localhost:PORT; clients send "
+                            + "Authorization: Bearer TOKEN. Runs python3 -m retrolua.mcp (pip install "
+                            + "'retrolua[mcp]') on the run's socket. Headless, the game runs only when the agent "
+                            + "steps it",
+                        inlineValue: "[HOST:]PORT"),
+                    Option(
+                        "mcp-token", "FILE",
+                        "the bearer token, read from FILE (default: a new one per run, kept 0600 in "
+                            + "mcp-PORT.token beside the data folder)"),
+                ]),
+            OptionGroup(
                 "the default frontend (Lua in lua/defaults/, loaded before --script files in a window)",
                 note: "A same-named file in ~/.config/retrolua/scripts/ replaces the shipped one.",
                 [
