@@ -31,6 +31,8 @@ final class ControlClient {
 
     /// When it connected (monotonic seconds): a connection that shows no token in time is dropped.
     let connectedAt: Double
+    /// What its requests said it is doing (`activity`), which ends when it closes.
+    let connection = ControlConnection()
 
     init(fd: Int32, admitted: Bool, connectedAt: Double) {
         self.fd = fd
@@ -191,5 +193,6 @@ final class ControlClient {
         sent = 0
         lineStart = 0
         scanned = 0
+        connection.end()
     }
 }

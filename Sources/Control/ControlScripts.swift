@@ -10,6 +10,9 @@ public protocol ControlScripts: AnyObject {
     func console(_ chunk: String) -> [String: Any]
     /// The console's completions of the dotted name that ends `text`.
     func complete(_ text: String) -> [String]
+    /// Compiles `return (expression)` in the console's state (a step's `until_lua`): the function calls it between
+    /// frames and says whether its value is truthy; either fails with the compiler's or the call's message.
+    func predicate(_ expression: String) -> Result<() -> Result<Bool, ControlError>, ControlError>
 }
 
 /// The scenario script: its global functions `reward`, `done` and `info`, called after frames.

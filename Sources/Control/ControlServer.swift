@@ -162,7 +162,7 @@ public final class ControlServer {
 
     /// Returns whether anything happened (a socket was ready or a request had its turn).
     @discardableResult
-    public func poll(timeout: Double, _ handle: (ArraySlice<UInt8>) -> ControlOutcome) -> Bool {
+    public func poll(timeout: Double, _ handle: (ArraySlice<UInt8>, ControlConnection) -> ControlOutcome) -> Bool {
         let busy = clients.contains { $0.hasTurn }
         var fds = [pollfd(fd: listener, events: Int16(POLLIN), revents: 0)]
         for client in clients {
@@ -212,7 +212,7 @@ public final class ControlServer {
     }
 
     /// One request's worth of work for one client.
-    private func turn(_ client: ControlClient, _ handle: (ArraySlice<UInt8>) -> ControlOutcome) {
+    private func turn(_ client: ControlClient, _ handle: (ArraySlice<UInt8>, ControlConnection) -> ControlOutcome) {
         if let work = client.work {
             if let reply = work() {
                 client.work = nil
@@ -241,7 +241,7 @@ public final class ControlServer {
             }
             return
         }
-        switch handle(line) {
+        switch handle(line, client.connection) {
         case .reply(let reply): send(reply, to: client)
         case .continuing(let work): client.work = { work().map { Array($0.utf8) + [UInt8(ascii: "\n")] } }
         case .binary(let door, let handshake): switchToBinary(client, door, handshake)

@@ -101,9 +101,12 @@ public final class ControlSession {
         scenario = try scripts.loadScenario(at: path)
     }
 
+    /// The connection of requests handled in-process (`handle`), which never ends.
+    private let ownConnection = ControlConnection()
+
     /// Handles one request line to the end (a long step runs all its slices); returns the reply line.
     public func handle(_ line: String) -> String {
-        switch start(Array(line.utf8)[...]) {
+        switch start(Array(line.utf8)[...], ownConnection) {
         case .reply(let reply): return reply
         case .continuing(let work):
             while true { if let reply = work() { return reply } }
@@ -111,10 +114,12 @@ public final class ControlSession {
         }
     }
 
-    /// Starts one request line: its reply, or (a long step) work the server runs a slice at a time.
-    public func start(_ line: ArraySlice<UInt8>) -> ControlOutcome {
+    /// Starts one request line from `connection`: its reply, or (a long step) work the server runs a slice
+    /// at a time.
+    public func start(_ line: ArraySlice<UInt8>, _ connection: ControlConnection) -> ControlOutcome {
         do throws(ControlError) {
             let request = try ControlRequest(line)
+            try noteActivity(request, from: connection)
             guard let name = try request.string("cmd") else { throw ControlError("the request has no \"cmd\"") }
             switch try ControlCommand.named(name) {
             case .step:
@@ -132,6 +137,18 @@ public final class ControlSession {
     }
 
     func encode(_ fields: [String: Any]) -> String { ControlReply.encode(fields) }
+
+    /// `"activity": "text"` on any request: what the client is doing now, told to the scripts when it changes
+    /// (`agent(text)`; "" clears it: `agent(nil)`), and `agent(nil)` once its connection ends.
+    private func noteActivity(_ request: ControlRequest, from connection: ControlConnection) throws(ControlError) {
+        guard let value = request.fields["activity"] else { return }
+        guard let text = value as? String else { throw ControlRequest.wrong("activity", "a string", value) }
+        let kept = ControlConnection.kept(text)
+        guard kept != connection.activity else { return }
+        connection.activity = kept
+        connection.onEnd = kept == nil ? nil : { [weak self] in self?.emulator.tell(agentActivity: nil) }
+        emulator.tell(agentActivity: kept)
+    }
 
     func requestQuit() { quitRequested = true }
 

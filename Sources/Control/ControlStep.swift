@@ -5,13 +5,15 @@ import Libretro
 /// for N frames (the player's layer, under scripts); stops early when the scenario says done.
 /// Runs `sliceFrames` frames per turn: between slices the server serves the other clients (their
 /// requests may change the game mid-step); each slice holds this step's input again. The reply's
-/// `frames`, `lag` and `reward` count this step's frames only.
+/// `frames`, `lag` and `reward` count this step's frames only. `until`, `watch` and `until_lua` stop it after
+/// the first frame at which one holds (ControlStepConditions.swift); `stopped` says why it ended.
 final class ControlStep {
     static let sliceFrames = 60
     private unowned let session: ControlSession
     private let frames: Int
     private let input: InputState
     private var progress: StepProgress
+    private var conditions: StepConditions
 
     init(_ request: ControlRequest, session: ControlSession) throws(ControlError) {
         self.session = session
@@ -26,6 +28,7 @@ final class ControlStep {
             }
         }
         progress = StepProgress(frames: frames)
+        conditions = try StepConditions(request, session: session)
         var input = session.emulator.playerInput
         var ports: [[String: Any]] = []
         if let one = try request.object("input") {
@@ -65,12 +68,41 @@ final class ControlStep {
     /// Runs the next slice; the reply's fields once the step is over, nil while frames remain.
     func runSlice() -> [String: Any]? {
         session.emulator.playerInput = input
-        guard progress.runSlice(session) else { return nil }
+        let memory = session.emulator.memory
+        var stop: StepConditions.Stop?
+        let over =
+            conditions.isEmpty
+            ? progress.runSlice(session)
+            : progress.runSlice(
+                session, beforeFrame: { _ in self.conditions.beforeFrame(memory) },
+                afterFrame: {
+                    stop = self.conditions.afterFrame(memory)
+                    return stop != nil
+                })
+        guard over else { return nil }
         // A scenario that failed would go on scoring 0: the step fails with its error (as the binary door's).
         if let failure = session.scenarioFailure { return ["ok": false, "error": failure] }
         var reply: [String: Any] = [
             "frame": session.emulator.session.frameCount, "frames": progress.ran, "lag": progress.lagged,
         ]
+        switch stop {
+        case .until(let index):
+            reply["stopped"] = "until"
+            reply["until_index"] = index
+        case .watch(let index, let domain, let address, let old, let new):
+            reply["stopped"] = "watch"
+            reply["watch_hit"] = [
+                "index": index, "domain": domain, "address": address, "old": Int(old), "new": Int(new),
+            ]
+        case .lua: reply["stopped"] = "lua"
+        case .luaFailed(let message):
+            reply["ok"] = false
+            reply["error"] =
+                "until_lua failed after frame \(progress.ran) of the step (frame \(session.emulator.session.frameCount)): \(message)"
+        case nil:
+            reply["stopped"] =
+                session.emulator.exitCode != nil ? "exit" : progress.done ? "done" : "frames"
+        }
         if session.scenario != nil {
             reply["reward"] = progress.reward
             reply["done"] = progress.done
@@ -85,15 +117,19 @@ final class ControlStep {
 struct StepProgress {
     let frames: Int
     private(set) var ran = 0, lagged = 0, reward = 0.0, done = false
+    /// A stop condition held after the last frame (`afterFrame` said so).
+    private(set) var halted = false
 
     init(frames: Int) { self.frames = frames }
 
-    /// Runs up to `ControlStep.sliceFrames` frames (`beforeFrame` gets the index of each first);
-    /// true once the step is over.
-    mutating func runSlice(_ session: ControlSession, beforeFrame: (Int) -> Void = { _ in }) -> Bool {
+    /// Runs up to `ControlStep.sliceFrames` frames (`beforeFrame` gets the index of each first; `afterFrame`,
+    /// after each, true stops the step); true once the step is over.
+    mutating func runSlice(
+        _ session: ControlSession, beforeFrame: (Int) -> Void = { _ in }, afterFrame: () -> Bool = { false }
+    ) -> Bool {
         let emulator = session.emulator
         var slice = 0
-        while ran < frames && !done && emulator.exitCode == nil && slice < ControlStep.sliceFrames {
+        while ran < frames && !done && !halted && emulator.exitCode == nil && slice < ControlStep.sliceFrames {
             beforeFrame(ran)
             emulator.runFrame()
             ran += 1
@@ -103,7 +139,8 @@ struct StepProgress {
                 reward += score.reward
                 done = score.done
             }
+            if afterFrame() { halted = true }
         }
-        return ran >= frames || done || emulator.exitCode != nil
+        return ran >= frames || done || halted || emulator.exitCode != nil
     }
 }

@@ -14,6 +14,8 @@ public enum EmulatorEvent: Sendable, Equatable {
     case movieChanged(frame: Int)
     /// A message for the player (the OSD shows it; printed when nobody listens).
     case message(String, source: String)
+    /// A control client (an attached agent) said what it is doing; nil: a client that had said so left.
+    case agentActivity(String?)
     /// Emulated time jumped (state load, reset, movie start): queued sound no longer matches.
     case timeJumped
 }

@@ -29,6 +29,11 @@ public final class RunControlScripts: ControlScripts {
     }
 
     public func complete(_ text: String) -> [String] { host.console.complete(text) }
+
+    public func predicate(_ expression: String) -> Result<() -> Result<Bool, ControlError>, ControlError> {
+        host.console.predicate(expression).map { call in { call().mapError { ControlError($0.message) } } }
+            .mapError { ControlError($0.message) }
+    }
 }
 
 /// A scenario script's globals as the control doors call them.

@@ -189,7 +189,7 @@ public final class ScriptConsole {
 
     /// The console state, made at the first chunk; made again, with a note saying so, once a failing
     /// callback of its own or `scripts.unload` ended it.
-    private func consoleScript() throws(ScriptError) -> (Script, note: Line?) {
+    func consoleScript() throws(ScriptError) -> (Script, note: Line?) {
         if let script, !script.failed, host.scripts.contains(where: { $0 === script }) { return (script, nil) }
         let note = script.map {
             Line(

@@ -37,4 +37,7 @@ public enum ScriptEvent: String, CaseIterable, Sendable {
     case scriptFailed = "script_failed"
     /// A script was loaded or reloaded (its main chunk started): `script_loaded(name)`.
     case scriptLoaded = "script_loaded"
+    /// A control client said what it is doing (a request's `activity`): `agent(text)`; `agent(nil)` when a
+    /// client that had said so left.
+    case agent
 }

@@ -258,6 +258,11 @@ public final class ScriptHost: EmulatorClient {
                 lua_pushinteger(L, lua_Integer(frame)); return 1
             }
         case .message(let text, let source): show(message: text, from: source)
+        case .agentActivity(let text):
+            dispatch(.agent) { L in
+                if let text { lua_pushstring(L, text) } else { lua_pushnil(L) }
+                return 1
+            }
         case .timeJumped: break
         }
     }

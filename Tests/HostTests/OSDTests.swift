@@ -81,6 +81,36 @@ final class OSDTests: XCTestCase {
         XCTAssertLessThan(text.y.upperBound, 112, "top right")
     }
 
+    /// What an attached agent is doing (the `agent` event): one line top right, kept until it changes or the agent
+    /// leaves (not a message that expires); `agent = false` hides it.
+    func testTheAgentsActivityStaysTopRightUntilItLeaves() throws {
+        let agentColor: [UInt8] = [0xff, 0xd0, 0x80, 255]
+        for shown in [true, false] {
+            let harness = try ScriptHarness()
+            defer { harness.close() }
+            if !shown {
+                let config = harness.session.paths.config
+                try FileManager.default.createDirectory(atPath: config, withIntermediateDirectories: true)
+                try "return { agent = false }".write(toFile: config + "/osd.lua", atomically: true, encoding: .utf8)
+            }
+            harness.host.screen.windowSize = (512, 448)
+            try harness.load(file: osd)
+            harness.host.emulator.tell(agentActivity: "collecting the coin on the left")
+            harness.run(400)  // longer than a message lasts
+            let line = box(of: agentColor, in: harness.host.screen.hudCanvas)
+            guard shown else {
+                XCTAssertNil(line, "agent = false hides it")
+                continue
+            }
+            let box = try XCTUnwrap(line, "the agent's line is drawn")
+            XCTAssertGreaterThan(box.x.upperBound, 256, "top right")
+            XCTAssertLessThan(box.y.upperBound, 224, "top right")
+            harness.host.emulator.tell(agentActivity: nil)
+            harness.run(1)
+            XCTAssertNil(self.box(of: agentColor, in: harness.host.screen.hudCanvas), "gone with the agent")
+        }
+    }
+
     /// Paused, no frame ends: the host redraws the hud (PAUSED at once) and keeps the emu overlay as it was.
     func testPausedIsShownAsSoonAsThePauseStarts() throws {
         let harness = try ScriptHarness()

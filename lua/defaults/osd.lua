@@ -6,7 +6,9 @@
 -- messages wrap at the window's width. While the game runs faster or slower than normal (fast-forward,
 -- slow motion) a ">> FAST" / "> SLOW" sign shows at the top (`speed = false` hides it). A script that fails
 -- is said in red (its file:line and message, wrapped at the window's width); one that --watch loads again once
--- its file is saved keeps its note until it loads.
+-- its file is saved keeps its note until it loads. While a control client (an attached agent) says what it is
+-- doing (a request's "activity"), "agent: <text>" stays top right until it says something else or leaves
+-- (`agent = false` hides it).
 -- Settings in ~/.config/retrolua/osd.lua, e.g.
 --   return { fps = true, counters = true, input = true, movie = false, scale = 3, position = "top-left" }
 -- scale: 0 = from the window size, else 1–16; position: where messages go ("bottom-left", "bottom-right",
@@ -16,7 +18,7 @@
 
 local ui = require("retrolua.ui")
 local settings = require("retrolua.settings").load("osd", {
-  fps = false, counters = false, input = false, movie = true, paused = true, speed = true,
+  fps = false, counters = false, input = false, movie = true, paused = true, speed = true, agent = true,
   message_frames = 180, color = "white", background = "#000000a0", scale = 0, position = "bottom-left",
 })
 
@@ -58,6 +60,11 @@ event.on("script_failed", function(name, message, watched)
   if #notes > 4 then table.remove(notes, 1) end
 end)
 event.on("script_loaded", drop_note)
+
+-- What an attached agent is doing: one line, kept until it changes or the agent leaves (not a message).
+local AGENT_COLOR = "#ffd080"
+local agent_text = nil
+event.on("agent", function(text) agent_text = text and ("agent: " .. text) or nil end)
 
 local MOVIE_COLORS = { record = "red", play = "#40ff40", finished = "white" }
 
@@ -146,8 +153,9 @@ event.on("draw", function()
   local in_movie = settings.movie and movie.mode() ~= "idle"
   local sign = settings.paused and ui.paused_sign() or nil
   local fast = settings.speed and emu.speed() ~= 1
+  local agent_line = settings.agent and agent_text or nil
   if #messages == 0 and #notes == 0
-    and not (settings.fps or settings.counters or settings.input or in_movie or sign or fast) then
+    and not (settings.fps or settings.counters or settings.input or in_movie or sign or fast or agent_line) then
     return
   end
   local l = layout()
@@ -163,6 +171,7 @@ event.on("draw", function()
   local right_texts = {}
   if counters_right then for _, text in ipairs(status) do right_texts[#right_texts + 1] = text end end
   right_texts[#right_texts + 1] = movie_line
+  right_texts[#right_texts + 1] = agent_line
   local y = corner_top(l, sign, not counters_right, status)
   local top_right = corner_top(l, sign, false, right_texts)
   if counters_right then y = top_right end
@@ -174,6 +183,14 @@ event.on("draw", function()
   if movie_line then
     right_aligned(l, top_right, movie_line, { surface = "hud", color = MOVIE_COLORS[movie.mode()],
                                                bg = settings.background, scale = l.scale })
+    top_right = top_right + l.line
+  end
+  if agent_line then
+    -- Cut to the window's width (at most 200 characters come): one line, whatever the agent says.
+    local columns = math.max(1, (l.width - 2 * l.margin) // ui.char_width(l.scale))
+    local text = utf8.len(agent_line) and utf8.len(agent_line) > columns
+      and agent_line:sub(1, utf8.offset(agent_line, columns + 1) - 1) or agent_line
+    right_aligned(l, top_right, text, { surface = "hud", color = AGENT_COLOR, bg = settings.background, scale = l.scale })
     top_right = top_right + l.line
   end
   local right = position:find("right") ~= nil

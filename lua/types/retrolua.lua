@@ -23,6 +23,7 @@
 ---| '"movie_changed"'
 ---| '"script_failed"'
 ---| '"script_loaded"'
+---| '"agent"'
 
 --- The emulator: frames, pacing, reset, the running core and content, core options, ending the run.
 ---@class emulib
@@ -1079,7 +1080,7 @@ function gui.padding(left, top, right, bottom) end
 ---@return string?
 function gui.screenshot(path, options) end
 
---- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat, mods)`, `key_up(key, mods)` — `mods` is `{ctrl=, shift=, alt=, gui=}` (booleans), the modifiers held as that key went down or up, so a chord typed within one frame is still ctrl+n though `input.keys()` no longer holds the ctrl —, `mouse_down(button, x, y)`, `mouse_up(button, x, y)` (`"left"`, `"middle"`, `"right"`, `"x1"`, `"x2"`, in window coordinates: a click within one frame is both, though `input.mouse()` never shows it held), `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens); `movie_changed(frame)` after an edit of the movie (`tastudio`); `script_failed(name, message, watched)` when another script failed and was unloaded (`message`'s first line is file:line: the error; `watched`: `--watch` loads it again once its file is saved) and `script_loaded(name)` when one was loaded or reloaded. Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
+--- Callbacks. Events: `frame_start`, `input` (inside the core's input poll: set the joypad here for this frame), `frame_end`, `draw` (also while paused in a window, about once a display frame, to redraw the `hud`: what it draws on `emu` then is set aside), `state_saved`, `state_loaded`, `reset`, `exit`; from the host's devices in a window, before `frame_start`: `key_down(key, is_repeat, mods)`, `key_up(key, mods)` — `mods` is `{ctrl=, shift=, alt=, gui=}` (booleans), the modifiers held as that key went down or up, so a chord typed within one frame is still ctrl+n though `input.keys()` no longer holds the ctrl —, `mouse_down(button, x, y)`, `mouse_up(button, x, y)` (`"left"`, `"middle"`, `"right"`, `"x1"`, `"x2"`, in window coordinates: a click within one frame is both, though `input.mouse()` never shows it held), `gamepad(name, connected)`; and `message(text)` from `emu.message` (the OSD listens); `movie_changed(frame)` after an edit of the movie (`tastudio`); `script_failed(name, message, watched)` when another script failed and was unloaded (`message`'s first line is file:line: the error; `watched`: `--watch` loads it again once its file is saved) and `script_loaded(name)` when one was loaded or reloaded; `agent(text)` when a control client (an attached agent) says what it is doing (a request's `activity`), `agent(nil)` when a client that said so leaves. Callbacks of one event run in registration order; an error in one unloads its script (the others go on).
 ---@class eventlib
 event = {}
 

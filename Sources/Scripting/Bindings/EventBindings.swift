@@ -20,7 +20,9 @@ extension Bindings {
             `movie_changed(frame)` after an edit of the movie (`tastudio`); `script_failed(name, message, \
             watched)` when another script failed and was unloaded (`message`'s first line is file:line: the \
             error; `watched`: `--watch` loads it again once its file is saved) and `script_loaded(name)` when \
-            one was loaded or reloaded. Callbacks of one event run in registration order; an error in one \
+            one was loaded or reloaded; `agent(text)` when a control client (an attached agent) says what it is \
+            doing (a request's `activity`), `agent(nil)` when a client that said so leaves. Callbacks of one \
+            event run in registration order; an error in one \
             unloads its script (the others go on).
             """,
         functions: [
