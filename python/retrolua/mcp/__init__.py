@@ -55,7 +55,19 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     parser.add_argument("--attach", nargs="?", const="", metavar="PID|unix:PATH",
                         help="drive a running game over its control socket instead (default: the one this user "
                         "runs); closing the session leaves it running")
+    parser.add_argument("--http", metavar="[HOST:]PORT",
+                        help="serve Streamable HTTP on loopback instead of stdio (with --attach; every request "
+                        "needs Authorization: Bearer $RETROLUA_MCP_TOKEN): what `retrolua run --mcp` starts")
     arguments = parser.parse_args(argv)
+    if arguments.http is not None:
+        if arguments.attach is None:
+            parser.error("--http serves a running game: give --attach too")
+        from .http import parse_listen
+
+        try:
+            parse_listen(arguments.http)
+        except ValueError as error:
+            parser.error(str(error))
     attach = None
     if arguments.attach is not None:
         if arguments.rom or arguments.core or arguments.option:
@@ -87,8 +99,16 @@ def main(argv: Optional[Sequence[str]] = None) -> None:
     except ValueError as error:
         parser.error(str(error))
     try:
-        server.run()  # stdio
+        if arguments.http is not None:
+            from .http import serve
+
+            serve(server, arguments.http)
+        else:
+            server.run()  # stdio
     except KeyboardInterrupt:
         pass
+    except ValueError as error:
+        sys.stderr.write("retrolua mcp: %s\n" % error)
+        sys.exit(2)
 
 

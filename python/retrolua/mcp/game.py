@@ -38,6 +38,10 @@ class GameSession:
         self._server_png: Optional[bool] = None  # None: not asked yet (an older retrolua has no PNG frames)
         self._closing = threading.Lock()
         self.lock: Any = None  # the server's: one call at a time
+        # What the current tool call does ("step 60 frames (right)"), sent with its first request when attached.
+        self.activity: Optional[str] = None
+        # What other modules keep per session (memory snapshots, the reporter, …), by their names.
+        self.extras: Dict[str, Any] = {}
 
     # -- the game ------------------------------------------------------------------------------------------
 
@@ -104,8 +108,12 @@ class GameSession:
         self._need()
         if isinstance(frames, bool) or not isinstance(frames, int) or not 1 <= frames <= MAX_FRAMES:
             raise ValueError('"frames" must be an integer in 1..%d, got %r' % (MAX_FRAMES, frames))
-        held = self._buttons(buttons)
-        fields: Dict[str, Any] = {"frames": frames, "input": {name: True for name in held}}
+        return self.run_frames(frames, self._buttons(buttons))
+
+    def run_frames(self, frames: int, held: List[str], **conditions: Any) -> Dict[str, Any]:
+        """One `step` request: `frames` frames with `held` buttons, stopping early on the step's `conditions`
+        (until, until_lua, watch); attached, a person's pause is answered rather than run through."""
+        fields: Dict[str, Any] = dict(conditions, frames=frames, input={name: True for name in held})
         if self.attach is not None:
             fields["unless_paused"] = True  # the person's pause (or a script's) holds: the emulator refuses
         try:
@@ -117,10 +125,15 @@ class GameSession:
                     "try again once they resume it"}
         result = {"frame": reply.get("frame"), "frames_run": reply.get("frames"), "lag_frames": reply.get("lag"),
                   "buttons_held": held}
-        for key in ("reward", "done", "info"):
+        for key in ("reward", "done", "info", "stopped", "until_index", "watch_hit"):
             if key in reply:
                 result[key] = reply[key]
         return result
+
+    def buttons(self, buttons: Union[Sequence[str], str, None]) -> List[str]:
+        """The RetroPad buttons named (a list, or "right+a"), checked against the core's."""
+        self._need()
+        return self._buttons(buttons)
 
     def _buttons(self, buttons: Union[Sequence[str], str, None]) -> List[str]:
         if buttons is None:
@@ -157,16 +170,21 @@ class GameSession:
                 if self._server_png or not ("format" in str(error) or "PNG" in str(error)):
                     raise
                 self._server_png = False  # a retrolua without PNG frames: encode here
+        width, height, rgb = self.rgb()
+        if scale > 1:
+            rgb, width, height = scaled(rgb, width, height, scale), width * scale, height * scale
+        return width, height, encode_png(width, height, rgb)
+
+    def rgb(self) -> Tuple[int, int, bytes]:
+        """(width, height, RGB bytes) of the current frame, as the player sees it (overlays included)."""
+        self._need()
         try:
             reply = self._request("frame", format="rgb")
         except RetroluaError as error:
             if "not drawn a frame" in str(error):
                 raise RetroluaError("%s: step at least one frame first" % error) from None
             raise
-        width, height, rgb = reply["width"], reply["height"], base64.b64decode(reply["data"])
-        if scale > 1:
-            rgb, width, height = scaled(rgb, width, height, scale), width * scale, height * scale
-        return width, height, encode_png(width, height, rgb)
+        return reply["width"], reply["height"], base64.b64decode(reply["data"])
 
     # -- memory --------------------------------------------------------------------------------------------
 
@@ -195,6 +213,28 @@ class GameSession:
         name = self._domain(domain)
         self._request("write", address=start, data=base64.b64encode(payload).decode(), domain=name)
         return {"domain": name, "address": "0x%X" % start, "written": len(payload)}
+
+    def domain(self, domain: Optional[str]) -> str:
+        """A domain the agent named (default: the core's main RAM), checked."""
+        self._need()
+        return self._domain(domain)
+
+    def domain_size(self, domain: str) -> int:
+        sizes = {entry.get("name"): entry.get("size", 0) for entry in self._info.get("domains", [])}
+        return int(sizes.get(domain, 0))
+
+    def read_all(self, domain: str, size: int) -> bytes:
+        """`size` bytes from address 0 of `domain`, in one request."""
+        return base64.b64decode(self._request("read", address=0, length=size, domain=domain)["data"])
+
+    def lua_value(self, code: str) -> Any:
+        """The first value a console chunk returns, as JSON data (a table becomes a dict or a list); a Lua
+        error raises RetroluaError."""
+        reply = self._console(lambda emulator: emulator.request("console", lua=code, json=True))
+        if reply.get("status", "done") != "done":
+            raise RetroluaError("Lua error: %s" % reply.get("error", "the chunk is unfinished"))
+        values = reply.get("json", [])
+        return values[0] if values else None
 
     def _domain(self, domain: Optional[str]) -> str:
         names = [entry.get("name") for entry in self._info.get("domains", [])]
@@ -280,7 +320,20 @@ class GameSession:
             raise ValueError("no game is open: call open_game first (with no arguments it opens the Dodge demo)")
 
     def _request(self, cmd: str, **fields: Any) -> Dict[str, Any]:
+        if self.attach is not None and self.activity is not None:
+            fields["activity"] = self.activity  # the window's OSD line: what the agent last did
+            self.activity = None
         return self._call(lambda emulator: emulator.request(cmd, **fields))
+
+    def request(self, cmd: str, **fields: Any) -> Dict[str, Any]:
+        """A control request to the game (the tools of other modules use this)."""
+        self._need()
+        return self._request(cmd, **fields)
+
+    def info(self) -> Dict[str, Any]:
+        """The game's `info` as last read (read once a session; describe_game reads it again)."""
+        self._need()
+        return self._info
 
     def _call(self, ask: Callable[[Retrolua], Any]) -> Any:
         """`ask(emulator)`; an emulator that is gone is closed, and the message says open_game starts another."""
@@ -315,6 +368,7 @@ class GameSession:
         with self._closing:
             emulator, self.emulator = self.emulator, None
             self.states.clear()
+            self.extras.clear()
             self._info = {}
             self._server_png = None
         if emulator is not None:
