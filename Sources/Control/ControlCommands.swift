@@ -4,8 +4,9 @@ import Libretro
 
 /// The JSON door's commands by the names requests give them (protocol: docs/guides/control-socket.md).
 enum ControlCommand: String, CaseIterable {
-    case hello, step, read, write, binary, info, reset, quit, eval, console, complete, frame, audio
+    case hello, step, read, write, binary, info, reset, quit, eval, console, complete, frame, audio, tools
     case saveState = "save_state"
+    case callTool = "call_tool"
     case loadState = "load_state"
 
     static func named(_ name: String) throws(ControlError) -> ControlCommand {
@@ -40,6 +41,8 @@ extension ControlSession {
             case .eval: return try evaluate(request)
             case .console: return try console(request)
             case .complete: return try complete(request)
+            case .tools: return try tools()
+            case .callTool: return try callTool(request)
             case .step, .binary: preconditionFailure("\(command) starts in ControlSession.start")
             }
         } catch {
@@ -160,6 +163,7 @@ extension ControlSession {
             "lag": session.lagCount, "domains": description.domainList,
             "default_domain": description.defaultDomain.map { description.domains[$0].name } ?? "",
             "buttons": ControlFacts.buttons, "scenario": scenario != nil, "paused": emulator.paused,
+            "tools_version": scripts?.toolsVersion ?? 0,
         ]
     }
 
@@ -180,7 +184,34 @@ extension ControlSession {
     private func console(_ request: ControlRequest) throws -> [String: Any] {
         guard let chunk = try request.string("lua") else { throw ControlError("console needs \"lua\": a chunk of Lua") }
         guard let scripts else { throw ControlError("console needs scripts") }
-        return scripts.console(chunk)
+        var json = false
+        if let value = request.fields["json"] {
+            guard let flag = ControlRequest.boolean(value) else {
+                throw ControlRequest.wrong("json", "true or false", value)
+            }
+            json = flag
+        }
+        return scripts.console(chunk, json: json)
+    }
+
+    /// `tools`: what scripts offer agents (`mcp.tool`), each with its parameters as a JSON Schema object.
+    private func tools() throws -> [String: Any] {
+        guard let scripts else { throw ControlError("tools needs scripts") }
+        let (version, tools) = scripts.tools()
+        return ["version": version, "tools": tools]
+    }
+
+    /// `call_tool`: runs a tool between frames with `arguments` (an object, checked against its parameters).
+    private func callTool(_ request: ControlRequest) throws -> [String: Any] {
+        guard let name = try request.string("name") else {
+            throw ControlError("call_tool needs \"name\": a tool's name")
+        }
+        let arguments = try request.object("arguments") ?? [:]
+        guard let scripts else { throw ControlError("call_tool needs scripts") }
+        switch scripts.callTool(name, arguments: arguments) {
+        case .success(let result): return ["result": result]
+        case .failure(let error): throw ControlError("call_tool: \(error.description)")
+        }
     }
 
     /// `complete`: the console's completions of the name that ends `text`.

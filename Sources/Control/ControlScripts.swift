@@ -6,8 +6,15 @@ public protocol ControlScripts: AnyObject {
     /// Runs a chunk of Lua in the socket's own script state (made on first use): its values, or its error.
     func evaluate(_ source: String) -> Result<[Any], ControlError>
     /// Runs a chunk in the run's Lua console; the reply's fields: `status` ("done", "incomplete", "error"),
-    /// `values` (strings as the console shows them), `output` (`[{"text":, "stream":}]`), `error`.
-    func console(_ chunk: String) -> [String: Any]
+    /// `values` (strings as the console shows them), `output` (`[{"text":, "stream":}]`), `error`; with
+    /// `json`, also `json` (the values as JSON).
+    func console(_ chunk: String, json: Bool) -> [String: Any]
+    /// The tools scripts registered (`mcp.tool`): each `{"name", "description", "script", "input_schema"}`.
+    func tools() -> (version: Int, tools: [[String: Any]])
+    /// The tool registry's version: it grows at every change.
+    var toolsVersion: Int { get }
+    /// Calls a tool with JSON arguments: its result as a JSON object (NSNull for nil), or why not.
+    func callTool(_ name: String, arguments: [String: Any]) -> Result<Any, ControlError>
     /// The console's completions of the dotted name that ends `text`.
     func complete(_ text: String) -> [String]
     /// Compiles `return (expression)` in the console's state (a step's `until_lua`): the function calls it between

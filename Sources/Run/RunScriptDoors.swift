@@ -18,14 +18,26 @@ public final class RunControlScripts: ControlScripts {
         host.evaluate(source).mapError { ControlError($0.description) }
     }
 
-    public func console(_ chunk: String) -> [String: Any] {
-        let reply = host.console.evaluate(chunk)
+    public func console(_ chunk: String, json: Bool) -> [String: Any] {
+        let reply = host.console.evaluate(chunk, json: json)
         var fields: [String: Any] = [
             "status": reply.status.rawValue, "values": reply.values,
             "output": reply.output.map { ["text": $0.text, "stream": $0.isError ? "err" : "out"] },
         ]
         if let error = reply.error { fields["error"] = error }
+        if let values = reply.json { fields["json"] = values.map(\.foundation) }
         return fields
+    }
+
+    public func tools() -> (version: Int, tools: [[String: Any]]) {
+        let listing = host.tools.listing
+        return (host.tools.currentVersion, listing.map(AgentToolSchema.description))
+    }
+
+    public var toolsVersion: Int { host.tools.currentVersion }
+
+    public func callTool(_ name: String, arguments: [String: Any]) -> Result<Any, ControlError> {
+        host.tools.call(name, arguments: arguments).map(\.foundation).mapError { ControlError($0.message) }
     }
 
     public func complete(_ text: String) -> [String] { host.console.complete(text) }
@@ -33,6 +45,23 @@ public final class RunControlScripts: ControlScripts {
     public func predicate(_ expression: String) -> Result<() -> Result<Bool, ControlError>, ControlError> {
         host.console.predicate(expression).map { call in { call().mapError { ControlError($0.message) } } }
             .mapError { ControlError($0.message) }
+    }
+}
+
+/// A tool as the `tools` request lists it, with its parameters as a JSON Schema object.
+enum AgentToolSchema {
+    static func description(_ tool: AgentTools.Listing) -> [String: Any] {
+        var properties: [String: Any] = [:]
+        for parameter in tool.parameters {
+            var property: [String: Any] = ["type": parameter.type.rawValue]
+            if let description = parameter.description { property["description"] = description }
+            properties[parameter.name] = property
+        }
+        let schema: [String: Any] = [
+            "type": "object", "properties": properties, "additionalProperties": false,
+            "required": tool.parameters.filter(\.required).map(\.name),
+        ]
+        return ["name": tool.name, "description": tool.description, "script": tool.script, "input_schema": schema]
     }
 }
 

@@ -288,6 +288,7 @@ public final class Script {
         failed = true
         failure = message
         closeSockets()  // at once: peers see the end, and a reload can listen on the same port
+        host.tools.removeAll(ownedBy: self)
         host.report(failure: ScriptError(script: name, message: message), told: isFromFile)
     }
 
@@ -296,6 +297,7 @@ public final class Script {
         callbacks.removeAll()
         watches.removeAll()
         closeSockets()
+        host.tools.removeAll(ownedBy: self)
         failed = true
     }
 }

@@ -25,6 +25,8 @@ public final class ScriptConsole {
         public var values: [String] = []
         public var output: [Line] = []
         public var error: String?
+        /// The chunk's values as JSON, when asked for (`evaluate(_:json:)`).
+        public var json: [JSONValue]?
 
         static func failed(_ why: String, output: [Line] = []) -> Reply {
             Reply(status: .error, output: output, error: why)
@@ -54,8 +56,9 @@ public final class ScriptConsole {
 
     // MARK: Evaluating
 
-    /// Runs a chunk (between frames only: never during the core's part of a frame, never inside another).
-    public func evaluate(_ chunk: String) -> Reply {
+    /// Runs a chunk (between frames only: never during the core's part of a frame, never inside another);
+    /// `json`: its values also as JSON (one that has no JSON form makes the reply an error).
+    public func evaluate(_ chunk: String, json: Bool = false) -> Reply {
         if host.emulator.phase == .inputPoll {
             return .failed("the console runs between frames, not during the core's part of one")
         }
@@ -82,7 +85,14 @@ public final class ScriptConsole {
             script.outputSink = { output.append(Line(text: $0, isError: $1)) }
             defer { script.outputSink = nil }
             if let stopped = try runCompiled(in: script) { return .failed(stopped, output: output) }
-            return Reply(status: .done, values: try strings(calling: "results", in: script), output: output)
+            let converted = json ? try jsonValues(in: script) : nil
+            var reply = Reply(status: .done, values: try strings(calling: "results", in: script), output: output)
+            switch converted {
+            case .success(let values)?: reply.json = values
+            case .failure(let problem)?: (reply.status, reply.error) = (.error, problem.message)
+            case nil: break
+            }
+            return reply
         } catch {
             // What the failed chunk held is garbage now; collected at once, so the next chunk has the memory
             // (Lua's buffers, string.rep's among them, allocate without an emergency collection).
@@ -146,6 +156,27 @@ public final class ScriptConsole {
         script.activeThread = thread
         defer { script.activeThread = nil }
         return try script.lua.resume(thread)
+    }
+
+    /// The last chunk's values (repl.values()) as JSON, or which one has no JSON form and why.
+    private func jsonValues(in script: Script) throws(LuaError) -> Result<[JSONValue], LuaJSON.Problem> {
+        let L = script.lua.L
+        pushRepl("values", in: L)
+        try script.lua.call(nargs: 0, nresults: 1)
+        defer { lh_pop(L, 1) }
+        guard lua_type(L, -1) == LUA_TTABLE else { return .success([]) }
+        lua_getfield(L, -1, "n")
+        let count = Int(lua_tointegerx(L, -1, nil))
+        lh_pop(L, 1)
+        var values: [JSONValue] = []
+        for index in 0..<max(0, min(count, 256)) {
+            lua_rawgeti(L, -1, lua_Integer(index + 1))
+            defer { lh_pop(L, 1) }
+            do { values.append(try LuaJSON.value(L, at: -1)) } catch {
+                return .failure(LuaJSON.Problem(message: "value \(index + 1) has no JSON form: \(error.message)"))
+            }
+        }
+        return .success(values)
     }
 
     /// Calls repl[name](argument) and reads the list of strings it returns.

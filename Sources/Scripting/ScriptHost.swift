@@ -114,6 +114,8 @@ public final class ScriptHost: EmulatorClient {
     private var evaluator: Script?
     /// The run's Lua console (`retrolua attach`, `--console`, the window's console).
     public private(set) lazy var console = ScriptConsole(host: self)
+    /// The tools scripts offer agents (`mcp.tool`), listed and called through the control socket.
+    public private(set) lazy var tools = AgentTools(host: self)
 
     public init(emulator: Emulator, screen: Screen, options: ScriptOptions, api: [LuaModule]) {
         self.emulator = emulator

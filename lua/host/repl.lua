@@ -101,6 +101,11 @@ function show(value, depth, seen, quoted)
   return "{" .. concat(parts, ", ") .. "}"
 end
 
+-- What the last chunk returned, as values (`{n=, ...}`): the host turns them into JSON (the `json` option).
+function repl.values()
+  return last or { n = 0 }
+end
+
 -- What the last chunk returned, each value shown as a string (none: an empty list).
 function repl.results()
   local values, shown = last or { n = 0 }, {}

@@ -65,4 +65,7 @@ return {
   net = { fields = {
     "udp", "netplay", "clock", "tcp_listen", "tcp_connect", "select", "allowed",
   } },
+  mcp = { fields = {
+    "tool", "remove", "tools",
+  } },
 }

@@ -1265,6 +1265,25 @@ function net.select(objects, milliseconds) end
 ---@return table
 function net.allowed() end
 
+--- Tools for agents: a script offers functions an MCP client (an AI agent, through `retrolua mcp`) can list and call. The control socket lists them (`tools`) and calls them (`call_tool`); a call runs between frames in the script's own state, under its limits (a runaway is stopped, its error is the reply, the game goes on). A script's tools go when it fails, is reloaded or unloaded; the console's are the console's. At most 256 tools in all.
+---@class mcplib
+mcp = {}
+
+--- Registers a tool: `spec` is `{name=, description=, params=, run=}` — `name` matches `^[A-Za-z][A-Za-z0-9_]{0,63}$`; `description` (up to 2000 bytes) tells the agent what it does; `params` (optional, up to 32) maps each parameter's name to `{type=, description=, required=}`, `type` one of `"integer"`, `"number"`, `"string"`, `"boolean"`, `"array"`, `"object"`; `run(args)` gets the checked arguments as a table (JSON objects → tables, arrays → sequences, null → nil) and returns the result: nil, a boolean, a number, a string or a table (1…n → a JSON array, string keys → an object, `{}` → `[]`). Registering a name again from the same script replaces the tool. `nil, message` for a bad name or spec, a name another script registered, or past 256 tools.
+---@param spec table
+---@return boolean?
+---@return string?
+function mcp.tool(spec) end
+
+--- Removes this script's tool `name`; false when it has none of that name.
+---@param name string
+---@return boolean
+function mcp.remove(name) end
+
+--- Every registered tool, in registration order: `{name=, description=, script=}` (`script`: the file name of the script that registered it, `console` for the console's).
+---@return table
+function mcp.tools() end
+
 --- An in-memory savestate from `savestate.create()` or `savestate.from_bytes()`.
 ---@class state
 local state = {}

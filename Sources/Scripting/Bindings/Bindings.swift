@@ -11,6 +11,7 @@ public enum Bindings {
 
     static let modules: [LuaModule] = [
         emu, memory, joypad, input, savestate, rewind, movie, tastudio, cheats, gui, event, console, disc, scripts, net,
+        mcp,
     ]
 
     /// Userdata types: their metatables, metamethods and methods, registered like the modules.
