@@ -2,7 +2,8 @@ import Emulation
 import Libretro
 
 /// `{"cmd": "step", "frames": N, "input": {"a": true, …} | "inputs": [{…}, {…}]}`: holds the input
-/// for N frames (the player's layer, under scripts); stops early when the scenario says done.
+/// for N frames (the player's layer, under scripts), then gives the player theirs back (a step without input
+/// holds what the player holds); stops early when the scenario says done.
 /// Runs `sliceFrames` frames per turn: between slices the server serves the other clients (their
 /// requests may change the game mid-step); each slice holds this step's input again. The reply's
 /// `frames`, `lag` and `reward` count this step's frames only. `until`, `watch` and `until_lua` stop it after
@@ -67,7 +68,11 @@ final class ControlStep {
 
     /// Runs the next slice; the reply's fields once the step is over, nil while frames remain.
     func runSlice() -> [String: Any]? {
+        // The step's buttons are held for its frames only: a person sharing the game (a window) gets back what
+        // they held, rather than the agent's buttons stuck until they press a key.
+        let held = session.emulator.playerInput
         session.emulator.playerInput = input
+        defer { session.emulator.playerInput = held }
         let memory = session.emulator.memory
         var stop: StepConditions.Stop?
         let over =

@@ -62,6 +62,13 @@ final class PythonPackageTests: XCTestCase {
     /// Tests/python/test_mcp_attach.py: `retrolua mcp --attach` drives a running headless or windowed game.
     func testTheMCPServerAttachedToARunningGame() throws { try pytest(Fixtures.python, ["test_mcp_attach.py"]) }
 
+    /// Tests/python/test_mcp_play.py: the tools for play (wait_until, search, snapshots, reporter, Lua tools,
+    /// notepad, session movie, grid and capture) and every one of them refusing bad arguments.
+    func testTheMCPToolsForPlay() throws { try pytest(Fixtures.python, ["test_mcp_play.py"]) }
+
+    /// Tests/python/test_mcp_http.py: `run --mcp` serves Streamable HTTP to the holder of its token, on loopback only.
+    func testARunningGameServesMCPOverHTTP() throws { try pytest(Fixtures.python, ["test_mcp_http.py"]) }
+
     /// Tests/python/test_preprocessing.py: the emulator's frame skip, max-pool, grayscale, resize, frame
     /// stack, no-op starts and sticky actions equal a numpy reference on the same frames.
     func testPreprocessingWhereTheFramesAre() throws { try pytest(Fixtures.python, ["test_preprocessing.py"]) }

@@ -34,7 +34,11 @@ DODGE = os.path.join(ROOT, "build", "roms", "dodge.nes")
 PLAYER_X = 0x06  # Dodge's RAM: player x, 8..240, 2 px a frame with the d-pad
 
 TOOLS = {"open_game", "step", "screenshot", "read_memory", "write_memory", "save_state", "load_state",
-         "list_states", "run_lua", "complete_lua", "reset_game", "describe_game", "list_domains", "list_cores"}
+         "list_states", "run_lua", "complete_lua", "reset_game", "describe_game", "list_domains", "list_cores",
+         # for play (python/retrolua/mcp/play.py, view.py, notes.py, lua_tools.py; Tests/python/test_mcp_play.py)
+         "wait_until", "press_buttons", "snapshot_memory", "diff_memory", "search_start", "search_narrow",
+         "capture_frames", "notes_read", "notes_write", "record_movie", "stop_movie", "get_game_state",
+         "set_reporter", "lua_tools"}
 
 
 def _environment():
@@ -115,6 +119,7 @@ def test_the_tools_are_listed_with_descriptions():
         assert len(tool.description or "") > 40, tool.name
     schema = {tool.name: getattr(tool, "inputSchema", None) or getattr(tool, "input_schema") for tool in tools}
     assert set(schema["step"]["properties"]) == {"frames", "buttons"}
+    assert set(schema["wait_until"]["properties"]) == {"frames", "buttons", "until", "lua", "watch"}
     assert schema["read_memory"]["required"] == ["address"]
 
 

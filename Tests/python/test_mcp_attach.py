@@ -152,3 +152,91 @@ def test_attach_names_what_it_cannot_find(tmp_path):
         result = subprocess.run([sys.executable, "-m", "retrolua", "mcp", *arguments], stdin=subprocess.DEVNULL,
                                 capture_output=True, text=True, env=env, timeout=120)
         assert result.returncode != 0 and message in result.stderr, (arguments, result.stderr)
+
+
+AGENT_LINE = (0xFF, 0xD0, 0x80)  # the OSD's colour for "agent: …" (lua/defaults/osd.lua), top right
+
+
+def _xdotool(*arguments):
+    return subprocess.run(["xdotool", *arguments], capture_output=True, text=True, timeout=30, check=False).stdout
+
+
+def _agent_line_shown(window):
+    """Whether the window's top right quarter has pixels of the agent line's colour (ffmpeg's x11grab)."""
+    import numpy as np
+
+    geometry = dict(line.split("=") for line in _xdotool("getwindowgeometry", "--shell", window).split())
+    width, height = int(geometry["WIDTH"]), int(geometry["HEIGHT"])
+    raw = subprocess.run(["ffmpeg", "-loglevel", "error", "-f", "x11grab", "-video_size", "%dx%d" % (width, height),
+                          "-i", "%s+%s,%s" % (os.environ["DISPLAY"], geometry["X"], geometry["Y"]), "-frames:v", "1",
+                          "-f", "rawvideo", "-pix_fmt", "rgb24", "-"], capture_output=True, timeout=60, check=True)
+    pixels = np.frombuffer(raw.stdout, np.uint8).reshape(height, width, 3)[: height // 4, width // 2:].astype(int)
+    return bool((np.abs(pixels - np.array(AGENT_LINE)).sum(axis=2) < 24).any())
+
+
+def _until(condition, what):
+    """Polls `condition` (the window is drawn by another process at its own pace) until it holds."""
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.1)
+
+
+@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="a windowed run needs an X server (the suite runs under Xvfb)")
+def test_a_person_and_an_agent_share_a_window(games):
+    """The person types (xdotool) while the agent plays through MCP: both inputs move the player, the person's
+    pause (the p key) holds the agent's steps and waits, and the OSD's agent line shows while the agent is
+    there and goes when it leaves."""
+    run = games("--no-audio")
+    address = _wait_for(games.runtime / ("%d.sock" % run.pid), run)
+    _until(lambda: _xdotool("search", "--pid", str(run.pid)).split() != [], "no window")
+    window = _xdotool("search", "--pid", str(run.pid)).split()[0]
+
+    def x():
+        client = Retrolua.connect(address)
+        try:
+            return client.read(PLAYER_X)[0]
+        finally:
+            client.disconnect()
+
+    async def paused(call, wanted):
+        deadline = time.monotonic() + 60
+        while _json(await call("describe_game", {}))["paused"] != wanted:
+            assert time.monotonic() < deadline, "the p key did not %s the game" % ("pause" if wanted else "resume")
+            await asyncio.sleep(0.1)
+
+    async def body():
+        async with _session("--attach", env=games.env) as session:
+            call = session.call_tool
+            _xdotool("windowfocus", "--sync", window)
+            start = _json(await call("read_memory", {"address": PLAYER_X, "format": "integers"}))["values"][0]
+            _xdotool("keydown", "Right")
+            _until(lambda: x() > start + 4, "the person's Right key did not move the player")
+            _xdotool("keyup", "Right")
+            settled = []
+            _until(lambda: settled.append(x()) or settled[-2:] == [settled[-1]] * 2 and len(settled) > 1,
+                   "the player kept moving after the person let go")
+            moved = x()
+            stepped = _json(await call("step", {"frames": 5, "buttons": ["left"]}))
+            assert stepped["frames_run"] == 5 and x() == moved - 10  # the agent's input acts too
+            _until(lambda: _agent_line_shown(window), "the OSD never showed the agent's line")
+            # A fast chord from the person (up and left pressed in one go), then their pause: p.
+            _xdotool("key", "--delay", "0", "Up+Left")
+            _xdotool("key", "p")
+            await paused(call, True)
+            held = _json(await call("step", {"frames": 3}))
+            assert held["paused"] is True and held["frames_run"] == 0
+            waited = _json(await call("wait_until", {"frames": 60, "watch": ["0x00"]}))
+            assert waited["paused"] is True
+            frame = _json(await call("describe_game", {}))["frame"]
+            _xdotool("key", "p")
+            await paused(call, False)
+            assert _json(await call("step", {"frames": 2}))["frames_run"] == 2
+            assert _json(await call("describe_game", {}))["frame"] >= frame + 2
+
+    asyncio.run(body())
+    _until(lambda: not _agent_line_shown(window), "the agent's line stayed after it left")
+    assert run.poll() is None  # the agent left; the game did not
+    client = Retrolua.connect(address)
+    client.close()
+    assert run.wait(timeout=60) == 0

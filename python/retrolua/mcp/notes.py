@@ -159,11 +159,13 @@ def load_reporter(session: GameSession, path: Optional[str] = None, code: Option
         origin = os.path.abspath(os.path.expanduser(path))
     if not isinstance(code, str) or not code.strip() or len(code) > MAX_REPORTER:
         raise ValueError('"code" must be Lua source of at most %d characters' % MAX_REPORTER)
-    # The file may define a global state() or return a table with one; either becomes the console's reporter.
+    # The file may define a global state() or return a table with one; its globals are its own (a table over the
+    # console's), so an earlier reporter's state() never answers for this one.
     loaded = session.lua_value(
-        "local chunk, why = load(%s, %s, 't') if not chunk then return {why = why} end "
+        "local env = setmetatable({}, {__index = _ENV}) "
+        "local chunk, why = load(%s, %s, 't', env) if not chunk then return {why = why} end "
         "local ok, made = pcall(chunk) if not ok then return {why = tostring(made)} end "
-        "local state = type(made) == 'table' and made.state or state "
+        "local state = type(made) == 'table' and made.state or rawget(env, 'state') "
         "if type(state) ~= 'function' then return {why = 'it defines no state() function'} end "
         "__retrolua_reporter = state return {ok = true}"
         % (_lua_string(code), _lua_string("=" + os.path.basename(origin))))
