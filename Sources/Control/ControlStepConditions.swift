@@ -12,6 +12,22 @@ struct StepConditions {
         /// The ops that compare with the value before the frame take no `value`; the others need one.
         var needsValue: Bool { ![.changed, .increased, .decreased].contains(self) }
 
+        /// The RAM search's comparison this op is (nil: the bits ops, which it does not have).
+        var comparison: RAMSearch.Comparison? {
+            switch self {
+            case .eq: .equal
+            case .ne: .notEqual
+            case .lt: .less
+            case .gt: .greater
+            case .le: .lessEqual
+            case .ge: .greaterEqual
+            case .changed: .changed
+            case .increased: .increased
+            case .decreased: .decreased
+            case .bitsSet, .bitsClear: nil
+            }
+        }
+
         static let names = allCases.map(\.rawValue).joined(separator: ", ")
     }
 
@@ -27,19 +43,14 @@ struct StepConditions {
         var before: UInt64?
 
         func holds(now: UInt64) -> Bool {
-            switch op {
-            case .eq: now == value
-            case .ne: now != value
-            case .lt: now < value
-            case .gt: now > value
-            case .le: now <= value
-            case .ge: now >= value
-            case .changed: before.map { now != $0 } ?? false
-            case .increased: before.map { now > $0 } ?? false
-            case .decreased: before.map { now < $0 } ?? false
-            case .bitsSet: now & value == value
-            case .bitsClear: now & value == 0
+            if let comparison = op.comparison {
+                // changed/increased/decreased need the value before the frame; values are at most 4 bytes.
+                if !op.needsValue && before == nil { return false }
+                return comparison.holds(
+                    Int64(truncatingIfNeeded: now), before: Int64(truncatingIfNeeded: before ?? 0),
+                    operand: Int64(truncatingIfNeeded: value))
             }
+            return op == .bitsSet ? now & value == value : now & value == 0
         }
     }
 

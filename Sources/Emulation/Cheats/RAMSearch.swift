@@ -15,6 +15,26 @@ public final class RAMSearch {
             default: false
             }
         }
+
+        /// Whether `current` passes, against `operand` or against `before` (the value at the last look); `wrap`
+        /// masks the amount of `increased_by`/`decreased_by` (-1: signed, no wrap). The one rule for the RAM
+        /// search and for a control step's stop conditions.
+        public func holds(_ current: Int64, before: Int64, operand: Int64, wrap: Int64 = -1) -> Bool {
+            switch self {
+            case .equal: current == operand
+            case .notEqual: current != operand
+            case .less: current < operand
+            case .greater: current > operand
+            case .lessEqual: current <= operand
+            case .greaterEqual: current >= operand
+            case .changed: current != before
+            case .unchanged: current == before
+            case .increased: current > before
+            case .decreased: current < before
+            case .increasedBy: (current &- before) & wrap == operand
+            case .decreasedBy: (before &- current) & wrap == operand
+            }
+        }
     }
 
     /// One value still in the running: which of the searched domains, where in it, and for values
@@ -116,22 +136,7 @@ public final class RAMSearch {
         candidates.removeAll { candidate in
             let current = number(value(in: now[candidate.domain], at: candidate))
             let before = number(value(in: previous[candidate.domain], at: candidate))
-            let keep: Bool =
-                switch comparison {
-                case .equal: current == operand
-                case .notEqual: current != operand
-                case .less: current < operand
-                case .greater: current > operand
-                case .lessEqual: current <= operand
-                case .greaterEqual: current >= operand
-                case .changed: current != before
-                case .unchanged: current == before
-                case .increased: current > before
-                case .decreased: current < before
-                case .increasedBy: (current &- before) & wrap == operand
-                case .decreasedBy: (before &- current) & wrap == operand
-                }
-            return !keep
+            return !comparison.holds(current, before: before, operand: operand, wrap: wrap)
         }
         previous = now
         return candidates.count
