@@ -138,7 +138,7 @@ final class RunParts {
     private func openControl(_ plan: ControlPlan) throws(RunFailure) {
         let control = ControlSession(
             emulator: host.emulator, scripts: RunControlScripts(host), allowEval: plan.allowEval)
-        control.encodePNG = { try PNGFile.encode($0) }
+        control.encodePNG = { try PNGFile.encode($0, fast: true) }
         if plan.dieWithParent { control.parent = RunParentDeath.parent != 0 ? RunParentDeath.parent : getppid() }
         control.exitOnDisconnect = plan.exitOnDisconnect
         // The scenario before the socket: one that fails refuses the run before a client can connect.
