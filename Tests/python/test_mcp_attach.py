@@ -35,6 +35,8 @@ def games(tmp_path):
         return process
 
     start.env = {"XDG_RUNTIME_DIR": str(runtime)}
+    start.full_env = env
+    start.binary = env["RETROLUA"]
     start.runtime = runtime / "retrolua"
     yield start
     for process in started:
@@ -238,5 +240,47 @@ def test_a_person_and_an_agent_share_a_window(games):
     _until(lambda: not _agent_line_shown(window), "the agent's line stayed after it left")
     assert run.poll() is None  # the agent left; the game did not
     client = Retrolua.connect(address)
+    client.close()
+    assert run.wait(timeout=60) == 0
+
+
+@pytest.mark.skipif(not os.environ.get("DISPLAY"), reason="a windowed run needs an X server (the suite runs under Xvfb)")
+def test_an_agent_on_a_persons_game_searches_writes_its_tools_waits_and_replays(games, tmp_path):
+    """The whole of it on a game running in a window in real time: the agent finds the player's x byte by search,
+    writes a reporter and a Lua tool of its own, waits on an event rather than polling, and its recorded
+    session verifies as a movie."""
+    run = games("--no-audio")
+    _wait_for(games.runtime / ("%d.sock" % run.pid), run)
+
+    async def body():
+        async with _session("--attach", env=games.env) as session:
+            call = session.call_tool
+            _json(await call("write_memory", {"address": "0x08", "data": [99]}))  # lives: real time goes on
+            recording = _json(await call("record_movie", {}))  # the data folder's agent-movies/: the sandbox's
+
+            _json(await call("search_start", {}))
+            for button, comparison in (("right", "increased"), ("left", "decreased"), ("right", "increased"),
+                                       (None, "unchanged")):
+                _json(await call("press_buttons", {"sequence": [{"buttons": [button] if button else [], "frames": 3}]}))
+                found = _json(await call("search_narrow", {"comparison": comparison}))
+            assert {entry["address"] for entry in found["addresses"]} == {"0x6", "0x203"}
+            reporter = _json(await call("set_reporter", {"code": "function state() return {x = memory.read_u8(6), "
+                                                                 "y = memory.read_u8(7)} end"}))
+            _json(await call("run_lua", {"code": 'mcp.tool{name = "near_right_edge", description = "x past 200", '
+                                                  'run = function() return memory.read_u8(6) > 200 end}'}))
+            assert _json(await call("near_right_edge", {})) == {"result": False}
+            waited = _json(await call("wait_until", {"frames": 600, "buttons": ["right"],
+                                                     "lua": "memory.read_u8(6) > 200"}))
+            assert waited["stopped"] == "lua" and _json(await call("near_right_edge", {})) == {"result": True}
+            state = _json(await call("get_game_state", {}))["state"]
+            assert state["x"] > 200 and state["y"] == reporter["state"]["y"]
+            return recording, _json(await call("stop_movie", {}))
+
+    recording, movie = asyncio.run(body())
+    assert movie["movie"] == recording["recording"] and movie["frames"] >= 12
+    verified = subprocess.run([games.binary, "movie", "verify", movie["movie"]], capture_output=True, text=True,
+                              env=games.full_env, timeout=300, stdin=subprocess.DEVNULL)
+    assert verified.returncode == 0, verified.stdout + verified.stderr
+    client = Retrolua.connect("unix:%s/%d.sock" % (games.runtime, run.pid))
     client.close()
     assert run.wait(timeout=60) == 0

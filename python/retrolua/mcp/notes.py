@@ -24,15 +24,20 @@ MAX_REPORTER = 256 << 10
 
 
 def folders(session: GameSession) -> Dict[str, str]:
-    """Retrolua's folders as the binary says (`retrolua paths --json`), asked once a session."""
+    """Retrolua's folders, asked once a session: the game's own (`emu.paths()`: data, saves, …, which an attached
+    game may have elsewhere than this process would) over the binary's (`retrolua paths --json`: lua, examples)."""
     if "folders" not in session.extras:
         executable = find_binary(session.binary)
         try:
             result = subprocess.run([executable, "paths", "--json"], capture_output=True, text=True, timeout=60,
                                     stdin=subprocess.DEVNULL, env=launch_environment(), check=True)
-            session.extras["folders"] = json.loads(result.stdout)
+            found = json.loads(result.stdout)
         except (OSError, subprocess.SubprocessError, ValueError) as error:
             raise RetroluaError("cannot ask %s for its folders: %s" % (executable, error)) from None
+        game = session.lua_value("return emu.paths()")
+        if isinstance(game, dict):
+            found.update({key: value for key, value in game.items() if isinstance(value, str)})
+        session.extras["folders"] = found
     return session.extras["folders"]
 
 
@@ -204,7 +209,8 @@ def register(tool: Callable[..., Any], call: Callable[..., Any], context: Any) -
     async def record_movie(ctx: Context, path: Optional[str] = None) -> Dict[str, Any]:
         """Start recording the session as a Retrolua movie (.rlm) from the current state: every frame's input
         from now on, with hashes so `retrolua movie verify` can check a replay. Default file: a new one in the
-        data folder's agent-movies/. stop_movie writes it."""
+        data folder's agent-movies/ (the game's Lua sandbox writes only inside the data folder unless the run
+        has --allow-files). stop_movie writes it."""
         return await call(ctx, record, path)
 
     @tool()
