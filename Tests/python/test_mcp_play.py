@@ -236,6 +236,12 @@ def test_every_play_tool_refuses_bad_arguments_and_the_game_goes_on(tmp_path):
         _json(await call("run_lua", {"code": 'mcp.tool{name = "spin", description = "never returns", '
                                               'run = function() while true do end end}'}))
         messages["spin"] = _error(await call("lua_tools", {"name": "spin"}))
+        # A Lua tool named as one of the server's own: the list keeps the server's; lua_tools reaches the Lua one.
+        _json(await call("run_lua", {"code": 'mcp.tool{name = "step", description = "mine", run = function() '
+                                              'return "lua step" end}'}))
+        assert [tool.name for tool in (await session.list_tools()).tools].count("step") == 1
+        assert _json(await call("lua_tools", {"name": "step"}))["result"] == "lua step"
+        assert _json(await call("step", {"frames": 1}))["frames_run"] == 1
         # After all of it the game still steps and reads.
         assert _json(await call("step", {"frames": 2}))["frames_run"] == 2
         return messages
