@@ -8,7 +8,9 @@ import PackageDescription
 let package = Package(
     name: "Retrolua",
     products: [
-        .executable(name: "retrolua", targets: ["retrolua"])
+        .executable(name: "retrolua", targets: ["retrolua"]),
+        // The trainer's side of the batch door, loaded by the Python package (python/retrolua/_native.py).
+        .library(name: "RetroluaBatch", type: .dynamic, targets: ["RetroluaBatch"]),
     ],
     targets: [
         // System libraries, all from Debian packages (docs/reference/dependencies.md).
@@ -34,6 +36,8 @@ let package = Package(
         .target(name: "CLuaShim", dependencies: ["CLua"]),
         // C glue for Debian's libedit (BSD-licensed line editing, libedit-dev): its el_set is variadic.
         .target(name: "CLineEdit", linkerSettings: [.linkedLibrary("edit")]),
+        // The trainer's per-batch work (post, wait, replies and infos into arrays): C the Python package loads.
+        .target(name: "RetroluaBatch"),
 
         // What any layer may use and nothing libretro-specific: durable writes, hashes, the rewind history.
         .target(name: "Support", dependencies: ["CZlib", "CCrypto", "CZstd", "CZip"]),

@@ -87,6 +87,13 @@ final class PythonPackageTests: XCTestCase {
         let result = try Fixtures.cli(
             [], environment: ["RETROLUA": Fixtures.binary], executable: python,
             arguments: ["-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    /// Tests/python/test_batch_native.py: the trainer's per-batch work in C (libRetroluaBatch.so, built beside
+    /// the binary) equals the Python path step for step on every observation kind and preprocessing; infos as
+    /// arrays and as dicts agree; the C reader of info() objects agrees with json and leaves the rest to it.
+    func testTheNativeBatchPathEqualsThePythonOne() throws {
+        try pytest(Fixtures.python, ["test_batch_native.py"])
+    }
+
                 + files.map { Fixtures.root + "/Tests/python/" + $0 },
             timeout: 300)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)

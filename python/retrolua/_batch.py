@@ -70,7 +70,7 @@ class BatchRegion:
             os.close(self.fd)
             raise
         anchor = ctypes.c_char.from_buffer(self.map)
-        self._address = ctypes.addressof(anchor)
+        self._address = self.address = ctypes.addressof(anchor)  # for retrolua._native's calls
         del anchor  # the address stays valid while the map does; no export pins the map
         words = np.frombuffer(self.map, dtype=np.uint32, count=HEADER // 4)
         self.generation, self.completed, self.wake_at = words[0:1], words[16:17], words[48:49]

@@ -7,10 +7,13 @@ and anything unusual go through each environment's own `RetroluaEnv`."""
 from __future__ import annotations
 
 import json
+import os
+import time
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
+from . import _native
 from . import _protocol as wire
 from ._batch import HEADER, REPLY_AT, REQUEST_AT, BatchRegion  # noqa: F401
 from .env import RetroluaEnv
@@ -24,7 +27,9 @@ assert REPLY.itemsize == wire.REPLY.size
 
 class LaneStepper:
     """Ordinary steps (the configured frame skip, one button mask held, or a processed step) of the
-    environments in `envs` (all made with the same options), each joined to lane i of `region`."""
+    environments in `envs` (all made with the same options), each joined to lane i of `region`. The
+    per-batch work runs in C (retrolua._native) where the library is found, else in numpy and Python
+    here, with the same results."""
 
     def __init__(self, region: BatchRegion, envs: Sequence[RetroluaEnv]) -> None:
         self.region, self.envs = region, envs
@@ -44,6 +49,19 @@ class LaneStepper:
         self._expected: Optional[np.ndarray] = None
         self._sizes = np.zeros((0, 2), dtype=np.int64)
         self.usable = not first.sticky  # Python-side stickiness draws per frame and per env: the env's own path
+        #: Each lane's steps since its env's reset (the envs' `max_steps` truncates), kept here for every env at once.
+        self.steps = np.zeros(count, dtype=np.int64)
+        self.max_steps = first.max_steps
+        self._fresh: set = set()  # envs reset since their last lane step: told of the step (`count_step`)
+        self.native = _native.library()
+        self._all = np.arange(count, dtype=np.int64)
+        self._ready = np.zeros(count, dtype=np.int64)
+        # Spinning only pays where a core is free for it: more cores than emulators (the trainer needs one).
+        self._spin = len(os.sched_getaffinity(0)) > count
+        self._mean_ns = 0.0  # a batch's mean wait: the spin's bound
+        self._keys: Optional[List[str]] = None  # the info() keys every lane reports, for rb_infos
+        self._key_blob = b""
+        self._cells = (np.zeros((0, 0), dtype=np.int64), np.zeros((0, 0)), np.zeros((0, 0), dtype=np.uint8))
 
     def masks(self, actions: Any, indices: Sequence[int]) -> np.ndarray:
         """The RetroPad masks of `actions` (one per index), as the envs' `_mask` makes them."""
@@ -51,10 +69,25 @@ class LaneStepper:
             return np.zeros(0, dtype=np.uint16)
         return self.envs[int(indices[0])].masks(actions)  # the envs share their options: any one says
 
+    def reset(self, index: int, seed: Optional[int] = None, options: Optional[Dict[str, Any]] = None
+              ) -> Tuple[Any, Dict[str, Any]]:
+        """Env `index`'s reset (its own path), its step count back to 0."""
+        result = self.envs[index].reset(seed=seed, options=options)
+        self.steps[index] = 0
+        self._fresh.add(index)
+        return result
+
     def post(self, indices: Optional[np.ndarray], masks: np.ndarray) -> None:
-        """Writes a step for each of `indices` (None: every lane) into its lane; the region's next
-        wake starts them."""
-        region, lanes = self.region, slice(None) if indices is None else indices
+        """Writes a step for each of `indices` (None: every lane) into its lane and starts them (the C
+        path at once; the Python path at the region's next wake)."""
+        region = self.region
+        if self.native is not None:
+            lanes = self._all if indices is None else np.ascontiguousarray(indices, dtype=np.int64)
+            masks = np.ascontiguousarray(masks, dtype=np.uint16)
+            self.native.rb_post(region.address, region.stride, _at(lanes), len(lanes), _at(masks),
+                                _at(self._template), _at(region.foreign))
+            return
+        lanes = slice(None) if indices is None else indices
         # A lane's header stays from one step to the next, unless the env's own path posted another request.
         if region.foreign.any():
             stale = np.flatnonzero(region.foreign)
@@ -65,41 +98,108 @@ class LaneStepper:
         region.requests[lanes] += np.uint32(1)  # wraps at 2³² as the emulator's counter does
         region.mark_posted()
 
+    def wait(self, lanes: Any, check: Any, enough: int = -1) -> np.ndarray:
+        """`BatchRegion.wait` (the C path: a short spin first where a core is free, then the futex): the
+        answered lanes of `lanes`, in the order they were finished."""
+        if self.native is None:
+            return np.asarray(self.region.wait(lanes, check, enough), dtype=np.intp)
+        region = self.region
+        region.wake()  # requests the envs' own paths wrote into lanes
+        lanes = np.ascontiguousarray(lanes, dtype=np.int64)
+        need = len(lanes) if enough < 0 else min(enough, len(lanes))
+        spin = int(min(self._mean_ns, 2e6)) if self._spin else 0
+        started = time.perf_counter_ns()
+        while True:
+            got = self.native.rb_wait(region.address, region.stride, _at(lanes), len(lanes), need, spin,
+                                      100_000_000, _at(self._ready))
+            if got >= 0:
+                break
+            spin = 0
+            unanswered = region.done[lanes] != region.requests[lanes]
+            for lane in lanes[unanswered]:
+                check(int(lane))
+        self._mean_ns += (time.perf_counter_ns() - started - self._mean_ns) / 8
+        return self._ready[:got].astype(np.intp)
+
     def collect(self, indices: Optional[np.ndarray], check: Any
-                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, List[dict]]:
+                ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Columns]:
         """Waits for the steps of `indices` (None: every lane); (rewards, terminations, truncations,
-        frame and lag counters as (n, 2), infos). A failed step raises (`check`'s error for an emulator
-        that is gone)."""
-        lanes: Any = slice(None) if indices is None else indices
-        indices = np.arange(self.region.count) if indices is None else indices
-        self.region.wait(indices, check)
-        replies = self._replies[lanes].copy()  # the lanes are rewritten by the next step
-        lengths = replies["length"].tolist()
-        if replies["status"].any():
-            row = int(np.flatnonzero(replies["status"])[0])
-            index = int(indices[row])
-            at = self.region.lane(index) + REPLY_AT + 72
-            message = bytes(self.region.map[at:at + min(lengths[row], 16384)]).decode(errors="replace")
-            raise EnvironmentFailed(index, RetroluaError(message))
-        infos: List[dict] = []
+        frame and lag counters as (n, 2), the info() columns). A failed step raises (`check`'s error
+        for an emulator that is gone)."""
+        lanes = self._all if indices is None else np.ascontiguousarray(indices, dtype=np.int64)
+        self.wait(lanes, check)
+        count = len(lanes)
+        if self.native is not None:
+            region = self.region
+            rewards, terminations = np.empty(count), np.empty(count, dtype=bool)
+            truncations, counters = np.empty(count, dtype=bool), np.empty((count, 2), dtype=np.int64)
+            sizes, lengths = np.empty((count, 2), dtype=np.int64), np.empty(count, dtype=np.int64)
+            failed = self.native.rb_collect(region.address, region.stride, _at(lanes), count, _at(rewards),
+                                            _at(terminations), _at(truncations), _at(self.steps), self.max_steps,
+                                            _at(counters), _at(sizes), _at(lengths))
+            if failed >= 0:
+                self._fail(lanes, failed, int(lengths[failed]))
+            self._sizes = sizes
+            columns = self._native_columns(lanes, lengths)
+        else:
+            replies = self._replies[lanes]  # a copy: the lanes are rewritten by the next step
+            if replies["status"].any():
+                row = int(np.flatnonzero(replies["status"])[0])
+                self._fail(lanes, row, int(replies["length"][row]))
+            rewards, terminations = replies["reward"], replies["done"] != 0
+            self.steps[lanes] += 1
+            truncations = ~terminations & (self.steps[lanes] >= self.max_steps)
+            self._sizes = np.stack((replies["height"], replies["width"]), axis=1)
+            counters = np.stack((replies["frame"], replies["lag"]), axis=1)
+            columns = columns_of(self._parse(lanes, replies["length"].tolist()))
+        if self._fresh:  # envs reset since: their first step from the start
+            for row in np.flatnonzero(np.isin(lanes, list(self._fresh))):
+                index = int(lanes[row])
+                self.envs[index].count_step(bool(terminations[row]))
+                self._fresh.discard(index)
+        return rewards, terminations, truncations, counters, columns
+
+    def _fail(self, lanes: np.ndarray, row: int, length: int) -> None:
+        index = int(lanes[row])
+        at = self.region.lane(index) + REPLY_AT + 72
+        message = bytes(self.region.map[at:at + min(length, 16384)]).decode(errors="replace")
+        raise EnvironmentFailed(index, RetroluaError(message))
+
+    def _parse(self, lanes: np.ndarray, lengths: List[int]) -> List[Dict[str, Any]]:
+        """Each lane's info() as a dict (an info() that did not change is not parsed again)."""
+        infos: List[Dict[str, Any]] = []
         region_map, lane, parsed = self.region.map, self.region.lane, self._parsed
-        for index, length in zip(indices.tolist(), lengths):
+        for index, length in zip(lanes.tolist(), lengths):
             if length:
                 at = lane(index) + REPLY_AT + 72
-                text = region_map[at:at + length]
+                text = region_map[at:at + min(length, 16384)]
                 known = parsed.get(index)
-                if known is None or known[0] != text:  # an info() that did not change is not parsed again
+                if known is None or known[0] != text:
                     known = parsed[index] = (text, json.loads(text))
                 infos.append(dict(known[1]))
             else:
                 infos.append({})
-        terminations = replies["done"] != 0
-        envs = self.envs
-        truncations = np.array([envs[index].count_step(ended) for index, ended in
-                                zip(indices.tolist(), terminations.tolist())], dtype=bool)
-        self._sizes = np.stack((replies["height"], replies["width"]), axis=1)
-        counters = np.stack((replies["frame"], replies["lag"]), axis=1)
-        return replies["reward"], terminations, truncations, counters, infos
+        return infos
+
+    def _native_columns(self, lanes: np.ndarray, lengths: np.ndarray) -> Columns:
+        """The info() columns read by rb_infos while every lane reports the same numeric keys; else
+        parsed here (and the keys learnt for the next batch when they are such)."""
+        count = len(lanes)
+        if self._keys is not None:
+            ints, reals, kinds = self._cells
+            width = len(self._keys)
+            if len(ints) < count or ints.shape[1] != width:
+                ints, reals = np.zeros((count, width), dtype=np.int64), np.zeros((count, width))
+                self._cells = ints, reals, np.zeros((count, width), dtype=np.uint8)
+                kinds = self._cells[2]
+            region = self.region
+            if self.native.rb_infos(region.address, region.stride, _at(lanes), count, self._key_blob, width,
+                                    _at(ints), _at(reals), _at(kinds)) < 0:
+                return _typed_columns(self._keys, ints[:count], reals[:count], kinds[:count])
+        infos = self._parse(lanes, lengths.tolist())
+        self._keys = _numeric_keys(infos)
+        self._key_blob = b"".join(key.encode() + b"\0" for key in self._keys or [])
+        return columns_of(infos)
 
     def _views(self) -> Dict[str, np.ndarray]:
         """Every lane's observation in place, by kind ("screen", "ram"), as strided arrays over the
@@ -158,37 +258,152 @@ class LaneStepper:
                 np.take(view, indices, axis=0, out=target)
 
 
-def batch_infos(infos: List[Dict[str, Any]], counters: np.ndarray) -> Dict[str, Any]:
-    """Gymnasium's batched `info`: each key an array over the envs and `_key` saying which have it;
-    `frame` and `lag` for every env."""
+#: info() columns: each key's values over the rows and which rows have it (None: all of them).
+Columns = Dict[str, Tuple[np.ndarray, Optional[np.ndarray]]]
+#: Keys every batched info has, from the reply headers, not the scenario's info().
+COUNTERS = ("frame", "lag")
+
+
+def columns_of(infos: List[Dict[str, Any]]) -> Columns:
+    """Per-env info dicts as columns: a key every env reports as a number is one array made at once
+    (numpy's types: bool, int64 or float64), any other one filled row by row with its mask."""
     count = len(infos)
-    everyone = np.ones(count, dtype=bool)
-    batched: Dict[str, Any] = {"frame": counters[:, 0].copy(), "_frame": everyone,
-                               "lag": counters[:, 1].copy(), "_lag": everyone.copy()}
+    columns: Columns = {}
     keys = infos[0].keys() if infos else {}.keys()
-    whole = set()  # names every env reports as a number: one array each, made at once
     if all(info.keys() == keys for info in infos):
         for key in keys:
             values = np.array([info[key] for info in infos])
             if values.ndim == 1 and values.dtype != object and values.dtype.kind in "biuf":
-                batched[key], batched["_" + key] = values, everyone.copy()
-                whole.add(key)
+                columns[key] = (values, None)
     for row, info in enumerate(infos):
         for key, value in info.items():
-            if key in whole:
+            if key in columns and columns[key][1] is None:
                 continue
-            if key not in batched:
-                sample = np.asarray(value)
-                kind = sample.dtype if sample.ndim == 0 and sample.dtype.kind in "biuf" else object
-                batched[key] = np.zeros(count, dtype=kind) if kind != object else np.full(count, None, dtype=object)
-                batched["_" + key] = np.zeros(count, dtype=bool)
-            try:
-                batched[key][row] = value
-            except (TypeError, ValueError, OverflowError):
-                batched[key] = batched[key].astype(object)
-                batched[key][row] = value
-            batched["_" + key][row] = True
-    return batched
+            if key not in columns:
+                columns[key] = (_blank(value, count), np.zeros(count, dtype=bool))
+            values, present = columns[key]
+            columns[key] = (_put(values, row, value), present)
+            assert present is not None
+            present[row] = True
+    return columns
+
+
+def _blank(value: Any, count: int) -> np.ndarray:
+    sample = np.asarray(value)
+    if sample.ndim == 0 and sample.dtype.kind in "biuf":
+        return np.zeros(count, dtype=sample.dtype)
+    return np.full(count, None, dtype=object)
+
+
+def _put(values: np.ndarray, row: int, value: Any) -> np.ndarray:
+    """`values` with `value` at `row`, widened (bool → int → float → object) where it does not fit."""
+    if values.dtype != object:
+        sample = np.asarray(value)
+        if sample.ndim != 0 or sample.dtype.kind not in "biuf":
+            values = values.astype(object)
+        else:
+            wider = np.result_type(values.dtype, sample.dtype)
+            if wider != values.dtype:
+                values = values.astype(wider if wider.kind in "biuf" else object)
+    try:
+        values[row] = value
+    except (TypeError, ValueError, OverflowError):
+        values = values.astype(object)
+        values[row] = value
+    return values
+
+
+def _numeric_keys(infos: List[Dict[str, Any]]) -> Optional[List[str]]:
+    """The keys of `infos` when rb_infos can read them: the same names in the same order in every one,
+    none needing an escape in JSON, every value a bool, an int of 64 bits or a float."""
+    if not infos:
+        return None
+    keys = list(infos[0])
+    for info in infos:
+        if list(info) != keys:
+            return None
+        for value in info.values():
+            if type(value) not in (bool, int, float) or (type(value) is int and not -2**63 <= value < 2**63):
+                return None
+    if any('"' in key or "\\" in key or "\0" in key or not key.isprintable() for key in keys):
+        return None
+    return keys
+
+
+def _typed_columns(keys: List[str], ints: np.ndarray, reals: np.ndarray, kinds: np.ndarray) -> Columns:
+    """rb_infos' cells as columns typed as numpy types a list of Python values: any real makes a column
+    float64, else any integer int64, else bool."""
+    top = kinds.max(axis=0) if len(kinds) else np.zeros(len(keys), dtype=np.uint8)
+    columns: Columns = {}
+    for column, key in enumerate(keys):
+        if top[column] == 2:
+            values = np.where(kinds[:, column] == 2, reals[:, column], ints[:, column])
+        elif top[column] == 1:
+            values = ints[:, column].copy()
+        else:
+            values = ints[:, column] != 0
+        columns[key] = (values, None)
+    return columns
+
+
+def assemble_infos(count: int, rows: Optional[np.ndarray], columns: Columns, counters: np.ndarray
+                   ) -> Dict[str, Any]:
+    """Gymnasium's batched `info` for `count` envs: `frame` and `lag` for every env (`counters`, n x 2),
+    each key of `columns` (the rows `rows` have, None: every row in order) an array and `_key` saying
+    which envs have it."""
+    everyone = np.ones(count, dtype=bool)
+    info: Dict[str, Any] = {"frame": counters[:, 0].copy(), "_frame": everyone,
+                            "lag": counters[:, 1].copy(), "_lag": everyone.copy()}
+    for key, (values, present) in columns.items():
+        if key in COUNTERS:
+            continue
+        if rows is None:
+            info[key], info["_" + key] = values, everyone.copy() if present is None else present
+            continue
+        whole = np.zeros(count, dtype=values.dtype) if values.dtype != object else np.full(count, None, dtype=object)
+        mask = np.zeros(count, dtype=bool)
+        whole[rows] = values
+        mask[rows] = True if present is None else present
+        info[key], info["_" + key] = whole, mask
+    return info
+
+
+def set_row(info: Dict[str, Any], row: int, values: Dict[str, Any]) -> None:
+    """Row `row` of a batched `info` becomes `values` (an env's own dict: a reset's), `frame` and `lag` too."""
+    for key in list(info):
+        if not key.startswith("_") and key not in values and "_" + key in info and key not in COUNTERS:
+            info["_" + key][row] = False
+    for key, value in values.items():
+        if key not in info:
+            info[key], info["_" + key] = _blank(value, len(info["frame"])), np.zeros(len(info["frame"]), dtype=bool)
+        info[key] = _put(info[key], row, value)
+        if "_" + key in info:
+            info["_" + key][row] = True
+
+
+def per_env(info: Dict[str, Any], count: int, skip: Sequence[str] = ()) -> List[Dict[str, Any]]:
+    """A batched `info` as one dict per env (the form Gymnasium's single-env checkers and SB3 know):
+    each key an env has, its value as a Python scalar where it is one."""
+    rows: List[Dict[str, Any]] = [{} for _ in range(count)]
+    for key, values in info.items():
+        if key.startswith("_") or key in skip:
+            continue
+        present = info.get("_" + key)
+        listed = values.tolist() if isinstance(values, np.ndarray) and values.dtype != object else list(values)
+        for row in range(count) if present is None else np.flatnonzero(present).tolist():
+            rows[row][key] = listed[row]
+    return rows
+
+
+def batch_infos(infos: List[Dict[str, Any]], counters: np.ndarray) -> Dict[str, Any]:
+    """Gymnasium's batched `info` of per-env dicts: each key an array over the envs and `_key` saying
+    which have it; `frame` and `lag` for every env."""
+    return assemble_infos(len(infos), None, columns_of(infos), counters)
+
+
+def _at(array: np.ndarray) -> int:
+    """A contiguous array's first byte, for retrolua._native's calls."""
+    return array.__array_interface__["data"][0]
 
 
 class EnvironmentFailed(RetroluaError):

@@ -32,7 +32,7 @@ from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _autoreset
-from ._lanes import EnvironmentFailed, LaneStepper, batch_infos, join
+from ._lanes import COUNTERS, EnvironmentFailed, LaneStepper, assemble_infos, batch_infos, join, per_env, set_row
 from .actions import check_actions
 from .env import RetroluaEnv
 from .errors import RetroluaError
@@ -45,13 +45,16 @@ class RetroluaPool:
 
     def __init__(self, rom: str, num_envs: int, batch_size: Optional[int] = None,
                  autoreset_mode: str = _autoreset.NEXT_STEP, states: Optional[Sequence[Any]] = None,
-                 **options: Any) -> None:
+                 info_format: str = "arrays", **options: Any) -> None:
         batch_size = num_envs if batch_size is None else batch_size
         if num_envs < 1 or not 1 <= batch_size <= num_envs:
             raise ValueError("num_envs >= 1 and 1 <= batch_size <= num_envs, got %d and %d" % (num_envs, batch_size))
         if autoreset_mode not in (_autoreset.NEXT_STEP, _autoreset.SAME_STEP):
             raise ValueError("autoreset_mode is %r or %r, got %r" % (_autoreset.NEXT_STEP, _autoreset.SAME_STEP,
                                                                       autoreset_mode))
+        if info_format not in ("arrays", "dicts"):
+            raise ValueError("info_format is 'arrays' or 'dicts', got %r" % (info_format,))
+        self.info_format = info_format
         if states is not None and len(states) != num_envs:
             raise ValueError("states: one start state per environment (%d), got %d" % (num_envs, len(states)))
         if options.get("sticky"):
@@ -99,7 +102,7 @@ class RetroluaPool:
         ids = np.arange(self.num_envs)
         infos = [info for _, info in self._ready]
         self._ready.clear()
-        return self._observe(ids, list(range(self.num_envs))), self._info(ids, infos)
+        return self._observe(ids, list(range(self.num_envs))), self._format(self._info(ids, infos))
 
     def send(self, actions: Any, env_ids: Optional[Sequence[int]] = None) -> None:
         """Starts a step for each of `env_ids` (default: all) with its row of `actions`; an environment
@@ -134,37 +137,44 @@ class RetroluaPool:
             raise RetroluaError("recv: only %d environments have a step or reset to return, batch_size is %d"
                                 % (len(self._ready) + int(self._running.sum()), size))
         resets = dict(self._ready.popleft() for _ in range(min(size, len(self._ready))))
-        stepped: List[int] = []
+        stepped = np.zeros(0, dtype=np.intp)
         if len(resets) < size:
-            finished = self._region.wait(np.flatnonzero(self._running), self._check, size - len(resets))
-            stepped = sorted(finished[: size - len(resets)])
-        ids = np.array(sorted(list(resets) + stepped), dtype=np.intp)
+            finished = self._stepper.wait(np.flatnonzero(self._running), self._check, size - len(resets))
+            stepped = np.sort(finished[: size - len(resets)])
+        if resets:
+            ids = np.sort(np.concatenate([np.fromiter(resets, dtype=np.intp, count=len(resets)), stepped]))
+        else:
+            ids = stepped
         rewards = np.zeros(size, dtype=np.float64)
         terminations = np.zeros(size, dtype=bool)
         truncations = np.zeros(size, dtype=bool)
         counters = np.zeros((size, 2), dtype=np.int64)
-        infos: List[Dict[str, Any]] = [resets.get(int(index), {}) for index in ids]
-        reset_rows = [row for row, index in enumerate(ids) if int(index) in resets]
+        columns: Dict[str, Any] = {}
+        rows: Any = None
+        if len(stepped):
+            self._running[stepped] = False
+            got = self._stepper.collect(stepped, self._check)
+            if resets:
+                rows = np.searchsorted(ids, stepped)
+                rewards[rows], terminations[rows], truncations[rows], counters[rows], columns = got
+            else:
+                rewards, terminations, truncations, counters, columns = got
+        elif resets:
+            rows = stepped
+        info = assemble_infos(size, rows, columns, counters)
+        reset_rows = np.searchsorted(ids, np.fromiter(resets, dtype=np.intp, count=len(resets))).tolist()
         for row in reset_rows:
-            counters[row] = infos[row].get("frame", 0), infos[row].get("lag", 0)
-        if stepped:
-            lanes = np.asarray(stepped, dtype=np.intp)
-            self._running[lanes] = False
-            rows = np.searchsorted(ids, lanes)
-            rewards[rows], terminations[rows], truncations[rows], counters[rows], got = self._stepper.collect(
-                lanes, self._check)
-            for row, info in zip(rows, got):
-                infos[row] = info
+            set_row(info, row, resets[int(ids[row])])
         ended = np.logical_or(terminations, truncations)
         self._ended[ids] = ended
         finals: Dict[int, Tuple[Any, Dict[str, Any]]] = {}
-        if self.autoreset_mode == _autoreset.SAME_STEP:
-            finals = self._same_step_resets(ids, ended, infos, counters)
+        if self.autoreset_mode == _autoreset.SAME_STEP and ended.any():
+            finals = self._same_step_resets(ids, ended, info)
         observations = self._observe(ids, reset_rows + list(finals))
-        info = self._info(ids, infos, counters)
+        info["env_id"] = ids.astype(np.int32)
         if finals:
             self._add_finals(info, finals, size)
-        return observations, rewards, terminations, truncations, info
+        return observations, rewards, terminations, truncations, self._format(info)
 
     def step(self, actions: Any, env_ids: Optional[Sequence[int]] = None
              ) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
@@ -201,7 +211,7 @@ class RetroluaPool:
 
     def _reset(self, index: int, seed: Optional[int], options: Optional[Dict[str, Any]]) -> Dict[str, Any]:
         try:
-            _, info = self.envs[index].reset(seed=seed, options=options)
+            _, info = self._stepper.reset(index, seed, options)
         except RetroluaError as error:
             raise EnvironmentFailed(index, error) from error
         self._ended[index] = False
@@ -233,24 +243,35 @@ class RetroluaPool:
             self.envs[int(ids[row])].store_observation(out, row)
         return out
 
-    def _info(self, ids: np.ndarray, infos: List[Dict[str, Any]], counters: Optional[np.ndarray] = None
-              ) -> Dict[str, Any]:
-        if counters is None:
-            counters = np.array([[info.get("frame", 0), info.get("lag", 0)] for info in infos], dtype=np.int64)
-        info = batch_infos([{k: v for k, v in i.items() if k not in ("frame", "lag")} for i in infos], counters)
+    def _info(self, ids: np.ndarray, infos: List[Dict[str, Any]]) -> Dict[str, Any]:
+        """The batched info of reset results (each env's own dict)."""
+        counters = np.array([[info.get("frame", 0), info.get("lag", 0)] for info in infos], dtype=np.int64)
+        info = batch_infos([{k: v for k, v in i.items() if k not in COUNTERS} for i in infos], counters)
         info["env_id"] = ids.astype(np.int32)
         return info
 
-    def _same_step_resets(self, ids: np.ndarray, ended: np.ndarray, infos: List[Dict[str, Any]],
-                          counters: np.ndarray) -> Dict[int, Tuple[Any, Dict[str, Any]]]:
-        """SameStep: each ended environment's last observation and info, then its reset."""
+    def _format(self, info: Dict[str, Any]) -> Any:
+        """`info` as asked for: batched arrays (EnvPool's and Gymnasium's), or (info_format="dicts") one
+        dict per env, `env_id` in each."""
+        if self.info_format == "arrays":
+            return info
+        rows = per_env(info, len(info["env_id"]), ("final_obs", "final_info"))
+        for row in np.flatnonzero(info.get("_final_obs", ())):
+            rows[row]["final_obs"], rows[row]["final_info"] = info["final_obs"][row], info["final_info"][row]
+        return rows
+
+    def _same_step_resets(self, ids: np.ndarray, ended: np.ndarray, info: Dict[str, Any]
+                          ) -> Dict[int, Tuple[Any, Dict[str, Any]]]:
+        """SameStep: each ended environment's last observation and info, then its reset (into `info`)."""
         finals: Dict[int, Tuple[Any, Dict[str, Any]]] = {}
-        for row in np.flatnonzero(ended):
+        rows = np.flatnonzero(ended)
+        last = per_env({key: values[rows] for key, values in info.items()}, len(rows), COUNTERS)
+        for row, final_info in zip(rows.tolist(), last):
             index = int(ids[row])
-            last = self._observe(np.asarray([index], dtype=np.intp), [])[0]
-            finals[int(row)] = (last, infos[row])
-            infos[row] = self._reset(index, None, None)
-            counters[row] = infos[row].get("frame", 0), infos[row].get("lag", 0)
+            batch = self._observe(np.asarray([index], dtype=np.intp), [])
+            observation = {key: value[0] for key, value in batch.items()} if isinstance(batch, dict) else batch[0]
+            finals[row] = (observation, final_info)
+            set_row(info, row, self._reset(index, None, None))
         return finals
 
     @staticmethod

@@ -35,7 +35,7 @@ except ImportError as error:  # pragma: no cover
 
 from . import _autoreset
 from ._batch import BatchRegion
-from ._lanes import EnvironmentFailed, LaneStepper, batch_infos, join
+from ._lanes import EnvironmentFailed, LaneStepper, assemble_infos, join, per_env, set_row
 from .actions import check_actions
 from .emulator import PendingStep
 from .env import RetroluaEnv
@@ -45,9 +45,14 @@ from .errors import RetroluaError
 class RetroluaVectorEnv(VectorEnv):
     """`num_envs` RetroluaEnvs in their own emulator processes, stepped concurrently (see the module)."""
 
-    def __init__(self, rom: str, num_envs: int, copy: bool = True, batch: bool = True, **options: Any) -> None:
+    def __init__(self, rom: str, num_envs: int, copy: bool = True, batch: bool = True, info_format: str = "arrays",
+                 **options: Any) -> None:
         if num_envs < 1:
             raise ValueError("num_envs must be at least 1, got %d" % num_envs)
+        if info_format not in ("arrays", "dicts"):
+            raise ValueError("info_format is 'arrays' or 'dicts', got %r" % (info_format,))
+        self.info_format = info_format
+        self._everyone = np.arange(num_envs)
         self.envs: List[RetroluaEnv] = []
         self._region: Optional[BatchRegion] = None
         self._stepper: Optional[LaneStepper] = None
@@ -87,12 +92,17 @@ class RetroluaVectorEnv(VectorEnv):
         super().reset(seed=seeds[0])
         infos: Dict[str, Any] = {}
         batch = self._batch()
+        listed = []
         for index, (env, env_seed) in enumerate(zip(self.envs, seeds)):
-            _, info = env.reset(seed=env_seed, options=options)
+            if self._stepper is not None:
+                _, info = self._stepper.reset(index, env_seed, options)
+            else:
+                _, info = env.reset(seed=env_seed, options=options)
             env.store_observation(batch, index)
             infos = self._add_info(infos, info, index)
+            listed.append(info)
         self._autoreset.after_reset()
-        return batch, infos
+        return batch, infos if self.info_format == "arrays" else listed
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps every emulator at once (those whose episode ended last step are reset instead)."""
@@ -119,40 +129,46 @@ class RetroluaVectorEnv(VectorEnv):
             env.store_observation(batch, index)
             infos = self._add_info(infos, info, index)
         self._autoreset.after_step(terminations, truncations)
-        return batch, rewards, terminations, truncations, infos
+        return batch, rewards, terminations, truncations, self._format(infos)
 
-    def _lane_step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
-        """`step` through the batch lanes, numpy over every env (retrolua._lanes): resets go through
+    def _lane_step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Any]:
+        """`step` through the batch lanes, numpy or C over every env (retrolua._lanes): resets go through
         each env's own path, while the others' steps run."""
         stepper, count = self._stepper, self.num_envs
         assert stepper is not None
-        due = self._autoreset.ended.copy()
+        due = self._autoreset.ended
         everyone = not due.any()
-        stepping = np.flatnonzero(~due)
-        chosen = np.asarray(actions) if everyone else np.asarray(actions)[stepping]
-        masks = self._guarded(-1, stepper.masks, chosen, stepping)
-        stepper.post(None if everyone else stepping, masks)
-        rewards = np.zeros(count, dtype=np.float64)
-        terminations = np.zeros(count, dtype=bool)
-        truncations = np.zeros(count, dtype=bool)
-        infos: List[Dict[str, Any]] = [{}] * count
-        counters = np.zeros((count, 2), dtype=np.int64)
-        for index in np.flatnonzero(due):
-            _, info = self._guarded(int(index), self.envs[index].reset)
-            infos[index] = info
-            counters[index] = info.get("frame", 0), info.get("lag", 0)
-        rewards[stepping], terminations[stepping], truncations[stepping], counters[stepping], stepped = \
-            stepper.collect(None if everyone else stepping, self._check)
-        for index, info in zip(stepping, stepped):
-            infos[index] = info
+        if everyone:
+            stepper.post(None, self._guarded(-1, stepper.masks, actions, self._everyone))
+            rewards, terminations, truncations, counters, columns = stepper.collect(None, self._check)
+            info = assemble_infos(count, None, columns, counters)
+        else:
+            stepping = np.flatnonzero(~due)
+            stepper.post(stepping, self._guarded(-1, stepper.masks, np.asarray(actions)[stepping], stepping))
+            resets = {int(index): self._guarded(int(index), stepper.reset, int(index))[1]
+                      for index in np.flatnonzero(due)}
+            rewards = np.zeros(count, dtype=np.float64)
+            terminations = np.zeros(count, dtype=bool)
+            truncations = np.zeros(count, dtype=bool)
+            counters = np.zeros((count, 2), dtype=np.int64)
+            rewards[stepping], terminations[stepping], truncations[stepping], counters[stepping], columns = \
+                stepper.collect(stepping, self._check)
+            info = assemble_infos(count, stepping, columns, counters)
+            for index, reset_info in resets.items():
+                set_row(info, index, reset_info)
         batch = None if self.copy else stepper.in_place()
         if batch is None:
             batch = self._batch()
             stepper.observations(None, batch)
-        for index in np.flatnonzero(due):  # a reset's observation (into the lane itself when in place)
-            self.envs[index].store_observation(batch, int(index))
+        if not everyone:
+            for index in np.flatnonzero(due):  # a reset's observation (into the lane itself when in place)
+                self.envs[index].store_observation(batch, int(index))
         self._autoreset.after_step(terminations, truncations)
-        return batch, rewards, terminations, truncations, batch_infos(infos, counters)
+        return batch, rewards, terminations, truncations, self._format(info)
+
+    def _format(self, info: Dict[str, Any]) -> Any:
+        """`info` as asked for: Gymnasium's batched arrays, or (info_format="dicts") one dict per env."""
+        return info if self.info_format == "arrays" else per_env(info, self.num_envs)
 
     def _batch(self) -> Any:
         """Where this step's observations go: arrays the caller no longer holds, else new ones (each
