@@ -429,7 +429,7 @@ final class LuaAPITests: XCTestCase {
             """
             event.on: bad argument #1 'name' (unknown event 'tick'; one of frame_start, input, frame_end, draw, \
             state_saved, state_loaded, reset, exit, key_down, key_up, mouse_down, mouse_up, gamepad, message, \
-            movie_start, movie_end, movie_desync, movie_changed, script_failed, script_loaded)
+            movie_start, movie_end, movie_desync, movie_changed, script_failed, script_loaded, agent)
             """
         )
         XCTAssertEqual(
