@@ -2,7 +2,8 @@
 batches whatever order the emulators finish in; an env's frames equal a single env's on the same inputs;
 the shared batch equals the screenshots and memory reads; a core crashing mid-step is reported for its env
 while the others go on, and the env restarts; kill -9 of the trainer ends every emulator within 2 s and
-leaves nothing in /dev/shm or TMPDIR; the Gymnasium vector contract; hostile batch requests.
+leaves nothing in /dev/shm or TMPDIR; the Gymnasium vector contract; hostile batch requests; bad actions
+refused naming the env and value at every door; an emulator killed (kill -9) or closed mid-run reported for its env.
 
 Run: RETROLUA=$PWD/.build/debug/retrolua build/venv/bin/python -m pytest -q Tests/python/test_batch.py
 """
@@ -181,6 +182,96 @@ def test_the_pool_returns_every_env_and_says_when_a_send_is_wrong():
         pool.close()
 
 
+# -- bad actions: every door refuses them naming the env and the value, before any step is sent ------
+
+D5 = r"is not in Discrete\(5\)"
+#: (the actions of envs 0, 1 and 2, the ValueError's message): a batch of Dodge's Discrete(5).
+BATCH_REFUSALS = [
+    ([0, -1, 2], r"^env 1: action -1 %s \(negative indices are refused\)" % D5),  # never the last action
+    (np.array([0, 1, 5]), r"^env 2: action 5 %s \(past 4, the space's largest\)" % D5),
+    (np.array([0, 1], dtype=np.int64), r"^expected one action per env \(3 envs\), got 2: \[0, 1\]"),
+    (np.zeros(4, dtype=int), r"^expected one action per env \(3 envs\), got 4"),
+    (2, r"^expected one action per env \(3 envs\), got 2$"),
+    (np.zeros((3, 2), dtype=int),
+     r"^env 0: action \[0, 0\] %s \(shape \(2,\), where the space's actions are \(\)\)" % D5),
+    ([[0], [1], [2]], r"^env 0: action \[0\] %s \(shape \(1,\)" % D5),
+    (np.array(["0", "1", "2"]), r"^env 0: action '0' %s \('0' is not a number\)" % D5),
+    ([0, b"1", 2], r"^env 1: action b'1' %s" % D5),
+    ([0, None, 2], r"^env 1: action None %s \(None is not a number\)" % D5),
+    (np.array([0, 1, {}], dtype=object), r"^env 2: action \{\} %s \(\{\} is not a number\)" % D5),
+    ([0, 1, 2.5], r"^env 2: action 2.5 %s \(not a whole number\)" % D5),
+    (np.array([0.0, 1.0, 0.5]), r"^env 2: action 0.5 %s \(not a whole number\)" % D5),
+    ([0, 1 + 0j, 2], r"^env 1: action \(1\+0j\) %s" % D5),
+    ([0, float("nan"), 2], r"^env 1: action nan %s \(NaN is not a number\)" % D5),
+    ([float("inf"), 1, 2], r"^env 0: action inf %s \(past 4" % D5),
+    ([0, 1, float("-inf")], r"^env 2: action -inf %s \(negative indices are refused\)" % D5),
+    ([0, 2 ** 70, 2], r"^env 1: action 1180591620717411303424 %s \(past 4" % D5),
+]
+#: One env's action and its message (RetroluaEnv.step).
+SINGLE_REFUSALS = [
+    (-1, r"^action -1 %s \(negative indices are refused\)" % D5), (5, r"^action 5 %s \(past 4" % D5),
+    (1.5, r"^action 1.5 %s \(not a whole number\)" % D5), ("1", r"^action '1' %s \('1' is not a number\)" % D5),
+    (None, r"^action None %s" % D5), (float("nan"), r"^action nan %s \(NaN is not a number\)" % D5),
+    (float("inf"), r"^action inf %s" % D5), (np.zeros((2, 2)), r"^each action of Discrete\(5\) has 1 value, got"),
+    (np.int8(-1), r"^action -1 %s" % D5),
+]
+
+
+@pytest.mark.parametrize("door", ["env", "vector", "vector-sticky", "pool", "pool-step"])
+def test_bad_actions_are_refused_naming_the_env_and_value_before_anything_is_sent(door):
+    options = dict(OPTIONS, obs="ram", sticky=0.5 if door == "vector-sticky" else 0.0)  # sticky: each env's own path
+    if door == "env":
+        env = retrolua.make(DODGE, **options)
+        try:
+            frame = env.reset(seed=0)[1]["frame"]
+            for action, message in SINGLE_REFUSALS:
+                with pytest.raises(ValueError, match=message):
+                    env.step(action)
+            assert env.step(np.int64(4))[4]["frame"] == frame + 2  # none of the refused steps ran
+        finally:
+            env.close()
+        return
+    envs = (make_pool if door.startswith("pool") else retrolua.make_vec)(DODGE, 3, **options)
+    try:
+        envs.reset(seed=0)
+        if door == "pool":  # send refuses; recv then has nothing started to return
+            step = lambda actions: (envs.send(actions), envs.recv())[1]  # noqa: E731
+        else:
+            step = (lambda actions: envs.step(actions, [0, 1, 2])) if door == "pool-step" else envs.step
+        frames = step(np.zeros(3, dtype=int))[4]["frame"].copy()
+        for actions, message in BATCH_REFUSALS:
+            with pytest.raises(ValueError, match=message):
+                step(actions)
+        if door.startswith("pool"):  # the env named is the id's, not the row's
+            with pytest.raises(ValueError, match=r"^env 0: action 7 %s" % D5):
+                envs.send(np.array([1, 7]), [2, 0])
+        observations, _, _, _, info = step(np.array([1, 2, 3], dtype=np.uint8))
+        assert observations.shape[0] == 3 and (info["frame"] == frames + 2).all()  # nothing refused ran
+    finally:
+        envs.close()
+
+
+def test_bad_multi_discrete_actions_are_refused_naming_the_env():
+    envs = retrolua.make_vec(DODGE, 2, core="nestopia", obs="ram", actions="multi_discrete")
+    try:
+        envs.reset(seed=0)
+        space = r"is not in MultiDiscrete\(\[3 3 4\]\)"
+        for actions, message in [
+                ([[0, 0, 0], [0, 3, 0]], r"^env 1: action \[0, 3, 0\] %s \(past 2" % space),
+                ([[0, -1, 0], [0, 0, 0]], r"^env 0: action \[0, -1, 0\] %s \(negative" % space),
+                (np.zeros((2, 2), dtype=int),
+                 r"^env 0: action \[0, 0\] %s \(shape \(2,\), where the space's actions are \(3,\)\)" % space),
+                (np.zeros(3, dtype=int), r"^expected one action per env \(2 envs\), got 3"),
+                ([[0, 0, 0], [0, 1]], r"^env 1: action \[0, 1\] %s \(shape" % space),
+                ([[0, 0, 0], [0, 0, 1.5]], r"^env 1: action \[0, 0, 1.5\] %s \(not a whole number\)" % space),
+                ([[0, 0, 0], ["0", 0, 0]], r"^env 1: action \['0', 0, 0\] %s \('0' is not a number\)" % space)]:
+            with pytest.raises(ValueError, match=message):
+                envs.step(actions)
+        assert envs.step(np.array([[2, 2, 3], [0, 0, 0]]))[0].shape[0] == 2
+    finally:
+        envs.close()
+
+
 def crash_core(folder):
     path = os.path.join(folder, "crash_libretro.so")
     subprocess.run(["cc", "-shared", "-fPIC", "-O1", "-DMODE_CRASH_ON_START", "-o", path,
@@ -214,6 +305,42 @@ def test_a_core_crashing_mid_step_is_reported_for_its_env_and_the_others_go_on(t
         assert observations.shape[0] == 3
         # envs 0 and 2 went on from where they were: the crash step ran for them too
         assert frames[0] > before[0] + 1 and frames[2] > before[2] + 1
+    finally:
+        envs.close()
+
+
+@pytest.mark.parametrize("how", ["kill -9", "closed"])
+@pytest.mark.parametrize("kind", ["vector", "vector-sticky", "pool"])
+def test_an_emulator_killed_or_closed_mid_run_is_reported_for_its_env_and_the_others_go_on(kind, how):
+    # vector-sticky: each env's own path (no batch lane); pool: the kill lands while its step is in flight
+    options = dict(OPTIONS, obs="ram", sticky=0.5 if kind == "vector-sticky" else 0.0)
+    envs = (make_pool if kind == "pool" else retrolua.make_vec)(DODGE, 3, **options)
+    try:
+        envs.reset(seed=0)
+        step = (lambda actions: envs.step(actions, [0, 1, 2])) if kind == "pool" else envs.step
+        before = step(np.zeros(3, dtype=int))[4]["frame"].copy()
+        victim = envs.envs[1]
+        if how == "closed":
+            victim.close()
+        elif kind == "pool":
+            envs.send(np.zeros(3, dtype=int))
+        if how == "kill -9":
+            os.kill(victim.emu._launched.process.pid, signal.SIGKILL)
+        with pytest.raises(EnvironmentFailed, match=r"^environment 1: the emulator exited") as failure:
+            if kind == "pool" and how == "kill -9":
+                envs.recv()
+            else:
+                step(np.zeros(3, dtype=int))
+        assert failure.value.index == 1
+        envs.restart(1)
+        if kind == "pool":
+            envs.recv()  # the restarted env's reset first
+            _, _, _, _, info = envs.step(np.zeros(3, dtype=int), [0, 1, 2])
+        else:
+            step(np.zeros(3, dtype=int))  # env 1 resets (next-step autoreset), the others step
+            _, _, _, _, info = step(np.zeros(3, dtype=int))
+        frames = dict(zip(info.get("env_id", range(3)), info["frame"]))
+        assert frames[0] > before[0] + 2 and frames[2] > before[2] + 2  # the others went on
     finally:
         envs.close()
 

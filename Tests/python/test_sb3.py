@@ -122,15 +122,26 @@ def test_ppo_trains_on_the_batch_door_vec_env_as_on_subproc_vec_env():
         theirs.close()
 
 
-def test_the_vec_env_refuses_a_negative_action_naming_the_env():
+def test_the_vec_env_refuses_bad_actions_naming_the_env_and_value():
     from retrolua.sb3 import RetroluaVecEnv
 
     vec = RetroluaVecEnv(os.path.join(ROOT, "build", "roms", "dodge.nes"), 2, core="nestopia", obs="ram",
                          actions=retrolua.env.DODGE_ACTIONS, frameskip=2)
     try:
         vec.reset()
-        with pytest.raises(ValueError, match=r"^env 0: action -1 is not in Discrete\(5\)"):
-            vec.step(np.array([-1, 0]))  # numpy would take the last action
+        space = r"is not in Discrete\(5\)"
+        for actions, message in [
+                (np.array([-1, 0]), r"^env 0: action -1 %s \(negative indices are refused\)" % space),  # not the last
+                (np.array([0, 5]), r"^env 1: action 5 %s \(past 4" % space),
+                (np.array([0, 1, 2]), r"^expected one action per env \(2 envs\), got 3"),
+                (np.zeros((2, 2), dtype=np.int64), r"^env 0: action \[0, 0\] %s \(shape \(2,\)" % space),
+                (np.array(["0", "1"]), r"^env 0: action '0' %s \('0' is not a number\)" % space),
+                (np.array([0, None], dtype=object), r"^env 1: action None %s" % space),
+                (np.array([0.0, 1.5]), r"^env 1: action 1.5 %s \(not a whole number\)" % space),
+                (np.array([np.nan, 0.0]), r"^env 0: action nan %s \(NaN is not a number\)" % space),
+                (np.array([0.0, np.inf]), r"^env 1: action inf %s \(past 4" % space)]:
+            with pytest.raises(ValueError, match=message):
+                vec.step(actions)
         assert len(vec.step(np.array([0, 1]))[1]) == 2  # none was started: both step
     finally:
         vec.close()

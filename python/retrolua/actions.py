@@ -3,6 +3,7 @@ or neither; the face-button combinations a game can use together…) as RetroPad
 FILTERED actions' filter. `RetroluaEnv(actions="all" | "filtered" | "discrete" | "multi_discrete")`
 uses them; an integration's scenario may give its own groups ("actions")."""
 
+import math
 import os
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -83,31 +84,94 @@ def filter_mask(mask: int, groups: List[List[int]]) -> int:
 
 def check_actions(space: Any, actions: Any, envs: Optional[Sequence[int]] = None) -> None:
     """Refuses actions a Discrete or MultiDiscrete `space` cannot hold, before any is used: a ValueError
-    naming the env (`envs[row]` for each row of a batch; None: one action, no env) and the value. An index
-    of -1 would otherwise pick the last action (numpy's and Python's negative indexing); other spaces
-    pass unchecked."""
+    naming the env (`envs[row]` for each row of a batch; None: one action, no env) and the value. A batch
+    is one action per env, shaped (len(envs),) + space.shape; each value a whole number in the space
+    (numbers of any numeric dtype; strings, None, other objects, NaN, infinities and fractions refused).
+    An index of -1 would otherwise pick the last action (numpy's and Python's negative indexing); other
+    spaces pass unchecked."""
     if hasattr(space, "nvec"):
-        low, high, per_row = 0, np.asarray(space.nvec, dtype=np.float64) - 1, int(np.size(space.nvec))
+        low: Any = getattr(space, "start", None)
+        low = 0 if low is None else low
+        high: Any = space.nvec - 1 + low
     elif hasattr(space, "n") and hasattr(space, "start"):
-        low, high, per_row = int(space.start), int(space.start) + int(space.n) - 1, 1
+        low, high = int(space.start), int(space.start) + int(space.n) - 1
+        if envs is None and isinstance(actions, (int, np.integer)) and low <= actions <= high:
+            return  # one env's ordinary index: no array made
     else:
         return
-    if envs is None and per_row == 1 and isinstance(actions, (int, np.integer)) and low <= actions <= high:
-        return  # one env's ordinary index: no array made
+    shape, size = tuple(space.shape), math.prod(space.shape)
     try:
-        values = np.asarray(actions if envs is not None else [actions], dtype=np.float64)
-    except (TypeError, ValueError):
-        where = "" if envs is None else "envs' "
-        raise ValueError("the %sactions must be integers of %s, got %r" % (where, space, actions)) from None
-    rows = values.reshape(len(values), -1) if values.ndim else values.reshape(1, -1)
-    if rows.shape[1] != per_row:
-        raise ValueError("each action of %s has %d value%s, got %r" % (space, per_row, "s"[per_row == 1:], actions))
-    bad = ((rows < low) | (rows > high) | (rows != np.floor(rows))).any(axis=1) | np.isnan(rows).any(axis=1)
-    if bad.any():
-        row = int(np.flatnonzero(bad)[0])
-        value = np.asarray(actions if envs is not None else [actions])[row]
-        value = value.tolist() if hasattr(value, "tolist") else value
-        if envs is None:
-            raise ValueError("action %r is not in %s (negative indices are refused)" % (value, space))
-        raise ValueError("env %d: action %r is not in %s (negative indices are refused)"
-                         % (int(envs[row]), value, space))
+        values = np.asarray(actions if envs is not None else [actions])
+    except (TypeError, ValueError, OverflowError):  # ragged rows, or numbers past any dtype
+        values = None
+    kind = "" if values is None else values.dtype.kind
+    if kind in ("b", "i", "u", "f") and (values.shape == (len(envs),) + shape if envs is not None
+                                         else values[0].size == size):
+        rows = values.reshape(-1, size) if size != 1 else values.reshape(-1)
+        if size != 1:
+            low, high = np.reshape(low, -1), np.reshape(high, -1)
+        bad = (rows < low) | (rows > high)
+        if kind == "f":
+            bad |= (rows != np.floor(rows)) | np.isnan(rows)
+        if not bad.any():
+            return
+    _refuse(space, actions, envs, np.broadcast_to(np.asarray(low, dtype=np.float64), shape),
+            np.broadcast_to(np.asarray(high, dtype=np.float64), shape))
+
+
+def _refuse(space: Any, actions: Any, envs: Optional[Sequence[int]], low: np.ndarray, high: np.ndarray) -> None:
+    """Raises the ValueError for actions the quick check did not pass: which env, which value, and why
+    (none for numbers it leaves to this one: an object array of whole numbers in the space)."""
+    if envs is None:
+        problem = _problem(actions, low, high, lenient=True)
+        if not problem:
+            return
+        if problem == "size":
+            raise ValueError("each action of %s has %d value%s, got %r"
+                             % (space, low.size, "s"[low.size == 1:], _plain(actions)))
+        raise ValueError("action %r is not in %s (%s)" % (_plain(actions), space, problem))
+    count = len(envs)
+    if isinstance(actions, (str, bytes, dict)) or not hasattr(actions, "__len__") or \
+            (isinstance(actions, np.ndarray) and actions.ndim == 0):
+        raise ValueError("expected one action per env (%d envs), got %r" % (count, _plain(actions)))
+    if len(actions) != count:
+        raise ValueError("expected one action per env (%d envs), got %d: %r" % (count, len(actions), _plain(actions)))
+    for row, value in enumerate(actions):
+        problem = _problem(value, low, high, lenient=False)
+        if problem:
+            raise ValueError("env %d: action %r is not in %s (%s)" % (int(envs[row]), _plain(value), space, problem))
+
+
+def _problem(value: Any, low: np.ndarray, high: np.ndarray, lenient: bool) -> str:
+    """Why one env's action is not in the space ("" when it is; "size" when it has too many values or
+    too few, which a lenient check allows in any shape)."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError, OverflowError):
+        return "not a list of numbers of one shape"
+    numbers: List[float] = []
+    for item in array.reshape(-1).tolist():
+        if isinstance(item, (bool, int, float, np.integer, np.floating)):
+            try:
+                numbers.append(float(item))
+            except OverflowError:
+                numbers.append(float("inf") if item > 0 else float("-inf"))
+        else:
+            return "%r is not a number" % (item,)
+    if (array.size != low.size) if lenient else (array.shape != low.shape):
+        return "size" if lenient else "shape %s, where the space's actions are %s" % (array.shape, low.shape)
+    for number, least, most in zip(numbers, low.reshape(-1).tolist(), high.reshape(-1).tolist()):
+        if number != number:
+            return "NaN is not a number"
+        if number < least:
+            return "negative indices are refused" if least == 0 else "below %d" % least
+        if number > most:
+            return "past %d, the space's largest" % most
+        if number != int(number):
+            return "not a whole number"
+    return ""
+
+
+def _plain(value: Any) -> Any:
+    """A value as Python prints it (numpy's arrays and scalars as lists and numbers)."""
+    return value.tolist() if hasattr(value, "tolist") else value

@@ -109,12 +109,12 @@ class RetroluaPool:
         whose episode ended resets instead (NextStep). Each id must have been returned by `recv` (or
         reset) since its last step."""
         ids = np.arange(self.num_envs) if env_ids is None else np.asarray(env_ids, dtype=np.intp).reshape(-1)
-        actions = np.asarray(actions)
-        if len(actions) != len(ids):
-            raise ValueError("send: %d actions for %d environments" % (len(actions), len(ids)))
         if len(ids) and (ids.min() < 0 or ids.max() >= self.num_envs or len(np.unique(ids)) != len(ids)):
             raise ValueError("send: env_ids are distinct environments 0…%d, got %s" % (self.num_envs - 1, ids))
         check_actions(self.action_space, actions, ids)  # all, before any is sent
+        actions = np.asarray(actions)
+        if actions.ndim == 0 or len(actions) != len(ids):  # (spaces check_actions leaves unchecked)
+            raise ValueError("send: %d actions for %d environments" % (len(actions) if actions.ndim else 0, len(ids)))
         waiting = {index for index, _ in self._ready}
         busy = [int(index) for index in ids if self._running[index] or index in waiting]
         if busy:
