@@ -15,7 +15,7 @@ enum { HEADER = 4096, GENERATION = 0, COMPLETED = 64, WAKE_AT = 192 };
 enum { REQUEST = 0, DONE = 4, TICKET = 8, LENGTH = 12, REQUEST_AT = 64, MASK_AT = REQUEST_AT + 32 };
 enum { REPLY_AT = REQUEST_AT + 1024, REPLY_SIZE = 72, MAX_INFO = 16384 };
 
-int32_t rb_version(void) { return 1; }
+int32_t rb_version(void) { return 2; }
 
 static _Atomic uint32_t *word(const uint8_t *at) { return (_Atomic uint32_t *)(uintptr_t)at; }
 
@@ -193,7 +193,8 @@ static const char *value(const char *at, const char *end, int64_t *integer, doub
 }
 
 int32_t rb_infos(const uint8_t *base, int64_t stride, const int64_t *lanes, int32_t n, const char *keys,
-                 int32_t nkeys, int64_t *ints, double *reals, uint8_t *kinds) {
+                 int32_t nkeys, int64_t *ints, double *reals, uint8_t *kinds, uint8_t *range) {
+    for (int32_t column = 0; column < nkeys; column++) range[column] = 0, range[nkeys + column] = 2;
     for (int32_t row = 0; row < n; row++) {
         const uint8_t *reply = base + HEADER + lanes[row] * stride + REPLY_AT;
         uint32_t length;
@@ -220,10 +221,12 @@ int32_t rb_infos(const uint8_t *base, int64_t stride, const int64_t *lanes, int3
             at = blank(at + size + 1, end);
             if (at >= end || *at++ != ':') return row;
             at = blank(at, end);
-            size_t cell = (size_t)row * (size_t)nkeys + (size_t)column;
+            size_t cell = (size_t)column * (size_t)n + (size_t)row;  // a key's values side by side: one array
             ints[cell] = 0, reals[cell] = 0;
             at = value(at, end, &ints[cell], &reals[cell], &kinds[cell]);
             if (!at) return row;
+            if (kinds[cell] > range[column]) range[column] = kinds[cell];
+            if (kinds[cell] < range[nkeys + column]) range[nkeys + column] = kinds[cell];
             key += size + 1;
         }
         at = blank(at, end);

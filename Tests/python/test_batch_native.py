@@ -168,13 +168,13 @@ def read_infos(texts, keys):
     lib = _native.library()
     memory, stride = replies(texts)
     count, width = len(texts), len(keys)
-    ints, reals = np.zeros((count, width), dtype=np.int64), np.zeros((count, width))
-    kinds = np.zeros((count, width), dtype=np.uint8)
+    ints, reals = np.zeros((width, count), dtype=np.int64), np.zeros((width, count))
+    kinds, ranges = np.zeros((width, count), dtype=np.uint8), np.zeros(2 * width, dtype=np.uint8)
     lanes = np.arange(count, dtype=np.int64)
     failed = lib.rb_infos(memory.ctypes.data, stride, lanes.ctypes.data, count,
                           b"".join(key.encode() + b"\0" for key in keys), width, ints.ctypes.data,
-                          reals.ctypes.data, kinds.ctypes.data)
-    return failed, _lanes._typed_columns(keys, ints, reals, kinds)
+                          reals.ctypes.data, kinds.ctypes.data, ranges.ctypes.data)
+    return failed, _lanes._typed_columns(keys, ints, reals, kinds, ranges.tolist())
 
 
 @pytest.mark.parametrize("texts", [

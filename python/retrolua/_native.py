@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 from typing import List, Optional
 
-VERSION = 1
+VERSION = 2
 NAME = "libRetroluaBatch.so"
 
 _loaded: Optional[ctypes.CDLL] = None
@@ -20,14 +20,14 @@ _tried = False
 
 
 def candidates() -> List[Path]:
-    """Where the library may be: $RETROLUA_BATCH_LIBRARY, this wheel's bundle, beside the binary that
-    launches (a SwiftPM build folder holds both), and its ../lib (an installed prefix)."""
+    """Where the library may be: $RETROLUA_BATCH_LIBRARY, this wheel's bundle (_bundle/lib), beside the
+    binary that launches (a SwiftPM build folder holds both), and its ../lib (an installed prefix)."""
     from ._binary import BUNDLED, find_binary
 
     places = []
     if os.environ.get("RETROLUA_BATCH_LIBRARY"):
         places.append(Path(os.environ["RETROLUA_BATCH_LIBRARY"]))
-    places.append(BUNDLED.parent / NAME)
+    places.append(BUNDLED.parent.parent / "lib" / NAME)  # the wheel's (scripts/install's PREFIX/lib)
     try:
         binary = Path(find_binary()).resolve()
         places += [binary.parent / NAME, binary.parent.parent / "lib" / NAME]
@@ -53,7 +53,7 @@ def _load() -> Optional[ctypes.CDLL]:
         lib.rb_wait.restype = i32
         lib.rb_collect.argtypes = [pointer, i64, pointer, i32] + [pointer] * 4 + [i64] + [pointer] * 3
         lib.rb_collect.restype = i32
-        lib.rb_infos.argtypes = [pointer, i64, pointer, i32, ctypes.c_char_p, i32, pointer, pointer, pointer]
+        lib.rb_infos.argtypes = [pointer, i64, pointer, i32, ctypes.c_char_p, i32, pointer, pointer, pointer, pointer]
         lib.rb_infos.restype = i32
         return lib
     return None

@@ -2,8 +2,9 @@
 vs our single env.step and vs stable-retro 1.0.1 under gymnasium's AsyncVectorEnv, with raw screens (frame
 skip 4) and with Atari-style preprocessing (skip 4 with max-pool, grayscale 84x84, a stack of 4: ours in the
 emulators, stable-retro's through SB3's MaxAndSkipEnv/WarpFrame behaviour written here with the same OpenCV
-calls, and gymnasium's FrameStackObservation); the trainer's CPU per env-step, the emulators' overhead per
-frame over the bare core loop, and the throughput they project on 16 and 64 cores.
+calls, and gymnasium's FrameStackObservation); the trainer's CPU per env-step (fitted per batch and per env for
+the C batch path and the Python one), the emulators' overhead per frame over the bare core loop, and the
+throughput they project on 16 and 64 cores.
 Usage: vector_bench.py RETROLUA ROM CORE BARE_LOOP [ROUNDS]  (build/venv/bin/python; opencv-python-headless)"""
 import os
 import resource
@@ -16,7 +17,7 @@ import cv2  # noqa: E402
 import gymnasium  # noqa: E402
 import numpy as np  # noqa: E402
 import retrolua  # noqa: E402
-from retrolua import integration  # noqa: E402
+from retrolua import _native, integration  # noqa: E402
 import stable_retro  # noqa: E402
 
 binary, rom, core, bare_loop = sys.argv[1:5]
@@ -124,6 +125,12 @@ ours = {"vec1": retrolua.make_vec(rom, 1, **raw), "vec2": retrolua.make_vec(rom,
         "vec8": retrolua.make_vec(rom, 8, **raw), "atari8": retrolua.make_vec(rom, 8, **atari),
         "atari32": retrolua.make_vec(rom, 32, **atari),
         "atari2": retrolua.make_vec(rom, 2, **atari)}
+# The trainer's per-batch work in C (retrolua._native: libRetroluaBatch.so beside the binary) unless it is
+# not found; the Python path beside it in the same run (RETROLUA_NATIVE=0 when the envs are made).
+native = _native.library() is not None
+os.environ["RETROLUA_NATIVE"] = "0"
+ours.update({"py_atari8": retrolua.make_vec(rom, 8, **atari), "py_atari32": retrolua.make_vec(rom, 32, **atari)})
+del os.environ["RETROLUA_NATIVE"]
 theirs = {"async2": gymnasium.vector.AsyncVectorEnv([retro_raw] * 2),
           "async_atari2": gymnasium.vector.AsyncVectorEnv([retro_atari] * 2)}
 best, parent_us = {}, {}
@@ -166,10 +173,17 @@ print("%-34s %8.1f us per frame over the bare loop's %.1f us (%.1f%%; request, s
 # The trainer's CPU for a batch of n preprocessed observations, a + b·n, from its cost at 8 and at 32
 # (8 and 32 emulators on 2 cores: their frames are slow, and the trainer shares the cores with them, so b
 # is an upper bound: its caches are the emulators' in between).
-per_env = (parent_us["atari32"] * 32 - parent_us["atari8"] * 8) / 24
-fixed = max(parent_us["atari8"] * 8 - per_env * 8, 0.0)
-print("%-34s %8.1f us a batch + %.1f us an env (preprocessed; from 8 and 32 emulators)"
-      % ("trainer CPU, fitted", fixed, per_env))
+def fitted(eight, thirty_two):
+    per_env = (parent_us[thirty_two] * 32 - parent_us[eight] * 8) / 24
+    return max(parent_us[eight] * 8 - per_env * 8, 0.0), per_env
+
+
+fixed, per_env = fitted("atari8", "atari32")
+print("%-34s %8.1f us a batch + %.1f us an env (preprocessed; from 8 and 32 emulators; %s; target <= 50 + 5)"
+      % ("trainer CPU, fitted", fixed, per_env, "C batch path" if native else "Python batch path: no libRetroluaBatch"))
+python_fixed, python_per_env = fitted("py_atari8", "py_atari32")
+print("%-34s %8.1f us a batch + %.1f us an env (RETROLUA_NATIVE=0, same run)"
+      % ("  Python batch path", python_fixed, python_per_env))
 for cores in (16, 64):
     # N emulators on N cores behind the pool (send/recv, batches of N/4): each emulator's cycle is its
     # frames, the overhead and the trainer's work on one batch; the trainer's CPU per batch caps the total.

@@ -33,10 +33,11 @@ int32_t rb_collect(const uint8_t *base, int64_t stride, const int64_t *lanes, in
                    int64_t *sizes, int64_t *lengths);
 
 /// The replies' `info()` objects as columns: each must be a flat JSON object with exactly `nkeys` keys, the
-/// names in `keys` (NUL after each) in that order, each value a number or a boolean. Fills n x nkeys
-/// `ints`, `reals` and `kinds` (0 boolean in ints, 1 integer in ints, 2 real in reals). Returns -1, or the
-/// first row that is not such an object (the caller parses it another way).
+/// names in `keys` (NUL after each) in that order, each value a number or a boolean. Fills nkeys x n
+/// `ints`, `reals` and `kinds` (a key's values side by side; kinds: 0 boolean in ints, 1 integer in ints,
+/// 2 real in reals) and `range` (each key's highest kind, then each one's lowest). Returns -1, or the first
+/// row that is not such an object (the caller parses it another way).
 int32_t rb_infos(const uint8_t *base, int64_t stride, const int64_t *lanes, int32_t n, const char *keys,
-                 int32_t nkeys, int64_t *ints, double *reals, uint8_t *kinds);
+                 int32_t nkeys, int64_t *ints, double *reals, uint8_t *kinds, uint8_t *range);
 
 #endif
