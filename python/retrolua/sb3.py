@@ -24,6 +24,7 @@ except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.sb3 needs stable-baselines3: pip install stable-baselines3") from error
 
 from ._autoreset import SAME_STEP
+from ._lanes import per_env
 from .pool import RetroluaPool
 
 __all__ = ["RetroluaVecEnv"]
@@ -79,13 +80,5 @@ class RetroluaVecEnv(VecEnv):
 
 
 def _unbatch(info: Dict[str, Any], count: int) -> List[Dict[str, Any]]:
-    """Gymnasium's batched info (arrays and `_key` masks) as one dict per environment."""
-    rows: List[Dict[str, Any]] = [{} for _ in range(count)]
-    for key, values in info.items():
-        if key.startswith("_") or key in ("final_obs", "final_info"):
-            continue
-        present = info.get("_" + key)
-        for index in range(count):
-            if present is None or present[index]:
-                rows[index][key] = values[index]
-    return rows
+    """Gymnasium's batched info (arrays and `_key` masks) as one dict per environment (a key at a time)."""
+    return per_env(info, count, ("final_obs", "final_info"))
