@@ -98,7 +98,7 @@ int32_t rb_wait(uint8_t *base, int64_t stride, const int64_t *lanes, int32_t n, 
         syscall(SYS_futex, completed, FUTEX_WAIT, seen, &timeout, NULL, 0);
     }
     int32_t count = answered(base, stride, lanes, n, ready);
-    if (count > 1) {
+    if (ready && count > 1) {
         Finished stack[64];
         Finished *order = count <= 64 ? stack : malloc(sizeof(Finished) * (size_t)count);
         if (order) {

@@ -107,11 +107,12 @@ class LaneStepper:
         region.requests[lanes] += np.uint32(1)  # wraps at 2³² as the emulator's counter does
         region.mark_posted()
 
-    def wait(self, lanes: Any, check: Any, enough: int = -1) -> np.ndarray:
+    def wait(self, lanes: Any, check: Any, enough: int = -1, ordered: bool = True) -> Optional[np.ndarray]:
         """`BatchRegion.wait` (the C path: a short spin first where a core is free, then the futex): the
-        answered lanes of `lanes`, in the order they were finished."""
+        answered lanes of `lanes`, in the order they were finished (None without `ordered`)."""
         if self.native is None:
-            return np.asarray(self.region.wait(lanes, check, enough), dtype=np.intp)
+            finished = self.region.wait(lanes, check, enough)
+            return np.asarray(finished, dtype=np.intp) if ordered else None
         region = self.region
         region.wake()  # requests the envs' own paths wrote into lanes
         if lanes is not self._all:
@@ -119,18 +120,19 @@ class LaneStepper:
         lanes_at = self._all_at if lanes is self._all else _at(lanes)
         need = len(lanes) if enough < 0 else min(enough, len(lanes))
         spin = int(min(self._mean_ns, 2e6)) if self._spin else 0
-        started = time.perf_counter_ns()
+        started = time.perf_counter_ns() if self._spin else 0
         while True:
             got = self.native.rb_wait(region.address, region.stride, lanes_at, len(lanes), need, spin,
-                                      100_000_000, self._ready_at)
+                                      100_000_000, self._ready_at if ordered else 0)
             if got >= 0:
                 break
             spin = 0
             unanswered = region.done[lanes] != region.requests[lanes]
             for lane in lanes[unanswered]:
                 check(int(lane))
-        self._mean_ns += (time.perf_counter_ns() - started - self._mean_ns) / 8
-        return self._ready[:got].astype(np.intp)
+        if self._spin:  # the spin's bound: the mean wait of the last batches
+            self._mean_ns += (time.perf_counter_ns() - started - self._mean_ns) / 8
+        return self._ready[:got].astype(np.intp) if ordered else None
 
     def collect(self, indices: Optional[np.ndarray], check: Any
                 ) -> Tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, Columns]:
@@ -138,7 +140,7 @@ class LaneStepper:
         frame and lag counters as (n, 2), the info() columns). A failed step raises (`check`'s error
         for an emulator that is gone)."""
         lanes = self._all if indices is None else np.array(indices, dtype=np.int64)
-        self.wait(lanes, check)
+        self.wait(lanes, check, ordered=False)
         count = len(lanes)
         if self.native is not None:
             region = self.region

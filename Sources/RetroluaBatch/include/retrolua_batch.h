@@ -19,9 +19,9 @@ void rb_post(uint8_t *base, int64_t stride, const int64_t *lanes, int32_t n, con
              const uint32_t *header, uint8_t *foreign);
 
 /// Waits until `need` of `lanes` are answered: first spinning at most `spin_ns` (0: never), then on the futex
-/// for at most `timeout_ns`. Writes the answered lanes into `ready` in the order they were finished and
-/// returns how many (>= need), or -1 when `timeout_ns` passed first (the caller looks at the emulators and
-/// waits again).
+/// for at most `timeout_ns`. Writes the answered lanes into `ready` (unless NULL) in the order they were
+/// finished and returns how many (>= need), or -1 when `timeout_ns` passed first (the caller looks at the
+/// emulators and waits again).
 int32_t rb_wait(uint8_t *base, int64_t stride, const int64_t *lanes, int32_t n, int32_t need, int64_t spin_ns,
                 int64_t timeout_ns, int64_t *ready);
 
