@@ -119,6 +119,28 @@ def test_the_native_path_equals_the_python_path_step_for_step(kind, options, sce
     assert notes and all("half" in row[4] for index in range(3) for row in native[index][1:])
 
 
+def test_one_emulator_with_a_core_to_spare_spins_and_agrees(scenario, monkeypatch):
+    """One emulator on a machine of two cores or more: the C path spins before the futex (its bound the
+    mean wait); the steps are the same."""
+    trajectories = []
+    for native in ("1", "0"):
+        monkeypatch.setenv("RETROLUA_NATIVE", native)
+        envs = retrolua.make_vec(DODGE, 1, core="nestopia", scenario=scenario, actions=retrolua.env.DODGE_ACTIONS,
+                                 obs="both", max_steps=6)
+        try:
+            stepper = envs._stepper
+            assert stepper._spin == (len(os.sched_getaffinity(0)) > 1)
+            seen = [envs.reset(seed=2)]
+            for step in range(15):
+                seen.append(envs.step(np.array([step % 5])))
+            if native == "1" and stepper._spin:
+                assert stepper._mean_ns > 0  # measured, so the next waits spin first
+            trajectories.append(seen)
+        finally:
+            envs.close()
+    assert data_equivalence(trajectories[0], trajectories[1], exact=True)
+
+
 @pytest.mark.parametrize("kind", ["vector", "pool"])
 def test_infos_as_arrays_and_as_dicts_agree(kind, scenario, monkeypatch):
     options = dict(obs="ram")
