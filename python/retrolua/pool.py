@@ -286,5 +286,6 @@ class RetroluaPool:
 
 
 def make_pool(rom: str, num_envs: int, batch_size: Optional[int] = None, **options: Any) -> RetroluaPool:
-    """A RetroluaPool (options as for `retrolua.make`, plus `autoreset_mode` and per-env `states`)."""
+    """A RetroluaPool (options as for `retrolua.make`, plus `autoreset_mode`, per-env `states` and
+    `info_format`: "arrays", each info key an array over the batch with `env_id`, or "dicts", one per env)."""
     return RetroluaPool(rom, num_envs, batch_size, **options)

@@ -11,7 +11,7 @@ into its lane and wakes them all with one system call, so they run their frames 
 many cores as there are, then waits once; rewards, ends and observations are read from the lanes with
 numpy over all of them (retrolua._lanes), each observation copied once into the batch (no pickling, no
 worker processes, unlike `gymnasium.vector.AsyncVectorEnv`). `batch=False` steps each over its own
-socket instead; `restart(i)` replaces an emulator that died (`EnvironmentFailed`). Sub-environments are `RetroluaEnv`s (same arguments as
+socket instead; `info_format="dicts"` gives one info dict per env instead of Gymnasium's arrays; `restart(i)` replaces an emulator that died (`EnvironmentFailed`). Sub-environments are `RetroluaEnv`s (same arguments as
 `retrolua.make`, plus `copy=False` to get the observations where the emulators wrote them — views
 of the batch region, no copy, rewritten by the next step);
 episodes reset as Gymnasium 1.x's vector envs do by default (`AutoresetMode.NEXT_STEP`:
