@@ -82,8 +82,8 @@ public struct AreaResize {
     public func apply(_ frame: [UInt8]) -> [UInt8] {
         precondition(frame.count >= width * height * channels)
         if width == toWidth && height == toHeight { return Array(frame[0..<(width * height * channels)]) }
-        let rowLength = toWidth * channels
-        let sums = sums(frame)
+        let rowLength = toWidth * channels, toHeight = toHeight
+        let sums = columnSums(frame)
         let divisor = width * height
         // (2·sum + divisor) / (2·divisor) by a reciprocal (a division per pixel costs a third of the sums):
         // the divisor is below 2^29, so a quotient that is not whole is at least 2^-29 below the next whole
@@ -91,38 +91,76 @@ public struct AreaResize {
         // quotient computed a hair low back on it, so the result is the integer division's.
         let reciprocal = 1.0 / Double(2 * divisor)
         return [UInt8](unsafeUninitializedCapacity: toHeight * rowLength) { result, initialized in
-            for index in 0..<(toHeight * rowLength) {
-                result[index] = UInt8(truncatingIfNeeded: Int(Double(2 * sums[index] + divisor) * reciprocal + 0x1p-40))
+            sums.withUnsafeBufferPointer { sums in
+                // The sums are by output column (see columnSums): written back row by row.
+                for column in 0..<rowLength {
+                    for row in 0..<toHeight {
+                        let twice = 2 &* Int(sums[column &* toHeight &+ row]) &+ divisor
+                        result[row &* rowLength &+ column] = UInt8(
+                            truncatingIfNeeded: Int(Double(twice) * reciprocal + 0x1p-40))
+                    }
+                }
             }
             initialized = toHeight * rowLength
         }
     }
 
-    /// Each output's Σ overlap_x·overlap_y·value: each source row reduced to toWidth sums first, then
-    /// the columns; summed in registers (adding into memory pixel by pixel waits on each store: twice as
-    /// slow on this kind of loop).
-    private func sums(_ frame: [UInt8]) -> [Int] {
-        let rowLength = toWidth * channels
-        var rows = [Int](repeating: 0, count: height * rowLength)
-        let (width, channels, toWidth, toHeight) = (width, channels, toWidth, toHeight)
+    /// Each output's Σ overlap_x·overlap_y·value in 32 bits (at most 255·width·height < 2^31 for sides up to
+    /// 1024), stored by output column (column·toHeight + row). Both passes are the same vectorised kernel — a
+    /// few whole lines added, weighted, into one: down on the source rows, then, after a transpose, across on
+    /// the columns of the toHeight rows left. Integer sums in any order are the same numbers, so the bytes
+    /// match the reference's.
+    private func columnSums(_ frame: [UInt8]) -> [Int32] {
+        let (toWidth, channels, toHeight) = (toWidth, channels, toHeight)
+        let sourceLength = width * channels, rowLength = toWidth * channels
+        var rows = [Int32](repeating: 0, count: toHeight * sourceLength)
         frame.withUnsafeBufferPointer { source in
-            rows.withUnsafeMutableBufferPointer { sums in
-                across.first.withUnsafeBufferPointer { first in
-                    across.start.withUnsafeBufferPointer { start in
-                        across.count.withUnsafeBufferPointer { count in
-                            across.weights.withUnsafeBufferPointer { weights in
-                                for row in 0..<height {
-                                    let line = row * width * channels
-                                    for output in 0..<toWidth {
-                                        for channel in 0..<channels {
-                                            var sum = 0, at = line + first[output] * channels + channel
-                                            for index in start[output]..<(start[output] + count[output]) {
-                                                sum &+= weights[index] &* Int(source[at])
-                                                at &+= channels
-                                            }
-                                            sums[row * rowLength + output * channels + channel] = sum
-                                        }
-                                    }
+            rows.withUnsafeMutableBufferPointer { rows in
+                Self.weighLines(down, from: source.baseAddress!, length: sourceLength, into: rows.baseAddress!)
+            }
+        }
+        // Transposed: line (x·channels + channel) holds that column of every output row.
+        var columns = [Int32](repeating: 0, count: sourceLength * toHeight)
+        rows.withUnsafeBufferPointer { rows in
+            columns.withUnsafeMutableBufferPointer { columns in
+                for row in 0..<toHeight {
+                    for column in 0..<sourceLength {
+                        columns[column &* toHeight &+ row] = rows[row &* sourceLength &+ column]
+                    }
+                }
+            }
+        }
+        var sums = [Int32](repeating: 0, count: rowLength * toHeight)
+        columns.withUnsafeBufferPointer { columns in
+            sums.withUnsafeMutableBufferPointer { sums in
+                for channel in 0..<channels {
+                    // One channel's lines are every `channels`-th: weighed as if they were consecutive.
+                    Self.weighLines(
+                        across, from: columns.baseAddress! + channel * toHeight, length: toHeight,
+                        into: sums.baseAddress! + channel * toHeight, stride: channels)
+                }
+            }
+        }
+        return sums
+    }
+
+    /// Output line `o` (of `length` values, `stride` lines apart) = Σ weight·line over the axis's source lines
+    /// for `o`; lines of `T` (UInt8 or Int32).
+    private static func weighLines<T: BinaryInteger>(
+        _ axis: Axis, from source: UnsafePointer<T>, length: Int, into target: UnsafeMutablePointer<Int32>,
+        stride: Int = 1
+    ) {
+        axis.first.withUnsafeBufferPointer { first in
+            axis.start.withUnsafeBufferPointer { start in
+                axis.count.withUnsafeBufferPointer { count in
+                    axis.weights.withUnsafeBufferPointer { weights in
+                        for output in 0..<first.count {
+                            let line = target + output &* stride &* length
+                            for index in 0..<count[output] {
+                                let weight = Int32(truncatingIfNeeded: weights[start[output] &+ index])
+                                let from = source + (first[output] &+ index) &* stride &* length
+                                for column in 0..<length {
+                                    line[column] &+= weight &* Int32(truncatingIfNeeded: from[column])
                                 }
                             }
                         }
@@ -130,25 +168,6 @@ public struct AreaResize {
                 }
             }
         }
-        var sums = [Int](repeating: 0, count: toHeight * rowLength)
-        rows.withUnsafeBufferPointer { rows in
-            sums.withUnsafeMutableBufferPointer { sums in
-                down.weights.withUnsafeBufferPointer { weights in
-                    for output in 0..<toHeight {
-                        let first = down.first[output], start = down.start[output], count = down.count[output]
-                        for column in 0..<rowLength {
-                            var sum = 0, at = first * rowLength + column
-                            for index in start..<(start + count) {
-                                sum &+= weights[index] &* rows[at]
-                                at &+= rowLength
-                            }
-                            sums[output * rowLength + column] = sum
-                        }
-                    }
-                }
-            }
-        }
-        return sums
     }
 }
 
