@@ -55,6 +55,15 @@ final class PythonPackageTests: XCTestCase {
         try pytest(Fixtures.pythonSB3, ["test_sb3.py", "test_examples.py"])
     }
 
+    /// Tests/python/test_ppo_example.py: the PyTorch PPO example (examples/python/ppo.py) with a tiny budget
+    /// on pixels and RAM, in build/venv-sb3 (the venv with torch and matplotlib).
+    func testThePyTorchPPOExample() throws {
+        guard FileManager.default.isExecutableFile(atPath: Fixtures.pythonSB3) else {
+            throw XCTSkip("\(Fixtures.pythonSB3) is missing: run scripts/setup (it makes the venv with torch)")
+        }
+        try pytest(Fixtures.pythonSB3, ["test_ppo_example.py"])
+    }
+
     /// Runs Tests/python/FILES with `python -m pytest` against the built binary; fails on any failure.
     /// Tests/python/test_mcp.py: `retrolua mcp` driven by the MCP SDK's own client over stdio.
     func testTheMCPServer() throws { try pytest(Fixtures.python, ["test_mcp.py"]) }
