@@ -87,6 +87,13 @@ final class PythonPackageTests: XCTestCase {
     /// mid-step; kill -9 of the trainer; hostile batch requests).
     func testManyEmulatorsBehindTheBatchDoor() throws { try pytest(Fixtures.python, ["test_batch.py"]) }
 
+    /// Tests/python/test_batch_native.py: the trainer's per-batch work in C (libRetroluaBatch.so, built beside
+    /// the binary) equals the Python path step for step on every observation kind and preprocessing; infos as
+    /// arrays and as dicts agree; the C reader of info() objects agrees with json and leaves the rest to it.
+    func testTheNativeBatchPathEqualsThePythonOne() throws {
+        try pytest(Fixtures.python, ["test_batch_native.py"])
+    }
+
     /// Tests/python/test_netplay.py: rollback netplay between two headless runs — seeded random input
     /// through a relay with delay, jitter and loss ends on the same state; a forced desync is reported;
     /// the handshake refuses other content, core and options; hostile peers and hosts; kill -9 of a joiner.
@@ -96,13 +103,6 @@ final class PythonPackageTests: XCTestCase {
         let result = try Fixtures.cli(
             [], environment: ["RETROLUA": Fixtures.binary], executable: python,
             arguments: ["-m", "pytest", "-q", "-p", "no:cacheprovider"]
-    /// Tests/python/test_batch_native.py: the trainer's per-batch work in C (libRetroluaBatch.so, built beside
-    /// the binary) equals the Python path step for step on every observation kind and preprocessing; infos as
-    /// arrays and as dicts agree; the C reader of info() objects agrees with json and leaves the rest to it.
-    func testTheNativeBatchPathEqualsThePythonOne() throws {
-        try pytest(Fixtures.python, ["test_batch_native.py"])
-    }
-
                 + files.map { Fixtures.root + "/Tests/python/" + $0 },
             timeout: 300)
         XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
