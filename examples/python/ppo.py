@@ -293,7 +293,7 @@ def main(argv: List[str] | None = None) -> int:
                         loss.backward()
                         nn.utils.clip_grad_norm_(agent.parameters(), args.max_grad_norm)
                         optimizer.step()
-                        entropies.append(float(entropy.mean()))
+                        entropies.append(entropy.mean().item())
             if recent:
                 rows.append((steps, len(episodes), float(np.mean(recent))))
             seconds = time.monotonic() - started
