@@ -149,6 +149,42 @@ env.close()
     assert "dodge" in out, out
 
 
+def test_the_wheels_batch_path_in_c_and_its_mcp_server_work_from_any_folder(installed):
+    """The wheel's own libRetroluaBatch.so is the one the vector env uses (a libc-only library, no Swift runtime),
+    and `retrolua mcp` from the installed console command opens the bundled Dodge demo, steps it with Right held
+    and reads the player's x, for an MCP client over stdio."""
+    venv, _, _ = installed
+    program = """
+import asyncio, json, os, sys
+import numpy, retrolua, retrolua._native as native
+library = native.library()
+assert library is not None and library._name.endswith("retrolua/_bundle/lib/libRetroluaBatch.so"), library
+env = retrolua.make_vec(retrolua._binary.shipped_file("build/roms/dodge.nes"), 2, core="nestopia", obs="ram")
+env.reset(seed=0)
+space = env.single_action_space
+print("batch", env.step(numpy.zeros((2,) + space.shape, dtype=space.dtype))[0].shape)
+env.close()
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+async def main():
+    parameters = StdioServerParameters(command=os.path.join(os.path.dirname(sys.executable), "retrolua"),
+                                       args=["mcp"], env=dict(os.environ))
+    async with stdio_client(parameters) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            opened = json.loads((await session.call_tool("open_game", {})).content[0].text)
+            await session.call_tool("step", {"frames": 10})
+            before = json.loads((await session.call_tool("read_memory", {"address": 6, "format": "integers"})).content[0].text)
+            await session.call_tool("step", {"frames": 5, "buttons": ["right"]})
+            after = json.loads((await session.call_tool("read_memory", {"address": 6, "format": "integers"})).content[0].text)
+            print("mcp", opened["content"], after["values"][0] - before["values"][0])
+asyncio.run(main())
+"""
+    out = _run(installed, [str(venv / "bin" / "python"), "-c", program])
+    assert "batch (2, 2048)" in out, out
+    assert "mcp dodge.nes 10" in out, out
+
+
 def test_stable_retros_cores_play_its_games(installed):
     venv, _, _ = installed
     located = _run(installed, [str(venv / "bin" / "python"), "-c",
