@@ -79,7 +79,7 @@ def api_reference(session: GameSession) -> str:
         return file.read()
 
 
-def install(server: Any, run: Callable[..., Any], image_type: Any) -> None:
+def install(server: Any, run: Callable[..., Any]) -> None:
     """Lists the Lua tools beside the server's own and routes their calls; registers `lua_tools` and the
     resources. `run(session, function, *arguments)` runs blocking work in the session's worker."""
     from mcp.server.lowlevel.server import NotificationOptions

@@ -185,7 +185,7 @@ def create_server(rom: Optional[str] = None, core: Optional[str] = None, options
     view.register(tool, call, Context, Image)
     notes.register(tool, call, Context)
     if hasattr(server, "_mcp_server") and hasattr(server, "_tool_manager"):
-        lua_tools.install(server, run, Image)  # else (another SDK's internals) the lua_tools tool reaches them
+        lua_tools.install(server, run)  # else (another SDK's internals) the lua_tools tool reaches them
     return server
 
 
