@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import gymnasium  # noqa: E402,F401
 from gymnasium.utils.env_checker import data_equivalence  # noqa: E402
 import retrolua  # noqa: E402
-from retrolua import _lanes, _native  # noqa: E402
+from retrolua import _infos, _native  # noqa: E402
 from retrolua._batch import HEADER, REPLY_AT  # noqa: E402
 from retrolua.pool import make_pool  # noqa: E402
 
@@ -88,7 +88,7 @@ def run(kind, options, scenario, native, monkeypatch, info_format="arrays", step
             else:
                 observations, rewards, terminated, truncated, info = envs.recv()
                 ids = info["env_id"] if info_format == "arrays" else np.array([row["env_id"] for row in info])
-            rows = _lanes.per_env(info, len(ids)) if info_format == "arrays" else info
+            rows = _infos.per_env(info, len(ids)) if info_format == "arrays" else info
             for row, index in enumerate(ids.tolist()):
                 observation = ({key: value[row].copy() for key, value in observations.items()}
                                if isinstance(observations, dict) else observations[row].copy())
@@ -196,7 +196,7 @@ def read_infos(texts, keys):
     failed = lib.rb_infos(memory.ctypes.data, stride, lanes.ctypes.data, count,
                           b"".join(key.encode() + b"\0" for key in keys), width, ints.ctypes.data,
                           reals.ctypes.data, kinds.ctypes.data, ranges.ctypes.data)
-    return failed, _lanes._typed_columns(keys, ints, reals, kinds, ranges.tolist())
+    return failed, _infos._typed_columns(keys, ints, reals, kinds, ranges.tolist())
 
 
 @pytest.mark.parametrize("texts", [
@@ -207,10 +207,10 @@ def read_infos(texts, keys):
 ])
 def test_the_c_reader_agrees_with_json(texts):
     infos = [json.loads(text) for text in texts]
-    keys = _lanes._numeric_keys(infos)
+    keys = _infos._numeric_keys(infos)
     failed, columns = read_infos(texts, keys)
     assert failed == -1
-    assert data_equivalence(columns, _lanes.columns_of(infos), exact=True)
+    assert data_equivalence(columns, _infos.columns_of(infos), exact=True)
 
 
 @pytest.mark.parametrize("texts, keys", [
@@ -232,11 +232,11 @@ def test_the_c_reader_leaves_what_it_cannot_read_to_python(texts, keys):
 
 
 def test_keys_that_need_escapes_are_never_given_to_the_c_reader():
-    assert _lanes._numeric_keys([{'a"b': 1}]) is None
-    assert _lanes._numeric_keys([{"a\\b": 1}]) is None
-    assert _lanes._numeric_keys([{"a": "text"}]) is None
-    assert _lanes._numeric_keys([{"a": 1}, {"a": 2.5}]) == ["a"]
-    assert _lanes._numeric_keys([{"a": 2 ** 64}]) is None
+    assert _infos._numeric_keys([{'a"b': 1}]) is None
+    assert _infos._numeric_keys([{"a\\b": 1}]) is None
+    assert _infos._numeric_keys([{"a": "text"}]) is None
+    assert _infos._numeric_keys([{"a": 1}, {"a": 2.5}]) == ["a"]
+    assert _infos._numeric_keys([{"a": 2 ** 64}]) is None
 
 
 def test_ctypes_sees_the_interface_version():

@@ -32,7 +32,8 @@ from typing import Any, Deque, Dict, List, Optional, Sequence, Tuple
 import numpy as np
 
 from . import _autoreset
-from ._lanes import COUNTERS, EnvironmentFailed, LaneStepper, assemble_infos, batch_infos, join, per_env, set_row
+from ._infos import COUNTERS, assemble_infos, batch_infos, per_env, set_row
+from ._lanes import EnvironmentFailed, LaneStepper, join
 from .actions import check_actions
 from .env import RetroluaEnv
 from .errors import RetroluaError

@@ -24,7 +24,7 @@ except ImportError as error:  # pragma: no cover
     raise ImportError("retrolua.sb3 needs stable-baselines3: pip install stable-baselines3") from error
 
 from ._autoreset import SAME_STEP
-from ._lanes import per_env
+from ._infos import per_env
 from .pool import RetroluaPool
 
 __all__ = ["RetroluaVecEnv"]

@@ -35,7 +35,8 @@ except ImportError as error:  # pragma: no cover
 
 from . import _autoreset
 from ._batch import BatchRegion
-from ._lanes import EnvironmentFailed, LaneStepper, assemble_infos, join, per_env, set_row
+from ._infos import assemble_infos, per_env, set_row
+from ._lanes import EnvironmentFailed, LaneStepper, join
 from .actions import check_actions
 from .emulator import PendingStep
 from .env import RetroluaEnv
