@@ -76,14 +76,11 @@ public final class Core {
     /// GL frames read back so far (each costs a glReadPixels): what a run paid for pixels.
     public internal(set) var hardwareReadbacks = 0
     public private(set) var dupedFrames = 0
-    /// Called for every video refresh with the core's buffer (nil = duplicate of the last frame).
-    public var onVideo: ((UnsafeRawPointer?, Int, Int, Int) -> Void)?
     /// Called with interleaved stereo int16 samples and the number of stereo frames.
     public var onAudio: ((UnsafePointer<Int16>, Int) -> Void)?
     /// Called when the core polls input, before it reads any button.
     public var onInputPoll: (() -> Void)?
     public var onLog: ((LogLevel, String) -> Void)?
-    public var onMessage: ((String) -> Void)?
     private var singleSamples: [Int16] = []
     /// The state size measured this frame (see Core+Savestates.swift).
     var cachedSerializeSize: Int?
@@ -203,10 +200,8 @@ public final class Core {
         guard let handle else { return }
         // A core may still call back while it unloads (parallel_n64 finishes a frame): those calls reach
         // no owner, since the objects that set the hooks may be gone by now.
-        onVideo = nil
         onAudio = nil
         onInputPoll = nil
-        onMessage = nil
         destroyHardwareContext()  // libretro.h: context_destroy comes before retro_unload_game.
         if gameLoaded { symbols.unloadGame() }
         gameLoaded = false
@@ -252,7 +247,6 @@ public final class Core {
         } else {
             dupedFrames += 1
         }
-        onVideo?(data, width, height, pitch)
     }
 
     /// Drops the last frame: after a format or geometry change its size no longer vouches for it.

@@ -88,7 +88,7 @@ extension Core {
             return true
         case RETRO_ENVIRONMENT_SET_MESSAGE:
             guard let message = data?.load(as: retro_message.self).msg else { return false }
-            show(message: String(cString: message))
+            log(.info, String(cString: message))  // The owner's onLog decides where it shows.
             return true
         case RETRO_ENVIRONMENT_GET_MESSAGE_INTERFACE_VERSION:
             guard let data else { return false }
@@ -96,11 +96,8 @@ extension Core {
             return true
         case RETRO_ENVIRONMENT_SET_MESSAGE_EXT:
             guard let message = data?.load(as: retro_message_ext.self), let text = message.msg else { return false }
-            if message.target == RETRO_MESSAGE_TARGET_LOG {
-                log(LogLevel(rawValue: Int(message.level.rawValue)) ?? .info, String(cString: text))
-            } else {
-                show(message: String(cString: text))
-            }
+            let toLog = message.target == RETRO_MESSAGE_TARGET_LOG
+            log((toLog ? LogLevel(rawValue: Int(message.level.rawValue)) : nil) ?? .info, String(cString: text))
             return true
         default:
             return nil
@@ -270,9 +267,5 @@ extension Core {
         guard let data else { return false }
         data.storeBytes(of: strings.keep(string), as: UnsafePointer<CChar>.self)
         return true
-    }
-
-    private func show(message: String) {
-        if let onMessage { onMessage(message) } else { log(.info, message) }
     }
 }

@@ -275,7 +275,6 @@ extension Core {
         frameWidth = width
         frameHeight = height
         framePitch = width * 4
-        onVideo?(nil, width, height, framePitch)
     }
 
 }

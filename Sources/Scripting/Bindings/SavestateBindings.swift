@@ -90,7 +90,7 @@ extension Bindings {
                 Restores this state; `nil, message` if the core refuses it. Fires `state_loaded(nil)` — unless \
                 `{quiet = true}`, which also keeps queued sound (run-ahead's undo).
                 """
-        ) { run($0, $1, savestateLoad2) },
+        ) { run($0, $1, stateObjectLoad) },
         LuaFunction(
             "save", returns: "boolean?, string?",
             doc:
@@ -99,7 +99,7 @@ extension Bindings {
                 frame). Returns `true`, or `nil, message` when the state no longer fits (make a new one with \
                 `savestate.create()`).
                 """
-        ) { run($0, $1, savestateSave2) },
+        ) { run($0, $1, stateObjectResave) },
         LuaFunction("bytes", returns: "string", doc: "The state as a string (the same bytes as a state file).") {
             run($0, $1, savestateBytes)
         },
@@ -190,7 +190,7 @@ extension Bindings {
         return 1
     }
 
-    private static func savestateLoad2(_ call: LuaCall, _ script: Script) throws -> Int32 {
+    private static func stateObjectLoad(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let state = try script.host.stateBytes(call)
         let quiet =
             try call.optionalTable(2, "options")
@@ -201,7 +201,7 @@ extension Bindings {
         return call.returning(true)
     }
 
-    private static func savestateSave2(_ call: LuaCall, _ script: Script) throws -> Int32 {
+    private static func stateObjectResave(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let host = script.host
         _ = try host.stateBytes(call)
         do throws(Refusal) {
