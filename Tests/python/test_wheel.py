@@ -87,6 +87,15 @@ def _needed(path):
     return re.findall(r"\(NEEDED\)\s+Shared library: \[(.*?)\]", dynamic)
 
 
+def test_the_wheel_carries_the_license_and_the_changelog():
+    wheel = zipfile.ZipFile(_the_wheel())
+    license_text = wheel.read("retrolua-%s.dist-info/licenses/LICENSE" % VERSION).decode()
+    assert license_text == open(os.path.join(ROOT, "LICENSE")).read() and license_text.startswith("MIT License")
+    assert "License: MIT" in wheel.read("retrolua-%s.dist-info/METADATA" % VERSION).decode()
+    changelog = wheel.read("retrolua/_bundle/share/doc/retrolua/CHANGELOG.md").decode()
+    assert re.search(r"^## \[%s\]" % re.escape(VERSION), changelog, re.M), "CHANGELOG.md has no entry for " + VERSION
+
+
 def test_neither_the_binary_nor_its_sdl_links_a_window_system_sound_server_or_gl(installed):
     venv, _, _ = installed
     site = glob.glob(str(venv / "lib" / "python*" / "site-packages"))[0]
