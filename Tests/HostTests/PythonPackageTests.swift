@@ -64,6 +64,16 @@ final class PythonPackageTests: XCTestCase {
         try pytest(Fixtures.pythonSB3, ["test_ppo_example.py"])
     }
 
+    /// Tests/python/test_puffer.py: retrolua.puffer's native PufferLib env passes PufferLib 2.0.2's checks, equals
+    /// the pool step for step and runs under pufferlib.vector's native and Multiprocessing backends.
+    func testThePufferLibEnvironment() throws {
+        let python = Fixtures.root + "/build/venv-puffer/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python) else {
+            throw XCTSkip("\(python) is missing: run scripts/setup (it makes the PufferLib venv)")
+        }
+        try pytest(python, ["test_puffer.py"])
+    }
+
     /// Runs Tests/python/FILES with `python -m pytest` against the built binary; fails on any failure.
     /// Tests/python/test_mcp.py: `retrolua mcp` driven by the MCP SDK's own client over stdio.
     func testTheMCPServer() throws { try pytest(Fixtures.python, ["test_mcp.py"]) }
