@@ -26,10 +26,12 @@ _G.net = {
   clock = function() return clock end,
   udp = function() error("the fuzz hands sessions their socket") end,
   netplay = function() return nil end,
+  cookie = function(text) return ("%016x"):format(#text):sub(1, 16) end,
 }
 _G.emu = {
   info = function() return { core = "fuzz", core_version = "1", fps = 60, window = false, rom = { sha1 = string.rep("0", 40) } } end,
-  options = function() return { { key = "k", value = "v" } } end,
+  options = function() return { { key = "k", value = "v" }, { key = "k_palette", value = "p" } } end,
+  option = function(_, value) return value end,
   message = function() end,
   replay_frame = function() end,
   speed = function() end,
@@ -79,9 +81,12 @@ end
 
 -- Well-formed packets of every kind, to be mutated.
 local function packet(nonce)
-  local kind = math.random(1, 9)
+  local kind = math.random(1, 10)
   if kind == 1 then
-    return header(1) .. string.pack("<I4s1s1s1I4s2", nonce, "fuzz", "1", string.rep("0", 40), math.random(0, 2^32 - 1), "k=v")
+    -- Half of them echo the cookie the fuzz's net.cookie gives the peer.
+    local cookie = math.random() < 0.5 and net.cookie(PEER .. "\n" .. math.floor(clock / 30)) or ""
+    return header(1) .. string.pack("<I4s1s1s1I4s2s1", nonce, "fuzz", "1", string.rep("0", 40),
+                                    math.random(0, 2^32 - 1), "k=v", cookie)
   elseif kind == 2 then return header(2) .. string.pack("<I4s2", 0, "core options differ; the host has:\nk=w")
   elseif kind == 3 then return header(3) .. string.pack("<I4I4I4", nonce, math.random(0, 8000), math.random(0, 10))
   elseif kind == 4 then return header(4) .. string.pack("<I4I4s2", nonce, math.random(0, 10), string.rep("c", math.random(0, 1300)))
@@ -93,6 +98,7 @@ local function packet(nonce)
   elseif kind == 6 then return header(6) .. string.pack("<I4", nonce)
   elseif kind == 8 then return header(8) .. string.pack("<I4s1", nonce, "bye\0\n")
   elseif kind == 9 then return string.rep(string.char(math.random(0, 255)), math.random(0, 64))
+  elseif kind == 10 then return header(9) .. string.pack("<I4c16", nonce, string.rep("q", 16))
   end
   return input_packet(nonce)
 end

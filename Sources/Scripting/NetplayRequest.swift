@@ -19,6 +19,8 @@ public struct NetplayRequest: Sendable, Equatable {
     public var address: String
     /// `--netplay-delay`: frames of input delay (nil: the netplay settings' own).
     public var delay: Int?
+    /// `--netplay-options host`: a joiner takes the host's deciding core options (nil: refused on a difference).
+    public var options: String?
     /// `netplay-check`: frames to run and frames rolled back each one.
     public var frames: Int?
     public var rollback: Int?

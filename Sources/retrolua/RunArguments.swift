@@ -212,14 +212,25 @@ enum RunArguments {
         if let delay, !(0...8).contains(delay) {
             throw Arguments.UsageError(description: "--netplay-delay must be 0…8, got \(delay)")
         }
+        let coreOptions = args.value("netplay-options")
+        if let coreOptions, coreOptions != "host" {
+            throw Arguments.UsageError(description: "--netplay-options takes host, got '\(coreOptions)'")
+        }
         guard let value = args.value("netplay") else {
             if delay != nil { throw Arguments.UsageError(description: "--netplay-delay applies to --netplay") }
+            if coreOptions != nil {
+                throw Arguments.UsageError(description: "--netplay-options applies to --netplay join")
+            }
             return
         }
         do { options.netplay = try NetplayRequest.parse(value) } catch {
             throw Arguments.UsageError(description: error.description)
         }
+        if coreOptions != nil && options.netplay?.mode != .join {
+            throw Arguments.UsageError(description: "--netplay-options applies to --netplay join")
+        }
         options.netplay?.delay = delay
+        options.netplay?.options = coreOptions
     }
 
     /// Without --control, a windowed run (and any with --console or --mcp) listens on a socket of the user's own for

@@ -175,6 +175,11 @@ extension RunCommand {
                         "host a session on UDP port PORT (default \(NetplayRequest.defaultPort)) or join the host at "
                             + "ADDRESS (HOST[:PORT]); loads the netplay default, headless too"),
                     Option("netplay-delay", "N", "frames of input delay, 0…8 (default 2)"),
+                    Option(
+                        "netplay-options", "host",
+                        "joining: take the host's core options where they change emulation, for this session, "
+                            + "instead of being refused (display-only options never have to match)",
+                        choices: ["host"]),
                 ]),
             OptionGroup(
                 "movies (TAS; see the Movies and TAS editor guide, docs/guides/tas.md)",

@@ -3,8 +3,8 @@
 -- rollback, the delay — or, for `retrolua netplay-check`, the SyncTest (retrolua.netplay_check).
 -- Without --netplay it does nothing. Settings in ~/.config/retrolua/netplay.lua, e.g.
 -- `return { delay = 3, prediction = 8, check_interval = 60, timeout = 5, show = true }`
--- (`--netplay-delay` wins over `delay`). The host plays port 1, the joiner port 2; each plays with
--- the pad the input default maps to port 1. Headless, the run ends with the session.
+-- (`--netplay-delay` wins over `delay`, `--netplay-options host` over `core_options`). The host
+-- plays port 1, the joiner port 2; each plays with the pad the input default maps to port 1. Headless, the run ends with the session.
 
 local request = net.netplay()
 if not request then return end
@@ -46,6 +46,7 @@ end
 local options = { mode = request.mode, address = request.address, on_end = ended }
 for key in pairs(netplay.defaults) do options[key] = settings[key] end
 if request.delay then options.delay = request.delay end
+if request.options then options.core_options = request.options end
 local ok, made = pcall(netplay.new, options)
 if not ok then
   emu.message(tostring(made))

@@ -2,10 +2,12 @@
 -- `delay` frames late and predicts the other's (its last known input repeated) up to `prediction`
 -- frames ahead; when the real input arrives and differs, it loads the state of the first wrong frame
 -- and replays to the present unseen (emu.replay_frame: no sound, callbacks or events). The host
--- sends the joiner its state and save RAM after checking core, core version, content SHA-1 and core
--- options; every `check_interval` frames both sides hash the confirmed frame's memory domains
--- (retrolua.sync_state: a savestate's bytes can differ where the game does not — the time of day in
--- gambatte's, sound bookkeeping in mGBA's Game Boy states) and compare. The default
+-- sends the joiner its state and save RAM after the joiner has proved its address (it echoes a
+-- cookie: retrolua.netplay_guard) and after checking core, core version, content SHA-1 and the core
+-- options that change emulation (retrolua.netplay_options); every `check_interval` frames both sides
+-- hash the confirmed frame's memory domains (retrolua.sync_state: a savestate's bytes can differ
+-- where the game does not — the time of day in gambatte's, sound bookkeeping in mGBA's Game Boy
+-- states) and compare. The default
 -- (lua/defaults/netplay.lua) drives a session from `--netplay`; a script with `--allow-net` can too:
 --
 --   local session = require("retrolua.netplay").new({ mode = "join", address = "192.0.2.7:55435" })
@@ -17,16 +19,18 @@
 -- Two players only; spectators and more players are not supported.
 
 local sync = require("retrolua.sync_state")
+local guard = require("retrolua.netplay_guard")
+local core_options = require("retrolua.netplay_options")
 
 local netplay = {}
 
--- 2: the check hash is of memory (1 hashed the savestate). A peer speaking another version is refused
--- in its own version's words.
-netplay.PROTOCOL = 2
+-- 3: the hello echoes the host's cookie (2: the check hash is of memory; 1 hashed the savestate). A peer
+-- speaking another version is refused in its own version's words.
+netplay.PROTOCOL = 3
 local MAGIC = "RLNP"
 local HEADER = "<c4BB"
 local HEADER_SIZE = 6
-local T = { hello = 1, refuse = 2, welcome = 3, chunk = 4, need = 5, ready = 6, input = 7, bye = 8 }
+local T = { hello = 1, refuse = 2, welcome = 3, chunk = 4, need = 5, ready = 6, input = 7, bye = 8, cookie = 9 }
 local CHUNK = 1200            -- state bytes per datagram (under the socket's 1400)
 local NEED_MAX = 64           -- chunks asked for in one request
 local INPUTS_MAX = 32         -- inputs in one packet (more than delay + prediction ever leaves unacknowledged)
@@ -44,6 +48,7 @@ netplay.defaults = {
   connect_timeout = 30, -- seconds a joiner keeps asking
   pace = "auto",        -- pace frames to the core's rate here: "auto" when headless (a window paces itself)
   stop_after = 0,       -- end the session after this many frames (0: never); for tests and bots
+  core_options = "match", -- a joiner's: "host" takes the host's options that change emulation, for the session
 }
 
 --- The RetroPad mask (bit n = button id n) of a `joypad.get_player` table.
@@ -68,49 +73,14 @@ function netplay.buttons_of(mask)
   return buttons
 end
 
--- FNV-1a: a digest of the core options, to compare them without sending them all.
-local function digest(text)
-  local hash = 2166136261
-  for i = 1, #text do hash = ((hash ~ text:byte(i)) * 16777619) & 0xffffffff end
-  return hash
-end
-
---- "key=value" lines of every core option, sorted: what both sides must share.
-function netplay.options_text()
-  local lines = {}
-  for _, option in ipairs(emu.options()) do lines[#lines + 1] = option.key .. "=" .. tostring(option.value) end
-  table.sort(lines)
-  return table.concat(lines, "\n")
-end
-
--- Differences between two options texts, named ("key (host: a, joiner: b)").
-local function option_differences(host_text, joiner_text)
-  local function parse(text)
-    local map = {}
-    for line in text:gmatch("[^\n]+") do
-      local key, value = line:match("^([^=]*)=(.*)$")
-      if key then map[key] = value end
-    end
-    return map
-  end
-  local host, joiner, out = parse(host_text), parse(joiner_text), {}
-  for key, value in pairs(host) do
-    if joiner[key] ~= value then
-      out[#out + 1] = key .. " (host: " .. value .. ", joiner: " .. tostring(joiner[key]) .. ")"
-    end
-  end
-  for key, value in pairs(joiner) do
-    if host[key] == nil then out[#out + 1] = key .. " (host: none, joiner: " .. value .. ")" end
-  end
-  table.sort(out)
-  return out
-end
+--- "key=value" lines of the core options both sides must share (those that change emulation).
+netplay.options_text = core_options.text
 
 local function identity()
   local info = emu.info()
   local rom = info.rom or {}
   return { core = (info.core or ""):sub(1, 64), version = (info.core_version or ""):sub(1, 64),
-           sha1 = (rom.sha1 or ""):sub(1, 40), options = netplay.options_text() }
+           sha1 = (rom.sha1 or ""):sub(1, 40), options = core_options.text() }
 end
 
 local function save_ram_domain()
@@ -147,6 +117,8 @@ function netplay.new(options)
          "netplay.new: delay must be an integer 0…8")
   assert(math.type(self.prediction) == "integer" and self.prediction >= 1 and self.prediction <= 30,
          "netplay.new: prediction must be an integer 1…30")
+  assert(self.core_options == "match" or self.core_options == "host",
+         "netplay.new: core_options must be \"match\" or \"host\"")
   self.mode, self.address = options.mode, options.address
   self.on_message = options.on_message or function(text) emu.message(text) end
   self.on_end = options.on_end or function() end
@@ -280,7 +252,7 @@ function Session:handle(data, from)
     -- A player with another Retrolua: told why (a refusal keeps its layout in every version).
     if version and other == T.hello and self.phase == "listening" then
       self:refuse(from, string.format("the host speaks netplay protocol %d, you %d: use the same Retrolua version",
-                                      netplay.PROTOCOL, version), version)
+                                      netplay.PROTOCOL, version), version, #data)
     end
     return
   end
@@ -290,7 +262,7 @@ function Session:handle(data, from)
   end
   if from ~= self.peer then
     -- Someone else: a third player is told, anything else dropped.
-    if kind == T.hello then self:refuse(from, "a session is already running (two players only)") end
+    if kind == T.hello then self:refuse(from, "a session is already running (two players only)", nil, #data) end
     self.stats.ignored = self.stats.ignored + 1
     return
   end
@@ -311,6 +283,8 @@ function Session:handle(data, from)
     else
       self:finish("the other player left (" .. reason:gsub("[%c]", "?") .. ")", false)
     end
+  elseif kind == T.cookie and self.phase == "hello" then
+    self:on_cookie(data)
   elseif kind == T.welcome and self.phase == "hello" then
     self:on_welcome(data)
   elseif kind == T.chunk and self.phase == "receiving" then
@@ -369,17 +343,30 @@ end
 
 -- MARK: the handshake
 
-function Session:refuse(to, reason, version)
+-- A refusal; to an address not proven (`limit`: the bytes it sent), cut to no more than that.
+function Session:refuse(to, reason, version, limit)
   local now = net.clock()
-  self.refused = self.refused or {}
+  if not self.refused or self.refused_count > 1024 then self.refused, self.refused_count = {}, 0 end
   if (self.refused[to] or 0) + 0.5 > now then return end  -- at most twice a second per address
+  if not self.refused[to] then self.refused_count = self.refused_count + 1 end
   self.refused[to] = now
-  self.socket:send(string.pack(HEADER, MAGIC, version or netplay.PROTOCOL, T.refuse) ..
-                   string.pack("<I4s2", 0, reason:sub(1, 1200)), to)
+  local head = string.pack(HEADER, MAGIC, version or netplay.PROTOCOL, T.refuse)
+  reason = reason:sub(1, math.min(1200, (limit or math.huge) - #head - 6))
+  if limit and #reason <= 0 then return end
+  self.socket:send(head .. string.pack("<I4s2", 0, reason), to)
+end
+
+-- What the host answers a hello without a valid cookie: the cookie, and only where it is no larger.
+function Session:send_cookie(to, nonce, received)
+  local reply = guard.fits(packet(T.cookie, "<I4c16", nonce, guard.cookie(to, net.clock())), received)
+  if reply then self.socket:send(reply, to) end
 end
 
 function Session:on_hello(data, from)
-  local nonce, core, version, sha1, options_hash, options = string.unpack("<I4s1s1s1I4s2", data, HEADER_SIZE + 1)
+  local nonce, core, version, sha1, options_hash, options, cookie =
+    string.unpack("<I4s1s1s1I4s2s1", data, HEADER_SIZE + 1)
+  -- Nothing but the (smaller) cookie until the sender shows it receives at its address.
+  if not guard.valid(cookie, from, net.clock()) then return self:send_cookie(from, nonce, #data) end
   local mine = self.identity
   local reason, shown
   if core ~= mine.core then
@@ -388,9 +375,11 @@ function Session:on_hello(data, from)
     reason = "the host runs " .. mine.core .. " " .. mine.version .. ", not version " .. version
   elseif sha1 ~= mine.sha1 then
     reason = "the host plays other content (SHA-1 " .. mine.sha1 .. ", yours " .. sha1 .. ")"
-  elseif options_hash ~= digest(mine.options) then
+  elseif options_hash ~= core_options.digest(mine.options) then
     reason = "core options differ; the host has:\n" .. mine.options
-    shown = options ~= "" and "core options differ: " .. table.concat(option_differences(mine.options, options), ", ")
+    shown = "core options differ" .. (options ~= "" and ": " ..
+      table.concat(core_options.differences(mine.options, options), ", ") or "") ..
+      " (the joiner can take the host's with --netplay-options host)"
   end
   local printable = from:gsub("[%c]", "?")
   if reason then
@@ -403,6 +392,7 @@ function Session:on_hello(data, from)
   local state = savestate.create()
   self.blob = string.pack("<s4s4", state:bytes(), save_ram)
   self.chunks = (#self.blob + CHUNK - 1) // CHUNK
+  self.budget, self.resends = guard.budget(), guard.resends()
   self.phase = "sending"
   self.on_message("netplay: " .. printable .. " joins; sending the game (" .. #self.blob .. " bytes)")
   self:transfer()
@@ -410,6 +400,7 @@ end
 
 function Session:welcome()
   self:send(packet(T.welcome, "<I4I4I4", self.nonce, #self.blob, self.chunks))
+  self.welcomed = self.welcomed or net.clock()
 end
 
 -- The host waits here (its game paused) until the joiner has the state and says so.
@@ -420,23 +411,29 @@ function Session:transfer()
     if now - last_welcome > 0.25 then self:welcome(); last_welcome = now end
     if now - started > self.timeout * 3 then
       self.on_message("netplay: the joiner did not take the game; listening again")
-      self.phase, self.peer, self.nonce, self.blob = "listening", nil, nil, nil
+      self.phase, self.peer, self.nonce, self.blob, self.welcomed = "listening", nil, nil, nil, nil
       return
     end
     self.socket:wait(10)
     self:receive_all()
   end
-  self.blob = nil
+  self.blob, self.welcomed, self.resends = nil, nil, nil
 end
 
 function Session:on_need(data)
   local _, count, position = string.unpack("<I4B", data, HEADER_SIZE + 1)
   if count > NEED_MAX or #data < position - 1 + 4 * count then self.stats.ignored = self.stats.ignored + 1; return end
+  local now = net.clock()
+  self.resends:measure(now - (self.welcomed or now))
   for index = 0, count - 1 do
     local chunk = string.unpack("<I4", data, position + 4 * index)
-    if chunk < self.chunks then
+    -- Each chunk once per round trip, all under the peer's byte budget (the joiner asks again).
+    if chunk < self.chunks and self.resends:due(chunk, now) then
       local part = self.blob:sub(chunk * CHUNK + 1, (chunk + 1) * CHUNK)
-      self:send(packet(T.chunk, "<I4I4s2", self.nonce, chunk, part))
+      local reply = packet(T.chunk, "<I4I4s2", self.nonce, chunk, part)
+      if not self.budget:take(#reply) then return end
+      self:send(reply)
+      self.resends:mark(chunk, now)
     end
   end
 end
@@ -445,19 +442,40 @@ function Session:hello()
   local mine = self.identity
   self.nonce = self.nonce or math.random(1, 0xfffffffe)
   local options = #mine.options <= 1000 and mine.options or ""
-  self.socket:send(packet(T.hello, "<I4s1s1s1I4s2", self.nonce, mine.core, mine.version, mine.sha1,
-                          digest(mine.options), options), self.address)
+  self.socket:send(packet(T.hello, "<I4s1s1s1I4s2s1", self.nonce, mine.core, mine.version, mine.sha1,
+                          core_options.digest(mine.options), options, self.cookie or ""), self.address)
   self.peer = self.address
+end
+
+-- The host's cookie: the hello again at once, echoing it.
+function Session:on_cookie(data)
+  local _, cookie = string.unpack("<I4c16", data, HEADER_SIZE + 1)
+  self.cookie = cookie
+  self:hello()
+  self.hello_sent = net.clock()
 end
 
 function Session:on_refused(reason)
   reason = reason:gsub("[%c]", function(c) return c == "\n" and "\n" or "?" end)
   local host_options = reason:match("^core options differ; the host has:\n(.*)$")
   if host_options then
-    local differences = option_differences(host_options, self.identity.options)
-    reason = "core options differ from the host's: " .. table.concat(differences, ", ")
+    if self.core_options == "host" and not self.took_options then return self:take_options(host_options) end
+    local differences = core_options.differences(host_options, self.identity.options)
+    reason = "core options differ from the host's: " .. table.concat(differences, ", ") ..
+      (self.took_options and "" or "; join with --netplay-options host to take the host's for this session")
   end
   self:finish("the host refused: " .. reason, true)
+end
+
+-- `--netplay-options host`: this side's deciding options become the host's, and the hello goes again.
+function Session:take_options(host_options)
+  self.took_options = true
+  local made, problem = core_options.adopt(host_options)
+  if not made then return self:finish("cannot take the host's core options: " .. tostring(problem), true) end
+  self.on_message("netplay: taking the host's core options for this session: " .. table.concat(made, ", "))
+  self.identity = identity()
+  self:hello()
+  self.hello_sent = net.clock()
 end
 
 function Session:on_welcome(data)

@@ -1234,9 +1234,14 @@ net = {}
 ---@return string?
 function net.udp(options) end
 
---- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the default's own), or nil.
+--- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, options= ("host": take the host's deciding core options), frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the default's own), or nil.
 ---@return table?
 function net.netplay() end
+
+--- A 16-byte keyed hash (HMAC-SHA-256) of `text` under a secret drawn once per process from the system's generator: a stateless cookie a peer echoes to prove it receives at its address (netplay's hello; hash the address with a coarse time so old cookies expire).
+---@param text string
+---@return string
+function net.cookie(text) end
 
 --- Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything.
 ---@return number

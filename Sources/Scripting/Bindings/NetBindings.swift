@@ -36,10 +36,19 @@ extension Bindings {
                 doc:
                     """
                     The session the command line asked for, for the netplay default: `{mode= ("host", "join" \
-                    or "check"), address=, delay=, frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the \
-                    default's own), or nil.
+                    or "check"), address=, delay=, options= ("host": take the host's deciding core options), \
+                    frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the default's own), or nil.
                     """
             ) { run($0, $1, netNetplay) },
+            LuaFunction(
+                "cookie", "text: string", returns: "string",
+                doc:
+                    """
+                    A 16-byte keyed hash (HMAC-SHA-256) of `text` under a secret drawn once per process from the \
+                    system's generator: a stateless cookie a peer echoes to prove it receives at its address \
+                    (netplay's hello; hash the address with a coarse time so old cookies expire).
+                    """
+            ) { run($0, $1, netCookie) },
             LuaFunction(
                 "clock", returns: "number",
                 doc: "Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything."
@@ -134,13 +143,20 @@ extension Bindings {
             call.pushNil()
             return 1
         }
-        call.newTable(fields: 6)
+        call.newTable(fields: 7)
         call.set("mode", request.mode.rawValue)
         call.set("address", request.address)
         if let delay = request.delay { call.set("delay", delay) }
+        if let options = request.options { call.set("options", options) }
         if let frames = request.frames { call.set("frames", frames) }
         if let rollback = request.rollback { call.set("rollback", rollback) }
         if let buttons = request.buttons { call.set("buttons", buttons) }
+        return 1
+    }
+
+    private static func netCookie(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let text = try call.bytes(1, "text")
+        AddressCookie.of(Array(text)).withUnsafeBytes { call.push(bytes: $0) }
         return 1
     }
 
