@@ -141,6 +141,51 @@ def test_one_emulator_with_a_core_to_spare_spins_and_agrees(scenario, monkeypatc
     assert data_equivalence(trajectories[0], trajectories[1], exact=True)
 
 
+@pytest.mark.parametrize("actions", [retrolua.env.DODGE_ACTIONS, None, "filtered", "discrete", "multi_discrete"],
+                         ids=["listed", "multi_binary", "filtered", "discrete", "multi_discrete"])
+def test_a_whole_step_in_one_call_agrees_for_every_action_kind(actions, scenario, monkeypatch):
+    """rb_step (the vector env's ordinary step in one call: masks from indices or button rows in C, or from
+    the env in Python for stable-retro's kinds) against the Python path; button rows of any nonzero value press."""
+    trajectories = []
+    for native in ("1", "0"):
+        monkeypatch.setenv("RETROLUA_NATIVE", native)
+        envs = retrolua.make_vec(DODGE, 2, core="nestopia", scenario=scenario, actions=actions, obs="both",
+                                 max_steps=4)
+        try:
+            envs.action_space.seed(7)
+            seen = [envs.reset(seed=4)]
+            for step in range(10):
+                batch = envs.action_space.sample()
+                if actions is None:  # int8 rows: -1 and 3 press as 1 does
+                    batch = batch * np.array([1, -1, 3], dtype=np.int8)[step % 3]
+                seen.append(envs.step(batch))
+            assert (envs._stepper._whole is not None) == (native == "1")
+            trajectories.append(seen)
+        finally:
+            envs.close()
+    assert data_equivalence(trajectories[0], trajectories[1], exact=True)
+
+
+@pytest.mark.parametrize("bad", [[-1, 0], [0, 5], [0.0, np.nan], [0.5, 1.0], [[0, 1]], [0, 1, 2], ["a", "b"]],
+                         ids=["negative", "past", "nan", "fraction", "shape", "count", "strings"])
+def test_bad_actions_raise_before_any_step_is_posted(bad, scenario, monkeypatch):
+    monkeypatch.setenv("RETROLUA_NATIVE", "1")
+    envs = retrolua.make_vec(DODGE, 2, core="nestopia", scenario=scenario, actions=retrolua.env.DODGE_ACTIONS,
+                             obs="ram")
+    try:
+        envs.reset(seed=0)
+        envs.step(np.array([1, 2]))
+        assert envs._stepper._whole is not None
+        before = envs._region.requests.copy()
+        with pytest.raises(ValueError):
+            envs.step(np.array(bad))
+        assert (envs._region.requests == before).all()
+        envs.step(np.array([0, 1]))  # and the next good batch steps
+        assert (envs._region.requests == before + 1).all()
+    finally:
+        envs.close()
+
+
 @pytest.mark.parametrize("kind", ["vector", "pool"])
 def test_infos_as_arrays_and_as_dicts_agree(kind, scenario, monkeypatch):
     options = dict(obs="ram")

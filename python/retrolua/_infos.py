@@ -122,6 +122,15 @@ def assemble_infos(count: int, rows: Optional[np.ndarray], columns: Columns, cou
     return info
 
 
+def full_infos(columns: Columns, frames: np.ndarray, lags: np.ndarray, everyone: np.ndarray) -> Dict[str, Any]:
+    """`assemble_infos` for a batch of every env (`everyone`: True for each), `frame` and `lag` arrays of its own."""
+    info: Dict[str, Any] = {"frame": frames, "_frame": everyone.copy(), "lag": lags, "_lag": everyone.copy()}
+    for key, (values, present) in columns.items():
+        if key not in COUNTERS:
+            info[key], info["_" + key] = values, everyone.copy() if present is None else present
+    return info
+
+
 def set_row(info: Dict[str, Any], row: int, values: Dict[str, Any]) -> None:
     """Row `row` of a batched `info` becomes `values` (an env's own dict: a reset's), `frame` and `lag` too."""
     for key in list(info):

@@ -68,6 +68,17 @@ class LaneStepper:
         # The addresses of the arrays every call passes, once (they live as long as the stepper).
         self._all_at, self._ready_at, self._steps_at = _at(self._all), _at(self._ready), _at(self.steps)
         self._template_at, self._foreign_at = _at(self._template), _at(region.foreign)
+        #: Every lane's step in one call to C (retrolua._step), made at its first use.
+        self._whole: Optional[Any] = None
+
+    @property
+    def whole(self) -> Optional[Any]:
+        """The step of every lane in one call to C (a retrolua._step.WholeStep), or None on the Python path."""
+        if self._whole is None and self.native is not None:
+            from ._step import WholeStep
+
+            self._whole = WholeStep(self)
+        return self._whole
 
     def masks(self, actions: Any, indices: Sequence[int]) -> np.ndarray:
         """The RetroPad masks of `actions` (one per index), as the envs' `_mask` makes them."""
@@ -167,12 +178,16 @@ class LaneStepper:
             self._sizes = np.stack((replies["height"], replies["width"]), axis=1)
             counters = np.stack((replies["frame"], replies["lag"]), axis=1)
             columns = columns_of(self._parse(lanes, replies["length"].tolist()))
-        if self._fresh:  # envs reset since: their first step from the start
-            for row in np.flatnonzero(np.isin(lanes, list(self._fresh))):
-                index = int(lanes[row])
-                self.envs[index].count_step(bool(terminations[row]))
-                self._fresh.discard(index)
+        if self._fresh:
+            self.count_fresh(lanes, terminations)
         return rewards, terminations, truncations, counters, columns
+
+    def count_fresh(self, lanes: np.ndarray, terminations: np.ndarray) -> None:
+        """The envs of `lanes` reset since their last lane step are told of this one (their first from the start)."""
+        for row in np.flatnonzero(np.isin(lanes, list(self._fresh))):
+            index = int(lanes[row])
+            self.envs[index].count_step(bool(terminations[row]))
+            self._fresh.discard(index)
 
     def _fail(self, lanes: np.ndarray, row: int, length: int) -> None:
         index = int(lanes[row])
@@ -213,9 +228,13 @@ class LaneStepper:
                 kinds = self._cells[0][:width * count].reshape(width, count)
                 return _typed_columns(self._keys, ints, reals, kinds, self._cells[1].tolist())
         infos = self._parse(lanes, lengths.tolist())
-        self._keys = _numeric_keys(infos)
-        self._key_blob = b"".join(key.encode() + b"\0" for key in self._keys or [])
+        self.learn_keys(_numeric_keys(infos))
         return columns_of(infos)
+
+    def learn_keys(self, keys: Optional[List[str]]) -> None:
+        """The info() keys every lane reports (None: not such that C reads them), for the next batches."""
+        self._keys = keys
+        self._key_blob = b"".join(key.encode() + b"\0" for key in keys or [])
 
     def _views(self) -> Dict[str, np.ndarray]:
         """Every lane's observation in place, by kind ("screen", "ram"), as strided arrays over the

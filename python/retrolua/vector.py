@@ -107,6 +107,11 @@ class RetroluaVectorEnv(VectorEnv):
 
     def step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
         """Steps every emulator at once (those whose episode ended last step are reset instead)."""
+        stepper = self._stepper
+        if stepper is not None and stepper.native is not None and not self._autoreset.ended.any():
+            stepped = self._whole_step(stepper, actions)  # one call to C
+            if stepped is not None:
+                return stepped
         check_actions(self.single_action_space, actions, range(self.num_envs))  # all, before any is sent
         if self._stepper is not None:
             return self._lane_step(actions)
@@ -131,6 +136,22 @@ class RetroluaVectorEnv(VectorEnv):
             infos = self._add_info(infos, info, index)
         self._autoreset.after_step(terminations, truncations)
         return batch, rewards, terminations, truncations, self._format(infos)
+
+    def _whole_step(self, stepper: LaneStepper, actions: Any) -> Optional[Tuple[Any, np.ndarray, np.ndarray,
+                                                                                  np.ndarray, Any]]:
+        """`step` of every env in one call to C (retrolua._step), or None for actions it leaves to `_lane_step`."""
+        out = self._batch() if self.copy else None
+        stepped = self._guarded(-1, stepper.whole.step, actions, out, self._check)
+        if stepped is None:
+            return None
+        rewards, terminations, truncations, info, copied = stepped
+        if not copied:
+            out = None if self.copy else stepper.in_place()
+            if out is None:
+                out = self._batch()
+                stepper.observations(None, out)
+        self._autoreset.after_step(terminations, truncations)
+        return out, rewards, terminations, truncations, self._format(info)
 
     def _lane_step(self, actions: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Any]:
         """`step` through the batch lanes, numpy or C over every env (retrolua._lanes): resets go through
