@@ -499,6 +499,9 @@ final class NetplayTests: XCTestCase {
             (["--netplay", "bogus"], ["bogus", "host", "join"]),
             (["--netplay-delay", "9", "--netplay", "host"], ["--netplay-delay", "0…8"]),
             (["--netplay-delay", "2"], ["applies to --netplay"]),
+            (["--netplay-options", "mine", "--netplay", "join", "127.0.0.1"], ["--netplay-options", "host"]),
+            (["--netplay-options", "host", "--netplay", "host"], ["--netplay-options", "applies to --netplay join"]),
+            (["--netplay-options", "host"], ["applies to --netplay join"]),
         ] {
             let result = try Fixtures.cli(run + arguments, timeout: 30)
             XCTAssertEqual(result.status, 2, "\(arguments): \(result.stderr)")

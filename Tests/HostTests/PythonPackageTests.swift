@@ -106,8 +106,9 @@ final class PythonPackageTests: XCTestCase {
 
     /// Tests/python/test_netplay.py: rollback netplay between two headless runs — seeded random input
     /// through a relay with delay, jitter and loss ends on the same state; a forced desync is reported;
-    /// the handshake refuses other content, core and options; hostile peers and hosts; kill -9 of a joiner.
-    func testNetplayOverARelay() throws { try pytest(Fixtures.python, ["test_netplay.py"]) }
+    /// the handshake refuses other content, core and options; hostile peers and hosts; kill -9 of a joiner;
+    /// test_netplay_guard.py: no amplification (spoofed hellos and need floods).
+    func testNetplayOverARelay() throws { try pytest(Fixtures.python, ["test_netplay.py", "test_netplay_guard.py"]) }
 
     private func pytest(_ python: String, _ files: [String]) throws {
         let result = try Fixtures.cli(

@@ -1,8 +1,9 @@
 """Rollback netplay (lua/retrolua/netplay.lua) between two headless `retrolua run --netplay` processes:
 through a relay adding delay, jitter and loss both ways, 3,600 frames of seeded random input on each side
 end on the same state, RAM and picture; a side that writes its RAM is reported as a desync within one
-check interval; the handshake refuses other content, another core and other core options (naming the
-option and both values) and the host keeps listening; a hostile peer (garbage, oversized datagrams,
+check interval; the handshake refuses other content, another core and core options that change emulation
+(naming the option, both values and the fix, `--netplay-options host`, which then joins) while display-only
+options join, and the host keeps listening; a hostile peer (garbage, oversized datagrams,
 wrong nonces, replays, far-future frames, counts of 255, a flood) and a hostile host (a game of 2^31
 bytes, garbage chunks) end nothing badly; kill -9 of the joiner ends the host's session on its own.
 
@@ -42,8 +43,8 @@ pytestmark = pytest.mark.skipif(not (os.path.exists(BINARY) and os.path.exists(D
                                 reason="needs the built binary and build/roms/demo.nes (scripts/roms)")
 
 # The wire format (lua/retrolua/netplay.lua).
-PROTOCOL = 2
-HELLO, REFUSE, WELCOME, CHUNK, NEED, READY, INPUT, BYE = range(1, 9)
+PROTOCOL = 3
+HELLO, REFUSE, WELCOME, CHUNK, NEED, READY, INPUT, BYE, COOKIE = range(1, 10)
 CHUNK_SIZE = 1200
 
 
@@ -290,15 +291,19 @@ def test_the_host_refuses_other_content_core_and_options_and_keeps_listening():
             assert status == 1, err
             assert "core" in reason and "nestopia" in reason, reason
 
-        options = Side(settings, address, extra=["--option", "nestopia_palette=consumer"])
+        # An option that changes emulation refuses, naming it, both values and the fix.
+        options = Side(settings, address, extra=["--option", "nestopia_overclock=2x"])
         sides.append(options)
         status, reason, err = refused(options)
         assert status == 1, err
-        assert "nestopia_palette" in reason and "cxa2025as" in reason and "consumer" in reason, reason
-        assert "nestopia_palette" in host.stderr() and "consumer" in host.stderr()
+        assert "nestopia_overclock (host: 1x, joiner: 2x)" in reason, reason
+        assert "--netplay-options host" in reason, reason
+        assert "nestopia_overclock" in host.stderr() and "--netplay-options host" in host.stderr()
 
+        # Display-only options (a palette, the overscan mask) may differ: the join goes through.
         assert host.process.poll() is None, host.stderr()
-        good = Side(settings, address)
+        good = Side(settings, address, extra=["--option", "nestopia_palette=consumer",
+                                              "--option", "nestopia_overscan_h=enabled"])
         sides.append(good)
         status, report, err = good.finish(60)
         host_status, host_report, host_err = host.finish(60)
@@ -311,13 +316,53 @@ def test_the_host_refuses_other_content_core_and_options_and_keeps_listening():
             side.close()
 
 
+def test_a_joiner_with_netplay_options_host_takes_the_hosts_options_and_plays():
+    host, joiner, _ = pair(dict(stop_after=120, check_interval=60, timeout=5),
+                           join_extra=["--option", "nestopia_overclock=2x", "--netplay-options", "host"])
+    try:
+        status, report, err = joiner.finish(60)
+        host_status, host_report, host_err = host.finish(60)
+    finally:
+        host.close()
+        joiner.close()
+    assert status == 0 and host_status == 0, (err, host_err)
+    assert "taking the host's core options for this session: nestopia_overclock=1x" in err, err
+    assert report["results"]["netplay_frames"] == host_report["results"]["netplay_frames"] == 120
+    assert report["results"]["netplay_state_hash"] == host_report["results"]["netplay_state_hash"]
+
+
 # MARK: 4. hostile peers
 
-def hello_of(core, version, sha1, options_digest, options, nonce, protocol=PROTOCOL):
+def hello_of(core, version, sha1, options_digest, options, nonce, protocol=PROTOCOL, cookie=b""):
     def s1(text):
         return struct.pack("<B", len(text)) + text
     return (header(HELLO, protocol) + struct.pack("<I", nonce) + s1(core) + s1(version) + s1(sha1)
-            + struct.pack("<I", options_digest) + struct.pack("<H", len(options)) + options)
+            + struct.pack("<I", options_digest) + struct.pack("<H", len(options)) + options + s1(cookie))
+
+
+def cookie_of(data):
+    """The cookie of a COOKIE packet, or None."""
+    if len(data) == 26 and data[:4] == b"RLNP" and data[5] == COOKIE:
+        return data[10:26]
+    return None
+
+
+def proven_hello(sock, address, identity, nonce, seconds=10):
+    """Says HELLO from `sock`, echoes the host's cookie and returns the HELLO that carries it."""
+    core, version, sha1, options = identity
+    sock.settimeout(0.2)
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        sock.sendto(hello_of(core, version, sha1, fnv(options), options, nonce), address)
+        try:
+            cookie = cookie_of(sock.recv(65536))
+        except socket.timeout:
+            continue
+        if cookie:
+            hello = hello_of(core, version, sha1, fnv(options), options, nonce, cookie=cookie)
+            sock.sendto(hello, address)
+            return hello
+    raise AssertionError("no cookie from the host")
 
 
 def fnv(text):
@@ -327,8 +372,13 @@ def fnv(text):
     return value
 
 
+# netplay_options.OUTPUT_ONLY: options that need not match (nestopia's of them, as they appear).
+OUTPUT_ONLY = ("palette", "colorization", "overscan", "aspect", "ntsc", "blargg", "crosshair", "color_correction",
+               "interframe_blending", "frame_blending", "lcd_ghosting", "show_advanced", "audio_vol", "sgb_borders")
+
+
 def demo_identity():
-    """What a nestopia joiner of demo.nes says in its HELLO: core, version, SHA-1, options text."""
+    """What a nestopia joiner of demo.nes says in its HELLO: core, version, SHA-1, deciding options text."""
     scripts = tempfile.mkdtemp(prefix="netplay-scripts-")
     try:
         probe = os.path.join(scripts, "options.lua")
@@ -344,7 +394,8 @@ print("OPTIONS<" .. table.concat(lines, "\\n") .. ">OPTIONS")
                               env=dict(os.environ, HOME=scripts, XDG_CONFIG_HOME=scripts + "/c",
                                        XDG_DATA_HOME=scripts + "/d"))
         text = done.stdout + done.stderr
-        options = text.split("OPTIONS<")[1].split(">OPTIONS")[0]
+        options = "\n".join(line for line in text.split("OPTIONS<")[1].split(">OPTIONS")[0].split("\n")
+                            if not any(word in line.split("=")[0] for word in OUTPUT_ONLY))
         report = json.loads([line for line in done.stdout.splitlines() if line.startswith("{")][-1])
         return report["core"].encode(), report["core_version"].encode(), report["content_sha1"].encode(), options.encode()
     finally:
@@ -397,7 +448,10 @@ class FakeJoiner:
             except socket.timeout:
                 continue
             kind = data[5]
-            if kind == WELCOME and size is None:
+            if cookie_of(data) and size is None:
+                hello = hello_of(core, version, sha1, fnv(options), options, self.nonce, cookie=cookie_of(data))
+                self.send(hello)
+            elif kind == WELCOME and size is None:
                 _, size, chunks = struct.unpack_from("<III", data, 6)
             elif kind == CHUNK and size is not None:
                 _, index, length = struct.unpack_from("<IIH", data, 6)
@@ -522,16 +576,16 @@ def test_a_listening_host_survives_garbage_and_ends_cleanly_on_sigterm():
                     pass
             time.sleep(0.5)
             assert host.process.poll() is None, host.stderr()
-            # Still answering: a HELLO of other content is refused, a sign the loop still runs.
+            # Still answering: a HELLO of other content gets the cookie, and echoing it a refusal.
             sock.settimeout(0.5)
             refusal = None
             for _ in range(20):
-                sock.sendto(hello_of(b"nestopia", b"x", b"0" * 40, 0, b"", 5), ("127.0.0.1", port))
                 try:
+                    proven_hello(sock, ("127.0.0.1", port), (b"nestopia", b"x", b"0" * 40, b""), 5, seconds=2)
                     refusal = sock.recv(65536)
                     if refusal[5] == REFUSE:
                         break
-                except socket.timeout:
+                except (socket.timeout, AssertionError):
                     continue
             assert refusal and refusal[5] == REFUSE, host.stderr()
         host.process.send_signal(signal.SIGTERM)
@@ -569,9 +623,8 @@ def test_a_joiner_that_says_hello_and_vanishes_leaves_the_host_listening():
     sides = [host]
     try:
         assert host.wait_for("waiting for a player", 30), host.stderr()
-        core, version, sha1, options = identity
         with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as ghost:
-            ghost.sendto(hello_of(core, version, sha1, fnv(options), options, 42), ("127.0.0.1", port))
+            proven_hello(ghost, ("127.0.0.1", port), identity, 42)
             assert host.wait_for("joins; sending the game", 10), host.stderr()
         # The host gives up on it after 3 × timeout and listens again.
         assert host.wait_for("did not take the game; listening again", 20), host.stderr()

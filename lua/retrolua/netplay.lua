@@ -461,6 +461,7 @@ function Session:on_refused(reason)
   if host_options then
     if self.core_options == "host" and not self.took_options then return self:take_options(host_options) end
     local differences = core_options.differences(host_options, self.identity.options)
+    if #differences == 0 then return end  -- an answer to a hello sent before this side took the host's
     reason = "core options differ from the host's: " .. table.concat(differences, ", ") ..
       (self.took_options and "" or "; join with --netplay-options host to take the host's for this session")
   end
@@ -474,8 +475,8 @@ function Session:take_options(host_options)
   if not made then return self:finish("cannot take the host's core options: " .. tostring(problem), true) end
   self.on_message("netplay: taking the host's core options for this session: " .. table.concat(made, ", "))
   self.identity = identity()
-  self:hello()
-  self.hello_sent = net.clock()
+  -- The next hello waits for a frame: the core takes the options as it runs, before the host's state.
+  self.settling, self.hello_sent = true, nil
 end
 
 function Session:on_welcome(data)
@@ -670,7 +671,11 @@ function Session:frame_end()
     if now - self.hello_started > self.connect_timeout then
       return self:finish("no answer from " .. self.address .. " after " .. self.connect_timeout .. " s", true)
     end
-    if now - (self.hello_sent or 0) > 0.5 then self:hello(); self.hello_sent = now end
+    if self.settling then
+      self.settling = nil
+    elseif now - (self.hello_sent or 0) > 0.5 then
+      self:hello(); self.hello_sent = now
+    end
   end
   if phase ~= "running" then
     if self.pace == "auto" then self.pace = not emu.info().window end
