@@ -10,6 +10,8 @@ public final class CoreOptions {
         public var description: String
         public var values: [String]
         public var defaultValue: String
+        /// The core options v2 category's key ("video", "audio", …), "" where the core declares none.
+        public var category = ""
     }
 
     public private(set) var definitions: [Definition] = []
@@ -124,7 +126,7 @@ public final class CoreOptions {
         declareDefinitions(list)
     }
 
-    /// SET_CORE_OPTIONS_V2: definitions ending with a NULL key (categories are display-only).
+    /// SET_CORE_OPTIONS_V2: definitions ending with a NULL key (each with its category's key, if any).
     func declareV2(_ options: UnsafePointer<retro_core_options_v2>) {
         guard let definitions = options.pointee.definitions else { return }
         declareDefinitions(UnsafePointer(definitions))
@@ -135,10 +137,10 @@ public final class CoreOptions {
         var item = list
         while let key = item.pointee.key {
             var values = item.pointee.values
-            declare(
-                CoreOptions.definition(
-                    key: key, description: item.pointee.desc,
-                    values: &values, defaultValue: item.pointee.default_value))
+            var definition = CoreOptions.definition(
+                key: key, description: item.pointee.desc, values: &values, defaultValue: item.pointee.default_value)
+            definition.category = item.pointee.categoryKey.map { String(cString: $0) } ?? ""
+            declare(definition)
             item += 1
         }
     }
@@ -166,14 +168,20 @@ public final class CoreOptions {
     }
 }
 
-/// The fields v1 and v2 option definitions share (v2 adds display-only category and info fields).
+/// The fields v1 and v2 option definitions share (v2 adds a category and info fields).
 protocol CoreOptionRecord {
     associatedtype Values
     var key: UnsafePointer<CChar>! { get }
     var desc: UnsafePointer<CChar>! { get }
     var values: Values { get }
     var default_value: UnsafePointer<CChar>! { get }
+    var categoryKey: UnsafePointer<CChar>? { get }
 }
 
-extension retro_core_option_definition: CoreOptionRecord {}
-extension retro_core_option_v2_definition: CoreOptionRecord {}
+extension retro_core_option_definition: CoreOptionRecord {
+    var categoryKey: UnsafePointer<CChar>? { nil }
+}
+
+extension retro_core_option_v2_definition: CoreOptionRecord {
+    var categoryKey: UnsafePointer<CChar>? { category_key }
+}

@@ -1,8 +1,10 @@
 -- Which core options a netplay session's two sides must share: those that change emulation. Options
 -- that only change what is shown or heard (palettes, overscan masks, aspect, video filters, crosshairs,
--- volumes) do not desync a session, so they do not refuse a join. Cores do not say which is which
--- (core options v2 categories are for menus, and few cores use them), so the list is ours, by the key's
--- words; `netplay_options.OUTPUT_ONLY` is documented in docs/guides/netplay.md.
+-- volumes) do not desync a session, so they do not refuse a join. Where the core sorts its options into
+-- categories (core options v2), its "video" and "audio" ones are taken as output only; everywhere, keys
+-- with the words of `OUTPUT_ONLY` are too, and keys with the words of `DECIDING` never are (a sprite
+-- limit or an overclock changes the game even where a core files it under video). Documented in
+-- docs/guides/netplay.md.
 
 local options = {}
 
@@ -12,19 +14,32 @@ options.OUTPUT_ONLY = {
   "interframe_blending", "frame_blending", "lcd_ghosting", "show_advanced", "audio_vol", "sgb_borders",
 }
 
---- Whether the option `key` changes only the output (it need not match between the two sides).
-function options.output_only(key)
-  for _, pattern in ipairs(options.OUTPUT_ONLY) do
+-- Lua patterns: an option whose key matches one changes emulation, whatever its category.
+options.DECIDING = { "sprite", "overclock", "region", "model", "timing", "cpu", "bios" }
+
+options.OUTPUT_CATEGORIES = { video = true, audio = true }
+
+local function matches(key, patterns)
+  for _, pattern in ipairs(patterns) do
     if key:find(pattern) then return true end
   end
   return false
+end
+
+--- Whether `option` (an `emu.options()` entry, or a key) changes only the output: it need not match
+--- between the two sides.
+function options.output_only(option)
+  local key = type(option) == "table" and option.key or option
+  local category = type(option) == "table" and option.category or nil
+  if matches(key, options.DECIDING) then return false end
+  return matches(key, options.OUTPUT_ONLY) or options.OUTPUT_CATEGORIES[(category or ""):lower()] == true
 end
 
 --- "key=value" lines of every core option that changes emulation, sorted: what both sides must share.
 function options.text()
   local lines = {}
   for _, option in ipairs(emu.options()) do
-    if not options.output_only(option.key) then lines[#lines + 1] = option.key .. "=" .. tostring(option.value) end
+    if not options.output_only(option) then lines[#lines + 1] = option.key .. "=" .. tostring(option.value) end
   end
   table.sort(lines)
   return table.concat(lines, "\n")

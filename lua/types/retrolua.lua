@@ -86,7 +86,7 @@ function emu.info() end
 ---@return string?
 function emu.option(key, value, options) end
 
---- Every core option: a list of `{key=, description=, values={…}, default=, value=}`.
+--- Every core option: a list of `{key=, description=, values={…}, default=, value=, category=}` (`category`: the key of the core's options v2 category, e.g. "video"; absent where it declares none).
 ---@return table
 function emu.options() end
 

@@ -35,7 +35,11 @@ extension Bindings {
         ) { run($0, $1, emuCoreOption) },
         LuaFunction(
             "options", returns: "table",
-            doc: "Every core option: a list of `{key=, description=, values={…}, default=, value=}`."
+            doc:
+                """
+                Every core option: a list of `{key=, description=, values={…}, default=, value=, category=}` \
+                (`category`: the key of the core's options v2 category, e.g. "video"; absent where it declares none).
+                """
         ) { run($0, $1, emuCoreOptions) },
     ]
 
@@ -115,8 +119,9 @@ extension Bindings {
         let options = script.emulator.session.core.options
         call.newTable(array: options.definitions.count)
         for (index, definition) in options.definitions.enumerated() {
-            call.newTable(fields: 5)
+            call.newTable(fields: 6)
             call.set("key", definition.key)
+            if !definition.category.isEmpty { call.set("category", definition.category) }
             call.set("description", definition.description)
             call.set("default", definition.defaultValue)
             call.set("value", options.value(definition.key) ?? definition.defaultValue)
