@@ -87,98 +87,136 @@ public final class ControlBinaryDoor {
     }
 
     private func perform(_ command: Wire.Command, _ request: Wire.Request) throws -> Wire.Reply {
-        let emulator = session.emulator
-        var reply = Wire.Reply()
         guard
             request.flags == 0 || command == .step || command == .movie
                 || (command == .saveState && request.flags == Wire.saveKeep)
         else {
             throw ControlError("binary: flags apply to step, save_state and movie only")
         }
+        let emulator = session.emulator
+        var reply = Wire.Reply()
         switch command {
-        case .step: break
-        case .screen:
-            (reply.width, reply.height) = try writeScreen()
-            reply.length = reply.width * reply.height * 3
-        case .read:
-            let domain = try self.domain(request.count)
-            guard let address = Int(exactly: request.a) else {
-                throw ControlError("binary read: the address \(request.a) is out of range")
-            }
-            guard let length = Int(exactly: request.b), (1...ram.capacity).contains(length) else {
-                throw ControlError("binary read: the length must be 1…\(ram.capacity), got \(request.b)")
-            }
-            try emulator.memory.copy(domain, address: address, count: length, into: ramBase)
-            reply.length = length
-        case .write:
-            let domain = try self.domain(request.count)
-            guard let address = Int(exactly: request.a) else {
-                throw ControlError("binary write: the address \(request.a) is out of range")
-            }
-            try emulator.write(Array(request.payload), to: domain, address: address)
-        case .saveState:
-            let layout = try emulator.stateLayout()
-            guard layout.length <= state.capacity else {
-                throw ControlError(
-                    "binary: the state (\(layout.length) bytes) exceeds the shared area's \(state.capacity)")
-            }
-            if request.flags & Wire.saveKeep != 0 {
-                let saved = try snapshots.save(emulator, into: request.a)
-                snapshots.copy(saved.id, into: region.base + state.offset)
-                reply.frames = Int(truncatingIfNeeded: saved.id)
-            } else {
-                try emulator.writeState(layout, into: region.base + state.offset)
-            }
-            reply.length = layout.length
-        case .loadState:
-            guard let length = Int(exactly: request.a), (1...state.capacity).contains(length) else {
-                throw ControlError("binary load_state: the length must be 1…\(state.capacity), got \(request.a)")
-            }
-            // A private copy: the peer could change the shared bytes while the core reads them.
-            if privateState.count < length {
-                privateState.deallocate()
-                privateState = .allocate(byteCount: length, alignment: 16)
-            }
-            let copy = UnsafeMutableRawBufferPointer(rebasing: privateState[0..<length])
-            copy.copyMemory(from: UnsafeRawBufferPointer(start: region.base + state.offset, count: length))
-            try emulator.loadState(UnsafeRawBufferPointer(copy), trusted: false)
-        case .audio:
-            let samples = session.takeAudio(upTo: audio.capacity / 2)
-            samples.withUnsafeBytes {
-                (region.base + audio.offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
-            }
-            reply.frames = samples.count / 2
-            reply.length = samples.count * 2
-        case .snapshot:
-            let saved = try snapshots.save(emulator, into: request.a)
-            (reply.frames, reply.length) = (Int(truncatingIfNeeded: saved.id), saved.length)
+        case .step: break  // started in start(_:) as work run a slice at a time, never here
+        case .screen: try screen(&reply)
+        case .read: try read(request, &reply)
+        case .write: try write(request)
+        case .saveState: try saveState(request, &reply)
+        case .loadState: try loadState(request)
+        case .audio: takeAudio(&reply)
+        case .snapshot: try snapshot(request, &reply)
         case .restore: try snapshots.restore(emulator, request.a)
         case .forget: reply.done = snapshots.forget(request.a) ? 1 : 0
         case .movie: try movie(request)
         case .reset: try emulator.reset()
         case .quit: session.requestQuit()
-        case .preprocess:
-            let options = try ControlBinaryPreprocessing(request.payload, capacity: screen.capacity)
-            preprocessing = options
-            reply.frames = options.stack
-            reply.width = options.size?.width ?? 0
-            reply.height = options.size?.height ?? 0
-        case .batch:
-            guard session.servesLanes else {
-                Glibc.close(takeDescriptor())
-                throw ControlError(
-                    "binary batch: this run plays in a window; batch regions are for headless runs (run --headless --control …)"
-                )
-            }
-            let lane = try ControlBatchLane(
-                descriptor: takeDescriptor(), payload: request.payload, screenCapacity: screen.capacity,
-                ramCapacity: ram.capacity)
-            self.lane = lane
-            (screenBase, ramBase) = (lane.screen, lane.ram)
+        case .preprocess: try preprocess(request, &reply)
+        case .batch: try batch(request)
         }
-        reply.frame = session.emulator.session.frameCount
-        reply.lag = session.emulator.session.lagCount
+        reply.frame = emulator.frameCount
+        reply.lag = emulator.lagCount
         return reply
+    }
+
+    // MARK: Commands
+
+    /// The last frame as RGB in the screen area.
+    private func screen(_ reply: inout Wire.Reply) throws {
+        (reply.width, reply.height) = try writeScreen()
+        reply.length = reply.width * reply.height * 3
+    }
+
+    /// `count` is the domain, `a` the address, `b` the length: the bytes at the start of the RAM area.
+    private func read(_ request: Wire.Request, _ reply: inout Wire.Reply) throws {
+        let domain = try self.domain(request.count)
+        guard let address = Int(exactly: request.a) else {
+            throw ControlError("binary read: the address \(request.a) is out of range")
+        }
+        guard let length = Int(exactly: request.b), (1...ram.capacity).contains(length) else {
+            throw ControlError("binary read: the length must be 1…\(ram.capacity), got \(request.b)")
+        }
+        try session.emulator.memory.copy(domain, address: address, count: length, into: ramBase)
+        reply.length = length
+    }
+
+    /// The payload's bytes to domain `count` at address `a`.
+    private func write(_ request: Wire.Request) throws {
+        let domain = try self.domain(request.count)
+        guard let address = Int(exactly: request.a) else {
+            throw ControlError("binary write: the address \(request.a) is out of range")
+        }
+        try session.emulator.write(Array(request.payload), to: domain, address: address)
+    }
+
+    /// The state in the state area; with `saveKeep`, also kept as snapshot `a` (its id in `frames`).
+    private func saveState(_ request: Wire.Request, _ reply: inout Wire.Reply) throws {
+        let emulator = session.emulator
+        let layout = try emulator.stateLayout()
+        guard layout.length <= state.capacity else {
+            throw ControlError("binary: the state (\(layout.length) bytes) exceeds the shared area's \(state.capacity)")
+        }
+        if request.flags & Wire.saveKeep != 0 {
+            let saved = try snapshots.save(emulator, into: request.a)
+            snapshots.copy(saved.id, into: region.base + state.offset)
+            reply.frames = Int(truncatingIfNeeded: saved.id)
+        } else {
+            try emulator.writeState(layout, into: region.base + state.offset)
+        }
+        reply.length = layout.length
+    }
+
+    /// Loads the `a` bytes at the start of the state area, from a private copy: the peer could change the
+    /// shared bytes while the core reads them.
+    private func loadState(_ request: Wire.Request) throws {
+        guard let length = Int(exactly: request.a), (1...state.capacity).contains(length) else {
+            throw ControlError("binary load_state: the length must be 1…\(state.capacity), got \(request.a)")
+        }
+        if privateState.count < length {
+            privateState.deallocate()
+            privateState = .allocate(byteCount: length, alignment: 16)
+        }
+        let copy = UnsafeMutableRawBufferPointer(rebasing: privateState[0..<length])
+        copy.copyMemory(from: UnsafeRawBufferPointer(start: region.base + state.offset, count: length))
+        try session.emulator.loadState(UnsafeRawBufferPointer(copy), trusted: false)
+    }
+
+    /// The sound not yet taken, as many stereo frames as fit, in the audio area.
+    private func takeAudio(_ reply: inout Wire.Reply) {
+        let samples = session.takeAudio(upTo: audio.capacity / 2)
+        samples.withUnsafeBytes {
+            (region.base + audio.offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count)
+        }
+        reply.frames = samples.count / 2
+        reply.length = samples.count * 2
+    }
+
+    /// Keeps the state as snapshot `a` (0: a new one): its id and length.
+    private func snapshot(_ request: Wire.Request, _ reply: inout Wire.Reply) throws {
+        let saved = try snapshots.save(session.emulator, into: request.a)
+        (reply.frames, reply.length) = (Int(truncatingIfNeeded: saved.id), saved.length)
+    }
+
+    /// This connection's observation processing (frame skip, sticky actions, no-op starts, frame stack).
+    private func preprocess(_ request: Wire.Request, _ reply: inout Wire.Reply) throws {
+        let options = try ControlBinaryPreprocessing(request.payload, capacity: screen.capacity)
+        preprocessing = options
+        reply.frames = options.stack
+        reply.width = options.size?.width ?? 0
+        reply.height = options.size?.height ?? 0
+    }
+
+    /// Joins the batch region passed with the request: its lane's screen and RAM areas replace the door's.
+    private func batch(_ request: Wire.Request) throws {
+        guard session.servesLanes else {
+            Glibc.close(takeDescriptor())
+            throw ControlError(
+                "binary batch: this run plays in a window; batch regions are for headless runs (run --headless --control …)"
+            )
+        }
+        let lane = try ControlBatchLane(
+            descriptor: takeDescriptor(), payload: request.payload, screenCapacity: screen.capacity,
+            ramCapacity: ram.capacity)
+        self.lane = lane
+        (screenBase, ramBase) = (lane.screen, lane.ram)
     }
 
     /// Records from now to the payload's path, or stops (the episodes of an environment's `record`).
@@ -237,7 +275,7 @@ public final class ControlBinaryDoor {
 
     /// The core's last frame as RGB rows in the screen area; its width and height.
     func writeScreen() throws(ControlError) -> (Int, Int) {
-        guard let frame = session.emulator.session.core.lastFrame else {
+        guard let frame = session.emulator.lastFrame else {
             throw ControlError("the core has not drawn a frame yet")
         }
         guard frame.width * frame.height * 3 <= screen.capacity else {
@@ -253,7 +291,7 @@ public final class ControlBinaryDoor {
     ) throws(ControlError)
         -> (Int, Int, Int)
     {
-        guard let frame = session.emulator.session.core.lastFrame else {
+        guard let frame = session.emulator.lastFrame else {
             throw ControlError("the core has not drawn a frame yet")
         }
         return try options.observe(

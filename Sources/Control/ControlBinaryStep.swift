@@ -110,7 +110,7 @@ final class ControlBinaryStep {
         let episode = flags & Wire.stepEpisode != 0
         let over = progress.runSlice(session) { ran in
             if let processing, !episode {
-                if processing.maxPool && frames > 1 && ran == frames - 1, let frame = emulator.session.core.lastFrame {
+                if processing.maxPool && frames > 1 && ran == frames - 1, let frame = emulator.lastFrame {
                     processing.keep(frame)
                 }
                 var input = masks.isEmpty ? held : emulator.playerInput
@@ -136,7 +136,7 @@ final class ControlBinaryStep {
         // A scenario that failed would go on scoring 0: the step says why instead.
         if let failure = session.scenarioFailure { return ControlBinaryProtocol.error(failure) }
         var reply = ControlBinaryProtocol.Reply()
-        reply.frame = session.emulator.session.frameCount
+        reply.frame = session.emulator.frameCount
         reply.frames = progress.ran
         reply.lag = progress.lagged
         reply.done = progress.done ? 1 : 0

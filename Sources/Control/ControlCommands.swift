@@ -34,7 +34,7 @@ extension ControlSession {
             case .info: return info()
             case .reset:
                 try emulator.reset()
-                return ["frame": emulator.session.frameCount]
+                return ["frame": emulator.frameCount]
             case .quit:
                 requestQuit()
                 return [:]
@@ -101,7 +101,7 @@ extension ControlSession {
         } else {
             throw ControlError("load_state needs \"slot\" or \"state\" (base64)")
         }
-        return ["frame": emulator.session.frameCount]
+        return ["frame": emulator.frameCount]
     }
 
     // MARK: The picture, the sound, the description
@@ -116,7 +116,7 @@ extension ControlSession {
         let scale = try request.integer("scale", in: 1...8) ?? 1
         if format == "native" {
             // The core's own pixels (its pixel format, rows packed), without the overlay: the cheapest.
-            guard let frame = emulator.session.core.currentFrame() else {
+            guard let frame = emulator.currentFrame() else {
                 throw ControlError("the core has not drawn a frame yet")
             }
             return [
@@ -159,8 +159,8 @@ extension ControlSession {
             "core_version": core.systemInfo.libraryVersion.trimmingCharacters(in: .whitespaces),
             "content": session.content?.fileName ?? "", "content_sha1": session.content?.sha1 ?? "",
             "fps": core.avInfo?.fps ?? 0, "sample_rate": core.avInfo?.sampleRate ?? 0,
-            "width": core.frameWidth, "height": core.frameHeight, "frame": session.frameCount,
-            "lag": session.lagCount, "domains": description.domainList,
+            "width": core.frameWidth, "height": core.frameHeight, "frame": emulator.frameCount,
+            "lag": emulator.lagCount, "domains": description.domainList,
             "default_domain": description.defaultDomain.map { description.domains[$0].name } ?? "",
             "buttons": ControlFacts.buttons, "scenario": scenario != nil, "paused": emulator.paused,
             "tools_version": scripts?.toolsVersion ?? 0,
@@ -191,7 +191,7 @@ extension ControlSession {
             }
             json = flag
         }
-        return scripts.console(chunk, json: json)
+        return scripts.console(chunk, json: json).fields
     }
 
     /// `tools`: what scripts offer agents (`mcp.tool`), each with its parameters as a JSON Schema object.

@@ -5,10 +5,8 @@ public protocol ControlScripts: AnyObject {
     func loadScenario(at path: String) throws -> any ControlScenario
     /// Runs a chunk of Lua in the socket's own script state (made on first use): its values, or its error.
     func evaluate(_ source: String) -> Result<[Any], ControlError>
-    /// Runs a chunk in the run's Lua console; the reply's fields: `status` ("done", "incomplete", "error"),
-    /// `values` (strings as the console shows them), `output` (`[{"text":, "stream":}]`), `error`; with
-    /// `json`, also `json` (the values as JSON).
-    func console(_ chunk: String, json: Bool) -> [String: Any]
+    /// Runs a chunk in the run's Lua console; with `json`, the reply also carries the values as JSON.
+    func console(_ chunk: String, json: Bool) -> ControlConsoleReply
     /// The tools scripts registered (`mcp.tool`): each `{"name", "description", "script", "input_schema"}`.
     func tools() -> (version: Int, tools: [[String: Any]])
     /// The tool registry's version: it grows at every change.

@@ -88,7 +88,7 @@ final class ControlStep {
         // A scenario that failed would go on scoring 0: the step fails with its error (as the binary door's).
         if let failure = session.scenarioFailure { return ["ok": false, "error": failure] }
         var reply: [String: Any] = [
-            "frame": session.emulator.session.frameCount, "frames": progress.ran, "lag": progress.lagged,
+            "frame": session.emulator.frameCount, "frames": progress.ran, "lag": progress.lagged,
         ]
         switch stop {
         case .until(let index):
@@ -103,7 +103,7 @@ final class ControlStep {
         case .luaFailed(let message):
             reply["ok"] = false
             reply["error"] =
-                "until_lua failed after frame \(progress.ran) of the step (frame \(session.emulator.session.frameCount)): \(message)"
+                "until_lua failed after frame \(progress.ran) of the step (frame \(session.emulator.frameCount)): \(message)"
         case nil:
             reply["stopped"] =
                 session.emulator.exitCode != nil ? "exit" : progress.done ? "done" : "frames"
@@ -139,7 +139,7 @@ struct StepProgress {
             emulator.runFrame()
             ran += 1
             slice += 1
-            if session.emulator.session.lastFrameLagged { lagged += 1 }
+            if session.emulator.lastFrameLagged { lagged += 1 }
             if let score = session.scoreFrame() {
                 reward += score.reward
                 done = score.done

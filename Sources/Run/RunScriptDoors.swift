@@ -18,15 +18,18 @@ public final class RunControlScripts: ControlScripts {
         host.evaluate(source).mapError { ControlError($0.description) }
     }
 
-    public func console(_ chunk: String, json: Bool) -> [String: Any] {
+    public func console(_ chunk: String, json: Bool) -> ControlConsoleReply {
         let reply = host.console.evaluate(chunk, json: json)
-        var fields: [String: Any] = [
-            "status": reply.status.rawValue, "values": reply.values,
-            "output": reply.output.map { ["text": $0.text, "stream": $0.isError ? "err" : "out"] },
-        ]
-        if let error = reply.error { fields["error"] = error }
-        if let values = reply.json { fields["json"] = values.map(\.foundation) }
-        return fields
+        let status: ControlConsoleReply.Status
+        switch reply.status {
+        case .done: status = .done
+        case .incomplete: status = .incomplete
+        case .error: status = .error
+        }
+        return ControlConsoleReply(
+            status: status, values: reply.values,
+            output: reply.output.map { ControlConsoleReply.Line(text: $0.text, isError: $0.isError) },
+            error: reply.error, json: reply.json?.map(\.foundation))
     }
 
     public func tools() -> (version: Int, tools: [[String: Any]]) {

@@ -172,11 +172,11 @@ extension Bindings {
     }
 
     private static func emuFramecount(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        return call.returning(script.emulator.session.frameCount)
+        return call.returning(script.emulator.frameCount)
     }
 
     private static func emuLagcount(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        return call.returning(script.emulator.session.lagCount)
+        return call.returning(script.emulator.lagCount)
     }
 
     private static func emuIslagged(_ call: LuaCall, _ script: Script) throws -> Int32 {

@@ -55,7 +55,7 @@ extension Bindings {
 
     private static func emuFrameGetpixel(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let x = try call.integer(1, "x"), y = try call.integer(2, "y")
-        guard let frame = script.emulator.session.core.currentFrame() else {
+        guard let frame = script.emulator.currentFrame() else {
             return call.failure("the core has not drawn a frame yet")
         }
         guard (0..<frame.width).contains(x) else {
@@ -79,7 +79,7 @@ extension Bindings {
         let overlay = try call.optionalBoolean(2, "overlay") ?? false
         if format == "native" {
             guard !overlay else { throw call.badArgument(2, "overlay", "not with the \"native\" format") }
-            guard let frame = script.emulator.session.core.currentFrame() else {
+            guard let frame = script.emulator.currentFrame() else {
                 return call.failure("the core has not drawn a frame yet")
             }
             frame.pixels.withUnsafeBytes { call.push(bytes: $0) }
