@@ -330,6 +330,7 @@ int32_t rb_step(rb_batch *batch) {
         batch->posted = 1;
         batch->spin_ns = batch->spin ? (int64_t)(batch->mean_ns < 2e6 ? batch->mean_ns : 2e6) : 0;
         batch->started_ns = batch->spin ? now_ns() : 0;
+        if (batch->post_only) return 1;
     }
     if (wait_for(batch->base, batch->stride, NULL, n, n, batch->spin_ns, batch->timeout_ns) < 0) {
         batch->spin_ns = 0;  // the caller looks at the emulators, then waits again without spinning

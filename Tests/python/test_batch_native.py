@@ -96,6 +96,8 @@ def run(kind, options, scenario, native, monkeypatch, info_format="arrays", step
                 counts[index] += 1
             if kind != "vector":
                 envs.send(np.array([plans[index][counts[index]] for index in ids.tolist()]), ids)
+        if native and kind != "pool-async":  # every env's step in one call (retrolua._step), between resets
+            assert envs._stepper.whole.count > 0
         return seen
     finally:
         envs.close()

@@ -32,7 +32,7 @@ class Batch(ctypes.Structure):
                 ("nkeys", _i32), ("ints", _p), ("reals", _p), ("kinds", _p), ("range", _p), ("copies", _i32)]
     _fields_ += [(name + str(kind), kind_type) for kind in range(2) for name, kind_type in
                  (("out", _p), ("offset", _i64), ("pitch", _i64), ("rows", _i64), ("row_bytes", _i64))]
-    _fields_ += [(name, _i32) for name in ("refused", "failed", "infos_read", "sized", "posted")]
+    _fields_ += [(name, _i32) for name in ("refused", "failed", "infos_read", "sized", "posted", "post_only")]
 
 
 _loaded: Optional[ctypes.CDLL] = None

@@ -17,6 +17,8 @@ from .actions import check_actions
 
 #: rb_step's answers: the wait passed its timeout (the emulators are looked at), an action was refused.
 _TIMED_OUT, _REFUSED = -1, -2
+#: A whole step's results: rewards, terminations, truncations, the batched info, whether the observations were copied.
+Stepped = Tuple[np.ndarray, np.ndarray, np.ndarray, Dict[str, Any], bool]
 
 
 class WholeStep:
@@ -34,7 +36,7 @@ class WholeStep:
         self._lengths, self._sizes = np.zeros(count, np.int64), np.zeros((count, 2), np.int64)
         for field in ("rewards", "terminated", "truncated", "frames", "lags", "lengths", "sizes"):
             setattr(batch, field, _at(getattr(self, "_" + field)))
-        self._space, self._everyone = first.action_space, np.ones(count, dtype=bool)
+        self._space = first.action_space
         self._shape = (count,) + tuple(self._space.shape)
         if first._masks is not None:  # Discrete: indices into the env's masks, checked in C
             self._table, self._actions, self._casting = first._masks, np.zeros(count, np.int64), "same_kind"
@@ -48,6 +50,7 @@ class WholeStep:
         self._learn()
         self._targets: Optional[Tuple[Tuple[str, str], ...]] = None
         self._call, self._address = stepper.native.rb_step, ctypes.addressof(batch)
+        self.count = 0  # the steps read: how a test knows this path ran
 
     def _learn(self) -> None:
         """The info() keys the stepper knows (rb_infos reads them; none: Python parses), with room for them."""
@@ -84,32 +87,71 @@ class WholeStep:
             targets.append(("out" + slot, kind))
         return tuple(targets)
 
-    def step(self, actions: Any, out: Any, check: Callable[[int], None]
-             ) -> Optional[Tuple[np.ndarray, np.ndarray, np.ndarray, Dict[str, Any], bool]]:
+    def step(self, actions: Any, out: Any, check: Callable[[int], None]) -> Optional[Stepped]:
         """Every lane's step with `actions` (one row each), the observations into `out` (None: left in the
-        lanes; `check(index)` looks at an emulator slow to answer): (rewards, terminations, truncations,
-        Gymnasium's batched info, whether `out` holds the observations), or None for actions this path does not take (no array of the batch's shape, numbers of another kind, or
-        refused: nothing was posted; the caller's path checks them and says what is wrong)."""
-        if type(actions) is not np.ndarray or actions.shape != self._shape:
+        lanes; `check(index)` looks at an emulator slow to answer), in one call: `finish`'s results, or None
+        for actions this path does not take (see `post`: nothing was posted)."""
+        if not self._prepare(actions):
             return None
-        batch, stepper = self.batch, self.stepper
+        self._outputs(out)
+        code = self._call(self._address)
+        return None if code == _REFUSED else self._results(code, check)
+
+    def post(self, actions: Any) -> bool:
+        """Posts every lane's step with `actions` (one row each) and starts them; False (nothing posted)
+        for actions this path does not take: no array of the batch's shape, numbers of another kind, or
+        refused (the caller's path checks them and says what is wrong)."""
+        if not self._prepare(actions):
+            return False
+        self.batch.post_only = 1
+        code = self._call(self._address)
+        self.batch.post_only = 0
+        return code != _REFUSED
+
+    @property
+    def pending(self) -> bool:
+        """Whether `post` posted steps that `finish` has not read."""
+        return bool(self.batch.posted)
+
+    def drop(self) -> None:
+        """Forgets the posted steps (their replies were waited for and dropped elsewhere)."""
+        self.batch.posted = 0
+
+    def finish(self, out: Any, check: Callable[[int], None]) -> Stepped:
+        """Waits for the posted steps (`check(index)` looks at an emulator slow to answer), the observations
+        into `out` (None: left in the lanes): (rewards, terminations, truncations, Gymnasium's batched
+        info, whether `out` holds the observations)."""
+        self._outputs(out)
+        return self._results(self._call(self._address), check)
+
+    def _prepare(self, actions: Any) -> bool:
+        """The actions into the array rb_step reads (False: not taken here), the keys and copies it needs."""
+        if type(actions) is not np.ndarray or actions.shape != self._shape:
+            return False
+        stepper = self.stepper
         if self._casting:
             try:
                 np.copyto(self._actions, actions, casting=self._casting)
             except TypeError:
-                return None
+                return False
         else:
-            check_actions(self._space, actions, range(batch.n))
+            check_actions(self._space, actions, range(self.batch.n))
             np.copyto(self._actions, stepper.masks(actions, stepper._all))
         if self._known is not stepper._keys:
             self._learn()
         if self._targets is None:
             self._targets = self._copies()
+        return True
+
+    def _outputs(self, out: Any) -> None:
+        batch = self.batch
         if out is not None:
-            for field, kind in self._targets:
+            for field, kind in self._targets or ():
                 setattr(batch, field, _at(out[kind] if type(out) is dict else out))
-        batch.copies = len(self._targets) if out is not None else 0
-        code = self._call(self._address)
+        batch.copies = len(self._targets or ()) if out is not None else 0
+
+    def _results(self, code: int, check: Callable[[int], None]) -> Stepped:
+        batch, stepper = self.batch, self.stepper
         while code == _TIMED_OUT:
             try:
                 for lane in np.flatnonzero(stepper.region.done != stepper.region.requests).tolist():
@@ -118,15 +160,14 @@ class WholeStep:
                 batch.posted = 0  # the steps are dropped with the emulator that failed
                 raise
             code = self._call(self._address)
-        if code == _REFUSED:
-            return None
         if batch.failed >= 0:
             stepper._fail(stepper._all, batch.failed, int(self._lengths[batch.failed]))
+        self.count += 1
         terminations = self._terminated.copy()
         if stepper._fresh:
             stepper.count_fresh(stepper._all, terminations)
         stepper._sizes = self._sizes
-        info = full_infos(self._columns(), self._frames.copy(), self._lags.copy(), self._everyone)
+        info = full_infos(self._columns(), self._frames.copy(), self._lags.copy(), batch.n)
         return self._rewards.copy(), terminations, self._truncated.copy(), info, bool(batch.copies and batch.sized)
 
     def _columns(self) -> Columns:

@@ -76,6 +76,7 @@ class RetroluaPool:
         first = self.envs[0]
         self.observation_space, self.action_space = first.observation_space, first.action_space
         self._running = np.zeros(num_envs, dtype=bool)  # a step posted and not yet returned by recv
+        self._everyone = np.arange(num_envs)
         self._ended = np.zeros(num_envs, dtype=bool)  # the episode ended (NextStep: the next send resets)
         self._ready: Deque[Tuple[int, Dict[str, Any]]] = deque()  # reset results waiting for recv
         self._seeds: List[Optional[int]] = [None] * num_envs
@@ -109,6 +110,12 @@ class RetroluaPool:
         """Starts a step for each of `env_ids` (default: all) with its row of `actions`; an environment
         whose episode ended resets instead (NextStep). Each id must have been returned by `recv` (or
         reset) since its last step."""
+        whole = self._stepper.whole
+        every = env_ids is None or np.array_equal(env_ids, self._everyone)
+        if (whole is not None and every and not self._ready and not self._running.any()
+                and (self.autoreset_mode == _autoreset.SAME_STEP or not self._ended.any()) and whole.post(actions)):
+            self._running[:] = True  # every env's step in one call to C (retrolua._step)
+            return
         ids = np.arange(self.num_envs) if env_ids is None else np.asarray(env_ids, dtype=np.intp).reshape(-1)
         if len(ids) and (ids.min() < 0 or ids.max() >= self.num_envs or len(np.unique(ids)) != len(ids)):
             raise ValueError("send: env_ids are distinct environments 0…%d, got %s" % (self.num_envs - 1, ids))
@@ -134,6 +141,11 @@ class RetroluaPool:
         first), in the order of their ids: (observations, rewards, terminations, truncations, info),
         info["env_id"] their ids."""
         size = self.batch_size
+        whole = self._stepper.whole
+        if whole is not None and whole.pending:
+            if size == self.num_envs and not self._ready and self._running.all():
+                return self._whole_recv(whole)
+            whole.drop()  # (a restart since): read as any other steps
         if len(self._ready) + int(self._running.sum()) < size:
             raise RetroluaError("recv: only %d environments have a step or reset to return, batch_size is %d"
                                 % (len(self._ready) + int(self._running.sum()), size))
@@ -176,6 +188,26 @@ class RetroluaPool:
         if finals:
             self._add_finals(info, finals, size)
         return observations, rewards, terminations, truncations, self._format(info)
+
+    def _whole_recv(self, whole: Any) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
+        """`recv` of every env's step posted by one call to C, read by another (retrolua._step)."""
+        ids = np.arange(self.num_envs)
+        out = self._empty(len(ids))
+        rewards, terminations, truncations, info, copied = whole.finish(out, self._check)
+        self._running[:] = False
+        if not copied:
+            self._stepper.observations(None, out)
+        ended = np.logical_or(terminations, truncations)
+        self._ended[:] = ended
+        finals: Dict[int, Tuple[Any, Dict[str, Any]]] = {}
+        if self.autoreset_mode == _autoreset.SAME_STEP and ended.any():
+            finals = self._same_step_resets(ids, ended, info)
+            for row in finals:  # the reset's observation
+                self.envs[row].store_observation(out, row)
+        info["env_id"] = ids.astype(np.int32)
+        if finals:
+            self._add_finals(info, finals, len(ids))
+        return out, rewards, terminations, truncations, self._format(info)
 
     def step(self, actions: Any, env_ids: Optional[Sequence[int]] = None
              ) -> Tuple[Any, np.ndarray, np.ndarray, np.ndarray, Dict[str, Any]]:
@@ -227,22 +259,27 @@ class RetroluaPool:
     def _finish_running(self) -> None:
         """Waits out the steps still running (a reset of everything drops their results)."""
         running = np.flatnonzero(self._running)
+        if self._stepper.whole is not None:
+            self._stepper.whole.drop()  # (their results dropped)
         if len(running):
             self._region.wait(running, self._check)
             self._running[:] = False
 
     def _observe(self, ids: np.ndarray, reset_rows: List[int]) -> Any:
         """The observations of `ids` as a new batch (the lanes are rewritten by the next send)."""
-        space = self.observation_space
-        if self.envs[0].obs_type == "both":
-            out: Any = {key: np.empty((len(ids),) + box.shape, dtype=box.dtype) for key, box in space.spaces.items()}
-        else:
-            out = np.empty((len(ids),) + space.shape, dtype=space.dtype)
+        out = self._empty(len(ids))
         if len(ids):
             self._stepper.observations(ids, out)
         for row in reset_rows:  # a reset without no-op frames shows the start state's own frame
             self.envs[int(ids[row])].store_observation(out, row)
         return out
+
+    def _empty(self, count: int) -> Any:
+        """A new batch of `count` observations (arrays, or a dict of them for obs="both")."""
+        space = self.observation_space
+        if self.envs[0].obs_type == "both":
+            return {key: np.empty((count,) + box.shape, dtype=box.dtype) for key, box in space.spaces.items()}
+        return np.empty((count,) + space.shape, dtype=space.dtype)
 
     def _info(self, ids: np.ndarray, infos: List[Dict[str, Any]]) -> Dict[str, Any]:
         """The batched info of reset results (each env's own dict)."""

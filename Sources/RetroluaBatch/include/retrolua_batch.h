@@ -84,13 +84,15 @@ typedef struct {
     /// Out: the first row whose action was refused (nothing posted), the first row whose step failed, whether
     /// the infos were read and whether every screen is the expected size (only then are the copies made).
     int32_t refused, failed, infos_read, sized;
-    /// In and out: whether the step is posted (a call after a timeout only waits and reads).
-    int32_t posted;
+    /// In and out: whether the step is posted (a call after a timeout, or after one that only posts, only waits
+    /// and reads). In: 1 to only post (the call returns 1 once posted).
+    int32_t posted, post_only;
 } rb_batch;
 
 /// A whole batch step: the actions checked and turned into masks (any refused: `refused`, returns -2, nothing
-/// posted), posted, waited for (spinning as `spin` says; -1 when `timeout_ns` passed: the caller looks at
-/// the emulators and calls again), then the replies, infos and observations read into the outputs (0).
+/// posted), posted (with `post_only`: returns 1), waited for (spinning as `spin` says; -1 when `timeout_ns`
+/// passed: the caller looks at the emulators and calls again), then the replies, infos and observations
+/// read into the outputs (0).
 int32_t rb_step(rb_batch *batch);
 
 #endif
