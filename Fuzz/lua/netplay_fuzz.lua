@@ -5,7 +5,8 @@
 --   lua5.4 Fuzz/lua/netplay_fuzz.lua [SECONDS] [SEED]
 -- Whatever arrives, a packet's handling must not raise past the session, and the session's bounds must
 -- hold: remote inputs never more than 256 + 32 frames past its own frame, acknowledgements never past
--- what it sent, no more chunks than announced, a phase it knows. Exits 1 with the failing input.
+-- what it sent, no more chunks than announced, a phase it knows, and a listening host that stays so
+-- sends an address that never echoed its cookie no more bytes than it received. Exits 1 with the failing input.
 
 local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
 package.path = here .. "/../../lua/?.lua;" .. package.path
@@ -26,7 +27,11 @@ _G.net = {
   clock = function() return clock end,
   udp = function() error("the fuzz hands sessions their socket") end,
   netplay = function() return nil end,
-  cookie = function(text) return ("%016x"):format(#text):sub(1, 16) end,
+  cookie = function(text)  -- a stand-in keyed hash: another text, another cookie
+    local hash = 7
+    for i = 1, #text do hash = (hash * 31 + text:byte(i)) & 0xffffffffffff end
+    return ("%016x"):format(hash)
+  end,
 }
 _G.emu = {
   info = function() return { core = "fuzz", core_version = "1", fps = 60, window = false, rom = { sha1 = string.rep("0", 40) } } end,
@@ -54,8 +59,12 @@ _G.memory = {
 
 local netplay = require("retrolua.netplay")
 
-local socket = { queue = {} }
-function socket.send() return true end
+local STRANGER = "127.0.0.1:3"  -- never given a cookie: an address the host must not amplify to
+local socket = { queue = {}, sent = 0 }
+function socket.send(_, data, to)
+  if to == STRANGER then socket.sent = socket.sent + #data end
+  return true
+end
 function socket:receive()
   local item = table.remove(self.queue, 1)
   if item then return item[1], item[2] end
@@ -153,9 +162,14 @@ while os.clock() - started < seconds do
   for _ = 1, math.random(1, 60) do
     local data = mutate(packet(math.random() < 0.9 and 7 or math.random(0, 2^32 - 1)))
     -- The transfer loops wait for more: hand them nothing else, and a clock that moves.
+    local listening = session.phase == "listening"
     local ok, problem = pcall(function()
-      socket.queue = { { data, math.random() < 0.95 and PEER or "127.0.0.1:3" } }
+      socket.queue = { { data, math.random() < 0.95 and PEER or STRANGER } }
+      socket.sent = 0
       session:receive_all()
+      if listening and socket.sent > #data then
+        error(string.format("a listening host sent a stranger %d bytes for %d", socket.sent, #data))
+      end
       if session.phase == "running" and math.random() < 0.5 then
         session:frame_start()
         session:frame_end()

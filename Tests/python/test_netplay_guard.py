@@ -60,12 +60,23 @@ def test_spoofed_hellos_and_a_need_flood_get_back_no_more_than_they_sent_and_a_r
     try:
         assert host.wait_for("waiting for a player", 30), host.stderr()
         target = ("127.0.0.1", port)
+        # One at a time: no reply is larger than the datagram it answers.
+        probes = [hello_of(core, version, sha1, fnv(options), options, 1),
+                  hello_of(core, version, sha1, fnv(options), options, 1, cookie=os.urandom(16)),
+                  hello_of(core, version, sha1, fnv(options), b"", 1, protocol=2),
+                  header(1, 2) + b"\0\0\0",
+                  hello_of(b"x", b"", b"", 0, b"", 1)]
+        for probe in probes:
+            attacker.sendto(probe, target)
+            _, replies = drain(attacker, 0.6)  # past the host's half-second between refusals to one address
+            assert all(len(reply) <= len(probe) for reply in replies), (probe, replies)
         sent = received = 0
         for nonce in range(1, 301):
             for data in [hello_of(core, version, sha1, fnv(options), options, nonce),                  # no cookie
                          hello_of(core, version, sha1, fnv(options), options, nonce, cookie=os.urandom(16)),
                          hello_of(core, version, sha1, fnv(options), b"", nonce, protocol=2),         # old version
                          hello_of(b"x", b"", b"", 0, b"", nonce),                                    # a tiny hello
+                         header(1, 2) + b"\0\0\0",                                               # tiny, old version
                          need(nonce, list(range(64)))]:
                 try:
                     attacker.sendto(data, target)

@@ -351,8 +351,9 @@ function Session:refuse(to, reason, version, limit)
   if not self.refused[to] then self.refused_count = self.refused_count + 1 end
   self.refused[to] = now
   local head = string.pack(HEADER, MAGIC, version or netplay.PROTOCOL, T.refuse)
-  reason = reason:sub(1, math.min(1200, (limit or math.huge) - #head - 6))
-  if limit and #reason <= 0 then return end
+  local room = math.min(1200, (limit or math.huge) - #head - 6)
+  if room < 1 then return end
+  reason = reason:sub(1, room)
   self.socket:send(head .. string.pack("<I4s2", 0, reason), to)
 end
 
