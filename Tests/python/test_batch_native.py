@@ -170,20 +170,22 @@ def test_a_whole_step_in_one_call_agrees_for_every_action_kind(actions, scenario
 
 @pytest.mark.parametrize("bad", [[-1, 0], [0, 5], [0.0, np.nan], [0.5, 1.0], [[0, 1]], [0, 1, 2], ["a", "b"]],
                          ids=["negative", "past", "nan", "fraction", "shape", "count", "strings"])
-def test_bad_actions_raise_before_any_step_is_posted(bad, scenario, monkeypatch):
+@pytest.mark.parametrize("kind", ["vector", "pool"])
+def test_bad_actions_raise_before_any_step_is_posted(bad, kind, scenario, monkeypatch):
     monkeypatch.setenv("RETROLUA_NATIVE", "1")
-    envs = retrolua.make_vec(DODGE, 2, core="nestopia", scenario=scenario, actions=retrolua.env.DODGE_ACTIONS,
-                             obs="ram")
+    options = dict(core="nestopia", scenario=scenario, actions=retrolua.env.DODGE_ACTIONS, obs="ram")
+    envs = retrolua.make_vec(DODGE, 2, **options) if kind == "vector" else make_pool(DODGE, 2, **options)
+    step = envs.step if kind == "vector" else envs.send
     try:
         envs.reset(seed=0)
         envs.step(np.array([1, 2]))
-        assert envs._stepper._whole is not None
+        assert envs._stepper.whole.count == 1
         before = envs._region.requests.copy()
         with pytest.raises(ValueError):
-            envs.step(np.array(bad))
+            step(np.array(bad))
         assert (envs._region.requests == before).all()
-        envs.step(np.array([0, 1]))  # and the next good batch steps
-        assert (envs._region.requests == before + 1).all()
+        envs.step(np.array([0, 1]))  # and the next good batch steps, in one call
+        assert (envs._region.requests == before + 1).all() and envs._stepper.whole.count == 2
     finally:
         envs.close()
 

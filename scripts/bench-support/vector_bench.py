@@ -128,6 +128,10 @@ ours = {"vec1": retrolua.make_vec(rom, 1, **raw), "vec2": retrolua.make_vec(rom,
 # The trainer's per-batch work in C (retrolua._native: libRetroluaBatch.so beside the binary) unless it is
 # not found; the Python path beside it in the same run (RETROLUA_NATIVE=0 when the envs are made).
 native = _native.library() is not None
+# The C path as it was before the whole step in one call (retrolua._step): four calls and numpy per batch.
+ours.update({"c4_atari8": retrolua.make_vec(rom, 8, **atari), "c4_atari32": retrolua.make_vec(rom, 32, **atari)})
+for name in ("c4_atari8", "c4_atari32"):
+    ours[name]._whole_step = lambda stepper, actions: None
 os.environ["RETROLUA_NATIVE"] = "0"
 ours.update({"py_atari8": retrolua.make_vec(rom, 8, **atari), "py_atari32": retrolua.make_vec(rom, 32, **atari),
              "py_vec1": retrolua.make_vec(rom, 1, **raw)})
@@ -183,7 +187,11 @@ def fitted(eight, thirty_two):
 
 fixed, per_env = fitted("atari8", "atari32")
 print("%-34s %8.1f us a batch + %.1f us an env (preprocessed; from 8 and 32 emulators; %s; target <= 50 + 5)"
-      % ("trainer CPU, fitted", fixed, per_env, "C batch path" if native else "Python batch path: no libRetroluaBatch"))
+      % ("trainer CPU, fitted", fixed, per_env, "C batch path, one call a step" if native
+         else "Python batch path: no libRetroluaBatch"))
+four_fixed, four_per_env = fitted("c4_atari8", "c4_atari32")
+print("%-34s %8.1f us a batch + %.1f us an env (the same C library a call each to post, wait, read replies, infos)"
+      % ("  C path, four calls a batch", four_fixed, four_per_env))
 python_fixed, python_per_env = fitted("py_atari8", "py_atari32")
 print("%-34s %8.1f us a batch + %.1f us an env (RETROLUA_NATIVE=0, same run)"
       % ("  Python batch path", python_fixed, python_per_env))
