@@ -122,13 +122,12 @@ def assemble_infos(count: int, rows: Optional[np.ndarray], columns: Columns, cou
     return info
 
 
-def full_infos(columns: Columns, frames: np.ndarray, lags: np.ndarray, count: int) -> Dict[str, Any]:
-    """`assemble_infos` for a batch of every env, `frame` and `lag` arrays of its own (`count` envs)."""
-    marks = iter(np.ones((len(columns) + 2, count), dtype=bool))  # every `_key` at once: rows of one array
-    info: Dict[str, Any] = {"frame": frames, "_frame": next(marks), "lag": lags, "_lag": next(marks)}
+def full_infos(columns: Columns, frames: np.ndarray, lags: np.ndarray, everyone: np.ndarray) -> Dict[str, Any]:
+    """`assemble_infos` for a batch of every env (`everyone`: True for each), `frame` and `lag` arrays of its own."""
+    info: Dict[str, Any] = {"frame": frames, "_frame": everyone.copy(), "lag": lags, "_lag": everyone.copy()}
     for key, (values, present) in columns.items():
         if key not in COUNTERS:
-            info[key], info["_" + key] = values, next(marks) if present is None else present
+            info[key], info["_" + key] = values, everyone.copy() if present is None else present
     return info
 
 

@@ -36,7 +36,7 @@ class WholeStep:
         self._lengths, self._sizes = np.zeros(count, np.int64), np.zeros((count, 2), np.int64)
         for field in ("rewards", "terminated", "truncated", "frames", "lags", "lengths", "sizes"):
             setattr(batch, field, _at(getattr(self, "_" + field)))
-        self._space = first.action_space
+        self._space, self._everyone = first.action_space, np.ones(count, dtype=bool)
         self._shape = (count,) + tuple(self._space.shape)
         if first._masks is not None:  # Discrete: indices into the env's masks, checked in C
             self._table, self._actions, self._casting = first._masks, np.zeros(count, np.int64), "same_kind"
@@ -167,7 +167,7 @@ class WholeStep:
         if stepper._fresh:
             stepper.count_fresh(stepper._all, terminations)
         stepper._sizes = self._sizes
-        info = full_infos(self._columns(), self._frames.copy(), self._lags.copy(), batch.n)
+        info = full_infos(self._columns(), self._frames.copy(), self._lags.copy(), self._everyone)
         return self._rewards.copy(), terminations, self._truncated.copy(), info, bool(batch.copies and batch.sized)
 
     def _columns(self) -> Columns:
