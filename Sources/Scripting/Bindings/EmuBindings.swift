@@ -180,7 +180,7 @@ extension Bindings {
     }
 
     private static func emuIslagged(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        return call.returning(script.emulator.session.lastFrameLagged)
+        return call.returning(script.emulator.lastFrameLagged)
     }
 
     private static func emuPause(_ call: LuaCall, _ script: Script) throws -> Int32 {
