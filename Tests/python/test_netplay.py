@@ -1,7 +1,8 @@
 """Rollback netplay (lua/retrolua/netplay.lua) between two headless `retrolua run --netplay` processes:
 through a relay adding delay, jitter and loss both ways, 3,600 frames of seeded random input on each side
-end on the same state, RAM and picture; a side that writes its RAM is reported as a desync within one
-check interval; the handshake refuses other content, another core and core options that change emulation
+end on the same state, RAM and picture; a side that writes its RAM is reported as a desync in `ram` within
+one check interval and healed from the host's state (both then end identical), and one that keeps writing
+fails the run on both sides; the handshake refuses other content, another core and core options that change emulation
 (naming the option, both values and the fix, `--netplay-options host`, which then joins) while display-only
 options join, and the host keeps listening; a hostile peer (garbage, oversized datagrams,
 wrong nonces, replays, far-future frames, counts of 255, a flood) and a hostile host (a game of 2^31
@@ -198,36 +199,58 @@ def relay_sessions():
 
 # MARK: 2. forced desync
 
-def test_a_side_writing_its_ram_is_reported_as_a_desync_within_one_check_interval():
-    scripts = tempfile.mkdtemp(prefix="netplay-scripts-")
-    cheat = os.path.join(scripts, "cheat.lua")
-    with open(cheat, "w") as out:
+def ram_writer(directory, frames):
+    """A joiner's script adding 0x55 to RAM byte 0x10 at each of its frames in `frames` (a range)."""
+    path = os.path.join(directory, "cheat.lua")
+    with open(path, "w") as out:
         out.write("""
 local frames = 0
 event.on("frame_end", function()
   frames = frames + 1
-  if frames >= 600 then memory.write_u8(0x10, (memory.read_u8(0x10) + 0x55) % 256) end
+  if frames >= %d and frames < %d then memory.write_u8(0x10, (memory.read_u8(0x10) + 0x55) %% 256) end
 end)
-""")
-    host, joiner, _ = pair(dict(stop_after=1200, check_interval=60, timeout=5), join_script=cheat)
+""" % (frames.start, frames.stop))
+    return path
+
+
+def desync_session(frames, stop_after):
+    scripts = tempfile.mkdtemp(prefix="netplay-scripts-")
+    host, joiner, _ = pair(dict(stop_after=stop_after, check_interval=60, timeout=5),
+                           join_script=ram_writer(scripts, frames))
     try:
-        host_status, host_report, host_err = host.finish(90)
-        join_status, join_report, join_err = joiner.finish(90)
+        return host.finish(90), joiner.finish(90)
     finally:
         host.close()
         joiner.close()
         shutil.rmtree(scripts, ignore_errors=True)
-    reports = [host_report.get("results", {}), join_report.get("results", {})]
-    flagged = [r for r in reports if "netplay_desync_frame" in r]
-    assert flagged, (host_err, join_err)
-    for results in flagged:
-        # The joiner's script counts its frames from before the session began, so the writes start at
-        # session frame ≤ 600; the first check after them is at most one interval later.
-        assert 540 <= results["netplay_desync_frame"] <= 720, results
-        assert results["netplay_desync_here"] != results["netplay_desync_there"], results
-    assert "desync at frame" in host_err + join_err
-    assert host_report["results"]["netplay_state_hash"] != join_report["results"]["netplay_state_hash"]
+
+
+def test_a_forced_desync_is_named_healed_from_the_hosts_state_and_the_game_goes_on_identical():
+    # The writes last a few frames so a rollback's replay (which runs no script) cannot undo them all.
+    (host_status, host_report, host_err), (join_status, join_report, join_err) = desync_session(range(560, 566), 900)
+    here, there = host_report.get("results", {}), join_report.get("results", {})
     assert host_status == 0 and join_status == 0, (host_err, join_err)
+    for results in (here, there):
+        assert results["netplay_heals"] == 1, (here, there)
+        # The joiner's script counts its frames from before the session began: the writes end before
+        # session frame 566, and the first check after them is at most one interval later.
+        assert 480 <= results["netplay_desync_frame"] <= 660, results
+        assert results["netplay_desync_domains"] == "system_ram", results
+        assert results["netplay_heal_bytes"] > 0 and results["netplay_frames"] == 900, results
+    assert "desync at frame" in host_err and "in system_ram" in host_err, host_err
+    assert "healed the desync" in host_err + join_err
+    for key in ("netplay_state_hash", "netplay_ram_hash"):
+        assert here[key] == there[key], (key, here, there)
+    assert host_report["frame"]["hash"] == join_report["frame"]["hash"]
+
+
+def test_a_desync_that_comes_back_after_healing_fails_the_run_on_both_sides():
+    (host_status, host_report, host_err), (join_status, join_report, join_err) = desync_session(range(600, 10**6), 1500)
+    assert host_status != 0 and join_status != 0, (host_err, join_err)
+    here, there = host_report.get("results", {}), join_report.get("results", {})
+    assert "could not be healed" in here.get("netplay_end", "") + there.get("netplay_end", ""), (here, there)
+    assert here["netplay_heals"] == 1, here
+    assert here["netplay_frames"] < 1500 and there["netplay_frames"] < 1500, (here, there)
 
 
 def test_rollbacks_on_a_core_whose_states_keep_sound_bookkeeping_are_no_desync():

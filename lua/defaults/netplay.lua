@@ -19,7 +19,7 @@ if request.mode == "check" then
                                                  buttons = request.buttons })
 end
 
-local session, windowed, exiting
+local session, transport, windowed, exiting
 
 -- What the run reports at its end (`retrolua run --json` prints them under results): the counters,
 -- a desync's frame and hashes, and the hashes of the state and RAM the session ended on.
@@ -28,14 +28,18 @@ local function results()
   for key, value in pairs(session.stats) do out[key] = value end
   out.frames = session.frame
   if session.desync then
-    out.desync_frame, out.desync_here, out.desync_there =
-      session.desync.frame, session.desync.here, session.desync.there
+    out.desync_frame, out.desync_here, out.desync_there, out.desync_domains =
+      session.desync.frame, session.desync.here, session.desync.there, session.desync.domains
   end
   out.state_hash, out.ram_hash = savestate.create():hash(), memory.hash()
+  if transport then
+    for key, value in pairs(transport.counts) do out["relay_" .. key] = value end
+  end
   return out
 end
 
 local function ended(reason, failed)
+  if transport then transport:leave() end
   emu.result("netplay_end", reason)
   if session then
     for key, value in pairs(results()) do emu.result("netplay_" .. key, value) end
@@ -47,7 +51,16 @@ local options = { mode = request.mode, address = request.address, on_end = ended
 for key in pairs(netplay.defaults) do options[key] = settings[key] end
 if request.delay then options.delay = request.delay end
 if request.options then options.core_options = request.options end
-local ok, made = pcall(netplay.new, options)
+local ok, made = true, nil
+if request.relay then
+  -- Through a relay (`--netplay-relay`, `--netplay-room`): the room's transport is the session's socket.
+  local problem
+  transport, problem = require("retrolua.netplay_room").open({
+    role = request.mode, relay = request.relay, secret = request.room, sha1 = (emu.info().rom or {}).sha1 })
+  if transport then options.socket, options.address = transport, transport.peer end
+  ok, made = transport ~= nil, "netplay: " .. tostring(problem)
+end
+if ok then ok, made = pcall(netplay.new, options) end
 if not ok then
   emu.message(tostring(made))
   emu.result("netplay_end", tostring(made))
@@ -56,7 +69,10 @@ if not ok then
 end
 session = made
 
-if request.mode == "host" then
+if transport then
+  emu.message("netplay: " .. (request.mode == "host" and "hosting" or "joining") .. " room " .. transport.code ..
+              " at " .. request.relay)
+elseif request.mode == "host" then
   emu.message("netplay: hosting on port " .. session.socket:address():match(":(%d+)$") .. "; waiting for a player")
 else
   emu.message("netplay: joining " .. request.address)
@@ -89,11 +105,16 @@ if settings.show then
     end
     local text = string.format("netplay P%d  ping %d ms  rollback %d  delay %d", session.local_port,
                                math.floor(status.ping_ms + 0.5), shown_rollback, status.delay)
-    if status.desync then text = text .. "  DESYNC @" .. status.desync.frame end
+    local heal = status.last_heal
+    if status.healing and status.desync then
+      text = text .. "  DESYNC @" .. status.desync.frame
+    elseif heal and now - heal.at < 3 then
+      text = text .. "  healed @" .. heal.desync  -- a short note: the game goes on from the host's state
+    end
     local _, height = gui.surface_size("hud")
     local scale = gui.text_scale("hud")
     local _, text_height = gui.text_size(text, scale)
     gui.text(4 * scale, height - text_height - 4 * scale, text,
-             { surface = "hud", color = status.desync and "red" or "#80ff80", bg = "#00000080", scale = scale })
+             { surface = "hud", color = status.healing and "red" or "#80ff80", bg = "#00000080", scale = scale })
   end)
 end

@@ -7,7 +7,8 @@
 -- options that change emulation (retrolua.netplay_options); every `check_interval` frames both sides
 -- hash the confirmed frame's memory domains (retrolua.sync_state: a savestate's bytes can differ
 -- where the game does not — the time of day in gambatte's, sound bookkeeping in mGBA's Game Boy
--- states) and compare. The default
+-- states) and compare; a mismatch names the domains that differ and the host's state heals it
+-- (retrolua.netplay_heal). The default
 -- (lua/defaults/netplay.lua) drives a session from `--netplay`; a script with `--allow-net` can too:
 --
 --   local session = require("retrolua.netplay").new({ mode = "join", address = "192.0.2.7:55435" })
@@ -21,6 +22,7 @@
 local sync = require("retrolua.sync_state")
 local guard = require("retrolua.netplay_guard")
 local core_options = require("retrolua.netplay_options")
+local heal = require("retrolua.netplay_heal")
 
 local netplay = {}
 
@@ -30,7 +32,8 @@ netplay.PROTOCOL = 3
 local MAGIC = "RLNP"
 local HEADER = "<c4BB"
 local HEADER_SIZE = 6
-local T = { hello = 1, refuse = 2, welcome = 3, chunk = 4, need = 5, ready = 6, input = 7, bye = 8, cookie = 9 }
+local T = { hello = 1, refuse = 2, welcome = 3, chunk = 4, need = 5, ready = 6, input = 7, bye = 8, cookie = 9,
+            heal = 10, healed = 11 }
 local CHUNK = 1200            -- state bytes per datagram (under the socket's 1400)
 local NEED_MAX = 64           -- chunks asked for in one request
 local INPUTS_MAX = 32         -- inputs in one packet (more than delay + prediction ever leaves unacknowledged)
@@ -132,8 +135,8 @@ function netplay.new(options)
   self.identity = identity()
   self.started_at = net.clock()
   self.stats = { rollbacks = 0, rollback_frames = 0, max_rollback = 0, stall_frames = 0, stall_seconds = 0,
-                 ignored = 0, conflicts = 0, checks = 0, ping_ms = 0 }
-  self.ring, self.ring_frame, self.ring_digest = {}, {}, {}
+                 ignored = 0, conflicts = 0, checks = 0, ping_ms = 0, heals = 0, heal_ms = 0, heal_bytes = 0 }
+  self.ring, self.ring_frame, self.ring_digest, self.ring_domains = {}, {}, {}, {}
   self.ring_size = self.prediction + 2
   self.replay_input = {}
   return self
@@ -172,7 +175,9 @@ end
 function Session:finish(reason, failed)
   if self.phase == "ended" then return end
   if self.peer and self.nonce then
-    for _ = 1, 3 do self:send(packet(T.bye, "<I4s1", self.nonce, reason:sub(1, 200))) end
+    -- A trailing 1: a desync could not be healed, so the other side fails too.
+    local bye = packet(T.bye, "<I4s1", self.nonce, reason:sub(1, 200)) .. (self.unhealed and "\1" or "")
+    for _ = 1, 3 do self:send(bye) end
   end
   if self.slowed then emu.speed(1) end
   self.phase, self.ended_reason, self.failed = "ended", reason, failed or false
@@ -192,7 +197,7 @@ function Session:save_ring(frame)
   self.ring_frame[slot] = frame
   -- A check frame's hash is taken now, while the present is that frame: memory, or the state's bytes
   -- for a core without memory domains.
-  if frame % self.check_interval == 0 then self.ring_digest[slot] = self.digest(state) end
+  if frame % self.check_interval == 0 then self.ring_digest[slot], self.ring_domains[slot] = self.digest(state) end
   return state
 end
 
@@ -220,8 +225,7 @@ function Session:send_input()
                          math.max(-32768, math.min(32767, math.floor(self:advantage() + 0.5))), net.clock(),
                          self.echo, count) }
   for frame = first, self.local_count - 1 do parts[#parts + 1] = string.pack("<I2", self.local_in[frame]) end
-  local check = self.last_local_check
-  if check then parts[#parts + 1] = string.pack("<I4c40", check, self.local_hash[check]) end
+  parts[#parts + 1] = self:check_payload()
   self:send(table.concat(parts))
   self.last_sent = net.clock()
 end
@@ -277,22 +281,27 @@ function Session:handle(data, from)
     if self.phase == "sending" then self:begin() end  -- its first input says the joiner is ready
     if self.phase == "running" then self:on_input(data) end
   elseif kind == T.bye then
-    local _, reason = string.unpack("<I4s1", data, HEADER_SIZE + 1)
+    local _, reason, rest = string.unpack("<I4s1", data, HEADER_SIZE + 1)
+    self.unhealed = self.unhealed or data:byte(rest) == 1
     if self.stop_after > 0 and self.remote_count >= self.stop_after then
       self.peer_finished = true  -- it finished first; every input to the end is here: play on to it
     else
-      self:finish("the other player left (" .. reason:gsub("[%c]", "?") .. ")", false)
+      self:finish("the other player left (" .. reason:gsub("[%c]", "?") .. ")", self.unhealed)
     end
   elseif kind == T.cookie and self.phase == "hello" then
     self:on_cookie(data)
   elseif kind == T.welcome and self.phase == "hello" then
     self:on_welcome(data)
-  elseif kind == T.chunk and self.phase == "receiving" then
+  elseif kind == T.chunk and (self.phase == "receiving" or self.parts) then
     self:on_chunk(data)
-  elseif kind == T.need and self.phase == "sending" then
+  elseif kind == T.need and (self.phase == "sending" or self.healing) then
     self:on_need(data)
   elseif kind == T.ready and self.phase == "sending" then
     self:begin()
+  elseif kind == T.heal and self.phase == "running" and self.mode == "join" then
+    self:on_heal(data)
+  elseif kind == T.healed and self.healing then
+    self:on_healed(data)
   else
     self.stats.ignored = self.stats.ignored + 1
   end
@@ -331,14 +340,7 @@ function Session:on_input(data)
     local ping = (now - echo) * 1000
     self.stats.ping_ms = self.stats.ping_ms == 0 and ping or self.stats.ping_ms * 0.9 + ping * 0.1
   end
-  local rest = position + 2 * count
-  if #data >= rest + 43 then
-    local frame, hash = string.unpack("<I4c40", data, rest)
-    if frame % self.check_interval == 0 and frame <= horizon and not self.remote_hash[frame] then
-      self.remote_hash[frame] = hash
-      self:compare(frame)
-    end
-  end
+  self:read_check(data, position + 2 * count, horizon)
 end
 
 -- MARK: the handshake
@@ -561,6 +563,7 @@ end
 
 -- Loads the state of the first mispredicted frame and replays to the present on the inputs now known.
 function Session:roll_back()
+  self:apply_heal()
   local wrong = self.first_wrong
   self.first_wrong = nil
   if not wrong or wrong >= self.frame then return end
@@ -591,6 +594,9 @@ function Session:check_confirmed()
     local state = self:ring_state(frame)
     if state then
       self.local_hash[frame] = self.ring_digest[frame % self.ring_size]
+      self.local_domains = self.local_domains or {}
+      self.local_domains[frame] = self.ring_domains[frame % self.ring_size]
+      self.local_domains[frame - 8 * self.check_interval] = nil
       self.last_local_check = frame
       self.local_hash[frame - 8 * self.check_interval] = nil
       self.remote_hash[frame - 8 * self.check_interval] = nil
@@ -599,17 +605,6 @@ function Session:check_confirmed()
     frame = frame + self.check_interval
   end
   self.next_check = frame
-end
-
-function Session:compare(frame)
-  local here, there = self.local_hash[frame], self.remote_hash[frame]
-  if not here or not there then return end
-  self.stats.checks = self.stats.checks + 1
-  if here ~= there and not self.desync then
-    self.desync = { frame = frame, here = here, there = there }
-    self.on_message(string.format("netplay: desync at frame %d (here %s, %s %s)", frame, here:sub(1, 12),
-                                  self.mode == "host" and "joiner" or "host", there:sub(1, 12)))
-  end
 end
 
 -- Waits (sending and receiving) while the game may not go on: more than `prediction` frames past the
@@ -696,6 +691,8 @@ function Session:frame_end()
      and not self:ring_state(self.frame) then
     self:save_ring(self.frame)
   end
+  if self.heal_due then self:heal() end
+  if self.phase ~= "running" then return end
   self:wait_for_peer()
   self:check_confirmed()
   -- The inputs again half a frame after frame_start's packet: one lost datagram then costs no frame.
@@ -726,11 +723,16 @@ function Session:linger()
   end
 end
 
---- What the OSD shows: `{phase=, ping_ms=, rollback= (frames of the last rollback), delay=, frame=}`.
+--- What the OSD shows: `{phase=, ping_ms=, delay=, frame=, peer=, desync= (the first), healing= (a desync
+--- not healed yet), last_heal= ({desync=, frame=, at=}), stats=}`.
 function Session:status()
   return { phase = self.phase, ping_ms = self.stats.ping_ms, delay = self.delay, frame = self.frame,
-           peer = self.peer, desync = self.desync, stats = self.stats }
+           peer = self.peer, desync = self.desync, stats = self.stats, last_heal = self.last_heal,
+           healing = (self.heal_due or self.awaiting_heal or self.pending_heal) and true or false }
 end
+
+heal.install(Session, { packet = packet, kinds = T, chunk = CHUNK, state_max = STATE_MAX, history = HISTORY,
+                       future = FUTURE, need_max = NEED_MAX, header_size = HEADER_SIZE })
 
 netplay.Session = Session
 return netplay

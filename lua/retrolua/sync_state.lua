@@ -38,12 +38,18 @@ local function digest40(text)
   return table.concat(parts)
 end
 
---- One digest (40 hex digits) of every hashed memory domain now.
+--- The names of the domains `sync.memory()` hashes, in its order.
+function sync.domain_names()
+  domain_names = domain_names or hashed_domains()
+  return domain_names
+end
+
+--- One digest (40 hex digits) of every hashed memory domain now, and the domains' hashes it joins.
 function sync.memory_digest()
   local hashes, names = sync.memory()
   local joined = {}
   for index, name in ipairs(names) do joined[index] = name .. "=" .. hashes[name] end
-  return digest40(table.concat(joined, "\n"))
+  return digest40(table.concat(joined, "\n")), hashes
 end
 
 --- The hashed domains that differ between two `sync.memory()` tables, as a list of names.
