@@ -21,6 +21,10 @@ public struct NetplayRequest: Sendable, Equatable {
     public var delay: Int?
     /// `--netplay-options host`: a joiner takes the host's deciding core options (nil: refused on a difference).
     public var options: String?
+    /// `--netplay-room`: the secret that names the room on a relay and keys its packets (nil: no relay).
+    public var room: String?
+    /// `--netplay-relay`: the relay's `HOST:PORT` both players dial out to.
+    public var relay: String?
     /// `netplay-check`: frames to run and frames rolled back each one.
     public var frames: Int?
     public var rollback: Int?

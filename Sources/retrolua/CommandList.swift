@@ -15,7 +15,7 @@ enum CommandList {
         [
             RunCommand.spec, AttachCommand.spec, McpCommand.spec, CoresCommand.spec, InfoCommand.spec,
             PathsCommand.spec,
-            MovieCommand.spec, BatchCommand.spec, NetplayCheckCommand.spec,
+            MovieCommand.spec, BatchCommand.spec, NetplayCheckCommand.spec, NetplayRelayCommand.spec,
             DocsCommand.spec, CompletionsCommand.spec, ManCommand.spec, versionSpec, helpSpec,
         ]
     }

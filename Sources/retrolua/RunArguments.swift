@@ -145,7 +145,10 @@ enum RunArguments {
         var raw = raw
         var index = 0
         while index + 1 < raw.count {
-            let joined = raw[index] == "--netplay" && raw[index + 1] == "join" && index + 2 < raw.count
+            // A relay's join names no ADDRESS: an option after `join` is not one.
+            let joined =
+                raw[index] == "--netplay" && raw[index + 1] == "join" && index + 2 < raw.count
+                && !raw[index + 2].hasPrefix("-")
             if joined || raw[index] == "--netplay=join" && !raw[index + 1].hasPrefix("-") {
                 let valueIndex = joined ? index + 1 : index
                 raw[valueIndex] = (joined ? "join" : "--netplay=join") + " " + raw[valueIndex + 1]
@@ -218,13 +221,18 @@ enum RunArguments {
         }
         guard let value = args.value("netplay") else {
             if delay != nil { throw Arguments.UsageError(description: "--netplay-delay applies to --netplay") }
+            try NetplayRoomArguments.refuseWithoutNetplay(args)
             if coreOptions != nil {
                 throw Arguments.UsageError(description: "--netplay-options applies to --netplay join")
             }
             return
         }
-        do { options.netplay = try NetplayRequest.parse(value) } catch {
-            throw Arguments.UsageError(description: error.description)
+        if let relayed = try NetplayRoomArguments.request(value, args) {
+            options.netplay = relayed
+        } else {
+            do { options.netplay = try NetplayRequest.parse(value) } catch {
+                throw Arguments.UsageError(description: error.description)
+            }
         }
         if coreOptions != nil && options.netplay?.mode != .join {
             throw Arguments.UsageError(description: "--netplay-options applies to --netplay join")

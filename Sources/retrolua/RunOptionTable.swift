@@ -174,6 +174,15 @@ extension RunCommand {
                         "netplay", "host[:PORT]|join ADDRESS",
                         "host a session on UDP port PORT (default \(NetplayRequest.defaultPort)) or join the host at "
                             + "ADDRESS (HOST[:PORT]); loads the netplay default, headless too"),
+                    Option(
+                        "netplay-relay", "HOST[:PORT]",
+                        "meet through this relay (`retrolua netplay-relay`, default port "
+                            + "\(NetplayRelayDefaults.port)) instead: both players dial out, no port to open; "
+                            + "with --netplay host or --netplay join (no ADDRESS) and --netplay-room"),
+                    Option(
+                        "netplay-room", "SECRET",
+                        "the secret both players share: with the content's SHA-1 it names the room on the relay "
+                            + "and keys every packet, which the relay can neither read the secret from nor forge"),
                     Option("netplay-delay", "N", "frames of input delay, 0…8 (default 2)"),
                     Option(
                         "netplay-options", "host",

@@ -107,8 +107,11 @@ final class PythonPackageTests: XCTestCase {
     /// Tests/python/test_netplay.py: rollback netplay between two headless runs — seeded random input
     /// through a relay with delay, jitter and loss ends on the same state; a forced desync is reported;
     /// the handshake refuses other content, core and options; hostile peers and hosts; kill -9 of a joiner;
-    /// test_netplay_guard.py: no amplification (spoofed hellos and need floods).
-    func testNetplayOverARelay() throws { try pytest(Fixtures.python, ["test_netplay.py", "test_netplay_guard.py"]) }
+    /// test_netplay_guard.py: no amplification (spoofed hellos and need floods); test_netplay_room.py: two players
+    /// meet in a room of `retrolua netplay-relay`; strangers, forged, reflected and replayed packets are dropped.
+    func testNetplayOverARelay() throws {
+        try pytest(Fixtures.python, ["test_netplay.py", "test_netplay_guard.py", "test_netplay_room.py"])
+    }
 
     private func pytest(_ python: String, _ files: [String]) throws {
         let result = try Fixtures.cli(

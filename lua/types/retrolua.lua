@@ -1234,7 +1234,7 @@ net = {}
 ---@return string?
 function net.udp(options) end
 
---- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, options= ("host": take the host's deciding core options), frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the default's own), or nil.
+--- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, options= ("host": take the host's deciding core options), room= (the room's secret), relay= (the relay's HOST:PORT), frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the default's own), or nil.
 ---@return table?
 function net.netplay() end
 
@@ -1242,6 +1242,12 @@ function net.netplay() end
 ---@param text string
 ---@return string
 function net.cookie(text) end
+
+--- HMAC-SHA-256 of `text` under `key` (32 bytes): keys and signatures both players derive from a secret they share (netplay's rooms: the room's id and the key that signs each packet).
+---@param key string
+---@param text string
+---@return string
+function net.hmac(key, text) end
 
 --- Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything.
 ---@return number

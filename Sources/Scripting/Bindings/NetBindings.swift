@@ -37,7 +37,8 @@ extension Bindings {
                     """
                     The session the command line asked for, for the netplay default: `{mode= ("host", "join" \
                     or "check"), address=, delay=, options= ("host": take the host's deciding core options), \
-                    frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the default's own), or nil.
+                    room= (the room's secret), relay= (the relay's HOST:PORT), frames=, rollback=, buttons= (a \
+                    RetroPad mask)}` (absent fields: the default's own), or nil.
                     """
             ) { run($0, $1, netNetplay) },
             LuaFunction(
@@ -49,6 +50,14 @@ extension Bindings {
                     (netplay's hello; hash the address with a coarse time so old cookies expire).
                     """
             ) { run($0, $1, netCookie) },
+            LuaFunction(
+                "hmac", "key: string, text: string", returns: "string",
+                doc:
+                    """
+                    HMAC-SHA-256 of `text` under `key` (32 bytes): keys and signatures both players derive from \
+                    a secret they share (netplay's rooms: the room's id and the key that signs each packet).
+                    """
+            ) { run($0, $1, netHMAC) },
             LuaFunction(
                 "clock", returns: "number",
                 doc: "Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything."
@@ -143,11 +152,13 @@ extension Bindings {
             call.pushNil()
             return 1
         }
-        call.newTable(fields: 7)
+        call.newTable(fields: 9)
         call.set("mode", request.mode.rawValue)
         call.set("address", request.address)
         if let delay = request.delay { call.set("delay", delay) }
         if let options = request.options { call.set("options", options) }
+        if let room = request.room { call.set("room", room) }
+        if let relay = request.relay { call.set("relay", relay) }
         if let frames = request.frames { call.set("frames", frames) }
         if let rollback = request.rollback { call.set("rollback", rollback) }
         if let buttons = request.buttons { call.set("buttons", buttons) }
@@ -157,6 +168,12 @@ extension Bindings {
     private static func netCookie(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let text = try call.bytes(1, "text")
         AddressCookie.of(Array(text)).withUnsafeBytes { call.push(bytes: $0) }
+        return 1
+    }
+
+    private static func netHMAC(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let key = try call.bytes(1, "key"), text = try call.bytes(2, "text")
+        KeyedHash.hmacSHA256(key: Array(key), message: Array(text)).withUnsafeBytes { call.push(bytes: $0) }
         return 1
     }
 
