@@ -43,6 +43,7 @@ ATARI = dict(obs="screen", grayscale=True, resize=(84, 84), frame_stack=4, max_p
              sticky_actions=0.25, frameskip=4)
 CASES = [("vector", dict(obs="screen")), ("vector", dict(obs="ram")), ("vector", dict(obs="both")),
          ("vector", dict(obs="screen", crop=(8, 16, 200, 180))), ("vector", ATARI),
+         ("vector", dict(obs="screen", resize=(64, 48), frame_stack=2)),
          ("vector", dict(obs="ram", copy=False)), ("pool", dict(obs="screen")),
          ("pool", dict(obs="both", autoreset_mode="SameStep")), ("pool", ATARI), ("pool-async", dict(obs="ram"))]
 

@@ -5,9 +5,10 @@
 
 /* The trainer's side of the batch door (python/retrolua/_batch.py has the layout; Sources/Control/
  * ControlBatchLane.swift is the emulators' side), loaded by python/retrolua/_native.py with ctypes:
- * a batch's per-lane work in one call each instead of numpy and Python per environment. `base` is the
+ * a batch's per-lane work in one call each instead of numpy and Python per environment, or a whole step of
+ * every lane in one (rb_step, python/retrolua/_step.py). `base` is the
  * region's first byte, `stride` a lane's size; `lanes` (n of them) name lanes, row r of every output
- * being lanes[r]'s. Nothing here allocates or keeps state. */
+ * being lanes[r]'s. Nothing here allocates or keeps state (rb_step's lives in the caller's rb_batch). */
 
 /// The version of this interface (3: rb_step): python/retrolua/_native.py loads only the one it was written for.
 int32_t rb_version(void);
