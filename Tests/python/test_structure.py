@@ -74,14 +74,22 @@ def test_the_package_modules_import_one_another_without_a_circle():
 
 
 def _private_members(module, class_name):
-    """The `_`-names (not dunders) a class defines: its methods and the attributes it sets on self."""
+    """The `_`-names (not dunders) a class defines, or a base class of it in the package: its methods and
+    the attributes it sets on self or declares."""
     (cls,) = [node for node in _tree(module).body if isinstance(node, ast.ClassDef) and node.name == class_name]
     names = set()
+    for base in cls.bases:
+        for other in MODULES:
+            if isinstance(base, ast.Name) and any(isinstance(node, ast.ClassDef) and node.name == base.id
+                                                  for node in _tree(other).body):
+                names |= _private_members(other, base.id)
     for node in ast.walk(cls):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             names.add(node.name)
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
             names.add(node.attr)
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+            names.add(node.target.id)
     return {name for name in names if name.startswith("_") and not name.endswith("__")}
 
 
