@@ -421,31 +421,24 @@ local function emit_lean(ctx, emit, cond, st, label, can_skip, sticky)
   return jumped
 end
 
--- One condition set.  Sets the enclosing function's is_true, is_primed,
--- is_paused, cmv (measured value or nil), cmh (measured from hits), and the
--- unit-wide was_reset, has_hits, was_cond_reset.
-local function emit_group(ctx, emit, set, g, info)
-  local conds = {}
-  local flags = {}
-  for _, cond in ipairs(set.conds) do
-    if evaluated(cond) then
-      flags[cond.flag] = true
-    end
-  end
-  local byclass = {}
+-- A set's evaluated conditions: all of them in order, the flags they use,
+-- and by class (in parse.CLASS_ORDER's order of evaluation).
+local function group_conditions(set)
+  local conds, flags, byclass = {}, {}, {}
   for _, cls in ipairs(parse.CLASS_ORDER) do byclass[cls] = {} end
   for _, cond in ipairs(set.conds) do
     if evaluated(cond) then
+      flags[cond.flag] = true
       local list = byclass[cond.class]
       list[#list + 1] = cond
       conds[#conds + 1] = cond
     end
   end
-  if #conds == 0 then return end
+  return conds, flags, byclass
+end
 
-  local label = "done_" .. g
-  local used_label = false
-  emit("do")
+-- The group's locals its flags need (AndNext, OrNext, ResetNextIf, AddHits/SubHits, MeasuredIf).
+local function emit_group_locals(emit, flags)
   local decl, init = {}, {}
   if flags.N then decl[#decl + 1] = "and_next"; init[#init + 1] = "true" end
   if flags.O then decl[#decl + 1] = "or_next"; init[#init + 1] = "false" end
@@ -453,115 +446,143 @@ local function emit_group(ctx, emit, set, g, info)
   if flags.C or flags.D then decl[#decl + 1] = "add_hits"; init[#init + 1] = "0" end
   if flags.Q then decl[#decl + 1] = "can_measure"; init[#init + 1] = "true" end
   if #decl > 0 then emit("local %s = %s", concat(decl, ", "), concat(init, ", ")) end
+end
 
-  local st = { an = false, on = false, rn = false, ah = false }
-  local function merge(a, b)
-    return { an = a.an or b.an, on = a.on or b.on, rn = a.rn or b.rn, ah = a.ah or b.ah }
+-- A Measured condition with a hit target: its value is the hit count (AddHits included).
+local function emit_measured_hits(ctx, emit, cond, st)
+  local rn = st.rn
+  emit_condition(ctx, emit, cond, st, false)
+  if st.ah then
+    emit("local t = H[%d] + add_hits; if t < 0 then t = 0 end; add_hits = 0", cond.hit)
+  else
+    emit("local t = H[%d]", cond.hit)
   end
+  emit("c = (t >= %d)", cond.req)
+  emit("if not c then is_true = false; is_primed = false end")
+  emit("cmv = t; cmh = true")
+  if rn then emit("reset_next = false") end
+  st.ah, st.rn = false, false
+end
 
+-- What a combining flag stores once its condition is evaluated, and the state it sets.
+local COMBINE_INTO = { Z = { "reset_next", "rn" }, N = { "and_next", "an" }, O = { "or_next", "on" } }
+
+-- One condition with its hit count kept (rc_condset's full evaluation).
+-- Returns true when it emitted a jump to the group's end label.
+local function emit_full(ctx, emit, cond, st, label)
+  local flag = cond.flag
+  local jumped = false
+  emit("do")
+  if flag == "" then
+    emit_condition(ctx, emit, cond, st, true)
+    emit("if not c then is_true = false; is_primed = false end")
+  elseif flag == "P" then
+    emit_condition(ctx, emit, cond, st, true)
+    emit("if c then is_paused = true; is_true = false; is_primed = false; goto %s", label)
+    if cond.req == 0 then emit("else H[%d] = 0", cond.hit) end
+    emit("end")
+    jumped = true
+  elseif flag == "R" then
+    emit_condition(ctx, emit, cond, st, true)
+    emit("if c then is_true = false; is_primed = false; was_reset = true end")
+  elseif flag == "T" then
+    emit_condition(ctx, emit, cond, st, true)
+    emit("if not c then is_true = false end")
+  elseif flag == "M" and cond.req ~= 0 then
+    emit_measured_hits(ctx, emit, cond, st)
+  elseif flag == "M" then
+    emit_condition(ctx, emit, cond, st, true)
+    emit("if not c then is_true = false; is_primed = false end")
+    emit("cmv = %s; cmh = false", (expr(ctx, cond.op1)))
+  elseif flag == "Q" then
+    emit_condition(ctx, emit, cond, st, true)
+    emit("if not c then is_true = false; is_primed = false; can_measure = false end")
+  elseif flag == "C" or flag == "D" then
+    local rn = st.rn
+    emit_condition(ctx, emit, cond, st, false)
+    emit("add_hits = add_hits %s H[%d]", flag == "C" and "+" or "-", cond.hit)
+    if rn then emit("reset_next = false") end
+    st.rn = false
+    st.ah = true
+  elseif COMBINE_INTO[flag] then
+    local var, state = COMBINE_INTO[flag][1], COMBINE_INTO[flag][2]
+    emit_condition(ctx, emit, cond, st, false)
+    emit("%s = c", var)
+    st[state] = true
+  end
+  emit("end")
+  return jumped
+end
+
+-- What a class of conditions is wrapped in once a ResetIf may have fired:
+-- hit targets are not counted, Measured counts restart, the rest is only
+-- evaluated while the set can still be true.  Returns true when it opened a block.
+local function emit_class_guard(emit, cls, list, info)
+  if not info.has_reset then return false end
+  if cls == "hittarget" then
+    emit("if not was_reset then")
+    return true
+  elseif cls == "measured" then
+    local zero = {}
+    for _, cond in ipairs(list) do zero[#zero + 1] = format("H[%d] = 0", cond.hit) end
+    emit("if was_reset then %s end", concat(zero, "; "))
+  elseif cls == "other" then
+    emit("if is_true or not was_reset then")
+    return true
+  end
+  return false
+end
+
+-- One class's conditions.  Returns true when it emitted a jump to `label`.
+local function emit_class(ctx, emit, cls, list, st, info, label, evaluated_before)
+  local used_label = false
+  local last_target = 0 -- the last condition of the class with a hit target
+  for idx, cond in ipairs(list) do if cond.req ~= 0 then last_target = idx end end
+  for idx, cond in ipairs(list) do
+    local flag = cond.flag
+    -- semantically invisible short-circuit (see emit_trigger): once the set
+    -- is not primed (so not true either), the remaining "other" conditions
+    -- can be skipped if none of them has a hit target
+    local can_skip = false
+    if cls == "other" and info.short_circuit then
+      can_skip = idx > last_target
+      if can_skip and idx == 1 and evaluated_before then
+        emit("if not is_primed%s then goto %s end", info.mode == "sticky" and " and sticky" or "", label)
+        used_label = true
+      end
+    end
+    local jumped
+    if info.mode ~= "full" and cond.req == 0 and flag ~= "C" and flag ~= "D"
+        and not (flag == "P" and info.mode == "sticky") then
+      jumped = emit_lean(ctx, emit, cond, st, label, can_skip, info.mode == "sticky")
+    else
+      jumped = emit_full(ctx, emit, cond, st, label)
+    end
+    used_label = used_label or jumped
+    if not COMBINING[flag] then st.an, st.on = false, false end
+  end
+  return used_label
+end
+
+-- One condition set.  Sets the enclosing function's is_true, is_primed,
+-- is_paused, cmv (measured value or nil), cmh (measured from hits), and the
+-- unit-wide was_reset, has_hits, was_cond_reset.
+local function emit_group(ctx, emit, set, g, info)
+  local conds, flags, byclass = group_conditions(set)
+  if #conds == 0 then return end
+  local label = "done_" .. g
+  local used_label = false
+  emit("do")
+  emit_group_locals(emit, flags)
+  local st = { an = false, on = false, rn = false, ah = false }
   local evaluated_before = false
   for _, cls in ipairs(parse.CLASS_ORDER) do
     local list = byclass[cls]
     if #list > 0 then
       local before = { an = st.an, on = st.on, rn = st.rn, ah = st.ah }
-      local last_target = 0 -- the last condition of the class with a hit target
-      for idx, cond in ipairs(list) do if cond.req ~= 0 then last_target = idx end end
-      local guarded = false
-      if cls == "hittarget" and info.has_reset then
-        emit("if not was_reset then")
-        guarded = true
-      elseif cls == "measured" then
-        if info.has_reset then
-          local zero = {}
-          for _, cond in ipairs(list) do zero[#zero + 1] = format("H[%d] = 0", cond.hit) end
-          emit("if was_reset then %s end", concat(zero, "; "))
-        end
-      elseif cls == "other" and info.has_reset then
-        emit("if is_true or not was_reset then")
-        guarded = true
-      end
-
-      for idx, cond in ipairs(list) do
-        local flag = cond.flag
-        -- semantically invisible short-circuit (see emit_trigger): once the set
-        -- is not primed (so not true either), the remaining "other" conditions
-        -- can be skipped if none of them has a hit target
-        local can_skip = false
-        if cls == "other" and info.short_circuit then
-          can_skip = idx > last_target
-          if can_skip and idx == 1 and evaluated_before then
-            emit("if not is_primed%s then goto %s end", info.mode == "sticky" and " and sticky" or "", label)
-            used_label = true
-          end
-        end
-        if info.mode ~= "full" and cond.req == 0 and flag ~= "C" and flag ~= "D"
-            and not (flag == "P" and info.mode == "sticky") then
-          if emit_lean(ctx, emit, cond, st, label, can_skip, info.mode == "sticky") then used_label = true end
-        else
-        emit("do")
-        if flag == "" then
-          emit_condition(ctx, emit, cond, st, true)
-          emit("if not c then is_true = false; is_primed = false end")
-        elseif flag == "P" then
-          emit_condition(ctx, emit, cond, st, true)
-          emit("if c then is_paused = true; is_true = false; is_primed = false; goto %s", label)
-          if cond.req == 0 then emit("else H[%d] = 0", cond.hit) end
-          emit("end")
-          used_label = true
-        elseif flag == "R" then
-          emit_condition(ctx, emit, cond, st, true)
-          emit("if c then is_true = false; is_primed = false; was_reset = true end")
-        elseif flag == "T" then
-          emit_condition(ctx, emit, cond, st, true)
-          emit("if not c then is_true = false end")
-        elseif flag == "M" then
-          if cond.req == 0 then
-            emit_condition(ctx, emit, cond, st, true)
-            emit("if not c then is_true = false; is_primed = false end")
-            emit("cmv = %s; cmh = false", (expr(ctx, cond.op1)))
-          else
-            local rn = st.rn
-            emit_condition(ctx, emit, cond, st, false)
-            if st.ah then
-              emit("local t = H[%d] + add_hits; if t < 0 then t = 0 end; add_hits = 0", cond.hit)
-            else
-              emit("local t = H[%d]", cond.hit)
-            end
-            emit("c = (t >= %d)", cond.req)
-            emit("if not c then is_true = false; is_primed = false end")
-            emit("cmv = t; cmh = true")
-            if rn then emit("reset_next = false") end
-            st.ah, st.rn = false, false
-          end
-        elseif flag == "Q" then
-          emit_condition(ctx, emit, cond, st, true)
-          emit("if not c then is_true = false; is_primed = false; can_measure = false end")
-        elseif flag == "C" or flag == "D" then
-          local rn = st.rn
-          emit_condition(ctx, emit, cond, st, false)
-          emit("add_hits = add_hits %s H[%d]", flag == "C" and "+" or "-", cond.hit)
-          if rn then emit("reset_next = false") end
-          st.rn = false
-          st.ah = true
-        elseif flag == "Z" then
-          emit_condition(ctx, emit, cond, st, false)
-          emit("reset_next = c")
-          st.rn = true
-        elseif flag == "N" then
-          emit_condition(ctx, emit, cond, st, false)
-          emit("and_next = c")
-          st.an = true
-        elseif flag == "O" then
-          emit_condition(ctx, emit, cond, st, false)
-          emit("or_next = c")
-          st.on = true
-        end
-        emit("end")
-        end
-        if not COMBINING[flag] then st.an, st.on = false, false end
-      end
-
-      if cls == "measured" and (flags.M) then
+      local guarded = emit_class_guard(emit, cls, list, info)
+      if emit_class(ctx, emit, cls, list, st, info, label, evaluated_before) then used_label = true end
+      if cls == "measured" and flags.M then
         if flags.Q then
           emit("if cmv ~= nil and (not can_measure or (cmh and was_reset)) then cmv = 0 end")
         elseif info.has_reset then
@@ -570,7 +591,8 @@ local function emit_group(ctx, emit, set, g, info)
       end
       if guarded then
         emit("end")
-        st = merge(st, before)
+        -- a guarded class may not have run: what it cleared may still be pending
+        st.an, st.on, st.rn, st.ah = st.an or before.an, st.on or before.on, st.rn or before.rn, st.ah or before.ah
       end
       evaluated_before = true
     end
