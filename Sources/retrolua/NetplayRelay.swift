@@ -52,6 +52,8 @@ final class NetplayRelay {
     /// A seat whose occupant has been silent this long goes to a new player (one that restarted).
     static let takeover = 5.0
     static let maxRooms = 4096
+    /// Seats one host (an IP address, whatever its ports) may hold, so one machine cannot take every room.
+    static let seatsPerHost = 64
     static let rate = 4.0 * 1_048_576
     static let burst = 256.0 * 1024
     static let cookieEpoch = 30.0
@@ -60,6 +62,7 @@ final class NetplayRelay {
     private(set) var counters = Counters()
     private var rooms: [[UInt8]: [Member?]] = [:]
     private var seats: [String: (room: [UInt8], slot: Int)] = [:]
+    private var hostSeats: [String: Int] = [:]
     private let log: (String) -> Void
 
     init(socket: DatagramSocket, log: @escaping (String) -> Void) {
@@ -121,8 +124,10 @@ final class NetplayRelay {
             return
         }
         if let seat = seats[from], seat.room != room || seat.slot != slot { leave(from, reason: "moved") }
-        guard var members = rooms[room] ?? (rooms.count < Self.maxRooms ? [nil, nil] : nil) else {
-            counters.dropped += 1
+        guard var members = rooms[room] ?? (rooms.count < Self.maxRooms ? [nil, nil] : nil),
+            seats[from] != nil || hostSeats[Self.host(of: from), default: 0] < Self.seatsPerHost
+        else {
+            reply(RelayWire.header(.full), to: from, answering: bytes.count)
             return
         }
         if let occupant = members[slot], occupant.address != from {
@@ -130,14 +135,15 @@ final class NetplayRelay {
                 reply(RelayWire.header(.full), to: from, answering: bytes.count)
                 return
             }
-            seats[occupant.address] = nil
-            members[slot] = nil
+            leave(occupant.address, reason: "was replaced")
+            members = rooms[room] ?? [nil, nil]
         }
         let arrived = members[slot] == nil
         var member = members[slot] ?? Member(address: from, lastHeard: time, tokens: Self.burst, refilled: time)
         member.lastHeard = time
         members[slot] = member
         rooms[room] = members
+        if seats[from] == nil { hostSeats[Self.host(of: from), default: 0] += 1 }
         seats[from] = (room, slot)
         let present = members.compactMap { $0 }.count
         if arrived {
@@ -176,7 +182,10 @@ final class NetplayRelay {
     }
 
     private func leave(_ address: String, reason: String) {
-        guard let seat = seats.removeValue(forKey: address), var members = rooms[seat.room] else { return }
+        guard let seat = seats.removeValue(forKey: address) else { return }
+        let host = Self.host(of: address), held = hostSeats[host, default: 1]
+        hostSeats[host] = held > 1 ? held - 1 : nil
+        guard var members = rooms[seat.room] else { return }
         members[seat.slot] = nil
         let present = members.compactMap { $0 }.count
         rooms[seat.room] = present == 0 ? nil : members
@@ -190,6 +199,12 @@ final class NetplayRelay {
             return time - member.lastHeard > Self.silence
         }
         for address in silent.keys { leave(address, reason: "went silent") }
+    }
+
+    /// `HOST` of `HOST:PORT` or `[V6]:PORT`.
+    static func host(of address: String) -> String {
+        guard let colon = address.lastIndex(of: ":") else { return address }
+        return String(address[..<colon])
     }
 
     /// A reply to an address, never larger than the datagram it answers (the rule of netplay_guard).

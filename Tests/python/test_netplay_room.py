@@ -212,12 +212,46 @@ def test_a_strangers_packets_to_the_relay_are_not_passed_on_and_get_back_no_more
     assert status == 143, text
 
 
-def seated_or_full(sock, relay, room):
+def test_one_machine_holds_at_most_64_seats_of_the_relay():
+    relay = Relay()
+    sockets = []
+    try:
+        for _ in range(65):
+            sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        answers = [seated_or_full(sock, relay.address, os.urandom(16), seat=1) for sock in sockets]
+        assert all(answer == rheader(ROOM) + b"\1" for answer in answers[:64]), answers[:64]
+        assert answers[64] == rheader(FULL), answers[64]
+        # A seat given back is a seat free for the same machine.
+        sockets[0].sendto(rheader(LEAVE), relay.address)
+        time.sleep(0.2)
+        assert seated_or_full(sockets[64], relay.address, os.urandom(16), seat=1) == rheader(ROOM) + b"\1"
+    finally:
+        for sock in sockets:
+            sock.close()
+        relay.stop()
+
+
+def test_bad_relay_command_lines_are_refused_with_exit_2():
+    cases = [(["run", DEMO, "--netplay-room", "x"], "apply to --netplay"),
+             (["run", DEMO, "--netplay", "host", "--netplay-relay", "127.0.0.1"], "go together"),
+             (["run", DEMO, "--netplay", "host:5000", "--netplay-relay", "127.0.0.1", "--netplay-room", "x"],
+              "takes host or join"),
+             (["run", DEMO, "--netplay", "join", "--netplay-relay", "127.0.0.1", "--netplay-room", ""], "1…256"),
+             (["netplay-relay", "70000"], "PORT must be 0…65535"),
+             (["netplay-relay", "1", "2"], "at most a PORT")]
+    for args, message in cases:
+        done = subprocess.run([BINARY] + args, capture_output=True, text=True, timeout=30)
+        assert done.returncode == 2 and message in done.stderr, (args, done.returncode, done.stderr)
+
+
+def seated_or_full(sock, relay, room, seat=2):
     """The relay's answer to a proven JOIN for the joiner's seat: ROOM or FULL."""
     sock.settimeout(0.2)
     cookie = b"\0" * 16
     for _ in range(50):
-        sock.sendto(join_packet(2, room, cookie), relay)
+        sock.sendto(join_packet(seat, room, cookie), relay)
         try:
             reply = sock.recv(65536)
         except socket.timeout:
