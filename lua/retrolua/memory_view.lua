@@ -10,6 +10,72 @@ local ramwatch = require("retrolua.ramwatch")
 
 local memory_view = {}
 
+-- One row's bytes: " 00 00[00]00": the cursor's brackets take the spaces around it, so every row is as
+-- wide; a byte a cheat holds has a * in place of its space (" 00*05 00"), or is {05} under the cursor.
+local function hex_cells(bytes, from, base, width, cursor, frozen)
+  local cells, bracket = {}, false
+  for column = 0, width - 1 do
+    local byte = bytes:byte(from + column + 1)
+    if not byte then break end
+    local text = string.format("%02X", byte)
+    if base + column == cursor then
+      cells[#cells + 1] = frozen[base + column] and ("{" .. text .. "}") or ("[" .. text .. "]")
+      bracket = true
+    else
+      cells[#cells + 1] = (bracket and "" or (frozen[base + column] and "*" or " ")) .. text
+      bracket = false
+    end
+  end
+  return table.concat(cells)
+end
+
+-- The rows of `width` bytes shown (scrolled so the cursor's row is among them), appended to `lines`.
+local function append_rows(lines, tools, view, total, width)
+  local rows = tools.settings.rows
+  local cursor_row = view.cursor // width
+  if cursor_row < view.top then view.top = cursor_row end
+  if cursor_row >= view.top + rows then view.top = cursor_row - rows + 1 end
+  local start = view.top * width
+  local frozen = tools.frozen_bytes and tools.frozen_bytes()[view.domain] or {}
+  local ok, bytes = pcall(memory.read_bytes, start, math.min(total - start, width * rows), view.domain)
+  if not ok then
+    lines[#lines + 1] = { text = tostring(bytes), color = "#ff6060" }
+    return false
+  end
+  for line = 0, rows - 1 do
+    local base = start + line * width
+    if base >= total then break end
+    lines[#lines + 1] = { text = string.format("%06X%s", base, hex_cells(bytes, line * width, base, width, view.cursor,
+                                                                         frozen)),
+                          color = line + view.top == cursor_row and "yellow" or "white" }
+  end
+  return true
+end
+
+-- The page's keys: the cursor moves by a byte, a row (`row()` bytes) or a page; jump, domain, watch.
+local function key_actions(tools, view, move, row)
+  local settings, keys = tools.settings, tools.settings.keys
+  return {
+    [keys.left] = function() move(-1) end,
+    [keys.right] = function() move(1) end,
+    [keys.up] = function() move(-row()) end,
+    [keys.down] = function() move(row()) end,
+    [keys.page_up] = function() move(-row() * settings.rows) end,
+    [keys.page_down] = function() move(row() * settings.rows) end,
+    [keys.jump] = function()
+      tools.ask("jump to", "hex", false, function(typed)
+        local address = ui.number(typed)
+        if address then move(address - view.cursor) end
+      end)
+    end,
+    [keys.domain] = function()
+      view.domain = tools.next_in(tools.domains, view.domain)
+      view.cursor, view.top, view.nibble = 0, 0, nil
+    end,
+    [keys.watch] = function() tools.add_watch({ address = view.cursor, domain = view.domain, size = 1, format = "hex" }) end,
+  }
+end
+
 -- `tools`: the panel's `settings` (keys, rows, scale), `domains` (names), `domain` (the first shown),
 -- and its helpers `ask`, `add_watch`, `protected`, `next_in`, `legend`, `header`, `stale` (a byte was
 -- written: other pages read again), `frozen_bytes` (frozen[domain][address] for bytes a cheat holds:
@@ -35,29 +101,7 @@ function memory_view.new(tools)
     view.nibble = nil
   end
 
-  local function row() return per_row(ui.scale(settings.scale)) end
-
-  local viewer = {}
-
-  viewer.keys = {
-    [keys.left] = function() move(-1) end,
-    [keys.right] = function() move(1) end,
-    [keys.up] = function() move(-row()) end,
-    [keys.down] = function() move(row()) end,
-    [keys.page_up] = function() move(-row() * settings.rows) end,
-    [keys.page_down] = function() move(row() * settings.rows) end,
-    [keys.jump] = function()
-      tools.ask("jump to", "hex", false, function(typed)
-        local address = ui.number(typed)
-        if address then move(address - view.cursor) end
-      end)
-    end,
-    [keys.domain] = function()
-      view.domain = tools.next_in(tools.domains, view.domain)
-      view.cursor, view.top, view.nibble = 0, 0, nil
-    end,
-    [keys.watch] = function() tools.add_watch({ address = view.cursor, domain = view.domain, size = 1, format = "hex" }) end,
-  }
+  local viewer = { keys = key_actions(tools, view, move, function() return per_row(ui.scale(settings.scale)) end) }
 
   function viewer.domain() return view.domain end
 
@@ -87,43 +131,12 @@ function memory_view.new(tools)
   function viewer.lines(scale)
     local lines = { tools.header(), string.format("%s  cursor %04X%s", tostring(view.domain), view.cursor,
                                                   view.nibble and string.format("  %X_", view.nibble) or "") }
-    local total, width = size(), per_row(scale)
+    local total = size()
     if total == 0 then
       lines[#lines + 1] = "no memory"
       return lines
     end
-    local cursor_row = view.cursor // width
-    if cursor_row < view.top then view.top = cursor_row end
-    if cursor_row >= view.top + settings.rows then view.top = cursor_row - settings.rows + 1 end
-    local start = view.top * width
-    local frozen = tools.frozen_bytes and tools.frozen_bytes()[view.domain] or {}
-    local ok, bytes = pcall(memory.read_bytes, start, math.min(total - start, width * settings.rows), view.domain)
-    if not ok then
-      lines[#lines + 1] = { text = tostring(bytes), color = "#ff6060" }
-      return lines
-    end
-    for line = 0, settings.rows - 1 do
-      local base = start + line * width
-      if base >= total then break end
-      -- " 00 00[00]00": the cursor's brackets take the spaces around it, so every row is as wide; a
-      -- byte a cheat holds has a * in place of its space (" 00*05 00").
-      local cells, bracket = {}, false
-      for column = 0, width - 1 do
-        local byte = bytes:byte(line * width + column + 1)
-        if not byte then break end
-        local text = string.format("%02X", byte)
-        if base + column == view.cursor then
-          -- the cursor's byte: {FF} when a cheat holds it
-          cells[#cells + 1] = frozen[base + column] and ("{" .. text .. "}") or ("[" .. text .. "]")
-          bracket = true
-        else
-          cells[#cells + 1] = (bracket and "" or (frozen[base + column] and "*" or " ")) .. text
-          bracket = false
-        end
-      end
-      lines[#lines + 1] = { text = string.format("%06X%s", base, table.concat(cells)),
-                            color = line + view.top == cursor_row and "yellow" or "white" }
-    end
+    if not append_rows(lines, tools, view, total, per_row(scale)) then return lines end
     lines[#lines + 1] = tools.legend({ { keys.jump, "jump" }, { keys.domain, "domain" }, { keys.watch, "watch" },
                                        { "0-f", "write" }, { "*", "frozen" } })
     return lines
