@@ -58,8 +58,11 @@ function room.open(options)
   if not socket then socket, problem = net.udp({ bind = "*:0" }) end
   if not socket then return nil, problem end
   local id, key = room.derive(options.secret, options.sha1 or "")
+  -- A socket looks a name up on every send: where every address may be reached, the relay's is looked up
+  -- once (a name only granted by --allow-net stays a name, which that grant matches).
+  local relay = net.allowed() == "all" and net.resolve(options.relay) or options.relay
   local self = setmetatable({
-    socket = socket, relay = options.relay, id = id, key = key, seat = options.role == "host" and 1 or 2,
+    socket = socket, relay = relay, id = id, key = key, seat = options.role == "host" and 1 or 2,
     instance = math.random(0, 0xffffffff), counter = 0, windows = {}, window_count = 0,
     cookie = string.rep("\0", 16), members = 0, last_join = -math.huge, last_cookie = -math.huge,
     on_message = options.on_message or function(text) emu.message(text) end,
@@ -73,7 +76,11 @@ end
 
 function Transport:join()
   local body = string.pack("<c4BBBc16c16", room.MAGIC, room.VERSION, K.join, self.seat, self.id, self.cookie)
-  self.socket:send(body .. string.rep("\0", room.JOIN_SIZE - #body), self.relay)
+  local sent, problem = self.socket:send(body .. string.rep("\0", room.JOIN_SIZE - #body), self.relay)
+  if not sent and not self.told_unreachable then
+    self.told_unreachable = true
+    self.on_message("netplay: cannot reach the relay: " .. tostring(problem) .. "; trying again")
+  end
   self.last_join = net.clock()
 end
 

@@ -63,7 +63,7 @@ return {
     "list", "defaults", "load", "unload", "reload", "grant_network",
   } },
   net = { fields = {
-    "udp", "netplay", "cookie", "hmac", "clock", "tcp_listen", "tcp_connect", "select", "allowed",
+    "udp", "netplay", "cookie", "hmac", "resolve", "clock", "tcp_listen", "tcp_connect", "select", "allowed",
   } },
   mcp = { fields = {
     "tool", "remove", "tools",

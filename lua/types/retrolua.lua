@@ -1263,6 +1263,12 @@ function net.tcp_listen(options) end
 ---@param address string
 ---@return tcp_connection?
 ---@return string?
+--- `address` (`HOST:PORT`) with its host looked up now, as the numeric text a socket's `receive` names senders by; `nil, message` when it may not be reached or does not resolve. A socket looks a name up on every send: resolve once a peer that is sent to often.
+---@param address string
+---@return string?
+---@return string?
+function net.resolve(address) end
+
 function net.tcp_connect(address) end
 
 --- The sockets of the list `objects` (TCP listeners and connections, UDP sockets) that are ready — a connection, bytes, a datagram or a closed state waiting — waiting at most `milliseconds` (0…1000, default 0) for the first. The wait is the host's time, not the script's.

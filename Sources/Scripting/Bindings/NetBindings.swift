@@ -59,6 +59,15 @@ extension Bindings {
                     """
             ) { run($0, $1, netHMAC) },
             LuaFunction(
+                "resolve", "address: string", returns: "string?, string?",
+                doc:
+                    """
+                    `address` (`HOST:PORT`) with its host looked up now, as the numeric text a socket's `receive` \
+                    names senders by; `nil, message` when it may not be reached or does not resolve. A socket \
+                    looks a name up on every send: resolve once a peer that is sent to often.
+                    """
+            ) { run($0, $1, netResolve) },
+            LuaFunction(
                 "clock", returns: "number",
                 doc: "Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything."
             ) { run($0, $1, netClock) },
@@ -175,6 +184,18 @@ extension Bindings {
         let key = try call.bytes(1, "key"), text = try call.bytes(2, "text")
         KeyedHash.hmacSHA256(key: Array(key), message: Array(text)).withUnsafeBytes { call.push(bytes: $0) }
         return 1
+    }
+
+    private static func netResolve(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let address = try call.string(1, "address")
+        do {
+            guard case .address(let target) = try script.networkPermission.resolve(address, binding: false) else {
+                return call.failure("'\(address)': not an address to send to")
+            }
+            return call.returning(SocketAddress.text(of: target))
+        } catch {
+            return call.failure(error.description)
+        }
     }
 
     private static func netClock(_ call: LuaCall, _ script: Script) throws -> Int32 {
