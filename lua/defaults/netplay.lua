@@ -26,7 +26,7 @@ local session, transport, windowed, exiting
 local function results()
   local out = {}
   for key, value in pairs(session.stats) do out[key] = value end
-  out.frames = session.frame
+  out.frames, out.delay, out.prediction = session.frame, session.delay, session.prediction
   if session.desync then
     out.desync_frame, out.desync_here, out.desync_there, out.desync_domains =
       session.desync.frame, session.desync.here, session.desync.there, session.desync.domains
@@ -49,7 +49,7 @@ end
 
 local options = { mode = request.mode, address = request.address, on_end = ended }
 for key in pairs(netplay.defaults) do options[key] = settings[key] end
-if request.delay then options.delay = request.delay end
+if request.delay then options.delay, options.fixed_delay = request.delay, true end
 if request.options then options.core_options = request.options end
 local ok, made = true, nil
 if request.relay then

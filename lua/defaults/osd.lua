@@ -152,7 +152,9 @@ end
 event.on("draw", function()
   local in_movie = settings.movie and movie.mode() ~= "idle"
   local sign = settings.paused and ui.paused_sign() or nil
-  local fast = settings.speed and emu.speed() ~= 1
+  -- Netplay's balancing (2 % slower for a moment) is its own note, not a speed sign.
+  local balancing = package.loaded["retrolua.netplay"] and package.loaded["retrolua.netplay"].balancing
+  local fast = settings.speed and emu.speed() ~= 1 and not balancing
   local agent_line = settings.agent and agent_text or nil
   if #messages == 0 and #notes == 0
     and not (settings.fps or settings.counters or settings.input or in_movie or sign or fast or agent_line) then

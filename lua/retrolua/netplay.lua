@@ -23,6 +23,7 @@ local sync = require("retrolua.sync_state")
 local guard = require("retrolua.netplay_guard")
 local core_options = require("retrolua.netplay_options")
 local heal = require("retrolua.netplay_heal")
+local adaptation = require("retrolua.netplay_delay")
 
 local netplay = {}
 
@@ -33,7 +34,7 @@ local MAGIC = "RLNP"
 local HEADER = "<c4BB"
 local HEADER_SIZE = 6
 local T = { hello = 1, refuse = 2, welcome = 3, chunk = 4, need = 5, ready = 6, input = 7, bye = 8, cookie = 9,
-            heal = 10, healed = 11 }
+            heal = 10, healed = 11, delay = 12 }
 local CHUNK = 1200            -- state bytes per datagram (under the socket's 1400)
 local NEED_MAX = 64           -- chunks asked for in one request
 local INPUTS_MAX = 32         -- inputs in one packet (more than delay + prediction ever leaves unacknowledged)
@@ -46,6 +47,7 @@ local BITS = { b = 0, y = 1, select = 2, start = 3, up = 4, down = 5, left = 6, 
 netplay.defaults = {
   delay = 2,            -- frames of local input delay (0…8)
   prediction = 8,       -- frames the remote input may be predicted before the game waits
+  adaptive = true,      -- delay follows the round trip and jitter (from `delay` up), prediction the rollback cost
   check_interval = 60,  -- frames between desync checks (memory hashes)
   timeout = 5,          -- seconds without a packet before the session ends
   connect_timeout = 30, -- seconds a joiner keeps asking
@@ -138,6 +140,9 @@ function netplay.new(options)
                  ignored = 0, conflicts = 0, checks = 0, ping_ms = 0, heals = 0, heal_ms = 0, heal_bytes = 0 }
   self.ring, self.ring_frame, self.ring_digest, self.ring_domains = {}, {}, {}, {}
   self.ring_size = self.prediction + 2
+  assert(type(self.adaptive) == "boolean", "netplay.new: adaptive must be a boolean")
+  self.fixed_delay = options.fixed_delay  -- `--netplay-delay`: the delay stays as given
+  self:setup_adaptive()
   self.replay_input = {}
   return self
 end
@@ -146,6 +151,7 @@ end
 function Session:begin()
   self.phase = "running"
   self.frame = 0
+  self:initial_delay()
   self.local_port, self.remote_port = self.mode == "host" and 1 or 2, self.mode == "host" and 2 or 1
   self.local_in, self.remote_in, self.used = {}, {}, {}
   for frame = 0, self.delay - 1 do self.local_in[frame] = 0 end
@@ -179,7 +185,7 @@ function Session:finish(reason, failed)
     local bye = packet(T.bye, "<I4s1", self.nonce, reason:sub(1, 200)) .. (self.unhealed and "\1" or "")
     for _ = 1, 3 do self:send(bye) end
   end
-  if self.slowed then emu.speed(1) end
+  if self.slowed then emu.speed(1); netplay.balancing = false end
   self.phase, self.ended_reason, self.failed = "ended", reason, failed or false
   self.on_message("netplay: " .. reason)
   self.on_end(reason, failed)
@@ -302,6 +308,8 @@ function Session:handle(data, from)
     self:on_heal(data)
   elseif kind == T.healed and self.healing then
     self:on_healed(data)
+  elseif kind == T.delay and self.phase == "running" and self.mode == "join" and not self.fixed_delay then
+    self:on_delay(data)
   else
     self.stats.ignored = self.stats.ignored + 1
   end
@@ -338,6 +346,7 @@ function Session:on_input(data)
   if sent_at == sent_at then self.echo = sent_at end  -- (not NaN)
   if echo > 0 and echo <= now and now - echo < 10 then
     local ping = (now - echo) * 1000
+    self:sample_ping(ping)
     self.stats.ping_ms = self.stats.ping_ms == 0 and ping or self.stats.ping_ms * 0.9 + ping * 0.1
   end
   self:read_check(data, position + 2 * count, horizon)
@@ -546,6 +555,7 @@ end
 function Session:frame_start()
   if self.phase ~= "running" then return end
   local frame = self.frame
+  self:apply_delay()
   if self.local_count == frame + self.delay then
     self.local_in[self.local_count] = netplay.mask_of(joypad.get_player(1))
     self.local_count = self.local_count + 1
@@ -567,6 +577,7 @@ function Session:roll_back()
   local wrong = self.first_wrong
   self.first_wrong = nil
   if not wrong or wrong >= self.frame then return end
+  local started = net.clock()
   local state = self:ring_state(wrong)
   if not state then
     return self:finish("cannot roll back to frame " .. wrong .. " (its state is gone)", true)
@@ -582,6 +593,7 @@ function Session:roll_back()
   end
   local frames = self.frame - wrong
   self.last_rollback = frames
+  self:sample_rollback(net.clock() - started, frames)
   local stats = self.stats
   stats.rollbacks, stats.rollback_frames = stats.rollbacks + 1, stats.rollback_frames + frames
   if frames > stats.max_rollback then stats.max_rollback = frames end
@@ -697,14 +709,14 @@ function Session:frame_end()
   self:check_confirmed()
   -- The inputs again half a frame after frame_start's packet: one lost datagram then costs no frame.
   if self.phase == "running" and net.clock() - self.last_sent > 0.004 then self:send_input() end
+  self:adapt()
+  self:announce_delay()
   -- Balancing: half the difference of the two sides' advantages, smoothed; over a frame, this side slows.
   self.balance = self.balance * 0.95 + 0.05 * (self:advantage() - self.remote_advantage) / 2
   if self.pace then
     self:pace_frame()
-  elseif self.balance > 1 ~= (self.slowed or false) then
-    -- In a window the frontend paces: slow it a little while this side is ahead, back when it is not.
-    self.slowed = self.balance > 1
-    emu.speed(self.slowed and 0.95 or 1)
+  else
+    self:balance_window(netplay)  -- in a window the frontend paces: a little slower while this side is ahead
   end
   if self.stop_after > 0 and self.frame >= self.stop_after and self.remote_count >= self.stop_after then
     self:linger()
@@ -733,6 +745,8 @@ end
 
 heal.install(Session, { packet = packet, kinds = T, chunk = CHUNK, state_max = STATE_MAX, history = HISTORY,
                        future = FUTURE, need_max = NEED_MAX, header_size = HEADER_SIZE })
+
+adaptation.install(Session, { packet = packet, kinds = T, header_size = HEADER_SIZE, future = FUTURE })
 
 netplay.Session = Session
 return netplay
