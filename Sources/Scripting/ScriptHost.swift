@@ -7,39 +7,6 @@ import LuaRuntime
 import Media
 import Support
 
-/// How scripts run: security profile, limits, reloading.
-public struct ScriptOptions: Sendable {
-    /// Everything: process spawning, native modules, bytecode, the whole debug library, every file.
-    public var trust = false
-    /// Every file the user may open (`--allow-files`); otherwise a script reads its own folder and the
-    /// lua/ folder and reads and writes `dataFolder` (lua/host/prelude.lua, Script.fileAccessProblem).
-    public var allowFiles = false
-    /// Loopback TCP and UDP (`--allow-net`, the `net` module); Retrolua's own defaults (netplay) reach
-    /// everything. `netGrants` (`--allow-net=HOST[:PORT],…`) adds the addresses they name
-    /// (`NetworkPermission`).
-    public var allowNet = false
-    public var netGrants: [NetworkPermission.Grant] = []
-    /// `--netplay`: the session the netplay default starts (its request, read with `net.netplay()`).
-    public var netplay: NetplayRequest?
-    /// A failing script ends the run (exit status 1) instead of being unloaded.
-    public var strict = false
-    /// Reload a script when its file changes.
-    public var watch = false
-    /// Per-script memory cap in bytes.
-    public var memoryLimit = 256 << 20
-    /// VM instructions a script may run before returning to the emulator (about a second of Lua).
-    public var instructionBudget = 200_000_000
-    /// Where sandboxed scripts may also read and write.
-    public var dataFolder: String
-    /// The project's `lua/` folder, for `require("retrolua.…")`.
-    public var luaFolder: String?
-
-    public init(dataFolder: String, luaFolder: String? = HostPaths.luaFolder()) {
-        self.dataFolder = dataFolder
-        self.luaFolder = luaFolder
-    }
-}
-
 /// Runs scripts around the emulator's frames: their Lua states, event dispatch, coroutines, watches and
 /// the overlay surfaces. One client of the `Emulator`, which owns the frame loop and every rule; the
 /// hooks below are where the emulator calls in, in the order of a frame: frame_start → (input poll →
@@ -277,57 +244,6 @@ public final class ScriptHost: EmulatorClient {
         case nil: lua_pushnil(L)
         }
         return 1
-    }
-
-    // MARK: Input
-
-    /// Delivers the host's device events of this frame to scripts (before the frame runs).
-    public func deliver(_ events: [HostEvent]) {
-        for event in events {
-            // Decided per event: the script that takes or releases the input hears its own key.
-            let only = capturingScript
-            switch event {
-            case .keyDown(let key, let isRepeat, let modifiers):
-                dispatch(.keyDown, only: only) { L in
-                    lua_pushstring(L, key); lua_pushboolean(L, isRepeat ? 1 : 0)
-                    Self.push(modifiers, L)
-                    return 3
-                }
-            case .keyUp(let key, let modifiers):
-                // A release reaches every script: it ends what a press began before the input was taken (a
-                // fast-forward held when a tool opened), and acts on nothing by itself.
-                dispatch(.keyUp) { L in
-                    lua_pushstring(L, key); Self.push(modifiers, L); return 2
-                }
-            case .mouseDown(let button, let x, let y), .mouseUp(let button, let x, let y):
-                // As for keys: a press reaches the script holding the input, a release every script.
-                let down = if case .mouseDown = event { true } else { false }
-                dispatch(down ? .mouseDown : .mouseUp, only: down ? only : nil) { L in
-                    lua_pushstring(L, button); lua_pushinteger(L, lua_Integer(x)); lua_pushinteger(L, lua_Integer(y))
-                    return 3
-                }
-            case .gamepadAdded(let name), .gamepadRemoved(let name):
-                let connected: Int32 = if case .gamepadAdded = event { 1 } else { 0 }
-                // A connection is news, not input: every script hears it.
-                dispatch(.gamepad) { L in
-                    lua_pushstring(L, name); lua_pushboolean(L, connected); return 2
-                }
-            default:
-                break
-            }
-        }
-        // Chunks the window's console typed run now: between frames, with no script's Lua on the stack.
-        console.runQueued()
-        reap()
-    }
-
-    /// A key event's modifiers as a table: `{ctrl=, shift=, alt=, gui=}`, each a boolean.
-    private static func push(_ modifiers: KeyModifiers, _ L: OpaquePointer) {
-        lua_createtable(L, 0, Int32(KeyModifiers.named.count))
-        for (name, modifier) in KeyModifiers.named {
-            lua_pushboolean(L, modifiers.contains(modifier) ? 1 : 0)
-            lua_setfield(L, -2, name)
-        }
     }
 
     // MARK: Events and failures
