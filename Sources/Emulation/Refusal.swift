@@ -1,5 +1,5 @@
 /// Why the emulator would not do what a front door asked. Every door translates it and none re-checks
-/// the rule: Lua returns `nil, reason` (or raises, for the caller's own mistakes), the control socket
+/// the rule: Lua returns `nil, reason, kind` (or raises, for the caller's own mistakes), the control socket
 /// replies with `error: reason`.
 public struct Refusal: Error, Equatable, CustomStringConvertible, Sendable {
     public enum Kind: Sendable, Equatable {
@@ -13,6 +13,18 @@ public struct Refusal: Error, Equatable, CustomStringConvertible, Sendable {
         case outOfRange
         /// The operation was tried and failed: a missing or corrupt file, a core that refused a state.
         case failed
+
+        /// The word every door shows a script or client (Lua's third value after `nil, message`): the
+        /// one place a kind is named.
+        public var name: String {
+            switch self {
+            case .hardcore: "hardcore"
+            case .movie: "movie"
+            case .phase: "phase"
+            case .outOfRange: "out_of_range"
+            case .failed: "failed"
+            }
+        }
     }
 
     public let kind: Kind

@@ -14,6 +14,13 @@ public struct LuaCallError: Error, CustomStringConvertible {
 public protocol LuaFailure: Error {
     var isExpected: Bool { get }
     var message: String { get }
+    /// The failure's kind as a word a script can branch on (`"hardcore"`), returned as a third value
+    /// after `nil, message`; nil returns two values.
+    var failureKind: String? { get }
+}
+
+extension LuaFailure {
+    public var failureKind: String? { nil }
 }
 
 /// The arguments of one call from Lua into a Swift binding, read without ever raising.
@@ -42,11 +49,7 @@ public struct LuaCall {
             lua_pushstring(L, error.message.replacingOccurrences(of: call.function, with: call.registeredName))
             return LH_RAISE
         } catch let failure as LuaFailure {
-            if failure.isExpected {
-                lua_pushnil(L)
-                lua_pushstring(L, failure.message)
-                return 2
-            }
+            if failure.isExpected { return call.failure(failure.message, kind: failure.failureKind) }
             lua_pushstring(L, "\(call.registeredName): \(failure.message)")
             return LH_RAISE
         } catch {
@@ -241,11 +244,13 @@ public struct LuaCall {
         lua_pushlstring(L, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count)
     }
 
-    /// The `nil, message` pair of an expected failure.
-    public func failure(_ message: String) -> Int32 {
+    /// The `nil, message` pair of an expected failure; `nil, message, kind` when it has a kind.
+    public func failure(_ message: String, kind: String? = nil) -> Int32 {
         lua_pushnil(L)
         lua_pushstring(L, message)
-        return 2
+        guard let kind else { return 2 }
+        lua_pushstring(L, kind)
+        return 3
     }
 
     /// Sets `t[key] = value` on the table at the top of the stack (a fresh table: no metamethods).

@@ -9,6 +9,9 @@ public enum LuaDocs {
         out += modules.map { "- [`\($0.name)`](#\($0.name))" }.joined(separator: "\n") + "\n"
         for module in modules {
             out += "\n## \(module.name)\n\n\(module.doc)\n\n"
+            for constant in module.constants {
+                out += "### `\(module.name).\(constant.name)` : `\(constant.type)`\n\n\(constant.doc)\n\n"
+            }
             for function in module.functions where !function.name.hasPrefix("__") {
                 let returns = function.returns.isEmpty ? "" : " → `\(function.returns)`"
                 let separator = module.isClass ? ":" : "."
@@ -54,6 +57,10 @@ public enum LuaDocs {
         for module in modules {
             out += "\n" + comment(module.doc) + "---@class \(className(of: module))\n"
             out += module.isClass ? "local \(module.name) = {}\n" : "\(module.name) = {}\n"
+            for constant in module.constants {
+                out += "\n" + comment(constant.doc) + "---@type \(constant.type)\n"
+                out += "\(module.name).\(constant.name) = {}\n"
+            }
             for function in module.functions where !function.name.hasPrefix("__") {
                 out += "\n" + comment(function.doc)
                 let parameters = parse(function.parameters)
@@ -87,7 +94,8 @@ public enum LuaDocs {
 
             """
         for module in modules where !module.isClass {
-            let fields = module.functions.filter { !$0.name.hasPrefix("__") }.map { "\"\($0.name)\"" }
+            let names = module.constants.map(\.name) + module.functions.map(\.name).filter { !$0.hasPrefix("__") }
+            let fields = names.map { "\"\($0)\"" }
             out += "  \(module.name) = { fields = {\n"
             var line = "   "
             for field in fields {

@@ -35,11 +35,30 @@ extension LuaFunction {
     }
 }
 
+/// A value a module holds beside its functions (`joypad.BUTTONS`), documented like them.
+public struct LuaConstant: Sendable {
+    public let name: String
+    /// Its LuaLS type: `"table<string, integer>"`.
+    public let type: String
+    public let doc: String
+    /// Pushes the value, once per state, when the module is registered.
+    public let push: @Sendable (OpaquePointer) -> Void
+
+    public init(_ name: String, type: String, doc: String, push: @escaping @Sendable (OpaquePointer) -> Void) {
+        self.name = name
+        self.type = type
+        self.doc = doc
+        self.push = push
+    }
+}
+
 /// A Lua module (a global table of functions) or a class (a userdata metatable), with its documentation.
 public struct LuaModule: Sendable {
     public let name: String
     public let doc: String
     public let functions: [LuaFunction]
+    /// A module's values (a class has none), set on its table before its functions.
+    public var constants: [LuaConstant] = []
     /// For a class: the registry name of its metatable. Its functions are methods (`state:load()`).
     public let metatable: LuaTypeName?
     public var isClass: Bool { metatable != nil }
@@ -47,8 +66,8 @@ public struct LuaModule: Sendable {
 
 // In an extension, so that the memberwise initializer they call is kept.
 extension LuaModule {
-    public init(_ name: String, doc: String, functions: [LuaFunction]) {
-        self.init(name: name, doc: doc, functions: functions, metatable: nil)
+    public init(_ name: String, doc: String, constants: [LuaConstant] = [], functions: [LuaFunction]) {
+        self.init(name: name, doc: doc, functions: functions, constants: constants, metatable: nil)
     }
 
     /// A userdata type: `__`-named functions are its metamethods, the others its methods.
@@ -76,6 +95,10 @@ extension LuaModule {
         if lua_type(L, -1) != LUA_TTABLE {
             lh_pop(L, 1)
             lua_createtable(L, 0, Int32(functions.count))
+        }
+        for constant in constants {
+            constant.push(L)
+            lua_setfield(L, -2, constant.name)
         }
         for function in functions where function.native { push(function, separator: ".", in: L, context: context) }
         lua_setglobal(L, name)

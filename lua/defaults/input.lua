@@ -32,8 +32,9 @@ local settings = require("retrolua.settings").load_layers("input", {
   turbo = require("retrolua.hotkeys").TURBO,  -- { { key = "c", button = "a", period = 2, pad_button = … } }
 }, layers, { open = { keyboard = true, gamepad = true }, allow_false = true })
 
-local BUTTONS = { "b", "y", "select", "start", "up", "down", "left", "right",
-                  "a", "x", "l", "r", "l2", "r2", "l3", "r3", "left_x", "left_y", "right_x", "right_y" }
+-- Every key of a port's state: the host's buttons (all bits of a mask) and the analog axes.
+local BUTTONS = joypad.names(0xFFFF)
+for _, axis in ipairs({ "left_x", "left_y", "right_x", "right_y" }) do BUTTONS[#BUTTONS + 1] = axis end
 local ports, sent = {}, {}
 for port = 1, 4 do ports[port], sent[port] = {}, {} end
 

@@ -36,8 +36,7 @@ local NES = { "up", "down", "left", "right", "select", "start", "b", "a" }
 local PAD = { "up", "down", "left", "right", "select", "start", "y", "b", "x", "a", "l", "r" }
 local LETTERS = { up = "U", down = "D", left = "L", right = "R", select = "s", start = "S",
                   y = "Y", b = "B", x = "X", a = "A", l = "l", r = "r", l2 = "<", r2 = ">", l3 = "[", r3 = "]" }
-local BITS = { b = 0, y = 1, select = 2, start = 3, up = 4, down = 5, left = 6, right = 7, a = 8, x = 9,
-               l = 10, r = 11, l2 = 12, r2 = 13, l3 = 14, r3 = 15 }
+local BITS = joypad.BUTTONS  -- each button's bit in a mask, as the host numbers them
 -- Colours as 0xAARRGGBB numbers: a string would be parsed on every call, and the roll makes hundreds.
 local COLORS = {
   panel = 0xFF101018, header = 0xFF303048, text = 0xFFFFFFFF, dim = 0xFFA0A0A0,

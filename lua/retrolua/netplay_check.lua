@@ -12,7 +12,6 @@
 -- Netplay's desync check compares memory for the same reasons (retrolua.netplay).
 -- `retrolua netplay-check ROM --core X` runs it (the netplay default calls `check.run`).
 
-local netplay = require("retrolua.netplay")
 local sync = require("retrolua.sync_state")
 
 local check = {}
@@ -29,18 +28,11 @@ local function generator(seed)
   end
 end
 
-local NAMES = { [0] = "b", "y", "select", "start", "up", "down", "left", "right",
-                "a", "x", "l", "r", "l2", "r2", "l3", "r3" }
-local BIT = {}
-for bit, name in pairs(NAMES) do BIT[name] = bit end
+local BIT = joypad.BUTTONS
 local UP, DOWN, LEFT, RIGHT = 1 << BIT.up, 1 << BIT.down, 1 << BIT.left, 1 << BIT.right
 
 local function names_of(mask)
-  local names = {}
-  for bit = 0, 15 do
-    if (mask >> bit) & 1 == 1 then names[#names + 1] = NAMES[bit] end
-  end
-  return #names > 0 and table.concat(names, "+") or "nothing"
+  return mask ~= 0 and table.concat(joypad.names(mask), "+") or "nothing"
 end
 
 --- The buttons of `wanted` that each of ports 1 and 2 has, from the core's input descriptors: a core
@@ -51,9 +43,7 @@ function check.pads(wanted)
     local names = joypad.buttons(port)
     if names then
       described = true
-      local mask = 0
-      for _, name in ipairs(names) do mask = mask | (1 << BIT[name]) end
-      masks[port] = mask & wanted
+      masks[port] = joypad.mask(names) & wanted
     end
   end
   for port = 1, 2 do masks[port] = masks[port] or (described and 0 or wanted) end
@@ -194,7 +184,7 @@ function check.run(options)
     inputs[frame] = { held[1], held[2] }
     inputs[frame - depth - 2] = nil
     for port = 1, 2 do
-      joypad.set(port, netplay.buttons_of(held[port]))
+      joypad.set(port, held[port])
       joypad.set_analog(port, "left", 0, 0)
       joypad.set_analog(port, "right", 0, 0)
     end

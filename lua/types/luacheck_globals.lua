@@ -19,7 +19,8 @@ return {
     "write_f32", "write_f32_le", "write_f32_be", "write_f64", "write_f64_le", "write_f64_be",
   } },
   joypad = { fields = {
-    "get", "set", "set_player", "get_player", "set_analog", "get_analog", "buttons",
+    "BUTTONS", "get", "set", "mask", "names", "set_player", "get_player", "set_analog", "get_analog",
+    "buttons",
   } },
   input = { fields = {
     "keys", "mouse", "gamepads", "capture", "set_key", "set_mouse", "set_gamepad",

@@ -481,19 +481,33 @@ function memory.write_f64_le(address, value, domain) end
 ---@param domain? string
 function memory.write_f64_be(address, value, domain) end
 
---- The emulated controllers (RetroPads). Buttons: `up`, `down`, `left`, `right`, `a`, `b`, `x`, `y`, `l`, `r`, `l2`, `r2`, `l3`, `r3`, `select`, `start`. Overrides set with `joypad.set` apply to the next frame only (or to the current one when set in an `input` callback), on top of the player's input.
+--- The emulated controllers (RetroPads). Buttons: `up`, `down`, `left`, `right`, `a`, `b`, `x`, `y`, `l`, `r`, `l2`, `r2`, `l3`, `r3`, `select`, `start`. Overrides set with `joypad.set` apply to the next frame only (or to the current one when set in an `input` callback), on top of the player's input. A pad's buttons as one integer (a mask) have bit `joypad.BUTTONS[name]` set for each held button, as libretro numbers them; `joypad.mask` and `joypad.names` convert.
 ---@class joypadlib
 joypad = {}
+
+--- Each RetroPad button's bit in a mask, by name (libretro's RETRO_DEVICE_ID_JOYPAD_* ids): `b = 0`, `y = 1`, `select = 2`, `start = 3`, `up = 4`, `down = 5`, `left = 6`, `right = 7`, `a = 8`, `x = 9`, `l = 10`, `r = 11`, `l2 = 12`, `r2 = 13`, `l3 = 14`, `r3 = 15`. A mask holds `1 << joypad.BUTTONS.a` when `a` is held.
+---@type table<string, integer>
+joypad.BUTTONS = {}
 
 --- The buttons as the core saw them at its last input poll: `{a=false, b=true, …}`.
 ---@param port? integer
 ---@return table
 function joypad.get(port) end
 
---- Forces buttons for the next frame: `true` presses, `false` releases, absent or `nil` leaves the player's input. Several calls in one frame combine.
+--- Forces buttons for the next frame: `true` presses, `false` releases, absent or `nil` leaves the player's input. Several calls in one frame combine. `buttons` may be a mask (an integer 0…0xFFFF, bits as in `joypad.BUTTONS`): it sets every button, pressing those whose bit is set and releasing the others.
 ---@param port integer
----@param buttons table
+---@param buttons table|integer
 function joypad.set(port, buttons) end
+
+--- The mask of the buttons in `buttons`: a list of names (`{"a", "start"}`) or a buttons table as `joypad.get` returns (`{a=true, b=false, …}`: `true` counts), or both in one table. `joypad.mask({"a"}) == 1 << joypad.BUTTONS.a`.
+---@param buttons table
+---@return integer
+function joypad.mask(buttons) end
+
+--- The names of the buttons whose bits `mask` (0…0xFFFF) sets, in RetroPad id order (as `joypad.buttons` lists them): `joypad.names(0x109) == {"b", "start", "a"}`; `{}` for 0.
+---@param mask integer
+---@return string[]
+function joypad.names(mask) end
 
 --- Sets the player's own input on a port — the layer under `joypad.set` overrides, kept until changed. The input default (lua/defaults/input.lua) maps the host's devices here every frame. `state` holds every button as a boolean (absent = released) and optionally `left_x`, `left_y`, `right_x`, `right_y` (−32768…32767).
 ---@param port integer

@@ -43,7 +43,13 @@ public enum Bindings {
         byte ranges are Lua strings, colours are `0xAARRGGBB` integers or `"#rrggbb"`/`"#rrggbbaa"` strings
         or names (`"red"`, `"white"`, …). A programmer mistake raises an error naming the function and
         argument (`memory.read_u8: bad argument #1 'address' (integer expected, got string)`); an expected
-        failure returns `nil, message`.
+        failure returns `nil, message`. When the emulator refused, a third value names the refusal's kind, so
+        a script branches on it rather than on the words: `"hardcore"` (RetroAchievements hardcore mode
+        forbids it), `"movie"` (the active movie forbids it, or none is active), `"failed"` (tried and
+        failed: a missing or corrupt file, a core that refused a state), `"out_of_range"` (a frame, port or
+        address outside what exists) and `"phase"` (not in this phase of the frame). Most out-of-range and
+        phase refusals are the caller's mistake and raise an error instead:
+        `local ok, why, kind = savestate.load(1); if kind == "hardcore" then … end`.
 
         A frame runs in this order: `frame_start` callbacks → the core runs (it polls input → `input`
         callbacks → `joypad.set` overrides apply) → memory watches → `frame_end` callbacks → main chunks
@@ -84,11 +90,12 @@ extension Bindings {
     }
 }
 
-/// The Lua door's one translation of the emulator's refusals: rules and failures become `nil, reason`,
-/// the caller's own mistakes (wrong phase, out of range) errors naming the function.
+/// The Lua door's one translation of the emulator's refusals: rules and failures become
+/// `nil, reason, kind`, the caller's own mistakes (wrong phase, out of range) errors naming the function.
 extension Refusal: LuaFailure {
     public var isExpected: Bool { !isMisuse }
     public var message: String { reason }
+    public var failureKind: String? { kind.name }
 }
 
 extension LuaCall {

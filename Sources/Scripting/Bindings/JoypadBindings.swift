@@ -26,21 +26,59 @@ extension Bindings {
         doc: """
             The emulated controllers (RetroPads). Buttons: `up`, `down`, `left`, `right`, `a`, `b`, `x`, `y`, `l`, \
             `r`, `l2`, `r2`, `l3`, `r3`, `select`, `start`. Overrides set with `joypad.set` apply to the next frame \
-            only (or to the current one when set in an `input` callback), on top of the player's input.
+            only (or to the current one when set in an `input` callback), on top of the player's input. A pad's \
+            buttons as one integer (a mask) have bit `joypad.BUTTONS[name]` set for each held button, as libretro \
+            numbers them; `joypad.mask` and `joypad.names` convert.
             """,
+        constants: [
+            LuaConstant(
+                "BUTTONS", type: "table<string, integer>",
+                doc: """
+                    Each RetroPad button's bit in a mask, by name (libretro's RETRO_DEVICE_ID_JOYPAD_* ids): \
+                    `b = 0`, `y = 1`, `select = 2`, `start = 3`, `up = 4`, `down = 5`, `left = 6`, `right = 7`, \
+                    `a = 8`, `x = 9`, `l = 10`, `r = 11`, `l2 = 12`, `r2 = 13`, `l3 = 14`, `r3 = 15`. A mask holds \
+                    `1 << joypad.BUTTONS.a` when `a` is held.
+                    """
+            ) { L in
+                lua_createtable(L, 0, Int32(RetroPadButton.allCases.count))
+                for button in RetroPadButton.allCases {
+                    lua_pushinteger(L, lua_Integer(button.rawValue))
+                    lua_setfield(L, -2, button.name)
+                }
+            }
+        ],
         functions: [
             LuaFunction(
                 "get", "port?: integer", returns: "table",
                 doc: "The buttons as the core saw them at its last input poll: `{a=false, b=true, …}`."
             ) { run($0, $1, joypadGet) },
             LuaFunction(
-                "set", "port: integer, buttons: table",
+                "set", "port: integer, buttons: table|integer",
                 doc:
                     """
                     Forces buttons for the next frame: `true` presses, `false` releases, absent or `nil` leaves \
-                    the player's input. Several calls in one frame combine.
+                    the player's input. Several calls in one frame combine. `buttons` may be a mask (an integer \
+                    0…0xFFFF, bits as in `joypad.BUTTONS`): it sets every button, pressing those whose bit is \
+                    set and releasing the others.
                     """
             ) { run($0, $1, joypadSet) },
+            LuaFunction(
+                "mask", "buttons: table", returns: "integer",
+                doc:
+                    """
+                    The mask of the buttons in `buttons`: a list of names (`{"a", "start"}`) or a buttons table \
+                    as `joypad.get` returns (`{a=true, b=false, …}`: `true` counts), or both in one table. \
+                    `joypad.mask({"a"}) == 1 << joypad.BUTTONS.a`.
+                    """
+            ) { run($0, $1, joypadMask) },
+            LuaFunction(
+                "names", "mask: integer", returns: "string[]",
+                doc:
+                    """
+                    The names of the buttons whose bits `mask` (0…0xFFFF) sets, in RetroPad id order (as \
+                    `joypad.buttons` lists them): `joypad.names(0x109) == {"b", "start", "a"}`; `{}` for 0.
+                    """
+            ) { run($0, $1, joypadNames) },
             LuaFunction(
                 "set_player", "port: integer, state: table",
                 doc:
@@ -90,9 +128,17 @@ extension Bindings {
 
     private static func joypadSet(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let port = try portArgument(call, 1, fallback: 1)
-        try call.table(2, "buttons")
         let emulator = script.emulator
         var changes = emulator.overrides
+        if lua_type(call.L, 2) == LUA_TNUMBER {
+            let mask = try maskArgument(call, 2, "buttons")
+            for button in RetroPadButton.allCases {
+                changes.set(button, mask & (1 << button.rawValue) != 0, port: port)
+            }
+            try emulator.setOverrides(changes)
+            return 0
+        }
+        try call.table(2, "buttons")
         lua_settop(call.L, 2)  // Extra arguments are ignored; the walk below keeps its key at 3.
         try call.forEachNamedEntry(2, argument: 2, "buttons", keysProblem: "keys must be button names") {
             (name) throws(LuaCallError) in
@@ -107,6 +153,52 @@ extension Bindings {
         }
         try emulator.setOverrides(changes)  // All or nothing: a bad entry changes no button.
         return 0
+    }
+
+    /// A button mask argument: an integer 0…0xFFFF.
+    private static func maskArgument(_ call: LuaCall, _ index: Int32, _ name: String) throws(LuaCallError) -> Int {
+        let mask = try call.integer(index, name)
+        guard (0...0xFFFF).contains(mask) else {
+            throw call.badArgument(index, name, "a mask must be 0…0xFFFF, got \(mask)")
+        }
+        return mask
+    }
+
+    private static func joypadMask(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        try call.table(1, "buttons")
+        lua_settop(call.L, 1)
+        var mask = 0
+        let problem = "a list of button names or name = boolean entries expected"
+        lua_pushnil(call.L)
+        while lua_next(call.L, 1) != 0 {
+            defer { lua_settop(call.L, 2) }
+            let keyType = lua_type(call.L, -2), valueType = lua_type(call.L, -1)
+            let named: String
+            if keyType == LUA_TSTRING, valueType == LUA_TBOOLEAN {
+                guard lua_toboolean(call.L, -1) != 0 else { continue }
+                named = String(cString: lua_tolstring(call.L, -2, nil))
+            } else if keyType == LUA_TNUMBER, valueType == LUA_TSTRING {
+                named = String(cString: lua_tolstring(call.L, -1, nil))
+            } else {
+                throw call.badArgument(1, "buttons", "\(problem), got a \(call.typeName(-1)) entry")
+            }
+            guard let button = RetroPadButton.named(named) else {
+                throw call.badArgument(1, "buttons", "unknown button '\(named)'; buttons are \(buttonNames)")
+            }
+            mask |= 1 << button.rawValue
+        }
+        return call.returning(mask)
+    }
+
+    private static func joypadNames(_ call: LuaCall, _ script: Script) throws -> Int32 {
+        let mask = try maskArgument(call, 1, "mask")
+        let held = RetroPadButton.allCases.filter { mask & (1 << $0.rawValue) != 0 }
+        call.newTable(array: held.count)
+        for (index, button) in held.enumerated() {
+            lua_pushstring(call.L, button.name)
+            lua_rawseti(call.L, -2, lua_Integer(index + 1))
+        }
+        return 1
     }
 
     private static func joypadSetPlayer(_ call: LuaCall, _ script: Script) throws -> Int32 {

@@ -209,10 +209,10 @@ extension Bindings {
         let frame = try movieFrame(call, 1)
         let port = try portArgument(call, 2, fallback: 1)
         guard let (input, flags) = engine.input(at: frame) else {
+            guard engine.isActive else { return call.failure("no movie is active", kind: Refusal.Kind.movie.name) }
             return call.failure(
-                engine.isActive
-                    ? "frame \(frame) is past the movie's end (\(engine.movie?.length ?? 0) frames)"
-                    : "no movie is active")
+                "frame \(frame) is past the movie's end (\(engine.movie?.length ?? 0) frames)",
+                kind: Refusal.Kind.outOfRange.name)
         }
         pushButtons(call, input, port: port)
         if flags.contains(.power) {
@@ -238,9 +238,9 @@ extension Bindings {
         case let other?:
             throw call.badArgument(4, "command", "\"reset\" or \"power\" expected, got \"\(other)\"")
         }
-        guard let movie = engine.movie else { return call.failure("no movie is active") }
+        guard let movie = engine.movie else { return call.failure("no movie is active", kind: Refusal.Kind.movie.name) }
         guard port < movie.log.ports else {
-            return call.failure("the movie logs \(movie.log.ports) ports")
+            return call.failure("the movie logs \(movie.log.ports) ports", kind: Refusal.Kind.outOfRange.name)
         }
         var input = engine.input(at: frame)?.0 ?? InputState()
         try readButtons(call, 3, into: &input, port: port)

@@ -206,12 +206,13 @@ extension Bindings {
         _ = try host.stateBytes(call)
         do throws(Refusal) {
             guard try host.resave(call.L, 1) else {
-                return call.failure("the state's size changed; use savestate.create()")
+                return call.failure(
+                    "the state's size changed; use savestate.create()", kind: Refusal.Kind.failed.name)
             }
         } catch  where error.isMisuse {
             throw error
         } catch {
-            return call.failure(error.reason)
+            return call.failure(error.reason, kind: error.kind.name)
         }
         return call.returning(true)
     }
