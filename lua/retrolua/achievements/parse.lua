@@ -634,6 +634,25 @@ end
 
 --- rc_parse_condset: parses conditions separated by '_' starting at i.
 -- Returns the condition set and the next index.
+-- Sets each condition's class: combining conditions belong to the class of the
+-- condition they feed (or "other" when nothing follows them).
+local function classify_all(conds)
+  local pending = {}
+  for _, cond in ipairs(conds) do
+    local class = classify(cond)
+    if class == "combining" then
+      pending[#pending + 1] = cond
+    else
+      cond.class = class
+      if class ~= "indirect" then
+        for _, p in ipairs(pending) do p.class = class end
+        pending = {}
+      end
+    end
+  end
+  for _, p in ipairs(pending) do p.class = "other" end
+end
+
 function P.parse_condset(ps, i)
   local s = ps.s
   local set = { conds = {} }
@@ -687,22 +706,7 @@ function P.parse_condset(ps, i)
     i = i + 1
   end
 
-  -- classification: combining conditions belong to the class of the
-  -- condition they feed (or "other" when nothing follows them)
-  local pending = {}
-  for _, cond in ipairs(conds) do
-    local class = classify(cond)
-    if class == "combining" then
-      pending[#pending + 1] = cond
-    else
-      cond.class = class
-      if class ~= "indirect" then
-        for _, p in ipairs(pending) do p.class = class end
-        pending = {}
-      end
-    end
-  end
-  for _, p in ipairs(pending) do p.class = "other" end
+  classify_all(conds)
 
   if ps.remember then
     for _, cond in ipairs(conds) do
