@@ -47,11 +47,12 @@
 -- without a hit target, when nothing could observe them) are not kept unless
 -- `exact_hits` is requested; every observable behaviour is the same.
 --
--- Modules: achievements/parse.lua (grammar, memory nodes), compile.lua (code
--- generation), num.lua (32-bit/float arithmetic), format.lua (value
--- formats), richpresence.lua (scripts).
+-- Modules (achievements/): parse (grammar, memory nodes), parse_units (whole definitions), compile,
+-- compile_expr and compile_sets (code generation), num (32-bit/float arithmetic), format (value
+-- formats), richpresence (scripts).
 
 local parse = require("retrolua.achievements.parse")
+local definitions = require("retrolua.achievements.parse_units")
 local compile = require("retrolua.achievements.compile")
 local num = require("retrolua.achievements.num")
 local fmt = require("retrolua.achievements.format")
@@ -117,8 +118,8 @@ function ra.trigger(def, opts)
   local mem = parse.new_mem()
   local unit, err = parse.protect(function()
     parse.check_length(def)
-    local ps = parse.new_state(def, mem, false)
-    return (parse.parse_trigger(ps, 1))
+    local ps = definitions.new_state(def, mem, false)
+    return (definitions.parse_trigger(ps, 1))
   end)
   if not unit then return nil, err end
   unit.exact_hits = opts ~= nil and opts.exact_hits == true
@@ -251,8 +252,8 @@ function ra.value(def)
   local mem = parse.new_mem()
   local unit, err = parse.protect(function()
     parse.check_length(def)
-    local ps = parse.new_state(def, mem, true)
-    return (parse.parse_value(ps, 1))
+    local ps = definitions.new_state(def, mem, true)
+    return (definitions.parse_value(ps, 1))
   end)
   if not unit then return nil, err end
   local prog = { mem = mem, units = { unit } }
@@ -288,7 +289,7 @@ function ra.leaderboard(def)
   local mem = parse.new_mem()
   local parts, err = parse.protect(function()
     parse.check_length(def)
-    return parse.parse_lboard(def, mem)
+    return definitions.parse_lboard(def, mem)
   end)
   if not parts then return nil, err end
   local units = { parts.start, parts.cancel, parts.submit, parts.value }

@@ -17,6 +17,7 @@
 -- Unformatted).  "//" starts a comment; "\" escapes the next character.
 
 local parse = require("retrolua.achievements.parse")
+local units = require("retrolua.achievements.parse_units")
 local compile = require("retrolua.achievements.compile")
 local fmt = require("retrolua.achievements.format")
 local num = require("retrolua.achievements.num")
@@ -208,8 +209,8 @@ local function parse_display(state, s, b, e)
       local params = sub(s, open + 1, close - 1)
       local unit = state.values[params]
       if not unit then
-        local ps = parse.new_state(params, state.mem, true)
-        local ok, u = pcall(parse.parse_value, ps, 1)
+        local ps = units.new_state(params, state.mem, true)
+        local ok, u = pcall(units.parse_value, ps, 1)
         if not ok then
           if type(u) == "table" and u.pos then fail(open + u.pos, u.msg) end
           error(u, 0)
@@ -275,8 +276,8 @@ local function parse_script(script)
     if sub(s, b, b) == "?" then
       local q = find(s, "?", b + 1, true)
       if q and q <= e then
-        local ps = parse.new_state(s, state.mem, false)
-        local unit, stop = parse.parse_trigger(ps, b + 1)
+        local ps = units.new_state(s, state.mem, false)
+        local unit, stop = units.parse_trigger(ps, b + 1)
         if stop ~= q then fail(stop, "Invalid operator") end
         local parts = parse_display(state, s, q + 1, e)
         state.units[#state.units + 1] = unit
