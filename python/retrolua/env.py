@@ -48,8 +48,6 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import tempfile
-import warnings
 from typing import Any, Dict, Optional, Sequence, Tuple, Union
 
 import numpy as np
@@ -63,32 +61,22 @@ except ImportError as error:  # pragma: no cover
 from . import _protocol as wire
 from . import actions as action_sets
 from . import integration as integrations
+from ._integration_scenario import integration_scenario
 from ._observation import KINDS, Observation, Observer, crop_slices
-from .emulator import Buttons, Emulator, PendingStep, StepResult
+from .emulator import Buttons, Emulator, PendingStep, Snapshot, StepResult
 
 
-_SCRATCH = "retrolua-integration-"
-
-
-def _scratch_folder() -> str:
-    """A private folder for an integration's scenario file, named after this process: those of
-    processes that are gone (killed before they removed theirs) are removed here first."""
-    root = tempfile.gettempdir()
-    try:
-        entries = [entry for entry in os.scandir(root) if entry.name.startswith(_SCRATCH)]
-    except OSError:
-        entries = []
-    for entry in entries:
-        pid = entry.name[len(_SCRATCH):].split("-", 1)[0]
-        try:
-            if not pid.isdigit() or entry.stat(follow_symlinks=False).st_uid != os.getuid():
-                continue
-            os.kill(int(pid), 0)
-        except ProcessLookupError:
-            shutil.rmtree(entry.path, ignore_errors=True)
-        except (OSError, OverflowError):
-            continue
-    return tempfile.mkdtemp(prefix="%s%d-" % (_SCRATCH, os.getpid()))
+def _check_options(obs: str, render_mode: Optional[str], frameskip: int, sticky: float, max_steps: int,
+                   noop_max: int, actions: Any) -> None:
+    if obs not in KINDS:
+        raise ValueError("obs is 'screen', 'ram' or 'both', got %r" % (obs,))
+    if render_mode not in (None, "rgb_array"):
+        raise ValueError("render_mode is None or 'rgb_array'")
+    if frameskip < 1 or not 0.0 <= sticky < 1.0 or max_steps < 1 or noop_max < 0:
+        raise ValueError("frameskip >= 1, 0 <= sticky < 1, max_steps >= 1, noop_max >= 0")
+    if isinstance(actions, str) and actions not in ("all", "filtered", "discrete", "multi_discrete"):
+        raise ValueError("actions is a list of combinations, None, 'all', 'filtered', 'discrete' or "
+                         "'multi_discrete', got %r" % (actions,))
 
 
 class RetroluaEnv(gymnasium.Env):
@@ -122,15 +110,7 @@ class RetroluaEnv(gymnasium.Env):
         sticky_actions: Optional[float] = None,
         **emulator: Any,
     ) -> None:
-        if obs not in KINDS:
-            raise ValueError("obs is 'screen', 'ram' or 'both', got %r" % (obs,))
-        if render_mode not in (None, "rgb_array"):
-            raise ValueError("render_mode is None or 'rgb_array'")
-        if frameskip < 1 or not 0.0 <= sticky < 1.0 or max_steps < 1 or noop_max < 0:
-            raise ValueError("frameskip >= 1, 0 <= sticky < 1, max_steps >= 1, noop_max >= 0")
-        if isinstance(actions, str) and actions not in ("all", "filtered", "discrete", "multi_discrete"):
-            raise ValueError("actions is a list of combinations, None, 'all', 'filtered', 'discrete' or "
-                             "'multi_discrete', got %r" % (actions,))
+        _check_options(obs, render_mode, frameskip, sticky, max_steps, noop_max, actions)
         # Preprocessing in the emulator process: frameskip, noop_max and sticky_actions go there too.
         self._processed = bool(max_pool or grayscale or resize is not None or frame_stack != 1
                                or sticky_actions is not None)
@@ -140,7 +120,7 @@ class RetroluaEnv(gymnasium.Env):
         groups = None  # a scenario's own action groups (stable-retro's "actions")
         scratch = None  # the folder of an integration's scenario file, removed once the emulator read it
         if integration is not None:
-            scenario, state, crop, groups = self._integration(rom, integration, scenario, state, crop)
+            scenario, state, crop, groups = integration_scenario(rom, integration, scenario, state, crop)
             scratch = os.path.dirname(scenario)
             emulator["args"] = list(emulator.get("args", ())) + integrations.Integration.core_options(core)
         self._record = None if record is None else os.path.join(
@@ -159,6 +139,24 @@ class RetroluaEnv(gymnasium.Env):
         # One rendered frame a step: a video recorder (RecordVideo) plays steps at the game's speed.
         fps = float(self.emu.info.get("fps", 60)) or 60.0
         self.metadata = dict(self.metadata, render_fps=fps / frameskip)
+        self._start = self._start_state(warmup_frames, state)
+        self._observe_as(obs, crop, max_pool=max_pool, grayscale=grayscale, resize=resize, frame_stack=frame_stack,
+                         noop_max=noop_max, sticky_actions=sticky_actions)
+        self._masks: Optional[np.ndarray] = None
+        self._kind = None  # stable-retro's action space by its name, when one was asked for
+        self._groups: list = []  # its action groups: multi_discrete's choices, filtered's filter
+        self._system_buttons: list = []
+        if isinstance(actions, str):
+            self._stable_retro_actions(actions, rom, groups)
+        else:
+            self._listed_actions(actions)
+        self._bits = (1 << np.arange(len(self.emu.buttons))).astype(np.uint16)
+        self._last_mask = 0
+        self._steps = 0
+        self._at_start = False
+
+    def _start_state(self, warmup_frames: int, state: Optional[Union[str, bytes]]) -> Snapshot:
+        """The episodes' start: after the warm-up frames, or the state given (a path or bytes, gzipped or not)."""
         self.emu.step(max(1, warmup_frames), screen=True, ram=self.emu.default_domain is not None)
         if state is not None:
             if not isinstance(state, (bytes, bytearray)):
@@ -166,7 +164,14 @@ class RetroluaEnv(gymnasium.Env):
                     state = file.read()
             self.emu.load_state(integrations.gunzip_state(bytes(state)))
             self.emu.step(1, 0, screen=True, ram=self.emu.default_domain is not None)  # draws the state
-        self._start = self.emu.snapshot()
+        return self.emu.snapshot()
+
+    def _observe_as(self, obs: str, crop: Optional[Sequence[int]], *, max_pool: bool, grayscale: bool,
+                    resize: Optional[Sequence[int]], frame_stack: int, noop_max: int,
+                    sticky_actions: Optional[float]) -> None:
+        """The observation space and the observer: the screen (cropped, or preprocessed in the emulator
+        process), the RAM or both."""
+        frameskip = self.frameskip
         cut = crop_slices(crop, self.emu.last_screen().shape)
         height, width = self.emu.last_screen()[cut].shape[:2]
         screen_space = spaces.Box(0, 255, (height, width, 3), dtype=np.uint8)
@@ -189,21 +194,14 @@ class RetroluaEnv(gymnasium.Env):
                                   self._processed)
         self.observation_space = {"screen": screen_space, "ram": ram_space,
                                   "both": spaces.Dict({"screen": screen_space, "ram": ram_space})}[obs]
-        self._masks: Optional[np.ndarray] = None
-        self._kind = None  # stable-retro's action space by its name, when one was asked for
-        self._groups: list = []  # its action groups: multi_discrete's choices, filtered's filter
-        self._system_buttons: list = []
-        if isinstance(actions, str):
-            self._stable_retro_actions(actions, rom, groups)
-        elif actions is None:
+
+    def _listed_actions(self, actions: Optional[Sequence[Buttons]]) -> None:
+        """The action space of a list of button combinations (Discrete), or of every button (MultiBinary)."""
+        if actions is None:
             self.action_space = spaces.MultiBinary(len(self.emu.buttons))
         else:
             self.action_space = spaces.Discrete(len(actions))
             self._masks = np.array([self.emu.mask(a) for a in actions], dtype=np.uint16)
-        self._bits = (1 << np.arange(len(self.emu.buttons))).astype(np.uint16)
-        self._last_mask = 0
-        self._steps = 0
-        self._at_start = False
 
     def _stable_retro_actions(self, kind: str, rom: str, groups: Optional[list]) -> None:
         """stable-retro's action spaces over the system's buttons and action groups: "all" and
@@ -289,26 +287,6 @@ class RetroluaEnv(gymnasium.Env):
         pressed = np.asarray(action).astype(bool)[:width]
         mask = int(self._bits[: len(pressed)][pressed].sum())
         return action_sets.filter_mask(mask, self._groups) if self._kind == "filtered" else mask
-
-    def _integration(self, rom: str, folder: str, scenario: Optional[str], state: Any, crop: Any
-                     ) -> Tuple[str, Any, Any, Any]:
-        """A stable-retro integration's scenario as a Lua file of this env's own (removed with it),
-        its start state, its crop and its own action groups (None: the system's)."""
-        game = integrations.load(integrations.find(folder), scenario or "scenario")
-        mismatch = game.rom_mismatch(rom)
-        if mismatch:
-            warnings.warn(mismatch)
-        if state is False:  # explicitly none: from power-on (stable-retro's State.NONE)
-            state = None
-        elif isinstance(state, str) and os.sep not in state and not os.path.exists(state):
-            state = game.state(state)  # one of its states, by name
-        elif state is None and game.default_state:
-            state = game.state()
-        lua = game.lua(rom)
-        path = os.path.join(_scratch_folder(), "scenario.lua")
-        with open(path, "w", encoding="utf-8") as file:
-            file.write(lua)
-        return path, state, crop if crop is not None else game.crop, game.rules.get("actions")
 
     def _observe(self, at_start: bool = False) -> Observation:
         return self._observer.copy(at_start)
