@@ -137,7 +137,7 @@ function netplay.new(options)
   self.identity = identity()
   self.started_at = net.clock()
   self.stats = { rollbacks = 0, rollback_frames = 0, max_rollback = 0, stall_frames = 0, stall_seconds = 0,
-                 ignored = 0, conflicts = 0, checks = 0, ping_ms = 0, heals = 0, heal_ms = 0, heal_bytes = 0 }
+                 ignored = 0, conflicts = 0, checks = 0, ping_ms = 0, start_wait_ms = 0, heals = 0, heal_ms = 0, heal_bytes = 0 }
   self.ring, self.ring_frame, self.ring_digest, self.ring_domains = {}, {}, {}, {}
   self.ring_size = self.prediction + 2
   assert(type(self.adaptive) == "boolean", "netplay.new: adaptive must be a boolean")
@@ -463,6 +463,7 @@ end
 function Session:on_cookie(data)
   local _, cookie = string.unpack("<I4c16", data, HEADER_SIZE + 1)
   self.cookie = cookie
+  self.handshake_rtt = self.hello_sent and net.clock() - self.hello_sent  -- the joiner's first delay
   self:hello()
   self.hello_sent = net.clock()
 end
@@ -622,7 +623,7 @@ end
 -- Waits (sending and receiving) while the game may not go on: more than `prediction` frames past the
 -- last remote input, or at `stop_after` until every input before it is in.
 function Session:wait_for_peer()
-  local started
+  local started, first = nil, self.remote_count == 0
   while self.phase == "running" do
     local blocked
     if self.stop_after > 0 and self.frame >= self.stop_after then
@@ -645,6 +646,9 @@ function Session:wait_for_peer()
     -- Visible only past the frame's own slack: a headless session would have slept until its deadline
     -- anyway (a window's slack is unknown here: all of the wait counts).
     local waited = net.clock() - started
+    -- The joiner, a one-way trip ahead, waits once for the host's first input: the start, not a stall.
+    if first then self.stats.start_wait_ms = waited * 1000; return end
+    if self.stop_after > 0 and self.frame >= self.stop_after then return end  -- the end's, for the last inputs
     local slack = self.pace and self.deadline and (self.deadline + 1 / self.fps - started) or 0
     if waited > slack then
       self.stats.stall_frames = self.stats.stall_frames + 1

@@ -25,15 +25,16 @@ function delay.install(Session, wire)
     self.stats.delay_changes, self.stats.jitter_ms = 0, 0
   end
 
-  --- Called as the session begins, before the first inputs: the host starts at the delay the round trip
-  --- of the game's transfer asks for (jitter guessed a tenth of it) and announces it from frame 0.
+  --- Called as the session begins, before the first inputs: each side starts at the delay the round trip
+  --- of the handshake asks for (the host's: the game's transfer; the joiner's: its hello to the cookie),
+  --- jitter guessed a tenth of it; the host announces its own from frame 0, which the joiner then takes.
   function Session:initial_delay()
-    local round_trip = self.resends and self.resends.round_trip
-    if not self.adaptive or self.mode ~= "host" or self.fixed_delay or not round_trip then return end
+    local round_trip = self.mode == "host" and self.resends and self.resends.round_trip or self.handshake_rtt
+    if not self.adaptive or self.fixed_delay or not round_trip then return end
     self.fps = emu.info().fps or 60
     self.stats.ping_ms, self.stats.jitter_ms = round_trip * 1000, round_trip * 100
     self.delay = math.max(self.delay_floor, math.min(DELAY_MAX, self:frames_needed() - self.prediction))
-    self.delay_from, self.announce_until = 0, net.clock() + 1
+    if self.mode == "host" then self.delay_from, self.announce_until = 0, net.clock() + 1 end
   end
 
   -- Each round trip measured: the jitter is the mean absolute deviation from the smoothed round trip.
@@ -59,7 +60,8 @@ function delay.install(Session, wire)
     return math.ceil(one_way / frame_ms) + 2
   end
 
-  -- Every second: prediction from the rollback cost; on the host, the delay from the network.
+  -- Every second: prediction from the rollback cost; on the host, the delay from the network (set once
+  -- outright after a second of pings, then up at once and down a frame at a time).
   function Session:adapt()
     if not self.adaptive or self.frame % 60 ~= 30 or (self.ping_samples or 0) < 10 then return end
     if self.replay_ms then
@@ -73,7 +75,12 @@ function delay.install(Session, wire)
     -- Up at once; down (a frame the other side must predict further) only with two to spare and 10 s
     -- after the last change, so a jittery link does not flip it.
     local now = net.clock()
-    if wanted > current or (wanted < current - 1 and now - (self.delay_changed or 0) > 10) then
+    if not self.delay_settled and self.ping_samples >= 60 then
+      -- The first second of pings replaces the handshake's guess, either way.
+      self.delay_settled = true
+      if wanted ~= current then self.next_delay = { from = self.frame + self:frames_needed() + 2, delay = wanted } end
+      self.delay_changed, self.announce_until = now, now + 1
+    elseif wanted > current or (wanted < current - 1 and now - (self.delay_changed or 0) > 10) then
       if wanted < current then wanted = current - 1 end
       self.delay_changed = now
       self.next_delay = { from = self.frame + self:frames_needed() + 2, delay = wanted }
