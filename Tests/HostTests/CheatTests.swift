@@ -128,7 +128,7 @@ final class CheatTests: XCTestCase {
                 increased_by, decreased_by)
                 """,
                 "cheats.search: no search started (call cheats.search_start first)",
-                "/nonexistent.cht: no such cheat file",
+                "/nonexistent.cht: no such cheat file\tfailed",
             ])
         harness.close()
     }

@@ -59,10 +59,10 @@ final class DiscTests: XCTestCase {
             harness.lines,
             [
                 "2\t1\tfalse", "1\tone.dsk\tDisc 1", "2\ttwo.dsk\tDisc 2",
-                "nil\tthe tray is closed: eject first (disc.eject())", "true\ttrue\ttrue\ttrue\t2", "3\t3",
+                "nil\tthe tray is closed: eject first (disc.eject())\tfailed", "true\ttrue\ttrue\ttrue\t2", "3\t3",
                 "false\tdisc.select: disc 9 does not exist (the tray holds 3)",
                 "false\tdisc.select: bad argument #1 'index' (integer expected, got string)",
-                "nil\t\(discs)/missing.dsk: no such file", "66",
+                "nil\t\(discs)/missing.dsk: no such file\tfailed", "66",
             ], harness.errors)
         XCTAssertEqual(harness.session.content!.extraDiscs.map(\.label), ["Ending"])
     }
@@ -83,7 +83,7 @@ final class DiscTests: XCTestCase {
             XCTAssertTrue("\($0)".contains("while a movie is recording"), "\($0)")
         }
         try harness.load("print(disc.eject())")
-        XCTAssertEqual(harness.lines.last, "nil\tdisc eject not allowed while a movie is recording")
+        XCTAssertEqual(harness.lines.last, "nil\tdisc eject not allowed while a movie is recording\tmovie")
     }
 
     func testDiscHotkeys() throws {
@@ -127,7 +127,7 @@ final class DiscTests: XCTestCase {
             harness.lines,
             [
                 "2\t2", "1\tairstriker.md\tairstriker", "2\tsecond.md\tsecond", "true\ttrue",
-                "nil\tcore 'picodrive' refused disc 2", "true\t1",
+                "nil\tcore 'picodrive' refused disc 2\tfailed", "true\t1",
             ], harness.errors)
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
@@ -145,6 +145,6 @@ final class DiscTests: XCTestCase {
             """)
         let refusal = "core 'nestopia' has no disk control (it takes one disc at a time)"
         XCTAssertEqual(harness.lines.count, 9)
-        for line in harness.lines { XCTAssertTrue(line.hasSuffix("nil\t" + refusal), line) }
+        for line in harness.lines { XCTAssertTrue(line.hasSuffix("nil\t" + refusal + "\tfailed"), line) }
     }
 }

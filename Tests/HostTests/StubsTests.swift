@@ -68,7 +68,12 @@ final class StubsTests: XCTestCase {
                 guard declaration.line.hasPrefix("function \(name).") else { return nil }
                 return String(declaration.line.dropFirst("function \(name).".count).prefix { $0 != "(" })
             }
-            XCTAssertEqual(Set(functions), fields, "\(name): the stubs' functions are the ones scripts get")
+            // A module's constants (`joypad.BUTTONS`) are typed fields: `---@type …` then `joypad.BUTTONS = {}`.
+            let constants = declared.compactMap { declaration -> String? in
+                guard declaration.line.hasPrefix("\(name)."), declaration.line.hasSuffix(" = {}") else { return nil }
+                return String(declaration.line.dropFirst("\(name).".count).dropLast(" = {}".count))
+            }
+            XCTAssertEqual(Set(functions + constants), fields, "\(name): the stubs' fields are the ones scripts get")
         }
         for type in ["state", "image", "rewind_buffer"] {
             let table = declared.first { $0.line == "local \(type) = {}" }

@@ -186,7 +186,7 @@ final class TAStudioTests: XCTestCase {
         XCTAssertEqual(
             harness.lines,
             [
-                "2\tboss fight", "frame 500 is outside the movie (0…122)",
+                "2\tboss fight", "frame 500 is outside the movie (0…122)\tmovie",
                 "false\ttastudio.set_marker: bad argument #1 'frame' (must be 0 or more)",
             ])
         let saved = try MovieText.read(path: path)
@@ -271,7 +271,7 @@ extension TAStudioTests {
         XCTAssertEqual(
             harness.lines,
             [
-                "nil\tno movie is active", "nil\tno movie is active", "false\tnil\tnil\tfalse\t0",
+                "nil\tno movie is active\tmovie", "nil\tno movie is active\tmovie", "false\tnil\tnil\tfalse\t0",
                 "tastudio.set_button: bad argument #2 'port' (must be 1…8)",
                 "tastudio.set_button: bad argument #4 'pressed' (boolean expected, got string)",
                 "tastudio.insert: bad argument #2 'count' (must be 1…5184000)",
@@ -281,9 +281,9 @@ extension TAStudioTests {
                 "tastudio.greenzone_info: bad field 'memory_mb' in argument #1 (must be 1…65536)",
                 "tastudio.seek: bad argument #1 'frame' (integer expected, got string)",
                 "tastudio.insert: bad argument #1 'frame' (must be at most 1099511627776)",
-                "nil\tframe 31 is outside the movie (0…30)",
-                "nil\tframes 29…33 are outside the movie (30 frames)",
-                "nil\tframe 31 is outside the movie (0…30)",
+                "nil\tframe 31 is outside the movie (0…30)\tmovie",
+                "nil\tframes 29…33 are outside the movie (30 frames)\tmovie",
+                "nil\tframe 31 is outside the movie (0…30)\tmovie",
                 "true\tnil\tchanges are already being gathered (apply them first)",
                 "false\tfalse",
             ])
