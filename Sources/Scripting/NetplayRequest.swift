@@ -30,6 +30,8 @@ public struct NetplayRequest: Sendable, Equatable {
     public var rollback: Int?
     /// `netplay-check --buttons`: the RetroPad mask its random input presses (nil: all but select and start).
     public var buttons: Int?
+    /// `--spectate`: join as a spectator, fed the session's confirmed inputs, sending none.
+    public var spectate = false
 
     public init(mode: Mode, address: String = "", delay: Int? = nil) {
         self.mode = mode

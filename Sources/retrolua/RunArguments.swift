@@ -222,8 +222,9 @@ enum RunArguments {
         guard let value = args.value("netplay") else {
             if delay != nil { throw Arguments.UsageError(description: "--netplay-delay applies to --netplay") }
             try NetplayRoomArguments.refuseWithoutNetplay(args)
-            if coreOptions != nil {
-                throw Arguments.UsageError(description: "--netplay-options applies to --netplay join")
+            if coreOptions != nil || args.flag("spectate") {
+                throw Arguments.UsageError(
+                    description: "--\(coreOptions != nil ? "netplay-options" : "spectate") applies to --netplay join")
             }
             return
         }
@@ -239,6 +240,13 @@ enum RunArguments {
         }
         options.netplay?.delay = delay
         options.netplay?.options = coreOptions
+        if args.flag("spectate") {
+            guard options.netplay?.mode == .join, coreOptions == nil, delay == nil else {
+                throw Arguments.UsageError(
+                    description: "--spectate applies to --netplay join (without --netplay-delay or --netplay-options)")
+            }
+            options.netplay?.spectate = true
+        }
     }
 
     /// Without --control, a windowed run (and any with --console or --mcp) listens on a socket of the user's own for

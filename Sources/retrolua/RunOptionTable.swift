@@ -185,6 +185,10 @@ extension RunCommand {
                             + "and keys every packet, which the relay can neither read the secret from nor forge"),
                     Option("netplay-delay", "N", "frames of input delay, 0…8 (default 2)"),
                     Option(
+                        "spectate", nil,
+                        "with --netplay join: watch the session (both players' confirmed inputs, from the "
+                            + "host's state when joining mid-game) without playing"),
+                    Option(
                         "netplay-options", "host",
                         "joining: take the host's core options where they change emulation, for this session, "
                             + "instead of being refused (display-only options never have to match)",

@@ -36,12 +36,13 @@ final class PythonPackageTests: XCTestCase {
         try pytest(Fixtures.python, ["test_integration.py"])
     }
 
-    /// Tests/python/test_client_edges.py and test_structure.py (no import circle in the package, no private
-    /// reach between its modules): a client truncating its shared memory, a scenario whose main
-    /// chunk fails, a core that hangs (call timeouts, a parent killed meanwhile), Ctrl-C mid-step, and
-    /// hostile integration folders (FIFO, gzip bomb, deep JSON, paths outside, oversized scripts).
+    /// Tests/python/test_client_edges.py, test_structure.py (no import circle in the package, no private
+    /// reach between its modules) and test_code_sizes.py (scripts/lint's size rules): a client truncating its
+    /// shared memory, a scenario whose main chunk fails, a core that hangs (call timeouts, a parent killed
+    /// meanwhile), Ctrl-C mid-step, and hostile integration folders (FIFO, gzip bomb, deep JSON, paths
+    /// outside, oversized scripts).
     func testTheClientsEdges() throws {
-        try pytest(Fixtures.python, ["test_client_edges.py", "test_structure.py"])
+        try pytest(Fixtures.python, ["test_client_edges.py", "test_structure.py", "test_code_sizes.py"])
     }
 
     func testTheExamples() throws {
@@ -108,9 +109,12 @@ final class PythonPackageTests: XCTestCase {
     /// through a relay with delay, jitter and loss ends on the same state; a forced desync is reported;
     /// the handshake refuses other content, core and options; hostile peers and hosts; kill -9 of a joiner;
     /// test_netplay_guard.py: no amplification (spoofed hellos and need floods); test_netplay_room.py: two players
-    /// meet in a room of `retrolua netplay-relay`; strangers, forged, reflected and replayed packets are dropped.
+    /// meet in a room of `retrolua netplay-relay`; strangers, forged, reflected and replayed packets are dropped;
+    /// test_netplay_spectate.py: spectators from the start and mid-game, every side's movie, a hostile spectator.
     func testNetplayOverARelay() throws {
-        try pytest(Fixtures.python, ["test_netplay.py", "test_netplay_guard.py", "test_netplay_room.py"])
+        try pytest(
+            Fixtures.python,
+            ["test_netplay.py", "test_netplay_guard.py", "test_netplay_room.py", "test_netplay_spectate.py"])
     }
 
     private func pytest(_ python: String, _ files: [String]) throws {

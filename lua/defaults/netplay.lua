@@ -2,7 +2,9 @@
 -- (retrolua.netplay: rollback over UDP, two players) and shows a line on the OSD — ping, the last
 -- rollback, the delay — or, for `retrolua netplay-check`, the SyncTest (retrolua.netplay_check).
 -- Without --netplay it does nothing. Settings in ~/.config/retrolua/netplay.lua, e.g.
--- `return { delay = 3, prediction = 8, check_interval = 60, timeout = 5, show = true }`
+-- `return { delay = 3, prediction = 8, check_interval = 60, timeout = 5, show = true, record = "session.rlm" }`
+-- (`record`: every side writes the session's confirmed inputs as a movie there when it ends; `--spectate`
+-- joins as a spectator, retrolua.netplay_watch).
 -- (`--netplay-delay` wins over `delay`, `--netplay-options host` over `core_options`). The host
 -- plays port 1, the joiner port 2; each plays with the pad the input default maps to port 1. Headless, the run ends with the session.
 
@@ -10,7 +12,7 @@ local request = net.netplay()
 if not request then return end
 
 local netplay = require("retrolua.netplay")
-local defaults = { show = true }
+local defaults = { show = true, record = "" }
 for key, value in pairs(netplay.defaults) do defaults[key] = value end
 local settings = require("retrolua.settings").load("netplay", defaults)
 
@@ -40,6 +42,10 @@ end
 
 local function ended(reason, failed)
   if transport then transport:leave() end
+  if session and session.recorder then
+    local written, problem = session.recorder:write(netplay.buttons_of)
+    emu.result("netplay_movie", written and settings.record or ("not written: " .. tostring(problem)))
+  end
   emu.result("netplay_end", reason)
   if session then
     for key, value in pairs(results()) do emu.result("netplay_" .. key, value) end
@@ -60,7 +66,11 @@ if request.relay then
   if transport then options.socket, options.address = transport, transport.peer end
   ok, made = transport ~= nil, "netplay: " .. tostring(problem)
 end
-if ok then ok, made = pcall(netplay.new, options) end
+if request.spectate and request.relay then
+  ok, made = false, "netplay: spectators join the host's address, not through a relay"
+end
+local start = request.spectate and require("retrolua.netplay_watch").new or netplay.new
+if ok then ok, made = pcall(start, options) end
 if not ok then
   emu.message(tostring(made))
   emu.result("netplay_end", tostring(made))
@@ -68,6 +78,7 @@ if not ok then
   return
 end
 session = made
+if settings.record ~= "" then session.recorder = require("retrolua.netplay_movie").new(settings.record) end
 
 if transport then
   emu.message("netplay: " .. (request.mode == "host" and "hosting" or "joining") .. " room " .. transport.code ..
@@ -75,7 +86,7 @@ if transport then
 elseif request.mode == "host" then
   emu.message("netplay: hosting on port " .. session.socket:address():match(":(%d+)$") .. "; waiting for a player")
 else
-  emu.message("netplay: joining " .. request.address)
+  emu.message("netplay: " .. (request.spectate and "watching " or "joining ") .. request.address)
 end
 
 event.on("frame_start", function() session:frame_start() end)
@@ -88,11 +99,23 @@ event.on("exit", function()
   session:finish("the run ended")
 end)
 
+-- The status line, at the bottom of the HUD.
+local function draw_line(text, alarm)
+  local _, height = gui.surface_size("hud")
+  local scale = gui.text_scale("hud")
+  local _, text_height = gui.text_size(text, scale)
+  gui.text(4 * scale, height - text_height - 4 * scale, text,
+           { surface = "hud", color = alarm and "red" or "#80ff80", bg = "#00000080", scale = scale })
+end
+
 if settings.show then
   local last_rollbacks, shown_rollback, shown_until = 0, 0, 0
   event.on("draw", function()
     local status = session:status()
     if status.phase ~= "running" then return end
+    if status.spectating then
+      return draw_line(string.format("netplay spectator  frame %d  behind %d", status.frame, status.behind))
+    end
     local stats = status.stats
     -- The longest rollback of the last second, so a number stays long enough to read.
     local now = net.clock()
@@ -111,10 +134,8 @@ if settings.show then
     elseif heal and now - heal.at < 3 then
       text = text .. "  healed @" .. heal.desync  -- a short note: the game goes on from the host's state
     end
-    local _, height = gui.surface_size("hud")
-    local scale = gui.text_scale("hud")
-    local _, text_height = gui.text_size(text, scale)
-    gui.text(4 * scale, height - text_height - 4 * scale, text,
-             { surface = "hud", color = status.healing and "red" or "#80ff80", bg = "#00000080", scale = scale })
+    local watching = session.audience and #session.audience.list or 0
+    if watching > 0 then text = text .. "  +" .. watching .. " watching" end
+    draw_line(text, status.healing)
   end)
 end

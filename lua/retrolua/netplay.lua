@@ -17,13 +17,15 @@
 --
 -- Everything a peer sends is untrusted: packets are parsed under pcall, sizes, counts and frame
 -- numbers are bounded, inputs that contradict ones already received are ignored (and counted).
--- Two players only; spectators and more players are not supported.
+-- Two players; any number of spectators (retrolua.netplay_spectate, retrolua.netplay_watch), fed the
+-- confirmed inputs, which also make the session's movie (retrolua.netplay_movie).
 
 local sync = require("retrolua.sync_state")
 local guard = require("retrolua.netplay_guard")
 local core_options = require("retrolua.netplay_options")
 local heal = require("retrolua.netplay_heal")
 local adaptation = require("retrolua.netplay_delay")
+local spectate = require("retrolua.netplay_spectate")
 
 local netplay = {}
 
@@ -34,7 +36,7 @@ local MAGIC = "RLNP"
 local HEADER = "<c4BB"
 local HEADER_SIZE = 6
 local T = { hello = 1, refuse = 2, welcome = 3, chunk = 4, need = 5, ready = 6, input = 7, bye = 8, cookie = 9,
-            heal = 10, healed = 11, delay = 12 }
+            heal = 10, healed = 11, delay = 12, watch = 13, feed = 14, watched = 15, over = 16 }
 local CHUNK = 1200            -- state bytes per datagram (under the socket's 1400)
 local NEED_MAX = 64           -- chunks asked for in one request
 local INPUTS_MAX = 32         -- inputs in one packet (more than delay + prediction ever leaves unacknowledged)
@@ -87,6 +89,7 @@ local function identity()
   return { core = (info.core or ""):sub(1, 64), version = (info.core_version or ""):sub(1, 64),
            sha1 = (rom.sha1 or ""):sub(1, 40), options = core_options.text() }
 end
+netplay.identity = identity
 
 local function save_ram_domain()
   for _, domain in ipairs(memory.domains()) do
@@ -144,6 +147,7 @@ function netplay.new(options)
   self.fixed_delay = options.fixed_delay  -- `--netplay-delay`: the delay stays as given
   self:setup_adaptive()
   self.replay_input = {}
+  self.audience = self.mode == "host" and spectate.audience(self) or nil
   return self
 end
 
@@ -169,6 +173,7 @@ function Session:begin()
   local _, domains = sync.memory()
   self.digest = #domains > 0 and sync.memory_digest or function(state) return state:hash() end
   self:save_ring(0)
+  if self.recorder then self.recorder:start(0, self:ring_state(0)) end
   self.on_message(string.format("netplay: playing with %s (you are player %d, delay %d)", self.peer,
                                 self.local_port, self.delay))
 end
@@ -186,6 +191,7 @@ function Session:finish(reason, failed)
     for _ = 1, 3 do self:send(bye) end
   end
   if self.slowed then emu.speed(1); netplay.balancing = false end
+  if self.audience then self.audience:finish(reason) end
   self.phase, self.ended_reason, self.failed = "ended", reason, failed or false
   self.on_message("netplay: " .. reason)
   self.on_end(reason, failed)
@@ -266,6 +272,7 @@ function Session:handle(data, from)
     end
     return
   end
+  if self.audience and self.audience:handle(kind, data, from) then return end
   if self.phase == "listening" then
     if kind == T.hello then self:on_hello(data, from) else self.stats.ignored = self.stats.ignored + 1 end
     return
@@ -711,6 +718,7 @@ function Session:frame_end()
   if self.phase ~= "running" then return end
   self:wait_for_peer()
   self:check_confirmed()
+  self:serve_confirmed()
   -- The inputs again half a frame after frame_start's packet: one lost datagram then costs no frame.
   if self.phase == "running" and net.clock() - self.last_sent > 0.004 then self:send_input() end
   self:adapt()
@@ -749,6 +757,10 @@ end
 
 heal.install(Session, { packet = packet, kinds = T, chunk = CHUNK, state_max = STATE_MAX, history = HISTORY,
                        future = FUTURE, need_max = NEED_MAX, header_size = HEADER_SIZE })
+
+spectate.install(Session, { packet = packet, kinds = T, header_size = HEADER_SIZE, chunk = CHUNK,
+                           need_max = NEED_MAX, state_max = STATE_MAX, kind_of = kind_of,
+                           save_ram_domain = save_ram_domain })
 
 adaptation.install(Session, { packet = packet, kinds = T, header_size = HEADER_SIZE, future = FUTURE })
 

@@ -1248,7 +1248,7 @@ net = {}
 ---@return string?
 function net.udp(options) end
 
---- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, options= ("host": take the host's deciding core options), room= (the room's secret), relay= (the relay's HOST:PORT), frames=, rollback=, buttons= (a RetroPad mask)}` (absent fields: the default's own), or nil.
+--- The session the command line asked for, for the netplay default: `{mode= ("host", "join" or "check"), address=, delay=, options= ("host": take the host's deciding core options), room= (the room's secret), relay= (the relay's HOST:PORT), frames=, rollback=, buttons= (a RetroPad mask), spectate= (true: `--spectate`, watch without playing)}` (absent fields: the default's own), or nil.
 ---@return table?
 function net.netplay() end
 
@@ -1262,6 +1262,12 @@ function net.cookie(text) end
 ---@param text string
 ---@return string
 function net.hmac(key, text) end
+
+--- `address` (`HOST:PORT`) with its host looked up now, as the numeric text a socket's `receive` names senders by; `nil, message` when it may not be reached or does not resolve. A socket looks a name up on every send: resolve once a peer that is sent to often.
+---@param address string
+---@return string?
+---@return string?
+function net.resolve(address) end
 
 --- Seconds on a monotonic clock (pings, timeouts, pacing); only differences mean anything.
 ---@return number
@@ -1277,12 +1283,6 @@ function net.tcp_listen(options) end
 ---@param address string
 ---@return tcp_connection?
 ---@return string?
---- `address` (`HOST:PORT`) with its host looked up now, as the numeric text a socket's `receive` names senders by; `nil, message` when it may not be reached or does not resolve. A socket looks a name up on every send: resolve once a peer that is sent to often.
----@param address string
----@return string?
----@return string?
-function net.resolve(address) end
-
 function net.tcp_connect(address) end
 
 --- The sockets of the list `objects` (TCP listeners and connections, UDP sockets) that are ready — a connection, bytes, a datagram or a closed state waiting — waiting at most `milliseconds` (0…1000, default 0) for the first. The wait is the host's time, not the script's.

@@ -38,7 +38,8 @@ extension Bindings {
                     The session the command line asked for, for the netplay default: `{mode= ("host", "join" \
                     or "check"), address=, delay=, options= ("host": take the host's deciding core options), \
                     room= (the room's secret), relay= (the relay's HOST:PORT), frames=, rollback=, buttons= (a \
-                    RetroPad mask)}` (absent fields: the default's own), or nil.
+                    RetroPad mask), spectate= (true: \
+                    `--spectate`, watch without playing)}` (absent fields: the default's own), or nil.
                     """
             ) { run($0, $1, netNetplay) },
             LuaFunction(
@@ -161,7 +162,7 @@ extension Bindings {
             call.pushNil()
             return 1
         }
-        call.newTable(fields: 9)
+        call.newTable(fields: 10)
         call.set("mode", request.mode.rawValue)
         call.set("address", request.address)
         if let delay = request.delay { call.set("delay", delay) }
@@ -171,6 +172,7 @@ extension Bindings {
         if let frames = request.frames { call.set("frames", frames) }
         if let rollback = request.rollback { call.set("rollback", rollback) }
         if let buttons = request.buttons { call.set("buttons", buttons) }
+        if request.spectate { call.set("spectate", true) }
         return 1
     }
 
