@@ -41,6 +41,7 @@ DMC_FREQ  = $4010
 OAMDMA    = $4014
 SND_CHN   = $4015
 JOY1      = $4016
+JOY2      = $4017       ; read: controller 2 (writes go to the APU frame counter)
 APU_FRAME = $4017
 
 ; ---------------------------------------------------------------------------
@@ -64,6 +65,9 @@ coin_y    = $0E         ; coin top edge, 40..208
 lfsr_lo   = $0F         ; random generator state, u16 LE, never 0
 lfsr_hi   = $10
 tmp       = $11         ; scratch
+pad2      = $12         ; two-player build only: joypad 2 byte read this frame
+p2_x      = $13         ; two-player build only: player 2 sprite left edge
+p2_y      = $14         ; two-player build only: player 2 sprite top edge
 hz_x      = $20         ; 6 bytes: hazard left edge
 hz_y      = $28         ; 6 bytes: hazard top edge (HIDDEN_Y while waiting)
 hz_frac   = $30         ; 6 bytes: hazard y fraction (1/256 px)
@@ -140,6 +144,8 @@ OAM_COIN   = 7 * 4
 OAM_SCORE  = 8 * 4      ; tens, ones
 OAM_LEVEL  = 10 * 4     ; "L", digit
 OAM_LIVES  = 12 * 4     ; heart, digit
+OAM_P2     = 14 * 4     ; two-player build only: player 2
+P2_START_X = START_X + 32
 
 ; ---------------------------------------------------------------------------
 ; iNES header
@@ -312,6 +318,9 @@ forever:
     lda pad
     sta pad_prev
     jsr read_joypad
+.ifdef TWO_PLAYERS
+    jsr read_joypad2
+.endif
     lda pad_prev
     eor #$FF
     and pad
@@ -339,11 +348,21 @@ forever:
     jmp @done
 @playing:
     jsr move_player
+.ifdef TWO_PLAYERS
+    jsr swap_players    ; player 2 moves and takes coins as player 1 does
+    jsr move_player
+    jsr swap_players
+.endif
     jsr move_hazards
     jsr check_hazards
     lda state
     bne @done           ; the last life went this frame
     jsr check_coin
+.ifdef TWO_PLAYERS
+    jsr swap_players
+    jsr check_coin
+    jsr swap_players
+.endif
 @done:
 
     ; 6. Sprites for the next frame.
@@ -384,6 +403,12 @@ forever:
     sta hz_wait, x
     dex
     bpl @hazard
+.ifdef TWO_PLAYERS
+    lda #P2_START_X
+    sta p2_x
+    lda #START_Y
+    sta p2_y
+.endif
     jmp place_coin
 .endproc
 
@@ -696,6 +721,39 @@ forever:
     rts
 .endproc
 
+.ifdef TWO_PLAYERS
+; read_joypad2: controller 2's 8 buttons into `pad2` (latched by read_joypad's
+; strobe).  Clobbers A.
+.proc read_joypad2
+    lda #1
+    sta pad2            ; sentinel bit, as in read_joypad
+@loop:
+    lda JOY2
+    lsr a
+    rol pad2
+    bcc @loop
+    rts
+.endproc
+
+; swap_players: exchange player 1's pad and position with player 2's, so
+; player 1's routines move player 2.  Clobbers A and X.
+.proc swap_players
+    lda pad
+    ldx pad2
+    sta pad2
+    stx pad
+    lda player_x
+    ldx p2_x
+    sta p2_x
+    stx player_x
+    lda player_y
+    ldx p2_y
+    sta p2_y
+    stx player_y
+    rts
+.endproc
+.endif
+
 ; build_oam: fill the shadow OAM from the game state.  OAM Y is "screen row
 ; minus one".  Slot 0 player (blinks while invulnerable), 1-6 hazards
 ; (hidden while waiting), 7 coin, 8-9 score, 10-11 level, 12-13 lives.
@@ -718,6 +776,18 @@ forever:
     sta oam + OAM_PLAYER + 2
     lda player_x
     sta oam + OAM_PLAYER + 3
+.ifdef TWO_PLAYERS
+    lda p2_y            ; player 2: the same face in the HUD's palette
+    sec
+    sbc #1
+    sta oam + OAM_P2 + 0
+    lda #TILE_PLAYER
+    sta oam + OAM_P2 + 1
+    lda #3
+    sta oam + OAM_P2 + 2
+    lda p2_x
+    sta oam + OAM_P2 + 3
+.endif
 
     ; Hazards.
     ldx #0
