@@ -65,8 +65,9 @@ def variables_of(data: Dict[str, Any], path: str) -> Dict[str, Dict[str, Any]]:
             raise RetroluaError("%s: variable %r has a bad address or mask" % (path, name))
         order, repr_, width = match.groups()
         # The mask applies to the decoded value as a 64-bit pattern (stable-retro reads it as uint64).
+        signed_mask = None if mask is None else mask - (1 << 64) if mask >= 1 << 63 else mask
         variables[name] = {"address": address, "width": int(width), "order": ">" if order == ">" else "<",
-                           "repr": repr_, "mask": None if mask is None else mask - (1 << 64) if mask >= 1 << 63 else mask}
+                           "repr": repr_, "mask": signed_mask}
     return variables
 
 
