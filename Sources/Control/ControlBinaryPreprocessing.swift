@@ -22,12 +22,9 @@ final class ControlBinaryPreprocessing {
     /// A frame keeps the last frame's buttons when the generator's top 53 bits are below this.
     let stickyThreshold: UInt64
     private var random: SplitMix64
-    private var frames: [[UInt8]] = []
-    private var shape = (width: 0, height: 0)
     var previousButtons = InlineArray<8, UInt16>(repeating: 0)
-    var pooled: [UInt8] = []
-    /// The resize of the last frame size (its weights are computed once per size).
-    private var resizer: AreaResize?
+    /// The kept frame, the resize's weights and the stack, with their buffers (FrameProcessingObservation).
+    private let observation: FrameProcessingObservation
 
     init(_ payload: ArraySlice<UInt8>, capacity: Int) throws(ControlError) {
         guard payload.count == Self.payloadSize else {
@@ -63,6 +60,7 @@ final class ControlBinaryPreprocessing {
         }
         stickyThreshold = UInt64(sticky * 9_007_199_254_740_992)  // p · 2^53, exact
         random = SplitMix64(seed: long(36, 8))
+        observation = FrameProcessingObservation(grayscale: grayscale, stack: stack)
         if let size, stack * size.width * size.height * (grayscale ? 1 : 3) > capacity {
             throw ControlError(
                 "binary preprocess: \(stack) frames of \(size.width)x\(size.height) exceed the shared screen area (\(capacity) bytes)"
@@ -85,17 +83,10 @@ final class ControlBinaryPreprocessing {
     }
 
     /// Keeps the frame about to be followed by a step's last one (for the max-pool).
-    func keep(_ frame: LastFrame) {
-        pooled = Self.rgb(of: frame)
-    }
+    func keep(_ frame: LastFrame) { observation.keep(frame) }
 
-    private static func rgb(of frame: LastFrame) -> [UInt8] {
-        let count = frame.width * frame.height * 3
-        return [UInt8](unsafeUninitializedCapacity: count) { bytes, initialized in
-            frame.writeRGB(into: UnsafeMutableRawPointer(bytes.baseAddress!))
-            initialized = count
-        }
-    }
+    /// Forgets a kept frame (a step starts).
+    func forgetPooled() { observation.forgetKept() }
 
     /// The processed observation of `frame` pushed onto the stack (an episode's first fills it), then
     /// the stack written at `target`; its width, height and length in bytes.
@@ -103,36 +94,13 @@ final class ControlBinaryPreprocessing {
         _ frame: LastFrame, pool: Bool, episodeStart: Bool, into target: UnsafeMutableRawPointer, capacity: Int
     ) throws(ControlError) -> (Int, Int, Int) {
         let (width, height) = size ?? (frame.width, frame.height)
-        let channels = grayscale ? 1 : 3
-        let length = stack * width * height * channels
+        let length = stack * width * height * (grayscale ? 1 : 3)
         guard length <= capacity, frame.width > 0, frame.height > 0 else {
             throw ControlError(
                 "binary step: \(stack) processed frames of \(width)x\(height) exceed the shared screen area")
         }
-        var rgb = Self.rgb(of: frame)
-        if pool && maxPool && pooled.count == rgb.count { FrameProcessing.maxPool(&rgb, pooled) }
-        pooled = []
-        let pixels = grayscale ? FrameProcessing.grayscale(rgb, pixels: frame.width * frame.height) : rgb
-        if let resizer, resizer.width == frame.width, resizer.height == frame.height, resizer.toWidth == width,
-            resizer.toHeight == height, resizer.channels == channels
-        {
-        } else {
-            resizer = AreaResize(
-                width: frame.width, height: frame.height, channels: channels, toWidth: width, toHeight: height)
-        }
-        let processed = resizer!.apply(pixels)
-        if episodeStart || frames.count != stack || shape != (width, height) {
-            frames = Array(repeating: processed, count: stack)
-        } else {
-            frames.removeFirst()
-            frames.append(processed)
-        }
-        shape = (width, height)
-        var offset = 0
-        for image in frames {
-            image.withUnsafeBytes { (target + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            offset += image.count
-        }
+        observation.observe(
+            frame, pool: pool && maxPool, episodeStart: episodeStart, width: width, height: height, into: target)
         return (width, height, length)
     }
 }

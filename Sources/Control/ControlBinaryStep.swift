@@ -68,7 +68,7 @@ final class ControlBinaryStep {
         }
         self.masks = masks
         if let processing {  // every check passed: the step's effects on the generator start here
-            processing.pooled = []
+            processing.forgetPooled()
             if request.flags & Wire.stepSeed != 0 { processing.reseed(request.a) }
             if episode {  // no buttons and no payload (checked): the count is the no-op frames
                 frames = processing.noopFrames(fallback: frames)

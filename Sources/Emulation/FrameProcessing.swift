@@ -18,13 +18,17 @@ public enum FrameProcessing {
         let count = min(max(pixels, 0), rgb.count / 3)
         return [UInt8](unsafeUninitializedCapacity: count) { target, initialized in
             rgb.withUnsafeBufferPointer { source in
-                for pixel in 0..<count {
-                    let red = Int(source[pixel * 3]), green = Int(source[pixel * 3 + 1])
-                    let blue = Int(source[pixel * 3 + 2])
-                    target[pixel] = UInt8(truncatingIfNeeded: (red * 4899 + green * 9617 + blue * 1868 + 8192) >> 14)
-                }
+                grayscale(source.baseAddress!, pixels: count, into: target.baseAddress!)
             }
             initialized = count
+        }
+    }
+
+    /// The luma of `pixels` RGB pixels at `rgb`, written at `target`.
+    public static func grayscale(_ rgb: UnsafePointer<UInt8>, pixels: Int, into target: UnsafeMutablePointer<UInt8>) {
+        for pixel in 0..<pixels {
+            let red = Int32(rgb[pixel &* 3]), green = Int32(rgb[pixel &* 3 &+ 1]), blue = Int32(rgb[pixel &* 3 &+ 2])
+            target[pixel] = UInt8(truncatingIfNeeded: (red &* 4899 &+ green &* 9617 &+ blue &* 1868 &+ 8192) >> 14)
         }
     }
 
@@ -81,48 +85,72 @@ public struct AreaResize {
     /// The resized frame (`frame` holds at least width·height·channels bytes).
     public func apply(_ frame: [UInt8]) -> [UInt8] {
         precondition(frame.count >= width * height * channels)
-        if width == toWidth && height == toHeight { return Array(frame[0..<(width * height * channels)]) }
+        var scratch = Scratch()
+        return [UInt8](unsafeUninitializedCapacity: toHeight * toWidth * channels) { result, initialized in
+            frame.withUnsafeBufferPointer { apply($0.baseAddress!, into: result.baseAddress!, scratch: &scratch) }
+            initialized = toHeight * toWidth * channels
+        }
+    }
+
+    /// The working sums of `apply`, kept by a caller that resizes every step (no allocation then).
+    public struct Scratch {
+        var rows: [Int32] = [], columns: [Int32] = [], sums: [Int32] = []
+        public init() {}
+
+        /// `array` as `count` zeros, its storage reused.
+        fileprivate static func zeroed(_ array: inout [Int32], _ count: Int) {
+            if array.count != count {
+                array = [Int32](repeating: 0, count: count)
+            } else {
+                array.withUnsafeMutableBufferPointer { $0.update(repeating: 0) }
+            }
+        }
+    }
+
+    /// Resizes the width·height·channels bytes at `frame` into the toWidth·toHeight·channels at `result`.
+    public func apply(_ frame: UnsafePointer<UInt8>, into result: UnsafeMutablePointer<UInt8>, scratch: inout Scratch) {
         let rowLength = toWidth * channels, toHeight = toHeight
-        let sums = columnSums(frame)
+        if width == toWidth && height == toHeight {
+            result.update(from: frame, count: toHeight * rowLength)
+            return
+        }
+        columnSums(frame, &scratch)
         let divisor = width * height
         // (2·sum + divisor) / (2·divisor) by a reciprocal (a division per pixel costs a third of the sums):
         // the divisor is below 2^29, so a quotient that is not whole is at least 2^-29 below the next whole
         // number, while the product's error is under 2^-44; adding 2^-40 before truncating puts a whole
         // quotient computed a hair low back on it, so the result is the integer division's.
         let reciprocal = 1.0 / Double(2 * divisor)
-        return [UInt8](unsafeUninitializedCapacity: toHeight * rowLength) { result, initialized in
-            sums.withUnsafeBufferPointer { sums in
-                // The sums are by output column (see columnSums): written back row by row.
-                for column in 0..<rowLength {
-                    for row in 0..<toHeight {
-                        let twice = 2 &* Int(sums[column &* toHeight &+ row]) &+ divisor
-                        result[row &* rowLength &+ column] = UInt8(
-                            truncatingIfNeeded: Int(Double(twice) * reciprocal + 0x1p-40))
-                    }
+        scratch.sums.withUnsafeBufferPointer { sums in
+            // The sums are by output column (see columnSums): written back row by row.
+            for column in 0..<rowLength {
+                for row in 0..<toHeight {
+                    let twice = 2 &* Int(sums[column &* toHeight &+ row]) &+ divisor
+                    result[row &* rowLength &+ column] = UInt8(
+                        truncatingIfNeeded: Int(Double(twice) * reciprocal + 0x1p-40))
                 }
             }
-            initialized = toHeight * rowLength
         }
     }
 
     /// Each output's Σ overlap_x·overlap_y·value in 32 bits (at most 255·width·height < 2^31 for sides up to
-    /// 1024), stored by output column (column·toHeight + row). Both passes are the same vectorised kernel — a
-    /// few whole lines added, weighted, into one: down on the source rows, then, after a transpose, across on
-    /// the columns of the toHeight rows left. Integer sums in any order are the same numbers, so the bytes
-    /// match the reference's.
-    private func columnSums(_ frame: [UInt8]) -> [Int32] {
+    /// 1024), stored by output column (column·toHeight + row) in `scratch.sums`. Both passes are the same
+    /// vectorised kernel — a few whole lines added, weighted, into one: down on the source rows, then, after a
+    /// transpose, across on the columns of the toHeight rows left. Integer sums in any order are the same
+    /// numbers, so the bytes match the reference's.
+    private func columnSums(_ frame: UnsafePointer<UInt8>, _ scratch: inout Scratch) {
         let (toWidth, channels, toHeight) = (toWidth, channels, toHeight)
         let sourceLength = width * channels, rowLength = toWidth * channels
-        var rows = [Int32](repeating: 0, count: toHeight * sourceLength)
-        frame.withUnsafeBufferPointer { source in
-            rows.withUnsafeMutableBufferPointer { rows in
-                Self.weighLines(down, from: source.baseAddress!, length: sourceLength, into: rows.baseAddress!)
-            }
+        Scratch.zeroed(&scratch.rows, toHeight * sourceLength)
+        scratch.rows.withUnsafeMutableBufferPointer { rows in
+            Self.weighLines(down, from: frame, length: sourceLength, into: rows.baseAddress!)
         }
-        // Transposed: line (x·channels + channel) holds that column of every output row.
-        var columns = [Int32](repeating: 0, count: sourceLength * toHeight)
-        rows.withUnsafeBufferPointer { rows in
-            columns.withUnsafeMutableBufferPointer { columns in
+        // Transposed: line (x·channels + channel) holds that column of every output row (every value written).
+        if scratch.columns.count != sourceLength * toHeight {
+            scratch.columns = [Int32](repeating: 0, count: sourceLength * toHeight)
+        }
+        scratch.rows.withUnsafeBufferPointer { rows in
+            scratch.columns.withUnsafeMutableBufferPointer { columns in
                 for row in 0..<toHeight {
                     for column in 0..<sourceLength {
                         columns[column &* toHeight &+ row] = rows[row &* sourceLength &+ column]
@@ -130,9 +158,9 @@ public struct AreaResize {
                 }
             }
         }
-        var sums = [Int32](repeating: 0, count: rowLength * toHeight)
-        columns.withUnsafeBufferPointer { columns in
-            sums.withUnsafeMutableBufferPointer { sums in
+        Scratch.zeroed(&scratch.sums, rowLength * toHeight)
+        scratch.columns.withUnsafeBufferPointer { columns in
+            scratch.sums.withUnsafeMutableBufferPointer { sums in
                 for channel in 0..<channels {
                     // One channel's lines are every `channels`-th: weighed as if they were consecutive.
                     Self.weighLines(
@@ -141,7 +169,6 @@ public struct AreaResize {
                 }
             }
         }
-        return sums
     }
 
     /// Output line `o` (of `length` values, `stride` lines apart) = Σ weight·line over the axis's source lines
