@@ -19,76 +19,12 @@ websocket.MAX_QUEUE = 4 * 1024 * 1024
 websocket.MAX_CLIENTS = 16
 websocket.HANDSHAKE_SECONDS = 10
 
-local OP = { continuation = 0, text = 1, binary = 2, close = 8, ping = 9, pong = 10 }
+local frames = require("retrolua.websocket_reader")
+local OP = frames.OP
 websocket.OP = OP
 
-local M32 = 0xFFFFFFFF
-
-local function rotl(x, n) return ((x << n) | (x >> (32 - n))) & M32 end
-
---- The 20-byte SHA-1 digest of `message` (FIPS 180-4); the handshake's accept key needs it.
-function websocket.sha1(message)
-  local h0, h1, h2, h3, h4 = 0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0
-  local length = #message
-  message = message .. "\128" .. string.rep("\0", (55 - length) % 64) .. string.pack(">I8", length * 8)
-  local w = {}
-  for chunk = 1, #message, 64 do
-    for i = 0, 15 do w[i] = string.unpack(">I4", message, chunk + i * 4) end
-    for i = 16, 79 do w[i] = rotl(w[i - 3] ~ w[i - 8] ~ w[i - 14] ~ w[i - 16], 1) end
-    local a, b, c, d, e = h0, h1, h2, h3, h4
-    for i = 0, 79 do
-      local f, k
-      if i < 20 then
-        f, k = (b & c) | (~b & d), 0x5A827999
-      elseif i < 40 then
-        f, k = b ~ c ~ d, 0x6ED9EBA1
-      elseif i < 60 then
-        f, k = (b & c) | (b & d) | (c & d), 0x8F1BBCDC
-      else
-        f, k = b ~ c ~ d, 0xCA62C1D6
-      end
-      a, b, c, d, e = (rotl(a, 5) + (f & M32) + e + k + w[i]) & M32, a, rotl(b, 30), c, d
-    end
-    h0, h1, h2, h3, h4 = (h0 + a) & M32, (h1 + b) & M32, (h2 + c) & M32, (h3 + d) & M32, (h4 + e) & M32
-  end
-  return string.pack(">I4I4I4I4I4", h0, h1, h2, h3, h4)
-end
-
-local ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"
-local DECODE = {}
-for i = 1, 64 do DECODE[ALPHABET:byte(i)] = i - 1 end
-
---- `data` in base64 (RFC 4648, padded).
-function websocket.base64_encode(data)
-  local out = {}
-  for i = 1, #data, 3 do
-    local a, b, c = data:byte(i, i + 2)
-    local n = (a << 16) | ((b or 0) << 8) | (c or 0)
-    local s = { (n >> 18) & 63, (n >> 12) & 63, (n >> 6) & 63, n & 63 }
-    out[#out + 1] = ALPHABET:sub(s[1] + 1, s[1] + 1) .. ALPHABET:sub(s[2] + 1, s[2] + 1)
-      .. (b and ALPHABET:sub(s[3] + 1, s[3] + 1) or "=") .. (c and ALPHABET:sub(s[4] + 1, s[4] + 1) or "=")
-  end
-  return table.concat(out)
-end
-
---- The bytes of padded base64 `text`, or nil when it is not base64.
-function websocket.base64_decode(text)
-  if type(text) ~= "string" or #text % 4 ~= 0 then return nil end
-  local out = {}
-  for i = 1, #text, 4 do
-    local a, b, c, d = text:byte(i, i + 3)
-    local last = i + 3 == #text
-    local va, vb = DECODE[a], DECODE[b]
-    local vc = DECODE[c] or (last and c == 61 and d == 61 and -1) or nil
-    local vd = DECODE[d] or (last and d == 61 and -1) or nil
-    if not (va and vb and vc and vd) then return nil end
-    local n = (va << 18) | (vb << 12) | (math.max(vc, 0) << 6) | math.max(vd, 0)
-    out[#out + 1] = string.char((n >> 16) & 255)
-    if vc >= 0 then out[#out + 1] = string.char((n >> 8) & 255) end
-    if vd >= 0 then out[#out + 1] = string.char(n & 255) end
-  end
-  return table.concat(out)
-end
+local digest = require("retrolua.sha1_base64")
+websocket.sha1, websocket.base64_encode, websocket.base64_decode = digest.sha1, digest.base64_encode, digest.base64_decode
 
 --- The Sec-WebSocket-Accept value for a client's Sec-WebSocket-Key.
 function websocket.accept_key(key)
@@ -167,98 +103,9 @@ function websocket.frame(opcode, payload)
   return header .. payload
 end
 
-local function unmask(data, first, length, key)
-  local k = string.unpack(">I4", key)
-  local out = {}
-  local i, last = first, first + length - 1
-  while i + 31 <= last do
-    local a, b, c, d, e, f, g, h = string.unpack(">I4I4I4I4I4I4I4I4", data, i)
-    out[#out + 1] = string.pack(">I4I4I4I4I4I4I4I4", a ~ k, b ~ k, c ~ k, d ~ k, e ~ k, f ~ k, g ~ k, h ~ k)
-    i = i + 32
-  end
-  local tail = {}
-  local m = { key:byte(1, 4) }
-  local j = 0
-  while i <= last do
-    tail[#tail + 1] = string.char(data:byte(i) ~ m[j % 4 + 1])
-    i, j = i + 1, j + 1
-  end
-  out[#out + 1] = table.concat(tail)
-  return table.concat(out)
-end
-
---- A reader of the frames a client sends: `reader:feed(bytes)` then `reader:next()` until it returns nil
---- (a frame is incomplete). `next` gives `kind, payload` for a whole message ("text", "binary") or control
---- frame ("ping", "pong", "close" with payload = the close body), or `false, code, reason` for a protocol
---- violation (then the connection must close with `code`). `max` bounds a message's payload.
-local Reader = {}
-Reader.__index = Reader
-
-function websocket.reader(max)
-  return setmetatable({ buffer = "", at = 1, max = max or websocket.MAX_MESSAGE, parts = nil, kind = nil, size = 0 },
-    Reader)
-end
-
--- Frames are read from `at` on; what was read is cut off only when more bytes come (no copy per frame).
-function Reader:feed(bytes)
-  self.buffer, self.at = self.buffer:sub(self.at) .. bytes, 1
-end
-
---- How many more bytes the reader takes: room for one whole frame (a control frame's 125 bytes at least) and
---- its header, so it never holds more than that.
-function Reader:room() return math.max(0, math.max(self.max, 125) + 14 - (#self.buffer - self.at + 1)) end
-
-function Reader:next()
-  local b, p = self.buffer, self.at
-  if #b - p + 1 < 2 then return nil end
-  local b1, b2 = b:byte(p, p + 1)
-  local fin, opcode, masked, length = b1 & 0x80 ~= 0, b1 & 0x0F, b2 & 0x80 ~= 0, b2 & 0x7F
-  if b1 & 0x70 ~= 0 then return false, 1002, "reserved bits set (no extension was agreed)" end
-  local control = opcode >= 8
-  if not (opcode <= 2 or (control and opcode <= 10)) then return false, 1002, "unknown opcode " .. opcode end
-  if control and (not fin or length > 125) then return false, 1002, "a control frame is whole and at most 125 bytes" end
-  if not masked then return false, 1002, "a client's frames must be masked" end
-  local at = p + 2
-  if length == 126 then
-    if #b < p + 3 then return nil end
-    length = string.unpack(">I2", b, p + 2)
-    if length < 126 then return false, 1002, "length not in its shortest form" end
-    at = p + 4
-  elseif length == 127 then
-    if #b < p + 9 then return nil end
-    length = string.unpack(">i8", b, p + 2)
-    if length < 0 then return false, 1009, "frame too long" end
-    if length < 65536 then return false, 1002, "length not in its shortest form" end
-    at = p + 10
-  end
-  if not control and self.size + length > self.max then
-    return false, 1009, string.format("message over %d bytes", self.max)
-  end
-  if #b < at + 3 + length then return nil end
-  local payload = unmask(b, at + 4, length, b:sub(at, at + 3))
-  self.at = at + 4 + length
-  if control then
-    if opcode == OP.close then
-      if length == 1 then return false, 1002, "a close frame's body is empty or a code" end
-      return "close", payload
-    end
-    return opcode == OP.ping and "ping" or "pong", payload
-  end
-  if opcode == OP.continuation then
-    if not self.parts then return false, 1002, "a continuation frame with no message begun" end
-  else
-    if self.parts then return false, 1002, "a new message began inside a fragmented one" end
-    self.parts, self.kind, self.size = {}, opcode == OP.text and "text" or "binary", 0
-  end
-  if #self.parts >= 4096 then return false, 1009, "a message in over 4096 fragments" end
-  self.parts[#self.parts + 1] = payload
-  self.size = self.size + length
-  if not fin then return self:next() end
-  local message, kind = table.concat(self.parts), self.kind
-  self.parts, self.kind, self.size = nil, nil, 0
-  if kind == "text" and not utf8.len(message) then return false, 1007, "text that is not UTF-8" end
-  return kind, message
-end
+--- A reader of the frames a client sends, of messages up to `max` bytes (default MAX_MESSAGE): see
+--- lua/retrolua/websocket_reader.lua.
+function websocket.reader(max) return frames.reader(max or websocket.MAX_MESSAGE) end
 
 -- A connected client: a queue of bytes to send (bounded), its reader, and its state
 -- ("handshake", "open", "closing" or "closed").
