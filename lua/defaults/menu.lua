@@ -3,7 +3,8 @@
 -- input.capture). Pages: the hotkeys in effect (rewind and turbo too), core options changed live and
 -- kept for the next start (emu.option's save), save slots with thumbnails, cheats on/off and a cheat
 -- code typed in, achievements with their progress, the loaded scripts (load, unload, reload, their
--- errors) and the default scripts on/off. Under --speak the page title and the chosen item are spoken.
+-- errors), the default scripts on/off and netplay (host, join, spectate, the delay). Under --speak the
+-- page title and the chosen item are spoken.
 -- The first run says once which keys open the menu, the RAM tools and the TAS editor (remembered:
 -- settings.remember; `first_run_hint = false` in the settings never shows it).
 --
@@ -22,47 +23,11 @@ local ramtools_key = require("retrolua.tools").ramtools().panel_key
 local rom = emu.info().rom
 local game = rom and rom.name and (rom.name .. (rom.sha1 and ("-" .. rom.sha1:sub(1, 8)) or ""))
 
--- Thumbnails of the save slots: the picture when the slot was saved, a quarter of its size, kept in
--- the data folder (thumbnails/GAME/slotN.rgba) so they outlive the run.
-local THUMB_STEP = 4
-local thumbnails = {}
-local function thumbnail_name(slot) return game and string.format("thumbnails/%s/slot%d.rgba", game, slot) end
-
-local function make_thumbnail(slot)
-  local pixels, width, height = gui.frame("rgba")
-  if not pixels then return end
-  local w, h = width // THUMB_STEP, height // THUMB_STEP
-  local rows = {}
-  for y = 0, h - 1 do
-    local row = {}
-    local base = y * THUMB_STEP * width * 4
-    for x = 0, w - 1 do
-      local at = base + x * THUMB_STEP * 4 + 1
-      row[#row + 1] = pixels:sub(at, at + 3)
-    end
-    rows[#rows + 1] = table.concat(row)
-  end
-  local data = table.concat(rows)
-  thumbnails[slot] = gui.new_image(w, h, data) or false
-  local name = thumbnail_name(slot)
-  if name then emu.save_data(name, string.format("%d %d\n", w, h) .. data) end
-end
-
-local function thumbnail(slot)
-  if thumbnails[slot] == nil then
-    thumbnails[slot] = false
-    local saved = thumbnail_name(slot) and emu.load_data(thumbnail_name(slot))
-    local w, h, offset = (saved or ""):match("^(%d+) (%d+)\n()")
-    w, h = math.tointeger(tonumber(w)), math.tointeger(tonumber(h))
-    if w and h and w <= 1024 and h <= 1024 and #saved - offset + 1 == w * h * 4 then
-      thumbnails[slot] = gui.new_image(w, h, saved:sub(offset)) or false
-    end
-  end
-  return thumbnails[slot] or nil
-end
+-- Thumbnails of the save slots, kept in the data folder (lua/retrolua/slot_thumbnails.lua).
+local thumbnails = require("retrolua.slot_thumbnails").new(game)
 
 event.on("state_saved", function(target)
-  if settings.thumbnails and math.type(target) == "integer" and target >= 0 and target <= 9 then make_thumbnail(target) end
+  if settings.thumbnails and math.type(target) == "integer" and target >= 0 and target <= 9 then thumbnails.make(target) end
 end)
 
 -- Achievements: the game's set with each entry's description and what is wrong with a broken one
@@ -71,35 +36,8 @@ local function achievement_items()
   return require("retrolua.achievements.page").build(rom and rom.name)
 end
 
-local function option_items()
-  local items = {}
-  for _, option in ipairs(emu.options()) do
-    local function shift(step)
-      local values = option.values or {}
-      if #values == 0 then return end
-      local current = 1
-      for index, value in ipairs(values) do
-        if value == option.value then current = index end
-      end
-      local value = values[(current - 1 + step) % #values + 1]
-      -- Changed live and kept for the next start (the option file the start reads).
-      local now, problem = emu.option(option.key, value, { save = true })
-      if now then
-        option.value = now
-      else
-        -- Not kept (a file that cannot be written): changed live all the same, and said.
-        now = emu.option(option.key, value)
-        if now then option.value = now end
-        emu.message("core option " .. option.key .. ": " .. tostring(problem))
-      end
-    end
-    items[#items + 1] = { label = option.description or option.key, value = function() return option.value end,
-                          left = function() shift(-1) end, right = function() shift(1) end,
-                          select = function() shift(1) end }
-  end
-  if #items == 0 then items[1] = { label = "the core has no options" } end
-  return items
-end
+-- The core's options, each changed live and kept for the next start (lua/retrolua/core_options_page.lua).
+local option_items = require("retrolua.core_options_page").items
 
 local function slot_items()
   local items = {}
@@ -110,7 +48,7 @@ local function slot_items()
         local info = savestate.slot_info(slot)
         return info and os.date("%Y-%m-%d %H:%M", info.modified) or "empty"
       end,
-      image = function() return thumbnail(slot) end,
+      image = function() return thumbnails.get(slot) end,
       select = function()
         local ok, problem = savestate.load(slot)
         emu.message(ok and ("loaded slot " .. slot) or problem)
@@ -280,6 +218,16 @@ local function set_open(on)
   open = on
 end
 
+-- The Netplay page (retrolua.menu_netplay): a line typed for an address or a room; a session started closes the menu.
+local netplay_page = {
+  ask = function(prompt, done)
+    entry = ui.entry(prompt, "text")
+    entry.done = done
+  end,
+  close = function() set_open(false) end,
+}
+local function netplay_items() return require("retrolua.menu_netplay").items(netplay_page) end
+
 local function root_items()
   return {
     { label = "Resume", select = function() set_open(false) end },
@@ -290,6 +238,7 @@ local function root_items()
     { label = "Achievements", select = function() push("Achievements", achievement_items) end },
     { label = "Scripts", select = function() push("Scripts (return on/off, x reloads)", script_items) end },
     { label = "Default scripts", select = function() push("Default scripts", default_items) end },
+    { label = "Netplay", select = function() push("Netplay", netplay_items) end },
   }
 end
 
