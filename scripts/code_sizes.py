@@ -28,9 +28,7 @@ ALLOWED_FILES = {
     "lua/retrolua/achievements/parse.lua": 729,
     "lua/retrolua/netplay.lua": 768,  # being edited by the netplay work: its count at 00:20 UTC
     "lua/defaults/tastudio.lua": 563,
-    "lua/retrolua/websocket.lua": 487,
     "lua/defaults/ramtools.lua": 486,
-    "lua/defaults/menu.lua": 433,
 }
 
 # Functions over 80 lines when this check came, as "path:name": their line count is their ceiling.
