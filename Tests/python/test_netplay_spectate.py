@@ -1,7 +1,8 @@
 """Netplay spectators (lua/retrolua/netplay_spectate.lua, netplay_watch.lua) and the session's movie
 (netplay_movie.lua): a spectator waiting from before the game and one joining mid-game end on the
 players' state; every side's `.rlm` replays to that state; a hostile spectator (inputs, acks of frames
-never sent, packets before its cookie) changes nothing and gets no more than it sends before the cookie.
+never sent, packets before its cookie) changes nothing and gets no more than it sends before the cookie;
+in the two-player Dodge (build/roms/dodge2p.nes) each side moves its own face.
 
 Run: RETROLUA=$PWD/.build/debug/retrolua build/venv/bin/python -m pytest -q -p no:cacheprovider \
          Tests/python/test_netplay_spectate.py
@@ -208,4 +209,41 @@ def test_a_hostile_spectator_changes_nothing_and_gets_no_more_than_it_sends_befo
         stranger.close()
         for side in sides:
             side.close()
+        shutil.rmtree(scripts, ignore_errors=True)
+
+
+DODGE2P = os.path.join(os.path.dirname(DEMO), "dodge2p.nes")
+
+
+def pad_script(directory, name, button):
+    """Holds `button` on the local pad; each frame reports both players' x (dodge2p's $06 and $13)."""
+    path = os.path.join(directory, name)
+    with open(path, "w") as out:
+        out.write("""
+event.on("frame_end", function()
+  joypad.set_player(1, { %s = true })
+  emu.result("p1_x", memory.read_u8(0x06))
+  emu.result("p2_x", memory.read_u8(0x13))
+end)
+""" % button)
+    return path
+
+
+@pytest.mark.skipif(not os.path.exists(DODGE2P), reason="needs build/roms/dodge2p.nes (scripts/build-roms)")
+def test_in_the_two_player_dodge_each_side_moves_its_own_face():
+    scripts = tempfile.mkdtemp(prefix="netplay-spectate-")
+    port = free_port()
+    session = dict(stop_after=120, check_interval=60, timeout=5)
+    host = Side(session, ["host:%d" % port], rom=DODGE2P, script=pad_script(scripts, "h.lua", "right"))
+    joiner = Side(session, ["join", "127.0.0.1:%d" % port], rom=DODGE2P, script=pad_script(scripts, "j.lua", "left"))
+    try:
+        played, _ = results(host)
+        joined, _ = results(joiner)
+        assert played["netplay_ram_hash"] == joined["netplay_ram_hash"]
+        # Player 1 (the host) started at x 124 and went right; player 2 (the joiner) started at 156 and went left.
+        for side in (played, joined):
+            assert side["p1_x"] > 124 and side["p2_x"] < 156, side
+    finally:
+        host.close()
+        joiner.close()
         shutil.rmtree(scripts, ignore_errors=True)
