@@ -1,6 +1,7 @@
 -- Fuzzes netplay's packet handling (lua/retrolua/netplay.lua) under stock lua5.4, with the host's modules
 -- stubbed: mutated handshake, chunk, need, input and bye packets go to sessions in every phase (a host
--- listening, sending its game and playing; a joiner saying hello, receiving and playing), and frames run
+-- listening, sending its game and playing; a joiner saying hello, receiving and playing; a spectator
+-- saying hello and watching), spectators' hellos, feeds, acknowledgements and ends too, and frames run
 -- between them (prediction, rollback, hash checks).
 --   lua5.4 Fuzz/lua/netplay_fuzz.lua [SECONDS] [SEED]
 -- Whatever arrives, a packet's handling must not raise past the session, and the session's bounds must
@@ -58,6 +59,7 @@ _G.memory = {
 }
 
 local netplay = require("retrolua.netplay")
+local watch = require("retrolua.netplay_watch")
 
 local STRANGER = "127.0.0.1:3"  -- never given a cookie: an address the host must not amplify to
 local socket = { queue = {}, sent = 0 }
@@ -90,8 +92,18 @@ end
 
 -- Well-formed packets of every kind, to be mutated.
 local function packet(nonce)
-  local kind = math.random(1, 10)
-  if kind == 1 then
+  local kind = math.random(1, 14)
+  if kind == 11 then
+    local cookie = math.random() < 0.5 and net.cookie(PEER .. "\n" .. math.floor(clock / 30)) or ""
+    return header(13) .. string.pack("<I4s1s1s1I4s2s1", nonce, "fuzz", "1", string.rep("0", 40),
+                                     math.random(0, 2^32 - 1), "", cookie)
+  elseif kind == 12 then
+    local count = math.random(0, 40)
+    return header(14) .. string.pack("<I4I4B", nonce, math.random(0, 300), count % 256)
+      .. string.rep("\1\0\2\0", count)
+  elseif kind == 13 then return header(15) .. string.pack("<I4I4", nonce, math.random(0, 2^32 - 1))
+  elseif kind == 14 then return header(16) .. string.pack("<I4I4s1", nonce, math.random(0, 300), "over")
+  elseif kind == 1 then
     -- Half of them echo the cookie the fuzz's net.cookie gives the peer.
     local cookie = math.random() < 0.5 and net.cookie(PEER .. "\n" .. math.floor(clock / 30)) or ""
     return header(1) .. string.pack("<I4s1s1s1I4s2s1", nonce, "fuzz", "1", string.rep("0", 40),
@@ -125,6 +137,13 @@ local function mutate(data)
 end
 
 local function session_in(phase)
+  if phase == "watch" or phase == "watching" then
+    local spectator = watch.new({ address = PEER, socket = socket, timeout = 1, connect_timeout = 1,
+                                  on_message = function() end })
+    spectator.nonce = 7
+    if phase == "watching" then spectator.phase, spectator.frame, spectator.count = "running", 0, 0 end
+    return spectator
+  end
   local mode = (phase == "listening" or phase == "sending" or phase == "host") and "host" or "join"
   local session = netplay.new({ mode = mode, address = PEER, socket = socket, stop_after = 0, timeout = 1,
                                 connect_timeout = 1, pace = false, on_message = function() end })
@@ -143,6 +162,7 @@ end
 local function check(session, data)
   local ok = session.phase == "listening" or session.phase == "hello" or session.phase == "sending"
     or session.phase == "receiving" or session.phase == "running" or session.phase == "ended"
+  if session.spectating and session.count > session.frame + 1200 + 32 then ok = false end
   if session.remote_count and session.remote_count > session.frame + 256 + 32 then ok = false end
   if session.acked and session.acked > session.local_count then ok = false end
   if session.parts then
@@ -154,7 +174,7 @@ local function check(session, data)
   end
 end
 
-local phases = { "listening", "sending", "host", "hello", "receiving", "join" }
+local phases = { "listening", "sending", "host", "hello", "receiving", "join", "watch", "watching" }
 local runs, packets, started = 0, 0, os.clock()
 while os.clock() - started < seconds do
   local session = session_in(phases[math.random(#phases)])

@@ -64,6 +64,7 @@ function Audience:on_watch(data, from)
   local session = self.session
   local nonce, core, version, sha1, options_hash, _, cookie =
     string.unpack("<I4s1s1s1I4s2s1", data, wire.header_size + 1)
+  if from == session.peer then ignored(session); return end  -- a player does not watch its own game
   if not guard.valid(cookie, from, net.clock()) then return session:send_cookie(from, nonce, #data) end
   if self.by_address[from] then  -- a hello again (waiting for a game): it is still there
     self.by_address[from].last_heard = net.clock()

@@ -101,7 +101,9 @@ end
 function Spectator:on_feed(data)
   local wire = spectate.wire()
   local _, first, count, position = string.unpack("<I4I4B", data, wire.header_size + 1)
-  if count > spectate.FEED_MAX or #data < position - 1 + 4 * count or first > self.count then
+  -- No further ahead than the host keeps for its spectators: a host cannot fill this side's memory.
+  if count > spectate.FEED_MAX or #data < position - 1 + 4 * count or first > self.count
+     or first + count > self.frame + spectate.KEEP + spectate.FEED_MAX then
     self.stats.ignored = self.stats.ignored + 1
     return
   end
@@ -162,6 +164,7 @@ end
 function Spectator:frame_start()
   if self.phase ~= "running" then return end
   local input = self.inputs[self.frame]
+  if not input then return end  -- (frame_end waited for it; only a session driven out of order lacks it)
   for port = 1, 2 do
     joypad.set(port, netplay.buttons_of(input[port]))
     joypad.set_analog(port, "left", 0, 0)
