@@ -47,9 +47,10 @@
 -- without a hit target, when nothing could observe them) are not kept unless
 -- `exact_hits` is requested; every observable behaviour is the same.
 --
--- Modules (achievements/): parse (grammar, memory nodes), parse_units (whole definitions), compile,
--- compile_expr and compile_sets (code generation), evaluation (what the objects share), leaderboard,
--- num (32-bit/float arithmetic), format (value formats), richpresence (scripts).
+-- Modules (achievements/): parse, parse_base and parse_operands (grammar, memory nodes), parse_units
+-- (whole definitions), compile, compile_expr and compile_sets (code generation), evaluation (what the
+-- objects share), leaderboard, num (32-bit/float arithmetic), format (value formats), richpresence
+-- (scripts) and richpresence_lookup.
 
 local parse = require("retrolua.achievements.parse")
 local definitions = require("retrolua.achievements.parse_units")
