@@ -95,6 +95,7 @@ public struct AreaResize {
     /// The working sums of `apply`, kept by a caller that resizes every step (no allocation then).
     public struct Scratch {
         var rows: [Int32] = [], columns: [Int32] = [], sums: [Int32] = []
+        var line: [UInt16] = []
         public init() {}
 
         /// `array` as `count` zeros, its storage reused.
@@ -143,7 +144,17 @@ public struct AreaResize {
         let sourceLength = width * channels, rowLength = toWidth * channels
         Scratch.zeroed(&scratch.rows, toHeight * sourceLength)
         scratch.rows.withUnsafeMutableBufferPointer { rows in
-            Self.weighLines(down, from: frame, length: sourceLength, into: rows.baseAddress!)
+            // A line's weights sum to the source height: under 258 rows, 16-bit sums cannot overflow (twice
+            // the lanes of the 32-bit kernel, whose multiplies SSE2 lacks).
+            if height < 258 {
+                if scratch.line.count != sourceLength { scratch.line = [UInt16](repeating: 0, count: sourceLength) }
+                scratch.line.withUnsafeMutableBufferPointer { line in
+                    Self.weighLines16(
+                        down, from: frame, length: sourceLength, into: rows.baseAddress!, line: line.baseAddress!)
+                }
+            } else {
+                Self.weighLines(down, from: frame, length: sourceLength, into: rows.baseAddress!)
+            }
         }
         // Transposed: line (x·channels + channel) holds that column of every output row (every value written).
         if scratch.columns.count != sourceLength * toHeight {
@@ -166,6 +177,31 @@ public struct AreaResize {
                     Self.weighLines(
                         across, from: columns.baseAddress! + channel * toHeight, length: toHeight,
                         into: sums.baseAddress! + channel * toHeight, stride: channels)
+                }
+            }
+        }
+    }
+
+    /// `weighLines` on bytes with 16-bit sums (the caller checks they fit), each line widened into `target`.
+    private static func weighLines16(
+        _ axis: Axis, from source: UnsafePointer<UInt8>, length: Int, into target: UnsafeMutablePointer<Int32>,
+        line: UnsafeMutablePointer<UInt16>
+    ) {
+        axis.first.withUnsafeBufferPointer { first in
+            axis.start.withUnsafeBufferPointer { start in
+                axis.count.withUnsafeBufferPointer { count in
+                    axis.weights.withUnsafeBufferPointer { weights in
+                        for output in 0..<first.count {
+                            line.update(repeating: 0, count: length)
+                            for index in 0..<count[output] {
+                                let weight = UInt16(truncatingIfNeeded: weights[start[output] &+ index])
+                                let from = source + (first[output] &+ index) &* length
+                                for column in 0..<length { line[column] &+= weight &* UInt16(from[column]) }
+                            }
+                            let out = target + output &* length
+                            for column in 0..<length { out[column] = Int32(line[column]) }
+                        }
+                    }
                 }
             }
         }
