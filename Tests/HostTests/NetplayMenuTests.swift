@@ -44,10 +44,12 @@ final class NetplayMenuTests: XCTestCase {
     /// A window of the two-player Dodge whose script says on stderr when frames run (keys reach the menu then).
     private func window(home: String) throws -> WindowSession {
         let probe = home + "/probe.lua"
-        let text = "local n = 0\nevent.on(\"frame_end\", function() n = n + 1; "
+        let text =
+            "local n = 0\nevent.on(\"frame_end\", function() n = n + 1; "
             + "if n == 5 then io.stderr:write(\"FRAMES-RUN\\n\") end end)\n"
         XCTAssertTrue(FileManager.default.createFile(atPath: probe, contents: Data(text.utf8)))
-        let session = try WindowSession([Self.dodge2p, "--core", "nestopia", "--no-audio", "--script", probe], home: home)
+        let session = try WindowSession(
+            [Self.dodge2p, "--core", "nestopia", "--no-audio", "--script", probe], home: home)
         XCTAssertTrue(session.waitUntil(seconds: 30) { session.stderr.contains("FRAMES-RUN") }, session.stderr)
         return session
     }
