@@ -203,83 +203,6 @@ local search_keys = {
   end,
 }
 
-local watch_page = { selected = 1 }
-local function selected_watch() return watches.items[watch_page.selected] end
-local function change_watch(change)
-  local watch = selected_watch()
-  if not watch then return end
-  change(watch)
-  ramwatch.reset(watch)
-  save_watches()
-end
-
-local viewer  -- the memory page, made once the panel's helpers exist (below)
-
-local watch_keys = {
-  [keys.up] = function() watch_page.selected = math.max(1, watch_page.selected - 1) end,
-  [keys.down] = function() watch_page.selected = math.min(math.max(1, #watches.items), watch_page.selected + 1) end,
-  [keys.add] = function()
-    ask("add address in " .. tostring(viewer.domain()), "hex", false, function(typed)
-      local address = ui.number(typed)
-      if address then add_watch({ address = address, domain = viewer.domain(), size = 1, format = "hex" }) end
-    end)
-  end,
-  [keys.label] = function()
-    local watch = selected_watch()
-    if not watch then return end
-    ask("label", "text", false, function(typed)
-      watch.label = typed.text
-      save_watches()
-    end, watch.label)
-  end,
-  [keys.format] = function() change_watch(function(watch) watch.format = next_in(ramwatch.FORMATS, watch.format) end) end,
-  [keys.size] = function()
-    change_watch(function(watch)
-      local size = next_in(ramwatch.SIZES, watch.size)
-      local domain = ramwatch.domain(watch.domain)
-      if domain and watch.address + size > domain.size then size = 1 end
-      watch.size = size
-    end)
-  end,
-  [keys.endian] = function() change_watch(function(watch) watch.big_endian = not watch.big_endian end) end,
-  [keys.graph] = function()
-    local watch = selected_watch()
-    if watch then watch.graph = not watch.graph; save_watches() end
-  end,
-  [keys.freeze] = function()
-    local watch = selected_watch()
-    if not watch then return end
-    local value = ramwatch.value(watch)
-    if value then freeze(watch.address, watch.domain, watch.size, value & ((1 << (watch.size * 8)) - 1), watch.big_endian) end
-  end,
-  [keys.open] = function()
-    ask("open .wch file", "text", false, function(typed)
-      if typed.text == "" then return end
-      local handle, problem = io.open(typed.text, "r")
-      if not handle then return emu.message("RAM watch: " .. tostring(problem)) end
-      local text = handle:read("a")
-      handle:close()
-      local before = watches.items
-      local problems = watches:load(text or "")
-      if #watches.items == 0 and #problems > 0 then
-        watches.items = before  -- nothing could be read: the list stays as it was
-        return emu.message("RAM watch: " .. typed.text .. ": nothing loaded; " .. problems[1])
-      end
-      watch_page.selected = 1
-      save_watches()
-      for _, line in ipairs(problems) do console.warn("ramtools: " .. typed.text .. ": " .. line .. "\n") end
-      emu.message(string.format("RAM watch: %d watches from %s%s", #watches.items, typed.text,
-                                #problems > 0 and string.format(" (%d lines skipped: %s)", #problems, problems[1]) or ""))
-    end)
-  end,
-  [keys.remove] = function()
-    if watches:remove(watch_page.selected) then
-      watch_page.selected = math.max(1, math.min(watch_page.selected, #watches.items))
-      save_watches()
-    end
-  end,
-}
-
 local PAGES = { "search", "watch", "memory" }
 local page = "search"
 local open = false
@@ -298,10 +221,19 @@ local function header()
 end
 
 -- The memory page (lua/retrolua/memory_view.lua), sharing the panel's settings, prompts and watch list.
-viewer = require("retrolua.memory_view").new({
+local viewer = require("retrolua.memory_view").new({
   settings = settings, domains = names, domain = default_domain, ask = ask, add_watch = add_watch,
   protected = protected, next_in = next_in, legend = legend, header = header, stale = function() stale() end,
   frozen_bytes = frozen_bytes,
+})
+
+local function watch_frozen(frozen, watch) return is_frozen(frozen, watch.domain, watch.address) end
+
+-- The watch page (lua/retrolua/watch_page.lua), on the panel's watch list, prompts and memory page.
+local watch_list = require("retrolua.watch_page").new({
+  settings = settings, watches = watches, save = save_watches, saved = watch_file ~= nil, ask = ask,
+  add_watch = add_watch, freeze = freeze, next_in = next_in, legend = legend, header = header,
+  frozen_bytes = frozen_bytes, watch_frozen = watch_frozen, domain = function() return viewer.domain() end,
 })
 
 -- Results read at most every few frames (each read snapshots the domain: a whole bus is 64 KB or more),
@@ -336,29 +268,6 @@ local function search_lines()
   return lines
 end
 
-local function watch_frozen(frozen, watch) return is_frozen(frozen, watch.domain, watch.address) end
-
-local function watch_line(watch, chosen, frozen)
-  local text = string.format("%s%04X %s %s%d%s %s%s %s", chosen and ">" or " ", watch.address, watch.domain,
-                             watch.format:sub(1, 1), watch.size * 8, watch.big_endian and "be" or "",
-                             watch_frozen(frozen, watch) and "*" or "",
-                             ramwatch.format(ramwatch.value(watch), watch.size, watch.format), watch.label)
-  return { text = text, color = chosen and "yellow" or "white" }
-end
-
-local function watch_lines()
-  local lines = { header(), string.format("%d watches%s", #watches.items, watch_file and "" or " (not saved)") }
-  local frozen = frozen_bytes()
-  for index, watch in ipairs(watches.items) do
-    lines[#lines + 1] = watch_line(watch, index == watch_page.selected, frozen)
-  end
-  lines[#lines + 1] = legend({ { keys.add, "add" }, { keys.label, "label" }, { keys.format, "format" },
-                               { keys.size, "size" }, { keys.endian, "endian" } })
-  lines[#lines + 1] = legend({ { keys.graph, "graph" }, { keys.freeze, "freeze" }, { keys.remove, "remove" },
-                               { keys.open, "open .wch" }, { "*", "frozen" } })
-  return lines
-end
-
 -- While the panel is closed: each watch's value and graph, top right.
 local function draw_overlay(scale)
   local width, height = gui.surface_size("hud")
@@ -383,11 +292,11 @@ end
 local function draw()
   local scale = ui.scale(settings.scale)
   if not open then return draw_overlay(scale) end
-  local lines = page == "search" and search_lines() or page == "watch" and watch_lines() or viewer.lines(scale)
+  local lines = page == "search" and search_lines() or page == "watch" and watch_list.lines() or viewer.lines(scale)
   if entry then lines[#lines + 1] = { text = ui.entry_line(entry), color = "cyan" } end
   local top = 26 * scale
   local _, height = ui.panel(-4 * scale, top, lines, scale)
-  local watch = page == "watch" and selected_watch()
+  local watch = page == "watch" and watch_list.current()
   if watch then
     local width = gui.surface_size("hud")
     watches:draw_graph(watch, width - 140 * scale, top + height + 4 * scale, 100 * scale, 32 * scale, scale)
@@ -415,7 +324,7 @@ local function speak_page()
                                    is_frozen(frozen_bytes(), result.domain, result.address) and ", frozen" or "")
     end
   elseif page == "watch" then
-    local watch = selected_watch()
+    local watch = watch_list.current()
     what = string.format("RAM watch, %d watches", #watches.items)
     if watch then
       what = what .. string.format(", %s address %X, value %s%s", watch.label, watch.address,
@@ -450,7 +359,7 @@ local function set_open(on)
   if on then speak_page() end
 end
 
-local PAGE_KEYS = { search = search_keys, watch = watch_keys, memory = viewer.keys }
+local PAGE_KEYS = { search = search_keys, watch = watch_list.keys, memory = viewer.keys }
 
 event.on("key_down", function(key, is_repeat, mods)
   if key == settings.panel_key then
