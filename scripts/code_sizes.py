@@ -27,7 +27,6 @@ ALLOWED_FILES = {
     "lua/compat/mesen.lua": 849,
     "lua/retrolua/netplay.lua": 768,  # being edited by the netplay work: its count at 00:20 UTC
     "lua/defaults/tastudio.lua": 563,
-    "lua/defaults/ramtools.lua": 486,
 }
 
 # Functions over 80 lines when this check came, as "path:name": their line count is their ceiling.
