@@ -14,14 +14,17 @@ import shutil
 import socket
 import struct
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 
 import pytest
 
-from test_netplay import (BINARY, DEMO, Side, cookie_of, demo_identity, fnv, free_port, header, hello_of,
-                          input_packet)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from test_netplay import (BINARY, DEMO, Side, cookie_of, demo_identity, fnv, free_port, header,  # noqa: E402
+                          hello_of, input_packet)
 
 pytestmark = pytest.mark.skipif(not (os.path.exists(BINARY) and os.path.exists(DEMO)),
                                 reason="needs the built binary and build/roms/demo.nes (scripts/roms)")
