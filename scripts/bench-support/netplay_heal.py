@@ -2,7 +2,8 @@
 RAM for a few frames (a forced desync); the host then sends its state and both play on. Prints, per core, the
 state's size and the time from the host's offer to the joiner having it (host) and to its loading it (joiner),
 and whether both ended on the same RAM and state bytes (genesis_plus_gx's
-state bytes differ between two processes in sync, healed or not; its memory does not). Usage: netplay_heal.py RETROLUA."""
+state bytes differ between two processes in sync, healed or not; its memory does not).
+Usage: netplay_heal.py RETROLUA."""
 import json
 import os
 import subprocess

@@ -61,7 +61,8 @@ with tempfile.TemporaryDirectory() as work:
         frames = result.get("netplay_frames", 0) or 1
         print(f"{label + ', ' + side:34s} {result.get('netplay_stall_frames', 0) * 3600 / frames:.1f} frames of "
               f"visible stall a minute, {result.get('netplay_stall_seconds', 0) * 1000 * 3600 / frames:.0f} ms "
-              f"(target 0 at 120 ms, <= 2 at 200); delay {result.get('netplay_delay')} ({result.get('netplay_delay_changes', 0)} "
+              f"(target 0 at 120 ms, <= 2 at 200); delay {result.get('netplay_delay')} "
+              f"({result.get('netplay_delay_changes', 0)} "
               f"changes), prediction {result.get('netplay_prediction')}; {result.get('netplay_rollbacks', 0)} "
               f"rollbacks, {result.get('netplay_rollback_frames', 0)} frames replayed, longest "
               f"{result.get('netplay_max_rollback', 0)}; ping {result.get('netplay_ping_ms', 0):.0f} ms")
