@@ -3,25 +3,11 @@
 --   lua5.4 Tests/lua/achievements_limits_test.lua
 -- Prints one line per failing case, exits 1 on failure, "ok N cases" otherwise.
 
-local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
-package.path = here .. "/../../lua/?.lua;" .. package.path
+local harness = dofile(((arg and arg[0] or ""):match("^(.*)[/\\]") or ".") .. "/harness.lua")
 
 local ra = require("retrolua.achievements")
 
-local cases, failures = 0, 0
-
-local function show(v)
-  if type(v) == "string" then return string.format("%q", #v > 120 and v:sub(1, 120) .. "..." or v) end
-  return tostring(v)
-end
-
-local function check(name, got, want)
-  cases = cases + 1
-  if got ~= want then
-    failures = failures + 1
-    print(string.format("FAIL %s: got %s, want %s", name, show(got), show(want)))
-  end
-end
+local show, check = harness.show, harness.check
 
 -- memory of `size` bytes (0 outside) with a peek like retrolua.ra_memory's
 local function memory(size)
@@ -41,33 +27,28 @@ local CONSTRUCTORS = { trigger = ra.trigger, value = ra.value, leaderboard = ra.
 
 -- the constructor must return nil and a message containing `want` (never raise)
 local function rejects(label, kind, def, want)
-  cases = cases + 1
+  harness.case()
   local ok, obj, err = pcall(CONSTRUCTORS[kind], def)
   if not ok then
-    failures = failures + 1
-    print(string.format("FAIL %s: %s raised %s", label, kind, show(obj)))
+    harness.fail("%s: %s raised %s", label, kind, show(obj))
   elseif obj ~= nil or type(err) ~= "string" or not err:find(want, 1, true) then
-    failures = failures + 1
-    print(string.format("FAIL %s: %s gave %s, %s; want nil and a message containing %q", label, kind, show(obj),
-      show(err), want))
+    harness.fail("%s: %s gave %s, %s; want nil and a message containing %q", label, kind, show(obj), show(err), want)
   end
 end
 
 -- the constructor accepts `def` and three frames of evaluation do not raise; returns the object
 local function accepts(label, kind, def, m)
-  cases = cases + 1
+  harness.case()
   local ok, obj, err = pcall(CONSTRUCTORS[kind], def)
   if not ok or not obj then
-    failures = failures + 1
-    print(string.format("FAIL %s: %s %s %s", label, kind, ok and "rejected it:" or "raised", show(ok and err or obj)))
+    harness.fail("%s: %s %s %s", label, kind, ok and "rejected it:" or "raised", show(ok and err or obj))
     return nil
   end
   m = m or memory(16)
   for _ = 1, 3 do
     local fine, problem = pcall(obj.update, obj, m.peek)
     if not fine then
-      failures = failures + 1
-      print(string.format("FAIL %s: update raised %s", label, show(problem)))
+      harness.fail("%s: update raised %s", label, show(problem))
       return nil
     end
   end
@@ -208,11 +189,10 @@ do
   rejects("not a string", "trigger", 42, "must be a string")
   rejects("a table", "leaderboard", {}, "must be a string")
   rejects("nil", "richpresence", nil, "must be a string")
-  cases = cases + 1
+  harness.case()
   local t, err = ra.trigger("0xH0001=1", "fast")
   if t ~= nil or not tostring(err):find("options must be a table", 1, true) then
-    failures = failures + 1
-    print("FAIL options that are not a table: got " .. show(err))
+    harness.fail("options that are not a table: got %s", show(err))
   end
   local ok, problem = pcall(ra.format, "12", "SCORE")
   check("ra.format of a string raises a named error", not ok and problem:find("ra.format: bad argument #1 'value'",
@@ -290,8 +270,4 @@ do
   accepts("a macro without a closing parenthesis", "richpresence", "Display:\n@Number(0xH0001", m)
 end
 
-if failures > 0 then
-  print(string.format("%d of %d cases failed", failures, cases))
-  os.exit(1)
-end
-print(string.format("ok %d cases", cases))
+harness.finish()

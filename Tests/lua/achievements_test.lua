@@ -3,29 +3,11 @@
 -- Prints one line per failing case, exits 1 on failure, "ok N cases" otherwise.
 -- Expected values follow rcheevos' documented and implemented semantics.
 
-local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
-package.path = here .. "/../../lua/?.lua;" .. package.path
+local harness = dofile(((arg and arg[0] or ""):match("^(.*)[/\\]") or ".") .. "/harness.lua")
 
 local ra = require("retrolua.achievements")
 
-local cases, failures = 0, 0
-
-local function show(v)
-  if type(v) == "string" then return string.format("%q", v) end
-  return tostring(v)
-end
-
-local function check(name, got, want)
-  cases = cases + 1
-  if got ~= want then
-    failures = failures + 1
-    print(string.format("FAIL %s: got %s, want %s", name, show(got), show(want)))
-  end
-end
-
-local function check_true(name, cond)
-  check(name, cond and true or false, true)
-end
+local show, check, check_true = harness.show, harness.check, harness.check_true
 
 ---------------------------------------------------------------------------
 -- fake memory
@@ -97,11 +79,9 @@ local function parse_error(kind, def, want)
   elseif kind == "value" then obj, err = ra.value(def)
   elseif kind == "leaderboard" then obj, err = ra.leaderboard(def)
   else obj, err = ra.richpresence(def) end
-  cases = cases + 1
+  harness.case()
   if obj ~= nil or type(err) ~= "string" or not err:find(want, 1, true) then
-    failures = failures + 1
-    print(string.format("FAIL %s parse error for %q: got %s, want message containing %q",
-      kind, def, show(err), want))
+    harness.fail("%s parse error for %q: got %s, want message containing %q", kind, def, show(err), want)
   end
 end
 
@@ -1456,7 +1436,7 @@ end
 do
   local page = require("retrolua.achievements.page")
   local json = require("retrolua.json")
-  local handle = assert(io.open(here .. "/../../examples/achievements/demo.json", "r"))
+  local handle = assert(io.open(harness.root .. "/examples/achievements/demo.json", "r"))
   local data = assert(json.decode(handle:read("a")))
   handle:close()
   local items = page.items(data, { [1] = true }, { [4] = "2/5" }, false)
@@ -1513,8 +1493,4 @@ do
   check_true(string.format("no allocation while evaluating (grew %.2f KB)", grown), grown < 1)
 end
 
-if failures > 0 then
-  print(string.format("%d of %d cases failed", failures, cases))
-  os.exit(1)
-end
-print(string.format("ok %d cases", cases))
+harness.finish()

@@ -4,18 +4,8 @@
 --   lua5.4 Tests/lua/console_test.lua
 -- Prints one line per failing case, exits 1 on failure, "ok N cases" otherwise.
 
-local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
-local root = here .. "/../.."
-package.path = root .. "/lua/?.lua;" .. package.path
-
-local cases, failures = 0, 0
-local function check(name, got, want)
-  cases = cases + 1
-  if got ~= want then
-    failures = failures + 1
-    print(string.format("FAIL %s: got %s, want %s", name, tostring(got), tostring(want)))
-  end
-end
+local harness = dofile(((arg and arg[0] or ""):match("^(.*)[/\\]") or ".") .. "/harness.lua")
+local root, check = harness.root, harness.check
 
 local console_model = require("retrolua.console_model")
 
@@ -411,8 +401,4 @@ end
 -- History from an earlier run is there on the first up.
 check("the earlier run's history", data["console/history.txt"]:sub(1, 8), "old = 1\n")
 
-if failures > 0 then
-  print(string.format("%d of %d cases failed", failures, cases))
-  os.exit(1)
-end
-print(string.format("ok %d cases", cases))
+harness.finish()

@@ -2,8 +2,7 @@
 --   lua5.4 Tests/lua/settings_test.lua
 -- Prints one line per failing case, exits 1 on failure, "ok N cases" otherwise.
 
-local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
-package.path = here .. "/../../lua/?.lua;" .. package.path
+local harness = dofile(((arg and arg[0] or ""):match("^(.*)[/\\]") or ".") .. "/harness.lua")
 
 -- Settings files go beside os.tmpname()'s files, each under a name of its own.
 local folder = os.tmpname()
@@ -20,16 +19,8 @@ rawset(_G, "console", { warn = function(text) warnings[#warnings + 1] = text end
 
 local settings = require("retrolua.settings")
 
-local cases, failures = 0, 0
+local check = harness.check
 local written = {}
-
-local function check(name, got, want)
-  cases = cases + 1
-  if got ~= want then
-    failures = failures + 1
-    print(string.format("FAIL %s: got %s, want %s", name, tostring(got), tostring(want)))
-  end
-end
 
 -- Writes a settings file named prefix .. suffix .. ".lua"; returns the name load() takes.
 local function file(suffix, source)
@@ -130,8 +121,4 @@ check("quiet load reads the file", picked.turbo[1], 2)
 check("quiet load says nothing", #warnings, before)
 
 for _, path in ipairs(written) do os.remove(path) end
-if failures > 0 then
-  print(string.format("%d of %d cases failed", failures, cases))
-  os.exit(1)
-end
-print(string.format("ok %d cases", cases))
+harness.finish()

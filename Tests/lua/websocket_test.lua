@@ -3,19 +3,11 @@
 --   lua5.4 Tests/lua/websocket_test.lua
 -- Prints one line per failing case, exits 1 on failure, "websocket: all passed (N cases)" otherwise.
 
-local here = (arg and arg[0] or ""):match("^(.*)[/\\]") or "."
-package.path = here .. "/../../lua/?.lua;" .. package.path
+local harness = dofile(((arg and arg[0] or ""):match("^(.*)[/\\]") or ".") .. "/harness.lua")
 
 local ws = require("retrolua.websocket")
 
-local cases, failures = 0, 0
-local function check(name, got, want)
-  cases = cases + 1
-  if got ~= want then
-    failures = failures + 1
-    print(string.format("FAIL %s: got %s, want %s", name, tostring(got), tostring(want)))
-  end
-end
+local check = harness.check
 
 local function hex(s) return (s:gsub(".", function(c) return string.format("%02x", c:byte()) end)) end
 
@@ -123,8 +115,4 @@ check("server frame short", ws.frame(1, "hi"), "\129\2hi")
 check("server frame 16-bit", ws.frame(2, string.rep("x", 300)):sub(1, 4), string.pack(">BBI2", 0x82, 126, 300))
 check("server frame 64-bit", ws.frame(2, string.rep("x", 70000)):sub(1, 10), string.pack(">BBI8", 0x82, 127, 70000))
 
-if failures > 0 then
-  print(string.format("%d of %d cases failed", failures, cases))
-  os.exit(1)
-end
-print(string.format("websocket: all passed (%d cases)", cases))
+harness.finish("websocket: all passed (%d cases)")
