@@ -8,6 +8,7 @@
 -- The actions and their default keys live in lua/retrolua/hotkeys.lua (the menu lists them from there);
 -- false unbinds an action.
 local bindings = require("retrolua.hotkeys").load()
+local slot_actions = require("retrolua.slot_actions")
 
 local paths = emu.paths()
 
@@ -53,14 +54,8 @@ local pressed = {
     emu.message(fast_forward and "fast-forward" or "normal speed")
   end,
   slow_motion_hold = function() emu.speed(SLOW_MOTION) end,
-  save_state = function()
-    local ok, problem = savestate.save(slot)
-    emu.message(ok and ("saved slot " .. slot) or problem)
-  end,
-  load_state = function()
-    local ok, problem = savestate.load(slot)
-    emu.message(ok and ("loaded slot " .. slot) or problem)
-  end,
+  save_state = function() slot_actions.save(slot) end,
+  load_state = function() slot_actions.load(slot) end,
   slot_down = function() slot = (slot + 9) % 10; slot_shown = SLOT_SHOWN_FRAMES end,
   slot_up = function() slot = (slot + 1) % 10; slot_shown = SLOT_SHOWN_FRAMES end,
   screenshot = function()

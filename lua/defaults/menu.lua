@@ -17,6 +17,7 @@
 
 local ui = require("retrolua.ui")
 local hotkeys = require("retrolua.hotkeys")
+local slot_actions = require("retrolua.slot_actions")
 local settings = require("retrolua.tools").menu()
 local ramtools_key = require("retrolua.tools").ramtools().panel_key
 
@@ -49,14 +50,8 @@ local function slot_items()
         return info and os.date("%Y-%m-%d %H:%M", info.modified) or "empty"
       end,
       image = function() return thumbnails.get(slot) end,
-      select = function()
-        local ok, problem = savestate.load(slot)
-        emu.message(ok and ("loaded slot " .. slot) or problem)
-      end,
-      alternate = function()
-        local ok, problem = savestate.save(slot)
-        emu.message(ok and ("saved slot " .. slot) or problem)
-      end,
+      select = function() slot_actions.load(slot) end,
+      alternate = function() slot_actions.save(slot) end,
     }
   end
   return items
@@ -79,6 +74,11 @@ local function add_cheat(code)
   emu.message(id and ("cheat added: " .. code) or ("cheat " .. code .. ": " .. tostring(problem)))
 end
 
+-- An on/off item: choosing it or pressing left or right flips it.
+local function toggle_item(label, value, toggle)
+  return { label = label, value = value, select = toggle, left = toggle, right = toggle }
+end
+
 local function cheat_items()
   local items = { { label = "add a cheat code...", select = function()
     entry = ui.entry("cheat code (Game Genie, Pro Action Replay, or ADDRESS:VALUE)", "text")
@@ -89,9 +89,8 @@ local function cheat_items()
       local ok, problem = cheats.enable(cheat.id, not cheat.enabled)
       if ok then cheat.enabled = not cheat.enabled else emu.message(problem or "no such cheat") end
     end
-    items[#items + 1] = { label = cheat.description ~= "" and cheat.description or ("cheat " .. cheat.id),
-                          value = function() return cheat.enabled and "on" or "off" end,
-                          select = toggle, left = toggle, right = toggle }
+    items[#items + 1] = toggle_item(cheat.description ~= "" and cheat.description or ("cheat " .. cheat.id),
+                                    function() return cheat.enabled and "on" or "off" end, toggle)
   end
   if #items == 1 then items[2] = { label = "no cheats yet (type a code above, or find one with the RAM search)" } end
   return items
@@ -145,8 +144,7 @@ local function default_items()
       if default.loaded then ok, problem = scripts.unload(default.path) else ok, problem = scripts.load(default.path) end
       if not ok then emu.message(problem) end
     end
-    items[#items + 1] = { label = default.name, value = default.loaded and "on" or "off",
-                          select = toggle, left = toggle, right = toggle }
+    items[#items + 1] = toggle_item(default.name, default.loaded and "on" or "off", toggle)
   end
   if #items == 0 then items[1] = { label = "no default scripts in this run" } end
   return items

@@ -192,17 +192,15 @@ end
 
 local actions = {}
 function actions.insert() local a, b = selected_range(); edit(function() return tastudio.insert(a, b - a + 1) end) end
-function actions.delete()
+-- Deletes or clears the selected frames that exist (a selection may run past the movie's end).
+local function edit_existing(operation)
   local a, b = selected_range()
   if a >= tastudio.length() then return end
-  edit(function() return tastudio.delete(a, math.min(b, tastudio.length() - 1) - a + 1) end)
+  edit(function() return operation(a, math.min(b, tastudio.length() - 1) - a + 1) end)
 end
+function actions.delete() edit_existing(tastudio.delete) end
 function actions.clone() local a, b = selected_range(); edit(function() return tastudio.clone(a, b - a + 1) end) end
-function actions.clear()
-  local a, b = selected_range()
-  if a >= tastudio.length() then return end
-  edit(function() return tastudio.clear(a, math.min(b, tastudio.length() - 1) - a + 1) end)
-end
+function actions.clear() edit_existing(tastudio.clear) end
 function actions.copy()
   local a, b = selected_range()
   local rows = {}

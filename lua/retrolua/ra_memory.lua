@@ -42,6 +42,13 @@ ra_memory.consoles = {
   } },
 }
 
+-- A value that straddles ranges (or lies outside them), byte by byte, little-endian like rcheevos.
+local function little_endian(read_byte, address, size)
+  local value = 0
+  for i = 0, size - 1 do value = value | (read_byte(address + i) << (8 * i)) end
+  return value
+end
+
 --- Builds the peek function for `console_id` over `memory` (and, with `options.snapshot`, the refresh
 --- function that copies the regions); `nil, message` when the core exposes none of the console's memory.
 function ra_memory.peek(console_id, memory, options)
@@ -100,9 +107,7 @@ function ra_memory.peek(console_id, memory, options)
         return read_u32(at, range.domain)
       end
     end
-    local value = 0
-    for i = 0, size - 1 do value = value | (byte(address + i) << (8 * i)) end
-    return value
+    return little_endian(byte, address, size)
   end
 end
 
@@ -143,9 +148,7 @@ function ra_memory.snapshot_peek(ranges, sizes, memory, live_byte)
         break
       end
     end
-    local value = 0
-    for i = 0, size - 1 do value = value | (one(address + i) << (8 * i)) end
-    return value
+    return little_endian(one, address, size)
   end
   return peek, refresh
 end

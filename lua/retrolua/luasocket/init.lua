@@ -68,18 +68,20 @@ end
 
 -- Connecting and binding in one call -------------------------------------------------------------------------
 
+-- The object once its connect or bind went well; else it is closed and the call gives nil and why.
+local function opened(object, ok, message)
+  if ok then return object end
+  object:close()
+  return nil, message
+end
+
 -- A connected "tcp{client}" (waiting as long as the connection takes), or nil and why. The local address
 -- and port are not supported by the host and are ignored.
 function socket.connect(address, port, _, _, family)
   address = check_string(address, 1, "connect")
   port = check_string(port, 2, "connect")
   local object = tcp.new(family == "inet6" and "inet6" or "inet", "tcp{master}")
-  local ok, message = object:connect(address, port)
-  if not ok then
-    object:close()
-    return nil, message
-  end
-  return object
+  return opened(object, object:connect(address, port))
 end
 
 function socket.connect4(address, port, laddress, lport)
@@ -97,11 +99,7 @@ function socket.bind(host, port, backlog)
   local object = tcp.new(common.ipv6(host) and "inet6" or "inet", "tcp{master}")
   local ok, message = object:bind(host, port)
   if ok then ok, message = object:listen(backlog) end
-  if not ok then
-    object:close()
-    return nil, message
-  end
-  return object
+  return opened(object, ok, message)
 end
 
 -- select ----------------------------------------------------------------------------------------------------
