@@ -260,6 +260,15 @@ public struct LuaCall {
     public func set(_ key: String, _ value: String) { lua_pushstring(L, value); lua_setfield(L, -2, key) }
 
     public func newTable(array: Int = 0, fields: Int = 0) { lua_createtable(L, Int32(array), Int32(fields)) }
+
+    /// Pushes a fresh list `{…}` of `items`: `pushElement` leaves each one's Lua value at the top of the stack.
+    public func pushList<Items: Collection>(_ items: Items, _ pushElement: (Items.Element) throws -> Void) rethrows {
+        newTable(array: items.count)
+        for (index, item) in items.enumerated() {
+            try pushElement(item)
+            lua_rawseti(L, -2, lua_Integer(index + 1))
+        }
+    }
 }
 
 extension String {

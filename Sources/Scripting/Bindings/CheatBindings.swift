@@ -202,10 +202,8 @@ extension Bindings {
 
     private static func cheatsList(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let list = script.emulator.cheats.cheats
-        call.newTable(array: list.count)
-        for (index, cheat) in list.enumerated() {
+        call.pushList(list) { cheat in
             push(cheat, call)
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }
@@ -294,15 +292,13 @@ extension Bindings {
         let limit = try call.optionalInteger(1, "limit") ?? 100
         guard limit >= 0 else { throw call.badArgument(1, "limit", "must be 0 or more") }
         let results = emulator.ramSearch?.results(limit: limit, memory: emulator.memory) ?? []
-        call.newTable(array: results.count)
-        for (index, result) in results.enumerated() {
+        call.pushList(results) { result in
             call.newTable(fields: 5)
             call.set("mask", Int(result.mask))
             call.set("address", result.address)
             call.set("value", Int(result.value))
             call.set("previous", Int(result.previous))
             call.set("domain", result.domain)
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }

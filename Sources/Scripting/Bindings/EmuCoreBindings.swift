@@ -117,21 +117,15 @@ extension Bindings {
 
     private static func emuCoreOptions(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let options = script.emulator.session.core.options
-        call.newTable(array: options.definitions.count)
-        for (index, definition) in options.definitions.enumerated() {
+        call.pushList(options.definitions) { definition in
             call.newTable(fields: 6)
             call.set("key", definition.key)
             if !definition.category.isEmpty { call.set("category", definition.category) }
             call.set("description", definition.description)
             call.set("default", definition.defaultValue)
             call.set("value", options.value(definition.key) ?? definition.defaultValue)
-            call.newTable(array: definition.values.count)
-            for (position, value) in definition.values.enumerated() {
-                call.push(value)
-                lua_rawseti(call.L, -2, lua_Integer(position + 1))
-            }
+            call.pushList(definition.values) { call.push($0) }
             lua_setfield(call.L, -2, "values")
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }

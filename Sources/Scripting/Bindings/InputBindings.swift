@@ -87,8 +87,7 @@ extension Bindings {
 
     private static func inputGamepads(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let pads = script.host.devices(for: script).gamepads
-        call.newTable(array: pads.count)
-        for (index, pad) in pads.enumerated() {
+        call.pushList(pads) { pad in
             call.newTable(fields: 3)
             call.set("name", pad.name)
             call.newTable(fields: pad.buttons.count)
@@ -97,7 +96,6 @@ extension Bindings {
             call.newTable(fields: pad.axes.count)
             for (axis, value) in pad.axes.sorted(by: { $0.key < $1.key }) { call.set(axis, value) }
             lua_setfield(call.L, -2, "axes")
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }

@@ -193,10 +193,8 @@ extension Bindings {
     private static func joypadNames(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let mask = try maskArgument(call, 1, "mask")
         let held = RetroPadButton.allCases.filter { mask & (1 << $0.rawValue) != 0 }
-        call.newTable(array: held.count)
-        for (index, button) in held.enumerated() {
+        call.pushList(held) { button in
             lua_pushstring(call.L, button.name)
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }
@@ -254,10 +252,8 @@ extension Bindings {
             lua_pushnil(call.L)
             return 1
         }
-        call.newTable(array: buttons.count)
-        for (index, button) in buttons.enumerated() {
+        call.pushList(buttons) { button in
             lua_pushstring(call.L, button.name)
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }

@@ -143,13 +143,11 @@ extension Bindings {
 
     private static func mcpTools(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let listing = script.host.tools.listing
-        call.newTable(array: listing.count)
-        for (index, tool) in listing.enumerated() {
+        call.pushList(listing) { tool in
             call.newTable(fields: 3)
             call.set("name", tool.name)
             call.set("description", tool.description)
             call.set("script", tool.script)
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }

@@ -101,13 +101,11 @@ extension Bindings {
         let engine = script.emulator.movie
         let branches: [MovieEngine.Branch]
         do { branches = try engine.branches() } catch { return call.failure("\(error)") }
-        call.newTable(array: branches.count)
-        for (index, branch) in branches.enumerated() {
+        call.pushList(branches) { branch in
             call.newTable(fields: 3)
             call.set("name", branch.name)
             call.set("frame", branch.frame)
             if let thumbnail = branch.thumbnailPath { call.set("thumbnail", thumbnail) }
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }

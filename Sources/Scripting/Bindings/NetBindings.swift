@@ -110,10 +110,8 @@ extension Bindings {
     ]
 
     private static func selfSocket(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> DatagramSocket {
-        let memory = try call.userdata(1, udpMetatable, "self", expected: "udp socket")
-        guard let socket = script.sockets[memory.load(as: Int.self)], !socket.isClosed else {
-            throw call.error("the socket is closed")
-        }
+        let id = try handleID(call, udpMetatable, expected: "udp socket")
+        guard let socket = script.sockets[id], !socket.isClosed else { throw call.error("the socket is closed") }
         return socket
     }
 
@@ -255,8 +253,7 @@ extension Bindings {
     }
 
     private static func udpClose(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let memory = try call.userdata(1, udpMetatable, "self", expected: "udp socket")
-        script.sockets[memory.load(as: Int.self)]?.close()
+        script.sockets[try handleID(call, udpMetatable, expected: "udp socket")]?.close()
         return 0
     }
 }

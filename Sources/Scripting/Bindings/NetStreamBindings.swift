@@ -198,6 +198,11 @@ extension Bindings {
         luaL_setmetatable(call.L, metatable.cString)
     }
 
+    /// The id that `self` (argument 1), a handle made by `pushHandle` with `metatable`, carries.
+    static func handleID(_ call: LuaCall, _ metatable: LuaTypeName, expected: String) throws(LuaCallError) -> Int {
+        try call.userdata(1, metatable, "self", expected: expected).load(as: Int.self)
+    }
+
     /// Longest list `net.select` takes (a list may name a socket twice; each entry costs a poll slot).
     static let maxSelected = 1024
 
@@ -246,10 +251,8 @@ extension Bindings {
     private static func netAllowed(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let (level, grants) = script.networkPermission.summary
         if let level { call.push(level) } else { call.pushNil() }
-        call.newTable(array: grants.count)
-        for (index, grant) in grants.enumerated() {
+        call.pushList(grants) { grant in
             call.push(grant)
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 2
     }
@@ -257,8 +260,8 @@ extension Bindings {
     // MARK: Listener methods
 
     private static func selfListener(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> StreamListener {
-        let memory = try call.userdata(1, listenerMetatable, "self", expected: "tcp listener")
-        guard let listener = script.listeners[memory.load(as: Int.self)], !listener.isClosed else {
+        let id = try handleID(call, listenerMetatable, expected: "tcp listener")
+        guard let listener = script.listeners[id], !listener.isClosed else {
             throw call.error("the listener is closed")
         }
         return listener
@@ -295,8 +298,7 @@ extension Bindings {
     }
 
     private static func listenerClose(_ call: LuaCall, _ script: Script) throws -> Int32 {
-        let memory = try call.userdata(1, listenerMetatable, "self", expected: "tcp listener")
-        script.listeners[memory.load(as: Int.self)]?.close()
+        script.listeners[try handleID(call, listenerMetatable, expected: "tcp listener")]?.close()
         return 0
     }
 
@@ -310,8 +312,7 @@ extension Bindings {
 
     /// The connection `self` names; a closed one is still returned (its state and last bytes are read).
     private static func selfConnection(_ call: LuaCall, _ script: Script) throws(LuaCallError) -> StreamConnection? {
-        let memory = try call.userdata(1, connectionMetatable, "self", expected: "tcp connection")
-        return script.streams[memory.load(as: Int.self)]
+        script.streams[try handleID(call, connectionMetatable, expected: "tcp connection")]
     }
 
     private static func connectionState(_ call: LuaCall, _ script: Script) throws -> Int32 {

@@ -85,8 +85,7 @@ extension Bindings {
 
     private static func scriptsList(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let statuses = script.host.scriptStatuses
-        call.newTable(array: statuses.count)
-        for (index, status) in statuses.enumerated() {
+        call.pushList(statuses) { status in
             call.newTable(fields: 6)
             call.set("name", status.name)
             call.set("path", status.path)
@@ -94,21 +93,18 @@ extension Bindings {
             call.set("default", status.isDefault)
             if let error = status.error { call.set("error", error) }
             if let network = status.network { call.set("network", network) }
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }
 
     private static func scriptsDefaults(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let host = script.host
-        call.newTable(array: host.defaultScripts.count)
-        for (index, entry) in host.defaultScripts.enumerated() {
+        call.pushList(host.defaultScripts) { entry in
             call.newTable(fields: 3)
             call.set("name", entry.name)
             call.set("path", entry.path)
             let standard = URL(fileURLWithPath: entry.path).standardizedFileURL.path
             call.set("loaded", host.loadedScript(at: standard) != nil)
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }

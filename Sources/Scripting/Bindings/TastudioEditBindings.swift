@@ -20,12 +20,10 @@ extension Bindings {
 
     private static func pushMarkers(_ call: LuaCall, _ markers: [Int: String], _ L: OpaquePointer?) {
         let frames = markers.keys.sorted()
-        call.newTable(array: frames.count)
-        for (index, frame) in frames.enumerated() {
+        call.pushList(frames) { frame in
             call.newTable(fields: 2)
             call.set("frame", frame)
             call.set("note", markers[frame]!)
-            lua_rawseti(L, -2, lua_Integer(index + 1))
         }
     }
 
@@ -243,10 +241,8 @@ extension Bindings {
 
     private static func tastudioEditSelection(_ call: LuaCall, _ script: Script) throws -> Int32 {
         let frames = script.emulator.movie.selection.sorted()
-        call.newTable(array: frames.count)
-        for (index, frame) in frames.enumerated() {
+        call.pushList(frames) { frame in
             call.push(frame)
-            lua_rawseti(call.L, -2, lua_Integer(index + 1))
         }
         return 1
     }
