@@ -778,22 +778,21 @@ def("savestate.load", "supported", load_object)
 def("savestate.persist", "approximated", function(object)
   check_state(object, "savestate.persist")
 end, "slot and file objects are on disk already; in-memory ones stay in memory")
+-- registersave / registerload take a function, or nil to remove theirs; the event is hooked only while one is set.
+local function check_state_callback(fname, fn, event_name, handler)
+  if fn ~= nil and type(fn) ~= "function" then bad_argument(fname, 1, "func", "function or nil", fn, 1) end
+  hook_state(event_name, handler, fn ~= nil)
+end
 def("savestate.registersave", "supported", function(fn)
-  if fn ~= nil and type(fn) ~= "function" then
-    bad_argument("savestate.registersave", 1, "func", "function or nil", fn)
-  end
+  check_state_callback("savestate.registersave", fn, "state_saved", on_saved)
   local previous = save_callback
   save_callback = fn
-  hook_state("state_saved", on_saved, fn ~= nil)
   return previous
 end, "its return values are stored in the state and passed to the registerload callback")
 def("savestate.registerload", "supported", function(fn)
-  if fn ~= nil and type(fn) ~= "function" then
-    bad_argument("savestate.registerload", 1, "func", "function or nil", fn)
-  end
+  check_state_callback("savestate.registerload", fn, "state_loaded", on_loaded)
   local previous = load_callback
   load_callback = fn
-  hook_state("state_loaded", on_loaded, fn ~= nil)
   return previous
 end)
 def("savestate.loadscriptdata", "unsupported", nil,

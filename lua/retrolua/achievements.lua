@@ -103,10 +103,8 @@ function ra.trigger(def, opts)
   if type(def) ~= "string" then return nil, "trigger definition must be a string" end
   if opts ~= nil and type(opts) ~= "table" then return nil, "trigger options must be a table" end
   local mem = parse.new_mem()
-  local unit, err = parse.protect(function()
-    parse.check_length(def)
-    local ps = definitions.new_state(def, mem, false)
-    return (definitions.parse_trigger(ps, 1))
+  local unit, err = parse.definition("trigger", def, function()
+    return (definitions.parse_trigger(definitions.new_state(def, mem, false), 1))
   end)
   if not unit then return nil, err end
   unit.exact_hits = opts ~= nil and opts.exact_hits == true
@@ -227,12 +225,9 @@ Value.__index = Value
 -- joined by '$' (maximum), or the legacy "0xH1234*2_0xH2345$..." format.
 -- @return Value object, or nil and an error message
 function ra.value(def)
-  if type(def) ~= "string" then return nil, "value definition must be a string" end
   local mem = parse.new_mem()
-  local unit, err = parse.protect(function()
-    parse.check_length(def)
-    local ps = definitions.new_state(def, mem, true)
-    return (definitions.parse_value(ps, 1))
+  local unit, err = parse.definition("value", def, function()
+    return (definitions.parse_value(definitions.new_state(def, mem, true), 1))
   end)
   if not unit then return nil, err end
   local prog = { mem = mem, units = { unit } }

@@ -21,10 +21,8 @@ Leaderboard.__index = Leaderboard
 -- (optionally "::PRO:..." for a progress value shown while started).
 -- @return Leaderboard object, or nil and an error message
 function L.new(def)
-  if type(def) ~= "string" then return nil, "leaderboard definition must be a string" end
   local mem = parse.new_mem()
-  local parts, err = parse.protect(function()
-    parse.check_length(def)
+  local parts, err = parse.definition("leaderboard", def, function()
     return definitions.parse_lboard(def, mem)
   end)
   if not parts then return nil, err end

@@ -28,6 +28,7 @@ local M32 = num.M32
 local P = {}
 
 -- the base's public names, as parse's
+P.definition = B.definition
 P.fail, P.protect, P.is_parse_error, P.SIZES, P.size_is_float = B.fail, B.protect, B.is_parse_error, B.SIZES,
   B.size_is_float
 P.new_mem, P.check_length, P.opkey, P.copy, P.strtoul = B.new_mem, B.check_length, B.opkey, B.copy, B.strtoul

@@ -34,6 +34,16 @@ function B.protect(fn, ...)
   error(a, 0)
 end
 
+--- Parses a whole `kind` definition: `nil, message` unless it is a string, else parse(def) under protect once
+-- its length is within the limit.
+function B.definition(kind, def, parse)
+  if type(def) ~= "string" then return nil, kind .. " definition must be a string" end
+  return B.protect(function()
+    B.check_length(def)
+    return parse(def)
+  end)
+end
+
 ---------------------------------------------------------------------------
 -- sizes
 ---------------------------------------------------------------------------
