@@ -79,21 +79,15 @@ extension Core {
         case RETRO_ENVIRONMENT_GET_USERNAME:
             return answer(data, string: "retrolua")
         case RETRO_ENVIRONMENT_GET_LANGUAGE:
-            guard let data else { return false }
-            data.storeBytes(of: UInt32(RETRO_LANGUAGE_ENGLISH.rawValue), as: UInt32.self)
-            return true
+            return answer(data, UInt32(RETRO_LANGUAGE_ENGLISH.rawValue))
         case RETRO_ENVIRONMENT_GET_LOG_INTERFACE:
-            guard let data else { return false }
-            data.storeBytes(of: retro_log_callback(log: rs_log_printf_pointer()), as: retro_log_callback.self)
-            return true
+            return answer(data, retro_log_callback(log: rs_log_printf_pointer()))
         case RETRO_ENVIRONMENT_SET_MESSAGE:
             guard let message = data?.load(as: retro_message.self).msg else { return false }
             log(.info, String(cString: message))  // The owner's onLog decides where it shows.
             return true
         case RETRO_ENVIRONMENT_GET_MESSAGE_INTERFACE_VERSION:
-            guard let data else { return false }
-            data.storeBytes(of: UInt32(1), as: UInt32.self)
-            return true
+            return answer(data, UInt32(1))
         case RETRO_ENVIRONMENT_SET_MESSAGE_EXT:
             guard let message = data?.load(as: retro_message_ext.self), let text = message.msg else { return false }
             let toLog = message.target == RETRO_MESSAGE_TARGET_LOG
@@ -117,9 +111,7 @@ extension Core {
             options.declareVariables(data.assumingMemoryBound(to: retro_variable.self))
             return true
         case RETRO_ENVIRONMENT_GET_CORE_OPTIONS_VERSION:
-            guard let data else { return false }
-            data.storeBytes(of: UInt32(2), as: UInt32.self)
-            return true
+            return answer(data, UInt32(2))
         case RETRO_ENVIRONMENT_SET_CORE_OPTIONS:
             guard let data else { return false }
             options.declareV1(data.assumingMemoryBound(to: retro_core_option_definition.self))
@@ -155,14 +147,10 @@ extension Core {
         case RETRO_ENVIRONMENT_GET_INPUT_BITMASKS:
             return true
         case RETRO_ENVIRONMENT_GET_INPUT_DEVICE_CAPABILITIES:
-            guard let data else { return false }
             let devices = [RETRO_DEVICE_JOYPAD, RETRO_DEVICE_ANALOG]
-            data.storeBytes(of: devices.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) }, as: UInt64.self)
-            return true
+            return answer(data, devices.reduce(UInt64(0)) { $0 | (1 << UInt64($1)) })
         case RETRO_ENVIRONMENT_GET_INPUT_MAX_USERS:
-            guard let data else { return false }
-            data.storeBytes(of: UInt32(InputState.maxPorts), as: UInt32.self)
-            return true
+            return answer(data, UInt32(InputState.maxPorts))
         case RETRO_ENVIRONMENT_SET_INPUT_DESCRIPTORS:
             guard let data else { return false }
             var item = data.assumingMemoryBound(to: retro_input_descriptor.self)
@@ -235,9 +223,7 @@ extension Core {
             frameTimeCallback = data.load(as: retro_frame_time_callback.self)
             return true
         case RETRO_ENVIRONMENT_GET_DISK_CONTROL_INTERFACE_VERSION:
-            guard let data else { return false }
-            data.storeBytes(of: UInt32(1), as: UInt32.self)
-            return true
+            return answer(data, UInt32(1))
         case RETRO_ENVIRONMENT_SET_DISK_CONTROL_INTERFACE, RETRO_ENVIRONMENT_SET_DISK_CONTROL_EXT_INTERFACE:
             return acceptDiskControl(data, extended: cmd == RETRO_ENVIRONMENT_SET_DISK_CONTROL_EXT_INTERFACE)
         case RETRO_ENVIRONMENT_SET_HW_RENDER:
@@ -257,9 +243,10 @@ extension Core {
         }
     }
 
-    private func answer(_ data: UnsafeMutableRawPointer?, _ value: Bool) -> Bool {
+    /// Stores `value` where the core asked for it; false when the core gave no pointer.
+    private func answer<Value>(_ data: UnsafeMutableRawPointer?, _ value: Value) -> Bool {
         guard let data else { return false }
-        data.storeBytes(of: value, as: Bool.self)
+        data.storeBytes(of: value, as: Value.self)
         return true
     }
 
