@@ -7,7 +7,7 @@ import Glibc
 /// place. A batch step is then one wake and one wait for the trainer, whatever the number of
 /// emulators, and no observation is copied through a socket.
 ///
-/// Layout (python/retrolua/_batch.py is the other side): the region's first page holds two futex
+/// Layout (ControlBinaryLayout.Region and .Lane; python/retrolua/_layout.py is the other side): the region's first page holds two futex
 /// words, `generation` at 0 (bumped by the trainer after writing requests) and `completed` at 64
 /// (bumped by an emulator after a reply), a ticket counter at 128 (the order replies were finished
 /// in) and `wake at` at 192: the trainer is woken only once `completed` reaches it (a wake-up costs
@@ -17,15 +17,16 @@ import Glibc
 /// header and message) at 1088. Every word from the peer is range-checked; requests are copied out
 /// before they are read.
 final class ControlBatchLane {
-    static let requestOffset = 64
-    static let maxRequest = 1024
-    static let replyOffset = requestOffset + maxRequest
-    static let maxReply = ControlBinaryProtocol.replySize + ControlBinaryProtocol.maxInfo
-    static let controlSize = 20480
-    static let headerSize = 4096
+    typealias Layout = ControlBinaryLayout
+    static let requestOffset = Layout.Lane.requestArea.offset
+    static let maxRequest = Layout.Lane.requestArea.size
+    static let replyOffset = Layout.Lane.replyArea.offset
+    static let maxReply = Layout.Lane.replyArea.size
+    static let controlSize = Layout.Lane.size
+    static let headerSize = Layout.Region.size
     /// The `batch` request's payload: the control block's, screen area's and RAM area's offsets (u64),
     /// then the lane's index (u32) and 4 bytes of padding.
-    static let payloadSize = 32
+    static let payloadSize = Layout.Join.size
 
     private let base: UnsafeMutableRawPointer
     private let size: Int
@@ -55,8 +56,8 @@ final class ControlBatchLane {
         }
         let size = Int(info.st_size)
         let start = payload.startIndex
-        func field(_ at: Int) -> UInt64 {
-            (0..<8).reduce(UInt64(0)) { $0 | UInt64(payload[start + at + $1]) << UInt64($1 * 8) }
+        func field(_ at: WireField) -> UInt64 {
+            (0..<at.size).reduce(UInt64(0)) { $0 | UInt64(payload[start + at.offset + $1]) << UInt64($1 * 8) }
         }
         func area(_ value: UInt64, _ length: Int, _ name: String, alignment: Int) throws(ControlError) -> Int {
             guard let offset = Int(exactly: value), offset >= Self.headerSize, offset % alignment == 0,
@@ -68,10 +69,10 @@ final class ControlBatchLane {
             }
             return offset
         }
-        let controlOffset = try area(field(0), Self.controlSize, "control", alignment: 64)
-        let screenOffset = try area(field(8), screenCapacity, "screen", alignment: 64)
-        let ramOffset = try area(field(16), ramCapacity, "RAM", alignment: 64)
-        index = Int(field(24) & 0xFFFF_FFFF)
+        let controlOffset = try area(field(Layout.Join.control), Self.controlSize, "control", alignment: 64)
+        let screenOffset = try area(field(Layout.Join.screen), screenCapacity, "screen", alignment: 64)
+        let ramOffset = try area(field(Layout.Join.ram), ramCapacity, "RAM", alignment: 64)
+        index = Int(field(Layout.Join.index))
         let mapped = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0)
         guard let mapped, mapped != MAP_FAILED else {
             throw ControlError("binary batch: cannot map the shared memory: \(String(cString: strerror(errno)))")
@@ -88,19 +89,23 @@ final class ControlBatchLane {
     private func word(_ at: UnsafeMutableRawPointer) -> UnsafeMutablePointer<UInt32> {
         at.assumingMemoryBound(to: UInt32.self)
     }
-    private var generation: UnsafeMutablePointer<UInt32> { word(base) }
-    private var completed: UnsafeMutablePointer<UInt32> { word(base + 64) }
-    private var tickets: UnsafeMutablePointer<UInt32> { word(base + 128) }
-    private var wakeAt: UnsafeMutablePointer<UInt32> { word(base + 192) }
+    private var generation: UnsafeMutablePointer<UInt32> { word(base + Layout.Region.generation.offset) }
+    private var completed: UnsafeMutablePointer<UInt32> { word(base + Layout.Region.completed.offset) }
+    private var tickets: UnsafeMutablePointer<UInt32> { word(base + Layout.Region.tickets.offset) }
+    private var wakeAt: UnsafeMutablePointer<UInt32> { word(base + Layout.Region.wakeAt.offset) }
+    private var requestWord: UnsafeMutablePointer<UInt32> { word(control + Layout.Lane.request.offset) }
+    private var doneWord: UnsafeMutablePointer<UInt32> { word(control + Layout.Lane.done.offset) }
+    private var ticketWord: UnsafeMutablePointer<UInt32> { word(control + Layout.Lane.ticket.offset) }
+    private var lengthWord: UnsafeMutablePointer<UInt32> { word(control + Layout.Lane.length.offset) }
 
     /// The request waiting in the lane, copied out (nil when none waits), or why it is refused: a length
     /// outside 32…1024 bytes, or a header whose payload length is not what the lane holds (the header's
     /// is what the door trusts). A refusal is answered like any failed request; the lane goes on.
     func takeRequest() -> Result<[UInt8], ControlError>? {
-        let wanted = rs_shared_load(word(control))
-        guard serving == nil, wanted != rs_shared_load(word(control + 4)) else { return nil }
+        let wanted = rs_shared_load(requestWord)
+        guard serving == nil, wanted != rs_shared_load(doneWord) else { return nil }
         serving = wanted
-        let length = rs_shared_load(word(control + 12))
+        let length = rs_shared_load(lengthWord)
         let size = ControlBinaryProtocol.requestSize
         guard let count = Int(exactly: length), (size...Self.maxRequest).contains(count) else {
             return .failure(
@@ -128,11 +133,12 @@ final class ControlBatchLane {
         if reply.count > Self.maxReply {
             reply.removeLast(reply.count - Self.maxReply)
             let length = UInt32(Self.maxReply - ControlBinaryProtocol.replySize)
-            withUnsafeBytes(of: length.littleEndian) { reply.replaceSubrange(4..<8, with: $0) }
+            let field = Layout.Reply.length
+            withUnsafeBytes(of: length.littleEndian) { reply.replaceSubrange(field.offset..<field.end, with: $0) }
         }
         reply.withUnsafeBytes { (control + Self.replyOffset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-        rs_shared_store(word(control + 8), rs_shared_add(tickets, 1) &+ 1)
-        rs_shared_store(word(control + 4), wanted)
+        rs_shared_store(ticketWord, rs_shared_add(tickets, 1) &+ 1)
+        rs_shared_store(doneWord, wanted)
         let now = rs_shared_add(completed, 1) &+ 1
         // Wrapping comparison: the counters run on past 2³², so "reached" is a signed difference ≥ 0.
         if Int32(bitPattern: now &- rs_shared_load(wakeAt)) >= 0 { rs_futex_wake(completed) }
@@ -141,12 +147,12 @@ final class ControlBatchLane {
     /// Waits for the trainer's next wake (at most `nanoseconds`), unless a request already waits.
     func waitForRequest(nanoseconds: Int64) {
         let seen = rs_shared_load(generation)
-        guard rs_shared_load(word(control)) == rs_shared_load(word(control + 4)) else { return }
+        guard rs_shared_load(requestWord) == rs_shared_load(doneWord) else { return }
         rs_futex_wait(generation, seen, nanoseconds)
     }
 
     /// Whether a request waits (a look, no waiting).
-    var hasRequest: Bool { rs_shared_load(word(control)) != rs_shared_load(word(control + 4)) }
+    var hasRequest: Bool { rs_shared_load(requestWord) != rs_shared_load(doneWord) }
 
     private static let getSeals: Int32 = 1034  // F_GET_SEALS (F_LINUX_SPECIFIC_BASE + 10)
     private static let sealShrink: Int32 = 0x2

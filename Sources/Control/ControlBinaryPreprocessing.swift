@@ -31,35 +31,35 @@ final class ControlBinaryPreprocessing {
             throw ControlError("binary preprocess: the payload must be \(Self.payloadSize) bytes, got \(payload.count)")
         }
         let start = payload.startIndex
-        func long(_ offset: Int, _ bytes: Int) -> UInt64 {
-            (0..<bytes).reduce(UInt64(0)) { $0 | UInt64(payload[start + offset + $1]) << UInt64($1 * 8) }
+        func field(_ field: WireField) -> UInt64 {
+            (0..<field.size).reduce(UInt64(0)) { $0 | UInt64(payload[start + field.offset + $1]) << UInt64($1 * 8) }
         }
-        func field(_ index: Int) -> UInt64 { long(index * 4, 4) }
-        func bounded(_ index: Int, _ name: String, _ range: ClosedRange<Int>) throws(ControlError) -> Int {
-            let value = field(index)
+        typealias Options = ControlBinaryLayout.PreprocessOptions
+        func bounded(_ at: WireField, _ name: String, _ range: ClosedRange<Int>) throws(ControlError) -> Int {
+            let value = field(at)
             guard let number = Int(exactly: value), range.contains(number) else {
                 throw ControlError(
                     "binary preprocess: \(name) must be \(range.lowerBound)…\(range.upperBound), got \(value)")
             }
             return number
         }
-        skip = try bounded(0, "frameskip", 1...Self.maxSkip)
-        maxPool = try bounded(1, "max_pool", 0...1) == 1
-        grayscale = try bounded(2, "grayscale", 0...1) == 1
-        let width = try bounded(3, "the width", 0...Self.maxSide)
-        let height = try bounded(4, "the height", 0...Self.maxSide)
+        skip = try bounded(Options.frameskip, "frameskip", 1...Self.maxSkip)
+        maxPool = try bounded(Options.maxPool, "max_pool", 0...1) == 1
+        grayscale = try bounded(Options.grayscale, "grayscale", 0...1) == 1
+        let width = try bounded(Options.width, "the width", 0...Self.maxSide)
+        let height = try bounded(Options.height, "the height", 0...Self.maxSide)
         guard (width == 0) == (height == 0) else {
             throw ControlError("binary preprocess: the resize is width and height both 1…\(Self.maxSide), or both 0")
         }
         size = width == 0 ? nil : (width, height)
-        stack = try bounded(5, "frame_stack", 1...Self.maxStack)
-        noopMax = try bounded(6, "noop_max", 0...Self.maxNoops)
-        let sticky = Double(bitPattern: long(28, 8))
+        stack = try bounded(Options.frameStack, "frame_stack", 1...Self.maxStack)
+        noopMax = try bounded(Options.noopMax, "noop_max", 0...Self.maxNoops)
+        let sticky = Double(bitPattern: field(Options.stickyActions))
         guard sticky.isFinite, sticky >= 0, sticky < 1 else {
             throw ControlError("binary preprocess: sticky_actions must be 0 ≤ p < 1, got \(sticky)")
         }
         stickyThreshold = UInt64(sticky * 9_007_199_254_740_992)  // p · 2^53, exact
-        random = SplitMix64(seed: long(36, 8))
+        random = SplitMix64(seed: field(Options.seed))
         observation = FrameProcessingObservation(grayscale: grayscale, stack: stack)
         if let size, stack * size.width * size.height * (grayscale ? 1 : 3) > capacity {
             throw ControlError(

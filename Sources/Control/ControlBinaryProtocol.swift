@@ -1,13 +1,14 @@
 /// The binary door's framing (after `{"cmd": "binary"}` on a Unix socket): fixed little-endian
 /// headers, bulk data in the shared region. Requests are 32 bytes and a payload; replies are 72
 /// bytes and, for an error, its UTF-8 message (after a step, the scenario's `info()` as JSON).
-/// Reference: python/retrolua/_protocol.py and docs/guides/control-socket.md ("The binary door").
+/// The headers' fields: ControlBinaryLayout (python/retrolua/_layout.py spells them too); the commands and flags:
+/// python/retrolua/_protocol.py and docs/guides/control-socket.md ("The binary door").
 enum ControlBinaryProtocol {
     static let version = 1
-    static let requestSize = 32
-    static let replySize = 72
+    static let requestSize = ControlBinaryLayout.Request.size
+    static let replySize = ControlBinaryLayout.Reply.size
     /// The largest `info()` a step reply carries (JSON after the header, its length in the message field).
-    static let maxInfo = 16384
+    static let maxInfo = ControlBinaryLayout.Lane.maxInfo
 
     enum Command: UInt32 {
         case step = 1, screen, read, write, saveState, loadState, audio, reset, quit, snapshot, restore, forget, movie
@@ -43,23 +44,24 @@ enum ControlBinaryProtocol {
         /// Reads a complete message (the client's framing guarantees header + payload are here).
         init(_ message: ArraySlice<UInt8>) {
             let start = message.startIndex
-            func word(_ offset: Int) -> UInt32 {
-                (0..<4).reduce(UInt32(0)) { $0 | UInt32(message[start + offset + $1]) << UInt32($1 * 8) }
+            func field(_ field: WireField) -> UInt64 {
+                (0..<field.size).reduce(UInt64(0)) { $0 | UInt64(message[start + field.offset + $1]) << UInt64($1 * 8) }
             }
-            func long(_ offset: Int) -> UInt64 { UInt64(word(offset)) | UInt64(word(offset + 4)) << 32 }
-            command = word(0)
-            flags = word(4)
-            count = word(12)
-            a = long(16)
-            b = long(24)
+            typealias Header = ControlBinaryLayout.Request
+            command = UInt32(truncatingIfNeeded: field(Header.command))
+            flags = UInt32(truncatingIfNeeded: field(Header.flags))
+            count = UInt32(truncatingIfNeeded: field(Header.count))
+            a = field(Header.a)
+            b = field(Header.b)
             payload = message[(start + requestSize)...]
         }
 
         /// The payload length a header declares (nil until the header is complete).
         static func payloadLength(_ bytes: ArraySlice<UInt8>) -> Int? {
             guard bytes.count >= requestSize else { return nil }
-            let start = bytes.startIndex + 8
-            return (0..<4).reduce(0) { $0 | Int(bytes[start + $1]) << ($1 * 8) }
+            let length = ControlBinaryLayout.Request.length
+            let start = bytes.startIndex + length.offset
+            return (0..<length.size).reduce(0) { $0 | Int(bytes[start + $1]) << ($1 * 8) }
         }
     }
 
@@ -69,15 +71,22 @@ enum ControlBinaryProtocol {
         var reward = 0.0
 
         func encoded(status: UInt32 = 0, message: [UInt8] = []) -> [UInt8] {
-            var bytes: [UInt8] = []
+            typealias Header = ControlBinaryLayout.Reply
+            var bytes = [UInt8](repeating: 0, count: replySize)
             bytes.reserveCapacity(replySize + message.count)
-            func put<T: FixedWidthInteger>(_ value: T) {
-                withUnsafeBytes(of: value.littleEndian) { bytes.append(contentsOf: $0) }
+            func put<T: FixedWidthInteger>(_ value: T, _ field: WireField) {
+                withUnsafeBytes(of: value.littleEndian) { bytes.replaceSubrange(field.offset..<field.end, with: $0) }
             }
-            put(status)
-            put(UInt32(truncatingIfNeeded: message.count))
-            for value in [frame, frames, lag, done, width, height, length] { put(Int64(value)) }
-            put(reward.bitPattern)
+            put(status, Header.status)
+            put(UInt32(truncatingIfNeeded: message.count), Header.length)
+            put(Int64(frame), Header.frame)
+            put(Int64(frames), Header.frames)
+            put(Int64(lag), Header.lag)
+            put(Int64(done), Header.done)
+            put(Int64(width), Header.width)
+            put(Int64(height), Header.height)
+            put(Int64(length), Header.bytes)
+            put(reward.bitPattern, Header.reward)
             return bytes + message
         }
     }

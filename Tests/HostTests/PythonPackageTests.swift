@@ -40,9 +40,11 @@ final class PythonPackageTests: XCTestCase {
     /// reach between its modules) and test_code_sizes.py (scripts/lint's size rules): a client truncating its
     /// shared memory, a scenario whose main chunk fails, a core that hangs (call timeouts, a parent killed
     /// meanwhile), Ctrl-C mid-step, and hostile integration folders (FIFO, gzip bomb, deep JSON, paths
-    /// outside, oversized scripts).
+    /// outside, oversized scripts); test_wire_layouts.py: the wire's layouts agree in Python, Swift and C.
     func testTheClientsEdges() throws {
-        try pytest(Fixtures.python, ["test_client_edges.py", "test_structure.py", "test_code_sizes.py"])
+        try pytest(
+            Fixtures.python,
+            ["test_client_edges.py", "test_structure.py", "test_code_sizes.py", "test_wire_layouts.py"])
     }
 
     func testTheExamples() throws {

@@ -7,9 +7,11 @@ wake start every emulator whose lane holds a request, and each writes its reply 
 its lane, bumps `completed` and wakes the trainer. A batch step costs the trainer one wake and one
 wait whatever the number of emulators, and the observations are read where the emulators wrote them.
 
-Layout: page 0 holds `generation` (u32 at 0), `completed` (u32 at 64), the ticket counter (u32 at 128)
-and `wake at` (u32 at 192: emulators wake the trainer only once `completed` reaches it); lane i starts at 4096 + i * stride with its control block (`request`, `done`, ticket, request
-length: u32 at 0, 4, 8, 12; the request at 64; the reply at 1088), then its screen and RAM areas.
+Layout (retrolua._layout's REGION and LANE): page 0 holds `generation` (u32 at 0), `completed` (u32 at
+64), the ticket counter (u32 at 128) and `wake at` (u32 at 192: emulators wake the trainer only once
+`completed` reaches it); lane i starts at 4096 + i * stride with its control block (`request`, `done`,
+ticket, request length: u32 at 0, 4, 8, 12; the request at 64; the reply at 1088), then its screen and
+RAM areas.
 """
 
 from __future__ import annotations
@@ -19,20 +21,20 @@ import fcntl
 import mmap
 import os
 import platform
-import struct
 import time
 from typing import Callable, List, Sequence
 
 import numpy as np
 
-HEADER = 4096
-CONTROL = 20480
-REQUEST_AT = 64
-MAX_REQUEST = 1024
-REPLY_AT = REQUEST_AT + MAX_REQUEST
+from ._layout import JOIN as _JOIN, LANE, MAX_INFO, REGION, REPLY
+
+HEADER = REGION.size
+CONTROL = LANE.size
+REQUEST_AT = LANE.at.request_area
+MAX_REQUEST = LANE.width.request_area
+REPLY_AT = LANE.at.reply_area
 #: The `batch` request's payload: the lane's control block, screen and RAM offsets (u64), its index (u32).
-JOIN = struct.Struct("<QQQII")
-assert JOIN.size == 32
+JOIN = _JOIN.struct
 
 _FUTEX = {"x86_64": 202, "aarch64": 98}.get(platform.machine())
 _FUTEX_WAIT, _FUTEX_WAKE = 0, 1
@@ -73,11 +75,12 @@ class BatchRegion:
         self._address = self.address = ctypes.addressof(anchor)  # for retrolua._native's calls
         del anchor  # the address stays valid while the map does; no export pins the map
         words = np.frombuffer(self.map, dtype=np.uint32, count=HEADER // 4)
-        self.generation, self.completed, self.wake_at = words[0:1], words[16:17], words[48:49]
-        self.requests = self._column(0)
-        self.done = self._column(4)
-        self.tickets = self._column(8)
-        self.lengths = self._column(12)
+        self.generation, self.completed, self.wake_at = (words[at // 4:at // 4 + 1] for at in
+                                                         (REGION.at.generation, REGION.at.completed, REGION.at.wake_at))
+        self.requests = self._column(LANE.at.request)
+        self.done = self._column(LANE.at.done)
+        self.tickets = self._column(LANE.at.ticket)
+        self.lengths = self._column(LANE.at.length)
         #: Lanes whose request area another request overwrote since `retrolua._lanes` wrote its own there.
         self.foreign = np.ones(count, dtype=bool)
         self._timeout = _Timespec(0, 100_000_000)
@@ -135,7 +138,7 @@ class BatchRegion:
         self.wake()
         wanted = np.asarray(lanes, dtype=np.intp)
         need = len(wanted) if enough < 0 else min(enough, len(wanted))
-        address = ctypes.c_void_p(self._address + 64)
+        address = ctypes.c_void_p(self._address + REGION.at.completed)
         checked = time.monotonic()
         while True:
             seen = int(self.completed[0])
@@ -154,7 +157,7 @@ class BatchRegion:
     def reply(self, index: int) -> memoryview:
         """Lane `index`'s reply bytes (header and message), valid until its next request."""
         at = self.lane(index) + REPLY_AT
-        return memoryview(self.map)[at:at + 72 + 16384]
+        return memoryview(self.map)[at:at + REPLY.size + MAX_INFO]
 
     def close(self) -> None:
         """Lets go of the descriptor (kept until then: a restarted emulator joins with it); the memory

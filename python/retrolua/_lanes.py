@@ -18,13 +18,13 @@ from . import _native
 from . import _protocol as wire
 from ._infos import Columns, _numeric_keys, _typed_columns, columns_of
 from ._batch import HEADER, REPLY_AT, REQUEST_AT, BatchRegion  # noqa: F401
+from ._layout import MAX_INFO
+from ._layout import REPLY as _REPLY
 from .env import RetroluaEnv
 from .errors import RetroluaError
 
 #: A reply header (retrolua._protocol.REPLY) as one record: read for every lane in one copy.
-REPLY = np.dtype([("status", "<u4"), ("length", "<u4"), ("frame", "<i8"), ("frames", "<i8"), ("lag", "<i8"),
-                  ("done", "<i8"), ("width", "<i8"), ("height", "<i8"), ("bytes", "<i8"), ("reward", "<f8")])
-assert REPLY.itemsize == wire.REPLY.size
+REPLY = _REPLY.dtype
 
 
 class LaneStepper:
@@ -39,7 +39,7 @@ class LaneStepper:
         count, stride, buffer = region.count, region.stride, region.map
         self._headers = np.ndarray((count, 4), dtype="<u4", buffer=buffer, offset=HEADER + REQUEST_AT,
                                    strides=(stride, 4))
-        self._masks = np.ndarray((count,), dtype="<u2", buffer=buffer, offset=HEADER + REQUEST_AT + 32,
+        self._masks = np.ndarray((count,), dtype="<u2", buffer=buffer, offset=HEADER + REQUEST_AT + wire.REQUEST.size,
                                  strides=(stride,))
         self._replies = np.ndarray((count,), dtype=REPLY, buffer=buffer, offset=HEADER + REPLY_AT, strides=(stride,))
         flags, frames = first.step_request()
@@ -191,8 +191,8 @@ class LaneStepper:
 
     def _fail(self, lanes: np.ndarray, row: int, length: int) -> None:
         index = int(lanes[row])
-        at = self.region.lane(index) + REPLY_AT + 72
-        message = bytes(self.region.map[at:at + min(length, 16384)]).decode(errors="replace")
+        at = self.region.lane(index) + REPLY_AT + _REPLY.size
+        message = bytes(self.region.map[at:at + min(length, MAX_INFO)]).decode(errors="replace")
         raise EnvironmentFailed(index, RetroluaError(message))
 
     def _parse(self, lanes: np.ndarray, lengths: List[int]) -> List[Dict[str, Any]]:
@@ -201,8 +201,8 @@ class LaneStepper:
         region_map, lane, parsed = self.region.map, self.region.lane, self._parsed
         for index, length in zip(lanes.tolist(), lengths):
             if length:
-                at = lane(index) + REPLY_AT + 72
-                text = region_map[at:at + min(length, 16384)]
+                at = lane(index) + REPLY_AT + _REPLY.size
+                text = region_map[at:at + min(length, MAX_INFO)]
                 known = parsed.get(index)
                 if known is None or known[0] != text:
                     known = parsed[index] = (text, json.loads(text))

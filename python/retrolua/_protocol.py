@@ -7,11 +7,11 @@ and every reply a 72-byte header (status, message length: u32; frame, frames, la
 height, length: i64; reward: f64), followed by the error message when status is not 0.
 """
 
-import struct
+from . import _layout
 
-REQUEST = struct.Struct("<IIIIQQ")
-REPLY = struct.Struct("<IIqqqqqqqd")
-assert REQUEST.size == 32 and REPLY.size == 72
+#: The headers as structs (their fields, offsets and dtypes: retrolua._layout, where they are spelled).
+REQUEST = _layout.REQUEST.struct
+REPLY = _layout.REPLY.struct
 
 (STEP, SCREEN, READ, WRITE, SAVE_STATE, LOAD_STATE, AUDIO, RESET, QUIT, SNAPSHOT, RESTORE, FORGET, MOVIE,
  PREPROCESS, BATCH) = range(1, 16)
@@ -22,7 +22,6 @@ STEP_EPISODE = 8  # with STEP_PROCESSED: an episode's start (no-op frames, the s
 STEP_SEED = 0x1000  # with STEP_PROCESSED: reseed the generator with `a` first
 #: PREPROCESS's payload: frameskip, max_pool, grayscale, width, height (0, 0: no resize), frame_stack,
 #: noop_max (u32), sticky_actions (f64), seed (u64).
-PREPROCESS_OPTIONS = struct.Struct("<IIIIIIIdQ")
+PREPROCESS_OPTIONS = _layout.PREPROCESS_OPTIONS.struct
 SAVE_KEEP = 1  # save_state: also keep it as snapshot `a` (0: a new one)
 MOVIE_RECORD, MOVIE_STOP = 1, 2  # movie: record from now to the payload's path / stop
-assert PREPROCESS_OPTIONS.size == 44

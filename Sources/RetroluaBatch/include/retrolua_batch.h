@@ -3,7 +3,8 @@
 
 #include <stdint.h>
 
-/* The trainer's side of the batch door (python/retrolua/_batch.py has the layout; Sources/Control/
+/* The trainer's side of the batch door (python/retrolua/_layout.py has the layout, which
+ * Tests/python/test_wire_layouts.py checks retrolua_batch.c's constants and reply header against; Sources/Control/
  * ControlBatchLane.swift is the emulators' side), loaded by python/retrolua/_native.py with ctypes:
  * a batch's per-lane work in one call each instead of numpy and Python per environment, or a whole step of
  * every lane in one (rb_step, python/retrolua/_step.py). `base` is the
