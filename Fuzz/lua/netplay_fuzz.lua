@@ -43,7 +43,18 @@ _G.emu = {
   speed = function() end,
 }
 _G.joypad = {
+  BUTTONS = { b = 0, y = 1, select = 2, start = 3, up = 4, down = 5, left = 6, right = 7, a = 8, x = 9, l = 10, r = 11 },
   get_player = function() return { a = math.random() < 0.5, up = math.random() < 0.5 } end,
+  mask = function(pad)
+    local mask = 0
+    for name, bit in pairs(_G.joypad.BUTTONS) do if pad[name] then mask = mask | (1 << bit) end end
+    return mask
+  end,
+  names = function(mask)
+    local names = {}
+    for name, bit in pairs(_G.joypad.BUTTONS) do if mask >> bit & 1 == 1 then names[#names + 1] = name end end
+    return names
+  end,
   set = function() end,
   set_analog = function() end,
 }

@@ -43,8 +43,6 @@ local INPUTS_MAX = 32         -- inputs in one packet (more than delay + predict
 local STATE_MAX = 64 << 20    -- the largest state (and save RAM) a joiner accepts
 local HISTORY = 128           -- frames of inputs kept behind the present
 local FUTURE = 256            -- frames past the present a peer may talk about
-local BITS = { b = 0, y = 1, select = 2, start = 3, up = 4, down = 5, left = 6, right = 7,
-               a = 8, x = 9, l = 10, r = 11, l2 = 12, r2 = 13, l3 = 14, r3 = 15 }
 
 netplay.defaults = {
   delay = 2,            -- frames of local input delay (0…8)
@@ -58,25 +56,19 @@ netplay.defaults = {
   core_options = "match", -- a joiner's: "host" takes the host's options that change emulation, for the session
 }
 
---- The RetroPad mask (bit n = button id n) of a `joypad.get_player` table.
+--- The RetroPad mask (bits as in `joypad.BUTTONS`) of a `joypad.get_player` table: what travels.
 function netplay.mask_of(pad)
   local mask = 0
-  for name, bit in pairs(BITS) do
+  for name, bit in pairs(joypad.BUTTONS) do  -- the pad also holds analog axes, which joypad.mask refuses
     if pad[name] then mask = mask | (1 << bit) end
   end
   return mask
 end
 
-local button_tables, button_count = {}, 0
---- A `joypad.set` table pressing exactly the buttons of `mask` (cached; callers must not change it).
+--- A buttons table pressing exactly the buttons of `mask` (for `movie.set_input`, which takes tables).
 function netplay.buttons_of(mask)
-  local buttons = button_tables[mask]
-  if not buttons then
-    if button_count >= 4096 then button_tables, button_count = {}, 0 end
-    buttons = {}
-    for name, bit in pairs(BITS) do buttons[name] = (mask >> bit) & 1 == 1 end
-    button_tables[mask], button_count = buttons, button_count + 1
-  end
+  local buttons = {}
+  for _, name in ipairs(joypad.names(mask)) do buttons[name] = true end
   return buttons
 end
 
@@ -570,8 +562,8 @@ function Session:frame_start()
   end
   local remote = frame < self.remote_count and self.remote_in[frame] or self:predicted()
   self.used[frame] = remote
-  joypad.set(self.local_port, netplay.buttons_of(self.local_in[frame]))
-  joypad.set(self.remote_port, netplay.buttons_of(remote))
+  joypad.set(self.local_port, self.local_in[frame])
+  joypad.set(self.remote_port, remote)
   for port = 1, 2 do
     joypad.set_analog(port, "left", 0, 0)
     joypad.set_analog(port, "right", 0, 0)

@@ -166,7 +166,7 @@ function Spectator:frame_start()
   local input = self.inputs[self.frame]
   if not input then return end  -- (frame_end waited for it; only a session driven out of order lacks it)
   for port = 1, 2 do
-    joypad.set(port, netplay.buttons_of(input[port]))
+    joypad.set(port, input[port])
     joypad.set_analog(port, "left", 0, 0)
     joypad.set_analog(port, "right", 0, 0)
   end
