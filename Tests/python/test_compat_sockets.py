@@ -37,6 +37,22 @@ def lines_until(sock, last):
     return data.decode().splitlines()
 
 
+def listening(backlog=1):
+    """A server socket on a free loopback port, and the port."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(backlog)
+    return server, server.getsockname()[1]
+
+
+def write_script(folder, name, text):
+    """Writes a script into `folder`; its path."""
+    path = os.path.join(folder, name)
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
 def stop(process):
     process.terminate()
     out, err = process.communicate(timeout=30)
@@ -82,10 +98,7 @@ def test_an_mgba_line_server_serves_clients_at_once():
 
 
 def test_an_mgba_client_script_talks_to_a_server():
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(1)
-    port = server.getsockname()[1]
+    server, port = listening()
     with tempfile.TemporaryDirectory() as folder:
         script = os.path.join(folder, "client.lua")
         with open(script, "w") as f:
@@ -186,14 +199,9 @@ print("bytes", comm.socketServerSendBytes({65, 66, 67}))
 
 
 def test_bizhawk_comm_socket_server_talks_as_bizhawk():
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(1)
-    port = server.getsockname()[1]
+    server, port = listening()
     with tempfile.TemporaryDirectory() as folder:
-        script = os.path.join(folder, "bot.lua")
-        with open(script, "w") as f:
-            f.write(BIZHAWK_BOT)
+        script = write_script(folder, "bot.lua", BIZHAWK_BOT)
         process = run(NES, "nestopia", script, "--allow-net", "--compat", f"bizhawk:socket=127.0.0.1:{port}",
                       frames="5")
         server.settimeout(30)
@@ -218,9 +226,8 @@ def test_bizhawk_comm_socket_server_talks_as_bizhawk():
 
 def test_bizhawk_comm_without_a_server_or_the_permission():
     with tempfile.TemporaryDirectory() as folder:
-        script = os.path.join(folder, "bot.lua")
-        with open(script, "w") as f:
-            f.write('print("send", comm.socketServerSend("x"), comm.socketServerGetInfo() == "")\n')
+        script = write_script(folder, "bot.lua",
+                              'print("send", comm.socketServerSend("x"), comm.socketServerGetInfo() == "")\n')
         none = subprocess.run(
             [BINARY, "run", NES, "--core", "nestopia", "--headless", "--quiet", "--frames", "1", "--allow-net",
              "--script", "bizhawk:" + script], capture_output=True, text=True, env=ENV, timeout=60)
@@ -248,15 +255,10 @@ print("after", comm.socketServerSend("ok"))
 def test_bizhawk_comm_survives_a_hostile_server():
     """Replies that are not "LENGTH message", a length of 100 GB, a server closing mid-reply and a reply dripped a
     byte at a time: each gives "" (or the reply) with a warning, the script goes on, and it reconnects."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(4)
+    server, port = listening(4)
     server.settimeout(60)
-    port = server.getsockname()[1]
     with tempfile.TemporaryDirectory() as folder:
-        script = os.path.join(folder, "bot.lua")
-        with open(script, "w") as f:
-            f.write(HOSTILE_BOT)
+        script = write_script(folder, "bot.lua", HOSTILE_BOT)
         process = run(NES, "nestopia", script, "--allow-net", "--compat", f"bizhawk:socket=127.0.0.1:{port}",
                       frames="5")
         for reply in (b"abc\x00\xff", b"99999999999 x", b"10 abc"):

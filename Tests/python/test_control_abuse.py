@@ -123,6 +123,16 @@ def connect(path):
     return sock
 
 
+def _reap(process, folder):
+    """Waits for a server asked to quit (killing it after 30 s) and removes its folder."""
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+    process.stderr.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 class Lines:
     """A raw connection: requests sent as given, replies read line by line."""
 
@@ -174,12 +184,7 @@ class UnixAbuseTests(unittest.TestCase):
             Lines(connect(cls.path)).ask(b'{"cmd": "quit"}')
         except OSError:
             pass
-        try:
-            cls.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            cls.process.kill()
-        cls.process.stderr.close()
-        shutil.rmtree(cls.folder, ignore_errors=True)
+        _reap(cls.process, cls.folder)
 
     def lines(self):
         return Lines(connect(self.path))
@@ -466,12 +471,7 @@ class TCPTokenTests(unittest.TestCase):
             Retrolua.connect("tcp:127.0.0.1:%d" % cls.port, token=cls.TOKEN).close()
         except (OSError, RetroluaError):
             pass
-        try:
-            cls.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            cls.process.kill()
-        cls.process.stderr.close()
-        shutil.rmtree(cls.folder, ignore_errors=True)
+        _reap(cls.process, cls.folder)
 
     def lines(self):
         sock = socket.create_connection(("127.0.0.1", self.port), timeout=30)

@@ -25,6 +25,7 @@ sys.path.insert(0, os.path.join(ROOT, "python"))
 import retrolua  # noqa: E402
 from retrolua import _protocol as wire  # noqa: E402
 from retrolua.control import Retrolua  # noqa: E402
+from venvs import borrowing_venv  # noqa: E402
 
 NES = os.path.join(ROOT, "build", "roms", "demo.nes")
 SCENARIO = os.path.join(ROOT, "examples", "python", "demo_scenario.lua")
@@ -327,14 +328,8 @@ def test_many_emulators_in_one_process():
 def _fresh_venv_with_the_package(tmp_path):
     """A fresh venv with python/ pip-installed in it; its interpreter's path."""
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
-    # Tests stay offline: numpy, gymnasium (and setuptools to build) come from this interpreter's site-packages
-    # through a .pth file instead of PyPI; the package itself is built and installed from python/.
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    with open(os.path.join(site, "borrowed.pth"), "w") as pth:
-        pth.write(os.path.dirname(os.path.dirname(np.__file__)) + "\n")
+    # Setuptools to build comes borrowed too; the package itself is built and installed from python/.
+    python = borrowing_venv(venv, "borrowed.pth")
     subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--no-build-isolation",
                     "--disable-pip-version-check", os.path.join(ROOT, "python")], check=True, cwd=str(tmp_path))
     return python, venv

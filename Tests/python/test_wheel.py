@@ -10,21 +10,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 import time
 import zipfile
 
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VERSION = re.search(r'^version = "(.*)"', open(os.path.join(ROOT, "python", "pyproject.toml")).read(), re.M).group(1)
-
-
-def _the_wheel():
-    wheels = glob.glob(os.path.join(ROOT, "dist", "retrolua-%s-py3-none-manylinux_*_x86_64.whl" % VERSION))
-    assert wheels, "no dist/retrolua-%s-py3-none-manylinux_*_x86_64.whl: run scripts/wheel first" % VERSION
-    return max(wheels, key=os.path.getmtime)
+from venvs import ROOT, VERSION, borrowing_venv, install_the_wheel, the_wheel
 
 
 @pytest.fixture(scope="module")
@@ -34,14 +26,7 @@ def installed(tmp_path_factory):
     imported. Returns (venv folder, environment for its commands, a working folder outside the tree)."""
     base = tmp_path_factory.mktemp("wheel")
     venv = base / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    python = str(venv / "bin" / "python")
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    with open(os.path.join(site, "zz-borrowed.pth"), "w") as pth:
-        pth.write(os.path.dirname(os.path.dirname(np.__file__)) + "\n")
-    subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--disable-pip-version-check",
-                    _the_wheel()], check=True)
+    install_the_wheel(borrowing_venv(venv))
     environment = {key: value for key, value in os.environ.items()
                    if key not in ("RETROLUA", "LD_LIBRARY_PATH", "PYTHONPATH", "RETROLUA_CORE_PATH")}
     environment["PATH"] = str(venv / "bin") + ":/usr/bin:/bin"  # no /opt/swift, no .build
@@ -60,7 +45,7 @@ def _run(installed, command, timeout=180):
 
 
 def test_the_wheel_is_tagged_manylinux_and_carries_the_binary_and_its_files():
-    wheel = _the_wheel()
+    wheel = the_wheel()
     shown = subprocess.run([os.path.join(ROOT, "build", "venv-wheel", "bin", "auditwheel"), "show", wheel],
                            capture_output=True, text=True, check=True).stdout
     tag = re.search(r"manylinux_(\d+)_(\d+)_x86_64", os.path.basename(wheel))
@@ -88,7 +73,7 @@ def _needed(path):
 
 
 def test_the_wheel_carries_the_license_and_the_changelog():
-    wheel = zipfile.ZipFile(_the_wheel())
+    wheel = zipfile.ZipFile(the_wheel())
     license_text = wheel.read("retrolua-%s.dist-info/licenses/LICENSE" % VERSION).decode()
     assert license_text == open(os.path.join(ROOT, "LICENSE")).read() and license_text.startswith("MIT License")
     assert "License: MIT" in wheel.read("retrolua-%s.dist-info/METADATA" % VERSION).decode()

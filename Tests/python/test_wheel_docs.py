@@ -5,26 +5,16 @@ working folder — the bundled ROMs and examples found by name. Also: with $RETR
 package still finds the wheel's own bundled files. Run after scripts/wheel (scripts/test does):
 `build/venv/bin/python -m pytest Tests/python/test_wheel_docs.py`."""
 
-import glob
 import os
 import re
 import subprocess
-import sys
 
-import numpy as np
 import pytest
 
 import test_docs as docs  # the pages' runnable blocks, read the same way
+from venvs import ROOT, borrowing_venv, install_the_wheel
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-VERSION = re.search(r'^version = "(.*)"', open(os.path.join(ROOT, "python", "pyproject.toml")).read(), re.M).group(1)
 GETTING_STARTED = os.path.join("docs", "guides", "getting-started.md")
-
-
-def _the_wheel():
-    wheels = glob.glob(os.path.join(ROOT, "dist", "retrolua-%s-py3-none-manylinux_*_x86_64.whl" % VERSION))
-    assert wheels, "no dist/retrolua-%s-py3-none-manylinux_*_x86_64.whl: run scripts/wheel first" % VERSION
-    return max(wheels, key=os.path.getmtime)
 
 
 @pytest.fixture(scope="module")
@@ -32,14 +22,7 @@ def venv(tmp_path_factory):
     """A fresh venv with the wheel installed; numpy, gymnasium and the mcp SDK borrowed from build/venv through a
     .pth file (offline), after the venv's own site-packages so the wheel's retrolua is the one imported."""
     folder = tmp_path_factory.mktemp("wheel-docs") / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(folder)], check=True)
-    python = str(folder / "bin" / "python")
-    site = subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                          capture_output=True, text=True, check=True).stdout.strip()
-    with open(os.path.join(site, "zz-borrowed.pth"), "w") as pth:
-        pth.write(os.path.dirname(os.path.dirname(np.__file__)) + "\n")
-    subprocess.run([python, "-m", "pip", "install", "-q", "--no-index", "--no-deps", "--disable-pip-version-check",
-                    _the_wheel()], check=True)
+    install_the_wheel(borrowing_venv(folder))
     return folder
 
 
