@@ -43,11 +43,7 @@ extension Bindings {
         do throws(LuaCallError) { try script.hold(image.rgba.count, for: "the image's pixels") } catch {
             return error.message
         }
-        let id = script.takeID()
-        script.images[id] = image
-        let memory = lua_newuserdatauv(call.L, MemoryLayout<Int>.size, 0)!
-        memory.storeBytes(of: id, as: Int.self)
-        luaL_setmetatable(call.L, imageMetatable.cString)
+        pushNewHandle(image, call, script, in: \.images, imageMetatable)
         return nil
     }
 

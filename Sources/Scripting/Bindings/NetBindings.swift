@@ -147,11 +147,7 @@ extension Bindings {
         } catch {
             return call.failure(error.description)
         }
-        let id = script.takeID()
-        script.sockets[id] = socket
-        let memory = lua_newuserdatauv(call.L, MemoryLayout<Int>.size, 0)!
-        memory.storeBytes(of: id, as: Int.self)
-        luaL_setmetatable(call.L, udpMetatable.cString)
+        pushNewHandle(socket, call, script, in: \.sockets, udpMetatable)
         return 1
     }
 

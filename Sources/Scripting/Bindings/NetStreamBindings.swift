@@ -167,9 +167,7 @@ extension Bindings {
         } catch {
             return call.failure(error.description)
         }
-        let id = script.takeID()
-        script.listeners[id] = listener
-        pushHandle(call, id, listenerMetatable)
+        pushNewHandle(listener, call, script, in: \.listeners, listenerMetatable)
         return 1
     }
 
@@ -186,21 +184,8 @@ extension Bindings {
         } catch {
             return call.failure(error.description)
         }
-        let id = script.takeID()
-        script.streams[id] = connection
-        pushHandle(call, id, connectionMetatable)
+        pushNewHandle(connection, call, script, in: \.streams, connectionMetatable)
         return 1
-    }
-
-    private static func pushHandle(_ call: LuaCall, _ id: Int, _ metatable: LuaTypeName) {
-        let memory = lua_newuserdatauv(call.L, MemoryLayout<Int>.size, 0)!
-        memory.storeBytes(of: id, as: Int.self)
-        luaL_setmetatable(call.L, metatable.cString)
-    }
-
-    /// The id that `self` (argument 1), a handle made by `pushHandle` with `metatable`, carries.
-    static func handleID(_ call: LuaCall, _ metatable: LuaTypeName, expected: String) throws(LuaCallError) -> Int {
-        try call.userdata(1, metatable, "self", expected: expected).load(as: Int.self)
     }
 
     /// Longest list `net.select` takes (a list may name a socket twice; each entry costs a poll slot).
@@ -281,9 +266,7 @@ extension Bindings {
             call.pushNil()
             return 1
         }
-        let id = script.takeID()
-        script.streams[id] = connection
-        pushHandle(call, id, connectionMetatable)
+        pushNewHandle(connection, call, script, in: \.streams, connectionMetatable)
         return 1
     }
 
