@@ -19,22 +19,7 @@ final class BundledFilesTests: XCTestCase {
         }
         environment["HOME"] = Fixtures.temporaryFolder()
         environment.merge(extra) { _, new in new }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Fixtures.Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        return try Fixtures.run(executable, arguments, in: folder, environment: environment)
     }
 
     private func json(_ result: Fixtures.Result) throws -> [String: Any] {

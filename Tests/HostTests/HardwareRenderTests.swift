@@ -21,18 +21,10 @@ final class HardwareRenderTests: XCTestCase {
         if let path = Self.builtCore { return path }
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/cc") else { throw XCTSkip("no C compiler") }
         let path = Self.folder + "/gl_core_libretro.so"
-        try tool("/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", path, Fixtures.root + "/Tests/cores/gl_core.c"])
+        try Fixtures.tool(
+            "/usr/bin/cc", ["-shared", "-fPIC", "-O1", "-o", path, Fixtures.root + "/Tests/cores/gl_core.c"])
         Self.builtCore = path
         return path
-    }
-
-    private func tool(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(executable) \(arguments.joined(separator: " "))")
     }
 
     /// A session on the GL test core with `GL_CORE_CONTEXT`/`GL_CORE_ORIGIN` set while it loads.
@@ -225,7 +217,7 @@ final class HardwareRenderTests: XCTestCase {
     func testACrashEndsTheRunWithOneLineAndNothingLeftHoldingItsOutput() throws {
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/cc") else { throw XCTSkip("no C compiler") }
         let core = Self.folder + "/crash_libretro.so"
-        try tool(
+        try Fixtures.tool(
             "/usr/bin/cc",
             [
                 "-shared", "-fPIC", "-O1", "-DMODE_CRASH_SYSINFO", "-o", core,

@@ -14,21 +14,7 @@ final class InstallTests: XCTestCase {
         environment["RETROLUA_LUA_DIR"] = nil
         environment["RETROLUA_DEFAULT_ROM"] = nil
         environment.merge(extra) { _, new in new }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Fixtures.Result(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        return try Fixtures.run(executable, arguments, in: folder, environment: environment)
     }
 
     func testAnInstalledRetroluaRunsFromAnyFolderWithItsOwnFiles() throws {

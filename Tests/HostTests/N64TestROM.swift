@@ -10,10 +10,11 @@ enum N64TestROM {
             throw XCTSkip("binutils-mips-linux-gnu not installed (scripts/setup)")
         }
         let object = folder + "/boot.o", linked = folder + "/boot.elf", binary = folder + "/boot.bin"
-        try tool(
+        try Fixtures.tool(
             "/usr/bin/mips-linux-gnu-as", ["-mips3", "-EB", "-o", object, Fixtures.root + "/Tests/content/n64_boot.s"])
-        try tool("/usr/bin/mips-linux-gnu-ld", ["-EB", "-Ttext=0xA4000040", "-e", "start", "-o", linked, object])
-        try tool("/usr/bin/mips-linux-gnu-objcopy", ["-O", "binary", "-j", ".text", linked, binary])
+        try Fixtures.tool(
+            "/usr/bin/mips-linux-gnu-ld", ["-EB", "-Ttext=0xA4000040", "-e", "start", "-o", linked, object])
+        try Fixtures.tool("/usr/bin/mips-linux-gnu-objcopy", ["-O", "binary", "-j", ".text", linked, binary])
         let boot = try Data(contentsOf: URL(fileURLWithPath: binary))
         var rom = [UInt8](repeating: 0, count: 0x10_1000)
         let header: [UInt32] = [0x8037_1240, 0x0000_000F, 0x8000_0400, 0x0000_144C]
@@ -25,14 +26,5 @@ enum N64TestROM {
         let path = folder + "/gl_test.z64"
         try Data(rom).write(to: URL(fileURLWithPath: path))
         return path
-    }
-
-    private static func tool(_ executable: String, _ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        try process.run()
-        process.waitUntilExit()
-        XCTAssertEqual(process.terminationStatus, 0, "\(executable) \(arguments.joined(separator: " "))")
     }
 }
