@@ -16,6 +16,17 @@ extension Bindings {
         luaL_setmetatable(call.L, metatable.cString)
     }
 
+    /// A `__gc`'s work: when argument 1 is a handle with `metatable`, `forget` drops the object under its id.
+    static func collectHandle(
+        _ L: OpaquePointer?, _ context: UnsafeMutableRawPointer?, _ metatable: LuaTypeName,
+        forget: (Script, Int) -> Void
+    ) -> Int32 {
+        if let memory = luaL_testudata(L, 1, metatable.cString) {
+            forget(Script.from(context), memory.load(as: Int.self))
+        }
+        return 0
+    }
+
     /// The id that `self` (argument 1), a handle pushed with `metatable`, carries.
     static func handleID(_ call: LuaCall, _ metatable: LuaTypeName, expected: String) throws(LuaCallError) -> Int {
         try call.userdata(1, metatable, "self", expected: expected).load(as: Int.self)

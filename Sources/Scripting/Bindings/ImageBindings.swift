@@ -34,14 +34,10 @@ extension Bindings {
     static let imageMethods: [LuaFunction] = [
         LuaFunction("width", returns: "integer", doc: "Width in pixels.") { run($0, $1, imageWidth) },
         LuaFunction("height", returns: "integer", doc: "Height in pixels.") { run($0, $1, imageHeight) },
-        LuaFunction("__gc", doc: "Frees the pixels when the image object is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, imageMetatable.cString) {
-                let script = Script.from(context)
-                if let image = script.images.removeValue(forKey: memory.load(as: Int.self)) {
-                    script.lua.release(image.rgba.count)
-                }
+        LuaFunction("__gc", doc: "Frees the pixels when the image object is collected.") {
+            collectHandle($0, $1, imageMetatable) { script, id in
+                if let image = script.images.removeValue(forKey: id) { script.lua.release(image.rgba.count) }
             }
-            return 0
         },
     ]
 

@@ -101,11 +101,8 @@ extension Bindings {
         LuaFunction("close", doc: "Closes the socket (also when it is collected or the script ends).") {
             run($0, $1, udpClose)
         },
-        LuaFunction("__gc", doc: "Closes the socket when it is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, udpMetatable.cString) {
-                Script.from(context).sockets[memory.load(as: Int.self)] = nil
-            }
-            return 0
+        LuaFunction("__gc", doc: "Closes the socket when it is collected.") {
+            collectHandle($0, $1, udpMetatable) { script, id in script.sockets[id] = nil }
         },
     ]
 

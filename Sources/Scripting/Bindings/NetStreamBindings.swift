@@ -68,11 +68,8 @@ extension Bindings {
         LuaFunction("close", doc: "Stops listening (also when it is collected or the script ends).") {
             run($0, $1, listenerClose)
         },
-        LuaFunction("__gc", doc: "Stops listening when it is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, listenerMetatable.cString) {
-                Script.from(context).listeners[memory.load(as: Int.self)] = nil
-            }
-            return 0
+        LuaFunction("__gc", doc: "Stops listening when it is collected.") {
+            collectHandle($0, $1, listenerMetatable) { script, id in script.listeners[id] = nil }
         },
     ]
 
@@ -132,11 +129,8 @@ extension Bindings {
             "close",
             doc: "Closes the connection; bytes still pending are flushed between frames, best effort."
         ) { run($0, $1, connectionClose) },
-        LuaFunction("__gc", doc: "Closes the connection when it is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, connectionMetatable.cString) {
-                Script.from(context).forget(connection: memory.load(as: Int.self))
-            }
-            return 0
+        LuaFunction("__gc", doc: "Closes the connection when it is collected.") {
+            collectHandle($0, $1, connectionMetatable) { script, id in script.forget(connection: id) }
         },
     ]
 

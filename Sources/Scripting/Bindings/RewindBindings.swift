@@ -50,11 +50,8 @@ extension Bindings {
         LuaFunction("count", returns: "integer", doc: "Entries `step` can return to.") { run($0, $1, rewindCount) },
         LuaFunction("memory", returns: "integer", doc: "Bytes the history holds.") { run($0, $1, rewindMemory) },
         LuaFunction("clear", doc: "Forgets the whole history.") { run($0, $1, rewindClear) },
-        LuaFunction("__gc", doc: "Frees the history when the buffer is collected.") { L, context in
-            if let memory = luaL_testudata(L, 1, rewindMetatable.cString) {
-                Script.from(context).rewindBuffers[memory.load(as: Int.self)] = nil
-            }
-            return 0
+        LuaFunction("__gc", doc: "Frees the history when the buffer is collected.") {
+            collectHandle($0, $1, rewindMetatable) { script, id in script.rewindBuffers[id] = nil }
         },
     ]
 
