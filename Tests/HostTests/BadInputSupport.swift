@@ -19,35 +19,14 @@ struct BadCase {
 /// Runs malformed-input cases in child processes, so a trap fails the test that found it instead
 /// of killing the suite, and builds the crafted files they read.
 enum BadInput {
-    struct Child {
-        let status: Int32
-        let stdout: String
-        let stderr: String
-    }
+    typealias Child = Fixtures.Result
 
     /// `retrolua ARGS` in `folder` (HOME there too), with a 120 s guard against hangs.
     static func run(_ arguments: [String], in folder: String) throws -> Child {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Fixtures.binary)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = folder
         for key in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "DISPLAY", "WAYLAND_DISPLAY"] { environment[key] = nil }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        DispatchQueue.global().asyncAfter(deadline: .now() + 120) { [process] in
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Child(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        return try Fixtures.run(Fixtures.binary, arguments, in: folder, environment: environment, closedInput: false)
     }
 
     /// Runs every case in one child (then `frames` frames, so per-frame work such as RAM cheats runs

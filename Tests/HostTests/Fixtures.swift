@@ -80,9 +80,6 @@ enum Fixtures {
         _ arguments: [String], home: String = temporaryFolder(), environment extra: [String: String] = [:],
         executable: String? = nil, arguments override: [String]? = nil, timeout: Double = 120
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable ?? binary)
-        process.arguments = override ?? arguments
         var environment = ProcessInfo.processInfo.environment
         environment["HOME"] = home
         environment["XDG_DATA_HOME"] = nil
@@ -92,21 +89,8 @@ enum Fixtures {
         environment["DISPLAY"] = nil
         environment["WAYLAND_DISPLAY"] = nil
         environment.merge(extra) { _, new in new }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        // A run that hangs fails its test instead of the whole suite.
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-            stderr: String(decoding: errData, as: UTF8.self))
+        return try run(
+            executable ?? binary, override ?? arguments, environment: environment, timeout: timeout, closedInput: false)
     }
 }
 

@@ -14,23 +14,6 @@ final class OSDTests: XCTestCase {
 
     private var osd: String { Fixtures.root + "/lua/defaults/osd.lua" }
 
-    /// The rows and columns holding pixels of `color` (RGBA, alpha 255) on the hud, as a box.
-    private func box(of color: [UInt8], in canvas: Canvas) -> (x: ClosedRange<Int>, y: ClosedRange<Int>)? {
-        let pixels = canvas.pixels
-        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
-        for y in 0..<canvas.height {
-            for x in 0..<canvas.width {
-                let i = (y * canvas.width + x) * 4
-                guard Array(pixels[i..<i + 4]) == color else { continue }
-                minX = min(minX, x)
-                maxX = max(maxX, x)
-                minY = min(minY, y)
-                maxY = max(maxY, y)
-            }
-        }
-        return maxX < 0 ? nil : (minX...maxX, minY...maxY)
-    }
-
     private let white: [UInt8] = [255, 255, 255, 255]
     private let yellow: [UInt8] = [255, 255, 0, 255]
 
@@ -46,7 +29,7 @@ final class OSDTests: XCTestCase {
             harness.run(2)
             let hud = harness.host.screen.hudCanvas
             XCTAssertEqual(hud.width, 256 * scale)
-            let text = try XCTUnwrap(box(of: white, in: hud), "the message is drawn at \(scale)×")
+            let text = try XCTUnwrap(hud.box(of: white), "the message is drawn at \(scale)×")
             heights.append(text.y.count)
             XCTAssertLessThan(text.x.lowerBound, hud.width / 2, "bottom left")
             XCTAssertGreaterThan(text.y.lowerBound, hud.height / 2, "bottom left")
@@ -75,7 +58,7 @@ final class OSDTests: XCTestCase {
         try harness.load(file: osd)
         try harness.load("emu.message('HELLO')")
         harness.run(2)
-        let text = try XCTUnwrap(box(of: white, in: harness.host.screen.hudCanvas))
+        let text = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: white))
         XCTAssertEqual(text.y.count, 21)
         XCTAssertGreaterThan(text.x.lowerBound, 128, "top right")
         XCTAssertLessThan(text.y.upperBound, 112, "top right")
@@ -97,7 +80,7 @@ final class OSDTests: XCTestCase {
             try harness.load(file: osd)
             harness.host.emulator.tell(agentActivity: "collecting the coin on the left")
             harness.run(400)  // longer than a message lasts
-            let line = box(of: agentColor, in: harness.host.screen.hudCanvas)
+            let line = harness.host.screen.hudCanvas.box(of: agentColor)
             guard shown else {
                 XCTAssertNil(line, "agent = false hides it")
                 continue
@@ -107,7 +90,7 @@ final class OSDTests: XCTestCase {
             XCTAssertLessThan(box.y.upperBound, 224, "top right")
             harness.host.emulator.tell(agentActivity: nil)
             harness.run(1)
-            XCTAssertNil(self.box(of: agentColor, in: harness.host.screen.hudCanvas), "gone with the agent")
+            XCTAssertNil(harness.host.screen.hudCanvas.box(of: agentColor), "gone with the agent")
         }
     }
 
@@ -119,20 +102,20 @@ final class OSDTests: XCTestCase {
         try harness.load(file: osd)
         try harness.load("event.on('draw', function() gui.rect(10, 10, 20, 20, { fill = '#ff000080' }) end)")
         harness.run(2)
-        XCTAssertNil(box(of: yellow, in: harness.host.screen.hudCanvas), "not paused yet")
+        XCTAssertNil(harness.host.screen.hudCanvas.box(of: yellow), "not paused yet")
         let overlay = harness.host.screen.emuCanvas.pixels
         harness.host.emulator.paused = true
         harness.host.redrawPaused()
-        let sign = try XCTUnwrap(box(of: yellow, in: harness.host.screen.hudCanvas), "PAUSED, before any frame")
+        let sign = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: yellow), "PAUSED, before any frame")
         XCTAssertLessThan(sign.y.upperBound, 100, "at the top")
         XCTAssertTrue(sign.x.contains(384), "centred")
         XCTAssertEqual(sign.y.count, 21, "one step larger than the text (2 + 1)")
         harness.host.redrawPaused()
         XCTAssertEqual(harness.host.screen.emuCanvas.pixels, overlay, "the emu overlay is not drawn twice while paused")
-        XCTAssertNotNil(box(of: yellow, in: harness.host.screen.hudCanvas), "for as long as the pause lasts")
+        XCTAssertNotNil(harness.host.screen.hudCanvas.box(of: yellow), "for as long as the pause lasts")
         harness.host.emulator.paused = false
         harness.run(1)
-        XCTAssertNil(box(of: yellow, in: harness.host.screen.hudCanvas), "gone with the next frame")
+        XCTAssertNil(harness.host.screen.hudCanvas.box(of: yellow), "gone with the next frame")
     }
 
     /// REC and PLAY carry a symbol (● ▶), not only a colour: the font draws them, not as unknown boxes.
@@ -341,7 +324,7 @@ extension OSDTests {
             let long = String(repeating: "the quick brown fox jumps ", count: 6)  // 156 characters
             try harness.load("emu.message(\(String(reflecting: long)))")
             harness.run(2)
-            let text = try XCTUnwrap(box(of: white, in: harness.host.screen.hudCanvas))
+            let text = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: white))
             let fontScale = gui(harness)
             XCTAssertLessThanOrEqual(
                 text.x.upperBound, 256 * scale - 4 * fontScale, "inside the window's right margin at \(scale)×")
@@ -373,7 +356,7 @@ extension OSDTests {
             try harness.load(file: hotkeys)
             harness.host.deliver([.keyDown("f7", repeat: false), .keyUp("f7")])
             harness.run(1)
-            heights.append(try XCTUnwrap(box(of: yellow, in: harness.host.screen.hudCanvas), "slot 1 shown").y.count)
+            heights.append(try XCTUnwrap(harness.host.screen.hudCanvas.box(of: yellow), "slot 1 shown").y.count)
         }
         XCTAssertEqual(heights, [7, 28, 21], "1×, the 6× window's text scale 4, the OSD's scale = 3")
     }
@@ -385,28 +368,28 @@ extension OSDTests {
         for name in ["osd", "hotkeys", "rewind"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
         let blue: [UInt8] = [0x80, 0xC0, 0xFF, 255], orange: [UInt8] = [0xFF, 0xA0, 0x40, 255]
         harness.run(20)
-        XCTAssertNil(box(of: blue, in: harness.host.screen.hudCanvas), "normal speed: no sign")
+        XCTAssertNil(harness.host.screen.hudCanvas.box(of: blue), "normal speed: no sign")
         harness.host.deliver([.keyDown("tab", repeat: false)])  // fast-forward while held
         harness.run(2)
-        let fast = try XCTUnwrap(box(of: blue, in: harness.host.screen.hudCanvas), ">> FAST")
+        let fast = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: blue), ">> FAST")
         XCTAssertEqual(fast.y.count, 14, "at the OSD's scale (2 in this window)")
         XCTAssertTrue(fast.x.contains(384), "top middle")
         harness.host.deliver([.keyUp("tab")])
         harness.run(1)
-        XCTAssertNil(box(of: blue, in: harness.host.screen.hudCanvas))
+        XCTAssertNil(harness.host.screen.hudCanvas.box(of: blue))
         harness.host.deliver([.keyDown("\\", repeat: false)])  // slow motion while held
         harness.run(1)
-        XCTAssertNotNil(box(of: blue, in: harness.host.screen.hudCanvas), "> SLOW")
+        XCTAssertNotNil(harness.host.screen.hudCanvas.box(of: blue), "> SLOW")
         harness.host.deliver([.keyUp("\\")])
         harness.run(1)
-        XCTAssertNil(box(of: orange, in: harness.host.screen.hudCanvas), "not rewinding: no sign")
+        XCTAssertNil(harness.host.screen.hudCanvas.box(of: orange), "not rewinding: no sign")
         harness.host.deliver([.keyDown("backspace", repeat: false)])
         harness.run(3)
-        let rewind = try XCTUnwrap(box(of: orange, in: harness.host.screen.hudCanvas), "<< REWIND")
+        let rewind = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: orange), "<< REWIND")
         XCTAssertEqual(rewind.y.count, 14)
         harness.host.deliver([.keyUp("backspace")])
         harness.run(1)
-        XCTAssertNil(box(of: orange, in: harness.host.screen.hudCanvas), "gone when the key is let go")
+        XCTAssertNil(harness.host.screen.hudCanvas.box(of: orange), "gone when the key is let go")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }
 
@@ -426,17 +409,17 @@ extension OSDTests {
         )
             -> Bool
         { !a.x.overlaps(b.x) || !a.y.overlaps(b.y) }
-        let running = try XCTUnwrap(box(of: red, in: harness.host.screen.hudCanvas), "● REC")
+        let running = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: red), "● REC")
         XCTAssertLessThan(running.y.lowerBound, 10, "the recording line at the top while the game runs")
         emulator.paused = true
         harness.host.redrawPaused()
-        let sign = try XCTUnwrap(box(of: yellow, in: harness.host.screen.hudCanvas), "|| PAUSED")
-        let recording = try XCTUnwrap(box(of: red, in: harness.host.screen.hudCanvas), "● REC")
+        let sign = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: yellow), "|| PAUSED")
+        let recording = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: red), "● REC")
         XCTAssertTrue(apart(sign, recording), "sign \(sign), recording line \(recording)")
         harness.host.deliver([.keyDown("f1", repeat: false), .keyUp("f1")])
         harness.host.redrawPaused()
-        let title = try XCTUnwrap(box(of: cyan, in: harness.host.screen.hudCanvas), "the menu's title")
-        XCTAssertNotNil(box(of: yellow, in: harness.host.screen.hudCanvas), "the sign is still there")
+        let title = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: cyan), "the menu's title")
+        XCTAssertNotNil(harness.host.screen.hudCanvas.box(of: yellow), "the sign is still there")
         XCTAssertGreaterThan(title.y.lowerBound, sign.y.upperBound, "the menu opens below the sign")
         XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
     }

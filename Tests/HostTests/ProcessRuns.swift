@@ -2,21 +2,25 @@ import Foundation
 import XCTest
 
 extension Fixtures {
-    /// Runs `executable` to its end in `folder` with exactly `environment` and no input; its status and output.
-    /// For the tests of where a binary looks for its files (the working folder matters there).
+    /// Runs `executable` to its end with exactly `environment` (in `folder` where given; no input unless
+    /// `closedInput` is false); killed after `timeout` seconds so a hang fails its test instead of the suite.
     static func run(
-        _ executable: String, _ arguments: [String], in folder: String, environment: [String: String]
+        _ executable: String, _ arguments: [String], in folder: String? = nil, environment: [String: String],
+        timeout: Double = 120, closedInput: Bool = true
     ) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        if closedInput { process.standardInput = FileHandle.nullDevice }
         try process.run()
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout) { [process] in
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

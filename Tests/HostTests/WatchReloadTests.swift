@@ -91,22 +91,6 @@ final class WatchReloadTests: XCTestCase {
 
     private let red: [UInt8] = [0xFF, 0x60, 0x60, 255]
 
-    /// The rows and columns holding pixels of `color` on the hud, as a box.
-    private func box(of color: [UInt8], in canvas: Canvas) -> (x: ClosedRange<Int>, y: ClosedRange<Int>)? {
-        let pixels = canvas.pixels
-        var minX = Int.max, minY = Int.max, maxX = -1, maxY = -1
-        for y in 0..<canvas.height {
-            for x in 0..<canvas.width {
-                let i = (y * canvas.width + x) * 4
-                guard pixels[i] == color[0], pixels[i + 1] == color[1], pixels[i + 2] == color[2],
-                    pixels[i + 3] == color[3]
-                else { continue }
-                (minX, maxX, minY, maxY) = (min(minX, x), max(maxX, x), min(minY, y), max(maxY, y))
-            }
-        }
-        return maxX < 0 ? nil : (minX...maxX, minY...maxY)
-    }
-
     func testTheOSDShowsTheFailureWrappedUntilTheFixLoads() throws {
         let harness = try ScriptHarness { $0.watch = true }
         defer { harness.close() }
@@ -116,13 +100,13 @@ final class WatchReloadTests: XCTestCase {
         // Long after a message would have gone (180 frames): the note stays while the script waits for its fix.
         harness.run(200)
         let hud = harness.host.screen.hudCanvas
-        let note = try XCTUnwrap(box(of: red, in: hud), "the failure is on screen")
+        let note = try XCTUnwrap(hud.box(of: red), "the failure is on screen")
         XCTAssertLessThanOrEqual(note.x.upperBound, hud.width - 4, "inside the window's right margin")
         XCTAssertGreaterThanOrEqual(note.y.count, 2 * 10 + 1, "wrapped over several lines: \(note)")
         XCTAssertLessThan(note.y.upperBound, hud.height)
         try save("event.on('frame_end', function() end)", to: path, age: 60)
         harness.run(16)
-        XCTAssertNil(box(of: red, in: harness.host.screen.hudCanvas), "the note goes once the fix loads")
+        XCTAssertNil(harness.host.screen.hudCanvas.box(of: red), "the note goes once the fix loads")
     }
 
     func testTheMenusScriptsPageShowsTheWholeError() throws {
@@ -138,7 +122,7 @@ final class WatchReloadTests: XCTestCase {
             harness.run(1)
         }
         let hud = harness.host.screen.hudCanvas
-        let detail = try XCTUnwrap(box(of: red, in: harness.host.screen.hudCanvas), "the error is shown")
+        let detail = try XCTUnwrap(harness.host.screen.hudCanvas.box(of: red), "the error is shown")
         // At scale 1 the panel holds 40 columns: the message (its path, line and some 160 characters) takes
         // several lines, each inside the panel.
         XCTAssertGreaterThanOrEqual(detail.y.count, 3 * 10 - 2, "wrapped, not cut at the edge: \(detail)")
