@@ -25,6 +25,16 @@ final class DefaultFrontendTests: XCTestCase {
         harness.host.deliver([.keyUp(key)])
     }
 
+    /// No script failed, and stderr holds only the OSD's messages (mirrored there) and the menu's first-run hint.
+    private func assertOnlyTheOSDsMessages(_ harness: ScriptHarness, line: UInt = #line) {
+        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)", line: line)
+        XCTAssertTrue(
+            harness.errors.split(separator: "\n").allSatisfy {
+                $0.hasPrefix("[hotkeys.lua] ") || $0.hasPrefix("[menu.lua] keys: ")
+            },
+            "the OSD's messages, mirrored to stderr, and nothing else: \(harness.errors)", line: line)
+    }
+
     func testSaveAndLoadSlotRestoreExactRAM() throws {
         let harness = try harness()
         harness.run(20)
@@ -38,12 +48,7 @@ final class DefaultFrontendTests: XCTestCase {
         harness.host.deliver([.keyDown("f4", repeat: false)])
         XCTAssertTrue(harness.session.systemRAM() == saved, "slot 1 restored exactly")
         XCTAssertTrue(FileManager.default.fileExists(atPath: harness.folder + "/states/demo/slot1.state"))
-        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
-        XCTAssertTrue(
-            harness.errors.split(separator: "\n").allSatisfy {
-                $0.hasPrefix("[hotkeys.lua] ") || $0.hasPrefix("[menu.lua] keys: ")  // the first run's hint
-            },
-            "the OSD's messages, mirrored to stderr, and nothing else: \(harness.errors)")
+        assertOnlyTheOSDsMessages(harness)
     }
 
     func testPauseFrameAdvanceFastForwardAndSlowMotion() throws {
@@ -96,12 +101,7 @@ final class DefaultFrontendTests: XCTestCase {
         XCTAssertTrue(harness.host.emulator.movie.readOnly)
         XCTAssertEqual(harness.host.emulator.movie.mode, .finished)
         harness.host.deliver([.keyDown("h", repeat: false)])
-        XCTAssertTrue(harness.failures.isEmpty, "\(harness.failures)")
-        XCTAssertTrue(
-            harness.errors.split(separator: "\n").allSatisfy {
-                $0.hasPrefix("[hotkeys.lua] ") || $0.hasPrefix("[menu.lua] keys: ")  // the first run's hint
-            },
-            "the OSD's messages, mirrored to stderr, and nothing else: \(harness.errors)")
+        assertOnlyTheOSDsMessages(harness)
     }
 
     func testCheatsPerGameAndTheRAMSearchPanel() throws {

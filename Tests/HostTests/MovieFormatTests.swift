@@ -124,6 +124,17 @@ final class MovieFormatTests: XCTestCase {
 
     // MARK: FM2
 
+    /// The input both sample movies (FM2 and BK2) record: frame 1 right+A, a reset at 2, frame 3 on both pads,
+    /// a power cycle at 4 with every button on pad 2.
+    func assertSampleInput(_ movie: Movie, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(pressed(movie, 1), [.right, .a], file: file, line: line)
+        XCTAssertEqual(movie.log.flags(at: 2), .reset, file: file, line: line)
+        XCTAssertEqual(pressed(movie, 3), [.up, .start], file: file, line: line)
+        XCTAssertEqual(pressed(movie, 3, port: 1), [.left, .b], file: file, line: line)
+        XCTAssertEqual(movie.log.flags(at: 4), .power, file: file, line: line)
+        XCTAssertEqual(pressed(movie, 4, port: 1), Set(FM2.nesButtons), file: file, line: line)
+    }
+
     func testFM2Import() throws {
         let movie = try FM2.decode(Array(Self.fm2.utf8), name: "demo.fm2")
         XCTAssertEqual(movie.length, 5)
@@ -142,12 +153,7 @@ final class MovieFormatTests: XCTestCase {
                 "fm2.FDS", "fm2.NewPPU", "fm2.subtitle",
             ])
         XCTAssertEqual(movie.extra("fm2.subtitle"), "10 Hello there")
-        XCTAssertEqual(pressed(movie, 1), [.right, .a])
-        XCTAssertEqual(movie.log.flags(at: 2), .reset)
-        XCTAssertEqual(pressed(movie, 3), [.up, .start])
-        XCTAssertEqual(pressed(movie, 3, port: 1), [.left, .b])
-        XCTAssertEqual(movie.log.flags(at: 4), .power)
-        XCTAssertEqual(pressed(movie, 4, port: 1), Set(FM2.nesButtons))
+        assertSampleInput(movie)
     }
 
     func testFM2RoundTripKeepsInputAndHeader() throws {
@@ -248,12 +254,7 @@ final class MovieFormatTests: XCTestCase {
         XCTAssertEqual(movie.buttons, [.up, .down, .left, .right, .start, .select, .b, .a])
         XCTAssertEqual(movie.extra("bk2.Core"), "NesHawk")
         XCTAssertEqual(movie.extra("bk2.logkey"), Self.nesLogKey)
-        XCTAssertEqual(pressed(movie, 1), [.right, .a])
-        XCTAssertEqual(movie.log.flags(at: 2), .reset)
-        XCTAssertEqual(pressed(movie, 3), [.up, .start])
-        XCTAssertEqual(pressed(movie, 3, port: 1), [.left, .b])
-        XCTAssertEqual(movie.log.flags(at: 4), .power)
-        XCTAssertEqual(pressed(movie, 4, port: 1), Set(FM2.nesButtons))
+        assertSampleInput(movie)
     }
 
     func testBK2RoundTripKeepsInputLogAndHeader() throws {
