@@ -22,18 +22,11 @@ final class TAStudioEditorTests: XCTestCase {
     private func openEditor(defaults: [String] = []) throws -> ScriptHarness {
         let harness = try ScriptHarness()
         let emulator = harness.host.emulator
-        let path = harness.folder + "/editor.rlm"
-        try emulator.movie.record(to: path, options: .init())
-        for frame in 0..<120 {
-            emulator.playerInput = InputState()
-            emulator.playerInput.set(.right, frame % 2 == 0)
-            emulator.runFrame()
+        _ = try harness.recordAndPlay("editor.rlm", frames: 120) { frame in
+            var input = InputState()
+            input.set(.right, frame % 2 == 0)
+            return input
         }
-        emulator.playerInput = InputState()
-        try emulator.movie.stop()
-        var options = MovieEngine.PlayOptions()
-        options.readOnly = false
-        try emulator.playMovie(at: path, options: options)
         for name in defaults + ["tastudio"] { try harness.load(file: Fixtures.root + "/lua/defaults/\(name).lua") }
         emulator.movie.editorEngaged = true
         try emulator.seekMovie(to: 2)

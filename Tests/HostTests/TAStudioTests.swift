@@ -33,19 +33,7 @@ final class TAStudioTests: XCTestCase {
 
     /// Records `frames` frames into a movie and plays it back read-write from its start.
     private func recordAndPlay(_ harness: ScriptHarness, frames: Int) throws -> String {
-        let path = harness.folder + "/tas.rlm"
-        let emulator = harness.host.emulator
-        try emulator.movie.record(to: path, options: .init())
-        for frame in 0..<frames {
-            emulator.playerInput = Self.input(frame)
-            emulator.runFrame()
-        }
-        emulator.playerInput = InputState()
-        try emulator.movie.stop()
-        var options = MovieEngine.PlayOptions()
-        options.readOnly = false
-        try emulator.playMovie(at: path, options: options)
-        return path
+        try harness.recordAndPlay("tas.rlm", frames: frames, input: Self.input)
     }
 
     /// Plays the movie at its current state from the start and returns the state before every frame.
