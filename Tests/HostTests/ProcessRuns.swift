@@ -38,4 +38,15 @@ extension Fixtures {
         process.waitUntilExit()
         XCTAssertEqual(process.terminationStatus, 0, "\(executable) \(arguments.joined(separator: " "))")
     }
+
+    /// Runs Tests/python/`script` (a unittest script) against this build's binary; fails the test unless it passes.
+    static func assertPythonUnittestPasses(
+        _ script: String, timeout: Double = 120, file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let result = try cli(
+            [], environment: ["RETROLUA": binary], executable: "/usr/bin/env",
+            arguments: [python, root + "/Tests/python/" + script], timeout: timeout)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr, file: file, line: line)
+        XCTAssertTrue(result.stderr.contains("OK"), result.stderr, file: file, line: line)
+    }
 }
