@@ -26,9 +26,7 @@ final class CompatFCEUXTests: XCTestCase {
     func testRAMWatchBotReadsWritesPressesAndDraws() throws {
         let shot = Fixtures.temporaryFolder() + "/shot.png"
         let result = try run(Self.fixtures + "ram_watch_bot.lua", shot: shot)
-        XCTAssertEqual(result.status, 0, result.stderr)
-        XCTAssertTrue(result.stdout.contains("fceux ram watch: 58 checks, 0 failed"), result.stdout + result.stderr)
-        XCTAssertFalse(result.stdout.contains("FAIL"), result.stdout)
+        result.assertChecksPassed("fceux ram watch: 58 checks, 0 failed")
         let image = try PNGRead.rgb(shot)
         // gui.box(10, 30, 40, 50, 0x00FF00FF, "blue"): 0xRRGGBBAA fill, named outline, corners inclusive.
         XCTAssertEqual(image.pixel(20, 40 - 8), 0x00FF00)

@@ -50,3 +50,12 @@ extension Fixtures {
         XCTAssertTrue(result.stderr.contains("OK"), result.stderr, file: file, line: line)
     }
 }
+
+extension Fixtures.Result {
+    /// A fixture script's run: it ended well, printed `summary` (its count of checks) and no FAIL line.
+    func assertChecksPassed(_ summary: String, file: StaticString = #filePath, line: UInt = #line) {
+        XCTAssertEqual(status, 0, stderr, file: file, line: line)
+        XCTAssertTrue(stdout.contains(summary), stdout + stderr, file: file, line: line)
+        XCTAssertFalse(stdout.contains("FAIL"), stdout, file: file, line: line)
+    }
+}
