@@ -232,15 +232,8 @@ final class CompatBizHawkTests: XCTestCase {
     /// both ways, a reply in pieces, a timeout, screenshots as PNG, raw bytes; no server and no permission warn; a
     /// hostile server (garbage, a 100 GB length, a close mid-reply, a dripped reply) breaks nothing.
     func testCommSocketServerTalksToAPythonServer() throws {
-        let result = try Fixtures.cli(
-            [], environment: ["RETROLUA": Fixtures.binary], executable: Fixtures.python,
-            arguments: [
-                "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "bizhawk",
-                Fixtures.root + "/Tests/python/test_compat_sockets.py",
-            ],
-            timeout: 300)
-        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        XCTAssertTrue(result.stdout.contains("3 passed"), result.stdout)
+        try Fixtures.assertPytestPasses(
+            "test_compat_sockets.py", selecting: "bizhawk", summary: "3 passed", timeout: 300)
     }
 
     func testASettingsFormKeepsItsValuesAndOldScriptsNumbersWork() throws {

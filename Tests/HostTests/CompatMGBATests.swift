@@ -179,15 +179,7 @@ final class CompatMGBATests: XCTestCase {
     /// mGBA's sockets with Python peers on loopback (Tests/python/test_compat_sockets.py): a line server serving
     /// two clients at once and an abrupt one, a client script, and the refusal without --allow-net.
     func testSocketsTalkToPythonPeersOnLoopback() throws {
-        let result = try Fixtures.cli(
-            [], environment: ["RETROLUA": Fixtures.binary], executable: Fixtures.python,
-            arguments: [
-                "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", "mgba",
-                Fixtures.root + "/Tests/python/test_compat_sockets.py",
-            ],
-            timeout: 300)
-        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        XCTAssertTrue(result.stdout.contains("3 passed"), result.stdout)
+        try Fixtures.assertPytestPasses("test_compat_sockets.py", selecting: "mgba", summary: "3 passed", timeout: 300)
     }
 
     func testTheSupportTableRecordsEveryFunction() throws {

@@ -265,12 +265,7 @@ final class NetTCPTests: XCTestCase {
     /// (every byte value, one that leaves at once), a script's client reaches a Python server, and binding
     /// every address needs `--allow-net=*:PORT` or `--trust`.
     func testPythonPeersOnLoopback() throws {
-        let result = try Fixtures.cli(
-            [], environment: ["RETROLUA": Fixtures.binary], executable: Fixtures.python,
-            arguments: ["-m", "pytest", "-q", "-p", "no:cacheprovider", Fixtures.root + "/Tests/python/test_net.py"],
-            timeout: 600)
-        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        XCTAssertTrue(result.stdout.contains("6 passed"), result.stdout)
+        try Fixtures.assertPytestPasses("test_net.py", summary: "6 passed")
     }
 }
 

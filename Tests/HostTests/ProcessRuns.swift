@@ -51,6 +51,23 @@ extension Fixtures {
     }
 }
 
+extension Fixtures {
+    /// Runs Tests/python/`script` under pytest (the tests `selecting` names, where given) against this build's
+    /// binary; fails the test unless pytest passes and its last line says `summary` ("6 passed": none skipped).
+    static func assertPytestPasses(
+        _ script: String, selecting selection: String? = nil, summary: String, timeout: Double = 600,
+        file: StaticString = #filePath, line: UInt = #line
+    ) throws {
+        let select = selection.map { ["-k", $0] } ?? []
+        let result = try cli(
+            [], environment: ["RETROLUA": binary], executable: python,
+            arguments: ["-m", "pytest", "-q", "-p", "no:cacheprovider"] + select + [root + "/Tests/python/" + script],
+            timeout: timeout)
+        XCTAssertEqual(result.status, 0, result.stdout + result.stderr, file: file, line: line)
+        XCTAssertTrue(result.stdout.contains(summary), result.stdout, file: file, line: line)
+    }
+}
+
 extension Fixtures.Result {
     /// A fixture script's run: it ended well, printed `summary` (its count of checks) and no FAIL line.
     func assertChecksPassed(_ summary: String, file: StaticString = #filePath, line: UInt = #line) {

@@ -26,13 +26,6 @@ final class TrackerEndpointTests: XCTestCase {
     }
 
     private func pytest(_ selection: String) throws {
-        let result = try Fixtures.cli(
-            [], environment: ["RETROLUA": Fixtures.binary], executable: Fixtures.python,
-            arguments: [
-                "-m", "pytest", "-q", "-p", "no:cacheprovider", "-k", selection,
-                Fixtures.root + "/Tests/python/test_trackers.py",
-            ], timeout: 600)
-        XCTAssertEqual(result.status, 0, result.stdout + result.stderr)
-        XCTAssertTrue(result.stdout.contains("passed"), result.stdout)
+        try Fixtures.assertPytestPasses("test_trackers.py", selecting: selection, summary: "passed")
     }
 }
