@@ -23,10 +23,9 @@ enum BadInput {
 
     /// `retrolua ARGS` in `folder` (HOME there too), with a 120 s guard against hangs.
     static func run(_ arguments: [String], in folder: String) throws -> Child {
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = folder
-        for key in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "DISPLAY", "WAYLAND_DISPLAY"] { environment[key] = nil }
-        return try Fixtures.run(Fixtures.binary, arguments, in: folder, environment: environment, closedInput: false)
+        try Fixtures.run(
+            Fixtures.binary, arguments, in: folder, environment: Fixtures.headlessEnvironment(home: folder),
+            closedInput: false)
     }
 
     /// Runs every case in one child (then `frames` frames, so per-frame work such as RAM cheats runs

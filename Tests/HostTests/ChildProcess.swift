@@ -11,12 +11,7 @@ final class ChildProcess {
     init(_ arguments: [String], home: String, environment extra: [String: String] = [:]) throws {
         process.executableURL = URL(fileURLWithPath: Fixtures.binary)
         process.arguments = arguments
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home
-        environment["XDG_DATA_HOME"] = nil
-        environment["XDG_CONFIG_HOME"] = nil
-        environment["DISPLAY"] = nil
-        environment["WAYLAND_DISPLAY"] = nil
+        var environment = Fixtures.headlessEnvironment(home: home)
         environment.merge(extra) { _, new in new }
         process.environment = environment
         process.standardOutput = out

@@ -80,14 +80,7 @@ enum Fixtures {
         _ arguments: [String], home: String = temporaryFolder(), environment extra: [String: String] = [:],
         executable: String? = nil, arguments override: [String]? = nil, timeout: Double = 120
     ) throws -> Result {
-        var environment = ProcessInfo.processInfo.environment
-        environment["HOME"] = home
-        environment["XDG_DATA_HOME"] = nil
-        environment["XDG_CONFIG_HOME"] = nil
-        environment["XDG_CACHE_HOME"] = nil
-        // Headless unless a test brings its own display.
-        environment["DISPLAY"] = nil
-        environment["WAYLAND_DISPLAY"] = nil
+        var environment = headlessEnvironment(home: home)
         environment.merge(extra) { _, new in new }
         return try run(
             executable ?? binary, override ?? arguments, environment: environment, timeout: timeout, closedInput: false)

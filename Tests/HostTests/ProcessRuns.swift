@@ -2,6 +2,17 @@ import Foundation
 import XCTest
 
 extension Fixtures {
+    /// This process's environment for a child with its own HOME and no user folders (XDG_*) or display:
+    /// headless, touching no user files, unless a test brings its own.
+    static func headlessEnvironment(home: String) -> [String: String] {
+        var environment = ProcessInfo.processInfo.environment
+        environment["HOME"] = home
+        for key in ["XDG_DATA_HOME", "XDG_CONFIG_HOME", "XDG_CACHE_HOME", "DISPLAY", "WAYLAND_DISPLAY"] {
+            environment[key] = nil
+        }
+        return environment
+    }
+
     /// Runs `executable` to its end with exactly `environment` (in `folder` where given; no input unless
     /// `closedInput` is false); killed after `timeout` seconds so a hang fails its test instead of the suite.
     static func run(
