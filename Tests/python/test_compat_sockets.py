@@ -13,8 +13,8 @@ import socket
 import subprocess
 import tempfile
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.environ.get("RETROLUA", os.path.join(ROOT, ".build", "debug", "retrolua"))
+from tree import BINARY, ROOT
+
 GBA = os.path.join(ROOT, "build", "roms", "demo.gba")
 NES = os.path.join(ROOT, "build", "roms", "demo.nes")
 FIXTURES = os.path.join(ROOT, "Tests", "Fixtures", "compat")

@@ -16,8 +16,8 @@ import threading
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BINARY = os.environ.get("RETROLUA", os.path.join(ROOT, ".build", "debug", "retrolua"))
+from tree import BINARY, ROOT
+
 DEMO = os.path.join(ROOT, "build", "roms", "demo.nes")
 SCRIPT = os.path.join(ROOT, "Tests", "lua", "luasocket_test.lua")
 LUA = shutil.which("lua5.4")

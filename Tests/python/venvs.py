@@ -10,7 +10,7 @@ import sys
 
 import numpy as np
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from tree import ROOT
 VERSION = re.search(r'^version = "(.*)"', open(os.path.join(ROOT, "python", "pyproject.toml")).read(), re.M).group(1)
 
 
