@@ -75,9 +75,11 @@ end
 local keeps
 --- Whether the core's savestate changes with no frame run (two saves a wall-clock second apart
 --- differ): it holds the time, so its bytes cannot be compared between two runs. Measured once, from
---- the first frame on (up to a second); nil with the reason while the core cannot save yet.
-function sync.keeps_time()
-  if keeps ~= nil then return keeps end
+--- the first frame on (up to a second); nil with the reason while the core cannot save yet. `again`
+--- measures once more where the first answer was false: two saves a second apart can match on a core
+--- that does keep the time (Debian's gambatte, seen on its first frame), so a caller with evidence asks twice.
+function sync.keeps_time(again)
+  if keeps ~= nil and not (again and not keeps) then return keeps end
   local first, problem = sync.save()
   if not first then return nil, problem end
   next_second()
