@@ -35,6 +35,12 @@ local function names_of(mask)
   return mask ~= 0 and table.concat(joypad.names(mask), "+") or "nothing"
 end
 
+-- "N replays", and from which frame when the core could not save its state in its first `waited` frames.
+local function replays_text(replays, waited)
+  if waited == 0 then return replays .. " replays" end
+  return string.format("%d replays, from the core's frame %d: it could not save its state before", replays, waited + 1)
+end
+
 --- The buttons of `wanted` that each of ports 1 and 2 has, from the core's input descriptors: a core
 --- that describes some port has no pad on the others; one that describes none gets `wanted` on both.
 function check.pads(wanted)
@@ -209,13 +215,7 @@ function check.run(options)
       -- One probe of the time can miss it (gambatte's states matched a second apart on its first frame):
       -- a verdict that compares the state's bytes measures it once more.
       if not timed then timed = sync.keeps_time(true) end
-      local replays = math.max(0, frames - depth + 1)
-      if waited > 0 then
-        replays = string.format("%d replays, from the core's frame %d: it could not save its state before",
-                                replays, waited + 1)
-      else
-        replays = replays .. " replays"
-      end
+      local replays = replays_text(math.max(0, frames - depth + 1), waited)
       if timed then
         finish(string.format("time-dependent state: deterministic in memory: %d frames, each replayed from %d " ..
                              "frames back (%s), every memory domain identical; its savestates change " ..
