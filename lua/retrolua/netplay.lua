@@ -56,6 +56,18 @@ netplay.defaults = {
   core_options = "match", -- a joiner's: "host" takes the host's options that change emulation, for the session
 }
 
+-- The numbers of the first NEED_MAX chunks not yet in `parts` (0…chunks-1), packed for a `need`, and their count.
+local function missing_chunks(parts, chunks)
+  local wanted = {}
+  for index = 0, chunks - 1 do
+    if not parts[index] then
+      wanted[#wanted + 1] = string.pack("<I4", index)
+      if #wanted == NEED_MAX then break end
+    end
+  end
+  return table.concat(wanted), #wanted
+end
+
 --- The RetroPad mask (bits as in `joypad.BUTTONS`) of a `joypad.get_player` table: what travels.
 function netplay.mask_of(pad)
   local mask = 0
@@ -520,14 +532,8 @@ function Session:receive_game()
       return self:finish("the game took over " .. 2 * self.connect_timeout .. " s to arrive", true)
     end
     if now - last_ask > 0.03 then
-      local wanted = {}
-      for index = 0, self.chunks - 1 do
-        if not self.parts[index] then
-          wanted[#wanted + 1] = string.pack("<I4", index)
-          if #wanted == NEED_MAX then break end
-        end
-      end
-      self:send(packet(T.need, "<I4B", self.nonce, #wanted) .. table.concat(wanted))
+      local wanted, count = missing_chunks(self.parts, self.chunks)
+      self:send(packet(T.need, "<I4B", self.nonce, count) .. wanted)
       last_ask = now
     end
     self.socket:wait(5)
@@ -748,11 +754,12 @@ function Session:status()
 end
 
 heal.install(Session, { packet = packet, kinds = T, chunk = CHUNK, state_max = STATE_MAX, history = HISTORY,
-                       future = FUTURE, need_max = NEED_MAX, header_size = HEADER_SIZE })
+                       future = FUTURE, need_max = NEED_MAX, header_size = HEADER_SIZE,
+                       missing_chunks = missing_chunks })
 
 spectate.install(Session, { packet = packet, kinds = T, header_size = HEADER_SIZE, chunk = CHUNK,
                            need_max = NEED_MAX, state_max = STATE_MAX, kind_of = kind_of,
-                           save_ram_domain = save_ram_domain })
+                           save_ram_domain = save_ram_domain, missing_chunks = missing_chunks })
 
 adaptation.install(Session, { packet = packet, kinds = T, header_size = HEADER_SIZE, future = FUTURE })
 

@@ -172,14 +172,8 @@ function heal.install(Session, wire)
         return self:give_up("the desync could not be healed (the host's state stopped arriving)")
       end
       if now - last_ask > 0.03 then
-        local wanted = {}
-        for index = 0, chunks - 1 do
-          if not self.parts[index] then
-            wanted[#wanted + 1] = string.pack("<I4", index)
-            if #wanted == wire.need_max then break end
-          end
-        end
-        self:send(packet(T.need, "<I4B", self.nonce, #wanted) .. table.concat(wanted))
+        local wanted, count = wire.missing_chunks(self.parts, chunks)
+        self:send(packet(T.need, "<I4B", self.nonce, count) .. wanted)
         last_ask = now
       end
       self.socket:wait(5)

@@ -123,14 +123,8 @@ function Spectator:receive_game()
     if self.missing ~= before then before, last_progress = self.missing, now end
     if now - last_progress > self.timeout then return self:finish("the host stopped sending the game", true) end
     if now - last_ask > 0.03 then
-      local wanted = {}
-      for index = 0, self.chunks - 1 do
-        if not self.parts[index] then
-          wanted[#wanted + 1] = string.pack("<I4", index)
-          if #wanted == wire.need_max then break end
-        end
-      end
-      self:send(wire.packet(T.need, "<I4B", self.nonce, #wanted) .. table.concat(wanted))
+      local wanted, count = wire.missing_chunks(self.parts, self.chunks)
+      self:send(wire.packet(T.need, "<I4B", self.nonce, count) .. wanted)
       last_ask = now
     end
     self.socket:wait(5)
